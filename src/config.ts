@@ -1,0 +1,110 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Every setting Hearth reads, parsed and checked once at start.
+ * The names of the first block are fixed by the conventions; the rest are Hearth's own
+ * and are listed in the README.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicBaseUrl: string;
+  registration: 'first-user' | 'open';
+  vaultKey: string | undefined;
+  allowPrivateNetwork: boolean;
+
+  logLevel: string;
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number;
+  /** Lifetime of a session token from login. */
+  sessionTtlMs: number;
+  /** A pending handshake not decided within this time reads `denied`. */
+  handshakeTtlMs: number;
+  /** Register and login attempts per client address per minute. */
+  authRateLimitPerMinute: number;
+  /** Public handshake requests (create and status) per client address per minute. */
+  handshakeRateLimitPerMinute: number;
+  /** General per-token limit in requests per minute; 0 turns it off (the default). */
+  tokenRateLimitPerMinute: number;
+  /** log2 of scrypt's cost parameter N for new password hashes. */
+  passwordHashCost: number;
+  /** Trust X-Forwarded-For from a reverse proxy when reading the client address. */
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// (unset it to use the embedded database)');
+  }
+  const hostForUrl = host.includes(':') ? `[${host}]` : host;
+  const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${hostForUrl}:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+(\/.*)?$/.test(publicBaseUrl)) {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) address, got "${env.PUBLIC_BASE_URL}"`);
+  }
+  if (/\/api\/v1$/.test(publicBaseUrl)) {
+    throw new ConfigError('PUBLIC_BASE_URL must not end with /api/v1: every path already starts with it');
+  }
+
+  return {
+    port,
+    host,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl,
+    publicBaseUrl,
+    registration: oneOf(env, 'REGISTRATION', ['first-user', 'open'] as const, 'first-user'),
+    vaultKey: env.VAULT_KEY || undefined,
+    allowPrivateNetwork: bool(env, 'ALLOW_PRIVATE_NETWORK', false),
+
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    sessionTtlMs: int(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365) * 3_600_000,
+    handshakeTtlMs: int(env, 'HANDSHAKE_TTL_HOURS', 24 * 7, 1, 24 * 365) * 3_600_000,
+    authRateLimitPerMinute: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
+    handshakeRateLimitPerMinute: int(env, 'HANDSHAKE_RATE_LIMIT', 30, 1, 1_000_000),
+    tokenRateLimitPerMinute: int(env, 'TOKEN_RATE_LIMIT', 0, 0, 10_000_000),
+    passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15, 10, 20),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+  };
+}
+
+/** Reads `.env` from the working directory into process.env, if there is one. */
+export function loadDotEnv(file = '.env'): void {
+  if (existsSync(file)) process.loadEnvFile(file);
+}

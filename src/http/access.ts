@@ -1,0 +1,221 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { AppError } from './errors.js';
+import { ErrorBodySchema } from './schemas.js';
+
+/** Every scope a token can hold, with what it grants (served by GET /api/v1/scopes). */
+export const SCOPES = {
+  read: 'Read the public profile (GET /identity) and the gateway context, limited to what the other scopes allow',
+  professional: 'Read the professional section of the identity (GET /identity/professional)',
+  availability: 'Read the availability section of the identity (GET /identity/availability)',
+  identity: 'Read and change the identity, preferences and the account (GET /users/me, GET /auth/me, /identity*, /preferences)',
+  memory: 'Read, add, change and clear long-term memory entries (/memory*)',
+  knowledge: 'Read and manage the knowledge base (/brain/knowledge-base*)',
+  chat: 'Chat with the active persona (POST /brain/chat)',
+  personas: 'Manage personas and their attachments (/personas*)',
+  skills: 'Manage skills (/skills*)',
+  'services:read': 'Read services, connectors and OAuth status; call connected services read-only; list and read mail and files',
+  'services:write': 'Execute and proxy service calls, send and trash mail, upload and delete files, create connectors, connect and disconnect accounts',
+  vault: 'List, store and delete vault tokens and discover APIs (never reveal)',
+  devices: 'Use remote PCs through the AFP daemon (/afp/*)',
+  marketplace: 'Browse, publish, install and rate marketplace listings (/marketplace/*)',
+} as const;
+
+export type Scope = keyof typeof SCOPES;
+export const SCOPE_NAMES = Object.keys(SCOPES) as Scope[];
+
+/** The scopes an agent may ask for through the public handshake. */
+export const HANDSHAKE_SCOPES = ['read', 'professional', 'availability'] as const satisfies readonly Scope[];
+
+/**
+ * Who may call a route. Declared once per route in `config.access`; the app refuses to
+ * start if a route has none.
+ * - public: no token needed (a token, if sent, is still recognised, e.g. for quick-start)
+ * - token: any valid token
+ * - scope: a token holding at least one of `anyOf` (master and session tokens hold all)
+ * - owner: an owner right, held only by the master token and session tokens
+ * - master: the master token alone (vault reveal)
+ * - admin: the administrator's master or session token
+ */
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'token' }
+  | { kind: 'scope'; anyOf: readonly Scope[] }
+  | { kind: 'owner' }
+  | { kind: 'master' }
+  | { kind: 'admin' };
+
+export const access = {
+  public: (): Access => ({ kind: 'public' }),
+  anyToken: (): Access => ({ kind: 'token' }),
+  scope: (...anyOf: Scope[]): Access => ({ kind: 'scope', anyOf }),
+  owner: (): Access => ({ kind: 'owner' }),
+  master: (): Access => ({ kind: 'master' }),
+  admin: (): Access => ({ kind: 'admin' }),
+};
+
+/** The authenticated caller: one token of one owner. */
+export interface Principal {
+  tokenId: string;
+  ownerId: string;
+  kind: 'master' | 'session' | 'api' | 'handshake';
+  /** True for master and session tokens, which hold every scope. */
+  allScopes: boolean;
+  scopes: ReadonlySet<Scope>;
+  role: 'admin' | 'user';
+}
+
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.allScopes || principal.scopes.has(scope);
+}
+
+export function hasOwnerRight(principal: Principal): boolean {
+  return principal.kind === 'master' || principal.kind === 'session';
+}
+
+/** Whether `principal` may call a route with this access; null means yes, else the refusal. */
+export function checkAccess(rule: Access, principal: Principal | null): AppError | null {
+  if (rule.kind === 'public') return null;
+  if (!principal) return unauthorized('missing');
+  switch (rule.kind) {
+    case 'token':
+      return null;
+    case 'scope':
+      if (rule.anyOf.some((scope) => hasScope(principal, scope))) return null;
+      return new AppError(
+        'INSUFFICIENT_SCOPE',
+        `This token lacks the scope this route needs: ${rule.anyOf.join(' or ')}. Ask the owner for a token with it`,
+        { details: { requiredScopes: rule.anyOf } },
+      );
+    case 'owner':
+      if (hasOwnerRight(principal)) return null;
+      return new AppError('FORBIDDEN', 'Only the owner (master token or a login session) may do this');
+    case 'master':
+      if (principal.kind === 'master') return null;
+      return new AppError('FORBIDDEN', 'Only the master token may do this');
+    case 'admin':
+      if (hasOwnerRight(principal) && principal.role === 'admin') return null;
+      return new AppError('FORBIDDEN', "Only the administrator's master token or login session may do this");
+  }
+}
+
+export function unauthorized(reason: 'missing' | 'invalid'): AppError {
+  return new AppError(
+    'UNAUTHORIZED',
+    reason === 'missing'
+      ? 'A token is required: send Authorization: Bearer <token> (or ?token=<token>). Without one, ask the owner through POST /api/v1/handshakes'
+      : 'The token is unknown, revoked or expired. Ask the owner for a new one, or request access through POST /api/v1/handshakes',
+  );
+}
+
+/** One row of the route catalogue: what discovery, capabilities and the route-walk tests read. */
+export interface CatalogRoute {
+  method: string;
+  /** The path in OpenAPI form: `/api/v1/memory/{id}`. */
+  path: string;
+  operationId: string | undefined;
+  summary: string | undefined;
+  access: Access;
+}
+
+/** Fastify's `:id` and `*` in the OpenAPI spelling the documents use. */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{*}');
+}
+
+export interface AccessControlOptions {
+  /** Resolves a bearer secret to its principal, or null when it is not a live token. */
+  authenticate(secret: string): Promise<Principal | null>;
+  /** Called once an authenticated request passed its access check (rate limits, usage). */
+  afterAuthenticated?(principal: Principal, request: FastifyRequest): void;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    routeCatalog: CatalogRoute[];
+  }
+}
+
+/** The token a request carries: the Authorization header first, then `?token=`. */
+export function extractToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1];
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.token;
+  return typeof fromQuery === 'string' && fromQuery.length > 0 ? fromQuery : undefined;
+}
+
+function describeAccess(rule: Access): string {
+  switch (rule.kind) {
+    case 'public':
+      return 'Public: no token needed.';
+    case 'token':
+      return 'Any valid token.';
+    case 'scope':
+      return `Requires scope: ${rule.anyOf.map((s) => `\`${s}\``).join(' or ')}.`;
+    case 'owner':
+      return 'Owner only: the master token or a login session.';
+    case 'master':
+      return 'Master token only.';
+    case 'admin':
+      return "Administrator only: the administrator's master token or login session.";
+  }
+}
+
+/**
+ * Installs authentication and authorisation for every route. Must be registered before any
+ * route so its onRoute hook sees them all.
+ */
+export function registerAccessControl(app: FastifyInstance, options: AccessControlOptions): void {
+  app.decorateRequest('principal', null);
+  app.decorate('routeCatalog', [] as CatalogRoute[]);
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.method === 'HEAD' || (Array.isArray(route.method) && route.method.includes('HEAD'))) return;
+    const rule = route.config?.access;
+    if (!rule) {
+      throw new Error(`Route ${String(route.method)} ${route.url} declares no access rule (config.access)`);
+    }
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    const roles = rule.kind === 'scope' ? [...rule.anyOf] : rule.kind === 'public' || rule.kind === 'token' ? [] : [rule.kind];
+    schema.security = rule.kind === 'public' ? [] : [{ bearerAuth: roles }, { queryToken: roles }];
+    const note = describeAccess(rule);
+    schema.description = schema.description ? `${String(schema.description)}\n\n${note}` : note;
+    const response = (schema.response ??= {}) as Record<string, unknown>;
+    response['4xx'] ??= ErrorBodySchema;
+    response['5xx'] ??= ErrorBodySchema;
+    for (const method of [route.method].flat()) {
+      app.routeCatalog.push({
+        method,
+        path: openApiPath(route.url),
+        operationId: schema.operationId as string | undefined,
+        summary: schema.summary as string | undefined,
+        access: rule,
+      });
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const rule = request.routeOptions.config?.access ?? { kind: 'public' };
+    const secret = extractToken(request);
+    if (secret) request.principal = await options.authenticate(secret);
+    if (rule.kind !== 'public' && secret && !request.principal) throw unauthorized('invalid');
+    const refusal = checkAccess(rule, request.principal);
+    if (refusal) throw refusal;
+    if (request.principal) options.afterAuthenticated?.(request.principal, request);
+  });
+}
+
+/** The principal of a route that is not public; the access hook guarantees it is set. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized('missing');
+  return request.principal;
+}

@@ -1,0 +1,156 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The closed list of error codes and the status each answers with (see the conventions). */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  PLAN_LIMIT_REACHED: 402,
+  INSUFFICIENT_SCOPE: 403,
+  FORBIDDEN: 403,
+  REGISTRATION_CLOSED: 403,
+  PROVIDER_NOT_CONNECTED: 403,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
+  DEVICE_OFFLINE: 503,
+  PROVIDER_NOT_CONFIGURED: 503,
+  DEVICE_TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface AppErrorOptions {
+  details?: unknown;
+  /** Extra response headers, e.g. Retry-After or WWW-Authenticate. */
+  headers?: Record<string, string>;
+  /** Overrides the code's usual status where the specification says so (storage's 401). */
+  status?: number;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = options.status ?? ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function notFound(what: string, id: string | number): AppError {
+  return new AppError('NOT_FOUND', `${what} ${id} not found`);
+}
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  details?: unknown;
+  requestId?: string;
+}
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+  keyword?: string;
+}
+
+/** Turns Ajv's issues into `details` a client can act on: which field, what is wrong. */
+function validationDetails(error: FastifyError): Array<{ field: string; message: string }> {
+  const context = (error as FastifyError & { validationContext?: string }).validationContext ?? 'body';
+  return ((error.validation ?? []) as AjvIssue[]).map((issue) => {
+    let field = issue.instancePath ? issue.instancePath.slice(1).replace(/\//g, '.') : '';
+    if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+      field = field ? `${field}.${issue.params.missingProperty}` : issue.params.missingProperty;
+    }
+    if (issue.keyword === 'additionalProperties' && typeof issue.params?.additionalProperty === 'string') {
+      field = field ? `${field}.${issue.params.additionalProperty}` : issue.params.additionalProperty;
+      return { field: `${context}.${field}`, message: 'is not an accepted field' };
+    }
+    return { field: field ? `${context}.${field}` : context, message: issue.message ?? 'is invalid' };
+  });
+}
+
+/** Maps anything thrown into the one error shape. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as FastifyError;
+  if (e?.validation) {
+    const details = validationDetails(e);
+    const first = details[0];
+    const message = first ? `${first.field} ${first.message}` : 'The request is invalid';
+    return new AppError('VALIDATION_ERROR', `Invalid request: ${message}`, { details });
+  }
+  switch (e?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'This route does not take that Content-Type; send application/json unless the route says otherwise',
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION_ERROR', 'Content-Length does not match the body');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'The body is empty but Content-Type is application/json: send a JSON body or no Content-Type');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'The body is not valid JSON');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new AppError('VALIDATION_ERROR', 'The request address is malformed');
+  }
+  if (e instanceof SyntaxError && (e as FastifyError).statusCode === 400) {
+    return new AppError('VALIDATION_ERROR', 'The body is not valid JSON');
+  }
+  const status = e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', e.message || 'Payload too large');
+    if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', e.message || 'Unsupported media type');
+    return new AppError('VALIDATION_ERROR', e.message || 'Bad request');
+  }
+  return new AppError('INTERNAL_ERROR', 'Something went wrong on the server; the request id identifies it in the logs', {
+    cause: error,
+  });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const body: ErrorBody = { error: error.code, message: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  if (error.status >= 500) body.requestId = request.id;
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  if (error.status === 401 && !error.headers['WWW-Authenticate']) {
+    reply.header('WWW-Authenticate', 'Bearer realm="hearth"');
+  }
+  return reply.status(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** One handler for every error, from routes and from the framework. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) {
+      request.log.error({ err: appError.cause ?? error }, 'request failed');
+    }
+    return sendError(request, reply, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const message = path.startsWith('/api/v1/api/v1')
+      ? 'No such route: the base address must not include /api/v1, because every path already starts with it'
+      : `No such route: ${request.method} ${path}. GET /api/v1/ lists the endpoints`;
+    return sendError(request, reply, new AppError('ROUTE_NOT_FOUND', message));
+  });
+}

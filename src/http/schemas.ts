@@ -1,0 +1,49 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** `{ "error", "message", "details"? }`: every error answer. */
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.String({ description: 'A code from the closed list in the README, e.g. NOT_FOUND' }),
+    message: Type.String({ description: 'What went wrong and how to fix it' }),
+    details: Type.Optional(Type.Unknown()),
+    requestId: Type.Optional(Type.String({ description: 'Present on 5xx answers, to find the failure in the logs' })),
+  },
+  { title: 'ErrorResponse' },
+);
+
+/** `{ "data": T }`: one resource. */
+export function Data<T extends TSchema>(schema: T) {
+  return Type.Object({ data: schema });
+}
+
+/** `{ "data": T[], "nextCursor" }`: one page of a long list. */
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` to read the next page; null on the last page',
+    }),
+  });
+}
+
+/** `{ "data": T[] }`: a short list that is never paged. */
+export function List<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item) });
+}
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The `nextCursor` of the previous page' })),
+};
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const IsoDateTime = Type.String({ format: 'date-time' });
+export const NullableDateTime = Type.Union([IsoDateTime, Type.Null()]);
+
+export const SuccessSchema = Type.Object({ success: Type.Boolean() });
+
+/** Keeps the query token (`?token=`) out of anything that is logged. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[REDACTED]');
+}

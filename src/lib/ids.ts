@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Record ids: a short type prefix and a 26-character Crockford base32 ULID.
+ * ULIDs sort by creation time, so "newest first" is `ORDER BY id DESC` and a cursor is
+ * simply the last id seen. Ids made in the same millisecond by this process still
+ * increase (monotonic), which keeps pagination stable under bursts.
+ */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+let lastTime = -1;
+const lastRandom = new Uint8Array(10);
+
+function encodeTime(time: number): string {
+  let out = '';
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[time % 32] + out;
+    time = Math.floor(time / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits -> 16 base32 characters, 5 bits at a time.
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(buffer >> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}
+
+function incrementRandom(bytes: Uint8Array): void {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] === 255) {
+      bytes[i] = 0;
+    } else {
+      bytes[i]! += 1;
+      return;
+    }
+  }
+}
+
+export function ulid(now = Date.now()): string {
+  if (now <= lastTime) {
+    incrementRandom(lastRandom);
+    now = lastTime;
+  } else {
+    lastRandom.set(randomBytes(10));
+    lastTime = now;
+  }
+  return encodeTime(now) + encodeRandom(lastRandom);
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${ulid()}`;
+}
+
+/** An id that must not be guessable (it is used on public endpoints). */
+export function newOpaqueId(prefix: string): string {
+  return `${prefix}_${randomBytes(16).toString('base64url')}`;
+}

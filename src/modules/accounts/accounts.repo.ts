@@ -1,0 +1,49 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, UsersTable } from '../../storage/tables.js';
+
+export function createAccountsRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: UsersTable, trx?: Transaction<Database>): Promise<void> {
+      await (trx ?? db).insertInto('users').values(row).execute();
+    },
+
+    async count(trx?: Transaction<Database>): Promise<number> {
+      const row = await (trx ?? db).selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    async findByEmail(email: string): Promise<UsersTable | undefined> {
+      return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    },
+
+    async findById(id: string): Promise<UsersTable | undefined> {
+      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async list(query: { limit: number; cursor?: string | undefined }): Promise<UsersTable[]> {
+      let q = db.selectFrom('users').selectAll();
+      if (query.cursor) q = q.where('id', '>', query.cursor);
+      return q.orderBy('id', 'asc').limit(query.limit).execute();
+    },
+
+    async update(
+      id: string,
+      changes: Partial<Pick<UsersTable, 'plan_id' | 'failed_logins' | 'locked_until' | 'updated_at' | 'name'>>,
+    ): Promise<void> {
+      await db.updateTable('users').set(changes).where('id', '=', id).execute();
+    },
+
+    /** Counts a failed login in one statement, so concurrent failures are all counted. */
+    async incrementFailedLogins(id: string): Promise<number> {
+      await db
+        .updateTable('users')
+        .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1) }))
+        .where('id', '=', id)
+        .execute();
+      const row = await db.selectFrom('users').select('failed_logins').where('id', '=', id).executeTakeFirstOrThrow();
+      return row.failed_logins;
+    },
+  };
+}
+
+export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

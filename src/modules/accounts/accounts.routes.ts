@@ -1,0 +1,142 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access, principalOf } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import { IdParams } from '../../http/schemas.js';
+import { actorOf } from '../audit/audit.service.js';
+import type { TokensService } from '../tokens/tokens.service.js';
+import {
+  ListUsersQuery,
+  LoginBody,
+  LoginResponse,
+  LogoutResponse,
+  PlanBody,
+  RegisterBody,
+  RegisterResponse,
+  UserPage,
+  UserResponse,
+} from './accounts.schemas.js';
+import type { AccountsService } from './accounts.service.js';
+
+export function accountsRoutes(deps: {
+  accounts: AccountsService;
+  tokens: TokensService;
+  authLimiter: RateLimiter;
+}): FastifyPluginAsyncTypebox {
+  const { accounts, tokens, authLimiter } = deps;
+  return async (app) => {
+    app.post(
+      '/api/v1/auth/register',
+      {
+        config: { access: access.public() },
+        onRequest: async (request) => authLimiter.hit(`register:${request.ip}`),
+        schema: {
+          operationId: 'register',
+          summary: 'Create an account; the first one is the administrator. Answers the master token once',
+          tags: ['accounts'],
+          body: RegisterBody,
+          response: { 201: RegisterResponse },
+        },
+      },
+      async (request, reply) => {
+        const { user, masterToken } = await accounts.register(request.body, actorOf(request));
+        return reply.status(201).send({ data: { user, token: masterToken } });
+      },
+    );
+
+    app.post(
+      '/api/v1/auth/login',
+      {
+        config: { access: access.public() },
+        onRequest: async (request) => authLimiter.hit(`login:${request.ip}`),
+        schema: {
+          operationId: 'login',
+          summary: 'Log in with email and password; answers a session token that expires',
+          tags: ['accounts'],
+          body: LoginBody,
+          response: { 200: LoginResponse },
+        },
+      },
+      async (request) => ({ data: await accounts.login(request.body, actorOf(request)) }),
+    );
+
+    app.post(
+      '/api/v1/auth/logout',
+      {
+        config: { access: access.anyToken() },
+        schema: {
+          operationId: 'logout',
+          summary: 'Revoke the calling token (a login session, or any token but the master token)',
+          tags: ['accounts'],
+          response: { 200: LogoutResponse },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        if (principal.kind === 'master') {
+          throw new AppError('CONFLICT', 'The master token does not log out; replace it with POST /api/v1/tokens/master/regenerate');
+        }
+        await tokens.revoke(principal.ownerId, principal.tokenId, actorOf(request));
+        return { data: { success: true, tokenId: principal.tokenId } };
+      },
+    );
+
+    for (const [url, operationId] of [
+      ['/api/v1/auth/me', 'getAuthMe'],
+      ['/api/v1/users/me', 'getUsersMe'],
+    ] as const) {
+      app.get(
+        url,
+        {
+          config: { access: access.scope('identity') },
+          schema: { operationId, summary: 'The account the calling token belongs to', tags: ['accounts'], response: { 200: UserResponse } },
+        },
+        async (request) => ({ data: await accounts.getUser(principalOf(request).ownerId) }),
+      );
+    }
+
+    app.get(
+      '/api/v1/users',
+      {
+        config: { access: access.admin() },
+        schema: { operationId: 'listUsers', summary: 'List every account', tags: ['users'], querystring: ListUsersQuery, response: { 200: UserPage } },
+      },
+      async (request) => {
+        const { limit = 50, cursor } = request.query;
+        const page = await accounts.listUsers({ limit, cursor });
+        return { data: page.users, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      '/api/v1/users',
+      {
+        config: { access: access.admin() },
+        schema: {
+          operationId: 'createUser',
+          summary: 'Create an account (works whatever REGISTRATION says)',
+          tags: ['users'],
+          body: RegisterBody,
+          response: { 201: UserResponse },
+        },
+      },
+      async (request, reply) => reply.status(201).send({ data: await accounts.createUser(request.body, actorOf(request)) }),
+    );
+
+    app.put(
+      '/api/v1/users/:id/plan',
+      {
+        config: { access: access.admin() },
+        schema: {
+          operationId: 'setUserPlan',
+          summary: "Change an account's plan",
+          tags: ['users'],
+          params: IdParams,
+          body: PlanBody,
+          response: { 200: UserResponse },
+        },
+      },
+      async (request) => ({ data: await accounts.setPlan(request.params.id, request.body.planId, actorOf(request)) }),
+    );
+  };
+}

@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
+
+export const UserSchema = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    role: Type.Union([Type.Literal('admin'), Type.Literal('user')], { description: 'The first account is the administrator' }),
+    planId: Type.String(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  },
+  { title: 'User' },
+);
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Password = Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' });
+
+export const RegisterBody = Type.Object(
+  { email: Email, password: Password, name: Type.Optional(Type.String({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
+
+export const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+
+export const RegisterResponse = Data(
+  Type.Object({
+    user: UserSchema,
+    token: Type.String({ description: 'The master token. Shown this once: store it now' }),
+  }),
+);
+
+export const LoginResponse = Data(
+  Type.Object({
+    user: UserSchema,
+    token: Type.String({ description: 'A session token with every scope and every owner right except vault reveal' }),
+    expiresAt: IsoDateTime,
+  }),
+);
+
+export const LogoutResponse = Data(Type.Object({ success: Type.Boolean(), tokenId: Type.String() }));
+
+export const UserResponse = Data(UserSchema);
+export const UserPage = Page(UserSchema);
+export const ListUsersQuery = Type.Object(PageQuery);
+export const PlanBody = Type.Object({ planId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });

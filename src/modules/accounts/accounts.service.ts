@@ -1,0 +1,188 @@
+import type { Kysely } from 'kysely';
+import { AppError, notFound } from '../../http/errors.js';
+import { hashPassword, verifyPassword } from '../../lib/crypto.js';
+import { newId } from '../../lib/ids.js';
+import { isoIn, isoNow, isPast } from '../../lib/time.js';
+import { isUniqueViolation } from '../../storage/storage.js';
+import type { Database, UsersTable } from '../../storage/tables.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import { DEFAULT_PLAN_ID, isKnownPlan, PLAN_IDS } from '../billing/plans.js';
+import type { TokensService } from '../tokens/tokens.service.js';
+import type { AccountsRepo } from './accounts.repo.js';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string | null;
+  role: 'admin' | 'user';
+  planId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toUser(row: UsersTable): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    planId: row.plan_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** After this many consecutive failures an account's logins slow down: 1 s, 2 s, 4 s… up to 15 min. */
+const FREE_FAILURES = 5;
+const MAX_LOCK_MS = 15 * 60_000;
+
+export function lockDurationMs(failures: number): number {
+  if (failures < FREE_FAILURES) return 0;
+  return Math.min(1000 * 2 ** (failures - FREE_FAILURES), MAX_LOCK_MS);
+}
+
+export interface AccountsServiceOptions {
+  db: Kysely<Database>;
+  repo: AccountsRepo;
+  tokens: TokensService;
+  audit: AuditService;
+  registration: 'first-user' | 'open';
+  passwordHashCost: number;
+}
+
+export function createAccountsService(deps: AccountsServiceOptions) {
+  const { db, repo, tokens, audit } = deps;
+  // Unknown emails still cost one scrypt, so response time does not reveal which emails exist.
+  let dummyHash: Promise<string> | undefined;
+  const getDummyHash = () => (dummyHash ??= hashPassword('not a password', deps.passwordHashCost));
+
+  async function createAccount(
+    input: { email: string; password: string; name?: string | undefined },
+    mode: 'register' | 'admin',
+  ): Promise<{ user: User; masterToken: string }> {
+    const email = input.email.trim().toLowerCase();
+    const passwordHash = await hashPassword(input.password, deps.passwordHashCost);
+
+    const attempt = async (role: UsersTable['role']) =>
+      db.transaction().execute(async (trx) => {
+        const existing = await repo.count(trx);
+        if (mode === 'register' && existing > 0 && deps.registration === 'first-user') {
+          throw new AppError('REGISTRATION_CLOSED', 'Registration is closed on this server: the first account exists. Ask the administrator for an account');
+        }
+        const now = isoNow();
+        const row: UsersTable = {
+          id: newId('usr'),
+          email,
+          name: input.name?.trim() || null,
+          password_hash: passwordHash,
+          role: existing === 0 ? 'admin' : role,
+          plan_id: DEFAULT_PLAN_ID,
+          failed_logins: 0,
+          locked_until: null,
+          created_at: now,
+          updated_at: now,
+        };
+        await repo.insert(row, trx);
+        const master = await tokens.createMaster(row.id, trx);
+        return { user: toUser(row), masterToken: master.secret };
+      });
+
+    try {
+      return await attempt('user');
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (await repo.findByEmail(email)) {
+        throw new AppError('CONFLICT', `An account with the email ${email} already exists`);
+      }
+      // Two first registrations raced for the administrator seat; this one lost it.
+      if (mode === 'register' && deps.registration === 'first-user') {
+        throw new AppError('REGISTRATION_CLOSED', 'Registration is closed on this server: the first account exists');
+      }
+      return attempt('user');
+    }
+  }
+
+  return {
+    async register(input: { email: string; password: string; name?: string | undefined }, actor: AuditActor) {
+      const result = await createAccount(input, 'register');
+      await audit.record({ ...actor, ownerId: result.user.id }, {
+        action: 'auth.register',
+        outcome: 'success',
+        targetType: 'user',
+        targetId: result.user.id,
+        details: { role: result.user.role },
+      });
+      return result;
+    },
+
+    async createUser(input: { email: string; password: string; name?: string | undefined }, actor: AuditActor): Promise<User> {
+      const { user } = await createAccount(input, 'admin');
+      await audit.record(actor, { action: 'user.create', outcome: 'success', targetType: 'user', targetId: user.id, details: { email: user.email } });
+      await audit.record({ ...actor, ownerId: user.id }, {
+        action: 'auth.register',
+        outcome: 'success',
+        targetType: 'user',
+        targetId: user.id,
+        details: { createdByAdministrator: true },
+      });
+      return user;
+    },
+
+    async login(input: { email: string; password: string }, actor: AuditActor) {
+      const email = input.email.trim().toLowerCase();
+      const row = await repo.findByEmail(email);
+      if (!row) {
+        await verifyPassword(input.password, await getDummyHash());
+        await audit.record({ ...actor, ownerId: null }, { action: 'auth.login', outcome: 'failure', details: { reason: 'unknown email' } });
+        throw new AppError('UNAUTHORIZED', 'Wrong email or password');
+      }
+      const userActor = { ...actor, ownerId: row.id };
+      if (row.locked_until && !isPast(row.locked_until)) {
+        const retryAfter = Math.max(1, Math.ceil((Date.parse(row.locked_until) - Date.now()) / 1000));
+        await audit.record(userActor, { action: 'auth.login', outcome: 'denied', details: { reason: 'too many failed attempts' } });
+        throw new AppError('RATE_LIMITED', `Too many failed logins for this account; try again in ${retryAfter} s`, {
+          headers: { 'Retry-After': String(retryAfter) },
+          details: { retryAfterSeconds: retryAfter },
+        });
+      }
+      if (!(await verifyPassword(input.password, row.password_hash))) {
+        const failures = await repo.incrementFailedLogins(row.id);
+        const lockMs = lockDurationMs(failures);
+        if (lockMs > 0) await repo.update(row.id, { locked_until: isoIn(lockMs) });
+        await audit.record(userActor, { action: 'auth.login', outcome: 'failure', details: { reason: 'wrong password', consecutiveFailures: failures } });
+        throw new AppError('UNAUTHORIZED', 'Wrong email or password');
+      }
+      if (row.failed_logins > 0 || row.locked_until) await repo.update(row.id, { failed_logins: 0, locked_until: null });
+      const session = await tokens.createSession(row.id, actor);
+      await audit.record({ ...userActor, tokenId: session.record.id }, { action: 'auth.login', outcome: 'success', targetType: 'token', targetId: session.record.id });
+      return { user: toUser(row), token: session.secret, expiresAt: session.record.expiresAt! };
+    },
+
+    async getUser(id: string): Promise<User> {
+      const row = await repo.findById(id);
+      if (!row) throw notFound('User', id);
+      return toUser(row);
+    },
+
+    async listUsers(query: { limit: number; cursor?: string | undefined }) {
+      const rows = await repo.list({ limit: query.limit + 1, cursor: query.cursor });
+      const page = rows.slice(0, query.limit);
+      return { users: page.map(toUser), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+    },
+
+    async setPlan(id: string, planId: string, actor: AuditActor): Promise<User> {
+      if (!isKnownPlan(planId)) {
+        throw new AppError('VALIDATION_ERROR', `Unknown plan ${planId}; known plans: ${PLAN_IDS.join(', ')}`, {
+          details: [{ field: 'body.planId', message: `must be one of ${PLAN_IDS.join(', ')}` }],
+        });
+      }
+      const row = await repo.findById(id);
+      if (!row) throw notFound('User', id);
+      await repo.update(id, { plan_id: planId, updated_at: isoNow() });
+      await audit.record(actor, { action: 'user.plan_change', outcome: 'success', targetType: 'user', targetId: id, details: { from: row.plan_id, to: planId } });
+      return this.getUser(id);
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,36 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AuditLogTable, Database } from '../../storage/tables.js';
+
+export interface AuditQuery {
+  limit: number;
+  cursor?: string | undefined;
+  action?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** Append and read; the table itself refuses updates and deletes (see migration 0001). */
+export function createAuditRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: AuditLogTable, trx?: Transaction<Database>): Promise<void> {
+      await (trx ?? db).insertInto('audit_log').values(row).execute();
+    },
+
+    /** Newest first; ids are ULIDs, so id order is time order and the cursor is the last id. */
+    async list(ownerId: string, query: AuditQuery): Promise<AuditLogTable[]> {
+      let q = db.selectFrom('audit_log').selectAll().where('owner_id', '=', ownerId);
+      if (query.cursor) q = q.where('id', '<', query.cursor);
+      if (query.action) {
+        // `token.*` style prefixes select a family of actions.
+        q = query.action.endsWith('.*')
+          ? q.where('action', 'like', `${query.action.slice(0, -1)}%`)
+          : q.where('action', '=', query.action);
+      }
+      if (query.from) q = q.where('created_at', '>=', query.from);
+      if (query.to) q = q.where('created_at', '<', query.to);
+      return q.orderBy('id', 'desc').limit(query.limit).execute();
+    },
+  };
+}
+
+export type AuditRepo = ReturnType<typeof createAuditRepo>;

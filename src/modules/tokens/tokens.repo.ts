@@ -1,0 +1,72 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, TokensTable } from '../../storage/tables.js';
+
+export interface TokenListQuery {
+  limit: number;
+  cursor?: string | undefined;
+  kinds: TokensTable['kind'][];
+  includeRevoked: boolean;
+}
+
+export function createTokensRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: TokensTable, trx?: Transaction<Database>): Promise<void> {
+      await (trx ?? db).insertInto('tokens').values(row).execute();
+    },
+
+    /** The one query on the authentication path: the token by its hash, with its owner's role. */
+    async findLiveByHash(secretHash: string) {
+      return db
+        .selectFrom('tokens')
+        .innerJoin('users', 'users.id', 'tokens.owner_id')
+        .select([
+          'tokens.id',
+          'tokens.owner_id',
+          'tokens.kind',
+          'tokens.scopes',
+          'tokens.secret_hash',
+          'tokens.expires_at',
+          'tokens.revoked_at',
+          'users.role',
+        ])
+        .where('tokens.secret_hash', '=', secretHash)
+        .executeTakeFirst();
+    },
+
+    async get(ownerId: string, id: string, trx?: Transaction<Database>): Promise<TokensTable | undefined> {
+      return (trx ?? db)
+        .selectFrom('tokens')
+        .selectAll()
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    async getMaster(ownerId: string): Promise<TokensTable | undefined> {
+      return db.selectFrom('tokens').selectAll().where('owner_id', '=', ownerId).where('kind', '=', 'master').executeTakeFirst();
+    },
+
+    async list(ownerId: string, query: TokenListQuery): Promise<TokensTable[]> {
+      let q = db.selectFrom('tokens').selectAll().where('owner_id', '=', ownerId).where('kind', 'in', query.kinds);
+      if (!query.includeRevoked) q = q.where('revoked_at', 'is', null);
+      if (query.cursor) q = q.where('id', '<', query.cursor);
+      return q.orderBy('id', 'desc').limit(query.limit).execute();
+    },
+
+    async update(
+      ownerId: string,
+      id: string,
+      changes: Partial<Pick<TokensTable, 'name' | 'scopes' | 'expires_at' | 'secret_hash' | 'hint' | 'revoked_at' | 'updated_at'>>,
+      trx?: Transaction<Database>,
+    ): Promise<TokensTable | undefined> {
+      await (trx ?? db).updateTable('tokens').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).execute();
+      return this.get(ownerId, id, trx);
+    },
+
+    async touch(id: string, at: string): Promise<void> {
+      await db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+  };
+}
+
+export type TokensRepo = ReturnType<typeof createTokensRepo>;

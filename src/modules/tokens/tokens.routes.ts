@@ -1,0 +1,125 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access, principalOf } from '../../http/access.js';
+import { IdParams } from '../../http/schemas.js';
+import { actorOf } from '../audit/audit.service.js';
+import {
+  CreateTokenBody,
+  IssuedTokenResponse,
+  ListTokensQuery,
+  TokenPage,
+  TokenResponse,
+  UpdateTokenBody,
+} from './tokens.schemas.js';
+import type { IssuedToken, TokensService } from './tokens.service.js';
+
+const tags = ['tokens'];
+const issued = ({ record, secret }: IssuedToken) => ({ data: { ...record, token: secret } });
+
+export function tokensRoutes(deps: { tokens: TokensService }): FastifyPluginAsyncTypebox {
+  const { tokens } = deps;
+  return async (app) => {
+    const owner = { access: access.owner() };
+
+    app.get(
+      '/api/v1/tokens',
+      {
+        config: owner,
+        schema: {
+          operationId: 'listTokens',
+          summary: 'List the owner\'s tokens (login sessions only with kind=session)',
+          tags,
+          querystring: ListTokensQuery,
+          response: { 200: TokenPage },
+        },
+      },
+      async (request) => {
+        const { limit = 50, cursor, kind, includeRevoked } = request.query;
+        const page = await tokens.list(principalOf(request).ownerId, { limit, cursor, kind, includeRevoked });
+        return { data: page.tokens, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      '/api/v1/tokens',
+      {
+        config: owner,
+        schema: {
+          operationId: 'createToken',
+          summary: 'Create a scoped API token; its secret is shown once',
+          tags,
+          body: CreateTokenBody,
+          response: { 201: IssuedTokenResponse },
+        },
+      },
+      async (request, reply) => {
+        const result = await tokens.create(principalOf(request).ownerId, request.body, actorOf(request));
+        return reply.status(201).send(issued(result));
+      },
+    );
+
+    app.post(
+      '/api/v1/tokens/master/regenerate',
+      {
+        config: owner,
+        schema: {
+          operationId: 'regenerateMasterToken',
+          summary: 'Replace the master token; the old one stops working at once',
+          tags,
+          response: { 200: IssuedTokenResponse },
+        },
+      },
+      async (request) => issued(await tokens.regenerateMaster(principalOf(request).ownerId, actorOf(request))),
+    );
+
+    app.get(
+      '/api/v1/tokens/:id',
+      {
+        config: owner,
+        schema: { operationId: 'getToken', summary: 'Get a token (never its secret)', tags, params: IdParams, response: { 200: TokenResponse } },
+      },
+      async (request) => ({ data: await tokens.get(principalOf(request).ownerId, request.params.id) }),
+    );
+
+    app.put(
+      '/api/v1/tokens/:id',
+      {
+        config: owner,
+        schema: {
+          operationId: 'updateToken',
+          summary: 'Rename a token, change its scopes or expiry',
+          tags,
+          params: IdParams,
+          body: UpdateTokenBody,
+          response: { 200: TokenResponse },
+        },
+      },
+      async (request) => ({
+        data: await tokens.update(principalOf(request).ownerId, request.params.id, request.body, actorOf(request)),
+      }),
+    );
+
+    app.delete(
+      '/api/v1/tokens/:id',
+      {
+        config: owner,
+        schema: { operationId: 'revokeToken', summary: 'Revoke a token', tags, params: IdParams, response: { 200: TokenResponse } },
+      },
+      async (request) => ({ data: await tokens.revoke(principalOf(request).ownerId, request.params.id, actorOf(request)) }),
+    );
+
+    app.post(
+      '/api/v1/tokens/:id/regenerate',
+      {
+        config: owner,
+        schema: {
+          operationId: 'regenerateToken',
+          summary: 'Give a token a new secret; the old secret stops working at once',
+          tags,
+          params: IdParams,
+          response: { 200: IssuedTokenResponse },
+        },
+      },
+      async (request) => issued(await tokens.regenerate(principalOf(request).ownerId, request.params.id, actorOf(request))),
+    );
+  };
+}

@@ -1,0 +1,67 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { SCOPE_NAMES } from '../../http/access.js';
+import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
+
+export const ScopeName = Type.Union(
+  SCOPE_NAMES.map((s) => Type.Literal(s)),
+  { description: 'A scope name; GET /api/v1/scopes lists them' },
+);
+
+export const TokenKindSchema = Type.Union([
+  Type.Literal('master'),
+  Type.Literal('session'),
+  Type.Literal('api'),
+  Type.Literal('handshake'),
+]);
+
+export const TokenSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    kind: TokenKindSchema,
+    scopes: Type.Array(Type.String(), { description: 'Master and session tokens hold every scope' }),
+    hint: Type.String({ description: 'The prefix and last four characters, to recognise the token; never the secret' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
+    handshakeId: Type.Union([Type.String(), Type.Null()]),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    expiresAt: NullableDateTime,
+    lastUsedAt: Type.Union([IsoDateTime, Type.Null()], { description: 'Precise to the minute' }),
+    revokedAt: NullableDateTime,
+  },
+  { title: 'Token' },
+);
+
+export const IssuedTokenSchema = Type.Object({
+  ...TokenSchema.properties,
+  token: Type.String({ description: 'The secret. Shown this once: store it now' }),
+});
+
+export const CreateTokenBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPE_NAMES.length, uniqueItems: true }),
+    expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type CreateTokenBody = Static<typeof CreateTokenBody>;
+
+export const UpdateTokenBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    scopes: Type.Optional(Type.Array(ScopeName, { minItems: 1, maxItems: SCOPE_NAMES.length, uniqueItems: true })),
+    expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null removes the expiry' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const ListTokensQuery = Type.Object({
+  ...PageQuery,
+  kind: Type.Optional(TokenKindSchema),
+  includeRevoked: Type.Optional(Type.Boolean({ default: false })),
+});
+
+export const TokenResponse = Data(TokenSchema);
+export const IssuedTokenResponse = Data(IssuedTokenSchema);
+export const TokenPage = Page(TokenSchema);

@@ -1,0 +1,31 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import * as core from './0001-core.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface MigrationContext {
+  dialect: Dialect;
+}
+
+interface MigrationModule {
+  up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>;
+}
+
+/**
+ * The one list of migrations, in order, for both engines. A migration is told which engine it
+ * runs on and branches only where the engines truly differ (full-text search, triggers,
+ * integer keys). Add new files at the end; never edit one that has shipped.
+ */
+const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [['0001-core', core]];
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, module] of MIGRATIONS) {
+        out[name] = { up: (db) => module.up(db, { dialect }) };
+      }
+      return out;
+    },
+  };
+}

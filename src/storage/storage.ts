@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import pg from 'pg';
+import { migrationProvider, type Dialect } from './migrations/index.js';
+import type { Database } from './tables.js';
+
+export type { Dialect };
+
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  /** PostgreSQL schema to use (created if missing); tests give each app its own. */
+  pgSchema?: string;
+}
+
+// PostgreSQL returns int8 (COUNT(*), BIGINT) as strings; every count Hearth keeps fits a JS number.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/**
+ * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query it runs.
+ * Caching compiled statements by their SQL text removes that cost from every request.
+ * Kysely only iterates a statement for `.stream()`, which Hearth does not use, so a cached
+ * statement is never in use twice at once.
+ */
+function withStatementCache(database: BetterSqlite3.Database, max = 1000): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sqlText: string): SqliteStatement {
+      let statement = cache.get(sqlText);
+      if (!statement) {
+        statement = database.prepare(sqlText);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(sqlText, statement);
+      }
+      return statement as unknown as SqliteStatement;
+    },
+  };
+}
+
+function openSqlite(dataDir: string): Kysely<Database> {
+  mkdirSync(dataDir, { recursive: true });
+  const database = new BetterSqlite3(path.join(dataDir, 'hearth.db'));
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = FULL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+async function openPostgres(url: string, schema: string | undefined): Promise<Kysely<Database>> {
+  if (schema) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
+    const setup = new pg.Client({ connectionString: url });
+    await setup.connect();
+    try {
+      await setup.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await setup.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}
+
+/** Opens the configured database and brings its schema up to date. */
+export async function createStorage(options: StorageOptions): Promise<Storage> {
+  const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
+  const db = options.databaseUrl
+    ? await openPostgres(options.databaseUrl, options.pgSchema)
+    : openSqlite(options.dataDir);
+  await migrateToLatest(db, dialect);
+  return { db, dialect, close: () => db.destroy() };
+}
+
+/** True when the error is a unique-key violation, on either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

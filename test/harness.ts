@@ -1,0 +1,158 @@
+/**
+ * Builds a real Hearth app on a fresh database for a test file:
+ * - embedded SQLite in a new temporary DATA_DIR, or
+ * - with TEST_DATABASE_URL set, a new PostgreSQL schema of its own, dropped at close,
+ * so test files never share state and the same tests run on both engines.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import pg from 'pg';
+import type { DestinationStream } from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createServices, type Services } from '../src/services.js';
+import { createStorage, type Storage } from '../src/storage/storage.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+export const ENGINE = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string | undefined;
+  body?: unknown;
+  query?: Record<string, string | number | boolean | string[]>;
+  headers?: Record<string, string>;
+}
+
+export interface Owner {
+  id: string;
+  email: string;
+  password: string;
+  /** The master token. */
+  token: string;
+  role: 'admin' | 'user';
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  storage: Storage;
+  services: Services;
+  request<T = any>(method: InjectOptions['method'], url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** Registers a new account and answers its master token. */
+  createOwner(name?: string): Promise<Owner>;
+  /** Creates an API token for `owner` holding exactly `scopes`. */
+  tokenWithScopes(owner: Owner, scopes: string[]): Promise<string>;
+  /** Logs `owner` in and answers the session token. */
+  login(owner: Owner): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  logStream?: DestinationStream;
+}
+
+let ownerCounter = 0;
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
+  const config: Config = {
+    ...loadConfig({}),
+    dataDir,
+    databaseUrl: TEST_DATABASE_URL,
+    logLevel: 'silent',
+    // Test accounts are made by the hundred; the cheapest scrypt cost keeps the suite fast.
+    passwordHashCost: 10,
+    registration: 'open',
+    authRateLimitPerMinute: 10_000,
+    handshakeRateLimitPerMinute: 10_000,
+    ...options.config,
+  };
+  if (options.logStream && options.config?.logLevel === undefined) config.logLevel = 'info';
+
+  const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  const storage = await createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
+  const services = createServices(config, storage);
+  const app = await buildApp({ config, storage, services, ...(options.logStream ? { logStream: options.logStream } : {}) });
+  await app.ready();
+
+  const request: TestApp['request'] = async (method, url, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    const inject: InjectOptions = { method, url, headers };
+    if (opts.query) inject.query = opts.query as InjectOptions['query'];
+    if (opts.body !== undefined) {
+      if (typeof opts.body === 'string' || Buffer.isBuffer(opts.body)) {
+        inject.payload = opts.body;
+      } else {
+        inject.payload = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+    }
+    const response = await app.inject(inject);
+    let body: unknown = response.body;
+    if (String(response.headers['content-type'] ?? '').includes('json') && response.body.length > 0) {
+      body = JSON.parse(response.body);
+    }
+    return { status: response.statusCode, body: body as any, headers: response.headers, text: response.body };
+  };
+
+  const testApp: TestApp = {
+    app,
+    config,
+    storage,
+    services,
+    request,
+    async createOwner(name) {
+      ownerCounter += 1;
+      const email = `owner${ownerCounter}-${randomBytes(4).toString('hex')}@example.test`;
+      const password = `pw-${randomBytes(8).toString('hex')}`;
+      const res = await request('POST', '/api/v1/auth/register', { body: { email, password, name: name ?? `Owner ${ownerCounter}` } });
+      if (res.status !== 201) throw new Error(`createOwner failed: ${res.status} ${res.text}`);
+      return { id: res.body.data.user.id, email, password, token: res.body.data.token, role: res.body.data.user.role };
+    },
+    async tokenWithScopes(owner, scopes) {
+      const res = await request('POST', '/api/v1/tokens', { token: owner.token, body: { name: `test ${scopes.join(' ')}`, scopes } });
+      if (res.status !== 201) throw new Error(`tokenWithScopes failed: ${res.status} ${res.text}`);
+      return res.body.data.token;
+    },
+    async login(owner) {
+      const res = await request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
+      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+      return res.body.data.token;
+    },
+    async close() {
+      await app.close();
+      await storage.close();
+      if (pgSchema && TEST_DATABASE_URL) {
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        try {
+          await client.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`);
+        } finally {
+          await client.end();
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return testApp;
+}
+
+/** Asserts the one error shape and answers the body for further checks. */
+export function expectError(res: ApiResponse, status: number, code: string): { error: string; message: string; details?: unknown } {
+  if (res.status !== status || res.body?.error !== code || typeof res.body?.message !== 'string') {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text}`);
+  }
+  return res.body;
+}
