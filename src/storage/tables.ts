@@ -68,12 +68,96 @@ export interface AuditLogTable {
   created_at: string;
 }
 
+/** One JSON document per owner (identity, preferences). */
+export interface OwnerDocumentTable {
+  owner_id: string;
+  document: string;
+  updated_at: string;
+}
+
+export interface MemoryEntriesTable {
+  id: string;
+  owner_id: string;
+  content: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface KbDocumentsTable {
+  id: string;
+  owner_id: string;
+  /** Unique per owner: the upsert key. */
+  title: string;
+  content: string;
+  source: string;
+  mime_type: string | null;
+  size_bytes: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SkillsTable {
+  id: Generated<number>;
+  owner_id: string;
+  slug: string;
+  /** `slug` lower-cased: unique per owner. */
+  slug_key: string;
+  name: string;
+  description: string;
+  category: string;
+  category_key: string;
+  script_content: string;
+  active: number;
+  /** JSON object: where the skill came from (created here, installed from a listing, …). */
+  origin: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PersonasTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  description: string;
+  soul_content: string;
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PersonaDocumentsTable {
+  persona_id: string;
+  document_id: string;
+  owner_id: string;
+  created_at: string;
+}
+
+export interface PersonaSkillsTable {
+  persona_id: string;
+  skill_id: number;
+  owner_id: string;
+  created_at: string;
+}
+
+export interface SkillDocumentsTable {
+  skill_id: number;
+  document_id: string;
+  owner_id: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   handshakes: HandshakesTable;
   audit_log: AuditLogTable;
+  identity: OwnerDocumentTable;
+  preferences: OwnerDocumentTable;
+  memory_entries: MemoryEntriesTable;
+  kb_documents: KbDocumentsTable;
+  skills: SkillsTable;
+  personas: PersonasTable;
+  persona_documents: PersonaDocumentsTable;
+  persona_skills: PersonaSkillsTable;
+  skill_documents: SkillDocumentsTable;
 }
-
-// Kept so later tables with integer keys (skills) can use it without a new import line.
-export type { Generated };

@@ -1,5 +1,6 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import * as core from './0001-core.js';
+import * as ownerData from './0003-owner-data.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -16,7 +17,10 @@ interface MigrationModule {
  * runs on and branches only where the engines truly differ (full-text search, triggers,
  * integer keys). Add new files at the end; never edit one that has shipped.
  */
-const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [['0001-core', core]];
+const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
+  ['0001-core', core],
+  ['0003-owner-data', ownerData],
+];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/harness.js';
+import { newId } from '../lib/ids.js';
+import { isoNow } from '../lib/time.js';
+import { pgTsQueryText, queryTerms, searchRanked, sqliteMatchExpression, type FullTextIndex } from './full-text.js';
+
+const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'rid', columns: [{ name: 'content', weight: 1 }] };
+
+describe('query parsing', () => {
+  it('keeps words only, so search operators in input are inert', () => {
+    expect(queryTerms('  Hello, "world" NEAR(x) -- AND ü ')).toEqual(['hello', 'world', 'near', 'x', 'and', 'ü']);
+    expect(sqliteMatchExpression(['a', 'b'], 'all')).toBe('"a"* "b"*');
+    expect(sqliteMatchExpression(['a', 'b'], 'any')).toBe('"a"* OR "b"*');
+    expect(pgTsQueryText(['a', 'b'], 'all')).toBe("'a':* & 'b':*");
+    expect(queryTerms('!!!')).toEqual([]);
+  });
+});
+
+describe('searchRanked on the configured engine', () => {
+  let t: TestApp;
+  let ownerA: string;
+  let ownerB: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ownerA = (await t.createOwner()).id;
+    ownerB = (await t.createOwner()).id;
+    const rows: Array<[string, string, string]> = [
+      ['garden', ownerA, 'I planted tomatoes in the garden'],
+      ['gardening', ownerA, 'Gardening tips: water tomatoes early, tomatoes love sun'],
+      ['coffee', ownerA, 'Prefers coffee black, no sugar'],
+      ['other', ownerB, 'Owner B also grows tomatoes in a garden'],
+    ];
+    for (const [key, owner, content] of rows) {
+      ids[key] = newId('mem');
+      const now = isoNow();
+      await t.storage.db.insertInto('memory_entries').values({ id: ids[key]!, owner_id: owner, content, created_at: now, updated_at: now }).execute();
+    }
+  });
+  afterAll(async () => t.close());
+
+  const search = (ownerId: string, q: string, mode: 'all' | 'any' = 'all') =>
+    searchRanked<string>(t.storage.db, t.storage.dialect, MEMORY, { ownerId, q, limit: 10, mode });
+
+  it('finds stemmed and prefix matches of one owner only, best first', async () => {
+    const hits = await search(ownerA, 'tomato');
+    expect(hits.map((h) => h.id).sort()).toEqual([ids.garden, ids.gardening].sort());
+    expect(hits[0]!.id).toBe(ids.gardening); // two mentions rank above one
+    expect(hits[0]!.rank).toBeGreaterThanOrEqual(hits[1]!.rank);
+  });
+
+  it('needs every word in all mode and any word in any mode', async () => {
+    expect((await search(ownerA, 'tomatoes coffee')).length).toBe(0);
+    expect((await search(ownerA, 'tomatoes coffee', 'any')).length).toBe(3);
+  });
+
+  it('follows updates and deletes', async () => {
+    await t.storage.db.updateTable('memory_entries').set({ content: 'Prefers tea now' }).where('id', '=', ids.coffee!).execute();
+    expect(await search(ownerA, 'coffee')).toEqual([]);
+    expect((await search(ownerA, 'tea')).map((h) => h.id)).toEqual([ids.coffee]);
+    await t.storage.db.deleteFrom('memory_entries').where('id', '=', ids.coffee!).execute();
+    expect(await search(ownerA, 'tea')).toEqual([]);
+  });
+
+  it('answers nothing for a query without words, and survives quotes and operators', async () => {
+    expect(await search(ownerA, '"*"')).toEqual([]);
+    expect((await search(ownerA, 'garden" OR "x')).length).toBeGreaterThanOrEqual(0);
+    expect((await search(ownerB, 'tomatoes')).map((h) => h.id)).toEqual([ids.other]);
+  });
+});
