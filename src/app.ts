@@ -4,17 +4,27 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { registerAccessControl } from './http/access.js';
-import { registerErrorHandling } from './http/errors.js';
+import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { redactUrl } from './http/schemas.js';
 import { newId } from './lib/ids.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { discoveryRoutes } from './modules/discovery/discovery.routes.js';
+import { gatewayRoutes } from './modules/gateway/gateway.routes.js';
+import { handshakesRoutes } from './modules/handshakes/handshakes.routes.js';
+import { identityRoutes } from './modules/identity/identity.routes.js';
+import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
+import { memoryRoutes } from './modules/memory/memory.routes.js';
+import { personasRoutes } from './modules/personas/personas.routes.js';
+import { skillsRoutes } from './modules/skills/skills.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import type { Services } from './services.js';
 import type { Storage } from './storage/storage.js';
+import { API_VERSION } from './version.js';
 
-export const API_VERSION = '0.1.0';
+// Defined in version.ts so that modules read it without importing the app; re-exported for callers of the app.
+export { API_VERSION };
 
 export interface AppDeps {
   config: Config;
@@ -50,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Request ids are ours; a client-sent X-Request-Id is not trusted into the logs.
     requestIdHeader: false,
     genReqId: () => newId('req'),
+    frameworkErrors: handleFrameworkError,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -64,6 +75,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
   });
+  // Fastify's built-in text/plain parser would let plain text reach JSON routes (400 instead of 415).
+  app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
   const tokenLimiter =
@@ -104,6 +117,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountsRoutes({ accounts: services.accounts, tokens: services.tokens, authLimiter }));
   await app.register(tokensRoutes({ tokens: services.tokens }));
   await app.register(auditRoutes({ audit: services.audit }));
+  await app.register(discoveryRoutes({ discovery: services.discovery }));
+  await app.register(gatewayRoutes({ gateway: services.gateway }));
+  await app.register(handshakesRoutes({ handshakes: services.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute }));
+  await app.register(personasRoutes({ personas: services.personas, attachments: services.attachments }));
+  await app.register(identityRoutes({ identity: services.identity }));
+  await app.register(memoryRoutes({ memory: services.memory }));
+  await app.register(knowledgeRoutes({ knowledge: services.knowledge, attachments: services.attachments }));
+  await app.register(skillsRoutes({ skills: services.skills }));
 
   return app;
 }

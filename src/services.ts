@@ -1,9 +1,26 @@
 import type { Config } from './config.js';
 import type { Storage } from './storage/storage.js';
+import { API_VERSION } from './version.js';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { createAttachmentsRepo } from './modules/attachments/attachments.repo.js';
+import { createAttachmentsService } from './modules/attachments/attachments.service.js';
 import { createAuditRepo } from './modules/audit/audit.repo.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { createDiscoveryService } from './modules/discovery/discovery.service.js';
+import { endpointsSection, tokenSection, userSection } from './modules/gateway/gateway.sections.js';
+import { createGatewayService } from './modules/gateway/gateway.service.js';
+import { createHandshakesRepo } from './modules/handshakes/handshakes.repo.js';
+import { createHandshakesService } from './modules/handshakes/handshakes.service.js';
+import { createOwnerDocumentRepo } from './modules/identity/identity.repo.js';
+import { createIdentityService } from './modules/identity/identity.service.js';
+import { createKnowledgeRepo } from './modules/knowledge/knowledge.repo.js';
+import { createKnowledgeService } from './modules/knowledge/knowledge.service.js';
+import { createMemoryRepo } from './modules/memory/memory.repo.js';
+import { createMemoryService } from './modules/memory/memory.service.js';
+import { createPersonasRepo } from './modules/personas/personas.repo.js';
+import { createPersonasService } from './modules/personas/personas.service.js';
+import { createSkillsService } from './modules/skills/skills.service.js';
 import { createTokensRepo } from './modules/tokens/tokens.repo.js';
 import { createTokensService } from './modules/tokens/tokens.service.js';
 
@@ -28,7 +45,29 @@ export function createServices(config: Config, storage: Storage) {
     registration: config.registration,
     passwordHashCost: config.passwordHashCost,
   });
-  return { audit, tokens, accounts };
+  const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
+  // Later modules add their context sections (persona, memory, services…) to this list.
+  const gateway = createGatewayService({ sections: [userSection(accounts), endpointsSection(discovery), tokenSection()] });
+  const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
+  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, cacheSearches: storage.dialect === 'sqlite' });
+  const personas = createPersonasService({ db, repo: createPersonasRepo(db) });
+  const identity = createIdentityService({
+    db,
+    identityRepo: createOwnerDocumentRepo(db, storage.dialect, 'identity'),
+    preferencesRepo: createOwnerDocumentRepo(db, storage.dialect, 'preferences'),
+    accounts,
+  });
+  const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect) });
+  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect) });
+  const handshakes = createHandshakesService({
+    db,
+    repo: createHandshakesRepo(db),
+    accounts,
+    tokens,
+    audit,
+    ttlMs: config.handshakeTtlMs,
+  });
+  return { audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -122,7 +122,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return { id: res.body.data.user.id, email, password, token: res.body.data.token, role: res.body.data.user.role };
     },
     async tokenWithScopes(owner, scopes) {
-      const res = await request('POST', '/api/v1/tokens', { token: owner.token, body: { name: `test ${scopes.join(' ')}`, scopes } });
+      const res = await request('POST', '/api/v1/tokens', { token: owner.token, body: { name: `test ${scopes.join(' ')}`.slice(0, 100), scopes } });
       if (res.status !== 201) throw new Error(`tokenWithScopes failed: ${res.status} ${res.text}`);
       return res.body.data.token;
     },

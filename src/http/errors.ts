@@ -70,7 +70,8 @@ interface AjvIssue {
 /** Turns Ajv's issues into `details` a client can act on: which field, what is wrong. */
 function validationDetails(error: FastifyError): Array<{ field: string; message: string }> {
   const context = (error as FastifyError & { validationContext?: string }).validationContext ?? 'body';
-  return ((error.validation ?? []) as AjvIssue[]).map((issue) => {
+  const issues = (error.validation ?? []) as AjvIssue[];
+  const details = issues.map((issue) => {
     let field = issue.instancePath ? issue.instancePath.slice(1).replace(/\//g, '.') : '';
     if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
       field = field ? `${field}.${issue.params.missingProperty}` : issue.params.missingProperty;
@@ -81,6 +82,38 @@ function validationDetails(error: FastifyError): Array<{ field: string; message:
     }
     return { field: field ? `${context}.${field}` : context, message: issue.message ?? 'is invalid' };
   });
+  return mergeLiteralChoices(details, issues);
+}
+
+/**
+ * A union of literals (TypeBox's usual enum, e.g. a scope name) fails with one "must be equal to
+ * constant" per literal plus "must match a schema in anyOf". Folds those into one
+ * "must be one of: a, b, c" per field, so the answer says how to fix the value.
+ */
+function mergeLiteralChoices(
+  details: Array<{ field: string; message: string }>,
+  issues: AjvIssue[],
+): Array<{ field: string; message: string }> {
+  const choices = new Map<string, unknown[]>();
+  issues.forEach((issue, i) => {
+    const values =
+      issue.keyword === 'const' ? [issue.params?.allowedValue] : issue.keyword === 'enum' ? (issue.params?.allowedValues as unknown[]) : undefined;
+    if (!values) return;
+    const field = details[i]!.field;
+    choices.set(field, [...(choices.get(field) ?? []), ...values]);
+  });
+  if (choices.size === 0) return details;
+  const out: Array<{ field: string; message: string }> = [];
+  const done = new Set<string>();
+  details.forEach((detail, i) => {
+    const values = choices.get(detail.field);
+    const keyword = issues[i]!.keyword;
+    if (!values || (keyword !== 'const' && keyword !== 'enum' && keyword !== 'anyOf')) return void out.push(detail);
+    if (done.has(detail.field)) return;
+    done.add(detail.field);
+    out.push({ field: detail.field, message: `must be one of: ${[...new Set(values)].map(String).join(', ')}` });
+  });
+  return out;
 }
 
 /** Maps anything thrown into the one error shape. */
@@ -110,6 +143,12 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new AppError('VALIDATION_ERROR', 'The request address is malformed');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('VALIDATION_ERROR', 'A path segment of the request address is longer than this server accepts');
+  }
+  // PostgreSQL refuses text holding a NUL character (SQLite stores it): a client error, not a bug.
+  if (e?.code === '22021' || e?.code === '22P05') {
+    return new AppError('VALIDATION_ERROR', 'Text fields must not contain NUL (\\u0000) characters');
   }
   if (e instanceof SyntaxError && (e as FastifyError).statusCode === 400) {
     return new AppError('VALIDATION_ERROR', 'The body is not valid JSON');
@@ -134,6 +173,16 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
     reply.header('WWW-Authenticate', 'Bearer realm="hearth"');
   }
   return reply.status(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised before routing (a malformed URL, an
+ * over-long path parameter) bypass the error handler and the onSend hooks, and would answer
+ * Fastify's own body. This answers them in the one error shape, with the request id.
+ */
+export function handleFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('x-request-id', request.id);
+  return sendError(request, reply, toAppError(error));
 }
 
 /** One handler for every error, from routes and from the framework. */

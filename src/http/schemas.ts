@@ -36,7 +36,9 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The `nextCursor` of the previous page' })),
 };
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+/** Record ids are a prefix and URL-safe characters; anything else cannot name a record. */
+export const RecordId = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' });
+export const IdParams = Type.Object({ id: RecordId });
 
 export const IsoDateTime = Type.String({ format: 'date-time' });
 export const NullableDateTime = Type.Union([IsoDateTime, Type.Null()]);

@@ -16,6 +16,13 @@ export function createAccountsRepo(db: Kysely<Database>) {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },
 
+    /** The administrator's id, or the given user's if it exists. */
+    async findAddressableId(userId: string | undefined): Promise<string | undefined> {
+      let q = db.selectFrom('users').select('id');
+      q = userId === undefined ? q.where('role', '=', 'admin') : q.where('id', '=', userId);
+      return (await q.executeTakeFirst())?.id;
+    },
+
     async findById(id: string): Promise<UsersTable | undefined> {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },

@@ -158,6 +158,14 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       return { user: toUser(row), token: session.secret, expiresAt: session.record.expiresAt! };
     },
 
+    /**
+     * The account a public handshake is addressed to: the given user, or the administrator.
+     * Answers only whether it exists, since the public endpoint must say nothing more of it.
+     */
+    async findHandshakeTarget(userId: string | undefined): Promise<string | undefined> {
+      return repo.findAddressableId(userId);
+    },
+
     async getUser(id: string): Promise<User> {
       const row = await repo.findById(id);
       if (!row) throw notFound('User', id);

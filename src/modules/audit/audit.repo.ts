@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AuditLogTable, Database } from '../../storage/tables.js';
 
 export interface AuditQuery {
@@ -21,9 +21,11 @@ export function createAuditRepo(db: Kysely<Database>) {
       let q = db.selectFrom('audit_log').selectAll().where('owner_id', '=', ownerId);
       if (query.cursor) q = q.where('id', '<', query.cursor);
       if (query.action) {
-        // `token.*` style prefixes select a family of actions.
+        // `token.*` style prefixes select a family of actions. Not LIKE: `_` and `%` in the
+        // filter would be wildcards, and SQLite's LIKE ignores case where PostgreSQL's does not.
+        const prefix = query.action.slice(0, -1);
         q = query.action.endsWith('.*')
-          ? q.where('action', 'like', `${query.action.slice(0, -1)}%`)
+          ? q.where(sql<string>`substr(action, 1, ${sql.lit(prefix.length)})`, '=', prefix)
           : q.where('action', '=', query.action);
       }
       if (query.from) q = q.where('created_at', '>=', query.from);

@@ -75,8 +75,15 @@ export function createTokensService(deps: TokensServiceOptions) {
   const cache = new Map<string, CachedPrincipal>(); // by secret hash
   const hashById = new Map<string, string>();
   const lastTouched = new Map<string, number>();
+  /**
+   * Bumped by every invalidation. A lookup that started before a revoke may finish after it;
+   * it caches its answer only if no invalidation happened meanwhile, so a revoked token can
+   * never be put back into the cache.
+   */
+  let generation = 0;
 
   function forget(tokenId: string): void {
+    generation += 1;
     const hash = hashById.get(tokenId);
     if (hash) cache.delete(hash);
     hashById.delete(tokenId);
@@ -174,6 +181,7 @@ export function createTokensService(deps: TokensServiceOptions) {
         return cached.principal;
       }
 
+      const startedAt = generation;
       const row = await repo.findLiveByHash(secretHash);
       if (!row || !constantTimeEqual(row.secret_hash, secretHash) || row.revoked_at || isPast(row.expires_at, now)) {
         return null;
@@ -187,7 +195,7 @@ export function createTokensService(deps: TokensServiceOptions) {
         scopes: new Set(allScopes ? SCOPE_NAMES : (JSON.parse(row.scopes) as Scope[])),
         role: row.role,
       };
-      if (deps.cacheTokens) {
+      if (deps.cacheTokens && generation === startedAt) {
         remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null });
       }
       touch(row.id, now);

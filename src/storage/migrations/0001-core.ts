@@ -86,5 +86,8 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
       BEGIN RAISE EXCEPTION 'audit_log is append-only'; END; $$ LANGUAGE plpgsql`.execute(db);
     await sql`CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
       FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()`.execute(db);
+    // TRUNCATE skips row triggers; a statement trigger refuses it too.
+    await sql`CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+      FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`.execute(db);
   }
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import * as core from './0001-core.js';
 import * as ownerData from './0003-owner-data.js';
+import * as knowledge from './0005-knowledge.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -20,6 +21,7 @@ interface MigrationModule {
 const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0001-core', core],
   ['0003-owner-data', ownerData],
+  ['0005-knowledge', knowledge],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

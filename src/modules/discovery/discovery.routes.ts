@@ -1,0 +1,144 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { access, principalOf } from '../../http/access.js';
+import {
+  CapabilityManifestSchema,
+  DiscoveryDocumentSchema,
+  HealthSchema,
+  OpenApiDocumentSchema,
+  QuickStartSchema,
+  ScopeListSchema,
+  TokenCapabilitiesSchema,
+} from './discovery.schemas.js';
+import type { DiscoveryService, OpenApiLike } from './discovery.service.js';
+
+const tags = ['discovery'];
+
+export function discoveryRoutes(deps: { discovery: DiscoveryService }): FastifyPluginAsyncTypebox {
+  const { discovery } = deps;
+  return async (app) => {
+    // Every module's routes are registered by now, wherever they sit in app.ts.
+    app.addHook('onReady', async () => {
+      discovery.useCatalog(app.routeCatalog, app.swagger() as OpenApiLike);
+    });
+
+    const publicAccess = { access: access.public() };
+    const anyToken = { access: access.anyToken() };
+
+    // ignoreTrailingSlash serves /api/v1 from this same route, without a redirect.
+    app.get(
+      '/api/v1/',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'getDiscovery',
+          summary: 'The discovery document: what Hearth is, where its docs are, how to authenticate, every endpoint',
+          tags,
+          response: { 200: DiscoveryDocumentSchema },
+        },
+      },
+      async () => discovery.discoveryDocument(),
+    );
+
+    app.get(
+      '/api/v1/quick-start',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'getQuickStart',
+          summary: 'Step-by-step start for an agent; `authenticated` tells whether the request carried a valid token',
+          tags,
+          response: { 200: QuickStartSchema },
+        },
+      },
+      async (request) => discovery.quickStart(request.principal !== null),
+    );
+
+    app.get(
+      '/openapi.json',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This API as an OpenAPI 3.1 document',
+          tags,
+          response: { 200: OpenApiDocumentSchema },
+        },
+      },
+      // @fastify/swagger builds the document once and caches it.
+      async () => app.swagger() as Record<string, unknown>,
+    );
+
+    app.get(
+      '/llms.txt',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'getLlmsTxt',
+          summary: 'A plain-text guide for language-model clients',
+          tags,
+          // Only the success is text; errors stay JSON like everywhere else.
+          response: { 200: { description: 'Markdown-style text', content: { 'text/plain': { schema: Type.String() } } } },
+        },
+      },
+      async (_request, reply) => reply.type('text/plain; charset=utf-8').send(discovery.llmsText()),
+    );
+
+    // The minimal route: liveness only, no database, for load balancers and benchmarks.
+    app.get(
+      '/api/v1/health',
+      {
+        config: publicAccess,
+        schema: { operationId: 'getHealth', summary: 'Liveness: answers while the process serves requests', tags, response: { 200: HealthSchema } },
+      },
+      async () => ({ status: 'ok' as const }),
+    );
+
+    app.get(
+      '/api/v1/scopes',
+      {
+        config: anyToken,
+        schema: {
+          operationId: 'listScopes',
+          summary: 'Every scope a token can hold and the routes it opens',
+          tags,
+          response: { 200: ScopeListSchema },
+        },
+      },
+      async () => ({ data: discovery.scopes() }),
+    );
+
+    // A static segment: find-my-way prefers it to /api/v1/tokens/:id, so `me` is never a token id here.
+    app.get(
+      '/api/v1/tokens/me/capabilities',
+      {
+        config: anyToken,
+        schema: {
+          operationId: 'getTokenCapabilities',
+          summary: 'The calling token: its kind, scopes, rights and every endpoint it may call',
+          tags,
+          response: { 200: TokenCapabilitiesSchema },
+        },
+      },
+      // Pre-serialized (see tokenCapabilitiesJson); a JSON string is sent as is. The schema above still
+      // documents it, and the route tests hold the body to that shape.
+      async (request, reply) =>
+        (reply as FastifyReply).type('application/json; charset=utf-8').send(discovery.tokenCapabilitiesJson(principalOf(request))),
+    );
+
+    app.get(
+      '/api/v1/capabilities',
+      {
+        config: anyToken,
+        schema: {
+          operationId: 'getCapabilities',
+          summary: "Capabilities grouped by area, with each endpoint marked allowed or not for the calling token",
+          tags,
+          response: { 200: CapabilityManifestSchema },
+        },
+      },
+      async (request) => ({ data: discovery.capabilities(principalOf(request)) }),
+    );
+  };
+}

@@ -1,0 +1,114 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, HandshakesTable } from '../../storage/tables.js';
+
+export type HandshakeStatus = HandshakesTable['status'];
+
+export interface HandshakeListQuery {
+  limit: number;
+  /** The (created_at, id) of the last item of the previous page. */
+  after?: { createdAt: string; id: string } | undefined;
+  status?: HandshakeStatus | undefined;
+  /** ISO time against which pending handshakes count as expired. */
+  now: string;
+}
+
+export function createHandshakesRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: HandshakesTable, trx?: Transaction<Database>): Promise<void> {
+      await (trx ?? db).insertInto('handshakes').values(row).execute();
+    },
+
+    async get(ownerId: string, id: string, trx?: Transaction<Database>): Promise<HandshakesTable | undefined> {
+      return (trx ?? db)
+        .selectFrom('handshakes')
+        .selectAll()
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** The public status read: the unguessable id is the only key the agent holds. */
+    async getPublic(id: string) {
+      return db
+        .selectFrom('handshakes')
+        .select(['id', 'status', 'created_at', 'expires_at', 'decided_at', 'revoked_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** Newest first. Ids are random, so the order and the cursor are (created_at, id). */
+    async list(ownerId: string, query: HandshakeListQuery): Promise<HandshakesTable[]> {
+      let q = db.selectFrom('handshakes').selectAll().where('owner_id', '=', ownerId);
+      const { after, now } = query;
+      if (after) {
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+          ]),
+        );
+      }
+      // The status a client sees is computed (expiry and revocation read `denied`), so the
+      // filter computes it the same way.
+      switch (query.status) {
+        case 'pending':
+          q = q.where('status', '=', 'pending').where('revoked_at', 'is', null).where('expires_at', '>', now);
+          break;
+        case 'approved':
+          q = q.where('status', '=', 'approved').where('revoked_at', 'is', null);
+          break;
+        case 'denied':
+          q = q.where((eb) =>
+            eb.or([
+              eb('status', '=', 'denied'),
+              eb('revoked_at', 'is not', null),
+              eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)]),
+            ]),
+          );
+          break;
+      }
+      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
+    },
+
+    /**
+     * Moves a handshake out of `pending` only if it is still undecided, unrevoked and
+     * unexpired, in one statement: of two concurrent decisions exactly one changes the row.
+     * Answers whether this call was the one.
+     */
+    async decide(
+      ownerId: string,
+      id: string,
+      decision: { status: Exclude<HandshakeStatus, 'pending'>; decidedAt: string },
+      trx: Transaction<Database>,
+    ): Promise<boolean> {
+      const result = await trx
+        .updateTable('handshakes')
+        .set({ status: decision.status, decided_at: decision.decidedAt })
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', decision.decidedAt)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async setToken(ownerId: string, id: string, tokenId: string, trx: Transaction<Database>): Promise<void> {
+      await trx.updateTable('handshakes').set({ token_id: tokenId }).where('owner_id', '=', ownerId).where('id', '=', id).execute();
+    },
+
+    /** Sets revoked_at once; answers whether this call did it. */
+    async revoke(ownerId: string, id: string, at: string, trx: Transaction<Database>): Promise<boolean> {
+      const result = await trx
+        .updateTable('handshakes')
+        .set({ revoked_at: at })
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  };
+}
+
+export type HandshakesRepo = ReturnType<typeof createHandshakesRepo>;

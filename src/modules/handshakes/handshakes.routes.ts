@@ -1,0 +1,141 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access, principalOf } from '../../http/access.js';
+import { createRateLimiter } from '../../http/rate-limit.js';
+import { IdParams } from '../../http/schemas.js';
+import { actorOf } from '../audit/audit.service.js';
+import {
+  ApprovedHandshakeResponse,
+  ApproveHandshakeBody,
+  CreatedHandshakeResponse,
+  CreateHandshakeBody,
+  HandshakePage,
+  HandshakeResponse,
+  HandshakeStatusResponse,
+  ListHandshakesQuery,
+} from './handshakes.schemas.js';
+import type { HandshakesService } from './handshakes.service.js';
+
+const tags = ['handshakes'];
+
+export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimitPerMinute: number }): FastifyPluginAsyncTypebox {
+  const { handshakes } = deps;
+  // The two public routes are the only ones anyone can call without a token, so they are
+  // always limited per client address, whatever the general per-token limit says.
+  const limiter = createRateLimiter({
+    max: deps.rateLimitPerMinute,
+    windowMs: 60_000,
+    what: 'handshake requests from this address',
+  });
+
+  return async (app) => {
+    const owner = { access: access.owner() };
+
+    app.post(
+      '/api/v1/handshakes',
+      {
+        config: { access: access.public() },
+        onRequest: async (request) => limiter.hit(`create:${request.ip}`),
+        schema: {
+          operationId: 'createHandshake',
+          summary: 'Ask the owner for a token (agents without one); poll statusUrl for the answer',
+          tags,
+          body: CreateHandshakeBody,
+          response: { 201: CreatedHandshakeResponse },
+        },
+      },
+      async (request, reply) => {
+        const handshake = await handshakes.create(request.body, actorOf(request));
+        return reply.status(201).send({
+          data: {
+            handshakeId: handshake.handshakeId,
+            status: 'pending' as const,
+            expiresAt: handshake.expiresAt,
+            statusUrl: `/api/v1/handshakes/${handshake.handshakeId}/status`,
+          },
+        });
+      },
+    );
+
+    app.get(
+      '/api/v1/handshakes/:id/status',
+      {
+        config: { access: access.public() },
+        onRequest: async (request) => limiter.hit(`status:${request.ip}`),
+        schema: {
+          operationId: 'getHandshakeStatus',
+          summary: "A handshake's status: pending, approved or denied. Never the token, which the owner passes on",
+          tags,
+          params: IdParams,
+          response: { 200: HandshakeStatusResponse },
+        },
+      },
+      async (request) => ({ data: await handshakes.status(request.params.id) }),
+    );
+
+    app.get(
+      '/api/v1/handshakes',
+      {
+        config: owner,
+        schema: {
+          operationId: 'listHandshakes',
+          summary: "The owner's handshakes, newest first",
+          tags,
+          querystring: ListHandshakesQuery,
+          response: { 200: HandshakePage },
+        },
+      },
+      async (request) => {
+        const { limit = 50, cursor, status } = request.query;
+        const page = await handshakes.list(principalOf(request).ownerId, { limit, cursor, status });
+        return { data: page.handshakes, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      '/api/v1/handshakes/:id/approve',
+      {
+        config: owner,
+        // The body is optional: approving as asked needs none. Fastify validates a missing
+        // body as null, so it becomes the empty object here.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        schema: {
+          operationId: 'approveHandshake',
+          summary: "Approve a pending handshake; answers the agent's new token once, to pass on out of band",
+          tags,
+          params: IdParams,
+          body: ApproveHandshakeBody,
+          response: { 200: ApprovedHandshakeResponse },
+        },
+      },
+      async (request) => ({
+        data: await handshakes.approve(principalOf(request).ownerId, request.params.id, request.body, actorOf(request)),
+      }),
+    );
+
+    app.post(
+      '/api/v1/handshakes/:id/deny',
+      {
+        config: owner,
+        schema: { operationId: 'denyHandshake', summary: 'Deny a pending handshake', tags, params: IdParams, response: { 200: HandshakeResponse } },
+      },
+      async (request) => ({ data: await handshakes.deny(principalOf(request).ownerId, request.params.id, actorOf(request)) }),
+    );
+
+    app.delete(
+      '/api/v1/handshakes/:id',
+      {
+        config: owner,
+        schema: {
+          operationId: 'revokeHandshake',
+          summary: 'Revoke a handshake; the token it produced stops working at once. It then reads denied',
+          tags,
+          params: IdParams,
+          response: { 200: HandshakeResponse },
+        },
+      },
+      async (request) => ({ data: await handshakes.revoke(principalOf(request).ownerId, request.params.id, actorOf(request)) }),
+    );
+  };
+}

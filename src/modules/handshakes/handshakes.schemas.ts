@@ -1,0 +1,100 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { HANDSHAKE_SCOPES } from '../../http/access.js';
+import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
+
+export const HandshakeScope = Type.Union(
+  HANDSHAKE_SCOPES.map((s) => Type.Literal(s)),
+  { description: 'A scope an agent may ask for: read, professional or availability' },
+);
+
+export const HandshakeStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied')], {
+  description: 'A handshake not decided in time, or revoked, reads `denied`',
+});
+
+const DecidedAt = Type.Union([IsoDateTime, Type.Null()], {
+  description: 'When the handshake left `pending`: the decision, or the revocation or expiry that closed it undecided; null while pending',
+});
+
+export const HandshakeSchema = Type.Object(
+  {
+    handshakeId: Type.String(),
+    agentId: Type.String(),
+    requestedScopes: Type.Array(HandshakeScope),
+    message: Type.String(),
+    status: HandshakeStatusSchema,
+    tokenId: Type.Union([Type.String(), Type.Null()], { description: 'The token made on approval (never its secret)' }),
+    clientIp: Type.Union([Type.String(), Type.Null()], { description: 'The address the request came from' }),
+    userAgent: Type.Union([Type.String(), Type.Null()]),
+    createdAt: IsoDateTime,
+    expiresAt: Type.String({ format: 'date-time', description: 'A pending handshake not decided by then reads `denied`' }),
+    decidedAt: DecidedAt,
+    revokedAt: NullableDateTime,
+  },
+  { title: 'Handshake' },
+);
+
+export const CreateHandshakeBody = Type.Object(
+  {
+    agentId: Type.String({ minLength: 1, maxLength: 128, description: 'A unique id the agent chooses for itself' }),
+    requestedScopes: Type.Array(HandshakeScope, { minItems: 1, maxItems: HANDSHAKE_SCOPES.length, uniqueItems: true }),
+    message: Type.String({ maxLength: 1000, description: 'A short self-description of the agent, shown to the owner' }),
+    ownerId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "The user id of the account to ask; without it the request goes to the instance's administrator",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateHandshakeBody = Static<typeof CreateHandshakeBody>;
+
+export const CreatedHandshakeResponse = Data(
+  Type.Object({
+    handshakeId: Type.String({ description: 'Keep it: it is the only way to read the answer' }),
+    status: Type.Literal('pending'),
+    expiresAt: IsoDateTime,
+    statusUrl: Type.String({ description: 'Poll this path until the status is approved or denied' }),
+  }),
+);
+
+export const HandshakeStatusResponse = Data(
+  Type.Object({
+    handshakeId: Type.String(),
+    status: HandshakeStatusSchema,
+    expiresAt: IsoDateTime,
+    decidedAt: DecidedAt,
+  }),
+);
+
+export const ListHandshakesQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(HandshakeStatusSchema),
+});
+
+export const ApproveHandshakeBody = Type.Object(
+  {
+    scopes: Type.Optional(
+      Type.Array(HandshakeScope, {
+        minItems: 1,
+        maxItems: HANDSHAKE_SCOPES.length,
+        uniqueItems: true,
+        description: 'Grant only some of the requested scopes; all of them when absent',
+      }),
+    ),
+    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: "When the agent's token stops working; never when absent" })),
+  },
+  { additionalProperties: false, description: 'May be left out entirely to approve exactly what was asked' },
+);
+export type ApproveHandshakeBody = Static<typeof ApproveHandshakeBody>;
+
+export const ApprovedHandshakeResponse = Data(
+  Type.Object({
+    handshake: HandshakeSchema,
+    token: Type.String({ description: "The agent's new token. Shown this once: pass it on to the agent out of band" }),
+  }),
+);
+
+export const HandshakeResponse = Data(HandshakeSchema);
+export const HandshakePage = Page(HandshakeSchema);

@@ -1,0 +1,301 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { HANDSHAKE_SCOPES } from '../../http/access.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { newOpaqueId } from '../../lib/ids.js';
+import { isoIn, isoNow, isPast } from '../../lib/time.js';
+import type { Database, HandshakesTable } from '../../storage/tables.js';
+import type { AccountsService } from '../accounts/accounts.service.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { TokensService } from '../tokens/tokens.service.js';
+import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
+
+/** A scope an agent may ask for through a handshake. */
+export type HandshakeScope = (typeof HANDSHAKE_SCOPES)[number];
+
+export interface Handshake {
+  handshakeId: string;
+  agentId: string;
+  requestedScopes: HandshakeScope[];
+  message: string;
+  status: HandshakeStatus;
+  tokenId: string | null;
+  clientIp: string | null;
+  userAgent: string | null;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface HandshakeStatusView {
+  handshakeId: string;
+  status: HandshakeStatus;
+  expiresAt: string;
+  decidedAt: string | null;
+}
+
+type StatusFields = Pick<HandshakesTable, 'status' | 'expires_at' | 'decided_at' | 'revoked_at'>;
+
+/**
+ * The status a client sees. Expiry is computed on read rather than by a sweeper, so a
+ * handshake is `denied` from the very moment it expires; revocation also reads `denied`.
+ */
+export function effectiveStatus(row: StatusFields, now = Date.now()): HandshakeStatus {
+  if (row.revoked_at) return 'denied';
+  if (row.status === 'pending' && isPast(row.expires_at, now)) return 'denied';
+  return row.status;
+}
+
+/** When the handshake left `pending`: the owner's decision, else the revocation or expiry that closed it. */
+function decidedAtOf(row: StatusFields, now: number): string | null {
+  if (row.decided_at) return row.decided_at;
+  if (row.revoked_at) return row.revoked_at;
+  if (row.status === 'pending' && isPast(row.expires_at, now)) return row.expires_at;
+  return null;
+}
+
+export function toHandshake(row: HandshakesTable, now = Date.now()): Handshake {
+  return {
+    handshakeId: row.id,
+    agentId: row.agent_id,
+    requestedScopes: JSON.parse(row.requested_scopes) as HandshakeScope[],
+    message: row.message,
+    status: effectiveStatus(row, now),
+    tokenId: row.token_id,
+    clientIp: row.client_ip,
+    userAgent: row.user_agent,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    decidedAt: decidedAtOf(row, now),
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function encodeCursor(row: Pick<HandshakesTable, 'created_at' | 'id'>): string {
+  return Buffer.from(`${row.created_at}|${row.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const bar = text.indexOf('|');
+  const createdAt = text.slice(0, bar);
+  const id = text.slice(bar + 1);
+  if (bar < 0 || !id || Number.isNaN(Date.parse(createdAt)) || new Date(createdAt).toISOString() !== createdAt) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid request: querystring.cursor is not a cursor this list gave out', {
+      details: [{ field: 'querystring.cursor', message: 'pass the nextCursor of the previous page unchanged' }],
+    });
+  }
+  return { createdAt, id };
+}
+
+/** Why a handshake can no longer be decided, for the 409 message. */
+function notPendingReason(row: HandshakesTable): string {
+  if (row.revoked_at) return 'was revoked';
+  if (row.status !== 'pending') return `is already ${row.status}`;
+  return `expired at ${row.expires_at} without a decision; the agent must ask again`;
+}
+
+function conflict(row: HandshakesTable): AppError {
+  return new AppError('CONFLICT', `Handshake ${row.id} ${notPendingReason(row)}; a handshake is decided once`);
+}
+
+export interface HandshakesServiceOptions {
+  db: Kysely<Database>;
+  repo: HandshakesRepo;
+  accounts: Pick<AccountsService, 'findHandshakeTarget'>;
+  tokens: Pick<TokensService, 'createForHandshake' | 'revoke'>;
+  audit: Pick<AuditService, 'record'>;
+  /** How long a handshake waits for a decision before it reads `denied`. */
+  ttlMs: number;
+}
+
+export function createHandshakesService(deps: HandshakesServiceOptions) {
+  const { db, repo, tokens, audit } = deps;
+
+  async function requireHandshake(ownerId: string, id: string, trx: Transaction<Database>): Promise<HandshakesTable> {
+    const row = await repo.get(ownerId, id, trx);
+    if (!row) throw notFound('Handshake', id);
+    return row;
+  }
+
+  /** Reads the row, checks it is still open, and lets exactly one concurrent decision through. */
+  async function claimDecision(
+    ownerId: string,
+    id: string,
+    status: 'approved' | 'denied',
+    trx: Transaction<Database>,
+    validate?: (row: HandshakesTable) => void,
+  ): Promise<{ row: HandshakesTable; decidedAt: string }> {
+    const row = await requireHandshake(ownerId, id, trx);
+    if (effectiveStatus(row) !== 'pending') throw conflict(row);
+    validate?.(row);
+    const decidedAt = isoNow();
+    if (!(await repo.decide(ownerId, id, { status, decidedAt }, trx))) {
+      // Another request decided or revoked it between the read and the update.
+      const current = await requireHandshake(ownerId, id, trx);
+      throw effectiveStatus(current) === 'pending'
+        ? new AppError('CONFLICT', `Handshake ${id} expired without a decision; the agent must ask again`)
+        : conflict(current);
+    }
+    return { row, decidedAt };
+  }
+
+  return {
+    /** The public request of an agent without a token. */
+    async create(
+      input: { agentId: string; requestedScopes: HandshakeScope[]; message: string; ownerId?: string | undefined },
+      actor: AuditActor,
+    ): Promise<Handshake> {
+      const ownerId = await deps.accounts.findHandshakeTarget(input.ownerId);
+      if (!ownerId) {
+        throw input.ownerId === undefined
+          ? new AppError('NOT_FOUND', 'This server has no account yet, so there is no owner to ask')
+          : notFound('Account', input.ownerId);
+      }
+      const row: HandshakesTable = {
+        id: newOpaqueId('hs'),
+        owner_id: ownerId,
+        agent_id: input.agentId,
+        requested_scopes: JSON.stringify(input.requestedScopes),
+        message: input.message,
+        status: 'pending',
+        token_id: null,
+        client_ip: actor.ip,
+        user_agent: actor.userAgent,
+        created_at: isoNow(),
+        expires_at: isoIn(deps.ttlMs),
+        decided_at: null,
+        revoked_at: null,
+      };
+      await db.transaction().execute(async (trx) => {
+        await repo.insert(row, trx);
+        // The request reaches the owner's log whoever sent it, and never under a token of theirs.
+        await audit.record(
+          { ...actor, ownerId, tokenId: null },
+          {
+            action: 'handshake.create',
+            outcome: 'success',
+            targetType: 'handshake',
+            targetId: row.id,
+            details: { agentId: row.agent_id, requestedScopes: input.requestedScopes },
+          },
+          trx,
+        );
+      });
+      return toHandshake(row);
+    },
+
+    /** What the agent may learn by polling: never the token. */
+    async status(id: string): Promise<HandshakeStatusView> {
+      const row = await repo.getPublic(id);
+      if (!row) throw notFound('Handshake', id);
+      const now = Date.now();
+      return { handshakeId: row.id, status: effectiveStatus(row, now), expiresAt: row.expires_at, decidedAt: decidedAtOf(row, now) };
+    },
+
+    async list(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined; status?: HandshakeStatus | undefined },
+    ): Promise<{ handshakes: Handshake[]; nextCursor: string | null }> {
+      const now = Date.now();
+      const rows = await repo.list(ownerId, {
+        limit: query.limit + 1,
+        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+        status: query.status,
+        now: new Date(now).toISOString(),
+      });
+      const page = rows.slice(0, query.limit);
+      return {
+        handshakes: page.map((row) => toHandshake(row, now)),
+        nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null,
+      };
+    },
+
+    /**
+     * Approves and makes the agent's token in one transaction: the conditional status change
+     * comes first, so a losing concurrent approval fails before any token exists.
+     */
+    async approve(
+      ownerId: string,
+      id: string,
+      input: { scopes?: HandshakeScope[] | undefined; expiresAt?: string | undefined },
+      actor: AuditActor,
+    ): Promise<{ handshake: Handshake; token: string }> {
+      if (input.expiresAt && isPast(input.expiresAt)) {
+        throw new AppError('VALIDATION_ERROR', 'Invalid request: body.expiresAt must be in the future', {
+          details: [{ field: 'body.expiresAt', message: 'must be in the future' }],
+        });
+      }
+      const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
+      return db.transaction().execute(async (trx) => {
+        let scopes: HandshakeScope[] = [];
+        const { row } = await claimDecision(ownerId, id, 'approved', trx, (current) => {
+          const requested = JSON.parse(current.requested_scopes) as HandshakeScope[];
+          scopes = input.scopes ?? requested;
+          const extra = scopes.filter((scope) => !requested.includes(scope));
+          if (extra.length > 0) {
+            throw new AppError(
+              'VALIDATION_ERROR',
+              `Invalid request: body.scopes may only narrow the requested scopes (${requested.join(', ')}); not requested: ${extra.join(', ')}`,
+              { details: [{ field: 'body.scopes', message: `must be a subset of ${requested.join(', ')}` }] },
+            );
+          }
+        });
+        const issued = await tokens.createForHandshake(ownerId, { handshakeId: id, agentId: row.agent_id, scopes, expiresAt }, trx);
+        await repo.setToken(ownerId, id, issued.record.id, trx);
+        await audit.record(
+          actor,
+          {
+            action: 'handshake.approve',
+            outcome: 'success',
+            targetType: 'handshake',
+            targetId: id,
+            details: { agentId: row.agent_id, scopes, tokenId: issued.record.id, tokenExpiresAt: expiresAt },
+          },
+          trx,
+        );
+        const updated = await requireHandshake(ownerId, id, trx);
+        return { handshake: toHandshake(updated), token: issued.secret };
+      });
+    },
+
+    async deny(ownerId: string, id: string, actor: AuditActor): Promise<Handshake> {
+      return db.transaction().execute(async (trx) => {
+        const { row } = await claimDecision(ownerId, id, 'denied', trx);
+        await audit.record(
+          actor,
+          { action: 'handshake.deny', outcome: 'success', targetType: 'handshake', targetId: id, details: { agentId: row.agent_id } },
+          trx,
+        );
+        return toHandshake(await requireHandshake(ownerId, id, trx));
+      });
+    },
+
+    /** Closes a handshake for good; the token it produced, if any, is refused from its next request. */
+    async revoke(ownerId: string, id: string, actor: AuditActor): Promise<Handshake> {
+      return db.transaction().execute(async (trx) => {
+        // The update comes first so that, against a concurrent approval, it waits for that
+        // approval to commit and then sees the token it made.
+        const changed = await repo.revoke(ownerId, id, isoNow(), trx);
+        const row = await requireHandshake(ownerId, id, trx);
+        if (changed) {
+          if (row.token_id) await tokens.revoke(ownerId, row.token_id, actor, trx);
+          await audit.record(
+            actor,
+            {
+              action: 'handshake.revoke',
+              outcome: 'success',
+              targetType: 'handshake',
+              targetId: id,
+              details: { agentId: row.agent_id, tokenId: row.token_id },
+            },
+            trx,
+          );
+        }
+        return toHandshake(row);
+      });
+    },
+  };
+}
+
+export type HandshakesService = ReturnType<typeof createHandshakesService>;

@@ -1,0 +1,132 @@
+import { sql, type Kysely } from 'kysely';
+import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
+import type { Dialect } from '../../storage/storage.js';
+import type { Database, KbDocumentsTable } from '../../storage/tables.js';
+
+/** The full-text index migration 0003 declared on kb_documents; a title word weighs four times a content word. */
+function kbIndex(dialect: Dialect): FullTextIndex {
+  return {
+    table: 'kb_documents',
+    rowKey: dialect === 'sqlite' ? 'rid' : 'id',
+    columns: [
+      { name: 'title', weight: 4 },
+      { name: 'content', weight: 1 },
+    ],
+  };
+}
+
+// Named columns only: the table also holds SQLite's `rid` and PostgreSQL's `search_vector`.
+const DOCUMENT_COLUMNS = ['id', 'title', 'content', 'source', 'mime_type', 'size_bytes', 'created_at', 'updated_at'] as const;
+const SUMMARY_COLUMNS = ['id', 'title', 'source', 'mime_type', 'size_bytes', 'created_at', 'updated_at'] as const;
+
+export type KbDocumentRow = Pick<KbDocumentsTable, (typeof DOCUMENT_COLUMNS)[number]>;
+/** A document without its content, with the start of it (`head`) for an excerpt. */
+export type KbSummaryRow = Pick<KbDocumentsTable, (typeof SUMMARY_COLUMNS)[number]> & { head: string };
+export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'source' | 'mime_type' | 'size_bytes' | 'updated_at'>>;
+
+export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
+  const index = kbIndex(dialect);
+  // Lists show an excerpt: read only the start of each document, never whole 10 MiB texts.
+  const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');
+
+  return {
+    async insert(row: KbDocumentsTable): Promise<void> {
+      await db.insertInto('kb_documents').values(row).execute();
+    },
+
+    /** Inserts unless the owner has a document with this title; true when inserted. */
+    async insertIfTitleFree(row: KbDocumentsTable): Promise<boolean> {
+      const result = await db
+        .insertInto('kb_documents')
+        .values(row)
+        .onConflict((oc) => oc.columns(['owner_id', 'title']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    async get(ownerId: string, id: string): Promise<KbDocumentRow | undefined> {
+      return db.selectFrom('kb_documents').select(DOCUMENT_COLUMNS).where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+    },
+
+    async idByTitle(ownerId: string, title: string): Promise<string | undefined> {
+      const row = await db.selectFrom('kb_documents').select('id').where('owner_id', '=', ownerId).where('title', '=', title).executeTakeFirst();
+      return row?.id;
+    },
+
+    async update(ownerId: string, id: string, changes: KbChanges): Promise<KbDocumentRow | undefined> {
+      return db
+        .updateTable('kb_documents')
+        .set(changes)
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .returning(DOCUMENT_COLUMNS)
+        .executeTakeFirst();
+    },
+
+    /** The id of the updated document, or undefined when the owner has none with this title. */
+    async updateByTitle(ownerId: string, title: string, changes: KbChanges): Promise<string | undefined> {
+      const row = await db
+        .updateTable('kb_documents')
+        .set(changes)
+        .where('owner_id', '=', ownerId)
+        .where('title', '=', title)
+        .returning('id')
+        .executeTakeFirst();
+      return row?.id;
+    },
+
+    async delete(ownerId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('kb_documents').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** Newest first; ids are ULIDs, so the cursor is the last id seen. */
+    async list(ownerId: string, options: { limit: number; cursor?: string | undefined; headChars: number }): Promise<KbSummaryRow[]> {
+      let query = db.selectFrom('kb_documents').select([...SUMMARY_COLUMNS, head(options.headChars)]).where('owner_id', '=', ownerId);
+      if (options.cursor) query = query.where('id', '<', options.cursor);
+      return query.orderBy('id', 'desc').limit(options.limit).execute();
+    },
+
+    async summariesByIds(ownerId: string, ids: string[], headChars: number): Promise<KbSummaryRow[]> {
+      if (ids.length === 0) return [];
+      return db
+        .selectFrom('kb_documents')
+        .select([...SUMMARY_COLUMNS, head(headChars)])
+        .where('owner_id', '=', ownerId)
+        .where('id', 'in', ids)
+        .execute();
+    },
+
+    async documentsByIds(ownerId: string, ids: string[]): Promise<Array<Pick<KbDocumentRow, 'id' | 'title' | 'content'>>> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('kb_documents').select(['id', 'title', 'content']).where('owner_id', '=', ownerId).where('id', 'in', ids).execute();
+    },
+
+    async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
+      return searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
+    },
+
+    async count(ownerId: string): Promise<number> {
+      const row = await db
+        .selectFrom('kb_documents')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('owner_id', '=', ownerId)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+
+    /** The most recently changed documents, by the (owner_id, updated_at) index of migration 0005. */
+    async recent(ownerId: string, limit: number): Promise<Array<Pick<KbDocumentRow, 'id' | 'title' | 'updated_at'>>> {
+      return db
+        .selectFrom('kb_documents')
+        .select(['id', 'title', 'updated_at'])
+        .where('owner_id', '=', ownerId)
+        .orderBy('updated_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+    },
+  };
+}
+
+export type KnowledgeRepo = ReturnType<typeof createKnowledgeRepo>;

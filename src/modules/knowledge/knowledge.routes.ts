@@ -1,0 +1,253 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { access, principalOf } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import { DocumentUsageResponse } from '../attachments/attachments.schemas.js';
+import type { AttachmentsService } from '../attachments/attachments.service.js';
+import {
+  CreateKBBody,
+  DeleteKBResponse,
+  KBIdParams,
+  KBDocumentPage,
+  KBDocumentResponse,
+  ListKBQuery,
+  UpdateKBBody,
+  UploadKBForm,
+  UpsertKBBody,
+  UpsertKBResponse,
+} from './knowledge.schemas.js';
+import { KB_JSON_BODY_LIMIT, KB_MAX_UPLOAD_BYTES, type KbUploadInput, type KnowledgeService } from './knowledge.service.js';
+
+const tags = ['knowledge'];
+const BASE = '/api/v1/brain/knowledge-base';
+
+/** The names the specification allows for the file part of an upload. */
+export const FILE_PART_NAMES = ['file', 'document', 'upload', 'kbFile'] as const;
+const PART_NAMES_TEXT = 'file, document, upload or kbFile';
+
+/** Busboy's limits for an upload form: one file of at most 10 MiB and a few short text fields. */
+const UPLOAD_LIMITS = {
+  fileSize: KB_MAX_UPLOAD_BYTES,
+  files: 4,
+  fields: 20,
+  parts: 30,
+  fieldSize: 16 * 1024,
+  fieldNameSize: 100,
+  headerPairs: 100,
+};
+
+function tooLarge(): AppError {
+  return new AppError(
+    'PAYLOAD_TOO_LARGE',
+    `The file is larger than ${KB_MAX_UPLOAD_BYTES} bytes (10 MiB), the upload limit. Split it, or send its text in parts`,
+  );
+}
+
+/**
+ * Reads an upload form: the one file part (kept in memory, at most 10 MiB) and the optional
+ * `title` and `source` fields, in whatever order the client sent them. Other text fields are
+ * ignored, as forms often carry extra inputs.
+ */
+async function readUploadForm(request: FastifyRequest): Promise<KbUploadInput> {
+  if (!request.isMultipart()) {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Send the file as multipart/form-data, in a part named ${PART_NAMES_TEXT} (curl -F file=@notes.pdf); to send text as JSON use POST ${BASE}`,
+    );
+  }
+  let file: { filename: string; contentType: string; data: Buffer } | undefined;
+  const fields: Record<string, string> = {};
+  try {
+    for await (const part of request.parts({ limits: UPLOAD_LIMITS })) {
+      if (part.type === 'file') {
+        if (!(FILE_PART_NAMES as readonly string[]).includes(part.fieldname)) {
+          throw new AppError('VALIDATION_ERROR', `Unexpected file part "${part.fieldname}": name the file part ${PART_NAMES_TEXT}`);
+        }
+        if (file) throw new AppError('VALIDATION_ERROR', 'Send one file per upload');
+        const data = await part.toBuffer();
+        file = { filename: part.filename, contentType: part.mimetype, data };
+        continue;
+      }
+      if ((FILE_PART_NAMES as readonly string[]).includes(part.fieldname)) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `The part "${part.fieldname}" has no filename, so it is not a file: send it as a file (curl -F ${part.fieldname}=@notes.txt)`,
+        );
+      }
+      if (part.fieldname !== 'title' && part.fieldname !== 'source') continue;
+      if (part.valueTruncated) throw new AppError('VALIDATION_ERROR', `The field "${part.fieldname}" is too long`);
+      fields[part.fieldname] = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    const e = error as { code?: string; statusCode?: number; message?: string };
+    if (e?.code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    if (e?.statusCode === 413) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `The form has too many parts (${e.message}); send one file and at most the title and source fields`);
+    }
+    throw new AppError('VALIDATION_ERROR', `The multipart body could not be read (${e?.message ?? 'malformed'}); send multipart/form-data with one file part`, {
+      cause: error,
+    });
+  }
+  if (!file) {
+    throw new AppError('VALIDATION_ERROR', `No file in the form: send the file in a part named ${PART_NAMES_TEXT}`, {
+      details: [{ field: 'file', message: 'is required' }],
+    });
+  }
+  return { ...file, title: fields.title, source: fields.source };
+}
+
+export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments: Pick<AttachmentsService, 'usageOfDocument'> }): FastifyPluginAsyncTypebox {
+  const { knowledge, attachments } = deps;
+  return async (app) => {
+    const config = { access: access.scope('knowledge') };
+
+    app.get(
+      BASE,
+      {
+        config,
+        schema: {
+          operationId: 'listKBDocuments',
+          summary: 'List knowledge-base documents, newest first, or search them with q',
+          tags,
+          querystring: ListKBQuery,
+          response: { 200: KBDocumentPage },
+        },
+      },
+      async (request) => {
+        const { limit = 50, cursor, q } = request.query;
+        const ownerId = principalOf(request).ownerId;
+        if (q !== undefined) {
+          if (cursor !== undefined) {
+            throw new AppError('VALIDATION_ERROR', 'Search results (q) come in one page: send q without cursor, and a larger limit for more', {
+              details: [{ field: 'querystring.cursor', message: 'cannot be combined with q' }],
+            });
+          }
+          return { data: await knowledge.searchSummaries(ownerId, q, limit), nextCursor: null };
+        }
+        const page = await knowledge.list(ownerId, { limit, cursor });
+        return { data: page.items, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      BASE,
+      {
+        config,
+        bodyLimit: KB_JSON_BODY_LIMIT,
+        schema: {
+          operationId: 'createKBDocument',
+          summary: 'Create a document; a title already in use answers 409 (use upsert to replace)',
+          tags,
+          body: CreateKBBody,
+          response: { 200: KBDocumentResponse },
+        },
+      },
+      async (request) => ({ data: await knowledge.create(principalOf(request).ownerId, request.body) }),
+    );
+
+    app.post(
+      `${BASE}/upsert`,
+      {
+        config,
+        bodyLimit: KB_JSON_BODY_LIMIT,
+        schema: {
+          operationId: 'upsertKBDocument',
+          summary: 'Create the document with this title, or replace its content if it exists',
+          tags,
+          body: UpsertKBBody,
+          response: { 200: UpsertKBResponse },
+        },
+      },
+      async (request) => {
+        const result = await knowledge.upsert(principalOf(request).ownerId, request.body);
+        return { ok: true, action: result.action, document: result.document };
+      },
+    );
+
+    // The upload route lives in a plugin of its own, so that the multipart parser is known
+    // only here: the JSON routes keep answering 415 to a form.
+    await app.register(async (uploads) => {
+      await uploads.register(multipart, { limits: UPLOAD_LIMITS });
+      uploads.post(
+        `${BASE}/upload`,
+        {
+          config,
+          schema: {
+            operationId: 'uploadKBDocument',
+            summary: 'Upload a .txt, .md, .html, .pdf or .docx file (at most 10 MiB); its text becomes a document',
+            description: `multipart/form-data with one file part named ${PART_NAMES_TEXT}, and optional title (default: the file name) and source (default: upload) fields.`,
+            tags,
+            consumes: ['multipart/form-data'],
+            body: UploadKBForm,
+            response: { 201: KBDocumentResponse },
+          },
+          // The form is read as a stream by the handler; the body schema above only documents it.
+          validatorCompiler: () => () => true,
+        },
+        async (request, reply) => {
+          const form = await readUploadForm(request);
+          const document = await knowledge.createFromFile(principalOf(request).ownerId, form);
+          return reply.status(201).send({ data: document });
+        },
+      );
+    });
+
+    app.get(
+      `${BASE}/:id`,
+      {
+        config,
+        schema: { operationId: 'getKBDocument', summary: 'Get a document with its full text', tags, params: KBIdParams, response: { 200: KBDocumentResponse } },
+      },
+      async (request) => ({ data: await knowledge.get(principalOf(request).ownerId, request.params.id) }),
+    );
+
+    app.put(
+      `${BASE}/:id`,
+      {
+        config,
+        bodyLimit: KB_JSON_BODY_LIMIT,
+        schema: {
+          operationId: 'updateKBDocument',
+          summary: "Replace a document's content, and its title or source when given",
+          tags,
+          params: KBIdParams,
+          body: UpdateKBBody,
+          response: { 200: KBDocumentResponse },
+        },
+      },
+      async (request) => ({ data: await knowledge.update(principalOf(request).ownerId, request.params.id, request.body) }),
+    );
+
+    app.delete(
+      `${BASE}/:id`,
+      {
+        config,
+        schema: {
+          operationId: 'deleteKBDocument',
+          summary: 'Delete a document; it is detached from every persona and skill',
+          tags,
+          params: KBIdParams,
+          response: { 200: DeleteKBResponse },
+        },
+      },
+      async (request) => ({ data: await knowledge.remove(principalOf(request).ownerId, request.params.id) }),
+    );
+
+    app.get(
+      `${BASE}/:id/attachments`,
+      {
+        config,
+        schema: {
+          operationId: 'getKBDocumentAttachments',
+          summary: 'The personas and skills this document is attached to',
+          tags,
+          params: KBIdParams,
+          response: { 200: DocumentUsageResponse },
+        },
+      },
+      async (request) => ({ data: await attachments.usageOfDocument(principalOf(request).ownerId, request.params.id) }),
+    );
+  };
+}

@@ -1,0 +1,367 @@
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import { queryTerms, type MatchMode } from '../../storage/full-text.js';
+import { isUniqueViolation } from '../../storage/storage.js';
+import { detectUploadKind, extractUploadText, SUPPORTED_UPLOADS, UPLOAD_KINDS } from './knowledge.extract.js';
+import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
+
+/** Largest document text, and largest uploaded file: 10 MiB. */
+export const KB_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+export const KB_MAX_CONTENT_BYTES = KB_MAX_UPLOAD_BYTES;
+/** Route body limit of the JSON writes: the content limit plus room for the JSON around it. */
+export const KB_JSON_BODY_LIMIT = 11 * 1024 * 1024;
+
+/** Text sent as JSON is Markdown or plain text; Markdown is the type that covers both. */
+const JSON_MIME_TYPE = 'text/markdown';
+const DEFAULT_SOURCE = 'agent';
+const UPLOAD_SOURCE = 'upload';
+const UPSERT_PATH = 'POST /api/v1/brain/knowledge-base/upsert';
+
+const EXCERPT_CHARS = 200;
+/** How much of each listed document is read for its excerpt. */
+const LIST_HEAD_CHARS = 400;
+/** How much of each search hit is read to find the first matching word. */
+const SEARCH_HEAD_CHARS = 50_000;
+
+export interface KbDocument {
+  id: string;
+  title: string;
+  content: string;
+  source: string;
+  mimeType: string | null;
+  sizeBytes: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface KbDocumentSummary {
+  id: string;
+  title: string;
+  source: string;
+  mimeType: string | null;
+  sizeBytes: number;
+  excerpt: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Only in search results: higher is a better match. */
+  rank?: number;
+}
+
+export interface KbWriteInput {
+  title: string;
+  content: string;
+  source?: string | undefined;
+}
+
+export interface KbUploadInput {
+  filename: string;
+  contentType: string | undefined;
+  data: Buffer;
+  title?: string | undefined;
+  source?: string | undefined;
+}
+
+function toDocument(row: KbDocumentRow): KbDocument {
+  return {
+    id: row.id,
+    title: row.title,
+    content: row.content,
+    source: row.source,
+    mimeType: row.mime_type,
+    sizeBytes: Number(row.size_bytes),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toSummary(row: KbSummaryRow, excerpt: string, rank?: number): KbDocumentSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    source: row.source,
+    mimeType: row.mime_type,
+    sizeBytes: Number(row.size_bytes),
+    excerpt,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(rank === undefined ? {} : { rank }),
+  };
+}
+
+/** Never cut between the two halves of a surrogate pair: a lone half is not valid text. */
+function safeCut(text: string, at: number): number {
+  const code = text.charCodeAt(at - 1);
+  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
+}
+
+/**
+ * About `EXCERPT_CHARS` characters of `text` on one line, starting near `from` and cut at
+ * word boundaries, with "…" where text was left out.
+ */
+export function excerptOf(text: string, from = 0): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= EXCERPT_CHARS) return flat;
+  let start = Math.max(0, Math.min(from, flat.length - EXCERPT_CHARS));
+  if (start > 0) {
+    const space = flat.lastIndexOf(' ', start);
+    start = space > start - 30 && space >= 0 ? space + 1 : start;
+  }
+  let end = Math.min(flat.length, start + EXCERPT_CHARS);
+  if (end < flat.length) {
+    const space = flat.lastIndexOf(' ', end);
+    if (space > start + EXCERPT_CHARS * 0.6) end = space;
+  }
+  start = start > 0 ? safeCut(flat, start) : 0;
+  end = safeCut(flat, end);
+  return `${start > 0 ? '…' : ''}${flat.slice(start, end).trim()}${end < flat.length ? '…' : ''}`;
+}
+
+/**
+ * Where the first word of the query appears in `text` (as a word prefix, as the index matches
+ * it), or 0. Stemmed matches ("ran" for "running") are not found this way; their excerpt is
+ * then the start of the document.
+ */
+export function firstMatchIndex(text: string, terms: string[]): number {
+  if (terms.length === 0) return 0;
+  const escaped = terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})`, 'iu');
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const match = pattern.exec(flat);
+  // Start a little before the word, so that it is read in its sentence.
+  return match ? Math.max(0, match.index - 60) : 0;
+}
+
+function byteSize(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function checkContent(content: string, what = 'content'): number {
+  checkNoNul(content, 'body.content');
+  const size = byteSize(content);
+  if (size > KB_MAX_CONTENT_BYTES) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The ${what} is ${size} bytes; a knowledge-base document holds at most ${KB_MAX_CONTENT_BYTES} bytes (10 MiB). Split it into several documents`,
+    );
+  }
+  return size;
+}
+
+/** PostgreSQL text cannot hold U+0000: refused on both engines alike, with a clear answer. */
+function checkNoNul(value: string, field: string): void {
+  if (value.includes('\u0000')) {
+    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must not contain NUL characters (U+0000)`, {
+      details: [{ field, message: 'must not contain NUL characters' }],
+    });
+  }
+}
+
+/** Titles are compared as stored: trimmed, otherwise exact. */
+function normalizeTitle(title: string, field = 'body.title'): string {
+  checkNoNul(title, field);
+  const trimmed = title.trim();
+  if (trimmed === '') {
+    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must not be blank`, {
+      details: [{ field, message: 'must not be blank' }],
+    });
+  }
+  if (trimmed.length > 500) {
+    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must be at most 500 characters`, {
+      details: [{ field, message: 'must NOT have more than 500 characters' }],
+    });
+  }
+  return trimmed;
+}
+
+function normalizeSource(source: string | undefined, fallback: string, field = 'body.source'): string {
+  if (source === undefined) return fallback;
+  checkNoNul(source, field);
+  const trimmed = source.trim();
+  if (trimmed === '' || trimmed.length > 100) {
+    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must be 1 to 100 characters`, {
+      details: [{ field, message: 'must be 1 to 100 characters' }],
+    });
+  }
+  return trimmed;
+}
+
+/**
+ * The knowledge base: an owner's documents, unique by title, searchable by full text.
+ * Another owner's document id answers 404 exactly like one that does not exist.
+ */
+export function createKnowledgeService(deps: { repo: KnowledgeRepo }) {
+  const { repo } = deps;
+
+  async function titleConflict(ownerId: string, title: string): Promise<AppError> {
+    const existingId = await repo.idByTitle(ownerId, title);
+    return new AppError(
+      'CONFLICT',
+      `A knowledge-base document titled "${title}" already exists${existingId ? ` (${existingId})` : ''}. Titles are unique: to replace its content use ${UPSERT_PATH}, or choose another title`,
+      { details: { title, ...(existingId ? { existingId } : {}), upsert: UPSERT_PATH } },
+    );
+  }
+
+  async function create(ownerId: string, input: KbWriteInput & { mimeType: string; defaultSource: string }): Promise<KbDocument> {
+    const title = normalizeTitle(input.title);
+    const source = normalizeSource(input.source, input.defaultSource);
+    const size = checkContent(input.content);
+    const now = isoNow();
+    const row = {
+      id: newId('doc'),
+      owner_id: ownerId,
+      title,
+      content: input.content,
+      source,
+      mime_type: input.mimeType,
+      size_bytes: size,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await repo.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw await titleConflict(ownerId, title);
+      throw error;
+    }
+    const { owner_id: _owner, ...document } = row;
+    return toDocument(document);
+  }
+
+  return {
+    /** One page, newest first. */
+    async list(ownerId: string, options: { limit: number; cursor?: string | undefined }) {
+      const rows = await repo.list(ownerId, { limit: options.limit + 1, cursor: options.cursor, headChars: LIST_HEAD_CHARS });
+      const page = rows.slice(0, options.limit);
+      return {
+        items: page.map((row) => toSummary(row, excerptOf(row.head))),
+        nextCursor: rows.length > options.limit ? page[page.length - 1]!.id : null,
+      };
+    },
+
+    /** Full-text search for the list endpoint: every word must match; best first, with an excerpt around the match. */
+    async searchSummaries(ownerId: string, q: string, limit: number): Promise<KbDocumentSummary[]> {
+      const hits = await repo.search(ownerId, q, limit, 'all');
+      const rows = new Map((await repo.summariesByIds(ownerId, hits.map((h) => h.id), SEARCH_HEAD_CHARS)).map((r) => [r.id, r]));
+      const terms = queryTerms(q);
+      return hits.flatMap((hit) => {
+        const row = rows.get(hit.id);
+        if (!row) return []; // deleted between the two queries
+        return [toSummary(row, excerptOf(row.head, firstMatchIndex(row.head, terms)), hit.rank)];
+      });
+    },
+
+    /** Ranked documents with their full text, for retrieval (chat uses mode 'any'). */
+    async search(ownerId: string, q: string, options: { limit: number; mode: MatchMode }) {
+      const hits = await repo.search(ownerId, q, options.limit, options.mode);
+      const rows = new Map((await repo.documentsByIds(ownerId, hits.map((h) => h.id))).map((r) => [r.id, r]));
+      return hits.flatMap((hit) => {
+        const row = rows.get(hit.id);
+        return row ? [{ id: row.id, title: row.title, content: row.content, rank: hit.rank }] : [];
+      });
+    },
+
+    async countDocuments(ownerId: string): Promise<number> {
+      return repo.count(ownerId);
+    },
+
+    /** The most recently changed documents: ids and titles only. */
+    async recent(ownerId: string, limit: number) {
+      const rows = await repo.recent(ownerId, limit);
+      return rows.map((r) => ({ id: r.id, title: r.title, updatedAt: r.updated_at }));
+    },
+
+    async get(ownerId: string, id: string): Promise<KbDocument> {
+      const row = await repo.get(ownerId, id);
+      if (!row) throw notFound('Knowledge-base document', id);
+      return toDocument(row);
+    },
+
+    /** Creates a document; a title the owner already uses answers 409 naming the upsert endpoint. */
+    async create(ownerId: string, input: KbWriteInput): Promise<KbDocument> {
+      return create(ownerId, { ...input, mimeType: JSON_MIME_TYPE, defaultSource: DEFAULT_SOURCE });
+    },
+
+    /**
+     * Creates or replaces the document with this title. INSERT … ON CONFLICT DO NOTHING, then
+     * UPDATE by title when the title was taken: concurrent upserts of one new title make one
+     * document (one "created", the others "updated") and never a unique-key error. The loop
+     * covers a document deleted between the two statements.
+     */
+    async upsert(ownerId: string, input: KbWriteInput): Promise<{ action: 'created' | 'updated'; document: { id: string; title: string } }> {
+      const title = normalizeTitle(input.title);
+      const size = checkContent(input.content);
+      const source = normalizeSource(input.source, DEFAULT_SOURCE);
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const now = isoNow();
+        const id = newId('doc');
+        const inserted = await repo.insertIfTitleFree({
+          id,
+          owner_id: ownerId,
+          title,
+          content: input.content,
+          source,
+          mime_type: JSON_MIME_TYPE,
+          size_bytes: size,
+          created_at: now,
+          updated_at: now,
+        });
+        if (inserted) return { action: 'created', document: { id, title } };
+        // An update keeps the document's source unless a new one is given.
+        const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: now };
+        if (input.source !== undefined) changes.source = source;
+        const updatedId = await repo.updateByTitle(ownerId, title, changes);
+        if (updatedId) return { action: 'updated', document: { id: updatedId, title } };
+      }
+      throw new AppError('CONFLICT', `The document titled "${title}" changed repeatedly during this upsert; send it again`);
+    },
+
+    /** Replaces a document's content, and its title or source when given. */
+    async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }) {
+      const size = checkContent(input.content);
+      const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: isoNow() };
+      if (input.title !== undefined) changes.title = normalizeTitle(input.title);
+      if (input.source !== undefined) changes.source = normalizeSource(input.source, DEFAULT_SOURCE);
+      let row: KbDocumentRow | undefined;
+      try {
+        row = await repo.update(ownerId, id, changes);
+      } catch (error) {
+        if (isUniqueViolation(error) && changes.title !== undefined) throw await titleConflict(ownerId, changes.title);
+        throw error;
+      }
+      if (!row) throw notFound('Knowledge-base document', id);
+      return toDocument(row);
+    },
+
+    /** Deletes a document; its links to personas and skills go with it (ON DELETE CASCADE). */
+    async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
+      if (!(await repo.delete(ownerId, id))) throw notFound('Knowledge-base document', id);
+      return { id, deleted: true };
+    },
+
+    /**
+     * Makes a document of an uploaded file's text. The title defaults to the file name, the
+     * source to "upload"; the document records the file's type and the size of the text.
+     */
+    async createFromFile(ownerId: string, file: KbUploadInput): Promise<KbDocument> {
+      if (file.data.length === 0) {
+        throw new AppError('VALIDATION_ERROR', `The uploaded file ${file.filename} is empty`);
+      }
+      const kind = detectUploadKind(file.filename, file.contentType);
+      if (!kind) {
+        throw new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `${file.filename} (${file.contentType || 'no Content-Type'}) is not a supported file type. Supported: ${SUPPORTED_UPLOADS}`,
+        );
+      }
+      // Titles and sources are checked before the (possibly slow) extraction.
+      const title = normalizeTitle(file.title ?? file.filename, file.title === undefined ? 'file name' : 'title');
+      const source = normalizeSource(file.source, UPLOAD_SOURCE, 'source');
+      const text = await extractUploadText(kind, file.data, file.filename);
+      checkContent(text, 'text extracted from the file');
+      return create(ownerId, { title, content: text, source, mimeType: UPLOAD_KINDS[kind].mimeType, defaultSource: UPLOAD_SOURCE });
+    },
+  };
+}
+
+export type KnowledgeService = ReturnType<typeof createKnowledgeService>;

@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import { searchRanked } from '../../storage/full-text.js';
+import type { Dialect } from '../../storage/migrations/index.js';
+import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
+
+// Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
+const COLUMNS = ['id', 'content', 'created_at', 'updated_at'] as const;
+
+export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
+
+export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect) {
+  const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
+
+  return {
+    async insert(row: MemoryEntriesTable): Promise<void> {
+      await db.insertInto('memory_entries').values(row).execute();
+    },
+
+    /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
+    async list(ownerId: string, query: { limit: number; cursor?: string | undefined }): Promise<MemoryRow[]> {
+      let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId);
+      if (query.cursor) q = q.where('id', '<', query.cursor);
+      return q.orderBy('id', 'desc').limit(query.limit).execute();
+    },
+
+    /** The owner's entries matching `q`, best first. */
+    async search(ownerId: string, q: string, limit: number): Promise<MemoryRow[]> {
+      const hits = await searchRanked<string>(db, dialect, index, { ownerId, q, limit });
+      if (hits.length === 0) return [];
+      const rows = await db
+        .selectFrom('memory_entries')
+        .select(COLUMNS)
+        .where('owner_id', '=', ownerId)
+        .where('id', 'in', hits.map((hit) => hit.id))
+        .execute();
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return hits.flatMap((hit) => byId.get(hit.id) ?? []);
+    },
+
+    async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>): Promise<MemoryRow | undefined> {
+      return db
+        .updateTable('memory_entries')
+        .set(changes)
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .returning(COLUMNS)
+        .executeTakeFirst();
+    },
+
+    async delete(ownerId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async clear(ownerId: string): Promise<number> {
+      const result = await db.deleteFrom('memory_entries').where('owner_id', '=', ownerId).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    async count(ownerId: string): Promise<number> {
+      const row = await db
+        .selectFrom('memory_entries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('owner_id', '=', ownerId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
+
+export type MemoryRepo = ReturnType<typeof createMemoryRepo>;

@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { access, principalOf } from '../../http/access.js';
+import { IdParams } from '../../http/schemas.js';
+import {
+  ClearMemoryResponse,
+  DeletedMemoryResponse,
+  ListMemoryQuery,
+  MemoryBody,
+  MemoryPage,
+  MemoryResponse,
+} from './memory.schemas.js';
+import type { MemoryService } from './memory.service.js';
+
+export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyncTypebox {
+  const { memory } = deps;
+  return async (app) => {
+    const config = { access: access.scope('memory') };
+    const tags = ['memory'];
+
+    app.get(
+      '/api/v1/memory',
+      {
+        config,
+        schema: {
+          operationId: 'listMemory',
+          summary: 'Memory entries, newest first; with q, a full-text search, best match first',
+          tags,
+          querystring: ListMemoryQuery,
+          response: { 200: MemoryPage },
+        },
+      },
+      async (request) => {
+        const { limit = 50, cursor, q } = request.query;
+        const page = await memory.list(principalOf(request).ownerId, { limit, cursor, q });
+        return { data: page.entries, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      '/api/v1/memory',
+      {
+        config,
+        schema: {
+          operationId: 'createMemory',
+          summary: 'Store a memory entry',
+          tags,
+          body: MemoryBody,
+          response: { 201: MemoryResponse },
+        },
+      },
+      async (request, reply) => {
+        const entry = await memory.create(principalOf(request).ownerId, request.body.content);
+        return reply.status(201).send({ data: entry });
+      },
+    );
+
+    app.delete(
+      '/api/v1/memory',
+      {
+        config,
+        schema: {
+          operationId: 'clearMemory',
+          summary: 'Delete every memory entry of the owner (irreversible)',
+          tags,
+          response: { 200: ClearMemoryResponse },
+        },
+      },
+      async (request) => ({ success: true, deleted: await memory.clear(principalOf(request).ownerId) }),
+    );
+
+    app.patch(
+      '/api/v1/memory/:id',
+      {
+        config,
+        schema: {
+          operationId: 'updateMemory',
+          summary: "Replace a memory entry's content",
+          tags,
+          params: IdParams,
+          body: MemoryBody,
+          response: { 200: MemoryResponse },
+        },
+      },
+      async (request) => ({ data: await memory.update(principalOf(request).ownerId, request.params.id, request.body.content) }),
+    );
+
+    app.delete(
+      '/api/v1/memory/:id',
+      {
+        config,
+        schema: {
+          operationId: 'deleteMemory',
+          summary: 'Delete a memory entry',
+          tags,
+          params: IdParams,
+          response: { 200: DeletedMemoryResponse },
+        },
+      },
+      async (request) => ({ data: await memory.remove(principalOf(request).ownerId, request.params.id) }),
+    );
+  };
+}

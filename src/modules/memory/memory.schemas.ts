@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
+
+export const MemoryEntrySchema = Type.Object(
+  {
+    id: Type.String(),
+    content: Type.String({ description: 'Freeform markdown' }),
+    created_at: IsoDateTime,
+    updated_at: IsoDateTime,
+  },
+  { title: 'MemoryEntry' },
+);
+
+// No maxLength: the limit is 64 KiB of UTF-8, checked by the service so that it answers 413, not 400.
+const Content = Type.String({
+  minLength: 1,
+  description: 'Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond)',
+});
+
+export const MemoryBody = Type.Object({ content: Content }, { additionalProperties: false });
+
+export const ListMemoryQuery = Type.Object({
+  ...PageQuery,
+  q: Type.Optional(
+    Type.String({
+      maxLength: 500,
+      description: 'Full-text search: entries containing every word, best match first, in one page (`nextCursor` is null)',
+    }),
+  ),
+});
+
+export const MemoryPage = Page(MemoryEntrySchema);
+export const MemoryResponse = Data(MemoryEntrySchema);
+
+export const ClearMemoryResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    deleted: Type.Integer({ description: 'How many entries were deleted' }),
+  },
+  { additionalProperties: false },
+);
+
+export const DeletedMemoryResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));

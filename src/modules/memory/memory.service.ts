@@ -1,0 +1,102 @@
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import type { MemoryRepo, MemoryRow } from './memory.repo.js';
+
+/** The largest memory entry, in bytes of UTF-8. */
+export const MEMORY_CONTENT_MAX_BYTES = 64 * 1024;
+
+/** A memory entry as the API shows it (the specification spells `created_at`). */
+export interface MemoryEntry {
+  id: string;
+  content: string;
+  created_at: string;
+  updated_at: string;
+}
+
+function toEntry(row: MemoryRow): MemoryEntry {
+  return { id: row.id, content: row.content, created_at: row.created_at, updated_at: row.updated_at };
+}
+
+/** Content is kept exactly as sent (markdown whitespace can matter); only blank content is refused. */
+function checkContent(content: string): void {
+  if (content.trim() === '') {
+    throw new AppError('VALIDATION_ERROR', 'content must not be empty or only whitespace', {
+      details: [{ field: 'body.content', message: 'must not be blank' }],
+    });
+  }
+  const bytes = Buffer.byteLength(content, 'utf8');
+  if (bytes > MEMORY_CONTENT_MAX_BYTES) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `content is ${bytes} bytes of UTF-8; a memory entry holds at most ${MEMORY_CONTENT_MAX_BYTES}. Split it into several entries`,
+      { details: { bytes, maxBytes: MEMORY_CONTENT_MAX_BYTES } },
+    );
+  }
+}
+
+export function createMemoryService(deps: { repo: MemoryRepo }) {
+  const { repo } = deps;
+
+  return {
+    async create(ownerId: string, content: string): Promise<MemoryEntry> {
+      checkContent(content);
+      const now = isoNow();
+      const row = { id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now };
+      await repo.insert(row);
+      return toEntry(row);
+    },
+
+    /**
+     * Newest first, paged by cursor; with `q`, the best matches first in a single page.
+     * A blank `q` is no search, so clients may always send the parameter.
+     */
+    async list(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined; q?: string | undefined },
+    ): Promise<{ entries: MemoryEntry[]; nextCursor: string | null }> {
+      if (query.q !== undefined && query.q.trim() !== '') {
+        if (query.cursor) {
+          throw new AppError(
+            'VALIDATION_ERROR',
+            'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
+            { details: [{ field: 'querystring.cursor', message: 'must not be given with q' }] },
+          );
+        }
+        const rows = await repo.search(ownerId, query.q, query.limit);
+        return { entries: rows.map(toEntry), nextCursor: null };
+      }
+      const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor });
+      const page = rows.slice(0, query.limit);
+      return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+    },
+
+    /** The newest `limit` entries and whether there are more, with the total only then. */
+    async recent(ownerId: string, limit: number): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean }> {
+      // One more than asked tells whether there are more, without counting in the common case.
+      const rows = await repo.list(ownerId, { limit: limit + 1 });
+      const truncated = rows.length > limit;
+      const entries = rows.slice(0, limit).map(toEntry);
+      return { entries, total: truncated ? await repo.count(ownerId) : entries.length, truncated };
+    },
+
+    async update(ownerId: string, id: string, content: string): Promise<MemoryEntry> {
+      checkContent(content);
+      const row = await repo.update(ownerId, id, { content, updated_at: isoNow() });
+      if (!row) throw notFound('Memory entry', id);
+      return toEntry(row);
+    },
+
+    async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
+      if (!(await repo.delete(ownerId, id))) throw notFound('Memory entry', id);
+      return { id, deleted: true };
+    },
+
+    /** Deletes every entry of the owner; irreversible. Answers how many there were. */
+    async clear(ownerId: string): Promise<number> {
+      return repo.clear(ownerId);
+    },
+  };
+}
+
+export type MemoryService = ReturnType<typeof createMemoryService>;

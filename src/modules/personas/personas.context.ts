@@ -1,0 +1,43 @@
+import { hasScope } from '../../http/access.js';
+import type { AttachmentsService } from '../attachments/attachments.service.js';
+import type { ContextSection } from '../gateway/gateway.service.js';
+import type { PersonasService } from './personas.service.js';
+
+export interface PersonaContext {
+  id: string;
+  name: string;
+  description: string;
+  soul_content: string;
+  skills: Array<{ id: number; slug: string; name: string }>;
+  documents: Array<{ id: string; title: string }>;
+}
+
+/**
+ * The gateway's `persona` section: the active persona with its instructions and what is
+ * attached to it, or null when none is active. Three queries, all at once: the persona, its
+ * skills and its documents are each found through the active flag.
+ */
+export function createPersonaContextSection(
+  personas: Pick<PersonasService, 'getActive'>,
+  attachments: Pick<AttachmentsService, 'ofActivePersona'>,
+): ContextSection {
+  return {
+    name: 'persona',
+    visibleTo: (principal) => hasScope(principal, 'personas'),
+    async load(ownerId): Promise<PersonaContext | null> {
+      const [persona, attached] = await Promise.all([personas.getActive(ownerId), attachments.ofActivePersona(ownerId)]);
+      if (!persona) return null;
+      // An activation landing between the queries could pair one persona with another's
+      // attachments; keeping only this persona's items makes the answer consistent.
+      const mine = <T extends { personaId: string }>(items: T[]) => items.filter((item) => item.personaId === persona.id);
+      return {
+        id: persona.id,
+        name: persona.name,
+        description: persona.description,
+        soul_content: persona.soul_content,
+        skills: mine(attached.skills).map(({ id, slug, name }) => ({ id, slug, name })),
+        documents: mine(attached.documents).map(({ id, title }) => ({ id, title })),
+      };
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import { hasScope } from '../../http/access.js';
+import type { ContextSection } from '../gateway/gateway.service.js';
+import type { SkillsService } from './skills.service.js';
+
+/**
+ * The gateway context's `skills`: the owner's active skills, so an agent knows at the start of a
+ * session which skills to use without a second call. Summaries only: an agent reads a skill's
+ * SKILL.md from /skills/{id}/skill.md when it needs it. Only tokens that may read skills see it.
+ */
+export function createSkillsContextSection(skills: Pick<SkillsService, 'activeSummaries'>): ContextSection {
+  return {
+    name: 'skills',
+    visibleTo: (principal) => hasScope(principal, 'skills'),
+    load: (ownerId) => skills.activeSummaries(ownerId),
+  };
+}

@@ -1,0 +1,157 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { pgTsQueryText, queryTerms, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/full-text.js';
+import type { Dialect } from '../../storage/storage.js';
+import type { Database, SkillsTable } from '../../storage/tables.js';
+
+/** The index created in migration 0003; its weights rank a name match above a description match. */
+export const SKILLS_FULL_TEXT: FullTextIndex = {
+  table: 'skills',
+  rowKey: 'id',
+  columns: [
+    { name: 'name', weight: 10 },
+    { name: 'description', weight: 4 },
+    { name: 'category', weight: 2 },
+  ],
+};
+
+// Columns by name: PostgreSQL's table also has `search_vector`, which is never read.
+const SUMMARY_COLUMNS = ['id', 'slug', 'name', 'description', 'category', 'active', 'origin', 'created_at', 'updated_at'] as const;
+const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'script_content'] as const;
+
+export type SkillRow = Omit<SkillsTable, 'id' | 'owner_id' | 'slug_key' | 'category_key'> & { id: number };
+export type SkillSummaryRow = Omit<SkillRow, 'script_content'>;
+export type SkillSuggestionRow = Pick<SkillRow, 'id' | 'slug' | 'name' | 'description' | 'category'>;
+export type NewSkillRow = Omit<SkillsTable, 'id'>;
+
+export interface SkillFilters {
+  /** Lower-cased slug. */
+  slugKey?: string | undefined;
+  /** Lower-cased category. */
+  categoryKey?: string | undefined;
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect) {
+  const sqliteWeights = sql.raw(SKILLS_FULL_TEXT.columns.map((c) => c.weight.toFixed(1)).join(', '));
+
+  /**
+   * The owner's skills matching `q`, best first, rows and rank in one query. The ranking is
+   * the same as `searchRanked` (bm25 with the index weights on SQLite, ts_rank over the
+   * weighted tsvector on PostgreSQL); it is written out here so that the category and slug
+   * filters apply before the limit and the rows come back without a second query.
+   */
+  async function ranked<Row>(
+    ownerId: string,
+    q: string,
+    options: SkillFilters & { limit: number; mode: MatchMode; columns: 'summary' | 'suggestion' },
+  ): Promise<Row[]> {
+    const terms = queryTerms(q);
+    if (terms.length === 0) return [];
+    const columns =
+      options.columns === 'summary'
+        ? sql.raw(SUMMARY_COLUMNS.map((c) => `t.${c}`).join(', '))
+        : sql.raw(['id', 'slug', 'name', 'description', 'category'].map((c) => `t.${c}`).join(', '));
+    const slugFilter = options.slugKey !== undefined ? sql`AND t.slug_key = ${options.slugKey}` : sql.raw('');
+    const categoryFilter = options.categoryKey !== undefined ? sql`AND t.category_key = ${options.categoryKey}` : sql.raw('');
+    if (dialect === 'sqlite') {
+      const result = await sql<Row>`
+        SELECT ${columns}
+        FROM skills_fts JOIN skills t ON t.id = skills_fts.rowid
+        WHERE skills_fts MATCH ${sqliteMatchExpression(terms, options.mode)} AND t.owner_id = ${ownerId} ${slugFilter} ${categoryFilter}
+        ORDER BY bm25(skills_fts, ${sqliteWeights}), t.id
+        LIMIT ${options.limit}`.execute(db);
+      return result.rows;
+    }
+    const result = await sql<Row>`
+      SELECT ${columns}
+      FROM skills t, to_tsquery('english', ${pgTsQueryText(terms, options.mode)}) q
+      WHERE t.owner_id = ${ownerId} AND t.search_vector @@ q ${slugFilter} ${categoryFilter}
+      ORDER BY ts_rank(t.search_vector, q) DESC, t.id
+      LIMIT ${options.limit}`.execute(db);
+    return result.rows;
+  }
+
+  return {
+    async insert(row: NewSkillRow, trx?: Db): Promise<number> {
+      const inserted = await (trx ?? db).insertInto('skills').values(row).returning('id').executeTakeFirstOrThrow();
+      return Number(inserted.id);
+    },
+
+    /**
+     * One skill with its SKILL.md. Inside a transaction on PostgreSQL the row is locked, so
+     * that an update computes its new SKILL.md from the version it replaces.
+     */
+    async get(ownerId: string, id: number, trx?: Db): Promise<SkillRow | undefined> {
+      let query = (trx ?? db).selectFrom('skills').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('id', '=', id);
+      if (trx && dialect === 'postgres') query = query.forUpdate();
+      return query.executeTakeFirst();
+    },
+
+    async getBySlug(ownerId: string, slugKey: string): Promise<SkillRow | undefined> {
+      return db.selectFrom('skills').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('slug_key', '=', slugKey).executeTakeFirst();
+    },
+
+    /** Skills by id or slug in one query, ordered by id. */
+    async getMany(ownerId: string, ids: number[], slugKeys: string[]): Promise<SkillRow[]> {
+      if (ids.length === 0 && slugKeys.length === 0) return [];
+      return db
+        .selectFrom('skills')
+        .select(FULL_COLUMNS)
+        .where('owner_id', '=', ownerId)
+        .where((eb) => {
+          const any = [];
+          if (ids.length > 0) any.push(eb('id', 'in', ids));
+          if (slugKeys.length > 0) any.push(eb('slug_key', 'in', slugKeys));
+          return eb.or(any);
+        })
+        .orderBy('id')
+        .execute();
+    },
+
+    /** A page of summaries, newest first; `afterId` is the last id of the previous page. */
+    async list(ownerId: string, query: SkillFilters & { limit: number; afterId?: number | undefined }): Promise<SkillSummaryRow[]> {
+      let q = db.selectFrom('skills').select(SUMMARY_COLUMNS).where('owner_id', '=', ownerId);
+      if (query.slugKey !== undefined) q = q.where('slug_key', '=', query.slugKey);
+      if (query.categoryKey !== undefined) q = q.where('category_key', '=', query.categoryKey);
+      if (query.afterId !== undefined) q = q.where('id', '<', query.afterId);
+      return q.orderBy('id', 'desc').limit(query.limit).execute();
+    },
+
+    async search(ownerId: string, q: string, options: SkillFilters & { limit: number }): Promise<SkillSummaryRow[]> {
+      return ranked<SkillSummaryRow>(ownerId, q, { ...options, mode: 'all', columns: 'summary' });
+    },
+
+    async suggest(ownerId: string, q: string, limit: number): Promise<SkillSuggestionRow[]> {
+      return ranked<SkillSuggestionRow>(ownerId, q, { limit, mode: 'any', columns: 'suggestion' });
+    },
+
+    async listActive(ownerId: string, limit: number): Promise<SkillSuggestionRow[]> {
+      return db
+        .selectFrom('skills')
+        .select(['id', 'slug', 'name', 'description', 'category'])
+        .where('owner_id', '=', ownerId)
+        .where('active', '=', 1)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    async update(
+      ownerId: string,
+      id: number,
+      changes: Partial<Omit<SkillsTable, 'id' | 'owner_id' | 'created_at' | 'origin'>>,
+      trx?: Db,
+    ): Promise<boolean> {
+      const result = await (trx ?? db).updateTable('skills').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async delete(ownerId: string, id: number): Promise<boolean> {
+      const result = await db.deleteFrom('skills').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type SkillsRepo = ReturnType<typeof createSkillsRepo>;

@@ -1,0 +1,381 @@
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { access, principalOf } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import {
+  AttachDocumentBody,
+  AttachedDocumentList,
+  AttachingPersonaList,
+  AttachResultResponse,
+} from '../attachments/attachments.schemas.js';
+import {
+  BatchQuery,
+  CreateSkillBody,
+  DetachedResponse,
+  ListSkillsQuery,
+  MARKDOWN_TYPES,
+  MarkdownBody,
+  SkillContentResponse,
+  SkillDeletedResponse,
+  SkillDocumentParams,
+  SkillIdParams,
+  SkillList,
+  SkillPage,
+  SkillResponse,
+  SkillSuggestionList,
+  SlugParams,
+  SuggestionsQuery,
+  UpdateSkillBody,
+} from './skills.schemas.js';
+import type { SkillsService } from './skills.service.js';
+
+const tags = ['skills'];
+const MARKDOWN = 'text/markdown; charset=utf-8';
+
+interface MediaRange {
+  type: string;
+  subtype: string;
+  q: number;
+}
+
+function parseAccept(header: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [mediaType = '', ...params] = part.split(';');
+    const [type, subtype] = mediaType.trim().toLowerCase().split('/');
+    if (!type || !subtype) continue;
+    let q = 1;
+    for (const param of params) {
+      const [name, value] = param.split('=');
+      if (name?.trim().toLowerCase() === 'q') {
+        const parsed = Number(value?.trim());
+        q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
+      }
+    }
+    ranges.push({ type, subtype, q });
+  }
+  return ranges;
+}
+
+/** The quality the client gives a media type, from its most specific matching range (RFC 9110 §12.5.1). */
+function quality(ranges: MediaRange[], type: string, subtype: string): { q: number; specificity: number } {
+  let best = { q: 0, specificity: -1 };
+  for (const range of ranges) {
+    const specificity =
+      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' ? 0 : -1;
+    if (specificity > best.specificity) best = { q: range.q, specificity };
+  }
+  return best;
+}
+
+/**
+ * JSON unless the client asks for markdown over JSON. A tie goes to the type the client named
+ * more precisely: text/markdown listed beside the wildcard gets markdown, the wildcard alone JSON.
+ */
+export function prefersMarkdown(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranges = parseAccept(accept);
+  const markdown = quality(ranges, 'text', 'markdown');
+  const json = quality(ranges, 'application', 'json');
+  if (markdown.q <= 0) return false;
+  return markdown.q > json.q || (markdown.q === json.q && markdown.specificity > json.specificity);
+}
+
+export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyncTypebox {
+  const { skills } = deps;
+  return async (app) => {
+    const config = { access: access.scope('skills') };
+    const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
+
+    app.get(
+      '/api/v1/skills',
+      {
+        config,
+        schema: {
+          operationId: 'listSkills',
+          summary: 'List skills, newest first; filter by slug or category, or search with q (ranked, best first)',
+          description:
+            'Items carry every field of a skill except `scriptContent`, which can be large: read it from GET /api/v1/skills/{id} or /content.',
+          tags,
+          querystring: ListSkillsQuery,
+          response: { 200: SkillPage },
+        },
+      },
+      async (request) => {
+        const { limit = 50, ...rest } = request.query;
+        const page = await skills.list(owner(request), { ...rest, limit });
+        return { data: page.skills, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      '/api/v1/skills',
+      {
+        config,
+        schema: {
+          operationId: 'createSkill',
+          summary: 'Create a skill; the YAML frontmatter of scriptContent is sanitized',
+          tags,
+          body: CreateSkillBody,
+          response: { 201: SkillResponse },
+        },
+      },
+      async (request, reply) => reply.status(201).send({ data: await skills.create(owner(request), request.body) }),
+    );
+
+    // Static segments: find-my-way prefers them to /skills/:id, whatever the order of registration.
+    app.get(
+      '/api/v1/skills/suggestions',
+      {
+        config,
+        schema: {
+          operationId: 'getSkillSuggestions',
+          summary: 'Up to 10 skills matching what was typed so far, best first',
+          tags,
+          querystring: SuggestionsQuery,
+          response: { 200: SkillSuggestionList },
+        },
+      },
+      async (request) => ({ data: await skills.suggestions(owner(request), request.query.q) }),
+    );
+
+    app.get(
+      '/api/v1/skills/_by_slug/:slug',
+      {
+        config,
+        schema: {
+          operationId: 'getSkillBySlug',
+          summary: 'Get a skill by its slug, in any case',
+          tags,
+          params: SlugParams,
+          response: { 200: SkillResponse },
+        },
+      },
+      async (request) => ({ data: await skills.getBySlug(owner(request), request.params.slug) }),
+    );
+
+    app.get(
+      '/api/v1/skills/_batch',
+      {
+        config,
+        schema: {
+          operationId: 'batchGetSkills',
+          summary: 'Get several skills at once by id and by slug (at most 200 together); unknown ones are left out',
+          tags,
+          querystring: BatchQuery,
+          response: { 200: SkillList },
+        },
+      },
+      async (request) => ({ data: await skills.batch(owner(request), request.query.id ?? [], request.query.slug ?? []) }),
+    );
+
+    app.get(
+      '/api/v1/skills/:id',
+      {
+        config,
+        schema: { operationId: 'getSkill', summary: 'Get a skill with its SKILL.md', tags, params: SkillIdParams, response: { 200: SkillResponse } },
+      },
+      async (request) => ({ data: await skills.getForOwner(owner(request), request.params.id) }),
+    );
+
+    app.put(
+      '/api/v1/skills/:id',
+      {
+        config,
+        schema: {
+          operationId: 'updateSkill',
+          summary: 'Change some fields of a skill; a new name is a new slug (409 when taken)',
+          tags,
+          params: SkillIdParams,
+          body: UpdateSkillBody,
+          response: { 200: SkillResponse },
+        },
+      },
+      async (request) => ({ data: await skills.update(owner(request), request.params.id, request.body) }),
+    );
+
+    app.delete(
+      '/api/v1/skills/:id',
+      {
+        config,
+        schema: {
+          operationId: 'deleteSkill',
+          summary: 'Delete a skill and its attachments',
+          tags,
+          params: SkillIdParams,
+          response: { 200: SkillDeletedResponse },
+        },
+      },
+      async (request) => ({ data: await skills.remove(owner(request), request.params.id) }),
+    );
+
+    app.get(
+      '/api/v1/skills/:id/content',
+      {
+        config,
+        schema: {
+          operationId: 'getSkillContent',
+          summary: 'The SKILL.md of a skill: JSON by default, raw markdown with Accept: text/markdown',
+          tags,
+          params: SkillIdParams,
+          response: {
+            200: {
+              description: 'The SKILL.md, in the form the Accept header asks for',
+              content: {
+                'application/json': { schema: SkillContentResponse },
+                'text/markdown': { schema: Type.String({ description: 'The raw SKILL.md' }) },
+              },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const content = await skills.content(owner(request), request.params.id);
+        reply.header('vary', 'Accept');
+        if (prefersMarkdown(request.headers.accept)) return reply.type(MARKDOWN).send(content.content);
+        return reply.send({ data: content });
+      },
+    );
+
+    app.get(
+      '/api/v1/skills/:id/skill.md',
+      {
+        config,
+        schema: {
+          operationId: 'getSkillMarkdown',
+          summary: 'The raw SKILL.md of a skill',
+          tags,
+          params: SkillIdParams,
+          response: {
+            200: { description: 'The raw SKILL.md', content: { 'text/markdown': { schema: Type.String() } } },
+          },
+        },
+      },
+      async (request, reply) => {
+        const content = await skills.content(owner(request), request.params.id);
+        return reply.type(MARKDOWN).send(content.content);
+      },
+    );
+
+    // The one route that takes a raw text body: its parser lives in a child context, so every
+    // other route keeps refusing text (415) and this one refuses JSON (415).
+    await app.register(async (child) => {
+      const markdown = child.withTypeProvider<TypeBoxTypeProvider>();
+      markdown.removeAllContentTypeParsers();
+      markdown.addContentTypeParser([...MARKDOWN_TYPES], { parseAs: 'string' }, (_request, body, done) => done(null, body));
+      markdown.put(
+        '/api/v1/skills/:id/skill.md',
+        {
+          config,
+          schema: {
+            operationId: 'putSkillMarkdown',
+            summary: 'Replace the SKILL.md with a raw text/markdown body; its YAML frontmatter is sanitized',
+            tags,
+            params: SkillIdParams,
+            body: { content: { 'text/markdown': { schema: MarkdownBody }, 'text/plain': { schema: MarkdownBody } } },
+            response: { 200: SkillResponse },
+          },
+        },
+        async (request) => {
+          if (typeof request.body !== 'string') {
+            throw new AppError('VALIDATION_ERROR', 'Send the SKILL.md as the request body, with Content-Type: text/markdown', {
+              details: [{ field: 'body', message: 'is required' }],
+            });
+          }
+          return { data: await skills.setMarkdown(owner(request), request.params.id, request.body) };
+        },
+      );
+    });
+
+    app.post(
+      '/api/v1/skills/:id/activate',
+      {
+        config,
+        schema: { operationId: 'activateSkill', summary: 'Mark a skill active', tags, params: SkillIdParams, response: { 200: SkillResponse } },
+      },
+      async (request) => ({ data: await skills.setActive(owner(request), request.params.id, true) }),
+    );
+
+    app.post(
+      '/api/v1/skills/:id/deactivate',
+      {
+        config,
+        schema: {
+          operationId: 'deactivateSkill',
+          summary: 'Mark a skill inactive (added: the specification has activate only)',
+          tags,
+          params: SkillIdParams,
+          response: { 200: SkillResponse },
+        },
+      },
+      async (request) => ({ data: await skills.setActive(owner(request), request.params.id, false) }),
+    );
+
+    app.get(
+      '/api/v1/skills/:id/documents',
+      {
+        config,
+        schema: {
+          operationId: 'listSkillDocuments',
+          summary: 'The knowledge-base documents attached to a skill',
+          tags,
+          params: SkillIdParams,
+          response: { 200: AttachedDocumentList },
+        },
+      },
+      async (request) => ({ data: await skills.listDocuments(owner(request), request.params.id) }),
+    );
+
+    app.post(
+      '/api/v1/skills/:id/documents',
+      {
+        config,
+        schema: {
+          operationId: 'attachSkillDocument',
+          summary: 'Attach one of your knowledge-base documents to a skill (201 when new, 200 when already attached)',
+          tags,
+          params: SkillIdParams,
+          body: AttachDocumentBody,
+          response: { 200: AttachResultResponse, 201: AttachResultResponse },
+        },
+      },
+      async (request, reply) => {
+        const { created } = await skills.attachDocument(owner(request), request.params.id, request.body.documentId);
+        return reply.status(created ? 201 : 200).send({ data: { attached: true, created } });
+      },
+    );
+
+    app.delete(
+      '/api/v1/skills/:id/documents/:docId',
+      {
+        config,
+        schema: {
+          operationId: 'detachSkillDocument',
+          summary: 'Detach a document from a skill (the document itself stays)',
+          tags,
+          params: SkillDocumentParams,
+          response: { 200: DetachedResponse },
+        },
+      },
+      async (request) => {
+        await skills.detachDocument(owner(request), request.params.id, request.params.docId);
+        return { data: { detached: true as const } };
+      },
+    );
+
+    app.get(
+      '/api/v1/skills/:id/attachments',
+      {
+        config,
+        schema: {
+          operationId: 'listSkillAttachments',
+          summary: 'The personas this skill is attached to',
+          tags,
+          params: SkillIdParams,
+          response: { 200: AttachingPersonaList },
+        },
+      },
+      async (request) => ({ data: await skills.listPersonas(owner(request), request.params.id) }),
+    );
+  };
+}

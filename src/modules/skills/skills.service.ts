@@ -1,0 +1,363 @@
+import type { Kysely } from 'kysely';
+import { AppError, notFound } from '../../http/errors.js';
+import { isoNow } from '../../lib/time.js';
+import { queryTerms } from '../../storage/full-text.js';
+import { isUniqueViolation, type Dialect } from '../../storage/storage.js';
+import type { Database } from '../../storage/tables.js';
+import type { AttachmentsService } from '../attachments/attachments.service.js';
+import { sanitizeSkillMarkdown } from './skills.frontmatter.js';
+import { createSearchCache } from './skills.search-cache.js';
+import { createSkillsRepo, type SkillRow, type SkillSuggestionRow, type SkillSummaryRow } from './skills.repo.js';
+import { SKILL_BATCH_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_REGEX, SKILL_SCRIPT_MAX, SKILL_SUGGESTIONS_MAX } from './skills.schemas.js';
+
+/** Where a skill came from: `{ type: 'created' }` here; the marketplace adds its own types and fields. */
+export type SkillOrigin = { type: string } & Record<string, unknown>;
+
+export interface Skill {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  scriptContent: string;
+  active: boolean;
+  origin: SkillOrigin;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type SkillSummary = Omit<Skill, 'scriptContent'>;
+
+export interface SkillSuggestion {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+}
+
+/** The fields a skill is made from, by the API or from a marketplace snapshot. */
+export interface SkillInput {
+  name: string;
+  description?: string | undefined;
+  category?: string | undefined;
+  scriptContent?: string | undefined;
+}
+
+export interface SkillPatch extends Partial<SkillInput> {
+  active?: boolean | undefined;
+}
+
+export interface SkillListQuery {
+  slug?: string | undefined;
+  category?: string | undefined;
+  q?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** Skills the gateway context lists at most, so that a large catalogue cannot bloat it. */
+export const CONTEXT_SKILLS_MAX = 100;
+
+export interface SkillsServiceOptions {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  attachments: AttachmentsService;
+  /**
+   * Keep recent search and suggestion answers in memory. Only safe when this process makes every
+   * change to the skills table (embedded SQLite); see skills.search-cache.ts.
+   */
+  cacheSearches?: boolean;
+}
+
+const CREATED: SkillOrigin = { type: 'created' };
+
+function parseOrigin(text: string): SkillOrigin {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as SkillOrigin).type === 'string') {
+      return value as SkillOrigin;
+    }
+  } catch {
+    // Fall through: a damaged origin must not make the skill unreadable.
+  }
+  return { type: 'unknown' };
+}
+
+function toSummary(row: SkillSummaryRow): SkillSummary {
+  return {
+    id: Number(row.id),
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    active: Number(row.active) === 1,
+    origin: parseOrigin(row.origin),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toSkill(row: SkillRow): Skill {
+  return { ...toSummary(row), scriptContent: row.script_content };
+}
+
+function toSuggestion(row: SkillSuggestionRow): SkillSuggestion {
+  return { id: Number(row.id), slug: row.slug, name: row.name, description: row.description, category: row.category };
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('VALIDATION_ERROR', `Invalid request: ${field} ${message}`, { details: [{ field, message }] });
+}
+
+/** Trims and checks a name; the routes' schema says the same, but snapshots do not pass through it. */
+function normalizeName(raw: string): string {
+  const name = raw.trim();
+  if (!SKILL_NAME_REGEX.test(name)) {
+    throw invalid(
+      'body.name',
+      'must be 1 to 100 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit (the name is the slug, used in URLs)',
+    );
+  }
+  return name;
+}
+
+function slugConflict(name: string): AppError {
+  return new AppError(
+    'CONFLICT',
+    `A skill named "${name}" already exists (names are unique regardless of case). Choose another name, or update the existing skill`,
+  );
+}
+
+/**
+ * The SKILL.md to store and the description to keep. The record's name and description are
+ * written into the frontmatter; when the record has no description and the caller did not set
+ * one, the frontmatter's own description becomes the record's.
+ */
+function sanitizeFor(script: string, name: string, description: string, adoptDescription: boolean) {
+  if (script.length > SKILL_SCRIPT_MAX) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `A SKILL.md may have at most ${SKILL_SCRIPT_MAX} characters`);
+  }
+  const first = sanitizeSkillMarkdown(script, { name, description });
+  if (adoptDescription && description === '' && first.frontmatterDescription) {
+    // A YAML escape can spell U+0000, which the record cannot hold on PostgreSQL.
+    const adopted = first.frontmatterDescription.replace(/\u0000/g, '').slice(0, SKILL_DESCRIPTION_MAX);
+    return { content: sanitizeSkillMarkdown(first.content, { name, description: adopted }).content, description: adopted };
+  }
+  return { content: first.content, description };
+}
+
+export function createSkillsService(deps: SkillsServiceOptions) {
+  const { db, attachments } = deps;
+  const repo = createSkillsRepo(db, deps.dialect);
+  // About 1 KB per row at most (summaries, no SKILL.md): the budget bounds the cache near 20 MB.
+  const cache = deps.cacheSearches ? createSearchCache<SkillSummary[] | SkillSuggestion[]>({ maxEntries: 2000, maxWeight: 20_000 }) : null;
+
+  /** Runs a write and then retires the owner's cached searches, whether or not it succeeded. */
+  async function writing<T>(ownerId: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      cache?.invalidate(ownerId);
+    }
+  }
+
+  async function cached<V extends SkillSummary[] | SkillSuggestion[]>(ownerId: string, key: string, load: () => Promise<V>): Promise<V> {
+    if (!cache) return load();
+    const hit = cache.get(ownerId, key);
+    if (hit) return hit as V;
+    const generation = cache.generation(ownerId);
+    const value = await load();
+    cache.set(ownerId, key, generation, value, Math.max(1, value.length));
+    return value;
+  }
+
+  async function requireRow(ownerId: string, id: number): Promise<SkillRow> {
+    const row = await repo.get(ownerId, id);
+    if (!row) throw notFound('Skill', id);
+    return row;
+  }
+
+  async function insert(ownerId: string, input: SkillInput, origin: SkillOrigin): Promise<Skill> {
+    const name = normalizeName(input.name);
+    const category = (input.category ?? '').trim();
+    const { content, description } = sanitizeFor(input.scriptContent ?? '', name, (input.description ?? '').trim(), true);
+    const now = isoNow();
+    const row = {
+      owner_id: ownerId,
+      slug: name,
+      slug_key: name.toLowerCase(),
+      name,
+      description,
+      category,
+      category_key: category.toLowerCase(),
+      script_content: content,
+      active: 0,
+      origin: JSON.stringify(origin),
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      const id = await writing(ownerId, () => repo.insert(row));
+      return toSkill({ ...row, id });
+    } catch (error) {
+      // The unique index decides, so two concurrent creates of one name cannot both succeed.
+      if (isUniqueViolation(error)) throw slugConflict(name);
+      throw error;
+    }
+  }
+
+  /**
+   * Reads the row, computes the change from it and writes it in one transaction (the row is
+   * locked on PostgreSQL), so a concurrent rename cannot leave a SKILL.md naming the old name.
+   */
+  async function change(
+    ownerId: string,
+    id: number,
+    compute: (row: SkillRow) => Partial<SkillRow> & { slug_key?: string; category_key?: string },
+    /** The new name, when the change renames: a unique violation then means it is taken. */
+    newName?: string,
+  ): Promise<Skill> {
+    const transaction = () =>
+      db.transaction().execute(async (trx) => {
+        const row = await repo.get(ownerId, id, trx);
+        if (!row) throw notFound('Skill', id);
+        const changes = { ...compute(row), updated_at: isoNow() };
+        await repo.update(ownerId, id, changes, trx);
+        return toSkill({ ...row, ...changes });
+      });
+    try {
+      return await writing(ownerId, transaction);
+    } catch (error) {
+      if (isUniqueViolation(error) && newName !== undefined) throw slugConflict(newName);
+      throw error;
+    }
+  }
+
+  return {
+    /** POST /skills. */
+    async create(ownerId: string, input: SkillInput): Promise<Skill> {
+      return insert(ownerId, input, CREATED);
+    },
+
+    /** For the marketplace: a copy of another skill, with its origin; 409 when the name is taken. */
+    async createFromSnapshot(
+      ownerId: string,
+      snapshot: { name: string; description: string; category: string; scriptContent: string },
+      origin: SkillOrigin,
+    ): Promise<Skill> {
+      return insert(ownerId, snapshot, origin);
+    },
+
+    async list(ownerId: string, query: SkillListQuery): Promise<{ skills: SkillSummary[]; nextCursor: string | null }> {
+      const filters = {
+        slugKey: query.slug?.toLowerCase(),
+        categoryKey: query.category?.toLowerCase(),
+      };
+      if (query.q !== undefined) {
+        if (query.cursor !== undefined) {
+          throw invalid('querystring.cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
+        }
+        const { q, limit } = query;
+        const key = `search\u0000${queryTerms(q).join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
+        const skills = await cached(ownerId, key, async () => (await repo.search(ownerId, q, { ...filters, limit })).map(toSummary));
+        return { skills, nextCursor: null };
+      }
+      const afterId = query.cursor !== undefined ? Number(query.cursor) : undefined;
+      // One row more than asked says whether another page exists.
+      const rows = await repo.list(ownerId, { ...filters, limit: query.limit + 1, afterId });
+      const page = rows.slice(0, query.limit);
+      const nextCursor = rows.length > query.limit ? String(page[page.length - 1]!.id) : null;
+      return { skills: page.map(toSummary), nextCursor };
+    },
+
+    async suggestions(ownerId: string, q: string): Promise<SkillSuggestion[]> {
+      return cached(ownerId, `suggest\u0000${queryTerms(q).join(' ')}`, async () =>
+        (await repo.suggest(ownerId, q, SKILL_SUGGESTIONS_MAX)).map(toSuggestion),
+      );
+    },
+
+    /** One skill with its SKILL.md (also for the marketplace, which snapshots it). */
+    async getForOwner(ownerId: string, id: number): Promise<Skill> {
+      return toSkill(await requireRow(ownerId, id));
+    },
+
+    async getBySlug(ownerId: string, slug: string): Promise<Skill> {
+      const row = await repo.getBySlug(ownerId, slug.toLowerCase());
+      if (!row) throw new AppError('NOT_FOUND', `No skill with the slug "${slug}"`);
+      return toSkill(row);
+    },
+
+    async batch(ownerId: string, ids: number[], slugs: string[]): Promise<Skill[]> {
+      if (ids.length + slugs.length > SKILL_BATCH_MAX) {
+        throw invalid('querystring', `may name at most ${SKILL_BATCH_MAX} ids and slugs together`);
+      }
+      const rows = await repo.getMany(ownerId, [...new Set(ids)], [...new Set(slugs.map((s) => s.toLowerCase()))]);
+      return rows.map(toSkill);
+    },
+
+    async update(ownerId: string, id: number, patch: SkillPatch): Promise<Skill> {
+      const name = patch.name !== undefined ? normalizeName(patch.name) : undefined;
+      return change(
+        ownerId,
+        id,
+        (row) => {
+          const nextName = name ?? row.name;
+          const category = patch.category !== undefined ? patch.category.trim() : row.category;
+          const { content, description } = sanitizeFor(
+            patch.scriptContent ?? row.script_content,
+            nextName,
+            patch.description !== undefined ? patch.description.trim() : row.description,
+            patch.description === undefined,
+          );
+          return {
+            name: nextName,
+            slug: nextName,
+            slug_key: nextName.toLowerCase(),
+            description,
+            category,
+            category_key: category.toLowerCase(),
+            script_content: content,
+            ...(patch.active !== undefined ? { active: patch.active ? 1 : 0 } : {}),
+          };
+        },
+        name,
+      );
+    },
+
+    async remove(ownerId: string, id: number): Promise<{ id: number; deleted: true }> {
+      // Attachments go with it: the link tables cascade on delete.
+      if (!(await writing(ownerId, () => repo.delete(ownerId, id)))) throw notFound('Skill', id);
+      return { id, deleted: true };
+    },
+
+    async content(ownerId: string, id: number): Promise<{ id: number; slug: string; name: string; content: string }> {
+      const row = await requireRow(ownerId, id);
+      return { id: Number(row.id), slug: row.slug, name: row.name, content: row.script_content };
+    },
+
+    /** PUT /skills/{id}/skill.md: the SKILL.md replaced and sanitized against the record. */
+    async setMarkdown(ownerId: string, id: number, markdown: string): Promise<Skill> {
+      return change(ownerId, id, (row) => {
+        const { content, description } = sanitizeFor(markdown, row.name, row.description, true);
+        return { script_content: content, description };
+      });
+    },
+
+    async setActive(ownerId: string, id: number, active: boolean): Promise<Skill> {
+      return change(ownerId, id, () => ({ active: active ? 1 : 0 }));
+    },
+
+    /** The owner's active skills for the gateway context: one query, at most `limit`. */
+    async activeSummaries(ownerId: string, limit = CONTEXT_SKILLS_MAX): Promise<SkillSuggestion[]> {
+      return (await repo.listActive(ownerId, limit)).map(toSuggestion);
+    },
+
+    listDocuments: (ownerId: string, id: number) => attachments.listDocuments(ownerId, { type: 'skill', id }),
+    attachDocument: (ownerId: string, id: number, documentId: string) => attachments.attachDocument(ownerId, { type: 'skill', id }, documentId),
+    detachDocument: (ownerId: string, id: number, documentId: string) => attachments.detachDocument(ownerId, { type: 'skill', id }, documentId),
+    listPersonas: (ownerId: string, id: number) => attachments.listPersonasOfSkill(ownerId, id),
+  };
+}
+
+export type SkillsService = ReturnType<typeof createSkillsService>;

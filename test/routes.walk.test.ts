@@ -1,0 +1,303 @@
+/**
+ * Walks every route the app serves, whatever module added it:
+ * a. its access rule matches the conventions' scope map (a route the table does not know fails,
+ *    so each new route's access is a deliberate decision written down here);
+ * b. the OpenAPI document and the route catalogue describe exactly the same operations;
+ * c. without a token every non-public route answers 401, and with a token that lacks the right
+ *    it answers 403, before any handler runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPE_NAMES, type Access, type CatalogRoute, type Scope } from '../src/http/access.js';
+import { createTestApp, type Owner, type TestApp } from './harness.js';
+
+/** Path parameters spelled alike, so the table does not depend on what a module names them. */
+function shape(path: string): string {
+  return path.replace(/\{[^}]+\}/g, '{}');
+}
+
+const key = (method: string, path: string) => `${method} ${shape(path)}`;
+
+/** Routes that need no token: the specification's public operations and the conventions' additions. */
+const PUBLIC_ROUTES = new Set(
+  [
+    'GET /api/v1/',
+    'GET /api/v1/quick-start',
+    'GET /openapi.json',
+    'GET /llms.txt',
+    'GET /api/v1/health',
+    'POST /api/v1/auth/register',
+    'POST /api/v1/auth/login',
+    'POST /api/v1/handshakes',
+    'GET /api/v1/handshakes/{id}/status',
+    'GET /api/v1/afp/download/{platform}',
+    'GET /api/v1/billing/plans',
+    // Called by the payment provider, which proves itself with a signature, not a token.
+    'POST /api/v1/billing/webhook',
+    // The provider's browser redirect lands here; the OAuth state identifies the owner.
+    'GET /api/v1/oauth/callback/{service}',
+  ].map((entry) => {
+    const [method, path] = entry.split(' ') as [string, string];
+    return key(method, path);
+  }),
+);
+
+const scope = (...anyOf: Scope[]): Access => ({ kind: 'scope', anyOf });
+const token: Access = { kind: 'token' };
+const owner: Access = { kind: 'owner' };
+const master: Access = { kind: 'master' };
+const admin: Access = { kind: 'admin' };
+
+type Rule = { method: string | '*'; path: RegExp; allowed: Access[] };
+const rule = (method: string, path: RegExp, ...allowed: Access[]): Rule => ({ method, path, allowed });
+
+/**
+ * The conventions' scope map, for routes that need a token. The first rule that matches the
+ * method and the path (parameters written `{}`) decides; `allowed` lists the acceptable rules
+ * where the conventions leave a choice.
+ */
+const RULES: Rule[] = [
+  // Any valid token (conventions: Scopes, last paragraph); logout revokes the calling token itself.
+  rule('GET', /^\/api\/v1\/(capabilities|scopes|tokens\/me\/capabilities)$/, token),
+  rule('POST', /^\/api\/v1\/auth\/logout$/, token),
+
+  rule('GET', /^\/api\/v1\/gateway\/context$/, scope('read')),
+
+  // Identity, preferences and the account.
+  rule('GET', /^\/api\/v1\/(users|auth)\/me$/, scope('identity')),
+  rule('GET', /^\/api\/v1\/identity$/, scope('read', 'identity')),
+  rule('GET', /^\/api\/v1\/identity\/professional$/, scope('professional', 'identity')),
+  rule('GET', /^\/api\/v1\/identity\/availability$/, scope('availability', 'identity')),
+  rule('*', /^\/api\/v1\/identity(\/.*)?$/, scope('identity')),
+  rule('*', /^\/api\/v1\/preferences(\/.*)?$/, scope('identity')),
+  rule('*', /^\/api\/v1\/users(\/.*)?$/, admin),
+
+  rule('*', /^\/api\/v1\/memory(\/.*)?$/, scope('memory')),
+  rule('*', /^\/api\/v1\/brain\/knowledge-base(\/.*)?$/, scope('knowledge')),
+  rule('POST', /^\/api\/v1\/brain\/chat$/, scope('chat')),
+  rule('*', /^\/api\/v1\/personas(\/.*)?$/, scope('personas')),
+  rule('*', /^\/api\/v1\/skills(\/.*)?$/, scope('skills')),
+
+  // Owner rights that no scope grants.
+  rule('*', /^\/api\/v1\/tokens(\/.*)?$/, owner),
+  rule('*', /^\/api\/v1\/handshakes(\/.*)?$/, owner),
+  rule('GET', /^\/api\/v1\/audit\/log$/, owner),
+
+  rule('GET', /^\/api\/v1\/vault\/tokens\/\{\}\/reveal$/, master),
+  rule('*', /^\/api\/v1\/vault(\/.*)?$/, scope('vault')),
+
+  rule('*', /^\/api\/v1\/afp(\/.*)?$/, scope('devices')),
+  rule('*', /^\/api\/v1\/marketplace(\/.*)?$/, scope('marketplace')),
+
+  // Services, connectors and OAuth: reading is services:read, acting is services:write.
+  rule('POST', /^\/api\/v1\/services\/\{\}\/(execute|proxy)$/, scope('services:write')),
+  rule('GET', /^\/api\/v1\/services(\/.*)?$/, scope('services:read')),
+  rule('*', /^\/api\/v1\/services(\/.*)?$/, scope('services:write')),
+  rule('GET', /^\/api\/v1\/connectors(\/.*)?$/, scope('services:read')),
+  rule('*', /^\/api\/v1\/connectors(\/.*)?$/, scope('services:write')),
+  rule('GET', /^\/api\/v1\/oauth\/authorize\/\{\}$/, scope('services:write')),
+  rule('GET', /^\/api\/v1\/oauth\/status$/, scope('services:read')),
+  rule('POST', /^\/api\/v1\/oauth\/disconnect\/\{\}$/, scope('services:write')),
+
+  // Paying for the owner's own plan: the conventions say only "bearer required".
+  rule('POST', /^\/api\/v1\/billing\/checkout$/, owner, token),
+];
+
+function sameAccess(a: Access, b: Access): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'scope' && b.kind === 'scope') return [...a.anyOf].sort().join() === [...b.anyOf].sort().join();
+  return true;
+}
+
+function describeAccess(rule: Access): string {
+  return rule.kind === 'scope' ? `scope(${rule.anyOf.join('|')})` : rule.kind;
+}
+
+/** What the table expects of a route: null when neither the allow-list nor a rule covers it. */
+function expectedAccess(route: CatalogRoute): Access[] | null {
+  if (PUBLIC_ROUTES.has(key(route.method, route.path))) return [{ kind: 'public' }];
+  const path = shape(route.path);
+  const match = RULES.find((r) => (r.method === '*' || r.method === route.method) && r.path.test(path));
+  return match ? match.allowed : null;
+}
+
+/** A concrete address for a route: every parameter gets a dummy value. */
+function concretePath(path: string): string {
+  return path.replace(/\{\*\}/g, 'some/path').replace(/\{[^}]+\}/g, 'dummy-1');
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+
+let t: TestApp;
+let catalog: CatalogRoute[];
+let adminOwner: Owner;
+let otherOwner: Owner;
+let sessionToken: string;
+let allScopesToken: string;
+const tokenByScope = new Map<Scope, string>();
+
+beforeAll(async () => {
+  t = await createTestApp();
+  adminOwner = await t.createOwner('Admin');
+  otherOwner = await t.createOwner('Other');
+  expect(adminOwner.role).toBe('admin');
+  expect(otherOwner.role).toBe('user');
+  sessionToken = await t.login(adminOwner);
+  allScopesToken = await t.tokenWithScopes(adminOwner, [...SCOPE_NAMES]);
+  for (const s of SCOPE_NAMES) tokenByScope.set(s, await t.tokenWithScopes(adminOwner, [s]));
+  catalog = t.app.routeCatalog;
+});
+
+afterAll(async () => t.close());
+
+describe('a. access map', () => {
+  it('the catalogue holds the discovery routes (the walk is not vacuous)', () => {
+    const keys = catalog.map((r) => `${r.method} ${r.path}`);
+    expect(keys).toEqual(expect.arrayContaining(['GET /api/v1/', 'GET /api/v1/tokens/me/capabilities', 'GET /api/v1/gateway/context']));
+    expect(catalog.length).toBeGreaterThan(20);
+  });
+
+  it("every route's access rule is the one the conventions give it", () => {
+    const problems: string[] = [];
+    for (const route of catalog) {
+      const expected = expectedAccess(route);
+      const where = `${route.method} ${route.path}`;
+      if (!expected) {
+        problems.push(`${where}: not in the expected-access table; add its rule to test/routes.walk.test.ts deliberately`);
+      } else if (!expected.some((e) => sameAccess(e, route.access))) {
+        problems.push(`${where}: declares ${describeAccess(route.access)}, expected ${expected.map(describeAccess).join(' or ')}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('no method and path is served twice', () => {
+    const keys = catalog.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe('b. OpenAPI coverage', () => {
+  let doc: any;
+  beforeAll(async () => {
+    const res = await t.request('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+  });
+
+  it('every catalogue route is in the document', () => {
+    const missing = catalog.filter((r) => !doc.paths?.[r.path]?.[r.method.toLowerCase()]).map((r) => `${r.method} ${r.path}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('every operation in the document is a route the app serves', () => {
+    const served = new Set(catalog.map((r) => `${r.method} ${r.path}`));
+    const extra: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const method of HTTP_METHODS) {
+        if (item[method] && !served.has(`${method.toUpperCase()} ${path}`)) extra.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(extra).toEqual([]);
+  });
+
+  it('every operation has a unique operationId, a documented success answer and the right security', () => {
+    const problems: string[] = [];
+    const ids = new Map<string, string>();
+    for (const route of catalog) {
+      const where = `${route.method} ${route.path}`;
+      const op = doc.paths?.[route.path]?.[route.method.toLowerCase()];
+      if (!op) continue; // reported by the coverage test
+      if (typeof op.operationId !== 'string' || op.operationId === '') problems.push(`${where}: no operationId`);
+      else if (ids.has(op.operationId)) problems.push(`${where}: operationId ${op.operationId} also used by ${ids.get(op.operationId)}`);
+      else ids.set(op.operationId, where);
+      if (op.operationId !== route.operationId) problems.push(`${where}: catalogue and document disagree on the operationId`);
+
+      const success = op.responses?.['200'] ?? op.responses?.['201'];
+      const schemas = Object.values<any>(success?.content ?? {}).map((c) => c.schema);
+      if (!success || schemas.length === 0 || schemas.some((s) => !s)) problems.push(`${where}: no 200/201 response schema`);
+
+      const isPublic = PUBLIC_ROUTES.has(key(route.method, route.path));
+      if (!Array.isArray(op.security)) problems.push(`${where}: no security list`);
+      else if (isPublic && op.security.length !== 0) problems.push(`${where}: public but documents a security requirement`);
+      else if (!isPublic && op.security.length === 0) problems.push(`${where}: needs a token but documents none`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('documents both ways to send a token', () => {
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(['bearerAuth', 'queryToken']));
+  });
+});
+
+describe('c. security walk', () => {
+  const nonPublic = () => catalog.filter((r) => r.access.kind !== 'public');
+
+  it('without a token, every non-public route answers 401 UNAUTHORIZED with WWW-Authenticate', async () => {
+    const problems: string[] = [];
+    for (const route of nonPublic()) {
+      for (const bearer of [undefined, 'hth_pat_not-a-real-token']) {
+        const res = await t.request(route.method as any, concretePath(route.path), { token: bearer });
+        const ok =
+          res.status === 401 &&
+          res.body?.error === 'UNAUTHORIZED' &&
+          typeof res.body?.message === 'string' &&
+          String(res.headers['www-authenticate'] ?? '').startsWith('Bearer');
+        if (!ok) problems.push(`${route.method} ${route.path} (${bearer ? 'bad token' : 'no token'}): ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('with a token that lacks the right, every non-public route answers 403', async () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const route of nonPublic()) {
+      const rule = route.access;
+      // Tokens chosen so that each one provably lacks what the rule asks for.
+      const attempts: Array<{ who: string; token: string; code: string }> = [];
+      switch (rule.kind) {
+        case 'token':
+          continue; // every valid token may call it
+        case 'scope': {
+          const other = SCOPE_NAMES.find((s) => !rule.anyOf.includes(s))!;
+          attempts.push({ who: `a token with only ${other}`, token: tokenByScope.get(other)!, code: 'INSUFFICIENT_SCOPE' });
+          break;
+        }
+        case 'owner':
+          attempts.push({ who: 'an API token with every scope', token: allScopesToken, code: 'FORBIDDEN' });
+          break;
+        case 'master':
+          attempts.push({ who: 'an API token with every scope', token: allScopesToken, code: 'FORBIDDEN' });
+          attempts.push({ who: 'a login session', token: sessionToken, code: 'FORBIDDEN' });
+          break;
+        case 'admin':
+          attempts.push({ who: 'an API token with every scope', token: allScopesToken, code: 'FORBIDDEN' });
+          attempts.push({ who: "a non-administrator's master token", token: otherOwner.token, code: 'FORBIDDEN' });
+          break;
+      }
+      for (const attempt of attempts) {
+        checked += 1;
+        const res = await t.request(route.method as any, concretePath(route.path), { token: attempt.token });
+        if (res.status !== 403 || res.body?.error !== attempt.code || typeof res.body?.message !== 'string') {
+          problems.push(`${route.method} ${route.path} with ${attempt.who}: ${res.status} ${res.text.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(10);
+  });
+
+  it('a token holding the scope a GET route names is let through the access check', async () => {
+    // Reads only: handlers run here (with dummy ids), and a read changes nothing.
+    const problems: string[] = [];
+    for (const route of nonPublic()) {
+      if (route.method !== 'GET' || route.access.kind !== 'scope') continue;
+      const res = await t.request('GET', concretePath(route.path), { token: tokenByScope.get(route.access.anyOf[0]!)! });
+      // Other errors (404 for the dummy id, PROVIDER_NOT_CONNECTED…) come from the handler: access passed.
+      if (['UNAUTHORIZED', 'INSUFFICIENT_SCOPE', 'FORBIDDEN'].includes(res.body?.error)) {
+        problems.push(`${route.method} ${route.path}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
