@@ -4,10 +4,11 @@
  * same process in one run. Goal: the search reaches at least 40% of the minimal route's
  * requests/s (SQLite).
  * The catalogue is made from a fixed vocabulary with a seeded generator, so every run searches
- * the same data: the query word appears in about 4% of the skills (some 500 matches to rank).
+ * the same data: the query word appears in about 5% of the skills (some 500 matches to rank).
  * Repeating one query measures the served path, which on SQLite keeps recent answers (see
- * src/modules/skills/skills.search-cache.ts); a second, informational measurement varies word
- * and limit on every request, so nearly every request ranks afresh in the database.
+ * src/modules/skills/skills.search-cache.ts); a second, informational measurement draws word,
+ * prefix and limit at random, so that most requests rank afresh in the database (the share of
+ * first-of-their-kind requests is printed).
  * Run: npx tsx bench/skills.bench.ts   (SKILLS, BENCH_DURATION and BENCH_CONNECTIONS adjust it)
  */
 import path from 'node:path';
@@ -19,7 +20,8 @@ const SKILLS = Number(process.env.SKILLS ?? 10_000);
 const SEED_CONCURRENCY = 20;
 const QUERY_WORD = 'calendar';
 
-// 200 words: with 8 per description, each appears in about 1 - (199/200)^8 ≈ 4% of skills.
+// 200 words: with 8 per description, each appears in about 1 - (199/200)^8 ≈ 4% of descriptions,
+// and in names and categories besides.
 const WORDS = `
   calendar email invoice report summary weather travel budget recipe workout meeting notes
   contract review translate draft outline research citation chart table spreadsheet python

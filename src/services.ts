@@ -23,6 +23,11 @@ import { createPersonasService } from './modules/personas/personas.service.js';
 import { createSkillsService } from './modules/skills/skills.service.js';
 import { createTokensRepo } from './modules/tokens/tokens.repo.js';
 import { createTokensService } from './modules/tokens/tokens.service.js';
+import { createIdentityContextSection, createPreferencesContextSection } from './modules/identity/identity.context.js';
+import { createKnowledgeContextSection } from './modules/knowledge/knowledge.context.js';
+import { createMemoryContextSection } from './modules/memory/memory.context.js';
+import { createPersonaContextSection } from './modules/personas/personas.context.js';
+import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
 /**
  * Builds every module's repository and service, in dependency order. Each module receives
@@ -46,10 +51,8 @@ export function createServices(config: Config, storage: Storage) {
     passwordHashCost: config.passwordHashCost,
   });
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
-  // Later modules add their context sections (persona, memory, services…) to this list.
-  const gateway = createGatewayService({ sections: [userSection(accounts), endpointsSection(discovery), tokenSection()] });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
-  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, cacheSearches: storage.dialect === 'sqlite' });
+  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, writes: storage.writes });
   const personas = createPersonasService({ db, repo: createPersonasRepo(db) });
   const identity = createIdentityService({
     db,
@@ -59,6 +62,21 @@ export function createServices(config: Config, storage: Storage) {
   });
   const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect) });
   const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect) });
+  // What an agent sees first: each module contributes its part; each part shows only to the scopes that may read it.
+  const gateway = createGatewayService({
+    sections: [
+      userSection(accounts),
+      tokenSection(),
+      endpointsSection(discovery),
+      createPersonaContextSection(personas, attachments),
+      createIdentityContextSection(identity),
+      createPreferencesContextSection(identity),
+      createMemoryContextSection(memory),
+      createSkillsContextSection(skills),
+      createKnowledgeContextSection(knowledge),
+    ],
+    writes: storage.writes,
+  });
   const handshakes = createHandshakesService({
     db,
     repo: createHandshakesRepo(db),

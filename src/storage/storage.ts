@@ -5,12 +5,18 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatab
 import pg from 'pg';
 import { migrationProvider, type Dialect } from './migrations/index.js';
 import type { Database } from './tables.js';
+import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
 export type { Dialect };
 
 export interface Storage {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * Counts writes per table, for caches of derived answers. Only present on embedded SQLite,
+   * where this process makes every write; with PostgreSQL other nodes may write too.
+   */
+  writes: WriteTracker | undefined;
   close(): Promise<void>;
 }
 
@@ -46,14 +52,14 @@ function withStatementCache(database: BetterSqlite3.Database, max = 1000): Sqlit
   };
 }
 
-function openSqlite(dataDir: string): Kysely<Database> {
+function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
   const database = new BetterSqlite3(path.join(dataDir, 'hearth.db'));
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Kysely<Database>> {
@@ -98,11 +104,12 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
 /** Opens the configured database and brings its schema up to date. */
 export async function createStorage(options: StorageOptions): Promise<Storage> {
   const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
+  const writes = options.databaseUrl ? undefined : createWriteTracker();
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl, options.pgSchema)
-    : openSqlite(options.dataDir);
+    : openSqlite(options.dataDir, writes!);
   await migrateToLatest(db, dialect);
-  return { db, dialect, close: () => db.destroy() };
+  return { db, dialect, writes, close: () => db.destroy() };
 }
 
 /** True when the error is a unique-key violation, on either engine. */

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { SCOPE_NAMES } from '../../http/access.js';
 import { GatewayContextSchema } from './gateway.schemas.js';
+
+// Value.Check knows no formats until told; the server's Ajv checks date-time strictly.
+if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v));
 
 let t: TestApp;
 let owner: Owner;
@@ -64,5 +68,87 @@ describe('GET /api/v1/gateway/context', () => {
     const res = await t.request('GET', '/api/v1/gateway/context', { query: { token } });
     expect(res.status).toBe(200);
     expect(res.body.data.user.id).toBe(owner.id);
+  });
+});
+
+describe('the owner-data sections', () => {
+  let ownerC: Owner;
+  let full: string;
+
+  beforeAll(async () => {
+    ownerC = await t.createOwner('Carla');
+    full = ownerC.token;
+  });
+
+  const data = async (token: string) => {
+    const res = await context(token);
+    expect(res.status).toBe(200);
+    expect(Value.Check(GatewayContextSchema, res.body)).toBe(true);
+    return res.body.data;
+  };
+
+  it('shows each section only to the scopes that may read it', async () => {
+    const all = await data(full);
+    for (const name of ['user', 'token', 'endpoints', 'persona', 'identity', 'preferences', 'memory', 'skills', 'knowledge']) {
+      expect(all).toHaveProperty(name);
+    }
+    const readOnly = await data(await t.tokenWithScopes(ownerC, ['read']));
+    expect(Object.keys(readOnly).sort()).toEqual(['endpoints', 'identity', 'token', 'user']);
+    expect(readOnly.identity).not.toHaveProperty('professional');
+    const some = await data(await t.tokenWithScopes(ownerC, ['read', 'memory', 'personas']));
+    expect(Object.keys(some).sort()).toEqual(['endpoints', 'identity', 'memory', 'persona', 'token', 'user']);
+  });
+
+  it('reflects every change on the very next call, cascades included', async () => {
+    const before = await data(full);
+    expect(before.persona).toBeNull();
+    expect(before.memory).toEqual({ entries: [], total: 0, truncated: false });
+
+    const memory = await t.request('POST', '/api/v1/memory', { token: full, body: { content: 'Likes green tea' } });
+    expect((await data(full)).memory.entries.map((e: { id: string }) => e.id)).toEqual([memory.body.data.id]);
+
+    const persona = await t.request('POST', '/api/v1/personas', { token: full, body: { name: 'Guide', soul_content: 'Be calm.' } });
+    await t.request('POST', `/api/v1/personas/${persona.body.data.id}/activate`, { token: full });
+    const doc = await t.request('POST', '/api/v1/brain/knowledge-base', { token: full, body: { title: 'Handbook', content: 'Rules.' } });
+    await t.request('POST', `/api/v1/personas/${persona.body.data.id}/documents`, { token: full, body: { documentId: doc.body.data.id } });
+    let now = await data(full);
+    expect(now.persona).toMatchObject({ name: 'Guide', soul_content: 'Be calm.', documents: [{ id: doc.body.data.id, title: 'Handbook' }] });
+    expect(now.knowledge.documentCount).toBe(1);
+
+    // Deleting the document removes its attachment by cascade, through no statement on the link table.
+    await t.request('DELETE', `/api/v1/brain/knowledge-base/${doc.body.data.id}`, { token: full });
+    now = await data(full);
+    expect(now.persona.documents).toEqual([]);
+    expect(now.knowledge.documentCount).toBe(0);
+
+    const skill = await t.request('POST', '/api/v1/skills', { token: full, body: { name: 'summarise', description: 'Summaries' } });
+    await t.request('POST', `/api/v1/skills/${skill.body.data.id}/activate`, { token: full });
+    expect((await data(full)).skills.map((s: { slug: string }) => s.slug)).toEqual(['summarise']);
+
+    await t.request('PUT', '/api/v1/identity', { token: full, body: { bio: 'Gardener' } });
+    await t.request('PUT', '/api/v1/preferences', { token: full, body: { tone: 'warm' } });
+    now = await data(full);
+    expect(now.identity.bio).toBe('Gardener');
+    expect(now.preferences).toEqual({ tone: 'warm' });
+
+    await t.request('DELETE', `/api/v1/personas/${persona.body.data.id}`, { token: full });
+    await t.request('DELETE', '/api/v1/memory', { token: full });
+    now = await data(full);
+    expect(now.persona).toBeNull();
+    expect(now.memory.total).toBe(0);
+  });
+
+  it('follows a change of the token itself: narrowed scopes hide sections at once', async () => {
+    const created = await t.request('POST', '/api/v1/tokens', { token: full, body: { name: 'agent', scopes: ['read', 'memory'] } });
+    const agent = created.body.data.token;
+    expect(await data(agent)).toHaveProperty('memory');
+    await t.request('PUT', `/api/v1/tokens/${created.body.data.id}`, { token: full, body: { scopes: ['read'] } });
+    expect(await data(agent)).not.toHaveProperty('memory');
+  });
+
+  it('never shows one owner the context of another', async () => {
+    await t.request('POST', '/api/v1/memory', { token: other.token, body: { content: 'Other owner secret note' } });
+    const mine = await data(full);
+    expect(JSON.stringify(mine)).not.toContain('Other owner secret note');
   });
 });

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { GatewayContextSchema, type GatewayContext } from './gateway.schemas.js';
 import type { GatewayService } from './gateway.service.js';
@@ -16,10 +17,14 @@ export function gatewayRoutes(deps: { gateway: GatewayService }): FastifyPluginA
           response: { 200: GatewayContextSchema },
         },
       },
-      async (request) => {
-        // Sections are contributed by modules at wiring time, so their types are only known to the schema.
-        const data = (await deps.gateway.context(principalOf(request))) as GatewayContext;
-        return { data };
+      async (request, reply) => {
+        // Rendered with the route's own response serializer, so the schema still shapes the
+        // answer; the rendered JSON is what the gateway caches.
+        const json = await deps.gateway.renderedContext(principalOf(request), (data) =>
+          String(reply.serialize({ data: data as GatewayContext })),
+        );
+        // Already serialized: sent as is, past the typed reply.
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
       },
     );
   };

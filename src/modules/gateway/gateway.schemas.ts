@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Data } from '../../http/schemas.js';
+import { MEMORY_CONTEXT_CAP } from '../memory/memory.context.js';
+import { MemoryEntrySchema } from '../memory/memory.schemas.js';
 
 /**
  * The gateway context. `endpoints` and `token` are always there; the other sections appear
@@ -19,9 +21,52 @@ export const GatewayContextSchema = Data(
           { description: 'The owner of this Hearth' },
         ),
       ),
-      persona: Type.Optional(Type.Unknown({ description: 'The active persona with its `soul_content`' })),
-      identity: Type.Optional(Type.Unknown({ description: "The owner's identity, limited to the sections the token may read" })),
-      memory: Type.Optional(Type.Unknown({ description: 'Memory entries with ids and timestamps, newest first (scope `memory`)' })),
+      persona: Type.Optional(
+        Type.Union(
+          [
+            Type.Object({
+              id: Type.String(),
+              name: Type.String(),
+              description: Type.String(),
+              soul_content: Type.String({ description: 'The persona instructions to follow' }),
+              skills: Type.Array(Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() })),
+              documents: Type.Array(Type.Object({ id: Type.String(), title: Type.String() })),
+            }),
+            Type.Null(),
+          ],
+          { description: 'The active persona (scope `personas`); null when none is active' },
+        ),
+      ),
+      identity: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: "The owner's identity, limited to the sections the token may read (`read`, `professional`, `availability`, `identity`)",
+        }),
+      ),
+      preferences: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The owner's preferences (scope `identity`)" })),
+      memory: Type.Optional(
+        Type.Object(
+          {
+            entries: Type.Array(MemoryEntrySchema),
+            total: Type.Integer({ description: 'How many entries the owner has' }),
+            truncated: Type.Boolean({ description: `True when only the newest ${MEMORY_CONTEXT_CAP} entries are shown` }),
+          },
+          { description: `Memory entries with ids and timestamps, newest first, at most ${MEMORY_CONTEXT_CAP} (scope \`memory\`)` },
+        ),
+      ),
+      skills: Type.Optional(
+        Type.Array(Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String(), description: Type.String(), category: Type.String() }), {
+          description: 'The active skills (scope `skills`)',
+        }),
+      ),
+      knowledge: Type.Optional(
+        Type.Object(
+          {
+            documentCount: Type.Integer(),
+            recent: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), updatedAt: Type.String({ format: 'date-time' }) })),
+          },
+          { description: 'The knowledge base: how many documents, and the most recently changed (scope `knowledge`)' },
+        ),
+      ),
       services: Type.Optional(Type.Unknown({ description: 'Connected services (scope `services:read`)' })),
       endpoints: Type.Array(Type.String(), { description: 'Every non-public route this token may call, as `METHOD /path`' }),
       token: Type.Object(

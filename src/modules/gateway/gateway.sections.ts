@@ -11,6 +11,7 @@ import type { ContextSection } from './gateway.service.js';
 export function userSection(accounts: Pick<AccountsService, 'getUser'>): ContextSection {
   return {
     name: 'user',
+    tables: ['users'],
     visibleTo: () => true,
     async load(ownerId, principal) {
       const user = await accounts.getUser(ownerId);
@@ -23,6 +24,7 @@ export function userSection(accounts: Pick<AccountsService, 'getUser'>): Context
 export function endpointsSection(discovery: Pick<DiscoveryService, 'endpointsFor'>): ContextSection {
   return {
     name: 'endpoints',
+    tables: [],
     visibleTo: () => true,
     load: async (_ownerId, principal) => discovery.endpointsFor(principal),
   };
@@ -32,6 +34,7 @@ export function endpointsSection(discovery: Pick<DiscoveryService, 'endpointsFor
 export function tokenSection(): ContextSection {
   return {
     name: 'token',
+    tables: [],
     visibleTo: () => true,
     load: async (_ownerId, principal: Principal) => ({
       id: principal.tokenId,

@@ -20,10 +20,11 @@ describe('createGatewayService', () => {
     const aStarted = new Promise<void>((r) => (startA = r));
     const bStarted = new Promise<void>((r) => (startB = r));
     const sections: ContextSection[] = [
-      { name: 'a', visibleTo: () => true, load: async () => (startA(), await bStarted, loaded.push('a'), { value: 'A' }) },
-      { name: 'b', visibleTo: () => true, load: async (ownerId) => (startB(), await aStarted, loaded.push('b'), { ownerId }) },
+      { name: 'a', tables: [], visibleTo: () => true, load: async () => (startA(), await bStarted, loaded.push('a'), { value: 'A' }) },
+      { name: 'b', tables: [], visibleTo: () => true, load: async (ownerId) => (startB(), await aStarted, loaded.push('b'), { ownerId }) },
       {
         name: 'secret',
+        tables: [],
         visibleTo: (p) => hasScope(p, 'vault'),
         load: async () => {
           loaded.push('secret');
@@ -39,7 +40,7 @@ describe('createGatewayService', () => {
   });
 
   it('refuses two sections with the same name', () => {
-    const section: ContextSection = { name: 'user', visibleTo: () => true, load: async () => ({}) };
+    const section: ContextSection = { name: 'user', tables: [], visibleTo: () => true, load: async () => ({}) };
     expect(() => createGatewayService({ sections: [section, { ...section }] })).toThrow(/user/);
   });
 });

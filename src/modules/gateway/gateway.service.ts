@@ -1,4 +1,6 @@
 import type { Principal } from '../../http/access.js';
+import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 
 /**
  * One part of the gateway context. Each module that has something an agent should see at the
@@ -7,29 +9,68 @@ import type { Principal } from '../../http/access.js';
 export interface ContextSection {
   /** The key of the section in `data`. */
   name: string;
+  /**
+   * Every table the section reads (including tables whose rows it names, like attached titles).
+   * The gateway caches contexts on the embedded engine and serves a cached one only while none
+   * of these tables has been written since.
+   */
+  tables: readonly string[];
   /** Whether this token may see the section at all; hidden sections are not even loaded. */
   visibleTo(principal: Principal): boolean;
   load(ownerId: string, principal: Principal): Promise<unknown>;
 }
 
-export function createGatewayService(deps: { sections: ContextSection[] }) {
+export interface GatewayServiceOptions {
+  sections: ContextSection[];
+  /** Caches rendered contexts while their tables are unchanged (embedded engine only). */
+  writes?: WriteTracker | undefined;
+}
+
+/** Rendered contexts kept; each is some kilobytes of JSON. */
+const CACHE_ENTRIES = 1000;
+const CACHE_BYTES = 64 * 1024 * 1024;
+
+/** What makes two principals see the same context: the token and everything its access rests on. */
+function principalKey(principal: Principal): string {
+  return `${principal.ownerId}|${principal.tokenId}|${principal.kind}|${principal.role}|${principal.allScopes ? '*' : [...principal.scopes].sort().join(',')}`;
+}
+
+export function createGatewayService(deps: GatewayServiceOptions) {
   const names = new Set<string>();
   for (const section of deps.sections) {
     if (names.has(section.name)) throw new Error(`Two gateway context sections are named ${section.name}`);
     names.add(section.name);
   }
   const sections = [...deps.sections];
+  const tables = [...new Set(sections.flatMap((section) => section.tables))];
+  const cache: DerivedCache<string> = deps.writes
+    ? createDerivedCache<string>({ tracker: deps.writes, tables, maxEntries: CACHE_ENTRIES, maxWeight: CACHE_BYTES, weigh: (json) => json.length })
+    : uncached<string>();
+  // Principals are kept per token while the token is unchanged, so the key is worked out once per principal.
+  const keys = new WeakMap<Principal, string>();
+
+  async function context(principal: Principal): Promise<Record<string, unknown>> {
+    const visible = sections.filter((section) => section.visibleTo(principal));
+    const values = await Promise.all(visible.map((section) => section.load(principal.ownerId, principal)));
+    const data: Record<string, unknown> = {};
+    visible.forEach((section, i) => {
+      data[section.name] = values[i];
+    });
+    return data;
+  }
 
   return {
     /** The context for one token: every section it may see, loaded in parallel. */
-    async context(principal: Principal): Promise<Record<string, unknown>> {
-      const visible = sections.filter((section) => section.visibleTo(principal));
-      const values = await Promise.all(visible.map((section) => section.load(principal.ownerId, principal)));
-      const data: Record<string, unknown> = {};
-      visible.forEach((section, i) => {
-        data[section.name] = values[i];
-      });
-      return data;
+    context,
+
+    /**
+     * The context rendered to its JSON answer by `render`, from the cache while nothing it was
+     * built from has changed. Agents call this first in every session, often many times.
+     */
+    async renderedContext(principal: Principal, render: (data: Record<string, unknown>) => string): Promise<string> {
+      let key = keys.get(principal);
+      if (!key) keys.set(principal, (key = principalKey(principal)));
+      return cache.get(key, async () => render(await context(principal)));
     },
 
     sectionNames(): string[] {

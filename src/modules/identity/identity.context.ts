@@ -9,6 +9,8 @@ import { mayReadProfile, mayReadSection, type IdentityService } from './identity
 export function createIdentityContextSection(identity: Pick<IdentityService, 'getIdentityFor'>): ContextSection {
   return {
     name: 'identity',
+    // The default identity takes its name from the account.
+    tables: ['identity', 'users'],
     visibleTo: (principal: Principal) =>
       mayReadProfile(principal) || mayReadSection(principal, 'professional') || mayReadSection(principal, 'availability'),
     load: (ownerId, principal) => identity.getIdentityFor(ownerId, principal),
@@ -19,6 +21,7 @@ export function createIdentityContextSection(identity: Pick<IdentityService, 'ge
 export function createPreferencesContextSection(identity: Pick<IdentityService, 'getPreferences'>): ContextSection {
   return {
     name: 'preferences',
+    tables: ['preferences'],
     visibleTo: (principal: Principal) => hasScope(principal, 'identity'),
     load: (ownerId) => identity.getPreferences(ownerId),
   };

@@ -13,6 +13,7 @@ const RECENT_DOCUMENTS = 20;
 export function createKnowledgeContextSection(knowledge: Pick<KnowledgeService, 'countDocuments' | 'recent'>): ContextSection {
   return {
     name: 'knowledge',
+    tables: ['kb_documents'],
     visibleTo: (principal) => hasScope(principal, 'knowledge'),
     async load(ownerId) {
       const [documentCount, recent] = await Promise.all([knowledge.countDocuments(ownerId), knowledge.recent(ownerId, RECENT_DOCUMENTS)]);

@@ -13,6 +13,7 @@ export const MEMORY_CONTEXT_CAP = 100;
 export function createMemoryContextSection(memory: Pick<MemoryService, 'recent'>): ContextSection {
   return {
     name: 'memory',
+    tables: ['memory_entries'],
     visibleTo: (principal: Principal) => hasScope(principal, 'memory'),
     load: (ownerId) => memory.recent(ownerId, MEMORY_CONTEXT_CAP),
   };

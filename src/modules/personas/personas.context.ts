@@ -23,6 +23,7 @@ export function createPersonaContextSection(
 ): ContextSection {
   return {
     name: 'persona',
+    tables: ['personas', 'persona_documents', 'persona_skills', 'skills', 'kb_documents'],
     visibleTo: (principal) => hasScope(principal, 'personas'),
     async load(ownerId): Promise<PersonaContext | null> {
       const [persona, attached] = await Promise.all([personas.getActive(ownerId), attachments.ofActivePersona(ownerId)]);

@@ -10,6 +10,7 @@ import type { SkillsService } from './skills.service.js';
 export function createSkillsContextSection(skills: Pick<SkillsService, 'activeSummaries'>): ContextSection {
   return {
     name: 'skills',
+    tables: ['skills'],
     visibleTo: (principal) => hasScope(principal, 'skills'),
     load: (ownerId) => skills.activeSummaries(ownerId),
   };

@@ -6,7 +6,8 @@ import { isUniqueViolation, type Dialect } from '../../storage/storage.js';
 import type { Database } from '../../storage/tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import { sanitizeSkillMarkdown } from './skills.frontmatter.js';
-import { createSearchCache } from './skills.search-cache.js';
+import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 import { createSkillsRepo, type SkillRow, type SkillSuggestionRow, type SkillSummaryRow } from './skills.repo.js';
 import { SKILL_BATCH_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_REGEX, SKILL_SCRIPT_MAX, SKILL_SUGGESTIONS_MAX } from './skills.schemas.js';
 
@@ -64,10 +65,11 @@ export interface SkillsServiceOptions {
   dialect: Dialect;
   attachments: AttachmentsService;
   /**
-   * Keep recent search and suggestion answers in memory. Only safe when this process makes every
-   * change to the skills table (embedded SQLite); see skills.search-cache.ts.
+   * Keeps recent search and suggestion answers while the skills table is unchanged (embedded
+   * engine only; see storage/write-tracker.ts). Ranking a common word scores every match, which
+   * costs far more than serving the answer, and agents repeat searches within a session.
    */
-  cacheSearches?: boolean;
+  writes?: WriteTracker | undefined;
 }
 
 const CREATED: SkillOrigin = { type: 'created' };
@@ -150,26 +152,13 @@ function sanitizeFor(script: string, name: string, description: string, adoptDes
 export function createSkillsService(deps: SkillsServiceOptions) {
   const { db, attachments } = deps;
   const repo = createSkillsRepo(db, deps.dialect);
-  // About 1 KB per row at most (summaries, no SKILL.md): the budget bounds the cache near 20 MB.
-  const cache = deps.cacheSearches ? createSearchCache<SkillSummary[] | SkillSuggestion[]>({ maxEntries: 2000, maxWeight: 20_000 }) : null;
-
-  /** Runs a write and then retires the owner's cached searches, whether or not it succeeded. */
-  async function writing<T>(ownerId: string, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } finally {
-      cache?.invalidate(ownerId);
-    }
-  }
+  // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the cache near 20 MB.
+  const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes
+    ? createDerivedCache({ tracker: deps.writes, tables: ['skills'], maxEntries: 2000, maxWeight: 20_000, weigh: (rows) => Math.max(1, rows.length) })
+    : uncached();
 
   async function cached<V extends SkillSummary[] | SkillSuggestion[]>(ownerId: string, key: string, load: () => Promise<V>): Promise<V> {
-    if (!cache) return load();
-    const hit = cache.get(ownerId, key);
-    if (hit) return hit as V;
-    const generation = cache.generation(ownerId);
-    const value = await load();
-    cache.set(ownerId, key, generation, value, Math.max(1, value.length));
-    return value;
+    return (await cache.get(`${ownerId}\u0000${key}`, load)) as V;
   }
 
   async function requireRow(ownerId: string, id: number): Promise<SkillRow> {
@@ -198,7 +187,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       updated_at: now,
     };
     try {
-      const id = await writing(ownerId, () => repo.insert(row));
+      const id = await repo.insert(row);
       return toSkill({ ...row, id });
     } catch (error) {
       // The unique index decides, so two concurrent creates of one name cannot both succeed.
@@ -227,7 +216,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
         return toSkill({ ...row, ...changes });
       });
     try {
-      return await writing(ownerId, transaction);
+      return await transaction();
     } catch (error) {
       if (isUniqueViolation(error) && newName !== undefined) throw slugConflict(newName);
       throw error;
@@ -327,7 +316,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     async remove(ownerId: string, id: number): Promise<{ id: number; deleted: true }> {
       // Attachments go with it: the link tables cascade on delete.
-      if (!(await writing(ownerId, () => repo.delete(ownerId, id)))) throw notFound('Skill', id);
+      if (!(await repo.delete(ownerId, id))) throw notFound('Skill', id);
       return { id, deleted: true };
     },
 

@@ -1,0 +1,88 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, ENGINE, type TestApp } from '../../test/harness.js';
+import { newId } from '../lib/ids.js';
+import { isoNow } from '../lib/time.js';
+import { createDerivedCache } from './derived-cache.js';
+import type { WriteTracker } from './write-tracker.js';
+
+// The tracker exists only on the embedded engine, where this process makes every write.
+describe.skipIf(ENGINE === 'postgres')('write tracker and derived cache (embedded SQLite)', () => {
+  let t: TestApp;
+  let writes: WriteTracker;
+  let ownerId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    writes = t.storage.writes!;
+    ownerId = (await t.createOwner()).id;
+  });
+  afterAll(async () => t.close());
+
+  const addMemory = (content: string) => {
+    const now = isoNow();
+    return t.storage.db.insertInto('memory_entries').values({ id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now }).execute();
+  };
+
+  it('counts inserts, updates and deletes per table, and nothing for reads', async () => {
+    const memory = writes.stamp(['memory_entries']);
+    const personas = writes.stamp(['personas']);
+    await addMemory('one');
+    expect(writes.stamp(['memory_entries'])).toBe(memory + 1);
+    await t.storage.db.updateTable('memory_entries').set({ content: 'two' }).where('owner_id', '=', ownerId).execute();
+    await t.storage.db.deleteFrom('memory_entries').where('content', '=', 'nothing matches').execute();
+    expect(writes.stamp(['memory_entries'])).toBe(memory + 3);
+    await t.storage.db.selectFrom('memory_entries').select('id').execute();
+    expect(writes.stamp(['memory_entries'])).toBe(memory + 3);
+    expect(writes.stamp(['personas'])).toBe(personas);
+  });
+
+  it('treats a raw write statement as a write to every table', async () => {
+    const before = writes.stamp(['personas']);
+    await sql`UPDATE personas SET name = name WHERE owner_id = ${ownerId}`.execute(t.storage.db);
+    expect(writes.stamp(['personas'])).toBeGreaterThan(before);
+    const afterRead = writes.stamp(['personas']);
+    await sql`SELECT 1`.execute(t.storage.db);
+    expect(writes.stamp(['personas'])).toBe(afterRead);
+  });
+
+  it('serves an answer until one of its tables is written', async () => {
+    const cache = createDerivedCache<number>({ tracker: writes, tables: ['memory_entries'], maxEntries: 10, maxWeight: 100, weigh: () => 1 });
+    let computed = 0;
+    const compute = async () => ++computed;
+    expect(await cache.get('k', compute)).toBe(1);
+    expect(await cache.get('k', compute)).toBe(1);
+    await t.storage.db.insertInto('personas').values({
+      id: newId('per'), owner_id: ownerId, name: 'p', description: '', soul_content: 's', active: 0, created_at: isoNow(), updated_at: isoNow(),
+    }).execute();
+    expect(await cache.get('k', compute)).toBe(1); // another table: still valid
+    await addMemory('three');
+    expect(await cache.get('k', compute)).toBe(2);
+  });
+
+  it('never keeps an answer during whose computation a write finished', async () => {
+    const cache = createDerivedCache<string>({ tracker: writes, tables: ['memory_entries'], maxEntries: 10, maxWeight: 100, weigh: () => 1 });
+    let calls = 0;
+    const racing = async () => {
+      calls += 1;
+      const answer = `read before the write (${calls})`;
+      await addMemory('written while computing');
+      return answer;
+    };
+    expect(await cache.get('k', racing)).toBe('read before the write (1)');
+    expect(await cache.get('k', async () => 'fresh')).toBe('fresh');
+    expect(await cache.get('k', async () => 'not used')).toBe('fresh');
+  });
+
+  it('stays within its entry and weight budgets, dropping the least recently used', async () => {
+    const cache = createDerivedCache<string>({ tracker: writes, tables: ['memory_entries'], maxEntries: 2, maxWeight: 10, weigh: (v) => v.length });
+    await cache.get('a', async () => 'aaaa');
+    await cache.get('b', async () => 'bbbb');
+    await cache.get('a', async () => 'recomputed');
+    await cache.get('c', async () => 'cccc'); // evicts b, the least recently used
+    expect(await cache.get('a', async () => 'recomputed')).toBe('aaaa');
+    expect(await cache.get('b', async () => 'b2')).toBe('b2');
+    expect(await cache.get('big', async () => 'x'.repeat(11))).toBe('x'.repeat(11)); // over budget: served, not kept
+    expect(await cache.get('big', async () => 'again')).toBe('again');
+  });
+});
