@@ -33,6 +33,34 @@ export interface Config {
   passwordHashCost: number;
   /** Trust X-Forwarded-For from a reverse proxy when reading the client address. */
   trustProxy: boolean;
+
+  /** Outbound calls (discovery, proxy, providers): total time and largest response. */
+  outboundTimeoutMs: number;
+  outboundMaxBytes: number;
+
+  /** OAuth providers; a provider without a client id answers 503 PROVIDER_NOT_CONFIGURED. */
+  google: OAuthProviderConfig;
+  microsoft: OAuthProviderConfig;
+
+  /** An OpenAI-compatible chat-completions endpoint; unset means the built-in retrieval answer. */
+  llm: { baseUrl: string | undefined; apiKey: string | undefined; model: string; timeoutMs: number };
+
+  /** Payments; an unset secret key means checkout answers 503 PROVIDER_NOT_CONFIGURED. */
+  stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiBaseUrl: string };
+  /** Plan limits apply when billing is configured or PLAN_LIMITS=on. */
+  planLimits: boolean;
+  /** A JSON file replacing the built-in plans. */
+  plansFile: string | undefined;
+}
+
+export interface OAuthProviderConfig {
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  /**
+   * When set (`http://127.0.0.1:9999`), every address of the provider keeps its path and takes
+   * this origin instead: how tests reach a local fake of the provider.
+   */
+  endpointOverride: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +92,26 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function optionalUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) address, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function oauthProvider(env: Env, prefix: string): OAuthProviderConfig {
+  return {
+    clientId: env[`${prefix}_CLIENT_ID`] || undefined,
+    clientSecret: env[`${prefix}_CLIENT_SECRET`] || undefined,
+    endpointOverride: optionalUrl(env, `${prefix}_ENDPOINT_OVERRIDE`),
+  };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -101,6 +149,27 @@ export function loadConfig(env: Env = process.env): Config {
     tokenRateLimitPerMinute: int(env, 'TOKEN_RATE_LIMIT', 0, 0, 10_000_000),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15, 10, 20),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+
+    outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 30_000, 100, 600_000),
+    outboundMaxBytes: int(env, 'OUTBOUND_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+
+    google: oauthProvider(env, 'GOOGLE'),
+    microsoft: oauthProvider(env, 'MICROSOFT'),
+
+    llm: {
+      baseUrl: optionalUrl(env, 'LLM_BASE_URL'),
+      apiKey: env.LLM_API_KEY || undefined,
+      model: env.LLM_MODEL || 'gpt-4o-mini',
+      timeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 1000, 600_000),
+    },
+
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY || undefined,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+      apiBaseUrl: optionalUrl(env, 'STRIPE_API_BASE_URL') ?? 'https://api.stripe.com',
+    },
+    planLimits: Boolean(env.STRIPE_SECRET_KEY) || bool(env, 'PLAN_LIMITS', false),
+    plansFile: env.PLANS_FILE || undefined,
   };
 }
 

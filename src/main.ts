@@ -9,7 +9,10 @@ async function main(): Promise<void> {
   const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const services = createServices(config, storage);
   const app = await buildApp({ config, storage, services });
-  app.addHook('onClose', async () => storage.close());
+  app.addHook('onClose', async () => {
+    await services.outbound.close();
+    await storage.close();
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { createOutboundClient } from './http/outbound.js';
 import type { Storage } from './storage/storage.js';
 import { API_VERSION } from './version.js';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.js';
@@ -35,6 +36,15 @@ import { createSkillsContextSection } from './modules/skills/skills.context.js';
  */
 export function createServices(config: Config, storage: Storage) {
   const { db } = storage;
+  // Every call to the outside world goes through this one guarded client.
+  const outbound = createOutboundClient({
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    // The operator configured these; a self-hosted model on localhost is expected.
+    trustedOrigins: config.llm.baseUrl ? [config.llm.baseUrl] : [],
+    timeoutMs: config.outboundTimeoutMs,
+    maxResponseBytes: config.outboundMaxBytes,
+    userAgent: `Hearth/${API_VERSION}`,
+  });
   const audit = createAuditService({ repo: createAuditRepo(db) });
   const tokens = createTokensService({
     repo: createTokensRepo(db),
@@ -85,7 +95,7 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     ttlMs: config.handshakeTtlMs,
   });
-  return { audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge };
+  return { outbound, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge };
 }
 
 export type Services = ReturnType<typeof createServices>;

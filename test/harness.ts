@@ -133,6 +133,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await app.close();
+      await services.outbound.close();
       await storage.close();
       if (pgSchema && TEST_DATABASE_URL) {
         const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
