@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger';
+import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -9,16 +10,26 @@ import { createRateLimiter } from './http/rate-limit.js';
 import { redactUrl } from './http/schemas.js';
 import { newId } from './lib/ids.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
+import { afpRoutes } from './modules/afp/afp.routes.js';
+import { LIMITS as AFP_LIMITS } from './modules/afp/afp.protocol.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { billingRoutes } from './modules/billing/billing.routes.js';
+import { chatRoutes } from './modules/chat/chat.routes.js';
+import { connectorsRoutes } from './modules/connectors/connectors.routes.js';
 import { discoveryRoutes } from './modules/discovery/discovery.routes.js';
 import { gatewayRoutes } from './modules/gateway/gateway.routes.js';
+import { googleRoutes } from './modules/google/google.routes.js';
 import { handshakesRoutes } from './modules/handshakes/handshakes.routes.js';
 import { identityRoutes } from './modules/identity/identity.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
+import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { personasRoutes } from './modules/personas/personas.routes.js';
+import { marketplaceRoutes } from './modules/marketplace/marketplace.routes.js';
+import { servicesRoutes } from './modules/services/services.routes.js';
 import { skillsRoutes } from './modules/skills/skills.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
+import { vaultRoutes } from './modules/vault/vault.routes.js';
 import type { Services } from './services.js';
 import type { Storage } from './storage/storage.js';
 import { API_VERSION } from './version.js';
@@ -83,9 +94,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config.tokenRateLimitPerMinute > 0
       ? createRateLimiter({ max: config.tokenRateLimitPerMinute, windowMs: 60_000, what: 'requests with this token' })
       : undefined;
+  // WebSocket upgrades (the AFP daemon's link) are routed like requests. Registered before access
+  // control so that an upgrade refused by it (401, 403) or by routing (404) still has its socket closed.
+  await app.register(websocket, { options: { maxPayload: AFP_LIMITS.maxMessageBytes } });
   registerAccessControl(app, {
     authenticate: (secret) => services.tokens.authenticate(secret),
-    ...(tokenLimiter ? { afterAuthenticated: (principal) => tokenLimiter.hit(principal.tokenId) } : {}),
+    ...(tokenLimiter || config.planLimits
+      ? {
+          afterAuthenticated: (principal, request) => {
+            tokenLimiter?.hit(principal.tokenId);
+            // The plan's daily request quota; with plan limits off nothing is counted at all.
+            return config.planLimits ? services.limits.countRequest(principal, request) : undefined;
+          },
+        }
+      : {}),
   });
 
   await app.register(swagger, {
@@ -125,6 +147,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(memoryRoutes({ memory: services.memory }));
   await app.register(knowledgeRoutes({ knowledge: services.knowledge, attachments: services.attachments }));
   await app.register(skillsRoutes({ skills: services.skills }));
+  await app.register(oauthRoutes({ oauth: services.oauth }));
+  await app.register(googleRoutes({ google: services.google }));
+  await app.register(servicesRoutes({ services: services.services }));
+  await app.register(connectorsRoutes({ connectors: services.connectors }));
+  await app.register(billingRoutes({ billing: services.billing }));
+  await app.register(vaultRoutes({ vault: services.vault, audit: services.audit }));
+  await app.register(marketplaceRoutes({ marketplace: services.marketplace }));
+  await app.register(chatRoutes({ chat: services.chat }));
+  await app.register(
+    afpRoutes({ afp: services.afp, downloads: services.afpDownloads, host: services.afpRelay, tokens: services.tokens, heartbeatMs: config.afp.heartbeatMs }),
+  );
 
   return app;
 }

@@ -14,6 +14,8 @@ export interface Config {
   publicBaseUrl: string;
   registration: 'first-user' | 'open';
   vaultKey: string | undefined;
+  /** Older root keys (VAULT_PREVIOUS_KEYS), kept to read data keys they still wrap during a rotation. */
+  vaultPreviousKeys: string[];
   allowPrivateNetwork: boolean;
 
   logLevel: string;
@@ -44,6 +46,8 @@ export interface Config {
 
   /** An OpenAI-compatible chat-completions endpoint; unset means the built-in retrieval answer. */
   llm: { baseUrl: string | undefined; apiKey: string | undefined; model: string; timeoutMs: number };
+  /** Estimated tokens of context (persona, documents, passages, memory, history) a chat prompt may carry. */
+  chatContextTokens: number;
 
   /** Payments; an unset secret key means checkout answers 503 PROVIDER_NOT_CONFIGURED. */
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiBaseUrl: string };
@@ -51,6 +55,12 @@ export interface Config {
   planLimits: boolean;
   /** A JSON file replacing the built-in plans. */
   plansFile: string | undefined;
+
+  /**
+   * Remote PCs: how long a file operation waits for the daemon (exec waits for its own timeout),
+   * the daemons' heartbeat interval, and where daemon downloads are built.
+   */
+  afp: { requestTimeoutMs: number; heartbeatMs: number; buildDir: string };
 }
 
 export interface OAuthProviderConfig {
@@ -106,6 +116,17 @@ function optionalUrl(env: Env, name: string): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+/** A vault root key: 32 bytes, base64 (or base64url). */
+function vaultKeyValue(name: string, raw: string): string {
+  const value = raw.trim();
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value) || Buffer.from(value, 'base64').length !== 32) {
+    throw new ConfigError(
+      `${name} must be 32 random bytes in base64 (make one with: openssl rand -base64 32); the value given is not (it is not shown: it is a secret)`,
+    );
+  }
+  return value;
+}
+
 function oauthProvider(env: Env, prefix: string): OAuthProviderConfig {
   return {
     clientId: env[`${prefix}_CLIENT_ID`] || undefined,
@@ -137,7 +158,11 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     publicBaseUrl,
     registration: oneOf(env, 'REGISTRATION', ['first-user', 'open'] as const, 'first-user'),
-    vaultKey: env.VAULT_KEY || undefined,
+    vaultKey: env.VAULT_KEY ? vaultKeyValue('VAULT_KEY', env.VAULT_KEY) : undefined,
+    vaultPreviousKeys: (env.VAULT_PREVIOUS_KEYS ?? '')
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((key, i) => vaultKeyValue(`VAULT_PREVIOUS_KEYS (key ${i + 1})`, key)),
     allowPrivateNetwork: bool(env, 'ALLOW_PRIVATE_NETWORK', false),
 
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -162,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
       model: env.LLM_MODEL || 'gpt-4o-mini',
       timeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 1000, 600_000),
     },
+    chatContextTokens: int(env, 'CHAT_CONTEXT_TOKENS', 6_000, 500, 1_000_000),
 
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,
@@ -170,6 +196,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     planLimits: Boolean(env.STRIPE_SECRET_KEY) || bool(env, 'PLAN_LIMITS', false),
     plansFile: env.PLANS_FILE || undefined,
+
+    afp: {
+      requestTimeoutMs: int(env, 'AFP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+      heartbeatMs: int(env, 'AFP_HEARTBEAT_MS', 15_000, 1000, 300_000),
+      buildDir: path.resolve(env.AFP_BUILD_DIR || './build/afp'),
+    },
   };
 }
 

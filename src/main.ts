@@ -8,6 +8,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const services = createServices(config, storage);
+  // Checks the vault keys against the database (and makes the key file on first start).
+  await services.keyring.ready();
   const app = await buildApp({ config, storage, services });
   app.addHook('onClose', async () => {
     await services.outbound.close();

@@ -6,8 +6,19 @@ import { createAccountsRepo } from './modules/accounts/accounts.repo.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { createAttachmentsRepo } from './modules/attachments/attachments.repo.js';
 import { createAttachmentsService } from './modules/attachments/attachments.service.js';
+import { createAfpRepo } from './modules/afp/afp.repo.js';
+import { createDaemonDownloads } from './modules/afp/afp.downloads.js';
+import { createInProcessRelay } from './modules/afp/afp.relay.js';
+import { createAfpService } from './modules/afp/afp.service.js';
 import { createAuditRepo } from './modules/audit/audit.repo.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { createLlmClient } from './modules/chat/chat.llm.js';
+import { createChatRepo } from './modules/chat/chat.repo.js';
+import { createChatService } from './modules/chat/chat.service.js';
+import { createLimitsService } from './modules/billing/billing.limits.js';
+import { createBillingRepo } from './modules/billing/billing.repo.js';
+import { createBillingService } from './modules/billing/billing.service.js';
+import { createPlansService, loadPlans } from './modules/billing/billing.plans.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
 import { endpointsSection, tokenSection, userSection } from './modules/gateway/gateway.sections.js';
 import { createGatewayService } from './modules/gateway/gateway.service.js';
@@ -22,8 +33,24 @@ import { createMemoryService } from './modules/memory/memory.service.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
 import { createSkillsService } from './modules/skills/skills.service.js';
+import { createMarketplaceRepo } from './modules/marketplace/marketplace.repo.js';
+import { createMarketplaceService } from './modules/marketplace/marketplace.service.js';
+import { createGoogleService } from './modules/google/google.service.js';
+import { createProviderRegistry } from './modules/oauth/oauth.providers.js';
+import { createOAuthRepo } from './modules/oauth/oauth.repo.js';
+import { createOAuthService } from './modules/oauth/oauth.service.js';
+import { createConnectorsContextSection } from './modules/connectors/connectors.context.js';
+import { createConnectorsRepo } from './modules/connectors/connectors.repo.js';
+import { createConnectorsService } from './modules/connectors/connectors.service.js';
+import { loadCatalogue, reservedServiceNames } from './modules/services/services.catalogue.js';
+import { createServicesService } from './modules/services/services.service.js';
 import { createTokensRepo } from './modules/tokens/tokens.repo.js';
 import { createTokensService } from './modules/tokens/tokens.service.js';
+import { createServicesContextSection } from './modules/oauth/oauth.context.js';
+import { createKeyring } from './modules/vault/keyring.js';
+import { createApiDiscovery } from './modules/vault/api-discovery.js';
+import { createVaultRepo } from './modules/vault/vault.repo.js';
+import { createVaultService } from './modules/vault/vault.service.js';
 import { createIdentityContextSection, createPreferencesContextSection } from './modules/identity/identity.context.js';
 import { createKnowledgeContextSection } from './modules/knowledge/knowledge.context.js';
 import { createMemoryContextSection } from './modules/memory/memory.context.js';
@@ -45,7 +72,23 @@ export function createServices(config: Config, storage: Storage) {
     maxResponseBytes: config.outboundMaxBytes,
     userAgent: `Hearth/${API_VERSION}`,
   });
+  // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
+  const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
+  // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
+  const vault = createVaultService({
+    db,
+    repo: createVaultRepo(db),
+    keyring,
+    audit,
+    discovery: createApiDiscovery({ outbound, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
+    // The plan's vaultTokens limit (`limits` is made below; this runs only on a request).
+    ...(config.planLimits
+      ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
+      : {}),
+  });
+  // The plans come from PLANS_FILE or the built-in list, checked here at start.
+  const plans = createPlansService(loadPlans(config.plansFile));
   const tokens = createTokensService({
     repo: createTokensRepo(db),
     audit,
@@ -59,7 +102,12 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     registration: config.registration,
     passwordHashCost: config.passwordHashCost,
+    plans,
+    // `limits` is made below, from accounts; this runs only when a plan changes.
+    onPlanChange: (userId) => limits.forget(userId),
   });
+  // Plan limits, checked where records are created; off (no work at all) unless config.planLimits.
+  const limits = createLimitsService({ enabled: config.planLimits, plans, accounts });
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
   const skills = createSkillsService({ db, dialect: storage.dialect, attachments, writes: storage.writes });
@@ -70,8 +118,33 @@ export function createServices(config: Config, storage: Storage) {
     preferencesRepo: createOwnerDocumentRepo(db, storage.dialect, 'preferences'),
     accounts,
   });
-  const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect) });
-  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect) });
+  const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect), limits });
+  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits });
+  // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
+  const oauth = createOAuthService({
+    db,
+    dialect: storage.dialect,
+    repo: createOAuthRepo(db, storage.dialect),
+    providers: createProviderRegistry(config),
+    keyring,
+    outbound,
+    audit,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  // Gmail and Google Drive of the connected account.
+  const google = createGoogleService({ oauth, outbound, google: config.google });
+  // Every callable service: the built-in catalogue (checked here at start), the owner's connectors and discovered APIs.
+  const serviceCatalogue = loadCatalogue();
+  const connectors = createConnectorsService({ repo: createConnectorsRepo(db), vault, audit, reservedNames: reservedServiceNames(serviceCatalogue) });
+  const services = createServicesService({
+    catalogue: serviceCatalogue,
+    outbound,
+    connectors,
+    vault,
+    oauth,
+    audit,
+    providerOrigins: { google: config.google.endpointOverride, microsoft: config.microsoft.endpointOverride },
+  });
   // What an agent sees first: each module contributes its part; each part shows only to the scopes that may read it.
   const gateway = createGatewayService({
     sections: [
@@ -84,6 +157,8 @@ export function createServices(config: Config, storage: Storage) {
       createMemoryContextSection(memory),
       createSkillsContextSection(skills),
       createKnowledgeContextSection(knowledge),
+      createServicesContextSection(oauth),
+      createConnectorsContextSection(connectors),
     ],
     writes: storage.writes,
   });
@@ -95,7 +170,41 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     ttlMs: config.handshakeTtlMs,
   });
-  return { outbound, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge };
+  // Shared across owners; publishing and installing go through the skills and personas services.
+  const marketplace = createMarketplaceService({ db, repo: createMarketplaceRepo(db, storage.dialect), skills, personas, audit });
+  // Chat: the configured language model (LLM_BASE_URL), or retrieval answers without one.
+  const chat = createChatService({
+    db,
+    repo: createChatRepo(db),
+    personas,
+    attachments,
+    knowledge,
+    memory,
+    llm: config.llm.baseUrl
+      ? createLlmClient({
+          outbound,
+          settings: { baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model, timeoutMs: config.llm.timeoutMs },
+        })
+      : undefined,
+    contextTokens: config.chatContextTokens,
+  });
+  // Plans, Stripe checkout and Stripe's webhook; the plan itself is kept by accounts.
+  const billing = createBillingService({
+    db,
+    repo: createBillingRepo(db),
+    plans,
+    accounts,
+    limits,
+    audit,
+    outbound,
+    stripe: config.stripe,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  // Remote PCs: requests reach a daemon connected to this process (see docs/decisions.md for several nodes).
+  const afpRelay = createInProcessRelay();
+  const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
+  const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
+  return { afp, afpRelay, afpDownloads, plans, limits, billing, outbound, keyring, vault, oauth, google, connectors, services, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge, marketplace, chat };
 }
 
 export type Services = ReturnType<typeof createServices>;

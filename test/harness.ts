@@ -54,6 +54,11 @@ export interface TestApp {
   tokenWithScopes(owner: Owner, scopes: string[]): Promise<string>;
   /** Logs `owner` in and answers the session token. */
   login(owner: Owner): Promise<string>;
+  /**
+   * Closes the app and opens a new one on the same data (the same DATA_DIR or PostgreSQL
+   * schema), as a server restart does; `app`, `storage` and `services` are then the new ones.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,10 +86,18 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.logStream && options.config?.logLevel === undefined) config.logLevel = 'info';
 
   const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  const storage = await createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
-  const services = createServices(config, storage);
-  const app = await buildApp({ config, storage, services, ...(options.logStream ? { logStream: options.logStream } : {}) });
-  await app.ready();
+  const open = async () => {
+    const storage = await createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
+    const services = createServices(config, storage);
+    const app = await buildApp({ config, storage, services, ...(options.logStream ? { logStream: options.logStream } : {}) });
+    await app.ready();
+    return { app, storage, services };
+  };
+  const shut = async ({ app, storage, services }: Pick<TestApp, 'app' | 'storage' | 'services'>) => {
+    await app.close();
+    await services.outbound.close();
+    await storage.close();
+  };
 
   const request: TestApp['request'] = async (method, url, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -99,7 +112,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         headers['content-type'] ??= 'application/json';
       }
     }
-    const response = await app.inject(inject);
+    const response = await testApp.app.inject(inject);
     let body: unknown = response.body;
     if (String(response.headers['content-type'] ?? '').includes('json') && response.body.length > 0) {
       body = JSON.parse(response.body);
@@ -108,10 +121,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
 
   const testApp: TestApp = {
-    app,
+    ...(await open()),
     config,
-    storage,
-    services,
     request,
     async createOwner(name) {
       ownerCounter += 1;
@@ -131,10 +142,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
       return res.body.data.token;
     },
+    async restart() {
+      await shut(testApp);
+      Object.assign(testApp, await open());
+    },
     async close() {
-      await app.close();
-      await services.outbound.close();
-      await storage.close();
+      await shut(testApp);
       if (pgSchema && TEST_DATABASE_URL) {
         const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
         await client.connect();

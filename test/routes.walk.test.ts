@@ -33,6 +33,8 @@ const PUBLIC_ROUTES = new Set(
     'GET /api/v1/billing/plans',
     // Called by the payment provider, which proves itself with a signature, not a token.
     'POST /api/v1/billing/webhook',
+    // Where Stripe's hosted checkout sends the customer's browser back: a static page.
+    'GET /api/v1/billing/return',
     // The provider's browser redirect lands here; the OAuth state identifies the owner.
     'GET /api/v1/oauth/callback/{service}',
   ].map((entry) => {
@@ -74,6 +76,8 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/memory(\/.*)?$/, scope('memory')),
   rule('*', /^\/api\/v1\/brain\/knowledge-base(\/.*)?$/, scope('knowledge')),
   rule('POST', /^\/api\/v1\/brain\/chat$/, scope('chat')),
+  // Added: the conversations chat stores, read and deleted with the scope that makes them.
+  rule('*', /^\/api\/v1\/brain\/conversations(\/.*)?$/, scope('chat')),
   rule('*', /^\/api\/v1\/personas(\/.*)?$/, scope('personas')),
   rule('*', /^\/api\/v1\/skills(\/.*)?$/, scope('skills')),
 
@@ -212,7 +216,8 @@ describe('b. OpenAPI coverage', () => {
       else ids.set(op.operationId, where);
       if (op.operationId !== route.operationId) problems.push(`${where}: catalogue and document disagree on the operationId`);
 
-      const success = op.responses?.['200'] ?? op.responses?.['201'];
+      // 101: a WebSocket upgrade (the AFP daemon's link), documented with the frames it carries.
+      const success = op.responses?.['200'] ?? op.responses?.['201'] ?? op.responses?.['101'];
       const schemas = Object.values<any>(success?.content ?? {}).map((c) => c.schema);
       if (!success || schemas.length === 0 || schemas.some((s) => !s)) problems.push(`${where}: no 200/201 response schema`);
 

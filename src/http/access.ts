@@ -10,7 +10,7 @@ export const SCOPES = {
   identity: 'Read and change the identity, preferences and the account (GET /users/me, GET /auth/me, /identity*, /preferences)',
   memory: 'Read, add, change and clear long-term memory entries (/memory*)',
   knowledge: 'Read and manage the knowledge base (/brain/knowledge-base*)',
-  chat: 'Chat with the active persona (POST /brain/chat)',
+  chat: 'Chat with the active persona, and list, read and delete its conversations (POST /brain/chat, /brain/conversations*)',
   personas: 'Manage personas and their attachments (/personas*)',
   skills: 'Manage skills (/skills*)',
   'services:read': 'Read services, connectors and OAuth status; call connected services read-only; list and read mail and files',
@@ -125,8 +125,11 @@ export function openApiPath(url: string): string {
 export interface AccessControlOptions {
   /** Resolves a bearer secret to its principal, or null when it is not a live token. */
   authenticate(secret: string): Promise<Principal | null>;
-  /** Called once an authenticated request passed its access check (rate limits, usage). */
-  afterAuthenticated?(principal: Principal, request: FastifyRequest): void;
+  /**
+   * Called once an authenticated request passed its access check (rate limits, usage). May
+   * answer a promise (a quota that looks up the owner's plan); it is awaited only then.
+   */
+  afterAuthenticated?(principal: Principal, request: FastifyRequest): void | Promise<void>;
 }
 
 declare module 'fastify' {
@@ -210,7 +213,10 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     if (rule.kind !== 'public' && secret && !request.principal) throw unauthorized('invalid');
     const refusal = checkAccess(rule, request.principal);
     if (refusal) throw refusal;
-    if (request.principal) options.afterAuthenticated?.(request.principal, request);
+    if (request.principal) {
+      const pending = options.afterAuthenticated?.(request.principal, request);
+      if (pending) await pending;
+    }
   });
 }
 

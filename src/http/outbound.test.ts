@@ -100,6 +100,8 @@ describe('the guarded client against real local servers', () => {
     const client = createOutboundClient({ allowPrivateNetwork: false });
     await refusedWith(client.request({ url: `${base}/hello` }), /127\.0\.0\.1/);
     await refusedWith(client.request({ url: base.replace('127.0.0.1', 'localhost') + '/hello' }), /loopback, private/);
+    const byName = await client.request({ url: base.replace('127.0.0.1', 'localhost') + '/hello' }).catch((e: AppError) => e);
+    expect((byName as AppError).code).toBe('VALIDATION_ERROR');
     await refusedWith(client.request({ url: 'http://[::1]:9/' }), /::1/);
     await refusedWith(client.request({ url: 'http://[::ffff:127.0.0.1]:9/' }), /refusing/i);
     await refusedWith(client.request({ url: 'http://169.254.169.254/latest/meta-data/' }), /169\.254\.169\.254/);

@@ -96,8 +96,11 @@ function guardedLookup(
     const list = addresses as LookupAddress[];
     const bad = list.find((a) => isBlockedAddress(a.address));
     if (bad || list.length === 0) {
-      const refusal = Object.assign(blockedError(hostname, bad?.address ?? 'nothing'), { code: 'EHEARTHBLOCKED' });
-      return callback(refusal as unknown as NodeJS.ErrnoException, []);
+      // net wants an errno-style code on a lookup error; the AppError (code VALIDATION_ERROR)
+      // travels as its cause, unchanged, and upstreamFailure finds it there.
+      const refusal = blockedError(hostname, bad?.address ?? 'nothing');
+      const error = Object.assign(new Error(refusal.message, { cause: refusal }), { code: 'EHEARTHBLOCKED' });
+      return callback(error as NodeJS.ErrnoException, []);
     }
     if (options.all) return callback(null, list);
     return callback(null, list[0]!.address, list[0]!.family);
@@ -194,7 +197,10 @@ export function createOutboundClient(options: OutboundOptions) {
   function upstreamFailure(url: URL, error: unknown): AppError {
     if (error instanceof AppError) return error;
     const cause = (error as { cause?: unknown })?.cause ?? error;
-    if (cause instanceof AppError) return cause;
+    // A refusal from the guarded lookup may sit a few causes deep, depending on how undici wraps it.
+    for (let link: unknown = error, depth = 0; link && depth < 4; link = (link as { cause?: unknown }).cause, depth++) {
+      if (link instanceof AppError) return link;
+    }
     const code = (cause as { code?: string })?.code ?? (error as { code?: string })?.code;
     const name = (error as Error)?.name;
     if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') {

@@ -45,7 +45,10 @@ export const NullableDateTime = Type.Union([IsoDateTime, Type.Null()]);
 
 export const SuccessSchema = Type.Object({ success: Type.Boolean() });
 
-/** Keeps the query token (`?token=`) out of anything that is logged. */
+/**
+ * Keeps secrets in query strings out of anything that is logged: the query token (`?token=`)
+ * and an OAuth callback's `code` and `state`.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[REDACTED]');
+  return url.replace(/([?&](?:token|code|state)=)[^&#]*/gi, '$1[REDACTED]');
 }

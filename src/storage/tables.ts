@@ -146,7 +146,177 @@ export interface SkillDocumentsTable {
   created_at: string;
 }
 
+export interface ChatConversationsTable {
+  id: string;
+  owner_id: string;
+  /** From the first message, shortened to one line. */
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatMessagesTable {
+  id: string;
+  conversation_id: string;
+  owner_id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  /** JSON array of `{ id, title }`: the documents the reply used (empty for user messages). */
+  sources: string;
+  /** `llm` or `retrieval` on assistant messages; null on user messages. */
+  mode: 'llm' | 'retrieval' | null;
+  /** The model that wrote an `llm` reply. */
+  model: string | null;
+  created_at: string;
+}
+
+export interface VaultDataKeysTable {
+  id: string;
+  owner_id: string;
+  /** The root key that wraps this data key now (re-wrapping changes it, never the data key). */
+  root_key_id: string;
+  /** base64url of IV | ciphertext | GCM tag. */
+  wrapped_key: string;
+  created_at: string;
+  rewrapped_at: string | null;
+}
+
+export interface VaultTokensTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  service: string;
+  /** `service` lower-cased: case-insensitive lookups. */
+  service_key: string;
+  website_url: string;
+  /** The secret, sealed by the vault keyring; never stored in plain text. */
+  secret_sealed: string;
+  hint: string;
+  discover_api: number;
+  /** JSON of the discovered API (not secret), or null. */
+  api_metadata: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Marketplace listings: shared across owners; `snapshot` is what an install copies. */
+export interface MarketplaceListingsTable {
+  id: string;
+  owner_id: string;
+  type: 'skill' | 'persona';
+  /** The original's id as text (skill ids are integers). */
+  ref_id: string;
+  title: string;
+  description: string;
+  price: number;
+  /** JSON: the published content. */
+  snapshot: string;
+  snapshot_at: string;
+  rating_sum: number;
+  rating_count: number;
+  /** round(average × 1 000 000), 0 when unrated: the rating sort key. */
+  rating_key: number;
+  installs: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One rating per user and listing; a second replaces the first. */
+export interface MarketplaceRatingsTable {
+  listing_id: string;
+  user_id: string;
+  rating: number;
+  review: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OAuthConnectionsTable {
+  id: string;
+  owner_id: string;
+  provider: string;
+  account_email: string | null;
+  account_id: string | null;
+  /** JSON array of the scopes the provider granted. */
+  scopes: string;
+  /** Sealed by the vault keyring; never stored in plain text. */
+  access_token_sealed: string;
+  /** Sealed by the vault keyring; null when the provider gave none. */
+  refresh_token_sealed: string | null;
+  expires_at: string;
+  status: 'connected' | 'needs_reauth';
+  /** Bumped on every token write (connect, refresh). */
+  token_version: number;
+  last_error: string | null;
+  connected_at: string;
+  refreshed_at: string | null;
+  updated_at: string;
+}
+
+export interface OAuthStatesTable {
+  /** SHA-256 (hex) of the state; the state itself is never stored. */
+  id: string;
+  owner_id: string;
+  provider: string;
+  /** The PKCE code verifier, sealed by the vault keyring. */
+  verifier_sealed: string;
+  redirect_uri: string;
+  /** JSON array of the scopes asked for. */
+  scopes: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** Stripe webhook events already handled, by Stripe's event id (billing). */
+export interface BillingEventsTable {
+  /** Stripe's event id (`evt_…`). */
+  id: string;
+  type: string;
+  livemode: number;
+  /** `applied`: the event changed a plan; `ignored`: nothing to do for it. */
+  outcome: 'applied' | 'ignored';
+  user_id: string | null;
+  plan_id: string | null;
+  /** When Stripe created the event. */
+  created_at: string;
+  received_at: string;
+}
+
+export interface ConnectorsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  /** `name` lower-cased: unique per owner. */
+  name_key: string;
+  base_url: string;
+  auth_type: 'bearer' | 'header' | 'query' | 'none';
+  /** The owner's vault token holding the credential; null for `none`. */
+  vault_token_id: string | null;
+  header_name: string | null;
+  query_param: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A remote PC whose AFP daemon registered (online is whether its daemon is connected now). */
+export interface AfpDevicesTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  /** Node's platform and architecture as the daemon reported them: linux-x64, darwin-arm64, win32-x64. */
+  platform: string;
+  privilege: 'read' | 'write' | 'exec';
+  /** The real path of the folder the daemon may touch, as it last reported it. */
+  root: string;
+  daemon_version: string;
+  last_seen_at: string;
+  created_at: string;
+}
+
 export interface Database {
+  marketplace_listings: MarketplaceListingsTable;
+  marketplace_ratings: MarketplaceRatingsTable;
   users: UsersTable;
   tokens: TokensTable;
   handshakes: HandshakesTable;
@@ -160,4 +330,13 @@ export interface Database {
   persona_documents: PersonaDocumentsTable;
   persona_skills: PersonaSkillsTable;
   skill_documents: SkillDocumentsTable;
+  chat_conversations: ChatConversationsTable;
+  chat_messages: ChatMessagesTable;
+  vault_data_keys: VaultDataKeysTable;
+  vault_tokens: VaultTokensTable;
+  oauth_connections: OAuthConnectionsTable;
+  oauth_states: OAuthStatesTable;
+  billing_events: BillingEventsTable;
+  connectors: ConnectorsTable;
+  afp_devices: AfpDevicesTable;
 }

@@ -23,8 +23,8 @@ export function createAccountsRepo(db: Kysely<Database>) {
       return (await q.executeTakeFirst())?.id;
     },
 
-    async findById(id: string): Promise<UsersTable | undefined> {
-      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    async findById(id: string, trx?: Transaction<Database>): Promise<UsersTable | undefined> {
+      return (trx ?? db).selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
     async list(query: { limit: number; cursor?: string | undefined }): Promise<UsersTable[]> {
@@ -36,8 +36,9 @@ export function createAccountsRepo(db: Kysely<Database>) {
     async update(
       id: string,
       changes: Partial<Pick<UsersTable, 'plan_id' | 'failed_logins' | 'locked_until' | 'updated_at' | 'name'>>,
+      trx?: Transaction<Database>,
     ): Promise<void> {
-      await db.updateTable('users').set(changes).where('id', '=', id).execute();
+      await (trx ?? db).updateTable('users').set(changes).where('id', '=', id).execute();
     },
 
     /** Counts a failed login in one statement, so concurrent failures are all counted. */

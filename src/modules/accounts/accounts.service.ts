@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { AppError, notFound } from '../../http/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
@@ -6,7 +6,7 @@ import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database, UsersTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import { DEFAULT_PLAN_ID, isKnownPlan, PLAN_IDS } from '../billing/plans.js';
+import type { PlansService } from '../billing/billing.plans.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { AccountsRepo } from './accounts.repo.js';
 
@@ -48,10 +48,14 @@ export interface AccountsServiceOptions {
   audit: AuditService;
   registration: 'first-user' | 'open';
   passwordHashCost: number;
+  /** Which plans exist and which one new accounts get. */
+  plans: Pick<PlansService, 'defaultPlanId' | 'isKnown' | 'ids'>;
+  /** Told after an account's plan changed (billing's request counter forgets the old plan). */
+  onPlanChange?: (userId: string) => void;
 }
 
 export function createAccountsService(deps: AccountsServiceOptions) {
-  const { db, repo, tokens, audit } = deps;
+  const { db, repo, tokens, audit, plans } = deps;
   // Unknown emails still cost one scrypt, so response time does not reveal which emails exist.
   let dummyHash: Promise<string> | undefined;
   const getDummyHash = () => (dummyHash ??= hashPassword('not a password', deps.passwordHashCost));
@@ -76,7 +80,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
           name: input.name?.trim() || null,
           password_hash: passwordHash,
           role: existing === 0 ? 'admin' : role,
-          plan_id: DEFAULT_PLAN_ID,
+          plan_id: plans.defaultPlanId,
           failed_logins: 0,
           locked_until: null,
           created_at: now,
@@ -178,17 +182,40 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       return { users: page.map(toUser), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
     },
 
-    async setPlan(id: string, planId: string, actor: AuditActor): Promise<User> {
-      if (!isKnownPlan(planId)) {
-        throw new AppError('VALIDATION_ERROR', `Unknown plan ${planId}; known plans: ${PLAN_IDS.join(', ')}`, {
-          details: [{ field: 'body.planId', message: `must be one of ${PLAN_IDS.join(', ')}` }],
+    /**
+     * Moves an account to a plan: the administrator's PUT /users/{id}/plan, or billing once
+     * Stripe confirms a payment (with its own audit action, inside its transaction).
+     */
+    async setPlan(
+      id: string,
+      planId: string,
+      actor: AuditActor,
+      options: { trx?: Transaction<Database>; auditAction?: string; auditDetails?: Record<string, unknown> } = {},
+    ): Promise<User> {
+      if (!plans.isKnown(planId)) {
+        const known = plans.ids().join(', ');
+        throw new AppError('VALIDATION_ERROR', `Unknown plan ${planId}; known plans: ${known}`, {
+          details: [{ field: 'body.planId', message: `must be one of ${known}` }],
         });
       }
-      const row = await repo.findById(id);
+      const { trx } = options;
+      const row = await repo.findById(id, trx);
       if (!row) throw notFound('User', id);
-      await repo.update(id, { plan_id: planId, updated_at: isoNow() });
-      await audit.record(actor, { action: 'user.plan_change', outcome: 'success', targetType: 'user', targetId: id, details: { from: row.plan_id, to: planId } });
-      return this.getUser(id);
+      const updatedAt = isoNow();
+      await repo.update(id, { plan_id: planId, updated_at: updatedAt }, trx);
+      await audit.record(
+        actor,
+        {
+          action: options.auditAction ?? 'user.plan_change',
+          outcome: 'success',
+          targetType: 'user',
+          targetId: id,
+          details: { from: row.plan_id, to: planId, ...options.auditDetails },
+        },
+        trx,
+      );
+      deps.onPlanChange?.(id);
+      return toUser({ ...row, plan_id: planId, updated_at: updatedAt });
     },
   };
 }

@@ -67,7 +67,29 @@ export const GatewayContextSchema = Data(
           { description: 'The knowledge base: how many documents, and the most recently changed (scope `knowledge`)' },
         ),
       ),
-      services: Type.Optional(Type.Unknown({ description: 'Connected services (scope `services:read`)' })),
+      services: Type.Optional(
+        Type.Array(
+          Type.Object({
+            provider: Type.String(),
+            account: Type.Union([Type.String(), Type.Null()]),
+            status: Type.String({ description: '`connected`, or `needs_reauth` when the owner must connect again' }),
+            scopes: Type.Array(Type.String()),
+          }),
+          { description: 'Accounts connected through OAuth (scope `services:read`); never their tokens' },
+        ),
+      ),
+      connectors: Type.Optional(
+        Type.Array(
+          Type.Object({
+            id: Type.String(),
+            name: Type.String(),
+            baseUrl: Type.String(),
+            authType: Type.String(),
+            connected: Type.Boolean(),
+          }),
+          { description: "The owner's own services, callable by name through /services/{name}/execute and /proxy (scope `services:read`)" },
+        ),
+      ),
       endpoints: Type.Array(Type.String(), { description: 'Every non-public route this token may call, as `METHOD /path`' }),
       token: Type.Object(
         {

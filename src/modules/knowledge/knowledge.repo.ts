@@ -115,6 +115,27 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
       return Number(row?.count ?? 0);
     },
 
+    /**
+     * What the owner's documents hold in bytes, and the size of one of them (by id or title) if
+     * it exists: what a plan's knowledgeBytes limit is checked against. Read from the
+     * (owner_id, id, size_bytes) index of migration 0012, not from the rows and their text.
+     */
+    async storedBytes(ownerId: string, one?: { id: string } | { title: string }): Promise<{ total: number; existing: number | undefined }> {
+      const totalRow = await db
+        .selectFrom('kb_documents')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('total'))
+        .where('owner_id', '=', ownerId)
+        .executeTakeFirst();
+      let existing: number | undefined;
+      if (one) {
+        let q = db.selectFrom('kb_documents').select('size_bytes').where('owner_id', '=', ownerId);
+        q = 'id' in one ? q.where('id', '=', one.id) : q.where('title', '=', one.title);
+        const row = await q.executeTakeFirst();
+        existing = row ? Number(row.size_bytes) : undefined;
+      }
+      return { total: Number(totalRow?.total ?? 0), existing };
+    },
+
     /** The most recently changed documents, by the (owner_id, updated_at) index of migration 0005. */
     async recent(ownerId: string, limit: number): Promise<Array<Pick<KbDocumentRow, 'id' | 'title' | 'updated_at'>>> {
       return db

@@ -3,6 +3,7 @@ import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms, type MatchMode } from '../../storage/full-text.js';
 import { isUniqueViolation } from '../../storage/storage.js';
+import type { LimitsService } from '../billing/billing.limits.js';
 import { detectUploadKind, extractUploadText, SUPPORTED_UPLOADS, UPLOAD_KINDS } from './knowledge.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 
@@ -190,8 +191,22 @@ function normalizeSource(source: string | undefined, fallback: string, field = '
  * The knowledge base: an owner's documents, unique by title, searchable by full text.
  * Another owner's document id answers 404 exactly like one that does not exist.
  */
-export function createKnowledgeService(deps: { repo: KnowledgeRepo }) {
-  const { repo } = deps;
+export function createKnowledgeService(deps: { repo: KnowledgeRepo; limits: Pick<LimitsService, 'assertCanGrow'> }) {
+  const { repo, limits } = deps;
+
+  /**
+   * The plan's knowledgeBytes limit: the stored total after the write. `replacing` is the
+   * document the write replaces (its old size leaves); a write that does not grow the total
+   * is always allowed.
+   */
+  async function checkBytes(ownerId: string, size: number, replacing?: { id: string } | { title: string }): Promise<void> {
+    await limits.assertCanGrow(ownerId, 'knowledgeBytes', async () => {
+      const stored = await repo.storedBytes(ownerId, replacing);
+      // No such document: the update itself answers 404, not the limit.
+      if (replacing && 'id' in replacing && stored.existing === undefined) return { used: stored.total, adding: 0 };
+      return { used: stored.total, adding: size - (stored.existing ?? 0) };
+    });
+  }
 
   async function titleConflict(ownerId: string, title: string): Promise<AppError> {
     const existingId = await repo.idByTitle(ownerId, title);
@@ -206,6 +221,7 @@ export function createKnowledgeService(deps: { repo: KnowledgeRepo }) {
     const title = normalizeTitle(input.title);
     const source = normalizeSource(input.source, input.defaultSource);
     const size = checkContent(input.content);
+    await checkBytes(ownerId, size);
     const now = isoNow();
     const row = {
       id: newId('doc'),
@@ -292,6 +308,7 @@ export function createKnowledgeService(deps: { repo: KnowledgeRepo }) {
       const title = normalizeTitle(input.title);
       const size = checkContent(input.content);
       const source = normalizeSource(input.source, DEFAULT_SOURCE);
+      await checkBytes(ownerId, size, { title });
       for (let attempt = 0; attempt < 3; attempt++) {
         const now = isoNow();
         const id = newId('doc');
@@ -322,6 +339,7 @@ export function createKnowledgeService(deps: { repo: KnowledgeRepo }) {
       const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: isoNow() };
       if (input.title !== undefined) changes.title = normalizeTitle(input.title);
       if (input.source !== undefined) changes.source = normalizeSource(input.source, DEFAULT_SOURCE);
+      await checkBytes(ownerId, size, { id });
       let row: KbDocumentRow | undefined;
       try {
         row = await repo.update(ownerId, id, changes);

@@ -1,6 +1,7 @@
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
+import type { LimitsService } from '../billing/billing.limits.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
@@ -35,12 +36,13 @@ function checkContent(content: string): void {
   }
 }
 
-export function createMemoryService(deps: { repo: MemoryRepo }) {
-  const { repo } = deps;
+export function createMemoryService(deps: { repo: MemoryRepo; limits: Pick<LimitsService, 'assertCanAdd'> }) {
+  const { repo, limits } = deps;
 
   return {
     async create(ownerId: string, content: string): Promise<MemoryEntry> {
       checkContent(content);
+      await limits.assertCanAdd(ownerId, 'memoryEntries', 1, () => repo.count(ownerId));
       const now = isoNow();
       const row = { id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now };
       await repo.insert(row);

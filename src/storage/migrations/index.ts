@@ -2,6 +2,13 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import * as core from './0001-core.js';
 import * as ownerData from './0003-owner-data.js';
 import * as knowledge from './0005-knowledge.js';
+import * as vault from './0006-vault.js';
+import * as oauth from './0007-oauth.js';
+import * as connectors from './0008-connectors.js';
+import * as afp from './0009-afp.js';
+import * as chat from './0010-chat.js';
+import * as marketplace from './0011-marketplace.js';
+import * as billing from './0012-billing.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -16,12 +23,20 @@ interface MigrationModule {
 /**
  * The one list of migrations, in order, for both engines. A migration is told which engine it
  * runs on and branches only where the engines truly differ (full-text search, triggers,
- * integer keys). Add new files at the end; never edit one that has shipped.
+ * integer keys). Kysely runs them in name order, so numbers only grow. Add new files at the end;
+ * never edit one that has shipped.
  */
 const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0001-core', core],
   ['0003-owner-data', ownerData],
   ['0005-knowledge', knowledge],
+  ['0006-vault', vault],
+  ['0007-oauth', oauth],
+  ['0008-connectors', connectors],
+  ['0009-afp', afp],
+  ['0010-chat', chat],
+  ['0011-marketplace', marketplace],
+  ['0012-billing', billing],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

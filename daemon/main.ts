@@ -1,0 +1,77 @@
+/**
+ * hearth-afp: the remote-PC daemon's entry point. Built into one file (daemon/build.ts) and
+ * from there into single executables; `npx tsx daemon/main.ts --help` runs it from source.
+ */
+import { platformName } from '../src/modules/afp/afp.protocol.js';
+import { API_VERSION } from '../src/version.js';
+import { helpText, parseDaemonArgs, UsageError } from './config.js';
+import { startLink } from './link.js';
+import { createPolicy } from './policy.js';
+
+function log(message: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+}
+
+async function main(): Promise<number> {
+  const program = 'hearth-afp';
+  let parsed;
+  try {
+    parsed = parseDaemonArgs(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\nRun ${program} --help for the options.\n`);
+      return 1;
+    }
+    throw error;
+  }
+  if ('help' in parsed) {
+    process.stdout.write(helpText(program));
+    return 0;
+  }
+  if ('version' in parsed) {
+    process.stdout.write(`${API_VERSION}\n`);
+    return 0;
+  }
+  const { settings, warnings } = parsed;
+  for (const warning of warnings) log(`warning: ${warning}`);
+
+  let policy;
+  try {
+    policy = await createPolicy(settings.root, settings.privilege);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return 1;
+  }
+
+  const link = startLink({
+    server: settings.server,
+    token: settings.token,
+    name: settings.name,
+    platform: platformName(process.platform, process.arch),
+    version: API_VERSION,
+    policy,
+    log,
+  });
+  log(`hearth-afp ${API_VERSION} starting: server ${settings.server}, device "${settings.name}", root ${policy.root}, privilege ${policy.privilege}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    void link.stop();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
+  const outcome = await link.done;
+  return outcome.final ? 2 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`hearth-afp failed: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,152 @@
+/**
+ * The relay carries a request from an API route to the daemon of a device and its answer back.
+ *
+ * Routes use `DeviceRelay` only. The WebSocket handler, which holds the daemon's connection,
+ * uses `DeviceLinkHost`. Here both live in one process: a request reaches a daemon connected to
+ * this same process. When several API nodes share one PostgreSQL, a node-spanning relay
+ * implements the same two interfaces (see docs/decisions.md, "Remote PCs"): `send` finds the
+ * node that holds the device's link and forwards the request there.
+ */
+import { AppError } from '../../http/errors.js';
+import { LIMITS, type Op, type ResponseFrame, type ServerMessage } from './afp.protocol.js';
+
+export interface DeviceRelay {
+  /**
+   * Sends one operation to the device's daemon and waits for its answer.
+   * Throws AppError DEVICE_OFFLINE (no live link for this owner's device), DEVICE_TIMEOUT (no
+   * answer within `timeoutMs`) or RATE_LIMITED (too many requests running on the device).
+   */
+  send(ownerId: string, deviceId: string, op: Op, args: Record<string, unknown>, timeoutMs: number): Promise<ResponseFrame>;
+  /** The devices among `deviceIds` that are online now, with when each was last heard from. */
+  presence(deviceIds: string[]): Promise<Map<string, { lastSeenAt: string }>>;
+  /** Closes the device's link, if it has one (a forgotten device). */
+  disconnect(deviceId: string, code: number, reason: string): Promise<void>;
+}
+
+/** One live daemon connection, as the WebSocket handler presents it to the relay. */
+export interface DeviceLink {
+  deviceId: string;
+  ownerId: string;
+  send(message: ServerMessage): void;
+  close(code: number, reason: string): void;
+}
+
+/** What the WebSocket handler tells the relay about its link. */
+export interface AttachedLink {
+  /** A response frame from the daemon. */
+  received(response: ResponseFrame): void;
+  /** Any frame from the daemon: it is alive. */
+  heard(): void;
+  /** The connection closed. */
+  detach(): void;
+}
+
+export interface DeviceLinkHost {
+  /** Makes `link` the device's live link; a previous link of the same device is closed. */
+  attach(link: DeviceLink, onReplaced: (previous: DeviceLink) => void): AttachedLink;
+}
+
+interface Pending {
+  resolve(outcome: ResponseFrame): void;
+  reject(error: AppError): void;
+  timer: NodeJS.Timeout;
+}
+
+interface LiveLink {
+  link: DeviceLink;
+  pending: Map<string, Pending>;
+  lastSeenAt: number;
+}
+
+export function offline(deviceId: string, detail = 'its daemon is not connected'): AppError {
+  return new AppError('DEVICE_OFFLINE', `Device ${deviceId} is offline: ${detail}. Start the AFP daemon on the PC, or wait for it to reconnect`);
+}
+
+export function createInProcessRelay(options: { maxConcurrent?: number } = {}): DeviceRelay & DeviceLinkHost {
+  const maxConcurrent = options.maxConcurrent ?? LIMITS.maxConcurrentRequests;
+  const links = new Map<string, LiveLink>();
+  let sequence = 0;
+
+  function failAll(live: LiveLink, error: AppError): void {
+    for (const [id, pending] of live.pending) {
+      clearTimeout(pending.timer);
+      live.pending.delete(id);
+      pending.reject(error);
+    }
+  }
+
+  return {
+    attach(link, onReplaced) {
+      const previous = links.get(link.deviceId);
+      if (previous) {
+        links.delete(link.deviceId);
+        failAll(previous, offline(link.deviceId, 'its daemon reconnected while the request ran'));
+        onReplaced(previous.link);
+      }
+      const live: LiveLink = { link, pending: new Map(), lastSeenAt: Date.now() };
+      links.set(link.deviceId, live);
+      return {
+        received(response) {
+          const pending = live.pending.get(response.id);
+          // An answer after its request timed out has no one waiting for it.
+          if (!pending) return;
+          clearTimeout(pending.timer);
+          live.pending.delete(response.id);
+          pending.resolve(response);
+        },
+        heard() {
+          live.lastSeenAt = Date.now();
+        },
+        detach() {
+          if (links.get(link.deviceId) === live) links.delete(link.deviceId);
+          failAll(live, offline(link.deviceId, 'its daemon disconnected while the request ran'));
+        },
+      };
+    },
+
+    async send(ownerId, deviceId, op, args, timeoutMs) {
+      const live = links.get(deviceId);
+      // A link of another owner's device is no link for this owner: the caller answers 404.
+      if (!live || live.link.ownerId !== ownerId) throw offline(deviceId);
+      if (live.pending.size >= maxConcurrent) {
+        throw new AppError('RATE_LIMITED', `Device ${deviceId} is already running ${maxConcurrent} requests; retry when one has finished`, {
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      sequence += 1;
+      const id = `r${sequence}`;
+      return new Promise<ResponseFrame>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          live.pending.delete(id);
+          reject(new AppError('DEVICE_TIMEOUT', `Device ${deviceId} did not answer ${op} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        live.pending.set(id, { resolve, reject, timer });
+        try {
+          live.link.send({ type: 'request', id, op, args });
+        } catch {
+          clearTimeout(timer);
+          live.pending.delete(id);
+          reject(offline(deviceId, 'its connection failed'));
+        }
+      });
+    },
+
+    async presence(deviceIds) {
+      const out = new Map<string, { lastSeenAt: string }>();
+      for (const id of deviceIds) {
+        const live = links.get(id);
+        if (live) out.set(id, { lastSeenAt: new Date(live.lastSeenAt).toISOString() });
+      }
+      return out;
+    },
+
+    async disconnect(deviceId, code, reason) {
+      const live = links.get(deviceId);
+      if (!live) return;
+      links.delete(deviceId);
+      failAll(live, offline(deviceId, 'the device was removed'));
+      live.link.close(code, reason);
+    },
+
+  };
+}

@@ -1,0 +1,257 @@
+import { createReadStream, type ReadStream } from 'node:fs';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { access, principalOf } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import { actorOf } from '../audit/audit.service.js';
+import type { TokensService } from '../tokens/tokens.service.js';
+import type { DaemonDownloads } from './afp.downloads.js';
+import { serveDaemonLink } from './afp.link.js';
+import { CONNECT_PATH } from './afp.protocol.js';
+import type { DeviceLinkHost } from './afp.relay.js';
+import {
+  ConnectResponse,
+  DeviceList,
+  DeviceParams,
+  DeviceResponse,
+  DownloadParams,
+  ExecBody,
+  ExecResponse,
+  LsResponse,
+  MkdirBody,
+  MkdirResponse,
+  PathQuery,
+  ReadQuery,
+  ReadResponse,
+  RmBody,
+  RmResponse,
+  StatResponse,
+  WriteBody,
+  WriteResponse,
+} from './afp.schemas.js';
+import type { AfpService } from './afp.service.js';
+
+const tags = ['afp'];
+
+/** A 10 MiB file in base64 is 13.4 MiB; the JSON around it needs a little more. */
+const WRITE_BODY_LIMIT = 15 * 1024 * 1024;
+
+export interface AfpRoutesDeps {
+  afp: AfpService;
+  downloads: DaemonDownloads;
+  /** Where daemon connections are attached: the relay. */
+  host: DeviceLinkHost;
+  tokens: Pick<TokensService, 'authenticate'>;
+  heartbeatMs: number;
+}
+
+export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
+  const { afp, downloads } = deps;
+  return async (app) => {
+    const config = { access: access.scope('devices') };
+    const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
+
+    app.route({
+      method: 'GET',
+      url: CONNECT_PATH,
+      config,
+      schema: {
+        operationId: 'afpConnect',
+        summary: "The AFP daemon's WebSocket: the daemon connects here with a token holding the devices scope",
+        tags,
+        response: { 101: ConnectResponse },
+      },
+      handler: async () => {
+        throw new AppError('VALIDATION_ERROR', `${CONNECT_PATH} takes a WebSocket upgrade from the AFP daemon (GET /api/v1/afp/download/{platform})`);
+      },
+      wsHandler: (socket, request) =>
+        serveDaemonLink(socket, request, {
+          afp,
+          host: deps.host,
+          authenticate: (secret) => deps.tokens.authenticate(secret),
+          heartbeatMs: deps.heartbeatMs,
+          log: request.log,
+        }),
+    });
+
+    app.get(
+      '/api/v1/afp/devices',
+      {
+        config,
+        schema: {
+          operationId: 'listAfpDevices',
+          summary: 'Registered remote PCs with their online/offline status, platform and privilege',
+          tags,
+          response: { 200: DeviceList },
+        },
+      },
+      async (request) => ({ data: await afp.list(owner(request)) }),
+    );
+
+    app.get(
+      '/api/v1/afp/devices/:deviceId',
+      {
+        config,
+        schema: { operationId: 'getAfpDevice', summary: 'One remote PC', tags, params: DeviceParams, response: { 200: DeviceResponse } },
+      },
+      async (request) => ({ data: await afp.get(owner(request), request.params.deviceId) }),
+    );
+
+    app.delete(
+      '/api/v1/afp/devices/:deviceId',
+      {
+        config,
+        schema: {
+          operationId: 'deleteAfpDevice',
+          summary: "Forget a remote PC: its record is removed and its daemon's connection closed (the daemon stops)",
+          tags,
+          params: DeviceParams,
+          response: { 200: DeviceResponse },
+        },
+      },
+      async (request) => ({ data: await afp.forget(owner(request), request.params.deviceId, actorOf(request)) }),
+    );
+
+    app.get(
+      '/api/v1/afp/:deviceId/ls',
+      {
+        config,
+        schema: {
+          operationId: 'afpListDir',
+          summary: 'List a folder on the device; 503 when it is offline',
+          tags,
+          params: DeviceParams,
+          querystring: PathQuery,
+          response: { 200: LsResponse },
+        },
+      },
+      async (request) => ({ data: await afp.ls(owner(request), request.params.deviceId, request.query.path) }),
+    );
+
+    app.get(
+      '/api/v1/afp/:deviceId/read',
+      {
+        config,
+        schema: {
+          operationId: 'afpReadFile',
+          summary: 'Read a file (at most 10 MiB): text as UTF-8, binary as base64; 503 when the device is offline',
+          tags,
+          params: DeviceParams,
+          querystring: ReadQuery,
+          response: { 200: ReadResponse },
+        },
+      },
+      async (request) => ({
+        data: await afp.read(owner(request), request.params.deviceId, request.query.path, request.query.encoding),
+      }),
+    );
+
+    app.post(
+      '/api/v1/afp/:deviceId/write',
+      {
+        config,
+        bodyLimit: WRITE_BODY_LIMIT,
+        schema: {
+          operationId: 'afpWriteFile',
+          summary: 'Write a file (created or replaced; its folder must exist); needs the write privilege; 503 when offline',
+          tags,
+          params: DeviceParams,
+          body: WriteBody,
+          response: { 200: WriteResponse },
+        },
+      },
+      async (request) => ({ data: await afp.write(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+    );
+
+    app.post(
+      '/api/v1/afp/:deviceId/exec',
+      {
+        config,
+        schema: {
+          operationId: 'afpExec',
+          summary: 'Run a shell command; needs the exec privilege; 503 when offline, 504 when it runs past its timeout',
+          tags,
+          params: DeviceParams,
+          body: ExecBody,
+          response: { 200: ExecResponse },
+        },
+      },
+      async (request) => ({ data: await afp.exec(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+    );
+
+    app.get(
+      '/api/v1/afp/:deviceId/stat',
+      {
+        config,
+        schema: {
+          operationId: 'afpStat',
+          summary: 'Metadata of a file or folder; 503 when the device is offline',
+          tags,
+          params: DeviceParams,
+          querystring: PathQuery,
+          response: { 200: StatResponse },
+        },
+      },
+      async (request) => ({ data: await afp.stat(owner(request), request.params.deviceId, request.query.path) }),
+    );
+
+    app.delete(
+      '/api/v1/afp/:deviceId/rm',
+      {
+        config,
+        schema: {
+          operationId: 'afpDelete',
+          summary: 'Remove a file, link or folder (recursive for one that is not empty); needs the write privilege; 503 when offline',
+          tags,
+          params: DeviceParams,
+          body: RmBody,
+          response: { 200: RmResponse },
+        },
+      },
+      async (request) => ({ data: await afp.rm(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+    );
+
+    app.post(
+      '/api/v1/afp/:deviceId/mkdir',
+      {
+        config,
+        schema: {
+          operationId: 'afpMkdir',
+          summary: 'Create a folder (with its parents unless recursive is false); needs the write privilege; 503 when offline',
+          tags,
+          params: DeviceParams,
+          body: MkdirBody,
+          response: { 200: MkdirResponse },
+        },
+      },
+      async (request) => ({ data: await afp.mkdir(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+    );
+
+    app.get(
+      '/api/v1/afp/download/:platform',
+      {
+        config: { access: access.public() },
+        schema: {
+          operationId: 'downloadAfpDaemon',
+          summary: 'Download the AFP daemon for a platform (the README says what each file is and how to run it)',
+          tags,
+          params: DownloadParams,
+          response: {
+            200: {
+              description: 'The daemon executable',
+              content: { 'application/octet-stream': { schema: Type.Unsafe<ReadStream>({ type: 'string', format: 'binary' }) } },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const artifact = await downloads.get(request.params.platform);
+        return reply
+          .type('application/octet-stream')
+          .header('content-disposition', `attachment; filename="${artifact.filename}"`)
+          .header('content-length', artifact.size)
+          .send(createReadStream(artifact.file));
+      },
+    );
+  };
+}

@@ -1,0 +1,155 @@
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import type { AccountsService } from '../accounts/accounts.service.js';
+import { LIMIT_LABELS, type LimitName, type Plan, type PlansService } from './billing.plans.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route is not counted against the daily request quota (billing: a capped owner can still upgrade). */
+    dailyQuotaExempt?: boolean;
+  }
+}
+
+/** How long a caller's plan is remembered by the per-request counter. */
+const PLAN_CACHE_MS = 60_000;
+const PLAN_CACHE_MAX = 100_000;
+
+export interface LimitsServiceOptions {
+  /** config.planLimits: off means every check returns at once, with no database work. */
+  enabled: boolean;
+  plans: Pick<PlansService, 'effective'>;
+  accounts: Pick<AccountsService, 'getUser'>;
+  /** The clock; the daily counter resets at UTC midnight. */
+  now?: () => number;
+}
+
+function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function nextUtcMidnight(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+}
+
+function limitReached(limit: LimitName, plan: Plan, used: number, max: number, adding: number, extra: Partial<{ headers: Record<string, string>; resetsAt: string }> = {}): AppError {
+  const fix =
+    limit === 'apiRequestsPerDay'
+      ? `The count starts again at ${extra.resetsAt}`
+      : limit === 'knowledgeBytes'
+        ? 'Delete or shorten documents'
+        : `Delete some`;
+  const message =
+    limit === 'knowledgeBytes'
+      ? `Plan limit reached: knowledgeBytes. The ${plan.name} plan allows ${max} bytes of knowledge-base content; ${used} are stored and this change adds ${adding}. ${fix}, or move to a larger plan (GET /api/v1/billing/plans, POST /api/v1/billing/checkout)`
+      : `Plan limit reached: ${limit}. The ${plan.name} plan allows ${max} ${LIMIT_LABELS[limit]} and ${used} ${limit === 'apiRequestsPerDay' ? 'were made today' : 'are in use'}. ${fix}, or move to a larger plan (GET /api/v1/billing/plans, POST /api/v1/billing/checkout)`;
+  return new AppError('PLAN_LIMIT_REACHED', message, {
+    details: { limit, used, max, planId: plan.id, ...(adding !== 1 ? { adding } : {}), ...(extra.resetsAt ? { resetsAt: extra.resetsAt } : {}) },
+    ...(extra.headers ? { headers: extra.headers } : {}),
+  });
+}
+
+/**
+ * Plan limits, checked where records are created. Applies only when config.planLimits is on;
+ * the administrator is never limited.
+ *
+ * A check counts what is stored, then the caller writes: two creations at the same moment can
+ * both pass, so a burst may exceed a limit by the number of concurrent requests. Nothing is
+ * locked for it; the next creation is refused.
+ */
+export function createLimitsService(deps: LimitsServiceOptions) {
+  const { plans, accounts } = deps;
+  const now = deps.now ?? Date.now;
+
+  /** The caller's plan, or null when they are not limited (the administrator). */
+  async function planOf(ownerId: string): Promise<Plan | null> {
+    const user = await accounts.getUser(ownerId);
+    return user.role === 'admin' ? null : plans.effective(user.planId);
+  }
+
+  // Daily request counts: per owner, in this process, for the current UTC day.
+  let day = utcDay(now());
+  const requests = new Map<string, number>();
+  const cachedPlans = new Map<string, { plan: Plan; until: number }>();
+
+  function checkRequests(ownerId: string, plan: Plan, count: number, at: number): void {
+    const max = plan.limits.apiRequestsPerDay;
+    if (max === null || count <= max) return;
+    // A refused request is not one of the day's requests.
+    requests.set(ownerId, Math.max(0, (requests.get(ownerId) ?? 1) - 1));
+    const reset = nextUtcMidnight(at);
+    const retryAfter = Math.max(1, Math.ceil((reset - at) / 1000));
+    throw limitReached('apiRequestsPerDay', plan, max, max, 1, {
+      headers: { 'Retry-After': String(retryAfter) },
+      resetsAt: new Date(reset).toISOString(),
+    });
+  }
+
+  return {
+    enabled: deps.enabled,
+
+    /**
+     * Refuses with 402 PLAN_LIMIT_REACHED when `used()` plus `amount` would pass the owner's
+     * limit. `used` is only called when limits apply, so callers pay nothing when they are off.
+     */
+    async assertCanAdd(ownerId: string, limit: LimitName, amount: number, used: () => Promise<number>): Promise<void> {
+      if (!deps.enabled) return;
+      const plan = await planOf(ownerId);
+      const max = plan?.limits[limit];
+      if (plan == null || max == null) return;
+      const current = await used();
+      if (amount > 0 && current + amount > max) throw limitReached(limit, plan, current, max, amount);
+    },
+
+    /**
+     * For sizes that change in place (a document replaced by a longer one): `measure` answers
+     * what is used now and by how much the change grows it. A change that does not grow is
+     * always allowed, even over the limit (after a move to a smaller plan).
+     */
+    async assertCanGrow(ownerId: string, limit: LimitName, measure: () => Promise<{ used: number; adding: number }>): Promise<void> {
+      if (!deps.enabled) return;
+      const plan = await planOf(ownerId);
+      const max = plan?.limits[limit];
+      if (plan == null || max == null) return;
+      const { used, adding } = await measure();
+      if (adding > 0 && used + adding > max) throw limitReached(limit, plan, used, max, adding);
+    },
+
+    /**
+     * Counts one authenticated request against the owner's daily quota (the access hook calls
+     * it). In memory, per process: a restart starts the day's count again, and several API
+     * nodes each count on their own. The plan is remembered for a minute; a plan change made
+     * through this process reaches the counter at once (`forget`), one made elsewhere within
+     * the minute.
+     */
+    countRequest(principal: Principal, request?: FastifyRequest): void | Promise<void> {
+      if (!deps.enabled || principal.role === 'admin') return;
+      if (request?.routeOptions.config?.dailyQuotaExempt) return;
+      const at = now();
+      const today = utcDay(at);
+      if (today !== day) {
+        day = today;
+        requests.clear();
+      }
+      const ownerId = principal.ownerId;
+      const count = (requests.get(ownerId) ?? 0) + 1;
+      requests.set(ownerId, count);
+      const cached = cachedPlans.get(ownerId);
+      if (cached && cached.until > at) return checkRequests(ownerId, cached.plan, count, at);
+      return planOf(ownerId).then((plan) => {
+        if (!plan) return;
+        if (cachedPlans.size >= PLAN_CACHE_MAX) cachedPlans.clear();
+        cachedPlans.set(ownerId, { plan, until: at + PLAN_CACHE_MS });
+        checkRequests(ownerId, plan, count, at);
+      });
+    },
+
+    /** Drops what the request counter remembers of the owner's plan (after a plan change). */
+    forget(ownerId: string): void {
+      cachedPlans.delete(ownerId);
+    },
+  };
+}
+
+export type LimitsService = ReturnType<typeof createLimitsService>;

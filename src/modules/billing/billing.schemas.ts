@@ -1,0 +1,70 @@
+import { Type } from '@sinclair/typebox';
+import { Data, List } from '../../http/schemas.js';
+
+const Limit = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `${description}; null means unlimited` });
+
+export const PlanLimitsSchema = Type.Object(
+  {
+    memoryEntries: Limit('Memory entries stored at once'),
+    knowledgeBytes: Limit('Bytes of knowledge-base document text stored at once'),
+    vaultTokens: Limit('Vault tokens stored at once'),
+    devices: Limit('Remote PCs (AFP devices) registered at once'),
+    apiRequestsPerDay: Limit('Authenticated API requests per UTC day'),
+  },
+  { title: 'PlanLimits' },
+);
+
+export const PlanSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Pass as `planId` to checkout' }),
+    name: Type.String(),
+    price: Type.Integer({ minimum: 0, description: 'Per interval, in minor units of the currency (cents): 900 is 9.00' }),
+    currency: Type.String({ description: 'ISO 4217, lowercase (usd)' }),
+    interval: Type.Union([Type.Literal('month'), Type.Literal('year')]),
+    limits: PlanLimitsSchema,
+  },
+  { title: 'Plan' },
+);
+
+export const PlanList = List(PlanSchema);
+
+const RedirectUrl = (what: string) =>
+  Type.String({
+    maxLength: 2000,
+    // Not format "uri": Stripe's {CHECKOUT_SESSION_ID} placeholder has braces; the service parses it.
+    pattern: '^https?://[^\\s]+$',
+    description: `Where Stripe sends the browser ${what}. Default: a page of this server saying so. \`{CHECKOUT_SESSION_ID}\` is replaced by Stripe`,
+  });
+
+export const CheckoutBody = Type.Object(
+  {
+    planId: Type.String({ minLength: 1, maxLength: 100, description: 'A paid plan of GET /api/v1/billing/plans' }),
+    successUrl: Type.Optional(RedirectUrl('after payment')),
+    cancelUrl: Type.Optional(RedirectUrl('when the customer leaves checkout')),
+  },
+  { additionalProperties: false },
+);
+
+export const CheckoutResponse = Data(
+  Type.Object({
+    url: Type.String({ description: "Stripe's hosted checkout page: open it in a browser" }),
+    sessionId: Type.String({ description: 'The Stripe Checkout Session id (cs_…)' }),
+  }),
+);
+
+export const WebhookResponse = Data(
+  Type.Object({
+    received: Type.Boolean(),
+    eventId: Type.String(),
+    duplicate: Type.Boolean({ description: 'True when this event id was handled before; nothing was done again' }),
+    outcome: Type.Union([Type.Literal('applied'), Type.Literal('ignored')], {
+      description: '`applied`: a plan changed; `ignored`: the event needs nothing from Hearth',
+    }),
+  }),
+);
+
+export const ReturnQuery = Type.Object({
+  result: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('cancel')])),
+  session_id: Type.Optional(Type.String({ maxLength: 300 })),
+});

@@ -1,0 +1,394 @@
+import { queryTerms } from '../../storage/full-text.js';
+
+/**
+ * How a chat prompt is put together, as pure functions (no storage, no network).
+ *
+ * The context budget (CHAT_CONTEXT_TOKENS, 6,000 by default) covers everything Hearth adds
+ * around the owner's message; the message itself is always sent whole. It is spent in this
+ * order, each part up to its share, and whatever a part leaves unused passes on to the next:
+ *   1. the active persona's soul_content   up to 30 %
+ *   2. the documents attached to it         up to 20 % (in attachment order)
+ *   3. knowledge-base passages              up to 20 % (best first, at most 8)
+ *   4. memory entries                       up to 10 % (newest first)
+ *   5. the conversation's history           the rest  (newest first, whole messages)
+ * A part that does not fit is cut at a word boundary and marked "[…]"; history keeps the most
+ * recent contiguous messages and drops older ones.
+ * Tokens are estimated, not counted: a quarter token per ASCII character, one per other
+ * character (close to what BPE tokenizers do for English and for CJK text, and on the safe side
+ * for most others).
+ */
+
+export const DEFAULT_CONTEXT_TOKENS = 6_000;
+export const SHARES = { persona: 0.3, documents: 0.2, passages: 0.2, memory: 0.1 } as const;
+/** At most this many passages enter a prompt; a retrieval answer quotes at most RETRIEVAL_PASSAGES. */
+export const MAX_PASSAGES = 8;
+export const RETRIEVAL_PASSAGES = 3;
+/** Passages are paragraphs merged up to about PASSAGE_TARGET characters, never over PASSAGE_MAX. */
+export const PASSAGE_TARGET = 700;
+export const PASSAGE_MAX = 1_200;
+/** Only the first this-many characters of a (possibly 10 MiB) document are cut into passages. */
+export const PASSAGE_SCAN_CHARS = 2_000_000;
+
+const TRUNCATED = ' […]';
+
+export const DEFAULT_SYSTEM_PROMPT =
+  "You are the personal assistant of this Hearth account's owner. No persona is active, so answer plainly and helpfully.";
+
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 128) ascii++;
+    // A surrogate pair is one character.
+    else if (code < 0xdc00 || code > 0xdfff) other++;
+  }
+  return Math.ceil(ascii / 4) + other;
+}
+
+/** The longest start of `text` that fits `tokens`, cut at a word boundary, marked when cut. */
+export function truncateToTokens(text: string, tokens: number): string {
+  if (estimateTokens(text) <= tokens) return text;
+  const room = tokens - estimateTokens(TRUNCATED);
+  if (room <= 0) return '';
+  // Binary search on the length, since the estimate is not linear in characters.
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (estimateTokens(text.slice(0, mid)) <= room) low = mid;
+    else high = mid - 1;
+  }
+  let end = low;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  const space = text.slice(0, end).search(/\s\S*$/);
+  if (space > end * 0.6) end = space;
+  const head = text.slice(0, end).trimEnd();
+  return head === '' ? '' : head + TRUNCATED;
+}
+
+// Words too common to say what a message is about (English). Only used to choose what to search
+// for and how to score passages; a message of nothing but these is searched as it is.
+const STOPWORDS = new Set(
+  (
+    'a about above after again all am an and any are as at be because been before being below between both but by can could did do does ' +
+    'doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its ' +
+    'itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so ' +
+    'some such than that the their theirs them themselves then there these they this those through to too under until up very was we ' +
+    "were what when where which while who whom why will with would you your yours yourself yourselves tell please know want need " +
+    'let lets get give show find hi hello thanks thank'
+  ).split(' '),
+);
+
+/** The words of a message worth searching for: its query terms without stop words (or all of them, if nothing else is left). */
+export function contentTerms(message: string): string[] {
+  const terms = queryTerms(message).filter((t) => t.length > 1 || /\p{N}/u.test(t));
+  const content = terms.filter((t) => !STOPWORDS.has(t));
+  return content.length > 0 ? content : terms;
+}
+
+/** A light suffix-stripper, so that "running" meets "run" and "documents" meets "document". */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  for (const suffix of ['ations', 'ation', 'ings', 'ing', 'edly', 'ed', 'ly']) {
+    if (word.endsWith(suffix) && word.length - suffix.length >= 3) {
+      const base = word.slice(0, -suffix.length);
+      // "running" → "runn" → "run"
+      return base.length > 3 && base.at(-1) === base.at(-2) && !/[lsz]/.test(base.at(-1)!) ? base.slice(0, -1) : base;
+    }
+  }
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (/(?:s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+function wordsOf(text: string): string[] {
+  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/** Splits a long paragraph at sentence ends (or spaces) into pieces of at most PASSAGE_MAX characters. */
+function splitLong(paragraph: string): string[] {
+  const pieces: string[] = [];
+  let rest = paragraph;
+  while (rest.length > PASSAGE_MAX) {
+    const window = rest.slice(0, PASSAGE_MAX);
+    let cut = -1;
+    const sentence = /[.!?。！？]["')\]]*\s+/g;
+    for (let m = sentence.exec(window); m; m = sentence.exec(window)) {
+      if (m.index + m[0].length >= PASSAGE_TARGET / 2) cut = m.index + m[0].length;
+    }
+    if (cut < 0) {
+      const space = window.lastIndexOf(' ');
+      cut = space > PASSAGE_MAX / 2 ? space + 1 : PASSAGE_MAX;
+    }
+    const code = rest.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut--;
+    pieces.push(rest.slice(0, cut).trim());
+    rest = rest.slice(cut);
+  }
+  if (rest.trim()) pieces.push(rest.trim());
+  return pieces;
+}
+
+/**
+ * A document's text as passages: paragraphs (split at blank lines), short neighbours merged up
+ * to about PASSAGE_TARGET characters (a heading stays with the text under it), long ones split.
+ */
+export function splitPassages(content: string): string[] {
+  const text = content.slice(0, PASSAGE_SCAN_CHARS).replace(/\r\n?/g, '\n');
+  const paragraphs = text
+    .split(/\n[ \t]*\n+/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)
+    .flatMap(splitLong);
+  const passages: string[] = [];
+  let current = '';
+  for (const paragraph of paragraphs) {
+    if (current && current.length + 2 + paragraph.length > PASSAGE_TARGET) {
+      passages.push(current);
+      current = paragraph;
+    } else {
+      current = current ? `${current}\n\n${paragraph}` : paragraph;
+    }
+  }
+  if (current) passages.push(current);
+  return passages;
+}
+
+export interface RankableDocument {
+  id: string;
+  title: string;
+  content: string;
+}
+
+export interface Passage {
+  documentId: string;
+  title: string;
+  text: string;
+  score: number;
+}
+
+/**
+ * The passages of `documents` (ranked best first by the knowledge base's full-text search) that
+ * best match the message, best first. A passage scores the inverse document frequency of each
+ * message word it contains (counted over all candidate passages, so rare words weigh more),
+ * a little more when the word recurs, half again when the document's title has it, plus a small
+ * bonus for documents the search ranked higher. Passages that match no word are dropped.
+ */
+export function rankPassages(message: string, documents: RankableDocument[], limit = MAX_PASSAGES): Passage[] {
+  const terms = contentTerms(message);
+  if (terms.length === 0 || documents.length === 0) return [];
+  const stems = terms.map(stem);
+  // A word matches as a prefix, as the full-text index matches it, once the term is long enough
+  // to mean something as a prefix; or by its stem.
+  const matches = (word: string, wordStem: string, i: number) =>
+    wordStem === stems[i] || word === terms[i] || (terms[i]!.length >= 3 && word.startsWith(terms[i]!));
+
+  const candidates: Array<{ doc: number; order: number; text: string; tf: number[] }> = [];
+  const titleHits: boolean[][] = [];
+  documents.forEach((doc, d) => {
+    const titleWords = wordsOf(doc.title);
+    titleHits[d] = terms.map((_, i) => titleWords.some((w) => matches(w, stem(w), i)));
+    splitPassages(doc.content).forEach((text, order) => {
+      const tf = terms.map(() => 0);
+      for (const word of wordsOf(text)) {
+        const wordStem = stem(word);
+        for (let i = 0; i < terms.length; i++) {
+          if (matches(word, wordStem, i)) tf[i]!++;
+        }
+      }
+      candidates.push({ doc: d, order, text, tf });
+    });
+  });
+
+  const n = candidates.length;
+  const idf = terms.map((_, i) => {
+    const df = candidates.filter((c) => c.tf[i]! > 0).length;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  });
+
+  const scored = candidates.flatMap((c) => {
+    let score = 0;
+    for (let i = 0; i < terms.length; i++) {
+      const tf = c.tf[i]!;
+      if (tf === 0) continue;
+      score += idf[i]! * (1 + 0.2 * Math.min(tf - 1, 5)) * (titleHits[c.doc]![i] ? 1.5 : 1);
+    }
+    if (score === 0) return [];
+    score *= 1 + (0.1 * (documents.length - c.doc)) / documents.length;
+    return [{ ...c, score }];
+  });
+  scored.sort((a, b) => b.score - a.score || a.doc - b.doc || a.order - b.order);
+  return scored.slice(0, limit).map((c) => ({
+    documentId: documents[c.doc]!.id,
+    title: documents[c.doc]!.title,
+    text: c.text,
+    score: Math.round(c.score * 1000) / 1000,
+  }));
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface PromptInput {
+  message: string;
+  persona: { soul_content: string } | null;
+  /** In attachment order. */
+  personaDocuments: RankableDocument[];
+  /** Best first. */
+  passages: Passage[];
+  /** Newest first. */
+  memory: Array<{ content: string; created_at: string }>;
+  /** Newest first. */
+  history: Array<{ role: 'user' | 'assistant'; content: string }>;
+  budgetTokens: number;
+}
+
+export interface BuiltPrompt {
+  messages: ChatMessage[];
+  /** The documents the prompt quotes, in the order it quotes them. */
+  sources: Array<{ id: string; title: string }>;
+  /** Estimated tokens spent on each part. */
+  spent: { persona: number; documents: number; passages: number; memory: number; history: number };
+}
+
+/** Builds the messages for the model within the budget; see the top of this file for the order. */
+export function buildPrompt(input: PromptInput): BuiltPrompt {
+  const budget = Math.max(0, input.budgetTokens);
+  const spent = { persona: 0, documents: 0, passages: 0, memory: 0, history: 0 };
+  const sources = new Map<string, { id: string; title: string }>();
+  let carry = 0;
+  const allowance = (part: keyof typeof SHARES) => Math.floor(budget * SHARES[part]) + carry;
+
+  // 1. The persona.
+  const soul = input.persona?.soul_content.trim() ? input.persona.soul_content : DEFAULT_SYSTEM_PROMPT;
+  let room = allowance('persona');
+  const personaText = truncateToTokens(soul, room);
+  spent.persona = estimateTokens(personaText);
+  carry = room - spent.persona;
+  const sections: string[] = [personaText];
+
+  // 2. The persona's documents, whole while they fit, the first that does not cut to fit.
+  room = allowance('documents');
+  const wholeDocuments = new Set<string>();
+  const documentBlocks: string[] = [];
+  let used = 0;
+  const docHeading = '\n\n# Documents attached to this persona';
+  for (const doc of input.personaDocuments) {
+    const overhead = estimateTokens(`${documentBlocks.length === 0 ? docHeading : ''}\n\n## ${doc.title}\n`);
+    const left = room - used - overhead;
+    if (left < 20) break;
+    const body = truncateToTokens(doc.content, left);
+    if (!body) break;
+    documentBlocks.push(`## ${doc.title}\n${body}`);
+    used += overhead + estimateTokens(body);
+    sources.set(doc.id, { id: doc.id, title: doc.title });
+    if (body === doc.content) wholeDocuments.add(doc.id);
+    if (body !== doc.content) break;
+  }
+  if (documentBlocks.length > 0) sections.push(`# Documents attached to this persona\n\n${documentBlocks.join('\n\n')}`);
+  spent.documents = used;
+  carry = room - used;
+
+  // 3. Knowledge-base passages, best first; one that does not fit is skipped for a shorter one.
+  room = allowance('passages');
+  used = 0;
+  const passageBlocks: string[] = [];
+  const passageHeading =
+    "# Passages from the owner's knowledge base that may be relevant to the latest message\nUse them when they help, and name the document you rely on.";
+  for (const passage of input.passages) {
+    if (wholeDocuments.has(passage.documentId)) continue; // already in the prompt whole
+    const block = `[${passageBlocks.length + 1}] ${passage.title}\n${passage.text}`;
+    const cost = estimateTokens(block) + (passageBlocks.length === 0 ? estimateTokens(passageHeading) : 0) + 1;
+    if (used + cost > room) continue;
+    passageBlocks.push(block);
+    used += cost;
+    sources.set(passage.documentId, { id: passage.documentId, title: passage.title });
+  }
+  if (passageBlocks.length > 0) sections.push(`${passageHeading}\n\n${passageBlocks.join('\n\n')}`);
+  spent.passages = used;
+  carry = room - used;
+
+  // 4. Memory, newest first.
+  room = allowance('memory');
+  used = 0;
+  const memoryLines: string[] = [];
+  const memoryHeading = '# What the owner asked you to remember (newest first)';
+  for (const entry of input.memory) {
+    const prefix = `- (${entry.created_at.slice(0, 10)}) `;
+    const overhead = estimateTokens(prefix) + 1 + (memoryLines.length === 0 ? estimateTokens(memoryHeading) : 0);
+    const left = room - used - overhead;
+    if (left < 10) break;
+    const text = truncateToTokens(entry.content.trim(), left);
+    if (!text) break;
+    memoryLines.push(prefix + text);
+    used += overhead + estimateTokens(text);
+  }
+  if (memoryLines.length > 0) sections.push(`${memoryHeading}\n${memoryLines.join('\n')}`);
+  spent.memory = used;
+  carry = room - used;
+
+  // 5. History: the rest of the budget, the most recent messages first, without gaps.
+  room = budget - spent.persona - spent.documents - spent.passages - spent.memory;
+  used = 0;
+  const history: ChatMessage[] = [];
+  for (const [i, message] of input.history.entries()) {
+    const cost = estimateTokens(message.content) + 4; // role and framing
+    if (used + cost > room) {
+      // The newest message alone is cut rather than dropped, so the model knows what it answers.
+      if (i === 0 && room - used > 50) {
+        const text = truncateToTokens(message.content, room - used - 4);
+        history.push({ role: message.role, content: text });
+        used += estimateTokens(text) + 4;
+      }
+      break;
+    }
+    history.push({ role: message.role, content: message.content });
+    used += cost;
+  }
+  spent.history = used;
+  history.reverse();
+
+  return {
+    messages: [{ role: 'system', content: sections.join('\n\n') }, ...history, { role: 'user', content: input.message }],
+    sources: [...sources.values()],
+    spent,
+  };
+}
+
+/**
+ * The answer without a language model: the best passages, quoted with their titles, and a
+ * plain statement that no model is configured.
+ */
+export function retrievalReply(passages: Passage[]): string {
+  const notice =
+    'No language model is configured on this server (its operator can set LLM_BASE_URL to an OpenAI-compatible endpoint), so this answer quotes your knowledge base instead of writing a reply.';
+  if (passages.length === 0) {
+    return `${notice}\n\nNothing in your knowledge base matches your message. Add documents with POST /api/v1/brain/knowledge-base, or rephrase with the words they use.`;
+  }
+  const quotes = passages.map((p, i) => {
+    const quoted = p.text
+      .split('\n')
+      .map((line) => (line.trim() ? `> ${line}` : '>'))
+      .join('\n');
+    return `${i + 1}. **${p.title}**\n\n${quoted}`;
+  });
+  const heading = passages.length === 1 ? 'The passage that best matches your message:' : `The ${passages.length} passages that best match your message:`;
+  return `${notice}\n\n${heading}\n\n${quotes.join('\n\n')}`;
+}
+
+/** A conversation's title: its first message on one line, at most 80 characters. */
+export function titleOf(message: string): string {
+  const flat = message.replace(/\s+/g, ' ').trim();
+  if (flat.length <= 80) return flat;
+  let end = 79;
+  const space = flat.lastIndexOf(' ', end);
+  if (space > 40) end = space;
+  const code = flat.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${flat.slice(0, end).trimEnd()}…`;
+}

@@ -1,0 +1,97 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ChatConversationsTable, ChatMessagesTable, Database } from '../../storage/tables.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const CONVERSATION_COLUMNS = ['id', 'title', 'created_at', 'updated_at'] as const;
+const MESSAGE_COLUMNS = ['id', 'role', 'content', 'sources', 'mode', 'model', 'created_at'] as const;
+
+export type ConversationRow = Pick<ChatConversationsTable, (typeof CONVERSATION_COLUMNS)[number]>;
+export type MessageRow = Pick<ChatMessagesTable, (typeof MESSAGE_COLUMNS)[number]>;
+
+/** Conversations and messages; every query is scoped to the owner. */
+export function createChatRepo(db: Kysely<Database>) {
+  return {
+    async getConversation(ownerId: string, id: string, trx: Db = db): Promise<ConversationRow | undefined> {
+      return trx
+        .selectFrom('chat_conversations')
+        .select(CONVERSATION_COLUMNS)
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** Newest updated first; the cursor is the (updated_at, id) of the last row of the previous page. */
+    async listConversations(
+      ownerId: string,
+      query: { limit: number; after?: { updatedAt: string; id: string } | undefined },
+    ): Promise<Array<ConversationRow & { message_count: number }>> {
+      let q = db
+        .selectFrom('chat_conversations as c')
+        .select(['c.id', 'c.title', 'c.created_at', 'c.updated_at'])
+        .select((eb) =>
+          eb
+            .selectFrom('chat_messages as m')
+            .whereRef('m.conversation_id', '=', 'c.id')
+            .select(eb.fn.countAll<number>().as('n'))
+            .as('message_count'),
+        )
+        .where('c.owner_id', '=', ownerId);
+      const after = query.after;
+      if (after) {
+        q = q.where((eb) =>
+          eb.or([eb('c.updated_at', '<', after.updatedAt), eb.and([eb('c.updated_at', '=', after.updatedAt), eb('c.id', '<', after.id)])]),
+        );
+      }
+      const rows = await q.orderBy('c.updated_at', 'desc').orderBy('c.id', 'desc').limit(query.limit).execute();
+      return rows.map((r) => ({ ...r, message_count: Number(r.message_count ?? 0) }));
+    },
+
+    async insertConversation(row: ChatConversationsTable, trx: Db = db): Promise<void> {
+      await trx.insertInto('chat_conversations').values(row).execute();
+    },
+
+    /** Marks the conversation as changed; false when it no longer exists (deleted meanwhile). */
+    async touchConversation(ownerId: string, id: string, at: string, trx: Db = db): Promise<boolean> {
+      const result = await trx
+        .updateTable('chat_conversations')
+        .set({ updated_at: at })
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async deleteConversation(ownerId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('chat_conversations').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async insertMessages(rows: ChatMessagesTable[], trx: Db = db): Promise<void> {
+      if (rows.length > 0) await trx.insertInto('chat_messages').values(rows).execute();
+    },
+
+    /** The newest `limit` messages before `before` (a message id), newest first. */
+    async recentMessages(ownerId: string, conversationId: string, query: { limit: number; before?: string | undefined }): Promise<MessageRow[]> {
+      let q = db
+        .selectFrom('chat_messages')
+        .select(MESSAGE_COLUMNS)
+        .where('owner_id', '=', ownerId)
+        .where('conversation_id', '=', conversationId);
+      if (query.before) q = q.where('id', '<', query.before);
+      return q.orderBy('id', 'desc').limit(query.limit).execute();
+    },
+
+    async countMessages(ownerId: string, conversationId: string): Promise<number> {
+      const row = await db
+        .selectFrom('chat_messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('owner_id', '=', ownerId)
+        .where('conversation_id', '=', conversationId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
+
+export type ChatRepo = ReturnType<typeof createChatRepo>;

@@ -1,0 +1,197 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { access, principalOf } from '../../http/access.js';
+import { toAppError } from '../../http/errors.js';
+import {
+  ChatBody,
+  ChatResponse,
+  ConversationDeletedResponse,
+  ConversationIdParams,
+  ConversationPage,
+  ConversationResponse,
+  GetConversationQuery,
+  ListConversationsQuery,
+} from './chat.schemas.js';
+import type { ChatService } from './chat.service.js';
+
+const tags = ['chat'];
+
+const STREAM_DESCRIPTION = [
+  'Builds the prompt from the active persona (its `soul_content` is the system message), the documents attached to it, the knowledge-base passages that best match the message, recent memory entries and the conversation history, within the context budget (CHAT_CONTEXT_TOKENS, README "Chat").',
+  'With LLM_BASE_URL set the reply comes from that OpenAI-compatible endpoint (`mode: "llm"`); without it the reply quotes the best-matching passages with their titles and says that no language model is configured (`mode: "retrieval"`). `sources` lists the documents used. Omit `conversationId` to start a conversation; the message and the reply are stored together once the reply is complete (a failed turn stores nothing). A failing model answers 502 `UPSTREAM_ERROR`.',
+  'Streaming: send `Accept: text/event-stream` to receive the reply as server-sent events: `event: meta` (`{ conversationId, mode, sources, persona, model? }`) first, then `event: delta` (`{ "text": "…" }`) pieces, then `event: done` with the same object as the JSON answer\'s `data`. A failure after the stream began arrives as `event: error` (`{ "error", "message" }`) and ends the stream; failures before it began are ordinary JSON errors.',
+].join('\n\n');
+
+interface MediaRange {
+  type: string;
+  subtype: string;
+  q: number;
+}
+
+function parseAccept(header: string): MediaRange[] {
+  return header.split(',').flatMap((part) => {
+    const [mediaType = '', ...params] = part.split(';');
+    const [type, subtype] = mediaType.trim().toLowerCase().split('/');
+    if (!type || !subtype) return [];
+    let q = 1;
+    for (const param of params) {
+      const [name, value] = param.split('=');
+      if (name?.trim().toLowerCase() === 'q') {
+        const parsed = Number(value?.trim());
+        q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
+      }
+    }
+    return [{ type, subtype, q }];
+  });
+}
+
+function quality(ranges: MediaRange[], type: string, subtype: string): { q: number; specificity: number } {
+  let best = { q: 0, specificity: -1 };
+  for (const range of ranges) {
+    const specificity =
+      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' ? 0 : -1;
+    if (specificity > best.specificity) best = { q: range.q, specificity };
+  }
+  return best;
+}
+
+/**
+ * A stream when the client asks for text/event-stream over JSON. Naming both equally (as some
+ * clients always do) gets JSON; event-stream beside a wildcard gets the stream.
+ */
+export function wantsEventStream(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranges = parseAccept(accept);
+  const stream = quality(ranges, 'text', 'event-stream');
+  const json = quality(ranges, 'application', 'json');
+  if (stream.specificity < 2 || stream.q <= 0) return false;
+  return stream.q > json.q || (stream.q === json.q && json.specificity < 2);
+}
+
+function sse(event: string, data: unknown): string {
+  // JSON text has no raw line breaks, so each event is one data line.
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypebox {
+  const { chat } = deps;
+  return async (app) => {
+    const config = { access: access.scope('chat') };
+    const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
+
+    app.post(
+      '/api/v1/brain/chat',
+      {
+        config,
+        schema: {
+          operationId: 'chat',
+          summary: 'Chat with the active persona (JSON, or server-sent events with Accept: text/event-stream)',
+          description: STREAM_DESCRIPTION,
+          tags,
+          body: ChatBody,
+          response: {
+            200: {
+              description: 'The reply: JSON by default, a stream of server-sent events with Accept: text/event-stream',
+              content: {
+                'application/json': { schema: ChatResponse },
+                'text/event-stream': {
+                  schema: Type.String({
+                    description:
+                      'Events `meta` ({ conversationId, mode, sources, persona, model? }), then `delta` ({ text }) pieces, then `done` (the ChatReply); or `error` ({ error, message }) if the reply fails midway',
+                  }),
+                },
+              },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const ownerId = owner(request);
+        // A client that goes away stops the model's work too.
+        const controller = new AbortController();
+        reply.raw.on('close', () => {
+          if (!reply.raw.writableFinished) controller.abort();
+        });
+        reply.header('vary', 'Accept');
+        if (!wantsEventStream(request.headers.accept)) {
+          return reply.send({ data: await chat.chat(ownerId, request.body, controller.signal) });
+        }
+
+        const turn = await chat.chatStream(ownerId, request.body, controller.signal);
+        async function* frames(): AsyncGenerator<string> {
+          yield sse('meta', turn.meta);
+          try {
+            for await (const text of turn.deltas) yield sse('delta', { text });
+            yield sse('done', turn.done());
+          } catch (error) {
+            // The client went away: nobody is left to tell, and it is not a failure of the server.
+            if (controller.signal.aborted) return;
+            const failure = toAppError(error);
+            if (failure.status >= 500) request.log.error({ err: failure.cause ?? error }, 'chat stream failed');
+            yield sse('error', { error: failure.code, message: failure.message, ...(failure.status >= 500 ? { requestId: request.id } : {}) });
+          }
+        }
+        return reply
+          .type('text/event-stream; charset=utf-8')
+          .header('cache-control', 'no-cache')
+          .header('x-accel-buffering', 'no')
+          // A stream of the text/event-stream body; the type provider knows only the schemas' types.
+          .send(Readable.from(frames()) as unknown as string);
+      },
+    );
+
+    app.get(
+      '/api/v1/brain/conversations',
+      {
+        config,
+        schema: {
+          operationId: 'listConversations',
+          summary: 'Chat conversations, most recently active first',
+          tags,
+          querystring: ListConversationsQuery,
+          response: { 200: ConversationPage },
+        },
+      },
+      async (request) => {
+        const { limit = 50, cursor } = request.query;
+        const page = await chat.listConversations(owner(request), { limit, cursor });
+        return { data: page.conversations, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.get(
+      '/api/v1/brain/conversations/:id',
+      {
+        config,
+        schema: {
+          operationId: 'getConversation',
+          summary: 'A conversation with its newest messages (oldest of them first)',
+          tags,
+          params: ConversationIdParams,
+          querystring: GetConversationQuery,
+          response: { 200: ConversationResponse },
+        },
+      },
+      async (request) => {
+        const { limit = 200, before } = request.query;
+        return { data: await chat.getConversation(owner(request), request.params.id, { limit, before }) };
+      },
+    );
+
+    app.delete(
+      '/api/v1/brain/conversations/:id',
+      {
+        config,
+        schema: {
+          operationId: 'deleteConversation',
+          summary: 'Delete a conversation and all its messages',
+          tags,
+          params: ConversationIdParams,
+          response: { 200: ConversationDeletedResponse },
+        },
+      },
+      async (request) => ({ data: await chat.deleteConversation(owner(request), request.params.id) }),
+    );
+  };
+}

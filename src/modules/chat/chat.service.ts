@@ -1,0 +1,378 @@
+import type { Kysely } from 'kysely';
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import type { Database } from '../../storage/tables.js';
+import type { AttachmentsService } from '../attachments/attachments.service.js';
+import type { KnowledgeService } from '../knowledge/knowledge.service.js';
+import type { MemoryService } from '../memory/memory.service.js';
+import type { PersonasService } from '../personas/personas.service.js';
+import type { LlmClient, LlmUsage } from './chat.llm.js';
+import {
+  buildPrompt,
+  contentTerms,
+  DEFAULT_CONTEXT_TOKENS,
+  MAX_PASSAGES,
+  rankPassages,
+  RETRIEVAL_PASSAGES,
+  retrievalReply,
+  titleOf,
+  type ChatMessage,
+} from './chat.prompt.js';
+import type { ChatRepo, ConversationRow, MessageRow } from './chat.repo.js';
+import { CHAT_MESSAGE_MAX_BYTES } from './chat.schemas.js';
+
+/** How many documents the knowledge base's search hands over to be cut into passages. */
+const SEARCH_DOCUMENTS = 5;
+/** Memory entries and history messages read for a prompt; the budget decides how many are used. */
+const MEMORY_ENTRIES = 50;
+const HISTORY_MESSAGES = 100;
+
+export type ChatMode = 'llm' | 'retrieval';
+
+export interface Source {
+  id: string;
+  title: string;
+}
+
+export interface ChatReply {
+  conversationId: string;
+  reply: string;
+  sources: Source[];
+  mode: ChatMode;
+  persona: { id: string; name: string } | null;
+  model?: string;
+  usage?: LlmUsage;
+}
+
+/** What a streamed turn announces first, before any text. */
+export type ChatStreamMeta = Pick<ChatReply, 'conversationId' | 'mode' | 'sources' | 'persona' | 'model'>;
+
+export interface ChatStreamTurn {
+  meta: ChatStreamMeta;
+  /** The reply in pieces; the turn is stored once the last piece is read, then `done()` answers. */
+  deltas: AsyncIterable<string>;
+  /** The whole reply, after `deltas` ended. */
+  done(): ChatReply;
+}
+
+export interface ChatInput {
+  message: string;
+  conversationId?: string | undefined;
+}
+
+export interface ChatServiceDeps {
+  db: Kysely<Database>;
+  repo: ChatRepo;
+  personas: Pick<PersonasService, 'getActive'>;
+  attachments: Pick<AttachmentsService, 'documentContentsOfPersona'>;
+  knowledge: Pick<KnowledgeService, 'search'>;
+  memory: Pick<MemoryService, 'recent'>;
+  /** The configured language model; without one, chat answers in retrieval mode. */
+  llm: LlmClient | undefined;
+  contextTokens?: number;
+}
+
+function parseSources(raw: string): Source[] {
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((s): s is Source => typeof s?.id === 'string' && typeof s?.title === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function toMessage(row: MessageRow) {
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.content,
+    sources: parseSources(row.sources),
+    mode: row.mode,
+    model: row.model,
+    createdAt: row.created_at,
+  };
+}
+
+function checkMessage(message: string): void {
+  if (message.trim() === '') {
+    throw new AppError('VALIDATION_ERROR', 'Invalid request: body.message must not be blank', {
+      details: [{ field: 'body.message', message: 'must not be blank' }],
+    });
+  }
+  if (message.includes('\u0000')) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid request: body.message must not contain NUL characters (U+0000)', {
+      details: [{ field: 'body.message', message: 'must not contain NUL characters' }],
+    });
+  }
+  const bytes = Buffer.byteLength(message, 'utf8');
+  if (bytes > CHAT_MESSAGE_MAX_BYTES) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `message is ${bytes} bytes of UTF-8; a chat message holds at most ${CHAT_MESSAGE_MAX_BYTES}. Put long material into a knowledge-base document and ask about it`,
+      { details: { bytes, maxBytes: CHAT_MESSAGE_MAX_BYTES } },
+    );
+  }
+}
+
+/** A page cursor of the conversation list: the (updatedAt, id) of the last row shown. */
+function encodeCursor(row: ConversationRow): string {
+  return Buffer.from(`${row.updated_at}|${row.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): { updatedAt: string; id: string } {
+  const [updatedAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!updatedAt || !id || rest.length > 0 || Number.isNaN(Date.parse(updatedAt))) {
+    throw new AppError('VALIDATION_ERROR', 'Invalid request: querystring.cursor is not a cursor this list handed out', {
+      details: [{ field: 'querystring.cursor', message: 'must be the nextCursor of the previous page' }],
+    });
+  }
+  return { updatedAt, id };
+}
+
+/**
+ * Chat with the owner's active persona. A turn reads the persona, its documents, the best
+ * knowledge-base passages for the message, recent memory and the conversation's history;
+ * builds the prompt within the context budget (chat.prompt.ts); asks the configured model, or
+ * without one quotes the passages; and stores the message and the reply together. A turn that
+ * fails stores nothing, so the same message can simply be sent again.
+ */
+export function createChatService(deps: ChatServiceDeps) {
+  const { db, repo, llm } = deps;
+  const budgetTokens = deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+
+  interface PreparedTurn {
+    ownerId: string;
+    message: string;
+    conversationId: string;
+    isNew: boolean;
+    startedAt: string;
+    persona: { id: string; name: string } | null;
+    mode: ChatMode;
+    /** What the model is sent (mode llm). */
+    messages: ChatMessage[];
+    /** The answer (mode retrieval). */
+    retrieval?: string;
+    sources: Source[];
+  }
+
+  async function prepare(ownerId: string, input: ChatInput): Promise<PreparedTurn> {
+    checkMessage(input.message);
+    const startedAt = isoNow();
+    let conversationId: string;
+    let isNew = false;
+    if (input.conversationId) {
+      const conversation = await repo.getConversation(ownerId, input.conversationId);
+      if (!conversation) throw notFound('Conversation', input.conversationId);
+      conversationId = conversation.id;
+    } else {
+      conversationId = newId('conv');
+      isNew = true;
+    }
+
+    // The search looks for the words that carry the message's meaning.
+    const searchQuery = contentTerms(input.message).join(' ');
+    const [persona, hits] = await Promise.all([
+      deps.personas.getActive(ownerId),
+      searchQuery ? deps.knowledge.search(ownerId, searchQuery, { limit: SEARCH_DOCUMENTS, mode: 'any' }) : Promise.resolve([]),
+    ]);
+    const personaRef = persona ? { id: persona.id, name: persona.name } : null;
+
+    if (!llm) {
+      const passages = rankPassages(input.message, hits, RETRIEVAL_PASSAGES);
+      const sources = new Map(passages.map((p) => [p.documentId, { id: p.documentId, title: p.title }]));
+      return {
+        ownerId,
+        message: input.message,
+        conversationId,
+        isNew,
+        startedAt,
+        persona: personaRef,
+        mode: 'retrieval',
+        messages: [],
+        retrieval: retrievalReply(passages),
+        sources: [...sources.values()],
+      };
+    }
+
+    const [personaDocuments, memory, history] = await Promise.all([
+      persona ? deps.attachments.documentContentsOfPersona(ownerId, persona.id) : Promise.resolve([]),
+      deps.memory.recent(ownerId, MEMORY_ENTRIES),
+      isNew ? Promise.resolve([]) : repo.recentMessages(ownerId, conversationId, { limit: HISTORY_MESSAGES }),
+    ]);
+    const prompt = buildPrompt({
+      message: input.message,
+      persona,
+      personaDocuments,
+      passages: rankPassages(input.message, hits, MAX_PASSAGES),
+      memory: memory.entries,
+      history: history.map((m) => ({ role: m.role, content: m.content })),
+      budgetTokens,
+    });
+    return {
+      ownerId,
+      message: input.message,
+      conversationId,
+      isNew,
+      startedAt,
+      persona: personaRef,
+      mode: 'llm',
+      messages: prompt.messages,
+      sources: prompt.sources,
+    };
+  }
+
+  /** Stores the message and its reply in one transaction (and the conversation, if new). */
+  async function store(turn: PreparedTurn, reply: string, model: string | undefined): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      const at = isoNow();
+      if (turn.isNew) {
+        await repo.insertConversation(
+          { id: turn.conversationId, owner_id: turn.ownerId, title: titleOf(turn.message), created_at: turn.startedAt, updated_at: at },
+          trx,
+        );
+      } else if (!(await repo.touchConversation(turn.ownerId, turn.conversationId, at, trx))) {
+        throw new AppError('NOT_FOUND', `Conversation ${turn.conversationId} was deleted while the reply was being written; nothing was stored`);
+      }
+      // Both ids are made here, one after the other, so a message and its reply stay adjacent in id order.
+      await repo.insertMessages(
+        [
+          {
+            id: newId('msg'),
+            conversation_id: turn.conversationId,
+            owner_id: turn.ownerId,
+            role: 'user',
+            content: turn.message,
+            sources: '[]',
+            mode: null,
+            model: null,
+            created_at: turn.startedAt,
+          },
+          {
+            id: newId('msg'),
+            conversation_id: turn.conversationId,
+            owner_id: turn.ownerId,
+            role: 'assistant',
+            content: reply,
+            sources: JSON.stringify(turn.sources),
+            mode: turn.mode,
+            model: model ?? null,
+            created_at: at,
+          },
+        ],
+        trx,
+      );
+    });
+  }
+
+  function result(turn: PreparedTurn, reply: string, model?: string, usage?: LlmUsage): ChatReply {
+    return {
+      conversationId: turn.conversationId,
+      reply,
+      sources: turn.sources,
+      mode: turn.mode,
+      persona: turn.persona,
+      ...(model ? { model } : {}),
+      ...(usage ? { usage } : {}),
+    };
+  }
+
+  return {
+    async chat(ownerId: string, input: ChatInput, signal?: AbortSignal): Promise<ChatReply> {
+      const turn = await prepare(ownerId, input);
+      if (!llm || turn.retrieval !== undefined) {
+        await store(turn, turn.retrieval!, undefined);
+        return result(turn, turn.retrieval!);
+      }
+      const completion = await llm.complete(turn.messages, signal);
+      await store(turn, completion.content, completion.model);
+      return result(turn, completion.content, completion.model, completion.usage);
+    },
+
+    /**
+     * A streamed turn. Everything that can fail before the first piece of the reply (a bad
+     * request, an unknown conversation, an unreachable or refusing model, a stream that breaks
+     * before any text) throws here, so it can still be answered as a plain error; later failures
+     * surface from `deltas`.
+     */
+    async chatStream(ownerId: string, input: ChatInput, signal?: AbortSignal): Promise<ChatStreamTurn> {
+      const turn = await prepare(ownerId, input);
+      let reply = '';
+      let final: ChatReply | undefined;
+
+      if (!llm || turn.retrieval !== undefined) {
+        const text = turn.retrieval!;
+        // A few pieces, paragraph by paragraph, so clients handle both modes alike.
+        const pieces = text.split(/(?<=\n\n)/);
+        return {
+          meta: { conversationId: turn.conversationId, mode: turn.mode, sources: turn.sources, persona: turn.persona },
+          deltas: (async function* () {
+            for (const piece of pieces) yield piece;
+            await store(turn, text, undefined);
+            final = result(turn, text);
+          })(),
+          done: () => final!,
+        };
+      }
+
+      const stream = await llm.stream(turn.messages, signal);
+      const iterator = stream.deltas[Symbol.asyncIterator]();
+      // Read up to the first piece now: a model that fails at once is a plain 502.
+      const first = await iterator.next();
+      return {
+        meta: { conversationId: turn.conversationId, mode: turn.mode, sources: turn.sources, persona: turn.persona, model: stream.final().model },
+        deltas: (async function* () {
+          try {
+            for (let next = first; !next.done; next = await iterator.next()) {
+              reply += next.value;
+              yield next.value;
+            }
+          } finally {
+            // Stops the upstream request when the client went away mid-stream.
+            await iterator.return?.();
+          }
+          const { model, usage } = stream.final();
+          await store(turn, reply, model);
+          final = result(turn, reply, model, usage);
+        })(),
+        done: () => final!,
+      };
+    },
+
+    async listConversations(ownerId: string, query: { limit: number; cursor?: string | undefined }) {
+      const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+      const rows = await repo.listConversations(ownerId, { limit: query.limit + 1, after });
+      const page = rows.slice(0, query.limit);
+      return {
+        conversations: page.map((r) => ({ id: r.id, title: r.title, messageCount: r.message_count, createdAt: r.created_at, updatedAt: r.updated_at })),
+        nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null,
+      };
+    },
+
+    async getConversation(ownerId: string, id: string, query: { limit: number; before?: string | undefined }) {
+      const conversation = await repo.getConversation(ownerId, id);
+      if (!conversation) throw notFound('Conversation', id);
+      const [rows, messageCount] = await Promise.all([
+        repo.recentMessages(ownerId, id, { limit: query.limit + 1, before: query.before }),
+        repo.countMessages(ownerId, id),
+      ]);
+      const page = rows.slice(0, query.limit);
+      return {
+        id: conversation.id,
+        title: conversation.title,
+        messageCount,
+        createdAt: conversation.created_at,
+        updatedAt: conversation.updated_at,
+        messages: page.map(toMessage).reverse(),
+        olderMessagesCursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
+      };
+    },
+
+    async deleteConversation(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
+      if (!(await repo.deleteConversation(ownerId, id))) throw notFound('Conversation', id);
+      return { id, deleted: true };
+    },
+  };
+}
+
+export type ChatService = ReturnType<typeof createChatService>;

@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { access, hasOwnerRight, principalOf } from '../../http/access.js';
+import { actorOf } from '../audit/audit.service.js';
+import {
+  ConnectorPage,
+  ConnectorParams,
+  ConnectorResponse,
+  CreateConnectorBody,
+  DeletedConnectorResponse,
+  ListConnectorsQuery,
+  UpdateConnectorBody,
+} from './connectors.schemas.js';
+import type { ConnectorsService } from './connectors.service.js';
+
+const tags = ['connectors'];
+
+const BINDING_NOTE =
+  'A token with only services:write may attach a vault token only to an address on the site the token was stored for (its websiteUrl, or a subdomain of it); the master token or a login session may attach it to any address.';
+
+export function connectorsRoutes(deps: { connectors: ConnectorsService }): FastifyPluginAsyncTypebox {
+  const { connectors } = deps;
+  const caller = (request: FastifyRequest) => ({ actor: actorOf(request), ownerRights: hasOwnerRight(principalOf(request)) });
+
+  return async (app) => {
+    const read = { access: access.scope('services:read') };
+    const write = { access: access.scope('services:write') };
+
+    app.get(
+      '/api/v1/connectors',
+      {
+        config: read,
+        schema: {
+          operationId: 'listConnectors',
+          summary: "The owner's connectors, newest first",
+          tags,
+          querystring: ListConnectorsQuery,
+          response: { 200: ConnectorPage },
+        },
+      },
+      async (request) => {
+        const { limit = 50, cursor } = request.query;
+        const page = await connectors.list(principalOf(request).ownerId, { limit, cursor });
+        return { data: page.connectors, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      '/api/v1/connectors',
+      {
+        config: write,
+        schema: {
+          operationId: 'createConnector',
+          summary: 'Define a service by base address and credential, callable through execute and proxy by its name',
+          description: `The credential is one of the owner's vault tokens (POST /vault/tokens), never given here. ${BINDING_NOTE}`,
+          tags,
+          body: CreateConnectorBody,
+          response: { 201: ConnectorResponse },
+        },
+      },
+      async (request, reply) => reply.status(201).send({ data: await connectors.create(principalOf(request).ownerId, request.body, caller(request)) }),
+    );
+
+    app.get(
+      '/api/v1/connectors/:id',
+      {
+        config: read,
+        schema: { operationId: 'getConnector', summary: 'Read a connector', tags, params: ConnectorParams, response: { 200: ConnectorResponse } },
+      },
+      async (request) => ({ data: await connectors.get(principalOf(request).ownerId, request.params.id) }),
+    );
+
+    app.put(
+      '/api/v1/connectors/:id',
+      {
+        config: write,
+        schema: {
+          operationId: 'updateConnector',
+          summary: "Change some of a connector's fields",
+          description: BINDING_NOTE,
+          tags,
+          params: ConnectorParams,
+          body: UpdateConnectorBody,
+          response: { 200: ConnectorResponse },
+        },
+      },
+      async (request) => ({ data: await connectors.update(principalOf(request).ownerId, request.params.id, request.body, caller(request)) }),
+    );
+
+    app.delete(
+      '/api/v1/connectors/:id',
+      {
+        config: write,
+        schema: {
+          operationId: 'deleteConnector',
+          summary: 'Delete a connector (its vault token stays in the vault)',
+          tags,
+          params: ConnectorParams,
+          response: { 200: DeletedConnectorResponse },
+        },
+      },
+      async (request) => ({ data: await connectors.delete(principalOf(request).ownerId, request.params.id, actorOf(request)) }),
+    );
+  };
+}

@@ -1,0 +1,309 @@
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import { isUniqueViolation } from '../../storage/storage.js';
+import type { ConnectorsTable } from '../../storage/tables.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { VaultService } from '../vault/vault.service.js';
+import type { ConnectorChanges, ConnectorsRepo } from './connectors.repo.js';
+import type { Connector, ConnectorAuthType, CreateConnectorBody, UpdateConnectorBody } from './connectors.schemas.js';
+
+export type { Connector };
+
+/** A connector as the services engine uses it (the row, without presentation). */
+export interface ConnectorRecord {
+  id: string;
+  name: string;
+  baseUrl: string;
+  authType: ConnectorAuthType;
+  vaultTokenId: string | null;
+  headerName: string | null;
+  queryParam: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Headers that describe the transport or the request itself: never a credential's carrier. */
+const FORBIDDEN_HEADER_NAMES = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'cookie',
+  'accept',
+  'accept-encoding',
+  'user-agent',
+]);
+
+function toRecord(row: ConnectorsTable): ConnectorRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    baseUrl: row.base_url,
+    authType: row.auth_type,
+    vaultTokenId: row.vault_token_id,
+    headerName: row.header_name,
+    queryParam: row.query_param,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function invalid(field: string, message: string, text?: string): AppError {
+  return new AppError('VALIDATION_ERROR', text ?? `Invalid request: body.${field} ${message}`, { details: [{ field: `body.${field}`, message }] });
+}
+
+/** `https://api.example.com/v2/` → `https://api.example.com/v2`: http(s), nothing after the path. */
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid('baseUrl', 'must be an absolute http(s) address, e.g. https://api.example.com/v1');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('baseUrl', `must be an http or https address, not ${url.protocol}`);
+  if (url.username || url.password) throw invalid('baseUrl', 'must not carry a user name or password; store the secret in the vault');
+  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
+    throw invalid('baseUrl', 'must not have a query or fragment; a credential in the query is set with authType query');
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The host without a leading `www.`: what "the same site" is compared on. */
+function site(host: string): string {
+  return host.toLowerCase().replace(/^www\./, '');
+}
+
+/** True when `host` is the token's site or one of its subdomains (api.github.com for github.com). */
+function belongsToSite(host: string, tokenSite: string): boolean {
+  const h = site(host);
+  return h === tokenSite || h.endsWith(`.${tokenSite}`);
+}
+
+export interface ConnectorsServiceDeps {
+  repo: ConnectorsRepo;
+  vault: Pick<VaultService, 'get'>;
+  audit: Pick<AuditService, 'record'>;
+  /** Names a connector cannot take: the built-in services and the fixed segments under /services. */
+  reservedNames: ReadonlySet<string>;
+}
+
+/** Who is asking: owner rights (master token, login session) may bind a secret to any address. */
+export interface ConnectorCaller {
+  actor: AuditActor;
+  ownerRights: boolean;
+}
+
+export function createConnectorsService(deps: ConnectorsServiceDeps) {
+  const { repo, vault, audit } = deps;
+  const reserved = new Set([...deps.reservedNames].map((n) => n.toLowerCase()));
+
+  function checkName(name: string): string {
+    const key = name.toLowerCase();
+    if (reserved.has(key)) {
+      throw new AppError('CONFLICT', `"${name}" is taken by a built-in service (GET /api/v1/services lists them); choose another connector name`, {
+        details: [{ field: 'body.name', message: 'is a built-in service name' }],
+      });
+    }
+    return key;
+  }
+
+  /** Whether the vault token still exists (connectors keep their id after the token is deleted). */
+  async function tokenExists(ownerId: string, id: string | null): Promise<boolean> {
+    if (!id) return true;
+    try {
+      await vault.get(ownerId, id);
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
+  async function present(ownerId: string, row: ConnectorsTable, known?: boolean): Promise<Connector> {
+    const record = toRecord(row);
+    return { ...record, connected: known ?? (await tokenExists(ownerId, record.vaultTokenId)) };
+  }
+
+  /**
+   * The checks of a connector's resulting configuration. A scoped token may bind one of the
+   * owner's vault secrets only to an address on the site the secret was stored for: otherwise
+   * `services:write` alone could send any stored secret to any server. Owner rights may bind
+   * anywhere.
+   */
+  async function checkConfig(
+    ownerId: string,
+    config: { baseUrl: string; authType: ConnectorAuthType; vaultTokenId: string | null; headerName: string | null; queryParam: string | null },
+    rebinding: boolean,
+    caller: ConnectorCaller,
+  ): Promise<void> {
+    if (config.authType === 'header') {
+      if (!config.headerName) throw invalid('headerName', 'is required when authType is header');
+      if (FORBIDDEN_HEADER_NAMES.has(config.headerName.toLowerCase())) {
+        throw invalid('headerName', `cannot be ${config.headerName}: it is not a credential header`);
+      }
+    }
+    if (config.authType === 'query' && !config.queryParam) throw invalid('queryParam', 'is required when authType is query');
+    if (config.authType === 'none') return;
+    if (!config.vaultTokenId) throw invalid('vaultTokenId', `is required when authType is ${config.authType}: store the secret with POST /api/v1/vault/tokens first`);
+    // Another owner's id answers 404 exactly like an unknown one.
+    const token = await vault.get(ownerId, config.vaultTokenId);
+    if (rebinding && !caller.ownerRights) {
+      let tokenSite: string;
+      try {
+        tokenSite = site(new URL(token.websiteUrl).hostname);
+      } catch {
+        tokenSite = '';
+      }
+      const host = new URL(config.baseUrl).hostname;
+      if (!tokenSite || !belongsToSite(host, tokenSite)) {
+        throw new AppError(
+          'FORBIDDEN',
+          `Vault token ${token.id} was stored for ${token.websiteUrl}; only the owner (master token or a login session) may send it to ${host}. Use an address on ${tokenSite || 'that site'}, or ask the owner to create this connector`,
+        );
+      }
+    }
+  }
+
+  function conflictOnName(error: unknown, name: string): never {
+    if (isUniqueViolation(error)) {
+      throw new AppError('CONFLICT', `A connector named "${name}" already exists (names are unique whatever the case)`, {
+        details: [{ field: 'body.name', message: 'is already used by another connector' }],
+      });
+    }
+    throw error;
+  }
+
+  return {
+    async list(ownerId: string, query: { limit: number; cursor?: string | undefined }): Promise<{ connectors: Connector[]; nextCursor: string | null }> {
+      const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor });
+      const page = rows.slice(0, query.limit);
+      return {
+        connectors: await Promise.all(page.map((row) => present(ownerId, row))),
+        nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
+      };
+    },
+
+    async get(ownerId: string, id: string): Promise<Connector> {
+      const row = await repo.get(ownerId, id);
+      if (!row) throw notFound('Connector', id);
+      return present(ownerId, row);
+    },
+
+    async create(ownerId: string, body: CreateConnectorBody, caller: ConnectorCaller): Promise<Connector> {
+      const nameKey = checkName(body.name);
+      const baseUrl = normaliseBaseUrl(body.baseUrl);
+      if (body.authType !== 'header' && body.headerName !== undefined) throw invalid('headerName', 'only applies to authType header');
+      if (body.authType !== 'query' && body.queryParam !== undefined) throw invalid('queryParam', 'only applies to authType query');
+      if (body.authType === 'none' && body.vaultTokenId !== undefined) throw invalid('vaultTokenId', 'does not apply to authType none');
+      const config = {
+        baseUrl,
+        authType: body.authType,
+        vaultTokenId: body.vaultTokenId ?? null,
+        headerName: body.headerName ?? null,
+        queryParam: body.queryParam ?? null,
+      };
+      await checkConfig(ownerId, config, true, caller);
+      const now = isoNow();
+      const row: ConnectorsTable = {
+        id: newId('con'),
+        owner_id: ownerId,
+        name: body.name,
+        name_key: nameKey,
+        base_url: config.baseUrl,
+        auth_type: config.authType,
+        vault_token_id: config.vaultTokenId,
+        header_name: config.headerName,
+        query_param: config.queryParam,
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await repo.insert(row);
+      } catch (error) {
+        conflictOnName(error, body.name);
+      }
+      await audit.record(caller.actor, {
+        action: 'connector.create',
+        outcome: 'success',
+        targetType: 'connector',
+        targetId: row.id,
+        details: { name: row.name, baseUrl: row.base_url, authType: row.auth_type, vaultTokenId: row.vault_token_id },
+      });
+      return present(ownerId, row, true);
+    },
+
+    async update(ownerId: string, id: string, body: UpdateConnectorBody, caller: ConnectorCaller): Promise<Connector> {
+      const current = await repo.get(ownerId, id);
+      if (!current) throw notFound('Connector', id);
+      const authType = body.authType ?? current.auth_type;
+      if (authType !== 'header' && body.headerName !== undefined) throw invalid('headerName', 'only applies to authType header');
+      if (authType !== 'query' && body.queryParam !== undefined) throw invalid('queryParam', 'only applies to authType query');
+      if (authType === 'none' && body.vaultTokenId !== undefined) throw invalid('vaultTokenId', 'does not apply to authType none');
+      const config = {
+        baseUrl: body.baseUrl !== undefined ? normaliseBaseUrl(body.baseUrl) : current.base_url,
+        authType,
+        vaultTokenId: authType === 'none' ? null : (body.vaultTokenId ?? current.vault_token_id),
+        headerName: authType === 'header' ? (body.headerName ?? current.header_name) : null,
+        queryParam: authType === 'query' ? (body.queryParam ?? current.query_param) : null,
+      };
+      // Sending an existing secret to a new address, or a new secret anywhere, is a new binding.
+      const rebinding = config.vaultTokenId !== null && (config.baseUrl !== current.base_url || config.vaultTokenId !== current.vault_token_id);
+      await checkConfig(ownerId, config, rebinding, caller);
+      const changes: ConnectorChanges = {
+        base_url: config.baseUrl,
+        auth_type: config.authType,
+        vault_token_id: config.vaultTokenId,
+        header_name: config.headerName,
+        query_param: config.queryParam,
+        updated_at: isoNow(),
+      };
+      if (body.name !== undefined) {
+        changes.name = body.name;
+        changes.name_key = checkName(body.name);
+      }
+      let row: ConnectorsTable | undefined;
+      try {
+        row = await repo.update(ownerId, id, changes);
+      } catch (error) {
+        conflictOnName(error, body.name ?? current.name);
+      }
+      if (!row) throw notFound('Connector', id);
+      await audit.record(caller.actor, {
+        action: 'connector.update',
+        outcome: 'success',
+        targetType: 'connector',
+        targetId: id,
+        details: { changed: Object.keys(body), name: row.name, baseUrl: row.base_url, authType: row.auth_type, vaultTokenId: row.vault_token_id },
+      });
+      return present(ownerId, row);
+    },
+
+    async delete(ownerId: string, id: string, actor: AuditActor): Promise<{ id: string; deleted: true }> {
+      if (!(await repo.delete(ownerId, id))) throw notFound('Connector', id);
+      await audit.record(actor, { action: 'connector.delete', outcome: 'success', targetType: 'connector', targetId: id });
+      return { id, deleted: true };
+    },
+
+    // --- For the services engine ------------------------------------------------------------
+
+    /** The owner's connector of that name (case-insensitive), or undefined. */
+    async findByName(ownerId: string, name: string): Promise<ConnectorRecord | undefined> {
+      const row = await repo.getByName(ownerId, name.toLowerCase());
+      return row ? toRecord(row) : undefined;
+    },
+
+    /** Every connector of the owner, by name. */
+    async all(ownerId: string): Promise<ConnectorRecord[]> {
+      return (await repo.listAll(ownerId)).map(toRecord);
+    },
+  };
+}
+
+export type ConnectorsService = ReturnType<typeof createConnectorsService>;

@@ -1,0 +1,116 @@
+import { Type } from '@sinclair/typebox';
+
+/** Gmail message ids are hex; Drive file ids are URL-safe base64-like. Neither has anything else. */
+const ProviderId = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' });
+
+export const MessageIdParams = Type.Object({ messageId: ProviderId });
+export const FileIdParams = Type.Object({ fileId: ProviderId });
+
+export const ListMessagesQuery = Type.Object({
+  maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Messages per page, 1 to 20 (default 5)' })),
+  q: Type.Optional(Type.String({ maxLength: 2000, description: 'A Gmail search query, as in the Gmail search box: `from:ann is:unread`' })),
+  pageToken: Type.Optional(Type.String({ maxLength: 2000, description: 'The `nextPageToken` of the previous page' })),
+});
+
+export const MailListItemSchema = Type.Object({
+  id: Type.String(),
+  threadId: Type.String(),
+  subject: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  date: Type.String({ description: 'When Gmail received the message, ISO 8601 UTC' }),
+  snippet: Type.String(),
+  isUnread: Type.Boolean(),
+});
+
+export const ListMessagesResponse = Type.Object({
+  success: Type.Boolean(),
+  messages: Type.Array(MailListItemSchema),
+  nextPageToken: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const MessageResponse = Type.Object({
+  success: Type.Boolean(),
+  message: Type.Object({
+    id: Type.String(),
+    subject: Type.String(),
+    from: Type.String(),
+    to: Type.String(),
+    date: Type.String({ description: 'When Gmail received the message, ISO 8601 UTC' }),
+    snippet: Type.String(),
+    body: Type.String({ description: 'The text of the message: the text/plain part, or the HTML part turned into text' }),
+    isUnread: Type.Boolean(),
+  }),
+});
+
+export const TrashResponse = Type.Object({
+  success: Type.Boolean(),
+  messageId: Type.String(),
+  trashed: Type.Boolean(),
+});
+
+const Addresses = (description: string) => Type.String({ minLength: 1, maxLength: 10_000, description });
+const OptionalAddresses = (description: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()], { description }));
+
+export const SendBody = Type.Object(
+  {
+    to: Addresses('Recipients, comma-separated: `ann@example.org, Bob <bob@example.org>`'),
+    subject: Type.String({ maxLength: 2000 }),
+    body: Type.String({ description: 'Plain text; sent as UTF-8' }),
+    cc: OptionalAddresses('Copy recipients, comma-separated'),
+    bcc: OptionalAddresses('Blind copy recipients, comma-separated; recipients do not see them'),
+  },
+  { additionalProperties: false },
+);
+
+export const SendResponse = Type.Object({
+  success: Type.Boolean(),
+  messageId: Type.String(),
+  threadId: Type.String(),
+});
+
+export const ListFilesQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 2000, description: "A Drive search query: `name contains 'report' and trashed = false`" })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Files per page, 1 to 100 (default 20)' })),
+  pageToken: Type.Optional(Type.String({ maxLength: 2000, description: 'The `nextPageToken` of the previous page' })),
+});
+
+export const DriveFileSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  mimeType: Type.String(),
+  size: Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null for Google Docs, Sheets and folders' }),
+  modifiedTime: Type.Union([Type.String(), Type.Null()]),
+  webViewLink: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ListFilesResponse = Type.Object({
+  success: Type.Boolean(),
+  files: Type.Array(DriveFileSchema),
+  nextPageToken: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const UploadBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 1000 }),
+    content: Type.String({ description: 'The file content, as text (utf8) or base64' }),
+    mimeType: Type.Optional(
+      Type.String({ default: 'text/plain', maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$' }),
+    ),
+    encoding: Type.Optional(Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' })),
+    folderId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The Drive folder to put it in' })),
+  },
+  { additionalProperties: false },
+);
+
+export const UploadResponse = Type.Object({
+  success: Type.Boolean(),
+  file: DriveFileSchema,
+});
+
+export const DeleteFileResponse = Type.Object({
+  success: Type.Boolean(),
+  fileId: Type.String(),
+  deleted: Type.Literal(true),
+});

@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import { Data, List, NullableDateTime, IsoDateTime } from '../../http/schemas.js';
+
+export const ServiceParams = Type.Object({
+  service: Type.String({ minLength: 1, maxLength: 40, pattern: '^[A-Za-z0-9_-]+$', description: 'The OAuth provider: `google`' }),
+});
+
+export const AuthorizeResponse = Data(
+  Type.Object({
+    url: Type.String({ description: "The provider's consent page; the owner opens it in a browser. It works once, for 10 minutes" }),
+    provider: Type.String(),
+    redirectUri: Type.String({ description: 'Where the provider sends the browser back; the OAuth client must list it' }),
+    expiresAt: IsoDateTime,
+  }),
+);
+
+export const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 4096 })),
+  state: Type.Optional(Type.String({ maxLength: 512 })),
+  error: Type.Optional(Type.String({ maxLength: 200 })),
+  error_description: Type.Optional(Type.String({ maxLength: 2000 })),
+  // Google adds these to the redirect; they are read from the token answer instead.
+  scope: Type.Optional(Type.String({ maxLength: 4096 })),
+  authuser: Type.Optional(Type.String({ maxLength: 20 })),
+  hd: Type.Optional(Type.String({ maxLength: 300 })),
+  prompt: Type.Optional(Type.String({ maxLength: 100 })),
+  iss: Type.Optional(Type.String({ maxLength: 300 })),
+});
+
+export const ProviderStatusSchema = Type.Object({
+  provider: Type.String(),
+  configured: Type.Boolean({ description: 'Whether the server has client credentials for the provider' }),
+  connected: Type.Boolean(),
+  status: Type.Union([Type.Literal('connected'), Type.Literal('needs_reauth'), Type.Literal('not_connected')], {
+    description: '`needs_reauth`: the provider refused the stored grant; reconnect with GET /api/v1/oauth/authorize/{service}',
+  }),
+  account: Type.Union([Type.String(), Type.Null()], { description: "The connected account's email address" }),
+  scopes: Type.Array(Type.String(), { description: 'The scopes the provider granted' }),
+  expiresAt: Type.Union([NullableDateTime], { description: 'When the current access token expires (it is refreshed automatically)' }),
+  connectedAt: NullableDateTime,
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the connection needs re-authorisation' }),
+});
+
+export const StatusResponse = List(ProviderStatusSchema);
+
+export const DisconnectResponse = Data(
+  Type.Object({
+    provider: Type.String(),
+    disconnected: Type.Literal(true),
+    revoked: Type.Boolean({ description: 'Whether the provider confirmed the grant is revoked' }),
+    revokeError: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why revocation at the provider failed; the tokens are deleted from this server all the same',
+    }),
+  }),
+);

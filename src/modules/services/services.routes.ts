@@ -1,0 +1,167 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { access, principalOf } from '../../http/access.js';
+import { actorOf } from '../audit/audit.service.js';
+import {
+  CallResultResponse,
+  CategoryList,
+  ExecuteBody,
+  ListServicesQuery,
+  MethodList,
+  PassthroughParams,
+  ProxyBody,
+  ServiceDetailResponse,
+  ServiceList,
+  ServiceParams,
+} from './services.schemas.js';
+import type { ServicesService } from './services.service.js';
+
+const tags = ['services'];
+const PREFIX = '/api/v1/services/';
+
+const CALL_NOTE =
+  'The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it.';
+
+/**
+ * The service's path and query exactly as the client encoded them, from the raw address (the
+ * wildcard parameter arrives decoded, which would turn %2F into a separator). `?token=` is
+ * Hearth's own credential when it authenticated the request, and is not passed on.
+ */
+function rawPassthroughTarget(request: FastifyRequest): { path: string; search: string } {
+  const url = request.url;
+  const cut = url.indexOf('?');
+  const pathPart = cut === -1 ? url : url.slice(0, cut);
+  const afterPrefix = pathPart.slice(pathPart.indexOf(PREFIX) + PREFIX.length);
+  const slash = afterPrefix.indexOf('/');
+  const path = slash === -1 ? '/' : afterPrefix.slice(slash);
+  let pairs = cut === -1 ? [] : url.slice(cut + 1).split('&').filter((p) => p !== '');
+  if (!request.headers.authorization) pairs = pairs.filter((p) => p.split('=')[0] !== 'token');
+  return { path, search: pairs.join('&') };
+}
+
+export function servicesRoutes(deps: { services: ServicesService }): FastifyPluginAsyncTypebox {
+  const { services } = deps;
+
+  return async (app) => {
+    const read = { access: access.scope('services:read') };
+    const write = { access: access.scope('services:write') };
+
+    app.get(
+      '/api/v1/services/categories',
+      {
+        config: read,
+        schema: {
+          operationId: 'listServiceCategories',
+          summary: 'Service categories, with how many of the services are in each',
+          tags,
+          response: { 200: CategoryList },
+        },
+      },
+      async (request) => ({ data: await services.categories(principalOf(request).ownerId) }),
+    );
+
+    app.get(
+      '/api/v1/services',
+      {
+        config: read,
+        schema: {
+          operationId: 'listServices',
+          summary: "Every service the owner can call: the built-in catalogue, the owner's connectors and discovered APIs",
+          tags,
+          querystring: ListServicesQuery,
+          response: { 200: ServiceList },
+        },
+      },
+      async (request) => ({ data: await services.list(principalOf(request).ownerId, request.query) }),
+    );
+
+    app.get(
+      '/api/v1/services/:service',
+      {
+        config: read,
+        schema: {
+          operationId: 'getService',
+          summary: 'One service: how it authenticates, how to connect it, and its methods',
+          description: 'The specification names this parameter {name}; it is the same value as {service} in the other service routes.',
+          tags,
+          params: ServiceParams,
+          response: { 200: ServiceDetailResponse },
+        },
+      },
+      async (request) => ({ data: await services.get(principalOf(request).ownerId, request.params.service) }),
+    );
+
+    app.get(
+      '/api/v1/services/:service/methods',
+      {
+        config: read,
+        schema: {
+          operationId: 'listServiceMethods',
+          summary: "A service's methods with the JSON Schema of their params, and the generic `request`",
+          description: 'The specification names this parameter {serviceId}; it is the same value as {service} in the other service routes.',
+          tags,
+          params: ServiceParams,
+          response: { 200: MethodList },
+        },
+      },
+      async (request) => ({ data: await services.methods(principalOf(request).ownerId, request.params.service) }),
+    );
+
+    app.post(
+      '/api/v1/services/:service/execute',
+      {
+        config: write,
+        schema: {
+          operationId: 'executeServiceMethod',
+          summary: "Run one of a service's methods with the owner's credential",
+          description: `params are checked against the method's schema (400 with details). ${CALL_NOTE} The specification names this parameter {serviceName}.`,
+          tags,
+          params: ServiceParams,
+          body: ExecuteBody,
+          response: { 200: CallResultResponse },
+        },
+      },
+      async (request) => ({
+        data: await services.execute(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
+      }),
+    );
+
+    app.post(
+      '/api/v1/services/:service/proxy',
+      {
+        config: write,
+        schema: {
+          operationId: 'proxyServiceRequest',
+          summary: 'Send a raw request to a service, relative to its base address, with the owner\'s credential',
+          description: `The path cannot leave the service's base address (absolute addresses, //host, backslashes and dot segments are refused). The caller never sets nor sees the credential. ${CALL_NOTE} The specification names this parameter {serviceName}.`,
+          tags,
+          params: ServiceParams,
+          body: ProxyBody,
+          response: { 200: CallResultResponse },
+        },
+      },
+      async (request) => ({
+        data: await services.proxy(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
+      }),
+    );
+
+    app.get(
+      '/api/v1/services/:service/*',
+      {
+        config: read,
+        schema: {
+          operationId: 'callConnectedService',
+          summary: "Pass a GET through to a service, with its query string and the owner's stored credential",
+          description: `GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. ${CALL_NOTE}`,
+          tags,
+          params: PassthroughParams,
+          response: { 200: CallResultResponse },
+        },
+      },
+      async (request) => {
+        const { path, search } = rawPassthroughTarget(request);
+        return { data: await services.passthrough(principalOf(request).ownerId, request.params.service, path, search, actorOf(request)) };
+      },
+    );
+  };
+}

@@ -1,0 +1,314 @@
+import type { Kysely } from 'kysely';
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import type { Database } from '../../storage/tables.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './api-discovery.js';
+import type { SecretSealer } from './keyring.js';
+import type { VaultRepo, VaultTokenRow } from './vault.repo.js';
+
+/** What discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
+interface StoredApiMetadata {
+  status: 'found' | 'none' | 'failed';
+  discoveredAt: string;
+  error?: string;
+  api?: DiscoveredApi;
+}
+
+export interface VaultApiSummary {
+  status: StoredApiMetadata['status'];
+  discoveredAt: string;
+  error?: string;
+  title?: string | null;
+  description?: string | null;
+  baseUrl?: string;
+  documents?: ApiDocumentRef[];
+  authSchemes?: ApiAuthScheme[];
+  operationCount?: number;
+}
+
+/** A vault token as the API shows it: never the secret. */
+export interface VaultToken {
+  id: string;
+  name: string;
+  service: string;
+  websiteUrl: string;
+  hint: string;
+  discoverApi: boolean;
+  api: VaultApiSummary | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A token with its secret, for the services that call an API with it (never for a response, except reveal). */
+export interface VaultSecret {
+  id: string;
+  name: string;
+  service: string;
+  websiteUrl: string;
+  secret: string;
+}
+
+/** A site stored with `discoverApi: true` whose API was found: a callable service using the token. */
+export interface DiscoveredService {
+  vaultTokenId: string;
+  service: string;
+  name: string;
+  websiteUrl: string;
+  title: string | null;
+  description: string | null;
+  baseUrl: string;
+  authSchemes: ApiAuthScheme[];
+  documents: ApiDocumentRef[];
+  operationCount: number;
+  operations: ApiOperation[];
+}
+
+/** Where a sealed secret lives: the keyring binds each ciphertext to it. */
+const secretContext = (id: string) => `vault_tokens:${id}`;
+
+/** The last four characters, and only for secrets long enough that four give nothing away. */
+function hintFor(secret: string): string {
+  return secret.length >= 12 ? `…${secret.slice(-4)}` : '…';
+}
+
+function parseMetadata(row: Pick<VaultTokenRow, 'api_metadata'>): StoredApiMetadata | null {
+  if (!row.api_metadata) return null;
+  try {
+    return JSON.parse(row.api_metadata) as StoredApiMetadata;
+  } catch {
+    return null;
+  }
+}
+
+function toRecord(row: VaultTokenRow): VaultToken {
+  const meta = parseMetadata(row);
+  let api: VaultApiSummary | null = null;
+  if (meta) {
+    api = { status: meta.status, discoveredAt: meta.discoveredAt };
+    if (meta.error) api.error = meta.error;
+    if (meta.api) {
+      api.title = meta.api.title;
+      api.description = meta.api.description;
+      api.baseUrl = meta.api.baseUrl;
+      api.documents = meta.api.documents;
+      api.authSchemes = meta.api.authSchemes;
+      api.operationCount = meta.api.operationCount;
+    }
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    service: row.service,
+    websiteUrl: row.website_url,
+    hint: row.hint,
+    discoverApi: row.discover_api === 1,
+    api,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const serviceKey = (service: string) => service.trim().toLowerCase();
+
+function checkWebsiteUrl(websiteUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(websiteUrl);
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'websiteUrl is not a valid address', { details: [{ field: 'body.websiteUrl', message: 'must be an http(s) address' }] });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AppError('VALIDATION_ERROR', 'websiteUrl must be an http or https address', {
+      details: [{ field: 'body.websiteUrl', message: 'must be an http(s) address' }],
+    });
+  }
+  if (url.username || url.password) {
+    throw new AppError('VALIDATION_ERROR', 'websiteUrl must not carry credentials; store the secret in `token`', {
+      details: [{ field: 'body.websiteUrl', message: 'must not contain a user name or password' }],
+    });
+  }
+}
+
+export interface VaultServiceDeps {
+  db: Kysely<Database>;
+  repo: VaultRepo;
+  keyring: SecretSealer;
+  audit: Pick<AuditService, 'record'>;
+  discovery: ApiDiscovery;
+  /**
+   * Plan limits (billing): the one place a store is checked against the owner's quota. Called
+   * before a vault token is stored, with the owner's current count; throws PLAN_LIMIT_REACHED.
+   */
+  checkLimit?: (ownerId: string, resource: 'vault_tokens', currentCount: number) => Promise<void>;
+}
+
+export function createVaultService(deps: VaultServiceDeps) {
+  const { db, repo, keyring, audit, discovery } = deps;
+
+  async function discoverForStore(websiteUrl: string): Promise<StoredApiMetadata> {
+    const discoveredAt = isoNow();
+    try {
+      const api = await discovery.discover(websiteUrl);
+      return { status: api.documents.length > 0 ? 'found' : 'none', discoveredAt, api };
+    } catch (error) {
+      // The token is stored either way; the record says why discovery did not work.
+      const message = error instanceof AppError ? error.message : 'API discovery failed';
+      return { status: 'failed', discoveredAt, error: message };
+    }
+  }
+
+  return {
+    /** Stores a token: the secret is sealed before it reaches the database. */
+    async create(
+      ownerId: string,
+      body: { name: string; service: string; token: string; websiteUrl: string; discoverApi?: boolean | undefined },
+      actor: AuditActor,
+    ): Promise<VaultToken> {
+      checkWebsiteUrl(body.websiteUrl);
+      if (body.name.trim() === '' || body.name.includes('\u0000')) {
+        throw new AppError('VALIDATION_ERROR', 'name must not be blank or contain NUL (\\u0000) characters', {
+          details: [{ field: 'body.name', message: 'must not be blank or contain NUL characters' }],
+        });
+      }
+      if (body.token.trim() === '') {
+        throw new AppError('VALIDATION_ERROR', 'token must not be blank', { details: [{ field: 'body.token', message: 'must not be blank' }] });
+      }
+      if (deps.checkLimit) await deps.checkLimit(ownerId, 'vault_tokens', await repo.count(ownerId));
+
+      const metadata = body.discoverApi ? await discoverForStore(body.websiteUrl) : null;
+      const id = newId('vtk');
+      const now = isoNow();
+      const row = {
+        id,
+        owner_id: ownerId,
+        name: body.name.trim(),
+        service: body.service,
+        service_key: serviceKey(body.service),
+        website_url: body.websiteUrl,
+        secret_sealed: await keyring.seal(ownerId, secretContext(id), body.token),
+        hint: hintFor(body.token),
+        discover_api: body.discoverApi ? 1 : 0,
+        api_metadata: metadata ? JSON.stringify(metadata) : null,
+        created_at: now,
+        updated_at: now,
+      };
+      await db.transaction().execute(async (trx) => {
+        await repo.insert(row, trx);
+        await audit.record(
+          actor,
+          {
+            action: 'vault.store',
+            outcome: 'success',
+            targetType: 'vault_token',
+            targetId: id,
+            details: { name: row.name, service: row.service, discoverApi: Boolean(body.discoverApi), ...(metadata ? { discovery: metadata.status } : {}) },
+          },
+          trx,
+        );
+      });
+      const { secret_sealed: _sealed, ...publicRow } = row;
+      return toRecord(publicRow);
+    },
+
+    async list(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined; service?: string | undefined },
+    ): Promise<{ tokens: VaultToken[]; nextCursor: string | null }> {
+      const rows = await repo.list(ownerId, {
+        limit: query.limit + 1,
+        cursor: query.cursor,
+        serviceKey: query.service === undefined ? undefined : serviceKey(query.service),
+      });
+      const page = rows.slice(0, query.limit);
+      return { tokens: page.map(toRecord), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+    },
+
+    async get(ownerId: string, id: string): Promise<VaultToken> {
+      const row = await repo.get(ownerId, id);
+      if (!row) throw notFound('Vault token', id);
+      return toRecord(row);
+    },
+
+    async remove(ownerId: string, id: string, actor: AuditActor): Promise<{ id: string; deleted: true }> {
+      await db.transaction().execute(async (trx) => {
+        if (!(await repo.delete(ownerId, id, trx))) throw notFound('Vault token', id);
+        await audit.record(actor, { action: 'vault.delete', outcome: 'success', targetType: 'vault_token', targetId: id }, trx);
+      });
+      return { id, deleted: true };
+    },
+
+    /**
+     * The record with its decrypted secret, for the reveal route. The grant is written to the
+     * audit log before the secret is returned (refusals are recorded by the route). Unknown ids
+     * and decryption failures throw; the route records those too.
+     */
+    async reveal(ownerId: string, id: string, actor: AuditActor): Promise<VaultToken & { token: string }> {
+      const row = await repo.getWithSecret(ownerId, id);
+      if (!row) throw notFound('Vault token', id);
+      const secret = await keyring.open(ownerId, secretContext(id), row.secret_sealed);
+      await audit.record(actor, {
+        action: 'vault.reveal',
+        outcome: 'success',
+        targetType: 'vault_token',
+        targetId: id,
+        details: { name: row.name, service: row.service },
+      });
+      const { secret_sealed: _sealed, ...publicRow } = row;
+      return { ...toRecord(publicRow), token: secret };
+    },
+
+    /** POST /vault/discover-api: what the site publishes for machines. */
+    async discover(websiteUrl: string): Promise<DiscoveredApi> {
+      checkWebsiteUrl(websiteUrl);
+      return discovery.discover(websiteUrl);
+    },
+
+    // --- For other modules (services catalogue, connectors, proxy) ---------------------------
+
+    /** A token with its secret, to call an API with it. 404 NOT_FOUND when the owner has no such token. */
+    async secretFor(ownerId: string, vaultTokenId: string): Promise<VaultSecret> {
+      const row = await repo.getWithSecret(ownerId, vaultTokenId);
+      if (!row) throw notFound('Vault token', vaultTokenId);
+      const secret = await keyring.open(ownerId, secretContext(row.id), row.secret_sealed);
+      return { id: row.id, name: row.name, service: row.service, websiteUrl: row.website_url, secret };
+    },
+
+    /** The newest vault token for a service name (case-insensitive), without its secret. */
+    async findByService(ownerId: string, service: string): Promise<VaultToken | undefined> {
+      const row = await repo.newestForService(ownerId, serviceKey(service));
+      return row ? toRecord(row) : undefined;
+    },
+
+    /**
+     * Sites stored with `discoverApi: true` whose API description was found: each a callable
+     * service using its token. One per service name (the newest), newest first.
+     */
+    async discoveredServices(ownerId: string): Promise<DiscoveredService[]> {
+      const out: DiscoveredService[] = [];
+      const seen = new Set<string>();
+      for (const row of await repo.listDiscovered(ownerId)) {
+        const meta = parseMetadata(row);
+        if (meta?.status !== 'found' || !meta.api || seen.has(row.service_key)) continue;
+        seen.add(row.service_key);
+        out.push({
+          vaultTokenId: row.id,
+          service: row.service,
+          name: row.name,
+          websiteUrl: row.website_url,
+          title: meta.api.title,
+          description: meta.api.description,
+          baseUrl: meta.api.baseUrl,
+          authSchemes: meta.api.authSchemes,
+          documents: meta.api.documents,
+          operationCount: meta.api.operationCount,
+          operations: meta.api.operations,
+        });
+      }
+      return out;
+    },
+  };
+}
+
+export type VaultService = ReturnType<typeof createVaultService>;

@@ -1,0 +1,242 @@
+/**
+ * End to end: a real listening server, the linux daemon downloaded through
+ * GET /api/v1/afp/download/linux, run as separate processes against it, and every operation
+ * through the relay: results, privilege refusals, root escapes, a slow command's 504 with its
+ * process tree ended, reconnection after a server restart, and 503 once the daemon is killed.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmod, open } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceWithStatus, listen, waitFor } from './afp.helpers.js';
+import { createTestApp, expectError, type TestApp } from './harness.js';
+
+let t: TestApp;
+let base: string;
+let token: string;
+let dir: string;
+let root: string;
+let outside: string;
+let executable: string;
+let download: Response;
+const daemons: Array<{ child: ChildProcess; output: () => string }> = [];
+let execDevice: string;
+let readDevice: string;
+
+/** Starts the downloaded daemon as its own process; its log is kept for failure messages. */
+function startDaemon(args: string[], env: Record<string, string> = {}) {
+  // The daemon's environment is the test's, without any HEARTH_AFP_ setting of the machine.
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('HEARTH_AFP_')));
+  const child = spawn(executable, args, { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout!.on('data', (chunk) => (log += chunk));
+  child.stderr!.on('data', (chunk) => (log += chunk));
+  const entry = { child, output: () => log };
+  daemons.push(entry);
+  return entry;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Alive and not a zombie waiting for a parent to reap it. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const op = (method: 'GET' | 'POST' | 'DELETE', device: string, name: string, options: { query?: Record<string, string>; body?: unknown } = {}) =>
+  t.request(method, `/api/v1/afp/${device}/${name}`, { token, ...options });
+
+beforeAll(async () => {
+  t = await createTestApp();
+  base = await listen(t);
+  const owner = await t.createOwner('E2E owner');
+  token = await t.tokenWithScopes(owner, ['devices']);
+
+  dir = mkdtempSync(path.join(tmpdir(), 'hearth-afp-e2e-'));
+  root = path.join(dir, 'root');
+  outside = path.join(dir, 'outside');
+  mkdirSync(path.join(root, 'docs'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, 'secret.txt'), 'secret');
+  symlinkSync(outside, path.join(root, 'escape'));
+
+  // The first download builds the executable (cached afterwards): allow for it.
+  download = await fetch(`${base}/api/v1/afp/download/linux`);
+  executable = path.join(dir, 'hearth-afp-linux');
+  await pipeline(Readable.fromWeb(download.body! as import('node:stream/web').ReadableStream), createWriteStream(executable));
+  await chmod(executable, 0o755);
+
+  // One daemon takes its token from the environment, the other from a config file.
+  const exec = startDaemon(['--server', base, '--root', root, '--privilege', 'exec', '--name', 'e2e-exec'], { HEARTH_AFP_TOKEN: token });
+  const configFile = path.join(dir, 'afp.json');
+  writeFileSync(configFile, JSON.stringify({ server: base, token, root, privilege: 'read', name: 'e2e-read' }), { mode: 0o600 });
+  const read = startDaemon(['--config', configFile]);
+  try {
+    execDevice = (await deviceWithStatus(t, token, 'e2e-exec', 'online', 20_000)).id;
+    readDevice = (await deviceWithStatus(t, token, 'e2e-read', 'online', 20_000)).id;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nexec daemon: ${exec.output()}\nread daemon: ${read.output()}`);
+  }
+}, 180_000);
+
+afterAll(async () => {
+  for (const { child } of daemons) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the download', () => {
+  it('is a Linux x86-64 executable served as an attachment', async () => {
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename="hearth-afp-linux"');
+    const handle = await open(executable, 'r');
+    const header = Buffer.alloc(20);
+    await handle.read(header, 0, 20, 0);
+    const { size } = await handle.stat();
+    await handle.close();
+    expect(Number(download.headers.get('content-length'))).toBe(size);
+    expect(header.subarray(0, 4)).toEqual(Buffer.from([0x7f, 0x45, 0x4c, 0x46])); // ELF
+    expect(header.readUInt16LE(18)).toBe(0x3e); // x86-64
+  });
+
+  it('explains itself with --help, without Node installed beside it', () => {
+    const help = spawnSync(executable, ['--help'], { env: { PATH: '/nonexistent' }, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    for (const flag of ['--server', '--token', '--name', '--root', '--privilege', '--config', 'HEARTH_AFP_TOKEN']) expect(help.stdout).toContain(flag);
+    const bad = spawnSync(executable, ['--server', base, '--token', 'x', '--privilege', 'root'], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('--privilege must be one of read, write, exec');
+  });
+});
+
+describe('operations through the relay', () => {
+  it('lists both daemons with their platform and privilege', async () => {
+    const res = await t.request('GET', '/api/v1/afp/devices', { token });
+    const byName = Object.fromEntries(res.body.data.map((d: { name: string }) => [d.name, d]));
+    expect(byName['e2e-exec']).toMatchObject({ platform: 'linux-x64', privilege: 'exec', status: 'online', root });
+    expect(byName['e2e-read']).toMatchObject({ platform: 'linux-x64', privilege: 'read', status: 'online', root });
+  });
+
+  it('write, read, ls, stat, mkdir, rm and exec', async () => {
+    const file = path.join(root, 'docs', 'todo.md');
+    expect((await op('POST', execDevice, 'write', { body: { path: file, content: '# Todo\n- ship\n' } })).body.data).toEqual({ path: file, size: 14, created: true });
+    expect(readFileSync(file, 'utf8')).toBe('# Todo\n- ship\n');
+    expect((await op('GET', execDevice, 'read', { query: { path: file } })).body.data).toEqual({ path: file, content: '# Todo\n- ship\n', encoding: 'utf8', size: 14 });
+
+    const bytes = Buffer.from([0, 159, 146, 150, 255]);
+    const blob = path.join(root, 'docs', 'blob.bin');
+    await op('POST', execDevice, 'write', { body: { path: blob, content: bytes.toString('base64'), encoding: 'base64' } });
+    expect(readFileSync(blob)).toEqual(bytes);
+    expect((await op('GET', readDevice, 'read', { query: { path: blob } })).body.data).toMatchObject({ content: bytes.toString('base64'), encoding: 'base64' });
+
+    const listing = (await op('GET', readDevice, 'ls', { query: { path: path.join(root, 'docs') } })).body.data;
+    expect(listing.entries.map((e: { name: string; type: string }) => [e.name, e.type])).toEqual([
+      ['blob.bin', 'file'],
+      ['todo.md', 'file'],
+    ]);
+    expect((await op('GET', readDevice, 'stat', { query: { path: path.join(root, 'docs') } })).body.data).toMatchObject({ type: 'directory' });
+
+    const folder = path.join(root, 'projects', 'hearth');
+    expect((await op('POST', execDevice, 'mkdir', { body: { path: folder } })).body.data).toEqual({ path: folder, created: true });
+    const ran = await op('POST', execDevice, 'exec', { body: { cmd: 'ls docs && echo to-stderr >&2 && exit 7' } });
+    expect(ran.status).toBe(200);
+    expect(ran.body.data).toMatchObject({ stdout: 'blob.bin\ntodo.md\n', stderr: 'to-stderr\n', exitCode: 7 });
+    expect((await op('POST', execDevice, 'exec', { body: { cmd: 'pwd', cwd: folder } })).body.data.stdout).toBe(`${folder}\n`);
+    expect((await op('DELETE', execDevice, 'rm', { body: { path: path.join(root, 'projects'), recursive: true } })).body.data).toEqual({
+      path: path.join(root, 'projects'),
+      type: 'directory',
+      deleted: true,
+    });
+    expectError(await op('GET', execDevice, 'stat', { query: { path: folder } }), 404, 'NOT_FOUND');
+  });
+
+  it('a read-only daemon refuses write, mkdir, rm and exec with 403, and changes nothing', async () => {
+    const file = path.join(root, 'docs', 'todo.md');
+    for (const [method, name, body] of [
+      ['POST', 'write', { path: file, content: 'overwritten' }],
+      ['POST', 'mkdir', { path: path.join(root, 'nope') }],
+      ['DELETE', 'rm', { path: file }],
+      ['POST', 'exec', { cmd: 'touch pwned' }],
+    ] as const) {
+      const refused = expectError(await op(method, readDevice, name, { body }), 403, 'FORBIDDEN');
+      expect(refused.message).toContain('privilege "read"');
+    }
+    expect(readFileSync(file, 'utf8')).toBe('# Todo\n- ship\n');
+  });
+
+  it('refuses escapes from the root: .., absolute paths, a symbolic link pointing out, and the root itself', async () => {
+    const escapes = [path.join(root, '..', 'outside', 'secret.txt'), path.join(outside, 'secret.txt'), path.join(root, 'escape', 'secret.txt'), '/etc/passwd'];
+    for (const target of escapes) {
+      expectError(await op('GET', execDevice, 'read', { query: { path: target } }), 403, 'FORBIDDEN');
+      expectError(await op('POST', execDevice, 'write', { body: { path: target, content: 'pwned' } }), 403, 'FORBIDDEN');
+    }
+    expectError(await op('GET', execDevice, 'ls', { query: { path: path.join(root, 'escape') } }), 403, 'FORBIDDEN');
+    expectError(await op('POST', execDevice, 'write', { body: { path: path.join(root, 'escape', 'new.txt'), content: 'pwned' } }), 403, 'FORBIDDEN');
+    expectError(await op('POST', execDevice, 'exec', { body: { cmd: 'pwd', cwd: outside } }), 403, 'FORBIDDEN');
+    expectError(await op('DELETE', execDevice, 'rm', { body: { path: root, recursive: true } }), 403, 'FORBIDDEN');
+    expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+  });
+
+  it('a command past its timeout is 504 DEVICE_TIMEOUT, with everything it started ended', async () => {
+    const started = Date.now();
+    const res = await op('POST', execDevice, 'exec', { body: { cmd: 'sleep 5', timeout: 1000 } });
+    expectError(res, 504, 'DEVICE_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(4000);
+
+    const tree = await op('POST', execDevice, 'exec', { body: { cmd: 'sh -c "sleep 60" & echo $!; wait', timeout: 1000 } });
+    expectError(tree, 504, 'DEVICE_TIMEOUT');
+    const pid = Number((tree.body.details as { stdout: string }).stdout.trim());
+    expect(pid).toBeGreaterThan(1);
+    await waitFor(() => !alive(pid), `the command's child ${pid} to be ended`);
+  });
+
+  it('a daemon reconnects by itself after the server restarts, as the same device', async () => {
+    const port = (t.app.server.address() as AddressInfo).port;
+    await t.restart();
+    await listen(t, port);
+    const back = await deviceWithStatus(t, token, 'e2e-exec', 'online', 20_000);
+    expect(back.id).toBe(execDevice);
+    await deviceWithStatus(t, token, 'e2e-read', 'online', 20_000);
+    expect((await op('GET', execDevice, 'stat', { query: { path: root } })).status).toBe(200);
+  });
+
+  it('SIGTERM stops a daemon cleanly; it shows offline and its operations answer 503', async () => {
+    const read = daemons[1]!;
+    read.child.kill('SIGTERM');
+    expect(await exited(read.child)).toBe(0);
+    await deviceWithStatus(t, token, 'e2e-read', 'offline');
+    expectError(await op('GET', readDevice, 'ls', { query: { path: root } }), 503, 'DEVICE_OFFLINE');
+  });
+
+  it('once the daemon is killed, every operation answers 503 DEVICE_OFFLINE', async () => {
+    const exec = daemons[0]!;
+    exec.child.kill('SIGKILL');
+    await exited(exec.child);
+    await deviceWithStatus(t, token, 'e2e-exec', 'offline');
+    const file = path.join(root, 'docs', 'todo.md');
+    for (const [method, name, options] of [
+      ['GET', 'ls', { query: { path: root } }],
+      ['GET', 'read', { query: { path: file } }],
+      ['POST', 'write', { body: { path: file, content: 'x' } }],
+      ['POST', 'exec', { body: { cmd: 'true' } }],
+      ['GET', 'stat', { query: { path: file } }],
+      ['DELETE', 'rm', { body: { path: file } }],
+      ['POST', 'mkdir', { body: { path: path.join(root, 'x') } }],
+    ] as const) {
+      expectError(await op(method, execDevice, name, options), 503, 'DEVICE_OFFLINE');
+    }
+  });
+});
