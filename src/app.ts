@@ -58,13 +58,18 @@ function loggerOptions(config: Config) {
   };
 }
 
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, services } = deps;
   const logger = loggerOptions(config);
   const app = Fastify({
     logger: deps.logStream ? { ...logger, stream: deps.logStream } : logger,
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    // A hop count means: believe that many proxies in front of the server, nearest first.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // `/api/v1` is served as `/api/v1/`; nothing is ever redirected.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     exposeHeadRoutes: false,

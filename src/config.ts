@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -33,8 +34,14 @@ export interface Config {
   tokenRateLimitPerMinute: number;
   /** log2 of scrypt's cost parameter N for new password hashes. */
   passwordHashCost: number;
-  /** Trust X-Forwarded-For from a reverse proxy when reading the client address. */
-  trustProxy: boolean;
+  /**
+   * Which reverse proxies' X-Forwarded-For to believe when reading the client address: false,
+   * a number of proxy hops, or the proxies' addresses and CIDR ranges (true trusts any sender).
+   */
+  trustProxy: boolean | number | string[];
+
+  /** The most memory entries the gateway context carries (newest first). */
+  gatewayMemoryLimit: number;
 
   /** Outbound calls (discovery, proxy, providers): total time and largest response. */
   outboundTimeoutMs: number;
@@ -127,6 +134,26 @@ function vaultKeyValue(name: string, raw: string): string {
   return value;
 }
 
+/**
+ * TRUST_PROXY: `false` (default), `true` (any sender; only safe when nothing but the proxy can
+ * reach the server), a hop count (`1`), or proxy addresses and ranges (`10.0.0.0/8,127.0.0.1`).
+ * Trusting too much lets clients forge the address that rate limits and the audit log use.
+ */
+function trustProxy(raw: string | undefined): boolean | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || /^(false|off|no|0)$/i.test(value)) return false;
+  if (/^(true|on|yes)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/');
+    if (!isIP(address ?? '') || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, a hop count or proxy addresses/CIDR ranges, got "${raw}"`);
+    }
+  }
+  return entries;
+}
+
 function oauthProvider(env: Env, prefix: string): OAuthProviderConfig {
   return {
     clientId: env[`${prefix}_CLIENT_ID`] || undefined,
@@ -173,8 +200,9 @@ export function loadConfig(env: Env = process.env): Config {
     handshakeRateLimitPerMinute: int(env, 'HANDSHAKE_RATE_LIMIT', 30, 1, 1_000_000),
     tokenRateLimitPerMinute: int(env, 'TOKEN_RATE_LIMIT', 0, 0, 10_000_000),
     passwordHashCost: int(env, 'PASSWORD_HASH_COST', 15, 10, 20),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
 
+    gatewayMemoryLimit: int(env, 'GATEWAY_MEMORY_LIMIT', 100, 1, 100_000),
     outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 30_000, 100, 600_000),
     outboundMaxBytes: int(env, 'OUTBOUND_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
 

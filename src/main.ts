@@ -13,6 +13,7 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, storage, services });
   app.addHook('onClose', async () => {
     await services.outbound.close();
+    await services.llmOutbound?.close();
     await storage.close();
   });
 

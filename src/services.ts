@@ -63,15 +63,26 @@ import { createSkillsContextSection } from './modules/skills/skills.context.js';
  */
 export function createServices(config: Config, storage: Storage) {
   const { db } = storage;
-  // Every call to the outside world goes through this one guarded client.
+  // Every call to the outside world goes through this guarded client, which trusts no origin:
+  // whatever a caller names (a connector, a discovered site, a redirect) passes the address rule.
   const outbound = createOutboundClient({
     allowPrivateNetwork: config.allowPrivateNetwork,
-    // The operator configured these; a self-hosted model on localhost is expected.
-    trustedOrigins: config.llm.baseUrl ? [config.llm.baseUrl] : [],
     timeoutMs: config.outboundTimeoutMs,
     maxResponseBytes: config.outboundMaxBytes,
     userAgent: `Hearth/${API_VERSION}`,
   });
+  // The chat's language model only: the one origin the operator configured (a self-hosted model
+  // on localhost is expected) is exempt here and nowhere else; other private addresses are still
+  // refused, and the LLM client follows no redirects.
+  const llmOutbound = config.llm.baseUrl
+    ? createOutboundClient({
+        allowPrivateNetwork: config.allowPrivateNetwork,
+        trustedOrigins: [config.llm.baseUrl],
+        timeoutMs: config.outboundTimeoutMs,
+        maxResponseBytes: config.outboundMaxBytes,
+        userAgent: `Hearth/${API_VERSION}`,
+      })
+    : undefined;
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
   const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
@@ -94,6 +105,8 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     sessionTtlMs: config.sessionTtlMs,
     cacheTokens: storage.dialect === 'sqlite',
+    // Accounts are built next, from tokens; the check runs only at request time.
+    confirmPassword: (ownerId, password, actor) => accounts.confirmPassword(ownerId, password, actor),
   });
   const accounts = createAccountsService({
     db,
@@ -154,7 +167,7 @@ export function createServices(config: Config, storage: Storage) {
       createPersonaContextSection(personas, attachments),
       createIdentityContextSection(identity),
       createPreferencesContextSection(identity),
-      createMemoryContextSection(memory),
+      createMemoryContextSection(memory, config.gatewayMemoryLimit),
       createSkillsContextSection(skills),
       createKnowledgeContextSection(knowledge),
       createServicesContextSection(oauth),
@@ -180,9 +193,9 @@ export function createServices(config: Config, storage: Storage) {
     attachments,
     knowledge,
     memory,
-    llm: config.llm.baseUrl
+    llm: llmOutbound && config.llm.baseUrl
       ? createLlmClient({
-          outbound,
+          outbound: llmOutbound,
           settings: { baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model, timeoutMs: config.llm.timeoutMs },
         })
       : undefined,
@@ -204,7 +217,7 @@ export function createServices(config: Config, storage: Storage) {
   const afpRelay = createInProcessRelay();
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
-  return { afp, afpRelay, afpDownloads, plans, limits, billing, outbound, keyring, vault, oauth, google, connectors, services, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge, marketplace, chat };
+  return { afp, afpRelay, afpDownloads, plans, limits, billing, outbound, llmOutbound, keyring, vault, oauth, google, connectors, services, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge, marketplace, chat };
 }
 
 export type Services = ReturnType<typeof createServices>;

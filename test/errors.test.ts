@@ -131,7 +131,7 @@ describe('request bodies', () => {
 
   it('a JSON Content-Type with an empty body is served on a bodiless POST', async () => {
     const session = await t.login(owner);
-    const res = await call(t, 'POST', '/api/v1/tokens/master/regenerate', { token: session, headers: { 'content-type': 'application/json' } });
+    const res = await call(t, 'POST', '/api/v1/tokens/master/regenerate', { token: owner.token, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(200);
     expect(res.body.data.token).toMatch(/^hth_mst_/);
     owner.token = res.body.data.token;

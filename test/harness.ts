@@ -96,6 +96,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const shut = async ({ app, storage, services }: Pick<TestApp, 'app' | 'storage' | 'services'>) => {
     await app.close();
     await services.outbound.close();
+    await services.llmOutbound?.close();
     await storage.close();
   };
 

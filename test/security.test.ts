@@ -15,7 +15,7 @@ async function issueSecrets(t: TestApp) {
   const regenerated = await t.request('POST', `/api/v1/tokens/${created.body.data.id}/regenerate`, { token: session });
   expect(regenerated.status).toBe(200);
   const apiNew = regenerated.body.data.token as string;
-  const master = await t.request('POST', '/api/v1/tokens/master/regenerate', { token: session });
+  const master = await t.request('POST', '/api/v1/tokens/master/regenerate', { token: session, body: { password: owner.password } });
   expect(master.status).toBe(200);
   const masterNew = master.body.data.token as string;
   // Use each live token once, so that anything written on use is written too.

@@ -17,7 +17,8 @@ export const SCOPES = {
   'services:write': 'Execute and proxy service calls, send and trash mail, upload and delete files, create connectors, connect and disconnect accounts',
   vault: 'List, store and delete vault tokens and discover APIs (never reveal)',
   devices: 'Use remote PCs through the AFP daemon (/afp/*)',
-  marketplace: 'Browse, publish, install and rate marketplace listings (/marketplace/*)',
+  marketplace:
+    "Browse, publish, install and rate marketplace listings (/marketplace/*); publishing makes the owner's skill or persona content public, installing writes into the owner's skills and personas",
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -33,12 +33,33 @@ describe('isBlockedAddress', () => {
     ['::ffff:0:10.0.0.1', 'IPv4-translated private'],
     ['64:ff9b::a00:1', 'NAT64 of 10.0.0.1'],
     ['::127.0.0.1', 'IPv4-compatible loopback'],
+    ['::7f00:1', 'IPv4-compatible loopback, as the URL parser writes [::127.0.0.1]'],
+    ['::a9fe:a9fe', 'IPv4-compatible metadata'],
+    ['::8.8.8.8', 'IPv4-compatible (the whole deprecated ::/96)'],
+    ['2002:7f00:1::1', '6to4 of 127.0.0.1'],
+    ['2002:a9fe:a9fe::', '6to4 of 169.254.169.254'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['2001::1', 'Teredo prefix'],
+    ['64:ff9b:1::a00:1', 'NAT64 local use'],
     ['not-an-ip', 'not an address'],
   ])('refuses %s (%s)', (address) => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2001:4860:4860::8888',
+    '2001:200::1',
+    '2003::1',
+    '2a00:1450:4001::200e',
+  ])(
     'allows the public address %s',
     (address) => {
       expect(isBlockedAddress(address)).toBe(false);
@@ -106,6 +127,19 @@ describe('the guarded client against real local servers', () => {
     await refusedWith(client.request({ url: 'http://[::ffff:127.0.0.1]:9/' }), /refusing/i);
     await refusedWith(client.request({ url: 'http://169.254.169.254/latest/meta-data/' }), /169\.254\.169\.254/);
     await refusedWith(client.request({ url: 'http://10.0.0.1/' }), /10\.0\.0\.1/);
+    await refusedWith(client.request({ url: 'http://[::127.0.0.1]:9/' }), /refusing/i);
+    await refusedWith(client.request({ url: 'http://[2002:7f00:1::1]:9/' }), /refusing/i);
+    await client.close();
+  });
+
+  it('never tells the caller what a name resolved to', async () => {
+    const client = createOutboundClient({ allowPrivateNetwork: false });
+    const error = (await client.request({ url: base.replace('127.0.0.1', 'localhost') + '/hello' }).catch((e: unknown) => e)) as AppError;
+    expect(error).toBeInstanceOf(AppError);
+    expect(error.message).toMatch(/^Refusing to call localhost: it resolves to a loopback, private, link-local or reserved address/);
+    const shown = JSON.stringify({ message: error.message, details: error.details });
+    for (const resolved of ['127.0.0.1', '::1']) expect(shown).not.toContain(resolved);
+    expect(error.details).toEqual({ host: 'localhost' });
     await client.close();
   });
 

@@ -47,14 +47,21 @@ for (const [network, prefix] of [
   ['ff00::', 8], // multicast
   ['2001:db8::', 32], // documentation
   ['100::', 64], // discard
+  ['::', 96], // IPv4-compatible (deprecated; [::127.0.0.1] parses to ::7f00:1), never a public destination
+  ['2002::', 16], // 6to4: embeds an IPv4 address a relay would reach
+  ['2001::', 32], // Teredo: embeds an (obfuscated) IPv4 address
+  ['64:ff9b:1::', 48], // NAT64 local use: translated by the local network's own gateway
 ] as const) {
   BLOCKED.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 address stands for (IPv4-mapped, IPv4-compatible or NAT64), if any. */
+/**
+ * The IPv4 address an IPv6 address stands for (IPv4-mapped or NAT64), if any. IPv4-compatible
+ * addresses (`::a.b.c.d`) are not unwrapped: the whole deprecated ::/96 range is refused.
+ */
 function embeddedIPv4(address: string): string | undefined {
   const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:(?:0:)?|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  const dotted = /^(?:::ffff:(?:0:)?|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1];
   const hex = /^(?:::ffff:(?:0:)?|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (hex) {
@@ -77,11 +84,15 @@ export function isBlockedAddress(address: string): boolean {
   return true; // not an address at all
 }
 
-function blockedError(host: string, address: string): AppError {
+/**
+ * The refusal the caller sees. It names only what the caller wrote (the host, which may be a
+ * literal address), never what a name resolved to: that would map the internal network.
+ */
+function blockedError(host: string, how: 'is' | 'resolves to'): AppError {
   return new AppError(
     'VALIDATION_ERROR',
-    `Refusing to call ${host}: it resolves to ${address}, a loopback, private, link-local or reserved address. The server's ALLOW_PRIVATE_NETWORK setting allows such calls`,
-    { details: { host, address } },
+    `Refusing to call ${host}: it ${how} a loopback, private, link-local or reserved address. The server's ALLOW_PRIVATE_NETWORK setting allows such calls`,
+    { details: { host } },
   );
 }
 
@@ -98,7 +109,8 @@ function guardedLookup(
     if (bad || list.length === 0) {
       // net wants an errno-style code on a lookup error; the AppError (code VALIDATION_ERROR)
       // travels as its cause, unchanged, and upstreamFailure finds it there.
-      const refusal = blockedError(hostname, bad?.address ?? 'nothing');
+      // The resolved address stays out of the message (no logger here to keep it server-side).
+      const refusal = blockedError(hostname, 'resolves to');
       const error = Object.assign(new Error(refusal.message, { cause: refusal }), { code: 'EHEARTHBLOCKED' });
       return callback(error as NodeJS.ErrnoException, []);
     }
@@ -176,7 +188,7 @@ export function createOutboundClient(options: OutboundOptions) {
     if (trusted.has(url.origin)) return open;
     // A literal address never reaches DNS lookup, so it is checked here.
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (guarded !== open && isIP(host) && isBlockedAddress(host)) throw blockedError(url.hostname, host);
+    if (guarded !== open && isIP(host) && isBlockedAddress(host)) throw blockedError(url.hostname, 'is');
     return guarded;
   }
 

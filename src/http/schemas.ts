@@ -11,6 +11,14 @@ export const ErrorBodySchema = Type.Object(
   { title: 'ErrorResponse' },
 );
 
+/**
+ * For routes whose JSON body may be left out entirely: Fastify validates a missing body as
+ * null, so this turns it into the empty object before validation.
+ */
+export async function emptyBodyAsObject(request: { body: unknown }): Promise<void> {
+  request.body ??= {};
+}
+
 /** `{ "data": T }`: one resource. */
 export function Data<T extends TSchema>(schema: T) {
   return Type.Object({ data: schema });
@@ -46,9 +54,38 @@ export const NullableDateTime = Type.Union([IsoDateTime, Type.Null()]);
 export const SuccessSchema = Type.Object({ success: Type.Boolean() });
 
 /**
+ * A query parameter's name as the query parser reads it (`+` a space, `%XX` decoded), so that
+ * `?%74oken=` is recognised as the `token` it authenticates as. A name that does not decode is
+ * answered as written.
+ */
+export function decodeQueryName(name: string): string {
+  const spaced = name.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+const REDACTED_QUERY_NAMES = new Set(['token', 'code', 'state']);
+
+/**
  * Keeps secrets in query strings out of anything that is logged: the query token (`?token=`)
- * and an OAuth callback's `code` and `state`.
+ * and an OAuth callback's `code` and `state`, whatever the case and however the name is encoded.
  */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:token|code|state)=)[^&#]*/gi, '$1[REDACTED]');
+  const masked = url.replace(/([?&](?:token|code|state)=)[^&#]*/gi, '$1[REDACTED]');
+  const start = masked.indexOf('?');
+  if (start === -1) return masked;
+  const hash = masked.indexOf('#', start);
+  const end = hash === -1 ? masked.length : hash;
+  const pairs = masked
+    .slice(start + 1, end)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1 || !REDACTED_QUERY_NAMES.has(decodeQueryName(pair.slice(0, eq)).toLowerCase())) return pair;
+      return `${pair.slice(0, eq + 1)}[REDACTED]`;
+    });
+  return `${masked.slice(0, start + 1)}${pairs.join('&')}${masked.slice(end)}`;
 }

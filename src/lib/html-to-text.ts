@@ -13,7 +13,80 @@ const LINE = new Set([
 ]);
 const CELL = new Set(['td', 'th']);
 
-const TOKEN = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<[!?][^>]*>?|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
+interface Token {
+  start: number;
+  end: number;
+  /** The tag name, as written; none for comments, CDATA, doctypes and processing instructions. */
+  name?: string;
+  closing?: boolean;
+  /** What stands between the name and the `>`. */
+  attrs?: string;
+}
+
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isNameChar = (c: number) => isLetter(c) || (c >= 48 && c <= 58) || c === 45; // 0-9, ':', '-'
+
+/**
+ * The tokens of `html` in order: comments (`<!--…-->`), CDATA sections, `<!…>` and `<?…>`, and
+ * tags `<name attrs>` / `</name attrs>` whose `>` stands outside quoted values. A `<` that opens
+ * no tag (no `>` follows before the end, or a quote never closes) is text.
+ * A hand-written scanner in linear time: a regex for "a tag that may never close" backtracks
+ * from every `<` to the end of the input (quadratic on `<a<a<a…`). Here the walk through a tag's
+ * attributes is deterministic, and the positions of a walk that found no `>` are remembered, so
+ * a later `<` whose walk reaches one of them stops there instead of walking to the end again.
+ */
+function tokenizer(html: string): (from: number) => Token | null {
+  const n = html.length;
+  let dead: Uint8Array | undefined;
+
+  /** The attribute walk from `from`: the index of its `>`, or -1; `mark` records the positions of a failed walk. */
+  const walk = (from: number, mark: boolean): number => {
+    let p = from;
+    while (p < n) {
+      if (dead?.[p]) return -1;
+      if (mark) dead![p] = 1;
+      const c = html.charCodeAt(p);
+      if (c === 62 /* > */) return p;
+      if (c === 34 /* " */ || c === 39 /* ' */) {
+        const close = html.indexOf(c === 34 ? '"' : "'", p + 1);
+        if (close < 0) return -1;
+        p = close + 1;
+      } else p++;
+    }
+    return -1;
+  };
+
+  return (from) => {
+    for (let i = html.indexOf('<', from); i >= 0; i = html.indexOf('<', i + 1)) {
+      if (html.startsWith('<!--', i)) {
+        const close = html.indexOf('-->', i + 4);
+        return { start: i, end: close < 0 ? n : close + 3 };
+      }
+      if (html.startsWith('<![CDATA[', i)) {
+        const close = html.indexOf(']]>', i + 9);
+        return { start: i, end: close < 0 ? n : close + 3 };
+      }
+      const next = html.charCodeAt(i + 1);
+      if (next === 33 /* ! */ || next === 63 /* ? */) {
+        const close = html.indexOf('>', i + 2);
+        return { start: i, end: close < 0 ? n : close + 1 };
+      }
+      const closing = next === 47; /* / */
+      const nameStart = closing ? i + 2 : i + 1;
+      if (!isLetter(html.charCodeAt(nameStart))) continue;
+      let nameEnd = nameStart + 1;
+      while (nameEnd < n && isNameChar(html.charCodeAt(nameEnd))) nameEnd++;
+      const gt = walk(nameEnd, false);
+      if (gt < 0) {
+        dead ??= new Uint8Array(n);
+        walk(nameEnd, true);
+        continue;
+      }
+      return { start: i, end: gt + 1, name: html.slice(nameStart, nameEnd), closing, attrs: html.slice(nameEnd, gt) };
+    }
+    return null;
+  };
+}
 
 /**
  * HTML to the text a reader sees: scripts, styles and other non-text elements dropped, block
@@ -51,21 +124,20 @@ export function htmlToText(html: string): string {
   };
 
   let last = 0;
-  TOKEN.lastIndex = 0;
-  for (let match = TOKEN.exec(html); match; match = TOKEN.exec(html)) {
-    if (match.index > last) text(html.slice(last, match.index));
-    last = TOKEN.lastIndex;
-    const name = match[2]?.toLowerCase();
+  const nextToken = tokenizer(html);
+  for (let token = nextToken(0); token; token = nextToken(last)) {
+    if (token.start > last) text(html.slice(last, token.start));
+    last = token.end;
+    const name = token.name?.toLowerCase();
     if (!name) continue; // comment, doctype, CDATA, processing instruction
-    const closing = match[1] === '/';
-    const selfClosing = /\/\s*$/.test(match[3] ?? '');
+    const closing = token.closing === true;
+    const selfClosing = /\/\s*$/.test(token.attrs ?? '');
     if (RAW_TEXT.has(name)) {
       if (closing || selfClosing) continue;
       // Raw text ("<script>if (a</div>)…") ends only at the element's own end tag.
       const end = new RegExp(`</${name}\\s*>`, 'ig');
       end.lastIndex = last;
       last = end.exec(html) ? end.lastIndex : html.length;
-      TOKEN.lastIndex = last;
       continue;
     }
     if (HIDDEN.has(name)) {
@@ -87,7 +159,8 @@ export function htmlToText(html: string): string {
 
   return out
     .join('')
-    .replace(/[ \t]+\n/g, '\n')
+    // (?<!…): a run of blanks is tried from its start only (a run not ending in \n was quadratic).
+    .replace(/(?<![ \t])[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

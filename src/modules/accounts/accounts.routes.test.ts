@@ -324,6 +324,24 @@ describe('login slowdown after consecutive failures', () => {
 });
 
 describe('per-address rate limit on register and login', () => {
+  it('security: counts an IPv6 client by its /64, so rotating addresses inside it gains nothing', async () => {
+    const t = await createTestApp({ config: { authRateLimitPerMinute: 2 } });
+    try {
+      const login = (remoteAddress: string) =>
+        t.app.inject({ method: 'POST', url: '/api/v1/auth/login', remoteAddress, payload: { email: email('v6'), password: 'wrong-password' } });
+      expect((await login('2001:db8:aa:1::1')).statusCode).toBe(401);
+      expect((await login('2001:db8:aa:1::2')).statusCode).toBe(401);
+      const third = await login('2001:db8:aa:1:ffff:ffff:ffff:ffff');
+      expect(third.statusCode).toBe(429);
+      expect(third.json().error).toBe('RATE_LIMITED');
+      // Another /64 and an IPv4 client have counters of their own.
+      expect((await login('2001:db8:aa:2::1')).statusCode).toBe(401);
+      expect((await login('198.51.100.9')).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('answers 429 RATE_LIMITED with Retry-After once the limit per minute is used', async () => {
     const t = await createTestApp({ config: { authRateLimitPerMinute: 3 } });
     try {

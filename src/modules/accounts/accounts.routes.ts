@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
-import type { RateLimiter } from '../../http/rate-limit.js';
+import { clientKey, type RateLimiter } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
@@ -29,7 +29,7 @@ export function accountsRoutes(deps: {
       '/api/v1/auth/register',
       {
         config: { access: access.public() },
-        onRequest: async (request) => authLimiter.hit(`register:${request.ip}`),
+        onRequest: async (request) => authLimiter.hit(`register:${clientKey(request.ip)}`),
         schema: {
           operationId: 'register',
           summary: 'Create an account; the first one is the administrator. Answers the master token once',
@@ -48,7 +48,7 @@ export function accountsRoutes(deps: {
       '/api/v1/auth/login',
       {
         config: { access: access.public() },
-        onRequest: async (request) => authLimiter.hit(`login:${request.ip}`),
+        onRequest: async (request) => authLimiter.hit(`login:${clientKey(request.ip)}`),
         schema: {
           operationId: 'login',
           summary: 'Log in with email and password; answers a session token that expires',

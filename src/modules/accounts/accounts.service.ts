@@ -60,6 +60,30 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   let dummyHash: Promise<string> | undefined;
   const getDummyHash = () => (dummyHash ??= hashPassword('not a password', deps.passwordHashCost));
 
+  /**
+   * Checks a password against the account, under the per-account slowdown: a locked account
+   * answers 429 whatever the password; a failure counts and may lock; a success resets the count.
+   */
+  async function checkPassword(row: UsersTable, password: string, actor: AuditActor, action: string): Promise<boolean> {
+    if (row.locked_until && !isPast(row.locked_until)) {
+      const retryAfter = Math.max(1, Math.ceil((Date.parse(row.locked_until) - Date.now()) / 1000));
+      await audit.record(actor, { action, outcome: 'denied', details: { reason: 'too many failed attempts' } });
+      throw new AppError('RATE_LIMITED', `Too many failed password attempts for this account; try again in ${retryAfter} s`, {
+        headers: { 'Retry-After': String(retryAfter) },
+        details: { retryAfterSeconds: retryAfter },
+      });
+    }
+    if (!(await verifyPassword(password, row.password_hash))) {
+      const failures = await repo.incrementFailedLogins(row.id);
+      const lockMs = lockDurationMs(failures);
+      if (lockMs > 0) await repo.update(row.id, { locked_until: isoIn(lockMs) });
+      await audit.record(actor, { action, outcome: 'failure', details: { reason: 'wrong password', consecutiveFailures: failures } });
+      return false;
+    }
+    if (row.failed_logins > 0 || row.locked_until) await repo.update(row.id, { failed_logins: 0, locked_until: null });
+    return true;
+  }
+
   async function createAccount(
     input: { email: string; password: string; name?: string | undefined },
     mode: 'register' | 'admin',
@@ -141,22 +165,9 @@ export function createAccountsService(deps: AccountsServiceOptions) {
         throw new AppError('UNAUTHORIZED', 'Wrong email or password');
       }
       const userActor = { ...actor, ownerId: row.id };
-      if (row.locked_until && !isPast(row.locked_until)) {
-        const retryAfter = Math.max(1, Math.ceil((Date.parse(row.locked_until) - Date.now()) / 1000));
-        await audit.record(userActor, { action: 'auth.login', outcome: 'denied', details: { reason: 'too many failed attempts' } });
-        throw new AppError('RATE_LIMITED', `Too many failed logins for this account; try again in ${retryAfter} s`, {
-          headers: { 'Retry-After': String(retryAfter) },
-          details: { retryAfterSeconds: retryAfter },
-        });
-      }
-      if (!(await verifyPassword(input.password, row.password_hash))) {
-        const failures = await repo.incrementFailedLogins(row.id);
-        const lockMs = lockDurationMs(failures);
-        if (lockMs > 0) await repo.update(row.id, { locked_until: isoIn(lockMs) });
-        await audit.record(userActor, { action: 'auth.login', outcome: 'failure', details: { reason: 'wrong password', consecutiveFailures: failures } });
+      if (!(await checkPassword(row, input.password, userActor, 'auth.login'))) {
         throw new AppError('UNAUTHORIZED', 'Wrong email or password');
       }
-      if (row.failed_logins > 0 || row.locked_until) await repo.update(row.id, { failed_logins: 0, locked_until: null });
       const session = await tokens.createSession(row.id, actor);
       await audit.record({ ...userActor, tokenId: session.record.id }, { action: 'auth.login', outcome: 'success', targetType: 'token', targetId: session.record.id });
       return { user: toUser(row), token: session.secret, expiresAt: session.record.expiresAt! };
@@ -168,6 +179,15 @@ export function createAccountsService(deps: AccountsServiceOptions) {
      */
     async findHandshakeTarget(userId: string | undefined): Promise<string | undefined> {
       return repo.findAddressableId(userId);
+    },
+
+    /**
+     * Whether `password` is the account's password: a second proof for the most sensitive owner
+     * actions. Counts towards the same slowdown as logins, so it is no way round it.
+     */
+    async confirmPassword(userId: string, password: string, actor: AuditActor): Promise<boolean> {
+      const row = await repo.findById(userId);
+      return !!row && checkPassword(row, password, { ...actor, ownerId: row.id }, 'auth.confirm_password');
     },
 
     async getUser(id: string): Promise<User> {

@@ -1,6 +1,9 @@
 /**
  * The daemon downloads, built on the first request for each platform (daemon/build.ts, in a
- * child process) and cached in the build folder; concurrent requests share one build.
+ * child process) and cached in the build folder; concurrent requests share one build. The route
+ * is public, so a failed build is not tried again for a while (BUILD_RETRY_MS: 503 with
+ * Retry-After meanwhile), and the child gets only the environment a build needs, never the
+ * server's secrets (VAULT_KEY, STRIPE_SECRET_KEY, GOOGLE_CLIENT_SECRET…).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,14 +14,40 @@ import { AppError } from '../../http/errors.js';
 const BUILD_SCRIPT = path.join(PROJECT_ROOT, 'daemon', 'build.ts');
 /** daemon/build.ts's exit code when the npm registry could not be reached. */
 const EXIT_REGISTRY = 3;
+/** How long a platform whose build failed answers 503 before a build is tried again. */
+export const BUILD_RETRY_MS = 5 * 60_000;
 
-function runBuild(platform: DownloadPlatform, buildDir: string): Promise<Artifact> {
+/** Variables a build uses (node, tsx, npm pack/view and their network settings), upper-cased. */
+const BUILD_ENV = new Set([
+  'PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  // Windows: where programs, profiles and the npm cache are.
+  'SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMFILES',
+]);
+
+/**
+ * The build child's environment: the variables above, npm's own (`npm_config_*` for the
+ * registry, cache and proxy, `npm_execpath` to find npm) and node's (`NODE_EXTRA_CA_CERTS`…)
+ * except NODE_OPTIONS, which is emptied. Nothing else of the server's environment is passed.
+ */
+export function buildEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const upper = name.toUpperCase();
+    if (BUILD_ENV.has(upper) || upper.startsWith('NPM_') || (upper.startsWith('NODE_') && upper !== 'NODE_OPTIONS')) out[name] = value;
+  }
+  out.NODE_OPTIONS = '';
+  return out;
+}
+
+function runBuild(platform: DownloadPlatform, buildDir: string, script: string): Promise<Artifact> {
   return new Promise((resolve, reject) => {
     // tsx is resolved from the project, wherever the server was started from.
-    const child = spawn(process.execPath, ['--import', 'tsx', BUILD_SCRIPT, '--platform', platform, '--out-dir', buildDir, '--json', '--prune'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, '--platform', platform, '--out-dir', buildDir, '--json', '--prune'], {
       cwd: PROJECT_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '' },
+      env: buildEnvironment(),
     });
     let stdout = '';
     let stderr = '';
@@ -48,8 +77,18 @@ function runBuild(platform: DownloadPlatform, buildDir: string): Promise<Artifac
   });
 }
 
-export function createDaemonDownloads(options: { buildDir: string }) {
+export function createDaemonDownloads(options: {
+  buildDir: string;
+  /** The build script (tests use a stand-in). */
+  buildScript?: string;
+  retryMs?: number;
+  now?: () => number;
+}) {
   const builds = new Map<DownloadPlatform, Promise<Artifact>>();
+  /** Per platform, when its last build failed: no build is tried again before `retryAt`. */
+  const failures = new Map<DownloadPlatform, { retryAt: number }>();
+  const retryMs = options.retryMs ?? BUILD_RETRY_MS;
+  const now = options.now ?? Date.now;
 
   return {
     /** The artifact for `platform`, built once per process and daemon version; concurrent requests share the build. */
@@ -61,10 +100,25 @@ export function createDaemonDownloads(options: { buildDir: string }) {
         // Someone cleared the build folder: build again.
         builds.delete(platform);
       }
-      const build = runBuild(platform, path.resolve(options.buildDir));
+      const failed = failures.get(platform);
+      if (failed && now() < failed.retryAt) {
+        const retryAfter = Math.max(1, Math.ceil((failed.retryAt - now()) / 1000));
+        throw new AppError('UPSTREAM_ERROR', `The ${platform} daemon could not be built; the build is tried again in ${retryAfter} s`, {
+          status: 503,
+          headers: { 'Retry-After': String(retryAfter) },
+          details: { retryAfterSeconds: retryAfter },
+        });
+      }
+      const build = runBuild(platform, path.resolve(options.buildDir), options.buildScript ?? BUILD_SCRIPT);
       builds.set(platform, build);
-      // A failed build is tried again on the next request.
-      build.catch(() => builds.delete(platform));
+      build.then(
+        () => failures.delete(platform),
+        () => {
+          // A failed build is tried again by a request after retryMs, not by every request.
+          builds.delete(platform);
+          failures.set(platform, { retryAt: now() + retryMs });
+        },
+      );
       return build;
     },
   };

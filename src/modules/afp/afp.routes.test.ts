@@ -372,4 +372,14 @@ describe('downloads', () => {
     const res = expectError(await t.request('GET', '/api/v1/afp/download/solaris'), 400, 'VALIDATION_ERROR');
     expect(res.details).toEqual([{ field: 'params.platform', message: 'must be one of: linux, mac, mac-arm, win' }]);
   });
+
+  it('security: the public download route is limited to 30 requests a minute per address', async () => {
+    const get = (remoteAddress: string) => t.app.inject({ method: 'GET', url: '/api/v1/afp/download/solaris', remoteAddress });
+    for (let i = 0; i < 30; i++) expect((await get('203.0.113.50')).statusCode).toBe(400);
+    const limited = await get('203.0.113.50');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error).toBe('RATE_LIMITED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await get('203.0.113.51')).statusCode).toBe(400);
+  });
 });

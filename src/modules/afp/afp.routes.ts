@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
+import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { DaemonDownloads } from './afp.downloads.js';
 import { serveDaemonLink } from './afp.link.js';
-import { CONNECT_PATH } from './afp.protocol.js';
+import { CONNECT_PATH, LIMITS } from './afp.protocol.js';
 import type { DeviceLinkHost } from './afp.relay.js';
 import {
   ConnectResponse,
@@ -43,10 +44,17 @@ export interface AfpRoutesDeps {
   host: DeviceLinkHost;
   tokens: Pick<TokensService, 'authenticate'>;
   heartbeatMs: number;
+  /** Downloads per client address per minute (public route; a build may run behind it). Default 30. */
+  downloadRateLimitPerMinute?: number;
 }
 
 export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
   const { afp, downloads } = deps;
+  const downloadLimiter = createRateLimiter({
+    max: deps.downloadRateLimitPerMinute ?? 30,
+    windowMs: 60_000,
+    what: 'daemon downloads from this address',
+  });
   return async (app) => {
     const config = { access: access.scope('devices') };
     const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
@@ -160,7 +168,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: WriteResponse },
         },
       },
-      async (request) => ({ data: await afp.write(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+      async (request) => ({ data: await afp.write(owner(request), request.params.deviceId, { ...request.body, encoding: request.body.encoding ?? 'utf8' }, actorOf(request)) }),
     );
 
     app.post(
@@ -176,7 +184,12 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: ExecResponse },
         },
       },
-      async (request) => ({ data: await afp.exec(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+      async (request) => ({ data: await afp.exec(
+          owner(request),
+          request.params.deviceId,
+          { ...request.body, timeout: request.body.timeout ?? LIMITS.execDefaultTimeoutMs },
+          actorOf(request),
+        ) }),
     );
 
     app.get(
@@ -208,7 +221,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: RmResponse },
         },
       },
-      async (request) => ({ data: await afp.rm(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+      async (request) => ({ data: await afp.rm(owner(request), request.params.deviceId, { ...request.body, recursive: request.body.recursive ?? false }, actorOf(request)) }),
     );
 
     app.post(
@@ -224,13 +237,14 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: MkdirResponse },
         },
       },
-      async (request) => ({ data: await afp.mkdir(owner(request), request.params.deviceId, request.body, actorOf(request)) }),
+      async (request) => ({ data: await afp.mkdir(owner(request), request.params.deviceId, { ...request.body, recursive: request.body.recursive ?? true }, actorOf(request)) }),
     );
 
     app.get(
       '/api/v1/afp/download/:platform',
       {
         config: { access: access.public() },
+        onRequest: async (request) => downloadLimiter.hit(clientKey(request.ip)),
         schema: {
           operationId: 'downloadAfpDaemon',
           summary: 'Download the AFP daemon for a platform (the README says what each file is and how to run it)',

@@ -46,7 +46,7 @@ export const WriteBody = Type.Object(
   {
     path: DevicePath,
     content: Type.String({ description: `The file's new content, at most ${LIMITS.maxFileBytes} bytes (10 MiB) once decoded` }),
-    encoding: Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' }),
+    encoding: Type.Optional(Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' })),
   },
   { additionalProperties: false },
 );
@@ -55,12 +55,14 @@ export const ExecBody = Type.Object(
   {
     cmd: Type.String({ minLength: 1, maxLength: LIMITS.maxCommandLength, description: 'A shell command (/bin/sh -c on Linux and macOS, cmd.exe /c on Windows)' }),
     cwd: Type.Optional({ ...DevicePath, description: 'The working folder, inside the root; the root by default' }),
-    timeout: Type.Integer({
-      minimum: 1,
-      maximum: LIMITS.execMaxTimeoutMs,
-      default: LIMITS.execDefaultTimeoutMs,
-      description: 'Milliseconds, at most 60000. At the timeout the command and everything it started are ended and the answer is 504 DEVICE_TIMEOUT',
-    }),
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: LIMITS.execMaxTimeoutMs,
+        default: LIMITS.execDefaultTimeoutMs,
+        description: 'Milliseconds, at most 60000. At the timeout the command and everything it started are ended and the answer is 504 DEVICE_TIMEOUT',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -68,7 +70,7 @@ export const ExecBody = Type.Object(
 export const RmBody = Type.Object(
   {
     path: DevicePath,
-    recursive: Type.Boolean({ default: false, description: 'Required to remove a folder that is not empty' }),
+    recursive: Type.Optional(Type.Boolean({ default: false, description: 'Required to remove a folder that is not empty' })),
   },
   { additionalProperties: false },
 );
@@ -76,7 +78,7 @@ export const RmBody = Type.Object(
 export const MkdirBody = Type.Object(
   {
     path: DevicePath,
-    recursive: Type.Boolean({ default: true, description: 'Create missing parent folders too; an existing folder is then not an error' }),
+    recursive: Type.Optional(Type.Boolean({ default: true, description: 'Create missing parent folders too; an existing folder is then not an error' })),
   },
   { additionalProperties: false },
 );

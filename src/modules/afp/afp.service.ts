@@ -34,8 +34,13 @@ export interface Device {
   createdAt: string;
 }
 
-/** How long the server waits for exec beyond the command's own timeout before answering 504. */
+/**
+ * How long the server waits for exec beyond the command's own timeout before answering 504, so
+ * that the daemon's own answer (with the output so far) usually arrives first; never past the
+ * specification's hard limit of 60 s.
+ */
 export const EXEC_GRACE_MS = 5_000;
+export const EXEC_HARD_LIMIT_MS = 60_000;
 
 /** How each refusal of the daemon is answered. */
 const DEVICE_ERROR_STATUS: Record<DeviceErrorCode, ErrorCode> = {
@@ -239,7 +244,7 @@ export function createAfpService(deps: AfpServiceDeps) {
 
     async exec(ownerId: string, deviceId: string, input: OpArgsOf<'exec'>, actor: AuditActor) {
       if (input.cwd !== undefined) checkAbsolutePath('body.cwd', input.cwd);
-      return audited(actor, ownerId, deviceId, 'exec', input, input.timeout + EXEC_GRACE_MS, {
+      return audited(actor, ownerId, deviceId, 'exec', input, Math.min(input.timeout + EXEC_GRACE_MS, EXEC_HARD_LIMIT_MS), {
         cmd: input.cmd.length > 2000 ? `${input.cmd.slice(0, 2000)}…` : input.cmd,
         ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
         timeoutMs: input.timeout,

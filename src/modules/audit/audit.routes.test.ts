@@ -72,7 +72,7 @@ beforeAll(async () => {
   expect(revoked.status).toBe(200);
 
   // 3. Master regenerate (from the login session).
-  const master = await t.request('POST', '/api/v1/tokens/master/regenerate', { token: login.body.data.token, headers });
+  const master = await t.request('POST', '/api/v1/tokens/master/regenerate', { token: login.body.data.token, headers, body: { password: owner.password } });
   expect(master.status).toBe(200);
   owner.token = master.body.data.token;
   secrets.push(owner.token);

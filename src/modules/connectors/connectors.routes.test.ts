@@ -288,4 +288,26 @@ describe('security', () => {
     const session = await t.login(owner);
     expect((await create(owner, { name: uniqueName(), baseUrl: 'https://elsewhere.test', authType: 'bearer', vaultTokenId }, session)).status).toBe(201);
   });
+
+  it('a scoped token cannot move a secret stored for an https site to cleartext http, or to another port the site does not use', async () => {
+    const writer = await t.tokenWithScopes(owner, ['services:write']);
+    // vaultTokenId was stored for https://www.example.com/account: http on its site is a downgrade.
+    for (const baseUrl of ['http://api.example.com', 'http://example.com/v1']) {
+      const error = expectError(await create(owner, { name: uniqueName(), baseUrl, authType: 'bearer', vaultTokenId }, writer), 403, 'FORBIDDEN');
+      expect(error.message).toMatch(/cleartext http/);
+    }
+    expectError(await t.request('PUT', `/api/v1/connectors/${connectorId}`, { token: writer, body: { baseUrl: 'http://api.example.com' } }), 403, 'FORBIDDEN');
+    // A token stored for an http site may be used over http on it.
+    const plain = await storeToken(owner, { service: 'plain', websiteUrl: 'http://intranet.example.org' });
+    expect((await create(owner, { name: uniqueName(), baseUrl: 'http://api.intranet.example.org', authType: 'bearer', vaultTokenId: plain }, writer)).status).toBe(201);
+    // A site that names a port binds to that port.
+    const ported = await storeToken(owner, { service: 'ported', websiteUrl: 'https://tools.example.net:8443/' });
+    expect((await create(owner, { name: uniqueName(), baseUrl: 'https://api.tools.example.net:8443/v1', authType: 'bearer', vaultTokenId: ported }, writer)).status).toBe(201);
+    for (const baseUrl of ['https://tools.example.net', 'https://tools.example.net:9443']) {
+      const error = expectError(await create(owner, { name: uniqueName(), baseUrl, authType: 'bearer', vaultTokenId: ported }, writer), 403, 'FORBIDDEN');
+      expect(error.message).toMatch(/port 8443/);
+    }
+    // The owner still decides for themselves.
+    expect((await create(owner, { name: uniqueName(), baseUrl: 'http://api.example.com', authType: 'bearer', vaultTokenId })).status).toBe(201);
+  });
 });

@@ -1,5 +1,6 @@
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { siteBindingRefusal, siteHost } from '../../lib/same-site.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { ConnectorsTable } from '../../storage/tables.js';
@@ -75,17 +76,6 @@ export function normaliseBaseUrl(raw: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** The host without a leading `www.`: what "the same site" is compared on. */
-function site(host: string): string {
-  return host.toLowerCase().replace(/^www\./, '');
-}
-
-/** True when `host` is the token's site or one of its subdomains (api.github.com for github.com). */
-function belongsToSite(host: string, tokenSite: string): boolean {
-  const h = site(host);
-  return h === tokenSite || h.endsWith(`.${tokenSite}`);
-}
-
 export interface ConnectorsServiceDeps {
   repo: ConnectorsRepo;
   vault: Pick<VaultService, 'get'>;
@@ -155,17 +145,20 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
     // Another owner's id answers 404 exactly like an unknown one.
     const token = await vault.get(ownerId, config.vaultTokenId);
     if (rebinding && !caller.ownerRights) {
-      let tokenSite: string;
-      try {
-        tokenSite = site(new URL(token.websiteUrl).hostname);
-      } catch {
-        tokenSite = '';
-      }
-      const host = new URL(config.baseUrl).hostname;
-      if (!tokenSite || !belongsToSite(host, tokenSite)) {
+      // The token's site or a subdomain (api.github.com for github.com), never cleartext http for
+      // an https site, and the site's port when it names one.
+      const refusal = siteBindingRefusal(config.baseUrl, token.websiteUrl);
+      if (refusal) {
+        let tokenSite = '';
+        try {
+          tokenSite = siteHost(new URL(token.websiteUrl).hostname);
+        } catch {
+          // not an address: no site to suggest
+        }
+        const host = new URL(config.baseUrl).host;
         throw new AppError(
           'FORBIDDEN',
-          `Vault token ${token.id} was stored for ${token.websiteUrl}; only the owner (master token or a login session) may send it to ${host}. Use an address on ${tokenSite || 'that site'}, or ask the owner to create this connector`,
+          `Vault token ${token.id} was stored for ${token.websiteUrl}; only the owner (master token or a login session) may send it to ${host} (${refusal}). Use an address on ${tokenSite || 'that site'}, or ask the owner to create this connector`,
         );
       }
     }

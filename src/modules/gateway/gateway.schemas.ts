@@ -48,9 +48,9 @@ export const GatewayContextSchema = Data(
           {
             entries: Type.Array(MemoryEntrySchema),
             total: Type.Integer({ description: 'How many entries the owner has' }),
-            truncated: Type.Boolean({ description: `True when only the newest ${MEMORY_CONTEXT_CAP} entries are shown` }),
+            truncated: Type.Boolean({ description: `True when only the newest entries are shown (GATEWAY_MEMORY_LIMIT, default ${MEMORY_CONTEXT_CAP})` }),
           },
-          { description: `Memory entries with ids and timestamps, newest first, at most ${MEMORY_CONTEXT_CAP} (scope \`memory\`)` },
+          { description: `Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}) (scope \`memory\`)` },
         ),
       ),
       skills: Type.Optional(

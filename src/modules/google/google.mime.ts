@@ -287,11 +287,18 @@ function decodeBody(part: GmailPart): string {
 
 type Found = { text: string; kind: 'plain' | 'html' };
 
+/**
+ * At most this much of an HTML part (in characters) is turned into text: far above any real
+ * message's markup (a message's text is what an agent reads), and it bounds the work a crafted
+ * message can ask of the server. What follows is dropped.
+ */
+export const MAIL_HTML_MAX_CHARS = 2 * 1024 * 1024;
+
 function textOf(part: GmailPart, depth: number): Found | null {
   if (depth > 32 || isAttachment(part)) return null;
   const mime = (part.mimeType ?? 'text/plain').toLowerCase();
   if (mime === 'text/plain') return { text: decodeBody(part), kind: 'plain' };
-  if (mime === 'text/html') return { text: htmlToText(decodeBody(part)), kind: 'html' };
+  if (mime === 'text/html') return { text: htmlToText(decodeBody(part).slice(0, MAIL_HTML_MAX_CHARS)), kind: 'html' };
   const children = (part.parts ?? []).map((child) => textOf(child, depth + 1)).filter((found): found is Found => found !== null);
   if (children.length === 0) return null;
   if (mime === 'multipart/alternative') {

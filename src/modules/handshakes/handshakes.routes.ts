@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
-import { createRateLimiter } from '../../http/rate-limit.js';
-import { IdParams } from '../../http/schemas.js';
+import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
+import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   ApprovedHandshakeResponse,
@@ -34,7 +34,7 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
       '/api/v1/handshakes',
       {
         config: { access: access.public() },
-        onRequest: async (request) => limiter.hit(`create:${request.ip}`),
+        onRequest: async (request) => limiter.hit(`create:${clientKey(request.ip)}`),
         schema: {
           operationId: 'createHandshake',
           summary: 'Ask the owner for a token (agents without one); poll statusUrl for the answer',
@@ -60,7 +60,7 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
       '/api/v1/handshakes/:id/status',
       {
         config: { access: access.public() },
-        onRequest: async (request) => limiter.hit(`status:${request.ip}`),
+        onRequest: async (request) => limiter.hit(`status:${clientKey(request.ip)}`),
         schema: {
           operationId: 'getHandshakeStatus',
           summary: "A handshake's status: pending, approved or denied. Never the token, which the owner passes on",
@@ -95,11 +95,8 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
       '/api/v1/handshakes/:id/approve',
       {
         config: owner,
-        // The body is optional: approving as asked needs none. Fastify validates a missing
-        // body as null, so it becomes the empty object here.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        // The body is optional: approving as asked needs none.
+        preValidation: emptyBodyAsObject,
         schema: {
           operationId: 'approveHandshake',
           summary: "Approve a pending handshake; answers the agent's new token once, to pass on out of band",

@@ -4,6 +4,7 @@
  * Everything is JavaScript: no system tool is ever run on an uploaded file.
  */
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { htmlToText } from '../../lib/html-to-text.js';
 import { AppError } from '../../http/errors.js';
 
@@ -137,46 +138,100 @@ async function pdfToText(data: Buffer, filename: string): Promise<string> {
 // ---------------------------------------------------------------------------------------------
 // DOCX
 
-/** Far above any real Word document, far below what a zip bomb expands to. */
-const DOCX_MAX_UNCOMPRESSED = 200 * 1024 * 1024;
+/**
+ * What all the parts of a .docx may expand to together: far above any real Word document (its
+ * text is a few MiB of XML; pictures are stored already compressed), far below a zip bomb.
+ */
+export const DOCX_MAX_UNCOMPRESSED = 100 * 1024 * 1024;
+
+const ZIP_LOCAL_HEADER = 0x04034b50;
+const ZIP_CENTRAL_HEADER = 0x02014b50;
+const ZIP_END = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
 
 /**
- * The sum of the uncompressed sizes a zip's central directory declares, or null when the
- * directory cannot be read. mammoth inflates every part it reads in memory, so a small zip
- * that declares gigabytes is refused before it is opened.
+ * Proves that a zip expands to at most `budget` bytes before mammoth opens it: mammoth's JSZip
+ * inflates a part whole before it compares the result with the size the directory declares, so
+ * a directory that lies would let a 400 KB upload take 400 MB. This reads the zip as JSZip does
+ * (the last end-of-directory record, every central entry found from the directory's offset,
+ * each entry's data after its local header), refuses what JSZip would read differently (ZIP64,
+ * prepended bytes, encryption, methods other than stored and deflate), and inflates each
+ * deflated entry itself, with zlib's output capped at the size the entry declares, so nothing
+ * larger is ever allocated. Throws 400 VALIDATION_ERROR when the zip is damaged, when the
+ * declared sizes add up to more than the budget, or when an entry's data does not expand to
+ * exactly its declared size.
  */
-export function zipDeclaredSize(data: Buffer): number | null {
-  const EOCD = 0x06054b50;
-  const minimum = 22;
-  for (let at = data.length - minimum; at >= Math.max(0, data.length - minimum - 0xffff); at--) {
-    if (data.readUInt32LE(at) !== EOCD) continue;
-    const entries = data.readUInt16LE(at + 10);
-    let offset = data.readUInt32LE(at + 16);
-    let total = 0;
-    for (let i = 0; i < entries; i++) {
-      if (offset + 46 > data.length || data.readUInt32LE(offset) !== 0x02014b50) return null;
-      const size = data.readUInt32LE(offset + 24);
-      // 0xFFFFFFFF means the real size is in a ZIP64 field: a Word document never needs that.
-      if (size === 0xffffffff) return Number.POSITIVE_INFINITY;
-      total += size;
-      offset += 46 + data.readUInt16LE(offset + 28) + data.readUInt16LE(offset + 30) + data.readUInt16LE(offset + 32);
-    }
-    return total;
+export function checkZipExpansion(data: Buffer, filename: string, budget = DOCX_MAX_UNCOMPRESSED): void {
+  const damaged = (why: string) =>
+    new AppError('VALIDATION_ERROR', `${filename} could not be read as a DOCX file: its zip structure is damaged (${why})`);
+  const tooLarge = () =>
+    new AppError('VALIDATION_ERROR', `${filename}: the .docx expands beyond ${budget / 1024 / 1024} MiB; it is refused`);
+  const lying = (name: string, beyond: boolean) =>
+    new AppError(
+      'VALIDATION_ERROR',
+      `${filename}: the .docx ${beyond ? 'expands beyond' : 'does not expand to'} what its zip directory declares (${name}); it is refused`,
+    );
+
+  const end = data.lastIndexOf(ZIP_END);
+  if (end < 0 || end + 22 > data.length) throw damaged('no end of central directory');
+  const directorySize = data.readUInt32LE(end + 12);
+  const directoryOffset = data.readUInt32LE(end + 16);
+  for (const at of [4, 6, 8, 10]) if (data.readUInt16LE(end + at) === 0xffff) throw damaged('ZIP64 archive');
+  if (directorySize === 0xffffffff || directoryOffset === 0xffffffff) throw damaged('ZIP64 archive');
+  if (directoryOffset + directorySize !== end) throw damaged('the central directory is not where it says');
+
+  const entries: Array<{ name: string; method: number; compressed: number; size: number; dataStart: number }> = [];
+  let declared = 0;
+  let compressedTotal = 0;
+  for (let at = directoryOffset; at + 4 <= data.length && data.readUInt32LE(at) === ZIP_CENTRAL_HEADER; ) {
+    if (at + 46 > data.length) throw damaged('truncated central directory');
+    const flags = data.readUInt16LE(at + 8);
+    const method = data.readUInt16LE(at + 10);
+    const compressed = data.readUInt32LE(at + 20);
+    const size = data.readUInt32LE(at + 24);
+    const nameLength = data.readUInt16LE(at + 28);
+    const localOffset = data.readUInt32LE(at + 42);
+    const name = data.toString('utf8', at + 46, Math.min(at + 46 + nameLength, data.length)).slice(0, 200);
+    at += 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
+    if (flags & 1) throw damaged(`${name} is encrypted`);
+    if (compressed === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff) throw damaged('ZIP64 archive');
+    if (method !== 0 && method !== 8) throw damaged(`${name} uses compression method ${method}`);
+    if (localOffset + 30 > data.length || data.readUInt32LE(localOffset) !== ZIP_LOCAL_HEADER) throw damaged(`no local header for ${name}`);
+    const dataStart = localOffset + 30 + data.readUInt16LE(localOffset + 26) + data.readUInt16LE(localOffset + 28);
+    if (dataStart + compressed > data.length) throw damaged(`${name} is truncated`);
+    declared += size;
+    // Entries never share data: their compressed sizes add up to at most the file, which bounds the inflating work.
+    compressedTotal += compressed;
+    if (declared > budget) throw tooLarge();
+    if (compressedTotal > data.length) throw damaged('entries overlap');
+    entries.push({ name, method, compressed, size, dataStart });
   }
-  return null;
+  if (entries.length === 0) throw damaged('no entries');
+
+  for (const entry of entries) {
+    // JSZip reads an entry that declares nothing as empty, without inflating it.
+    if (entry.size === 0) continue;
+    const raw = data.subarray(entry.dataStart, entry.dataStart + entry.compressed);
+    if (entry.method === 0) {
+      if (entry.compressed !== entry.size) throw lying(entry.name, entry.compressed > entry.size);
+      continue;
+    }
+    let inflated: Buffer;
+    try {
+      // Never more than the entry declares (and the declared sizes fit the budget).
+      inflated = inflateRawSync(raw, { maxOutputLength: entry.size });
+    } catch (error) {
+      if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') throw lying(entry.name, true);
+      throw damaged(`${entry.name} does not inflate`);
+    }
+    if (inflated.length !== entry.size) throw lying(entry.name, false);
+  }
 }
 
 async function docxToText(data: Buffer, filename: string): Promise<string> {
   if (data.length < 4 || data.readUInt32LE(0) !== 0x04034b50) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${filename} is not a DOCX file: a .docx is a zip archive, which starts with "PK"`);
   }
-  const declared = zipDeclaredSize(data);
-  if (declared === null) {
-    throw new AppError('VALIDATION_ERROR', `${filename} could not be read as a DOCX file: its zip directory is damaged`);
-  }
-  if (declared > DOCX_MAX_UNCOMPRESSED) {
-    throw new AppError('PAYLOAD_TOO_LARGE', `${filename} expands to more than ${DOCX_MAX_UNCOMPRESSED / 1024 / 1024} MiB; it is refused`);
-  }
+  checkZipExpansion(data, filename);
   const { default: mammoth } = await import('mammoth');
   try {
     const result = await mammoth.extractRawText({ buffer: data });

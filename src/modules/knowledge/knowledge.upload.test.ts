@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
@@ -84,6 +85,63 @@ function makeDocx(paragraphs: string[]): Buffer {
     ),
   };
   return Buffer.from(zipSync(files));
+}
+
+/**
+ * A zip written by hand, each entry's declared size as given: unlike a zip tool's, its directory
+ * may lie about what an entry's data expands to. Method 0 stores, 8 deflates (data given raw).
+ */
+function handZip(entries: Array<{ name: string; method: 0 | 8; data: Buffer; size: number }>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name, 'utf8');
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(entry.method, 8);
+    local.writeUInt32LE(entry.data.length, 18);
+    local.writeUInt32LE(entry.size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(entry.method, 10);
+    central.writeUInt32LE(entry.data.length, 20);
+    central.writeUInt32LE(entry.size, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, entry.data);
+    centrals.push(central, name);
+    offset += 30 + name.length + entry.data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** A raw deflate stream of `mib` MiB of spaces, about 1 KB per MiB, made without allocating them all. */
+function deflatedSpaces(mib: number): Buffer {
+  // A full flush ends each MiB on a byte boundary without ending the stream, so the piece repeats.
+  const piece = deflateRawSync(Buffer.alloc(MiB, 0x20), { finishFlush: zlibConstants.Z_FULL_FLUSH });
+  return Buffer.concat([...Array<Buffer>(mib).fill(piece), Buffer.from([0x03, 0x00])]); // + an empty final block
+}
+
+/** A .docx whose document.xml is `xml` deflated, declared as `declaredSize` bytes. */
+function docxWithDocument(xml: Buffer, declaredSize: number): Buffer {
+  const stored = (name: string, text: string) => ({ name, method: 0 as const, data: Buffer.from(text), size: Buffer.byteLength(text) });
+  return handZip([
+    stored('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+    stored('_rels/.rels', '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>'),
+    { name: 'word/document.xml', method: 8, data: xml, size: declaredSize },
+  ]);
 }
 
 const HTML = `<!DOCTYPE html>
@@ -272,6 +330,35 @@ describe('upload errors', () => {
     expect(docx.message).toContain('broken.docx');
     const notWord = Buffer.from(zipSync({ 'hello.txt': strToU8('just a zip') }));
     expectError(await upload([{ name: 'file', filename: 'zip.docx', contentType: DOCX_TYPE, data: notWord }]), 400, 'VALIDATION_ERROR');
+  });
+
+  it('security: a .docx whose zip directory understates its sizes is refused before it is inflated', async () => {
+    // 260 KB that declare a 1 KB document.xml and inflate to 256 MiB: mammoth's JSZip inflated it all first.
+    const bomb = docxWithDocument(deflatedSpaces(256), 1024);
+    expect(bomb.length).toBeLessThan(300 * 1024);
+    let started = performance.now();
+    let res = await upload([{ name: 'file', filename: 'bomb.docx', contentType: DOCX_TYPE, data: bomb }]);
+    expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('the .docx expands beyond what its zip directory declares');
+    expect(performance.now() - started).toBeLessThan(500);
+
+    // Declaring honestly more than 100 MiB is refused without inflating anything.
+    started = performance.now();
+    res = await upload([{ name: 'file', filename: 'huge.docx', contentType: DOCX_TYPE, data: docxWithDocument(deflatedSpaces(150), 150 * MiB) }]);
+    expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('the .docx expands beyond 100 MiB');
+    expect(performance.now() - started).toBeLessThan(500);
+
+    // A stored entry longer than declared, and a deflated one that expands to less, are refused too.
+    const xml = Buffer.from('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>');
+    for (const data of [
+      handZip([{ name: 'word/document.xml', method: 0, data: xml, size: xml.length - 1 }]),
+      docxWithDocument(deflateRawSync(xml), xml.length + 1),
+    ]) {
+      res = await upload([{ name: 'file', filename: 'odd.docx', contentType: DOCX_TYPE, data }]);
+      expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('zip directory declares');
+    }
+    // The same document with true sizes passes the check (mammoth then finds no text in it).
+    res = await upload([{ name: 'file', filename: 'empty.docx', contentType: DOCX_TYPE, data: docxWithDocument(deflateRawSync(xml), xml.length) }]);
+    expect(expectError(res, 400, 'VALIDATION_ERROR').message).not.toContain('declares');
   });
 
   it('answers 400 for a PDF without text, and for an empty file', async () => {

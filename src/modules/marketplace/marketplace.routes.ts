@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { access, hasScope, principalOf } from '../../http/access.js';
+import { access, principalOf } from '../../http/access.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   CreateListingBody,
@@ -24,7 +24,6 @@ function callerOf(request: FastifyRequest): MarketplaceCaller {
   const principal = principalOf(request);
   return {
     ownerId: principal.ownerId,
-    mayUse: (type) => hasScope(principal, type === 'skill' ? 'skills' : 'personas'),
     actor: actorOf(request),
   };
 }

@@ -52,11 +52,9 @@ export interface Rating {
   updatedAt: string;
 }
 
-/** Who calls: the owner acting, whether the token may touch skills or personas, and for the audit log. */
+/** Who calls: the owner acting, and who to name in the audit log. */
 export interface MarketplaceCaller {
   ownerId: string;
-  /** Whether the token holds the `skills` or `personas` scope that reading or writing that kind needs. */
-  mayUse(type: ListingType): boolean;
   actor: AuditActor;
 }
 
@@ -78,8 +76,6 @@ export interface MarketplaceServiceOptions {
 
 /** Averages are kept as an integer key of this many parts per star, so that cursors carry them exactly. */
 const RATING_KEY_SCALE = 1_000_000;
-
-const SCOPE_OF: Record<ListingType, 'skills' | 'personas'> = { skill: 'skills', persona: 'personas' };
 
 function invalid(field: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', `Invalid request: ${field} ${message}`, { details: [{ field, message }] });
@@ -170,16 +166,6 @@ function listingAfter(sort: ListingSort, cursor: string): ListingAfter {
 export function createMarketplaceService(deps: MarketplaceServiceOptions) {
   const { db, repo, skills, personas, audit } = deps;
 
-  function requireScopeFor(caller: MarketplaceCaller, type: ListingType, doing: string): void {
-    if (caller.mayUse(type)) return;
-    const scope = SCOPE_OF[type];
-    throw new AppError(
-      'INSUFFICIENT_SCOPE',
-      `${doing} a ${type} reads or writes the account's ${scope}, so this token needs the ${scope} scope as well as marketplace. Ask the owner for a token with both`,
-      { details: { requiredScopes: ['marketplace', scope] } },
-    );
-  }
-
   /** The caller's own original, as the snapshot to publish; 404 when it is not theirs or is gone. */
   async function takeSnapshot(ownerId: string, type: ListingType, refId: string): Promise<SkillSnapshot | PersonaSnapshot> {
     if (type === 'skill') {
@@ -245,7 +231,6 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
       caller: MarketplaceCaller,
       input: { type: ListingType; refId: number | string; title: string; description?: string | undefined },
     ): Promise<Listing> {
-      requireScopeFor(caller, input.type, 'Publishing');
       const refId = normalizeRef(input.type, input.refId);
       const snapshot = await takeSnapshot(caller.ownerId, input.type, refId);
       const conflict = (existingId: string) =>
@@ -307,7 +292,6 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
       if (input.title !== undefined) changes.title = input.title.trim();
       if (input.description !== undefined) changes.description = input.description.trim();
       if (input.refreshSnapshot === true) {
-        requireScopeFor(caller, row.type, 'Refreshing the snapshot of');
         let snapshot: SkillSnapshot | PersonaSnapshot;
         try {
           snapshot = await takeSnapshot(caller.ownerId, row.type, row.ref_id);
@@ -347,7 +331,6 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
      */
     async install(caller: MarketplaceCaller, id: string): Promise<{ type: ListingType; id: number | string }> {
       const row = await requireListing(id);
-      requireScopeFor(caller, row.type, 'Installing');
       const snapshot = parseSnapshot(row);
       let copyId: number | string;
       if (row.type === 'skill') {

@@ -3,18 +3,19 @@ import type { ContextSection } from '../gateway/gateway.service.js';
 import type { MemoryService } from './memory.service.js';
 
 /**
- * The most entries the gateway context carries. The specification says all entries are in the
- * context; a cap keeps one call bounded, and `truncated` with `total` tells an agent to page
- * through GET /memory for the rest.
+ * The most entries the gateway context carries by default (GATEWAY_MEMORY_LIMIT). The
+ * specification says all entries are in the context; a cap keeps one call, and an agent's
+ * prompt, bounded, and `truncated` with `total` tells an agent to page through GET /memory for
+ * the rest. An owner who wants every entry in the context raises the setting.
  */
 export const MEMORY_CONTEXT_CAP = 100;
 
 /** `memory` in the gateway context: the newest entries, for tokens holding `memory`. */
-export function createMemoryContextSection(memory: Pick<MemoryService, 'recent'>): ContextSection {
+export function createMemoryContextSection(memory: Pick<MemoryService, 'recent'>, cap = MEMORY_CONTEXT_CAP): ContextSection {
   return {
     name: 'memory',
     tables: ['memory_entries'],
     visibleTo: (principal: Principal) => hasScope(principal, 'memory'),
-    load: (ownerId) => memory.recent(ownerId, MEMORY_CONTEXT_CAP),
+    load: (ownerId) => memory.recent(ownerId, cap),
   };
 }

@@ -18,7 +18,7 @@ async function principal(secret: string): Promise<Principal> {
   return found;
 }
 
-async function remember(owner: Owner, content: string): Promise<{ id: string; content: string; created_at: string; updated_at: string }> {
+async function remember(owner: Owner, content: string): Promise<{ id: string; content: string; created_at: string; updatedAt: string }> {
   const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } });
   if (res.status !== 201) throw new Error(`remember failed: ${res.status} ${res.text}`);
   return res.body.data;
@@ -46,10 +46,10 @@ describe('happy path', () => {
     const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      data: { id: expect.stringMatching(/^mem_[0-9A-Z]{26}$/), content, created_at: expect.any(String), updated_at: expect.any(String) },
+      data: { id: expect.stringMatching(/^mem_[0-9A-Z]{26}$/), content, created_at: expect.any(String), updatedAt: expect.any(String) },
     });
     expect(new Date(res.body.data.created_at).toISOString()).toBe(res.body.data.created_at);
-    expect(res.body.data.updated_at).toBe(res.body.data.created_at);
+    expect(res.body.data.updatedAt).toBe(res.body.data.created_at);
   });
 
   it('lists newest first', async () => {
@@ -92,8 +92,8 @@ describe('happy path', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     const res = await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: owner.token, body: { content: 'Prefers phone calls' } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id: entry.id, content: 'Prefers phone calls', created_at: entry.created_at, updated_at: expect.any(String) });
-    expect(res.body.data.updated_at > entry.created_at).toBe(true);
+    expect(res.body.data).toEqual({ id: entry.id, content: 'Prefers phone calls', created_at: entry.created_at, updatedAt: expect.any(String) });
+    expect(res.body.data.updatedAt > entry.created_at).toBe(true);
     const list = await t.request('GET', '/api/v1/memory', { token: owner.token });
     expect(list.body.data.find((e: { id: string }) => e.id === entry.id)).toEqual(res.body.data);
   });
@@ -157,7 +157,7 @@ describe('search', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: { id: string }) => e.id)).toEqual([strong.id, weak.id]);
     expect(res.body.nextCursor).toBeNull();
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['content', 'created_at', 'id', 'updated_at']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(['content', 'created_at', 'id', 'updatedAt']);
   });
 
   it('applies limit and needs every word', async () => {
@@ -315,7 +315,19 @@ describe('gateway context section', () => {
     expect(context.truncated).toBe(true);
     expect(context.entries).toHaveLength(MEMORY_CONTEXT_CAP);
     expect(context.entries.map((e) => e.id)).toEqual(ids.slice(-MEMORY_CONTEXT_CAP).reverse());
-    expect(context.entries[0]).toEqual({ id: ids[104], content: 'Bulk note 104', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(context.entries[0]).toEqual({ id: ids[104], content: 'Bulk note 104', created_at: expect.any(String), updatedAt: expect.any(String) });
+  });
+
+  it('carries as many entries as the owner configures', async () => {
+    const owner = await t.createOwner('Configured');
+    await rememberInBulk(owner, 7);
+    const context = (await createMemoryContextSection(t.services.memory, 5).load(owner.id, await principal(owner.token))) as {
+      entries: unknown[];
+      total: number;
+      truncated: boolean;
+    };
+    expect(context.entries).toHaveLength(5);
+    expect(context).toMatchObject({ total: 7, truncated: true });
   });
 
   it('is not truncated at exactly the cap, nor below it', async () => {

@@ -6,7 +6,7 @@ export const MemoryEntrySchema = Type.Object(
     id: Type.String(),
     content: Type.String({ description: 'Freeform markdown' }),
     created_at: IsoDateTime,
-    updated_at: IsoDateTime,
+    updatedAt: IsoDateTime,
   },
   { title: 'MemoryEntry' },
 );

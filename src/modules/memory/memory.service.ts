@@ -7,16 +7,19 @@ import type { MemoryRepo, MemoryRow } from './memory.repo.js';
 /** The largest memory entry, in bytes of UTF-8. */
 export const MEMORY_CONTENT_MAX_BYTES = 64 * 1024;
 
-/** A memory entry as the API shows it (the specification spells `created_at`). */
+/**
+ * A memory entry as the API shows it. The specification spells `created_at`; every other field
+ * is camelCase, as the conventions say.
+ */
 export interface MemoryEntry {
   id: string;
   content: string;
   created_at: string;
-  updated_at: string;
+  updatedAt: string;
 }
 
 function toEntry(row: MemoryRow): MemoryEntry {
-  return { id: row.id, content: row.content, created_at: row.created_at, updated_at: row.updated_at };
+  return { id: row.id, content: row.content, created_at: row.created_at, updatedAt: row.updated_at };
 }
 
 /** Content is kept exactly as sent (markdown whitespace can matter); only blank content is refused. */

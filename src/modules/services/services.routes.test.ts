@@ -495,6 +495,17 @@ describe('pass-through GET /services/{service}/*', () => {
     expect(onlyRequest().url).toBe('/api/secure/items?token=upstream-value');
   });
 
+  it("does not pass on Hearth's token under a percent-encoded parameter name either", async () => {
+    // The query parser decodes names, so these authenticate exactly as ?token= does.
+    for (const name of ['%74oken', 'tok%65n', '%74%6F%6B%65%6E']) {
+      fake.requests.length = 0;
+      const res = await t.request('GET', `/api/v1/services/pt/secure/items?${name}=${reader}&x=1`);
+      expect(res.status, name).toBe(200);
+      expect(onlyRequest().url, name).toBe('/api/secure/items?x=1');
+      expect(JSON.stringify(fake.requests)).not.toContain(reader);
+    }
+  });
+
   it('refuses escapes from the base path', async () => {
     for (const url of ['/api/v1/services/pt/a/%252e%252e/%252e%252e/x', '/api/v1/services/pt/%2F%2Fevil.example/x', '/api/v1/services/pt/a/.%252e/x']) {
       expectError(await t.request('GET', url, { token: reader }), 400, 'VALIDATION_ERROR');

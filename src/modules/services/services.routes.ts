@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { decodeQueryName } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   CallResultResponse,
@@ -35,7 +36,8 @@ function rawPassthroughTarget(request: FastifyRequest): { path: string; search: 
   const slash = afterPrefix.indexOf('/');
   const path = slash === -1 ? '/' : afterPrefix.slice(slash);
   let pairs = cut === -1 ? [] : url.slice(cut + 1).split('&').filter((p) => p !== '');
-  if (!request.headers.authorization) pairs = pairs.filter((p) => p.split('=')[0] !== 'token');
+  // Names compared decoded, as the query parser that found the token read them (`%74oken`).
+  if (!request.headers.authorization) pairs = pairs.filter((p) => decodeQueryName(p.split('=')[0]!) !== 'token');
   return { path, search: pairs.join('&') };
 }
 

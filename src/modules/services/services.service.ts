@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { AppError } from '../../http/errors.js';
 import type { OutboundClient, OutboundResponse } from '../../http/outbound.js';
+import { siteBindingRefusal } from '../../lib/same-site.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ConnectorRecord, ConnectorsService } from '../connectors/connectors.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
@@ -102,6 +103,8 @@ export interface ServicesServiceDeps {
   audit: Pick<AuditService, 'record'>;
   /** Per OAuth provider, an origin replacing the real one (the provider's ENDPOINT_OVERRIDE). */
   providerOrigins?: Record<string, string | undefined>;
+  /** The most compiled validators of discovered operations kept (DISCOVERED_VALIDATORS_MAX). */
+  discoveredValidatorsMax?: number;
 }
 
 const CONNECTOR_CATEGORY = { id: 'custom', name: 'Custom connectors', description: "The owner's own connectors" };
@@ -167,6 +170,9 @@ function authKindOf(placement: Credential['placement']): AuthKind {
   return placement === 'basic' ? 'header' : placement;
 }
 
+/** The most compiled validators of discovered operations kept at once. */
+export const DISCOVERED_VALIDATORS_MAX = 256;
+
 function isHttpUrl(raw: string): boolean {
   try {
     const url = new URL(raw);
@@ -178,9 +184,12 @@ function isHttpUrl(raw: string): boolean {
 
 export function createServicesService(deps: ServicesServiceDeps) {
   const { catalogue, outbound, connectors, vault, oauth, audit } = deps;
-  // Discovered operations have no schemas of their own; one validator per set of placeholders.
+  // Discovered operations have no schemas of their own; one validator per set of placeholders,
+  // compiled when a method is first called. The names come from remote documents, so at most
+  // DISCOVERED_VALIDATORS_MAX are kept (least recently used first out, and out of Ajv too).
   const discoveredAjv = createParamsAjv();
-  const discoveredValidators = new Map<string, ValidateFunction>();
+  const discoveredValidators = new Map<string, { schema: Record<string, unknown>; validate: ValidateFunction }>();
+  const validatorsMax = Math.max(1, deps.discoveredValidatorsMax ?? DISCOVERED_VALIDATORS_MAX);
   const requestMethod: MethodSpec = {
     name: 'request',
     description: REQUEST_DESCRIPTION,
@@ -231,13 +240,22 @@ export function createServicesService(deps: ServicesServiceDeps) {
   }
 
   function discoveredValidator(names: string[]): ValidateFunction {
-    const key = names.join('\n');
-    let validate = discoveredValidators.get(key);
-    if (!validate) {
-      validate = discoveredAjv.compile(discoveredParams(names));
-      discoveredValidators.set(key, validate);
+    const key = JSON.stringify(names);
+    let entry = discoveredValidators.get(key);
+    if (entry) {
+      discoveredValidators.delete(key); // to the end: most recently used
+    } else {
+      const schema = discoveredParams(names);
+      entry = { schema, validate: discoveredAjv.compile(schema) };
+      for (const [oldKey, old] of discoveredValidators) {
+        if (discoveredValidators.size < validatorsMax) break;
+        discoveredValidators.delete(oldKey);
+        // Ajv keeps every schema it compiled (keyed by the schema object) until told otherwise.
+        discoveredAjv.removeSchema(old.schema);
+      }
     }
-    return validate;
+    discoveredValidators.set(key, entry);
+    return entry.validate;
   }
 
   function discoveredParams(names: string[]): Record<string, unknown> {
@@ -267,7 +285,9 @@ export function createServicesService(deps: ServicesServiceDeps) {
         httpMethod,
         path: op.path,
         params: discoveredParams(names),
-        validate: discoveredValidator(names),
+        get validate() {
+          return discoveredValidator(names);
+        },
       });
     }
     return {
@@ -412,7 +432,20 @@ export function createServicesService(deps: ServicesServiceDeps) {
       if (!c.vaultTokenId) throw notConnected(service);
       return vaultCredential(ownerId, service, c.vaultTokenId, { placement: c.authType, name: c.headerName ?? c.queryParam ?? undefined });
     }
-    if (service.discovered) return vaultCredential(ownerId, service, service.discovered.vaultTokenId, discoveredScheme(service.discovered));
+    if (service.discovered) {
+      const api = service.discovered;
+      // Discovery keeps only a base address on the token's own site; metadata stored before that
+      // rule (or otherwise) is checked again here, before the secret is read.
+      const refusal = siteBindingRefusal(api.baseUrl, api.websiteUrl);
+      if (refusal) {
+        throw new AppError(
+          'FORBIDDEN',
+          `The API discovered on ${api.websiteUrl} names ${api.baseUrl} as its address; vault token ${api.vaultTokenId} was stored for ${api.websiteUrl} and is not sent there (${refusal}). Store the token again with discoverApi: true, or have the owner create a connector`,
+          { details: { service: service.id, baseUrl: api.baseUrl, websiteUrl: api.websiteUrl } },
+        );
+      }
+      return vaultCredential(ownerId, service, api.vaultTokenId, discoveredScheme(api));
+    }
 
     const auth = service.catalogue!.auth;
     let oauthRefusal: AppError | undefined;
@@ -527,6 +560,11 @@ export function createServicesService(deps: ServicesServiceDeps) {
   }
 
   return {
+    /** How many validators of discovered operations are compiled and kept (for tests). */
+    discoveredValidatorsKept(): number {
+      return discoveredValidators.size;
+    },
+
     /** The categories, each with how many of the owner's services are in it. */
     async categories(ownerId: string): Promise<Array<{ id: string; name: string; description: string; count: number }>> {
       const counts = new Map<string, number>();

@@ -362,6 +362,38 @@ describe('GET, PUT, DELETE /api/v1/tokens/{id} and regenerate', () => {
 });
 
 describe('master token regeneration', () => {
+  it('from a login session needs the account password; a wrong one counts like a failed login', async () => {
+    const owner = await t.createOwner();
+    const session = await t.login(owner);
+    const id = await masterId(owner);
+    for (const url of ['/api/v1/tokens/master/regenerate', `/api/v1/tokens/${id}/regenerate`]) {
+      expect(expectError(await t.request('POST', url, { token: session }), 403, 'FORBIDDEN').message).toContain('password');
+      expectError(await t.request('POST', url, { token: session, body: { password: 'not-it' } }), 403, 'FORBIDDEN');
+    }
+    // The master token was not replaced by any of those.
+    expect((await me(owner.token)).status).toBe(200);
+    // Three more wrong passwords make five: the account slows down, for logins too.
+    for (let i = 0; i < 3; i++) {
+      await t.request('POST', '/api/v1/tokens/master/regenerate', { token: session, body: { password: 'still-not-it' } });
+    }
+    expectError(
+      await t.request('POST', '/api/v1/tokens/master/regenerate', { token: session, body: { password: owner.password } }),
+      429,
+      'RATE_LIMITED',
+    );
+    expectError(await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } }), 429, 'RATE_LIMITED');
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'auth.confirm_password' } });
+    expect(audit.body.data.length).toBeGreaterThanOrEqual(5);
+    expect(audit.body.data.every((e: { outcome: string }) => e.outcome !== 'success')).toBe(true);
+  });
+
+  it('with the master token needs no password, and a password sent along is ignored', async () => {
+    const owner = await t.createOwner();
+    const res = await t.request('POST', '/api/v1/tokens/master/regenerate', { token: owner.token, body: { password: 'anything' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.token).toMatch(/^hth_mst_/);
+  });
+
   it('POST /tokens/master/regenerate: the old master gets 401 at once, the new one works', async () => {
     const owner = await t.createOwner();
     const id = await masterId(owner);
@@ -386,7 +418,7 @@ describe('master token regeneration', () => {
     const session = await t.login(owner);
     const id = await masterId(owner);
     const api = await apiToken(owner, ['identity']);
-    const res = await t.request('POST', `/api/v1/tokens/${id}/regenerate`, { token: session });
+    const res = await t.request('POST', `/api/v1/tokens/${id}/regenerate`, { token: session, body: { password: owner.password } });
     expect(res.status).toBe(200);
     expect(res.body.data.kind).toBe('master');
     const fresh = res.body.data.token as string;

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
-import { IdParams } from '../../http/schemas.js';
+import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   CreateTokenBody,
   IssuedTokenResponse,
   ListTokensQuery,
+  MasterProofBody,
   TokenPage,
   TokenResponse,
   UpdateTokenBody,
@@ -61,14 +62,22 @@ export function tokensRoutes(deps: { tokens: TokensService }): FastifyPluginAsyn
       '/api/v1/tokens/master/regenerate',
       {
         config: owner,
+        preValidation: emptyBodyAsObject,
         schema: {
           operationId: 'regenerateMasterToken',
           summary: 'Replace the master token; the old one stops working at once',
+          description:
+            'With the master token no body is needed. From a login session (how an owner who lost the master token gets a new one), send the account password: `{ "password": "…" }`.',
           tags,
+          body: MasterProofBody,
           response: { 200: IssuedTokenResponse },
         },
       },
-      async (request) => issued(await tokens.regenerateMaster(principalOf(request).ownerId, actorOf(request))),
+      async (request) => {
+        const principal = principalOf(request);
+        const proof = { callerKind: principal.kind, password: request.body.password };
+        return issued(await tokens.regenerateMaster(principal.ownerId, actorOf(request), proof));
+      },
     );
 
     app.get(
@@ -114,12 +123,19 @@ export function tokensRoutes(deps: { tokens: TokensService }): FastifyPluginAsyn
         schema: {
           operationId: 'regenerateToken',
           summary: 'Give a token a new secret; the old secret stops working at once',
+          description: 'Regenerating the master token from a login session needs the account password, as on /tokens/master/regenerate.',
           tags,
           params: IdParams,
+          body: MasterProofBody,
           response: { 200: IssuedTokenResponse },
         },
+        preValidation: emptyBodyAsObject,
       },
-      async (request) => issued(await tokens.regenerate(principalOf(request).ownerId, request.params.id, actorOf(request))),
+      async (request) => {
+        const principal = principalOf(request);
+        const proof = { callerKind: principal.kind, password: request.body.password };
+        return issued(await tokens.regenerate(principal.ownerId, request.params.id, actorOf(request), proof));
+      },
     );
   };
 }

@@ -56,6 +56,12 @@ export const UpdateTokenBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+/** Optional: a login session replacing the master token confirms the account password. */
+export const MasterProofBody = Type.Object(
+  { password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The account password; needed from a login session' })) },
+  { additionalProperties: false },
+);
+
 export const ListTokensQuery = Type.Object({
   ...PageQuery,
   kind: Type.Optional(TokenKindSchema),

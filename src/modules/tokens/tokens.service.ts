@@ -23,6 +23,12 @@ export interface TokenRecord {
   revokedAt: string | null;
 }
 
+/** Who asks to replace the master token, and the password a login session must confirm. */
+export interface MasterProof {
+  callerKind: TokensTable['kind'];
+  password?: string | undefined;
+}
+
 /** A record together with its secret: only ever returned by create and regenerate. */
 export interface IssuedToken {
   record: TokenRecord;
@@ -62,6 +68,12 @@ export interface TokensServiceOptions {
   repo: TokensRepo;
   audit: AuditService;
   sessionTtlMs: number;
+  /**
+   * Checks an account password (the accounts service). A login session must confirm it to
+   * replace the master token: the master token alone reveals vault secrets, so a stolen session
+   * must not be enough to mint one.
+   */
+  confirmPassword(ownerId: string, password: string, actor: AuditActor): Promise<boolean>;
   /**
    * Keep authenticated tokens in memory. Only safe when this process makes every change to
    * the tokens table (embedded SQLite): revoke, regenerate and update invalidate the entry
@@ -148,6 +160,24 @@ export function createTokensService(deps: TokensServiceOptions) {
         details: [{ field: 'body.expiresAt', message: 'must be in the future' }],
       });
     }
+  }
+
+  /**
+   * Replacing the master token needs the master token itself, or a login session that confirms
+   * the account password (how an owner who lost the master token gets a new one).
+   */
+  async function requireMasterProof(ownerId: string, actor: AuditActor, proof: MasterProof): Promise<void> {
+    if (proof.callerKind === 'master') return;
+    if (proof.callerKind === 'session' && proof.password !== undefined && (await deps.confirmPassword(ownerId, proof.password, actor))) return;
+    if (proof.password === undefined) {
+      await audit.record(actor, { action: 'token.master_regenerate', outcome: 'denied', details: { reason: 'no password' } });
+    }
+    throw new AppError(
+      'FORBIDDEN',
+      proof.password === undefined
+        ? 'Replacing the master token from a login session needs the account password: send { "password": "…" }'
+        : 'The password is wrong; the master token was not replaced',
+    );
   }
 
   async function rotateSecret(ownerId: string, row: TokensTable, actor: AuditActor, action: string): Promise<IssuedToken> {
@@ -320,16 +350,20 @@ export function createTokensService(deps: TokensServiceOptions) {
       return toTokenRecord(updated!);
     },
 
-    async regenerate(ownerId: string, id: string, actor: AuditActor): Promise<IssuedToken> {
+    async regenerate(ownerId: string, id: string, actor: AuditActor, proof: MasterProof): Promise<IssuedToken> {
       const row = await requireToken(ownerId, id);
-      if (row.kind === 'master') return rotateSecret(ownerId, row, actor, 'token.master_regenerate');
+      if (row.kind === 'master') {
+        await requireMasterProof(ownerId, actor, proof);
+        return rotateSecret(ownerId, row, actor, 'token.master_regenerate');
+      }
       if (row.kind === 'session') throw new AppError('CONFLICT', 'A login session cannot be regenerated; log in again');
       return rotateSecret(ownerId, row, actor, 'token.regenerate');
     },
 
-    async regenerateMaster(ownerId: string, actor: AuditActor): Promise<IssuedToken> {
+    async regenerateMaster(ownerId: string, actor: AuditActor, proof: MasterProof): Promise<IssuedToken> {
       const row = await repo.getMaster(ownerId);
       if (!row) throw notFound('Master token of user', ownerId);
+      await requireMasterProof(ownerId, actor, proof);
       return rotateSecret(ownerId, row, actor, 'token.master_regenerate');
     },
 

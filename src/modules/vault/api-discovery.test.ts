@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -83,7 +83,8 @@ describe('POST /api/v1/vault/discover-api', () => {
       body: JSON.stringify({
         swagger: '2.0',
         info: { title: 'Petstore', version: '1.0.0' },
-        host: 'petstore.example.com',
+        // The site's own host (a host elsewhere is refused: api-discovery.base-url.test.ts).
+        host: `127.0.0.1:${site.port}`,
         basePath: '/api',
         schemes: ['https'],
         securityDefinitions: { basic: { type: 'basic' }, key: { type: 'apiKey', in: 'query', name: 'api_key' } },
@@ -93,7 +94,7 @@ describe('POST /api/v1/vault/discover-api', () => {
     const res = await discover(site.origin);
     expect(res.body.data).toMatchObject({
       title: 'Petstore',
-      baseUrl: 'https://petstore.example.com/api',
+      baseUrl: `https://127.0.0.1:${site.port}/api`,
       documents: [{ kind: 'openapi', url: `${site.origin}/swagger.json` }],
       authSchemes: [
         { name: 'basic', type: 'http', scheme: 'basic' },
@@ -151,6 +152,53 @@ describe('POST /api/v1/vault/discover-api', () => {
     expect(res.body.data.documents[0]).toEqual({ kind: 'openapi', url: `${site.origin}/plugin/openapi.yaml` });
   });
 
+  it('reads the head with a real attribute parser: any order and case, quoted ">", comments, at most 3 service-desc links', async () => {
+    site.set('/', {
+      type: 'text/html',
+      body: `<!DOCTYPE html><html><HEAD>
+        <!-- <title>Not this one</title> <link rel="service-desc" href="/commented.json"> -->
+        <script>document.write('<title>Nor this</title>')</script>
+        <TITLE>Ordered &amp; Odd</TITLE>
+        <META content="Widgets > gadgets" NAME="Description">
+        <link href="/docs/openapi.json" rel="alternate service-desc" >
+        <link rel=service-desc href=/docs/openapi.json>
+        <link rel='service-desc' href='/a.json'><link rel="service-desc" href="/b.json"><link rel="service-desc" href="/c.json">
+      </head><body><link rel="service-desc" href="/body.json"></body></html>`,
+    });
+    site.remove('/.well-known/ai-plugin.json');
+    site.remove('/llms.txt');
+    site.remove('/openapi.json');
+    const res = await discover(site.origin);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.documents[0]).toEqual({ kind: 'openapi', url: `${site.origin}/docs/openapi.json` });
+    const fetched = site.requests.map((r) => r.path);
+    expect(fetched).toEqual(expect.arrayContaining(['/a.json', '/b.json']));
+    for (const path of ['/c.json', '/body.json', '/commented.json']) expect(fetched).not.toContain(path);
+
+    // With no document, the page's own title and description are used.
+    site.set('/docs/openapi.json', { status: 404, body: '' });
+    const meta = await discover(site.origin);
+    expect(meta.body.data).toMatchObject({ title: 'Ordered &amp; Odd', description: 'Widgets > gadgets', documents: [] });
+  });
+
+  it('security: hostile pages (unclosed meta, title and link tags) are scanned in linear time', async () => {
+    // Each took seconds with the former backtracking regexes (the meta one was cubic).
+    const pages = {
+      meta: "<meta name='description' ".repeat(700),
+      title: '<title'.repeat(20_000),
+      link: '<link'.repeat(24_000),
+      quotes: '<meta content="'.repeat(8_000),
+    };
+    for (const [what, body] of Object.entries(pages)) {
+      site.set('/', { type: 'text/html', body });
+      const started = performance.now();
+      const res = await discover(site.origin);
+      const elapsed = performance.now() - started;
+      expect(res.status, what).toBe(200);
+      expect(elapsed, what).toBeLessThan(500);
+    }
+  });
+
   it('an unreachable site is 502 UPSTREAM_ERROR', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -172,6 +220,57 @@ describe('POST /api/v1/vault/discover-api', () => {
     const memory = await t.tokenWithScopes(owner, ['memory']);
     expectError(await discover(site.origin, memory), 403, 'INSUFFICIENT_SCOPE');
     expect(site.requests).toEqual([]);
+  });
+});
+
+describe('discoveries in flight per owner', () => {
+  it('security: an owner runs at most 2 discoveries at once; a third answers 429 with Retry-After: 1, and stores nothing', async () => {
+    // A site that holds every request until released.
+    const held: Array<{ path: string; res: ServerResponse }> = [];
+    const slow = createServer((req, res) => void held.push({ path: req.url ?? '/', res }));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const waitFor = async (paths: string[]) => {
+      for (let i = 0; i < 200 && !paths.every((p) => held.some((h) => h.path === p)); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    try {
+      const first = discover(`${origin}/a`);
+      const second = discover(`${origin}/b`);
+      await waitFor(['/a', '/b']);
+
+      const third = await discover(`${origin}/c`);
+      expect(expectError(third, 429, 'RATE_LIMITED').message).toMatch(/at most 2/);
+      expect(third.headers['retry-after']).toBe('1');
+      const store = await t.request('POST', '/api/v1/vault/tokens', {
+        token: vaultToken,
+        body: { name: 'Busy', service: 'busy', token: 'busy-secret-0123456789', websiteUrl: `${origin}/d`, discoverApi: true },
+      });
+      expectError(store, 429, 'RATE_LIMITED');
+      expect((await t.request('GET', '/api/v1/vault/tokens', { token: vaultToken, query: { service: 'busy' } })).body.data).toEqual([]);
+      expect(held.some((h) => h.path === '/c' || h.path === '/d')).toBe(false);
+
+      // Another owner is not held back by this one.
+      const other = await t.createOwner();
+      const theirs = t.request('POST', '/api/v1/vault/discover-api', { token: other.token, body: { websiteUrl: `${origin}/e` } });
+      await waitFor(['/e']);
+
+      // Once they end, the owner may discover again.
+      const answer = () => {
+        for (const { res } of held.splice(0)) res.writeHead(404).end();
+      };
+      const releasing = setInterval(answer, 5);
+      try {
+        expect((await first).status).toBe(200);
+        expect((await second).status).toBe(200);
+        expect((await theirs).status).toBe(200);
+        expect((await discover(`${origin}/f`)).status).toBe(200);
+      } finally {
+        clearInterval(releasing);
+      }
+    } finally {
+      for (const { res } of held.splice(0)) res.destroy();
+      await new Promise<void>((r) => slow.close(() => r()));
+    }
   });
 });
 
@@ -277,10 +376,13 @@ describe('SSRF: with ALLOW_PRIVATE_NETWORK off, discovery refuses private destin
     expect(await guarded.services.vault.discoveredServices(guardedOwner.id)).toEqual([]);
   });
 
-  it('a redirect from an allowed origin into a blocked one is refused at that hop', async () => {
-    // The operator-configured language model origin is the one origin the guarded client trusts;
-    // a fake there redirects into a private address that is not trusted.
+  it('the configured language model origin is not trusted by discovery (only the chat client trusts it)', async () => {
+    // A fake at the operator-configured LLM origin, which would redirect into another private
+    // address: discovery refuses the LLM origin itself, so it is never asked. (Redirect hops out
+    // of a trusted origin are checked in src/http/outbound.test.ts.)
+    let hopRequests = 0;
     const hop: Server = createServer((_req, res) => {
+      hopRequests += 1;
       res.writeHead(302, { location: `http://localhost:${target.port}/` });
       res.end();
     });
@@ -293,7 +395,8 @@ describe('SSRF: with ALLOW_PRIVATE_NETWORK off, discovery refuses private destin
       const who = await trusting.createOwner();
       const res = await trusting.request('POST', '/api/v1/vault/discover-api', { token: who.token, body: { websiteUrl: `${hopOrigin}/` } });
       expectError(res, 400, 'VALIDATION_ERROR');
-      expect(res.body.message).toMatch(/Refusing to call localhost/);
+      expect(res.body.message).toMatch(/^Refusing to call 127\.0\.0\.1/);
+      expect(hopRequests).toBe(0);
       expect(target.requests).toEqual([]);
     } finally {
       await trusting.close();

@@ -12,6 +12,7 @@
 import { parse as parseYaml } from 'yaml';
 import { AppError } from '../../http/errors.js';
 import type { OutboundClient, OutboundResponse } from '../../http/outbound.js';
+import { siteBindingRefusal } from '../../lib/same-site.js';
 
 export type ApiDocumentKind = 'openapi' | 'llms' | 'ai-plugin';
 
@@ -43,8 +44,13 @@ export interface ApiOperation {
 export interface DiscoveredApi {
   title: string | null;
   description: string | null;
-  /** Where the API's paths start: the document's first server, else the site's origin. */
+  /**
+   * Where the API's paths start: the document's first server, else the site's origin. The
+   * token's secret goes there, so a server off the website's site is not kept (see baseUrlRejected).
+   */
   baseUrl: string;
+  /** The document's server when it was refused (another site, or cleartext for an https site). */
+  baseUrlRejected?: string;
   documents: ApiDocumentRef[];
   authSchemes: ApiAuthScheme[];
   /** All operations in the document; `operations` holds at most MAX_OPERATIONS of them. */
@@ -53,6 +59,11 @@ export interface DiscoveredApi {
 }
 
 export const MAX_OPERATIONS = 200;
+/**
+ * Discoveries one owner may have in flight at once: each makes up to nine fetches of up to
+ * 4 MiB together (and a second round for linked documents); another answers 429 RATE_LIMITED.
+ */
+export const MAX_DISCOVERIES_PER_OWNER = 2;
 const OPENAPI_PATHS = ['/openapi.json', '/swagger.json', '/.well-known/openapi.json', '/api/openapi.json', '/v3/api-docs', '/openapi.yaml'];
 const LIMITS = { page: 512 * 1024, openapi: 4 * 1024 * 1024, llms: 256 * 1024, plugin: 64 * 1024 };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
@@ -91,20 +102,109 @@ function parseOpenApi(response: OutboundResponse): Json | undefined {
   return doc;
 }
 
-/** `<link rel="service-desc" href="…">` targets in a page, resolved against it. */
+/** How much of a page is read for its head tags: the title, meta and link tags come first. */
+const HEAD_SCAN_CHARS = 64 * 1024;
+/** At most this many `service-desc` links of a page are fetched. */
+const MAX_SERVICE_DESC_LINKS = 3;
+
+interface HeadTag {
+  name: string;
+  attrs: Map<string, string>;
+  /** A <title>'s text. */
+  text?: string;
+}
+
+/**
+ * Where a tag whose name starts at `from` ends: its first `>` outside a quoted attribute value,
+ * or -1. A value whose quote never closes ends the tag at the next `>` (`lastQuote` says where
+ * the page's last quote of each kind is, so an unclosed one is seen without scanning to the end).
+ */
+function tagEnd(page: string, from: number, lastQuote: { '"': number; "'": number }): number {
+  let afterEquals = false;
+  for (let i = from; i < page.length; i++) {
+    const c = page[i]!;
+    if (c === '>') return i;
+    if ((c === '"' || c === "'") && afterEquals) {
+      if (i >= lastQuote[c]) return page.indexOf('>', i);
+      i = page.indexOf(c, i + 1);
+      afterEquals = false;
+    } else if (c === '=') afterEquals = true;
+    else if (!/\s/.test(c)) afterEquals = false;
+  }
+  return -1;
+}
+
+/** A tag's attributes (names lower-cased; the first of a repeated name wins), from the tag's own text. */
+function parseAttributes(text: string): Map<string, string> {
+  const attrs = new Map<string, string>();
+  for (const m of text.matchAll(/([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*)))?/g)) {
+    const name = m[1]!.toLowerCase();
+    if (!attrs.has(name)) attrs.set(name, m[2] ?? m[3] ?? m[4] ?? '');
+  }
+  return attrs;
+}
+
+/**
+ * The tags of a page's head in one left-to-right scan (indexOf, never a backtracking regex over
+ * the remote page): it stops at </head> or after the first 64 KB. Comments and the contents of
+ * <script> and <style> are skipped; a <title> keeps its text.
+ */
+function headTags(html: string): HeadTag[] {
+  const page = html.length > HEAD_SCAN_CHARS ? html.slice(0, HEAD_SCAN_CHARS) : html;
+  const lower = page.toLowerCase();
+  const lastQuote = { '"': page.lastIndexOf('"'), "'": page.lastIndexOf("'") };
+  const tags: HeadTag[] = [];
+  let at = 0;
+  while (at < page.length) {
+    const open = page.indexOf('<', at);
+    if (open < 0) break;
+    if (page.startsWith('<!--', open)) {
+      const close = page.indexOf('-->', open + 4);
+      if (close < 0) break;
+      at = close + 3;
+      continue;
+    }
+    const name = /^(\/?)([a-zA-Z][a-zA-Z0-9:-]*)/.exec(page.slice(open + 1, open + 80));
+    if (!name) {
+      // <!doctype …> or <?xml …?>: skipped whole; a "<" in text: skipped alone.
+      const bang = page[open + 1] === '!' || page[open + 1] === '?';
+      const end = bang ? page.indexOf('>', open) : open;
+      if (end < 0) break;
+      at = end + 1;
+      continue;
+    }
+    const end = tagEnd(page, open + 1, lastQuote);
+    if (end < 0) break;
+    at = end + 1;
+    const tagName = name[2]!.toLowerCase();
+    if (name[1]) {
+      if (tagName === 'head') break;
+      continue;
+    }
+    if (tagName === 'title' || tagName === 'script' || tagName === 'style') {
+      const close = lower.indexOf(`</${tagName}`, at);
+      if (close < 0) break;
+      if (tagName === 'title') tags.push({ name: tagName, attrs: new Map(), text: page.slice(at, close) });
+      at = close;
+      continue;
+    }
+    tags.push({ name: tagName, attrs: parseAttributes(page.slice(open + 1 + name[0].length, end)) });
+  }
+  return tags;
+}
+
+/** `<link rel="service-desc" href="…">` targets in a page's head (at most 3), resolved against it. */
 function serviceDescLinks(html: string, base: string): string[] {
   const out: string[] = [];
-  for (const tag of html.match(/<link\b[^>]*>/gi) ?? []) {
-    const attrs = new Map<string, string>();
-    for (const m of tag.matchAll(/([a-zA-Z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g)) {
-      attrs.set(m[1]!.toLowerCase(), m[2] ?? m[3] ?? m[4] ?? '');
-    }
-    const rel = (attrs.get('rel') ?? '').toLowerCase().split(/\s+/);
-    const href = attrs.get('href');
+  for (const tag of headTags(html)) {
+    if (out.length >= MAX_SERVICE_DESC_LINKS) break;
+    if (tag.name !== 'link') continue;
+    const rel = (tag.attrs.get('rel') ?? '').toLowerCase().split(/\s+/);
+    const href = tag.attrs.get('href');
     if (!href || !rel.includes('service-desc')) continue;
     try {
       const url = new URL(href.replace(/&amp;/g, '&'), base);
-      if (url.protocol === 'http:' || url.protocol === 'https:') out.push(url.toString());
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !out.includes(url.toString())) out.push(url.toString());
     } catch {
       // not an address
     }
@@ -113,9 +213,15 @@ function serviceDescLinks(html: string, base: string): string[] {
 }
 
 function htmlMeta(html: string): { title?: string; description?: string } {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1];
-  const description = /<meta\b[^>]*name\s*=\s*["']description["'][^>]*content\s*=\s*["']([^"']*)["']/i.exec(html)?.[1];
-  return { ...(title ? { title: title.trim() } : {}), ...(description ? { description: description.trim() } : {}) };
+  let title: string | undefined;
+  let description: string | undefined;
+  for (const tag of headTags(html)) {
+    if (tag.name === 'title') title ??= tag.text;
+    else if (tag.name === 'meta' && (tag.attrs.get('name') ?? '').toLowerCase() === 'description') description ??= tag.attrs.get('content');
+  }
+  title = title?.trim();
+  description = description?.trim();
+  return { ...(title ? { title } : {}), ...(description ? { description } : {}) };
 }
 
 /** llms.txt: `# Title`, then an optional `> summary` block quote. */
@@ -213,7 +319,8 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
     return outbound.request({ url, maxResponseBytes: maxBytes, timeoutMs: deps.timeoutMs, headers: { accept } });
   }
 
-  return {
+  const inFlight = new Map<string, number>();
+  const unlimited = {
     async discover(websiteUrl: string): Promise<DiscoveredApi> {
       let site: URL;
       try {
@@ -340,15 +447,46 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
         }
       }
 
+      // The document may come from anywhere (a service-desc link, the plugin's api.url) and name
+      // any server: the token's secret is sent only to the website's own site (its host or a
+      // subdomain, https unless the site is http, its port if it names one), else to its origin.
+      let baseUrlRejected: string | undefined;
+      if (baseUrl !== undefined && siteBindingRefusal(baseUrl, site.toString()) !== undefined) {
+        baseUrlRejected = baseUrl;
+        baseUrl = undefined;
+      }
+
       return {
         title: clip(title ?? plugName ?? llmsMeta.title ?? meta.title, 200),
         description: clip(description ?? plugDescription ?? llmsMeta.description ?? meta.description, 2000),
         baseUrl: baseUrl ?? origin,
+        ...(baseUrlRejected !== undefined ? { baseUrlRejected } : {}),
         documents,
         authSchemes,
         operationCount,
         operations,
       };
+    },
+  };
+
+  return {
+    /** What `websiteUrl` publishes for machines; at most MAX_DISCOVERIES_PER_OWNER at once for `ownerId`. */
+    async discover(websiteUrl: string, ownerId: string): Promise<DiscoveredApi> {
+      const running = inFlight.get(ownerId) ?? 0;
+      if (running >= MAX_DISCOVERIES_PER_OWNER) {
+        throw new AppError('RATE_LIMITED', `Too many API discoveries at once for this account (at most ${MAX_DISCOVERIES_PER_OWNER}); try again in 1 s`, {
+          headers: { 'Retry-After': '1' },
+          details: { retryAfterSeconds: 1 },
+        });
+      }
+      inFlight.set(ownerId, running + 1);
+      try {
+        return await unlimited.discover(websiteUrl);
+      } finally {
+        const left = (inFlight.get(ownerId) ?? 1) - 1;
+        if (left > 0) inFlight.set(ownerId, left);
+        else inFlight.delete(ownerId);
+      }
     },
   };
 }

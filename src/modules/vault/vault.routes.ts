@@ -122,7 +122,7 @@ export function vaultRoutes(deps: { vault: VaultService; audit: Pick<AuditServic
           response: { 200: DiscoveryResponse },
         },
       },
-      async (request) => ({ data: await vault.discover(request.body.websiteUrl) }),
+      async (request) => ({ data: await vault.discover(principalOf(request).ownerId, request.body.websiteUrl) }),
     );
   };
 }

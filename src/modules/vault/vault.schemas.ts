@@ -65,6 +65,9 @@ export const DiscoveredApiSchema = Type.Object(
     title: Nullable(Type.String()),
     description: Nullable(Type.String()),
     baseUrl: Type.String({ description: "The document's first server, else the site's origin" }),
+    baseUrlRejected: Type.Optional(
+      Type.String({ description: "The document's server, when it is not on the website's site (or is cleartext for an https site): baseUrl is then the site's origin" }),
+    ),
     documents: Type.Array(ApiDocumentRefSchema),
     authSchemes: Type.Array(ApiAuthSchemeSchema),
     operationCount: Type.Integer({ description: 'All operations in the document' }),
@@ -84,6 +87,7 @@ export const VaultApiSummarySchema = Type.Object(
     title: Type.Optional(Nullable(Type.String())),
     description: Type.Optional(Nullable(Type.String())),
     baseUrl: Type.Optional(Type.String()),
+    baseUrlRejected: Type.Optional(Type.String({ description: "The document's server, not used: it is not on the website's site" })),
     documents: Type.Optional(Type.Array(ApiDocumentRefSchema)),
     authSchemes: Type.Optional(Type.Array(ApiAuthSchemeSchema)),
     operationCount: Type.Optional(Type.Integer()),

@@ -23,6 +23,7 @@ export interface VaultApiSummary {
   title?: string | null;
   description?: string | null;
   baseUrl?: string;
+  baseUrlRejected?: string;
   documents?: ApiDocumentRef[];
   authSchemes?: ApiAuthScheme[];
   operationCount?: number;
@@ -92,6 +93,7 @@ function toRecord(row: VaultTokenRow): VaultToken {
       api.title = meta.api.title;
       api.description = meta.api.description;
       api.baseUrl = meta.api.baseUrl;
+      if (meta.api.baseUrlRejected) api.baseUrlRejected = meta.api.baseUrlRejected;
       api.documents = meta.api.documents;
       api.authSchemes = meta.api.authSchemes;
       api.operationCount = meta.api.operationCount;
@@ -147,12 +149,15 @@ export interface VaultServiceDeps {
 export function createVaultService(deps: VaultServiceDeps) {
   const { db, repo, keyring, audit, discovery } = deps;
 
-  async function discoverForStore(websiteUrl: string): Promise<StoredApiMetadata> {
+  async function discoverForStore(ownerId: string, websiteUrl: string): Promise<StoredApiMetadata> {
     const discoveredAt = isoNow();
     try {
-      const api = await discovery.discover(websiteUrl);
+      const api = await discovery.discover(websiteUrl, ownerId);
       return { status: api.documents.length > 0 ? 'found' : 'none', discoveredAt, api };
     } catch (error) {
+      // Too many discoveries at once: the caller retries (nothing is stored), rather than
+      // keeping a token whose discovery never ran.
+      if (error instanceof AppError && error.code === 'RATE_LIMITED') throw error;
       // The token is stored either way; the record says why discovery did not work.
       const message = error instanceof AppError ? error.message : 'API discovery failed';
       return { status: 'failed', discoveredAt, error: message };
@@ -177,7 +182,7 @@ export function createVaultService(deps: VaultServiceDeps) {
       }
       if (deps.checkLimit) await deps.checkLimit(ownerId, 'vault_tokens', await repo.count(ownerId));
 
-      const metadata = body.discoverApi ? await discoverForStore(body.websiteUrl) : null;
+      const metadata = body.discoverApi ? await discoverForStore(ownerId, body.websiteUrl) : null;
       const id = newId('vtk');
       const now = isoNow();
       const row = {
@@ -260,9 +265,9 @@ export function createVaultService(deps: VaultServiceDeps) {
     },
 
     /** POST /vault/discover-api: what the site publishes for machines. */
-    async discover(websiteUrl: string): Promise<DiscoveredApi> {
+    async discover(ownerId: string, websiteUrl: string): Promise<DiscoveredApi> {
       checkWebsiteUrl(websiteUrl);
-      return discovery.discover(websiteUrl);
+      return discovery.discover(websiteUrl, ownerId);
     },
 
     // --- For other modules (services catalogue, connectors, proxy) ---------------------------

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+import { createTestApp } from '../test/harness.js';
+
+describe('TRUST_PROXY', () => {
+  it.each([
+    [undefined, false],
+    ['false', false],
+    ['true', true],
+    ['1', 1],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+    ['::1,fd00::/8', ['::1', 'fd00::/8']],
+  ])('reads %s', (raw, expected) => {
+    expect(loadConfig(raw === undefined ? {} : { TRUST_PROXY: raw }).trustProxy).toEqual(expected);
+  });
+
+  it('refuses what is neither', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'proxy.example.com' })).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/abc' })).toThrow(ConfigError);
+  });
+
+  it('believes X-Forwarded-For only from the hops or addresses named', async () => {
+    const clientIp = async (trustProxy: boolean | number | string[]) => {
+      const t = await createTestApp({ config: { trustProxy, authRateLimitPerMinute: 1 } });
+      try {
+        // Two logins from "the same" forged address: limited only when the forgery is believed.
+        const forged = { 'x-forwarded-for': '203.0.113.9, 198.51.100.7' };
+        const body = { email: 'nobody@example.test', password: 'wrong-password' };
+        await t.request('POST', '/api/v1/auth/login', { body, headers: forged });
+        const second = await t.request('POST', '/api/v1/auth/login', { body, headers: { 'x-forwarded-for': '192.0.2.1, 198.51.100.7' } });
+        return second.status;
+      } finally {
+        await t.close();
+      }
+    };
+    // One hop: the nearest forwarded address (198.51.100.7) is the client for both requests: limited.
+    expect(await clientIp(1)).toBe(429);
+    // Every hop believed: the left-most address differs, so the forged client escapes the limit.
+    expect(await clientIp(true)).toBe(401);
+    // The proxy (inject's 127.0.0.1) is not in the list: X-Forwarded-For is ignored, same client: limited.
+    expect(await clientIp(['10.0.0.0/8'])).toBe(429);
+  });
+});
