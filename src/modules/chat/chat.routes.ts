@@ -14,6 +14,7 @@ import {
   ListConversationsQuery,
 } from './chat.schemas.js';
 import type { ChatService } from './chat.service.js';
+import { wantsEventStream } from '../../http/accept.js';
 
 const tags = ['chat'];
 
@@ -22,52 +23,6 @@ const STREAM_DESCRIPTION = [
   'With LLM_BASE_URL set the reply comes from that OpenAI-compatible endpoint (`mode: "llm"`); without it the reply quotes the best-matching passages with their titles and says that no language model is configured (`mode: "retrieval"`). `sources` lists the documents used. Omit `conversationId` to start a conversation; the message and the reply are stored together once the reply is complete (a failed turn stores nothing). A failing model answers 502 `UPSTREAM_ERROR`.',
   'Streaming: send `Accept: text/event-stream` to receive the reply as server-sent events: `event: meta` (`{ conversationId, mode, sources, persona, model? }`) first, then `event: delta` (`{ "text": "…" }`) pieces, then `event: done` with the same object as the JSON answer\'s `data`. A failure after the stream began arrives as `event: error` (`{ "error", "message" }`) and ends the stream; failures before it began are ordinary JSON errors.',
 ].join('\n\n');
-
-interface MediaRange {
-  type: string;
-  subtype: string;
-  q: number;
-}
-
-function parseAccept(header: string): MediaRange[] {
-  return header.split(',').flatMap((part) => {
-    const [mediaType = '', ...params] = part.split(';');
-    const [type, subtype] = mediaType.trim().toLowerCase().split('/');
-    if (!type || !subtype) return [];
-    let q = 1;
-    for (const param of params) {
-      const [name, value] = param.split('=');
-      if (name?.trim().toLowerCase() === 'q') {
-        const parsed = Number(value?.trim());
-        q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
-      }
-    }
-    return [{ type, subtype, q }];
-  });
-}
-
-function quality(ranges: MediaRange[], type: string, subtype: string): { q: number; specificity: number } {
-  let best = { q: 0, specificity: -1 };
-  for (const range of ranges) {
-    const specificity =
-      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' ? 0 : -1;
-    if (specificity > best.specificity) best = { q: range.q, specificity };
-  }
-  return best;
-}
-
-/**
- * A stream when the client asks for text/event-stream over JSON. Naming both equally (as some
- * clients always do) gets JSON; event-stream beside a wildcard gets the stream.
- */
-export function wantsEventStream(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const ranges = parseAccept(accept);
-  const stream = quality(ranges, 'text', 'event-stream');
-  const json = quality(ranges, 'application', 'json');
-  if (stream.specificity < 2 || stream.q <= 0) return false;
-  return stream.q > json.q || (stream.q === json.q && json.specificity < 2);
-}
 
 function sse(event: string, data: unknown): string {
   // JSON text has no raw line breaks, so each event is one data line.
