@@ -21,6 +21,7 @@ import {
 } from './chat.prompt.js';
 import type { ChatRepo, ConversationRow, MessageRow } from './chat.repo.js';
 import { CHAT_MESSAGE_MAX_BYTES } from './chat.schemas.js';
+import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
 /** How many documents the knowledge base's search hands over to be cut into passages. */
 const SEARCH_DOCUMENTS = 5;
@@ -113,21 +114,6 @@ function checkMessage(message: string): void {
       { details: { bytes, maxBytes: CHAT_MESSAGE_MAX_BYTES } },
     );
   }
-}
-
-/** A page cursor of the conversation list: the (updatedAt, id) of the last row shown. */
-function encodeCursor(row: ConversationRow): string {
-  return Buffer.from(`${row.updated_at}|${row.id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { updatedAt: string; id: string } {
-  const [updatedAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!updatedAt || !id || rest.length > 0 || Number.isNaN(Date.parse(updatedAt))) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid request: querystring.cursor is not a cursor this list handed out', {
-      details: [{ field: 'querystring.cursor', message: 'must be the nextCursor of the previous page' }],
-    });
-  }
-  return { updatedAt, id };
 }
 
 /**
@@ -340,12 +326,12 @@ export function createChatService(deps: ChatServiceDeps) {
     },
 
     async listConversations(ownerId: string, query: { limit: number; cursor?: string | undefined }) {
-      const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-      const rows = await repo.listConversations(ownerId, { limit: query.limit + 1, after });
+      const cursor = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+      const rows = await repo.listConversations(ownerId, { limit: query.limit + 1, after: cursor && { updatedAt: cursor.time, id: cursor.id } });
       const page = rows.slice(0, query.limit);
       return {
         conversations: page.map((r) => ({ id: r.id, title: r.title, messageCount: r.message_count, createdAt: r.created_at, updatedAt: r.updated_at })),
-        nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null,
+        nextCursor: rows.length > query.limit ? encodeTimeCursor(page[page.length - 1]!.updated_at, page[page.length - 1]!.id) : null,
       };
     },
 

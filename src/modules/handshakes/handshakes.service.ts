@@ -8,6 +8,7 @@ import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
+import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
 /** A scope an agent may ask for through a handshake. */
 export type HandshakeScope = (typeof HANDSHAKE_SCOPES)[number];
@@ -69,23 +70,6 @@ export function toHandshake(row: HandshakesTable, now = Date.now()): Handshake {
     decidedAt: decidedAtOf(row, now),
     revokedAt: row.revoked_at,
   };
-}
-
-export function encodeCursor(row: Pick<HandshakesTable, 'created_at' | 'id'>): string {
-  return Buffer.from(`${row.created_at}|${row.id}`, 'utf8').toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const bar = text.indexOf('|');
-  const createdAt = text.slice(0, bar);
-  const id = text.slice(bar + 1);
-  if (bar < 0 || !id || Number.isNaN(Date.parse(createdAt)) || new Date(createdAt).toISOString() !== createdAt) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid request: querystring.cursor is not a cursor this list gave out', {
-      details: [{ field: 'querystring.cursor', message: 'pass the nextCursor of the previous page unchanged' }],
-    });
-  }
-  return { createdAt, id };
 }
 
 /** Why a handshake can no longer be decided, for the 409 message. */
@@ -198,16 +182,17 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
       query: { limit: number; cursor?: string | undefined; status?: HandshakeStatus | undefined },
     ): Promise<{ handshakes: Handshake[]; nextCursor: string | null }> {
       const now = Date.now();
+      const cursor = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
       const rows = await repo.list(ownerId, {
         limit: query.limit + 1,
-        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+        after: cursor && { createdAt: cursor.time, id: cursor.id },
         status: query.status,
         now: new Date(now).toISOString(),
       });
       const page = rows.slice(0, query.limit);
       return {
         handshakes: page.map((row) => toHandshake(row, now)),
-        nextCursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]!) : null,
+        nextCursor: rows.length > query.limit ? encodeTimeCursor(page[page.length - 1]!.created_at, page[page.length - 1]!.id) : null,
       };
     },
 

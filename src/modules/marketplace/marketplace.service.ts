@@ -10,6 +10,7 @@ import type { PersonasService } from '../personas/personas.service.js';
 import type { SkillsService } from '../skills/skills.service.js';
 import type { ListingAfter, ListingRow, ListingSummaryRow, MarketplaceRepo, RatingRow } from './marketplace.repo.js';
 import { LISTING_DESCRIPTION_MAX, type ListingSort, type ListingType } from './marketplace.schemas.js';
+import { decodeCursor, decodeTimeCursor, encodeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
 export interface SkillSnapshot {
   name: string;
@@ -119,20 +120,6 @@ function toListing(row: ListingRow): Listing {
 
 function toRating(row: RatingRow): Rating {
   return { userId: row.user_id, rating: Number(row.rating), review: row.review, createdAt: row.created_at, updatedAt: row.updated_at };
-}
-
-/** Cursors are opaque to clients: base64url of the sort's keys and the last id of the page. */
-function encodeCursor(value: unknown[]): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): unknown[] | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    return Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 const badCursor = (sort: ListingSort) =>
@@ -397,18 +384,11 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
     /** A listing's ratings and reviews, most recently rated first. */
     async listRatings(id: string, query: { limit: number; cursor?: string | undefined }): Promise<{ ratings: Rating[]; nextCursor: string | null }> {
       await requireListing(id);
-      let after: { updatedAt: string; userId: string } | undefined;
-      if (query.cursor !== undefined) {
-        const v = decodeCursor(query.cursor);
-        if (!v || v.length !== 2 || typeof v[0] !== 'string' || !/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(v[0]) || !isId(v[1])) {
-          throw invalid('querystring.cursor', 'is not a nextCursor of this list: pass the nextCursor of the previous page unchanged');
-        }
-        after = { updatedAt: v[0], userId: v[1] };
-      }
-      const rows = await repo.listRatings(id, { limit: query.limit + 1, after });
+      const after = query.cursor === undefined ? undefined : decodeTimeCursor(query.cursor);
+      const rows = await repo.listRatings(id, { limit: query.limit + 1, after: after && { updatedAt: after.time, userId: after.id } });
       const pageRows = rows.slice(0, query.limit);
       const last = pageRows[pageRows.length - 1];
-      const nextCursor = rows.length > query.limit && last ? encodeCursor([last.updated_at, last.user_id]) : null;
+      const nextCursor = rows.length > query.limit && last ? encodeTimeCursor(last.updated_at, last.user_id) : null;
       return { ratings: pageRows.map(toRating), nextCursor };
     },
   };
