@@ -304,7 +304,7 @@ describe('with the default settings', () => {
       await t.request('POST', `/api/v1/handshakes/${ids[2]}/deny`, { token: owner.token });
       await t.request('DELETE', `/api/v1/handshakes/${ids[3]}`, { token: owner.token });
 
-      const seen: string[] = [];
+      const seen: Array<{ handshakeId: string; createdAt: string }> = [];
       let cursor: string | null = null;
       do {
         const res: ApiResponse = await t.request('GET', '/api/v1/handshakes', {
@@ -313,10 +313,16 @@ describe('with the default settings', () => {
         });
         expect(res.status).toBe(200);
         expect(res.body.data.length).toBeLessThanOrEqual(2);
-        seen.push(...res.body.data.map((h: { handshakeId: string }) => h.handshakeId));
+        seen.push(...res.body.data);
         cursor = res.body.nextCursor;
       } while (cursor);
-      expect(seen).toEqual([...ids].reverse());
+      // Every handshake exactly once, newest first. Two made in the same millisecond are ordered
+      // by their (random) id, so the expected order is derived from the times the API reports.
+      expect(seen.map((h) => h.handshakeId).sort()).toEqual([...ids].sort());
+      const newestFirst = [...seen].sort((a, b) =>
+        a.createdAt === b.createdAt ? (a.handshakeId < b.handshakeId ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+      );
+      expect(seen).toEqual(newestFirst);
 
       const byStatus = async (status: string) =>
         (await t.request('GET', '/api/v1/handshakes', { token: owner.token, query: { status } })).body.data
