@@ -89,38 +89,54 @@ function value(v: unknown): string {
   return typeof v === 'string' && !/[\s"=]/.test(v) && v !== '' ? v : JSON.stringify(v);
 }
 
+/** How many requests in flight the pretty format remembers the method and address of. */
+const PRETTY_IN_FLIGHT = 10_000;
+
 /**
- * One log line, as a person reads it: `12:03:04.512 INFO  GET /api/v1/memory 200 3.1 ms
- * req_… request completed`, then any other fields as key=value, then an error's stack indented.
+ * Log lines as a person reads them: `12:03:04.512 INFO  GET /api/v1/memory 200 3.1 ms req_…
+ * request completed`, then any other fields as key=value, then an error's stack indented.
+ * Fastify names the request only on its `incoming request` line; the formatter remembers it
+ * until the request's last line, so the completion line carries method and address too.
  */
-export function formatPretty(line: string): string {
-  let entry: Record<string, unknown>;
-  try {
-    entry = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return line.endsWith('\n') ? line : `${line}\n`;
-  }
-  const parts = [clock(entry.time), (LEVEL_NAMES[entry.level as number] ?? String(entry.level)).padEnd(5)];
-  const req = entry.req as { method?: string; url?: string } | undefined;
-  const res = entry.res as { statusCode?: number } | undefined;
-  if (req?.method) parts.push(`${req.method} ${req.url ?? ''}`);
-  if (res?.statusCode !== undefined) parts.push(String(res.statusCode));
-  if (typeof entry.responseTime === 'number') parts.push(`${entry.responseTime.toFixed(1)} ms`);
-  if (typeof entry.reqId === 'string') parts.push(entry.reqId);
-  if (typeof entry.msg === 'string') parts.push(entry.msg);
-  for (const [key, v] of Object.entries(entry)) {
-    if (!SHOWN.has(key) && v !== undefined) parts.push(`${key}=${value(v)}`);
-  }
-  let out = parts.join(' ');
-  const err = entry.err as { type?: string; message?: string; stack?: string } | undefined;
-  if (err) {
-    const text = err.stack ?? `${err.type ?? 'Error'}: ${err.message ?? ''}`;
-    out += `\n${text.split('\n').map((l) => `    ${l}`).join('\n')}`;
-  }
-  return `${out}\n`;
+export function prettyFormatter(): (line: string) => string {
+  const inFlight = new Map<string, string>();
+  return (line) => {
+    let entry: Record<string, unknown>;
+    try {
+      entry = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return line.endsWith('\n') ? line : `${line}\n`;
+    }
+    const parts = [clock(entry.time), (LEVEL_NAMES[entry.level as number] ?? String(entry.level)).padEnd(5)];
+    const reqId = typeof entry.reqId === 'string' ? entry.reqId : undefined;
+    const req = entry.req as { method?: string; url?: string } | undefined;
+    const res = entry.res as { statusCode?: number } | undefined;
+    const request = req?.method ? `${req.method} ${req.url ?? ''}` : reqId ? inFlight.get(reqId) : undefined;
+    if (reqId && req?.method && !res) {
+      if (inFlight.size >= PRETTY_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value!);
+      inFlight.set(reqId, request!);
+    }
+    if (reqId && res) inFlight.delete(reqId);
+    if (request) parts.push(request);
+    if (res?.statusCode !== undefined) parts.push(String(res.statusCode));
+    if (typeof entry.responseTime === 'number') parts.push(`${entry.responseTime.toFixed(1)} ms`);
+    if (reqId) parts.push(reqId);
+    if (typeof entry.msg === 'string') parts.push(entry.msg);
+    for (const [key, v] of Object.entries(entry)) {
+      if (!SHOWN.has(key) && v !== undefined) parts.push(`${key}=${value(v)}`);
+    }
+    let out = parts.join(' ');
+    const err = entry.err as { type?: string; message?: string; stack?: string } | undefined;
+    if (err) {
+      const text = err.stack ?? `${err.type ?? 'Error'}: ${err.message ?? ''}`;
+      out += `\n${text.split('\n').map((l) => `    ${l}`).join('\n')}`;
+    }
+    return `${out}\n`;
+  };
 }
 
 /** A destination that writes each line in the pretty format (after masking: see loggerOptions). */
 export function prettyStream(out: DestinationStream): DestinationStream {
-  return { write: (line: string) => void out.write(formatPretty(line)) };
+  const format = prettyFormatter();
+  return { write: (line: string) => void out.write(format(line)) };
 }
