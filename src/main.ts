@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const services = createServices(config, storage);
   // Checks the vault keys against the database (and makes the key file on first start).
   await services.keyring.ready();
-  stage = 'config';
+  stage = 'app';
   const app = await buildApp({ config, storage, services });
   const looseModes = dataDirWarning(config.dataDir, { database: storage.dialect === 'sqlite' });
   if (looseModes) app.log.warn(looseModes);

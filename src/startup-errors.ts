@@ -7,7 +7,7 @@ import { ConfigError, type Config } from './config.js';
 import { DATABASE_FILE } from './storage/data-dir.js';
 
 /** What main was doing when it failed: the same error code means different things in each. */
-export type StartupStage = 'config' | 'database' | 'vault keys' | 'listen';
+export type StartupStage = 'config' | 'database' | 'vault keys' | 'app' | 'listen';
 
 function codeOf(error: unknown): string | undefined {
   const e = error as { code?: unknown; errors?: Array<{ code?: unknown }> };
