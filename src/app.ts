@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { registerAccessControl } from './http/access.js';
 import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { createRateLimiter } from './http/rate-limit.js';
-import { redactUrl } from './http/schemas.js';
+import { HearthLogController, loggerOptions } from './http/logging.js';
 import { newId } from './lib/ids.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
@@ -45,28 +45,16 @@ export interface AppDeps {
   logStream?: DestinationStream;
 }
 
-function loggerOptions(config: Config) {
-  return {
-    level: config.logLevel,
-    // Secrets never reach the logs: no headers are logged, and ?token= is masked in URLs.
-    redact: { paths: ['req.headers.authorization', '*.password', '*.token', '*.secret'], censor: '[REDACTED]' },
-    serializers: {
-      req(request: { method: string; url: string; ip?: string; socket?: { remoteAddress?: string } }) {
-        return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip ?? request.socket?.remoteAddress };
-      },
-    },
-  };
-}
-
 function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, services } = deps;
-  const logger = loggerOptions(config);
   const app = Fastify({
-    logger: deps.logStream ? { ...logger, stream: deps.logStream } : logger,
+    // Secrets never reach the logs: no headers are logged, and token-shaped values are masked.
+    logger: loggerOptions(config, deps.logStream),
+    logController: new HearthLogController(),
     bodyLimit: config.bodyLimit,
     // A hop count means: believe that many proxies in front of the server, nearest first.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,

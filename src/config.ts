@@ -20,6 +20,8 @@ export interface Config {
   allowPrivateNetwork: boolean;
 
   logLevel: string;
+  /** `json` (one JSON object a line, for log collectors) or `pretty` (readable lines, for development). */
+  logFormat: 'json' | 'pretty';
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
   /** Lifetime of a session token from login. */
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateNetwork: bool(env, 'ALLOW_PRIVATE_NETWORK', false),
 
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json'),
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     sessionTtlMs: int(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365) * 3_600_000,
     handshakeTtlMs: int(env, 'HANDSHAKE_TTL_HOURS', 24 * 7, 1, 24 * 365) * 3_600_000,

@@ -1,16 +1,29 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, loadDotEnv } from './config.js';
+import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { createServices } from './services.js';
+import { startupFailureMessage, type StartupStage } from './startup-errors.js';
+import { dataDirWarning, prepareDataDir } from './storage/data-dir.js';
 import { createStorage } from './storage/storage.js';
+
+// What main is doing, and with which settings: a failure is explained in their terms.
+let stage: StartupStage = 'config';
+let config: Config | undefined;
 
 async function main(): Promise<void> {
   loadDotEnv();
-  const config = loadConfig();
+  config = loadConfig();
+  // DATA_DIR holds the vault key file whatever the engine, so it is made (0700) for PostgreSQL too.
+  prepareDataDir(config.dataDir);
+  stage = 'database';
   const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  stage = 'vault keys';
   const services = createServices(config, storage);
   // Checks the vault keys against the database (and makes the key file on first start).
   await services.keyring.ready();
+  stage = 'app';
   const app = await buildApp({ config, storage, services });
+  const looseModes = dataDirWarning(config.dataDir, { database: storage.dialect === 'sqlite' });
+  if (looseModes) app.log.warn(looseModes);
   app.addHook('onClose', async () => {
     await services.outbound.close();
     await services.llmOutbound?.close();
@@ -39,18 +52,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
+  stage = 'listen';
   await app.listen({ port: config.port, host: config.host });
   app.log.info(
-    { engine: storage.dialect, dataDir: storage.dialect === 'sqlite' ? config.dataDir : undefined, publicBaseUrl: config.publicBaseUrl },
+    { engine: storage.dialect, dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl },
     `Hearth is serving on ${config.publicBaseUrl} (discovery: ${config.publicBaseUrl}/api/v1/)`,
   );
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    console.error(`Configuration error: ${error.message}`);
-  } else {
-    console.error(error);
-  }
+  // A failure the operator can fix is one line on stderr saying how; anything else keeps its stack.
+  console.error(startupFailureMessage(error, stage, config) ?? error);
   process.exit(1);
 });

@@ -185,13 +185,33 @@ export function handleFrameworkError(error: unknown, request: FastifyRequest, re
   return sendError(request, reply, toAppError(error));
 }
 
+/**
+ * How an answered error is logged. Only a failure nobody foresaw (500 INTERNAL_ERROR) is an
+ * `error` with its stack: it is a bug to look at. A refused request (4xx) is `info`, and a
+ * documented answer about something outside Hearth (502 UPSTREAM_ERROR, 503
+ * PROVIDER_NOT_CONFIGURED or DEVICE_OFFLINE, 504 DEVICE_TIMEOUT) is `warn`; neither carries a
+ * stack, which would only point at the line that raised the documented answer. The underlying
+ * cause's code and message stay (`ENOTFOUND`, the device's refusal) so the line says why.
+ */
+export function logRequestError(request: FastifyRequest, appError: AppError, original: unknown): void {
+  if (appError.code === 'INTERNAL_ERROR') {
+    request.log.error({ err: appError.cause ?? original }, 'request failed');
+    return;
+  }
+  const cause = appError.cause as { code?: unknown; message?: unknown } | undefined;
+  const entry: Record<string, unknown> = { error: appError.code, status: appError.status };
+  if (cause && typeof cause === 'object') {
+    entry.cause = { ...(typeof cause.code === 'string' ? { code: cause.code } : {}), ...(typeof cause.message === 'string' ? { message: cause.message } : {}) };
+  }
+  if (appError.status >= 500) request.log.warn(entry, appError.message);
+  else request.log.info(entry, appError.message);
+}
+
 /** One handler for every error, from routes and from the framework. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) {
-      request.log.error({ err: appError.cause ?? error }, 'request failed');
-    }
+    logRequestError(request, appError, error);
     return sendError(request, reply, appError);
   });
 

@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
+import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
 import { migrationProvider, type Dialect } from './migrations/index.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
@@ -53,8 +52,9 @@ function withStatementCache(database: BetterSqlite3.Database, max = 1000): Sqlit
 }
 
 function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
-  mkdirSync(dataDir, { recursive: true });
-  const database = new BetterSqlite3(path.join(dataDir, 'hearth.db'));
+  prepareDataDir(dataDir);
+  // Made 0600 before SQLite opens it; SQLite then gives -wal and -shm the same mode.
+  const database = new BetterSqlite3(createDatabaseFile(dataDir));
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
@@ -109,6 +109,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     ? await openPostgres(options.databaseUrl, options.pgSchema)
     : openSqlite(options.dataDir, writes!);
   await migrateToLatest(db, dialect);
+  if (dialect === 'sqlite') alignJournalModes(options.dataDir);
   return { db, dialect, writes, close: () => db.destroy() };
 }
 

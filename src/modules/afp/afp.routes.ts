@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
+import { trackFileBody } from '../../http/logging.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
@@ -260,11 +261,15 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const artifact = await downloads.get(request.params.platform);
+        // Read up to the last byte announced, so the stream ends with its last chunk instead of
+        // after one more read finds the end of the file; and let the log see it, so that a client
+        // closing the connection once it has every byte is logged as a completed download.
+        const body = createReadStream(artifact.file, artifact.size > 0 ? { start: 0, end: artifact.size - 1 } : {});
         return reply
           .type('application/octet-stream')
           .header('content-disposition', `attachment; filename="${artifact.filename}"`)
           .header('content-length', artifact.size)
-          .send(createReadStream(artifact.file));
+          .send(trackFileBody(reply, body));
       },
     );
   };

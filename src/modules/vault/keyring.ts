@@ -140,6 +140,14 @@ export function keyFilePath(dataDir: string): string {
   return path.join(dataDir, KEY_FILE_NAME);
 }
 
+function unreadableKeyFile(file: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  if (code === 'EISDIR') return new ConfigError(`The vault key file ${file} is a folder, not a file: remove it (or restore the file from a backup)`);
+  return new ConfigError(
+    `The vault key file ${file} cannot be read (${code}): run Hearth as the user who owns it, or give that user access (chown, then chmod 600 ${file})`,
+  );
+}
+
 /** Reads and checks the key file; undefined when there is none. */
 export function readKeyFile(file: string): { active: RootKey; keys: RootKey[]; fingerprint: string } | undefined {
   let stat;
@@ -147,7 +155,7 @@ export function readKeyFile(file: string): { active: RootKey; keys: RootKey[]; f
     stat = statSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    throw unreadableKeyFile(file, error);
   }
   if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
     throw new ConfigError(
@@ -155,9 +163,15 @@ export function readKeyFile(file: string): { active: RootKey; keys: RootKey[]; f
         `Hearth refuses to use it: run chmod 600 ${file}`,
     );
   }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw unreadableKeyFile(file, error);
+  }
   let parsed: KeyFile;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8')) as KeyFile;
+    parsed = JSON.parse(text) as KeyFile;
   } catch {
     throw new ConfigError(`The vault key file ${file} is not valid JSON; restore it from a backup`);
   }
