@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { AppError, notFound } from '../../http/errors.js';
+import { clientKey } from '../../http/rate-limit.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import { clientKey } from '../../http/rate-limit.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database, UsersTable } from '../../storage/tables.js';
