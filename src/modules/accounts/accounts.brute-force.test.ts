@@ -6,7 +6,7 @@
  * Client addresses come from X-Forwarded-For (TRUST_PROXY on in this file's config).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestApp, expectError, type ApiResponse, type Owner, type TestApp } from '../../../test/harness.js';
 
 let t: TestApp;
@@ -18,6 +18,12 @@ beforeAll(async () => {
   t = await createTestApp({ config: { trustProxy: true } });
 });
 afterAll(async () => t.close());
+// The clock stands still (timers run as usual), so a wait of 1 s cannot run out on a slow machine
+// between two requests; a test that needs a wait to pass moves the clock itself.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now());
+});
 afterEach(() => void vi.useRealTimers());
 
 const from = (address: string) => ({ 'x-forwarded-for': address });
@@ -63,8 +69,6 @@ describe('parallel wrong passwords are counted before any is checked', () => {
   });
 
   it('15 parallel logins on an account at 5 failures once its wait has passed: exactly one is checked, even with the right password among them', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(Date.now());
     const owner = await t.createOwner();
     const address = newAddress();
     for (let i = 0; i < 5; i++) expectError(await login(owner.email, `wrong-${i}-password`, address), 401, 'UNAUTHORIZED');

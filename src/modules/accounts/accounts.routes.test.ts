@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { SCOPE_NAMES } from '../../http/access.js';
 
@@ -265,6 +265,10 @@ describe('login slowdown after consecutive failures', () => {
   }
 
   it('answers 429 RATE_LIMITED with Retry-After after 5 failures, even for the right password; other accounts are unaffected', async () => {
+    // The clock stands still, so the 1 s wait cannot run out on a slow machine before the check.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now());
+    onTestFinished(() => void vi.useRealTimers());
     const victim = await t.createOwner();
     const bystander = await t.createOwner();
 

@@ -4,7 +4,7 @@
  * never. Every such binding and refusal is audited, and the proxy delivers only what was bound
  * legitimately. The fake upstream (http://127.0.0.1:…) is off the tokens' site (https://example.com).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/upstream.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 
@@ -23,7 +23,12 @@ afterAll(async () => {
 });
 beforeEach(() => {
   fake.requests.length = 0;
+  // The clock stands still (timers run as usual), so a wait of 1 s cannot run out on a slow
+  // machine between two requests.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now());
 });
+afterEach(() => void vi.useRealTimers());
 
 let counter = 0;
 const uniqueName = () => `bind-${++counter}`;
