@@ -3,6 +3,7 @@ import { createOutboundClient } from './http/outbound.js';
 import type { Storage } from './storage/storage.js';
 import { API_VERSION } from './version.js';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.js';
+import { createPasswordAttemptLimiter } from './modules/accounts/accounts.attempts.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { createAttachmentsRepo } from './modules/attachments/attachments.repo.js';
 import { createAttachmentsService } from './modules/attachments/attachments.service.js';
@@ -115,6 +116,8 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     registration: config.registration,
     passwordHashCost: config.passwordHashCost,
+    // Every password check, on every route, is counted here, per process like the other limits.
+    attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute }),
     plans,
     // `limits` is made below, from accounts; this runs only when a plan changes.
     onPlanChange: (userId) => limits.forget(userId),
@@ -148,7 +151,14 @@ export function createServices(config: Config, storage: Storage) {
   const google = createGoogleService({ oauth, outbound, google: config.google });
   // Every callable service: the built-in catalogue (checked here at start), the owner's connectors and discovered APIs.
   const serviceCatalogue = loadCatalogue();
-  const connectors = createConnectorsService({ repo: createConnectorsRepo(db), vault, audit, reservedNames: reservedServiceNames(serviceCatalogue) });
+  const connectors = createConnectorsService({
+    repo: createConnectorsRepo(db),
+    vault,
+    audit,
+    reservedNames: reservedServiceNames(serviceCatalogue),
+    // A login session binding a vault secret off its site confirms the account password.
+    confirmPassword: (ownerId, password, actor) => accounts.confirmPassword(ownerId, password, actor),
+  });
   const services = createServicesService({
     catalogue: serviceCatalogue,
     outbound,

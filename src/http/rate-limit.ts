@@ -51,8 +51,16 @@ export function clientKey(ip: string | undefined): string {
   return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
 }
 
-export function createRateLimiter(options: { max: number; windowMs: number; what: string; maxKeys?: number }): RateLimiter {
+export function createRateLimiter(options: {
+  max: number;
+  windowMs: number;
+  what: string;
+  maxKeys?: number;
+  /** The clock (milliseconds); Date.now unless a caller keeps its own time. */
+  now?: () => number;
+}): RateLimiter {
   const maxKeys = options.maxKeys ?? RATE_LIMIT_MAX_KEYS;
+  const clock = options.now ?? (() => Date.now());
   // In the order windows opened, which (all windows being the same length) is the order they
   // end: the expired ones are always at the front, so dropping them never scans the table.
   const windows = new Map<string, { count: number; resetAt: number }>();
@@ -69,7 +77,7 @@ export function createRateLimiter(options: { max: number; windowMs: number; what
       return windows.size;
     },
     hit(key) {
-      const now = Date.now();
+      const now = clock();
       let window = windows.get(key);
       if (!window || window.resetAt <= now) {
         windows.delete(key);

@@ -35,21 +35,10 @@ export function createAccountsRepo(db: Kysely<Database>) {
 
     async update(
       id: string,
-      changes: Partial<Pick<UsersTable, 'plan_id' | 'failed_logins' | 'locked_until' | 'updated_at' | 'name'>>,
+      changes: Partial<Pick<UsersTable, 'plan_id' | 'updated_at' | 'name'>>,
       trx?: Transaction<Database>,
     ): Promise<void> {
       await (trx ?? db).updateTable('users').set(changes).where('id', '=', id).execute();
-    },
-
-    /** Counts a failed login in one statement, so concurrent failures are all counted. */
-    async incrementFailedLogins(id: string): Promise<number> {
-      await db
-        .updateTable('users')
-        .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1) }))
-        .where('id', '=', id)
-        .execute();
-      const row = await db.selectFrom('users').select('failed_logins').where('id', '=', id).executeTakeFirstOrThrow();
-      return row.failed_logins;
     },
   };
 }

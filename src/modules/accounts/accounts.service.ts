@@ -1,13 +1,15 @@
 import type { Kysely, Transaction } from 'kysely';
 import { AppError, notFound } from '../../http/errors.js';
+import { clientKey } from '../../http/rate-limit.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
-import { isoIn, isoNow, isPast } from '../../lib/time.js';
+import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database, UsersTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { PlansService } from '../billing/billing.plans.js';
 import type { TokensService } from '../tokens/tokens.service.js';
+import type { PasswordAttemptLimiter } from './accounts.attempts.js';
 import type { AccountsRepo } from './accounts.repo.js';
 
 export interface User {
@@ -32,15 +34,6 @@ export function toUser(row: UsersTable): User {
   };
 }
 
-/** After this many consecutive failures an account's logins slow down: 1 s, 2 s, 4 s… up to 15 min. */
-const FREE_FAILURES = 5;
-const MAX_LOCK_MS = 15 * 60_000;
-
-export function lockDurationMs(failures: number): number {
-  if (failures < FREE_FAILURES) return 0;
-  return Math.min(1000 * 2 ** (failures - FREE_FAILURES), MAX_LOCK_MS);
-}
-
 export interface AccountsServiceOptions {
   db: Kysely<Database>;
   repo: AccountsRepo;
@@ -48,6 +41,8 @@ export interface AccountsServiceOptions {
   audit: AuditService;
   registration: 'first-user' | 'open';
   passwordHashCost: number;
+  /** Every password check reserves an attempt here first (per address, per account). */
+  attempts: PasswordAttemptLimiter;
   /** Which plans exist and which one new accounts get. */
   plans: Pick<PlansService, 'defaultPlanId' | 'isKnown' | 'ids'>;
   /** Told after an account's plan changed (billing's request counter forgets the old plan). */
@@ -60,35 +55,47 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   let dummyHash: Promise<string> | undefined;
   const getDummyHash = () => (dummyHash ??= hashPassword('not a password', deps.passwordHashCost));
 
+  const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
   /**
-   * Checks a password against the account, under the per-account slowdown: a locked account
-   * answers 429 whatever the password; a failure counts and may lock; a success resets the count.
+   * Checks a password under the attempt limiter. The attempt is reserved before anything is
+   * awaited, so parallel requests cannot all pass before one is counted; a refusal (429) is
+   * audited and thrown. An unknown account (no row) costs the same scrypt against a dummy hash and
+   * is counted under its email exactly like a known one.
    */
-  async function checkPassword(row: UsersTable, password: string, actor: AuditActor, action: string): Promise<boolean> {
-    if (row.locked_until && !isPast(row.locked_until)) {
-      const retryAfter = Math.max(1, Math.ceil((Date.parse(row.locked_until) - Date.now()) / 1000));
-      await audit.record(actor, { action, outcome: 'denied', details: { reason: 'too many failed attempts' } });
-      throw new AppError('RATE_LIMITED', `Too many failed password attempts for this account; try again in ${retryAfter} s`, {
-        headers: { 'Retry-After': String(retryAfter) },
-        details: { retryAfterSeconds: retryAfter },
-      });
+  async function checkPassword(
+    email: string,
+    findRow: () => Promise<UsersTable | undefined>,
+    password: string,
+    actor: AuditActor,
+    action: string,
+  ): Promise<{ row: UsersTable | undefined; ok: boolean }> {
+    let attempt;
+    try {
+      attempt = deps.attempts.reserve(email, clientKey(actor.ip ?? undefined));
+    } catch (error) {
+      const row = await findRow();
+      await audit.record({ ...actor, ownerId: row?.id ?? null }, { action, outcome: 'denied', details: { reason: 'too many failed attempts' } });
+      throw error;
     }
-    if (!(await verifyPassword(password, row.password_hash))) {
-      const failures = await repo.incrementFailedLogins(row.id);
-      const lockMs = lockDurationMs(failures);
-      if (lockMs > 0) await repo.update(row.id, { locked_until: isoIn(lockMs) });
-      await audit.record(actor, { action, outcome: 'failure', details: { reason: 'wrong password', consecutiveFailures: failures } });
-      return false;
+    const row = await findRow();
+    const ok = await verifyPassword(password, row?.password_hash ?? (await getDummyHash()));
+    if (row && ok) {
+      attempt.succeeded();
+      return { row, ok: true };
     }
-    if (row.failed_logins > 0 || row.locked_until) await repo.update(row.id, { failed_logins: 0, locked_until: null });
-    return true;
+    await audit.record(
+      { ...actor, ownerId: row?.id ?? null },
+      { action, outcome: 'failure', details: row ? { reason: 'wrong password', consecutiveFailures: attempt.failures } : { reason: 'unknown email' } },
+    );
+    return { row, ok: false };
   }
 
   async function createAccount(
     input: { email: string; password: string; name?: string | undefined },
     mode: 'register' | 'admin',
   ): Promise<{ user: User; masterToken: string }> {
-    const email = input.email.trim().toLowerCase();
+    const email = normaliseEmail(input.email);
     const passwordHash = await hashPassword(input.password, deps.passwordHashCost);
 
     const attempt = async (role: UsersTable['role']) =>
@@ -157,17 +164,10 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     },
 
     async login(input: { email: string; password: string }, actor: AuditActor) {
-      const email = input.email.trim().toLowerCase();
-      const row = await repo.findByEmail(email);
-      if (!row) {
-        await verifyPassword(input.password, await getDummyHash());
-        await audit.record({ ...actor, ownerId: null }, { action: 'auth.login', outcome: 'failure', details: { reason: 'unknown email' } });
-        throw new AppError('UNAUTHORIZED', 'Wrong email or password');
-      }
+      const email = normaliseEmail(input.email);
+      const { row, ok } = await checkPassword(email, () => repo.findByEmail(email), input.password, actor, 'auth.login');
+      if (!row || !ok) throw new AppError('UNAUTHORIZED', 'Wrong email or password');
       const userActor = { ...actor, ownerId: row.id };
-      if (!(await checkPassword(row, input.password, userActor, 'auth.login'))) {
-        throw new AppError('UNAUTHORIZED', 'Wrong email or password');
-      }
       const session = await tokens.createSession(row.id, actor);
       await audit.record({ ...userActor, tokenId: session.record.id }, { action: 'auth.login', outcome: 'success', targetType: 'token', targetId: session.record.id });
       return { user: toUser(row), token: session.secret, expiresAt: session.record.expiresAt! };
@@ -183,11 +183,14 @@ export function createAccountsService(deps: AccountsServiceOptions) {
 
     /**
      * Whether `password` is the account's password: a second proof for the most sensitive owner
-     * actions. Counts towards the same slowdown as logins, so it is no way round it.
+     * actions. Goes through the same attempt limiter as logins (same account, same address), so it
+     * is no way round it; throws 429 RATE_LIMITED when the caller must wait.
      */
     async confirmPassword(userId: string, password: string, actor: AuditActor): Promise<boolean> {
       const row = await repo.findById(userId);
-      return !!row && checkPassword(row, password, { ...actor, ownerId: row.id }, 'auth.confirm_password');
+      if (!row) return false;
+      const result = await checkPassword(row.email, async () => row, password, { ...actor, ownerId: row.id }, 'auth.confirm_password');
+      return result.ok;
     },
 
     async getUser(id: string): Promise<User> {

@@ -283,10 +283,12 @@ describe('security', () => {
     expect((await t.request('PUT', `/api/v1/connectors/${connectorId}`, { token: writer, body: { name: 'guarded-renamed' } })).status).toBe(200);
     // A connector without a credential may point anywhere.
     expect((await create(owner, { name: uniqueName(), baseUrl: 'https://evil.test', authType: 'none' }, writer)).status).toBe(201);
-    // The owner may bind anywhere: master token and login session.
+    // The owner may bind anywhere: the master token, or a login session with the account password.
     expect((await create(owner, { name: uniqueName(), baseUrl: 'https://elsewhere.test', authType: 'bearer', vaultTokenId })).status).toBe(201);
     const session = await t.login(owner);
-    expect((await create(owner, { name: uniqueName(), baseUrl: 'https://elsewhere.test', authType: 'bearer', vaultTokenId }, session)).status).toBe(201);
+    expectError(await create(owner, { name: uniqueName(), baseUrl: 'https://elsewhere.test', authType: 'bearer', vaultTokenId }, session), 403, 'FORBIDDEN');
+    const withPassword = { name: uniqueName(), baseUrl: 'https://elsewhere.test', authType: 'bearer', vaultTokenId, password: owner.password };
+    expect((await create(owner, withPassword, session)).status).toBe(201);
   });
 
   it('a scoped token cannot move a secret stored for an https site to cleartext http, or to another port the site does not use', async () => {

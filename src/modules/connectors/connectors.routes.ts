@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { access, hasOwnerRight, principalOf } from '../../http/access.js';
+import { access, principalOf } from '../../http/access.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   ConnectorPage,
@@ -11,16 +11,20 @@ import {
   ListConnectorsQuery,
   UpdateConnectorBody,
 } from './connectors.schemas.js';
-import type { ConnectorsService } from './connectors.service.js';
+import type { ConnectorCaller, ConnectorsService } from './connectors.service.js';
 
 const tags = ['connectors'];
 
 const BINDING_NOTE =
-  'A token with only services:write may attach a vault token only to an address on the site the token was stored for (its websiteUrl, or a subdomain of it); the master token or a login session may attach it to any address.';
+  'A vault token is attached freely to an address on the site it was stored for (its websiteUrl, or a subdomain of it). Attaching it anywhere else (on create, or when baseUrl or vaultTokenId changes) needs the master token, or a login session that sends the account password in `password` (403 FORBIDDEN without it or when it is wrong; wrong passwords count towards the login slowdown, 429 RATE_LIMITED); a token with only services:write never may. Each such binding and each refusal is audited (`connector.bind`).';
 
 export function connectorsRoutes(deps: { connectors: ConnectorsService }): FastifyPluginAsyncTypebox {
   const { connectors } = deps;
-  const caller = (request: FastifyRequest) => ({ actor: actorOf(request), ownerRights: hasOwnerRight(principalOf(request)) });
+  const caller = (request: FastifyRequest, body: { password?: string | undefined }): ConnectorCaller => ({
+    actor: actorOf(request),
+    tokenKind: principalOf(request).kind,
+    password: body.password,
+  });
 
   return async (app) => {
     const read = { access: access.scope('services:read') };
@@ -58,7 +62,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
           response: { 201: ConnectorResponse },
         },
       },
-      async (request, reply) => reply.status(201).send({ data: await connectors.create(principalOf(request).ownerId, request.body, caller(request)) }),
+      async (request, reply) => reply.status(201).send({ data: await connectors.create(principalOf(request).ownerId, request.body, caller(request, request.body)) }),
     );
 
     app.get(
@@ -84,7 +88,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
           response: { 200: ConnectorResponse },
         },
       },
-      async (request) => ({ data: await connectors.update(principalOf(request).ownerId, request.params.id, request.body, caller(request)) }),
+      async (request) => ({ data: await connectors.update(principalOf(request).ownerId, request.params.id, request.body, caller(request, request.body)) }),
     );
 
     app.delete(

@@ -42,6 +42,13 @@ const QueryParam = Type.String({
   description: 'The query parameter carrying the secret (authType query), e.g. api_key',
 });
 
+const Password = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description:
+    "The account password. Needed only from a login session, and only when this request binds the vault token to an address off the site it was stored for (its websiteUrl's host or a subdomain; https unless the site is http; the site's port when it names one). The master token needs none (a password sent with it is ignored); a scoped token can never bind off the site. Checked under the same attempt limits as login, never stored",
+});
+
 export const CreateConnectorBody = Type.Object(
   {
     name: Name,
@@ -50,6 +57,7 @@ export const CreateConnectorBody = Type.Object(
     vaultTokenId: Type.Optional(VaultTokenId),
     headerName: Type.Optional(HeaderName),
     queryParam: Type.Optional(QueryParam),
+    password: Type.Optional(Password),
   },
   { additionalProperties: false },
 );
@@ -63,12 +71,13 @@ export const UpdateConnectorBody = Type.Object(
     vaultTokenId: Type.Optional(VaultTokenId),
     headerName: Type.Optional(HeaderName),
     queryParam: Type.Optional(QueryParam),
+    password: Type.Optional(Password),
   },
   {
     additionalProperties: false,
     minProperties: 1,
     description:
-      'The fields to change; at least one. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none)',
+      'The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none)',
   },
 );
 export type UpdateConnectorBody = Static<typeof UpdateConnectorBody>;

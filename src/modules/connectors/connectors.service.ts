@@ -3,7 +3,7 @@ import { newId } from '../../lib/ids.js';
 import { siteBindingRefusal, siteHost } from '../../lib/same-site.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { ConnectorsTable } from '../../storage/tables.js';
+import type { ConnectorsTable, TokensTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { VaultService } from '../vault/vault.service.js';
 import type { ConnectorChanges, ConnectorsRepo } from './connectors.repo.js';
@@ -82,12 +82,30 @@ export interface ConnectorsServiceDeps {
   audit: Pick<AuditService, 'record'>;
   /** Names a connector cannot take: the built-in services and the fixed segments under /services. */
   reservedNames: ReadonlySet<string>;
+  /**
+   * Checks the account password (the accounts service, under its attempt limiter; throws 429
+   * when the caller must wait). A login session confirms it to bind a secret off its site.
+   */
+  confirmPassword(ownerId: string, password: string, actor: AuditActor): Promise<boolean>;
 }
 
-/** Who is asking: owner rights (master token, login session) may bind a secret to any address. */
+/**
+ * Who is asking. Binding a vault secret to an address off the site it was stored for needs the
+ * master token, or a login session together with the account password; scoped tokens never may.
+ */
 export interface ConnectorCaller {
   actor: AuditActor;
-  ownerRights: boolean;
+  tokenKind: TokensTable['kind'];
+  /** The account password sent with the request (a login session's proof); never stored or logged. */
+  password?: string | undefined;
+}
+
+/** A binding off the vault token's site that was allowed, and by what proof. */
+interface OffSiteBinding {
+  vaultTokenId: string;
+  websiteUrl: string;
+  baseUrl: string;
+  proof: 'master token' | 'account password';
 }
 
 export function createConnectorsService(deps: ConnectorsServiceDeps) {
@@ -122,17 +140,80 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
   }
 
   /**
-   * The checks of a connector's resulting configuration. A scoped token may bind one of the
-   * owner's vault secrets only to an address on the site the secret was stored for: otherwise
-   * `services:write` alone could send any stored secret to any server. Owner rights may bind
-   * anywhere.
+   * Whether the caller may send vault token `token` to `baseUrl`, which is off the site the token
+   * was stored for (`refusal` says why). Otherwise `services:write`, or a stolen login session,
+   * would be enough to send any stored secret to any server, while reveal is master-only. The
+   * master token may; a login session may with the account password (the same proof as for
+   * replacing the master token, counted by the same attempt limiter as logins); a scoped token
+   * never. Every refusal is audited here; the binding itself once the connector is written.
+   */
+  async function authoriseOffSite(
+    ownerId: string,
+    token: { id: string; websiteUrl: string },
+    baseUrl: string,
+    refusal: string,
+    caller: ConnectorCaller,
+  ): Promise<OffSiteBinding> {
+    const binding = { vaultTokenId: token.id, websiteUrl: token.websiteUrl, baseUrl };
+    if (caller.tokenKind === 'master') return { ...binding, proof: 'master token' };
+    const deny = async (reason: string, error: AppError): Promise<never> => {
+      await audit.record(caller.actor, {
+        action: 'connector.bind',
+        outcome: 'denied',
+        targetType: 'vault_token',
+        targetId: token.id,
+        details: { baseUrl, websiteUrl: token.websiteUrl, tokenKind: caller.tokenKind, reason, offSite: refusal },
+      });
+      throw error;
+    };
+    const host = new URL(baseUrl).host;
+    if (caller.tokenKind === 'session') {
+      if (caller.password === undefined) {
+        return deny(
+          'no password',
+          new AppError(
+            'FORBIDDEN',
+            `Vault token ${token.id} was stored for ${token.websiteUrl}; sending it to ${host} (${refusal}) from a login session needs the account password: send "password": "…" with this request, or use the master token`,
+          ),
+        );
+      }
+      let ok: boolean;
+      try {
+        ok = await deps.confirmPassword(ownerId, caller.password, caller.actor);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'RATE_LIMITED') return deny('too many failed password attempts', error);
+        throw error;
+      }
+      if (ok) return { ...binding, proof: 'account password' };
+      return deny('wrong password', new AppError('FORBIDDEN', `The password is wrong; vault token ${token.id} was not bound to ${host}`));
+    }
+    let tokenSite = '';
+    try {
+      tokenSite = siteHost(new URL(token.websiteUrl).hostname);
+    } catch {
+      // not an address: no site to suggest
+    }
+    return deny(
+      'scoped token',
+      new AppError(
+        'FORBIDDEN',
+        `Vault token ${token.id} was stored for ${token.websiteUrl}; only the owner (the master token, or a login session with the account password) may send it to ${host} (${refusal}). Use an address on ${tokenSite || 'that site'}, or ask the owner to create this connector`,
+      ),
+    );
+  }
+
+  /**
+   * The checks of a connector's resulting configuration. When `rebinding` puts a vault secret on
+   * an address off the site it was stored for, the caller must be allowed to (authoriseOffSite);
+   * the answer says so, for the audit. The site is the token's host or a subdomain (api.github.com
+   * for github.com), never cleartext http for an https site, and the site's port when it names one.
    */
   async function checkConfig(
     ownerId: string,
     config: { baseUrl: string; authType: ConnectorAuthType; vaultTokenId: string | null; headerName: string | null; queryParam: string | null },
     rebinding: boolean,
     caller: ConnectorCaller,
-  ): Promise<void> {
+  ): Promise<OffSiteBinding | undefined> {
     if (config.authType === 'header') {
       if (!config.headerName) throw invalid('headerName', 'is required when authType is header');
       if (FORBIDDEN_HEADER_NAMES.has(config.headerName.toLowerCase())) {
@@ -140,28 +221,32 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       }
     }
     if (config.authType === 'query' && !config.queryParam) throw invalid('queryParam', 'is required when authType is query');
-    if (config.authType === 'none') return;
+    if (config.authType === 'none') return undefined;
     if (!config.vaultTokenId) throw invalid('vaultTokenId', `is required when authType is ${config.authType}: store the secret with POST /api/v1/vault/tokens first`);
     // Another owner's id answers 404 exactly like an unknown one.
     const token = await vault.get(ownerId, config.vaultTokenId);
-    if (rebinding && !caller.ownerRights) {
-      // The token's site or a subdomain (api.github.com for github.com), never cleartext http for
-      // an https site, and the site's port when it names one.
-      const refusal = siteBindingRefusal(config.baseUrl, token.websiteUrl);
-      if (refusal) {
-        let tokenSite = '';
-        try {
-          tokenSite = siteHost(new URL(token.websiteUrl).hostname);
-        } catch {
-          // not an address: no site to suggest
-        }
-        const host = new URL(config.baseUrl).host;
-        throw new AppError(
-          'FORBIDDEN',
-          `Vault token ${token.id} was stored for ${token.websiteUrl}; only the owner (master token or a login session) may send it to ${host} (${refusal}). Use an address on ${tokenSite || 'that site'}, or ask the owner to create this connector`,
-        );
-      }
-    }
+    if (!rebinding) return undefined;
+    const refusal = siteBindingRefusal(config.baseUrl, token.websiteUrl);
+    return refusal ? authoriseOffSite(ownerId, token, config.baseUrl, refusal, caller) : undefined;
+  }
+
+  /** Audits a binding off the vault token's site, once the connector holding it is written. */
+  async function recordOffSite(caller: ConnectorCaller, connector: ConnectorsTable, binding: OffSiteBinding | undefined): Promise<void> {
+    if (!binding) return;
+    await audit.record(caller.actor, {
+      action: 'connector.bind',
+      outcome: 'success',
+      targetType: 'vault_token',
+      targetId: binding.vaultTokenId,
+      details: {
+        connectorId: connector.id,
+        connectorName: connector.name,
+        baseUrl: binding.baseUrl,
+        websiteUrl: binding.websiteUrl,
+        tokenKind: caller.tokenKind,
+        proof: binding.proof,
+      },
+    });
   }
 
   function conflictOnName(error: unknown, name: string): never {
@@ -202,7 +287,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
         headerName: body.headerName ?? null,
         queryParam: body.queryParam ?? null,
       };
-      await checkConfig(ownerId, config, true, caller);
+      const offSite = await checkConfig(ownerId, config, true, caller);
       const now = isoNow();
       const row: ConnectorsTable = {
         id: newId('con'),
@@ -229,12 +314,19 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
         targetId: row.id,
         details: { name: row.name, baseUrl: row.base_url, authType: row.auth_type, vaultTokenId: row.vault_token_id },
       });
+      await recordOffSite(caller, row, offSite);
       return present(ownerId, row, true);
     },
 
     async update(ownerId: string, id: string, body: UpdateConnectorBody, caller: ConnectorCaller): Promise<Connector> {
       const current = await repo.get(ownerId, id);
       if (!current) throw notFound('Connector', id);
+      const { password: _proof, ...fields } = body;
+      if (Object.keys(fields).length === 0) {
+        throw new AppError('VALIDATION_ERROR', 'Nothing to change: name at least one field besides password', {
+          details: [{ field: 'body', message: 'must have at least one field besides password' }],
+        });
+      }
       const authType = body.authType ?? current.auth_type;
       if (authType !== 'header' && body.headerName !== undefined) throw invalid('headerName', 'only applies to authType header');
       if (authType !== 'query' && body.queryParam !== undefined) throw invalid('queryParam', 'only applies to authType query');
@@ -248,7 +340,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       };
       // Sending an existing secret to a new address, or a new secret anywhere, is a new binding.
       const rebinding = config.vaultTokenId !== null && (config.baseUrl !== current.base_url || config.vaultTokenId !== current.vault_token_id);
-      await checkConfig(ownerId, config, rebinding, caller);
+      const offSite = await checkConfig(ownerId, config, rebinding, caller);
       const changes: ConnectorChanges = {
         base_url: config.baseUrl,
         auth_type: config.authType,
@@ -273,8 +365,9 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
         outcome: 'success',
         targetType: 'connector',
         targetId: id,
-        details: { changed: Object.keys(body), name: row.name, baseUrl: row.base_url, authType: row.auth_type, vaultTokenId: row.vault_token_id },
+        details: { changed: Object.keys(fields), name: row.name, baseUrl: row.base_url, authType: row.auth_type, vaultTokenId: row.vault_token_id },
       });
+      await recordOffSite(caller, row, offSite);
       return present(ownerId, row);
     },
 

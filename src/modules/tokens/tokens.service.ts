@@ -168,10 +168,14 @@ export function createTokensService(deps: TokensServiceOptions) {
    */
   async function requireMasterProof(ownerId: string, actor: AuditActor, proof: MasterProof): Promise<void> {
     if (proof.callerKind === 'master') return;
+    // The check goes through the accounts' attempt limiter (429 when this address or account
+    // must wait), shared with logins, so this route is no way round the login slowdown.
     if (proof.callerKind === 'session' && proof.password !== undefined && (await deps.confirmPassword(ownerId, proof.password, actor))) return;
-    if (proof.password === undefined) {
-      await audit.record(actor, { action: 'token.master_regenerate', outcome: 'denied', details: { reason: 'no password' } });
-    }
+    await audit.record(actor, {
+      action: 'token.master_regenerate',
+      outcome: 'denied',
+      details: { reason: proof.password === undefined ? 'no password' : 'wrong password' },
+    });
     throw new AppError(
       'FORBIDDEN',
       proof.password === undefined
