@@ -5,6 +5,7 @@
 import { platformName } from '../src/modules/afp/afp.protocol.js';
 import { API_VERSION } from '../src/version.js';
 import { helpText, parseDaemonArgs, UsageError } from './config.js';
+import { loadDeviceKey } from './key.js';
 import { startLink } from './link.js';
 import { createPolicy } from './policy.js';
 
@@ -43,9 +44,20 @@ async function main(): Promise<number> {
     return 1;
   }
 
+  let deviceKey;
+  try {
+    deviceKey = loadDeviceKey(settings.keyFile);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+  if (deviceKey.created) log(`made a new device key in ${settings.keyFile}`);
+
   const link = startLink({
     server: settings.server,
     token: settings.token,
+    deviceKey: deviceKey.key,
     name: settings.name,
     platform: platformName(process.platform, process.arch),
     version: API_VERSION,
