@@ -240,7 +240,7 @@ export function startLink(options: LinkOptions): Link {
       if (stopped && !socket) return;
       stopped = true;
       wake?.();
-      killRunningCommands();
+      const ending = killRunningCommands();
       const ws = socket;
       if (ws && ws.readyState !== WebSocket.CLOSED) {
         const closed = new Promise((resolve) => ws.once('close', resolve));
@@ -249,6 +249,7 @@ export function startLink(options: LinkOptions): Link {
         await Promise.race([closed, delay(2000)]);
         ws.terminate();
       }
+      await ending;
       await done;
     },
   };
