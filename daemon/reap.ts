@@ -88,7 +88,11 @@ function carriesMarker(pid: number, needle: Buffer): boolean {
 /** Every process in `procs` below one of `roots`, by parent pid. */
 function descendantsOf(procs: Proc[], roots: Set<number>): Set<number> {
   const children = new Map<number, number[]>();
-  for (const proc of procs) children.set(proc.ppid, [...(children.get(proc.ppid) ?? []), proc.pid]);
+  for (const proc of procs) {
+    const siblings = children.get(proc.ppid);
+    if (siblings) siblings.push(proc.pid);
+    else children.set(proc.ppid, [proc.pid]);
+  }
   const out = new Set<number>();
   const queue = [...roots];
   while (queue.length > 0) {
