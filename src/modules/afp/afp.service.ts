@@ -181,7 +181,7 @@ export function createAfpService(deps: AfpServiceDeps) {
         daemon_version: hello.version,
         last_seen_at: isoNow(),
       };
-      /** The device as it is, if `keyHash` is its key (binding a device that has none yet). */
+      /** Passes when `keyHash` is the device's key (binding a device that has none yet); otherwise audits and refuses. */
       const check = async (row: DeviceRow): Promise<void> => {
         if (row.key_hash === null && (await repo.bindKey(row.id, keyHash))) return;
         const bound = row.key_hash ?? (await repo.get(ownerId, row.id))?.key_hash ?? null;
