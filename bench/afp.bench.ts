@@ -36,7 +36,7 @@ try {
   console.log(`linux daemon downloaded in ${Date.now() - started} ms (built on the first request, then cached)`);
 
   daemon = spawn(executable, ['--server', server.baseUrl, '--root', dir, '--name', 'bench', '--privilege', 'read'], {
-    env: { ...process.env, HEARTH_AFP_TOKEN: token },
+    env: { ...process.env, HEARTH_AFP_TOKEN: token, HEARTH_AFP_KEY_FILE: path.join(dir, 'device.key') },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let deviceId: string | undefined;

@@ -1,9 +1,10 @@
 /** The daemon's settings: flags over environment variables over the config file, and clear refusals. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDaemonArgs, UsageError } from './config.js';
+import { loadDeviceKey } from './key.js';
 import { backoffDelay, connectUrl } from './link.js';
 
 let dir: string;
@@ -28,7 +29,15 @@ function settings(argv: string[], environment = env()) {
 describe('parseDaemonArgs', () => {
   it('reads flags, with read privilege, the host name and the home folder by default', () => {
     const { settings: s } = settings(['--server', 'http://127.0.0.1:8080', '--token', 't']);
-    expect(s).toEqual({ server: 'http://127.0.0.1:8080', token: 't', name: os.hostname(), root: os.homedir(), privilege: 'read', configFile: undefined });
+    expect(s).toEqual({
+      server: 'http://127.0.0.1:8080',
+      token: 't',
+      name: os.hostname(),
+      root: os.homedir(),
+      privilege: 'read',
+      keyFile: path.join(dir, 'none', 'hearth-afp', 'device.key'),
+      configFile: undefined,
+    });
   });
 
   it('takes flags over environment variables over the config file', () => {
@@ -38,6 +47,8 @@ describe('parseDaemonArgs', () => {
     const fromFlags = settings(['--config', file, '--token', 'flag-token', '--privilege', 'read'], env({ HEARTH_AFP_TOKEN: 'env-token' })).settings;
     expect(fromFlags).toMatchObject({ token: 'flag-token', privilege: 'read' });
     expect(settings([], env({ HEARTH_AFP_CONFIG: file })).settings.name).toBe('from-file');
+    expect(settings(['--config', file], env({ HEARTH_AFP_KEY_FILE: path.join(dir, 'env.key') })).settings.keyFile).toBe(path.join(dir, 'env.key'));
+    expect(settings(['--config', file, '--key-file', path.join(dir, 'flag.key')]).settings.keyFile).toBe(path.join(dir, 'flag.key'));
   });
 
   it('answers help and version', () => {
@@ -64,6 +75,25 @@ describe('parseDaemonArgs', () => {
     writeFileSync(loose, JSON.stringify({ server: 'http://hearth.example', token: 't' }), { mode: 0o644 });
     const { warnings } = settings(['--config', loose]);
     expect(warnings).toEqual([expect.stringContaining('chmod 600'), expect.stringContaining('unencrypted')]);
+  });
+});
+
+describe('the device key', () => {
+  it('is made once, private to its user, and read back the same on every start', () => {
+    const keyFile = path.join(dir, 'keys', 'device.key');
+    const made = loadDeviceKey(keyFile);
+    expect(made.created).toBe(true);
+    expect(made.key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
+    expect(loadDeviceKey(keyFile)).toEqual({ key: made.key, created: false });
+    expect(loadDeviceKey(path.join(dir, 'keys', 'other.key')).key).not.toBe(made.key);
+  });
+
+  it('refuses a damaged key file rather than making a new key silently', () => {
+    const damaged = path.join(dir, 'damaged.key');
+    writeFileSync(damaged, 'not a key');
+    expect(() => loadDeviceKey(damaged)).toThrow(/damaged.*removes this device/);
   });
 });
 

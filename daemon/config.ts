@@ -14,13 +14,15 @@ export interface DaemonSettings {
   name: string;
   root: string;
   privilege: Privilege;
+  /** Where the daemon keeps its device key (created on the first start). */
+  keyFile: string;
   /** Where the file settings came from, if a file was read. */
   configFile: string | undefined;
 }
 
 export class UsageError extends Error {}
 
-const KEYS = ['server', 'token', 'name', 'root', 'privilege'] as const;
+const KEYS = ['server', 'token', 'name', 'root', 'privilege', 'keyFile'] as const;
 type Key = (typeof KEYS)[number];
 
 export const ENV_NAMES: Record<Key | 'config', string> = {
@@ -29,6 +31,7 @@ export const ENV_NAMES: Record<Key | 'config', string> = {
   name: 'HEARTH_AFP_NAME',
   root: 'HEARTH_AFP_ROOT',
   privilege: 'HEARTH_AFP_PRIVILEGE',
+  keyFile: 'HEARTH_AFP_KEY_FILE',
   config: 'HEARTH_AFP_CONFIG',
 };
 
@@ -37,6 +40,11 @@ export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string 
     return path.join(env.APPDATA || path.join(os.homedir(), 'AppData', 'Roaming'), 'hearth-afp', 'config.json');
   }
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'hearth-afp', 'config.json');
+}
+
+/** The device key's default place: beside the default config file. */
+export function defaultKeyFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(path.dirname(defaultConfigFile(env)), 'device.key');
 }
 
 export function helpText(program: string): string {
@@ -49,6 +57,7 @@ the owner's agents send through the server, within the limits set here, whatever
 Usage:
   ${program} --server <base address> --token <token> [--name <device name>]
              [--root <folder>] [--privilege read|write|exec] [--config <file>]
+             [--key-file <file>]
 
 Options:
   --server <url>       The Hearth server's base address, e.g. https://hearth.example.com
@@ -68,7 +77,13 @@ Options:
                                 ended with everything it started at its timeout (default 30 s,
                                 at most 60 s) or when it exits; stdout and stderr are kept up to
                                 1 MiB each (truncated: true beyond)
-  --config <file>      A JSON file with any of: server, token, name, root, privilege.
+  --key-file <file>    Where this daemon keeps its device key, made on the first start. A
+                       device is bound to the key it registered with: another daemon cannot
+                       take its name over, whatever token it holds. Lost the file? The owner
+                       removes the device (DELETE /api/v1/afp/devices/{id}), then it registers
+                       again. Default: ${defaultKeyFile()}
+                                                                   env ${ENV_NAMES.keyFile}
+  --config <file>      A JSON file with any of: server, token, name, root, privilege, keyFile.
                        Default: ${defaultConfigFile()} (read when it exists)
                                                                    env ${ENV_NAMES.config}
   --help               Show this text.
@@ -79,7 +94,8 @@ Flags override environment variables, which override the config file.
 The daemon sends a heartbeat at the interval the server sets (15 s by default) and reconnects
 after any drop (a network failure, a server restart) with exponential backoff and jitter, up to
 30 s between attempts. It stops with exit code 2 when the server rejects the token, when the
-owner removes the device, or when another daemon connects with the same name. SIGTERM or Ctrl-C
+owner removes the device, when the device's name is bound to another daemon's key, or when
+another daemon connects with this device's name and key. SIGTERM or Ctrl-C
 stop it cleanly (exit code 0): running commands are ended and the server sees the device offline
 at once.
 `;
@@ -122,6 +138,7 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
         name: { type: 'string' },
         root: { type: 'string' },
         privilege: { type: 'string' },
+        'key-file': { type: 'string' },
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -145,7 +162,8 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
     if (mode !== 0) warnings.push(`The config file ${configFile} holds a token and other users may read it; chmod 600 it`);
   }
 
-  const pick = (key: Key): string | undefined => values[key] ?? (env[ENV_NAMES[key]] || undefined) ?? fromFile[key];
+  const flags: Partial<Record<Key, string>> = { ...values, keyFile: values['key-file'] };
+  const pick = (key: Key): string | undefined => flags[key] ?? (env[ENV_NAMES[key]] || undefined) ?? fromFile[key];
   const server = pick('server');
   const token = pick('token');
   if (!server) throw new UsageError(`--server is required (or ${ENV_NAMES.server}, or "server" in the config file)`);
@@ -174,6 +192,7 @@ export function parseDaemonArgs(argv: string[], env: NodeJS.ProcessEnv = process
       name,
       root: path.resolve(pick('root') ?? os.homedir()),
       privilege: privilege as Privilege,
+      keyFile: path.resolve(pick('keyFile') ?? defaultKeyFile(env)),
       configFile: fileUsed ? configFile : undefined,
     },
     warnings,

@@ -1,8 +1,8 @@
 /**
  * The daemon's side of the link: one outgoing WebSocket to the server, registered by name,
  * kept alive with heartbeats, and opened again after any drop with exponential backoff and
- * jitter, until the server says reconnecting cannot help (token rejected, device removed,
- * replaced by another daemon of the same name).
+ * jitter, until the server says reconnecting cannot help (token rejected, device removed, its
+ * name bound to another daemon's key, replaced by another connection with this device's key).
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -26,6 +26,8 @@ export interface LinkOptions {
   /** The server's base address (http or https), without /api/v1. */
   server: string;
   token: string;
+  /** The device key (daemon/key.ts) that binds the device to this daemon. */
+  deviceKey: string;
   name: string;
   platform: string;
   version: string;
@@ -84,6 +86,7 @@ export function startLink(options: LinkOptions): Link {
     privilege: options.policy.privilege,
     root: options.policy.root,
     version: options.version,
+    key: options.deviceKey,
   };
 
   function send(ws: WebSocket, message: DaemonMessage): void {
@@ -237,7 +240,7 @@ export function startLink(options: LinkOptions): Link {
       if (stopped && !socket) return;
       stopped = true;
       wake?.();
-      killRunningCommands();
+      const ending = killRunningCommands();
       const ws = socket;
       if (ws && ws.readyState !== WebSocket.CLOSED) {
         const closed = new Promise((resolve) => ws.once('close', resolve));
@@ -246,6 +249,7 @@ export function startLink(options: LinkOptions): Link {
         await Promise.race([closed, delay(2000)]);
         ws.terminate();
       }
+      await ending;
       await done;
     },
   };

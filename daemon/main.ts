@@ -5,8 +5,10 @@
 import { platformName } from '../src/modules/afp/afp.protocol.js';
 import { API_VERSION } from '../src/version.js';
 import { helpText, parseDaemonArgs, UsageError } from './config.js';
+import { loadDeviceKey } from './key.js';
 import { startLink } from './link.js';
 import { createPolicy } from './policy.js';
+import { scrubFromProcessBlocks } from './scrub.js';
 
 function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} ${message}\n`);
@@ -35,6 +37,15 @@ async function main(): Promise<number> {
   const { settings, warnings } = parsed;
   for (const warning of warnings) log(`warning: ${warning}`);
 
+  // The token is in `settings` now. Commands run by exec must not find it: not in their
+  // environment (ops.ts leaves HEARTH_AFP_* out), nor in what /proc shows of this process.
+  for (const name of Object.keys(process.env)) if (/^HEARTH_AFP_/i.test(name)) delete process.env[name];
+  if (scrubFromProcessBlocks(settings.token) === 'failed') {
+    log(
+      `warning: the token could not be removed from /proc/${process.pid}/environ and /proc/${process.pid}/cmdline, where a command run by exec can read it; give the token in the config file instead`,
+    );
+  }
+
   let policy;
   try {
     policy = await createPolicy(settings.root, settings.privilege);
@@ -43,9 +54,20 @@ async function main(): Promise<number> {
     return 1;
   }
 
+  let deviceKey;
+  try {
+    deviceKey = loadDeviceKey(settings.keyFile);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+  if (deviceKey.created) log(`made a new device key in ${settings.keyFile}`);
+
   const link = startLink({
     server: settings.server,
     token: settings.token,
+    deviceKey: deviceKey.key,
     name: settings.name,
     platform: platformName(process.platform, process.arch),
     version: API_VERSION,

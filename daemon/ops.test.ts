@@ -194,6 +194,34 @@ describe('exec', () => {
     await until(() => !alive(child), `process ${child} to end`);
   });
 
+  it.runIf(process.platform === 'linux')('security: a process that left the group and session (setsid) is ended when the command exits, and the answer does not wait for it', async () => {
+    const started = Date.now();
+    // The escaped process keeps the command's stdout open: the answer must not wait for it. The
+    // shell exits only once it has its own session (field 6 of its stat is its session id).
+    const cmd = `setsid sh -c 'exec sleep 300' & p=$!; echo $p; until [ "$(cut -d' ' -f6 /proc/$p/stat)" = "$p" ]; do :; done`;
+    const result = (await runOp(exec, 'exec', { cmd, timeout: 10_000 })) as { stdout: string; exitCode: number };
+    expect(result.exitCode).toBe(0);
+    const escaped = Number(result.stdout.trim());
+    expect(escaped).toBeGreaterThan(1);
+    expect(alive(escaped)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5000);
+  }, 20_000);
+
+  it.runIf(process.platform === 'linux')('security: at the timeout, processes in other sessions and orphaned ones are ended too', async () => {
+    const error = await refused('exec', { cmd: "setsid sleep 300 >/dev/null 2>&1 & echo $!; (sh -c 'sleep 300 & echo $!' ) ; sleep 30", timeout: 1500 });
+    expect(error.code).toBe('TIMEOUT');
+    const pids = (error.details as { stdout: string }).stdout.trim().split('\n').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(alive(pid), `process ${pid}`).toBe(false);
+  }, 20_000);
+
+  it.runIf(process.platform === 'linux')('a descendant that cleared its environment and left the session is still ended once it was seen running', async () => {
+    const result = (await runOp(exec, 'exec', { cmd: 'env -i setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 2.5', timeout: 10_000 })) as { stdout: string };
+    const escaped = Number(result.stdout.trim());
+    expect(escaped).toBeGreaterThan(1);
+    expect(alive(escaped)).toBe(false);
+  }, 20_000);
+
   it('when the command exits, what it left in the background is ended too', async () => {
     const result = (await runOp(exec, 'exec', { cmd: 'sleep 30 >/dev/null 2>&1 & echo $!', timeout: 5000 })) as { stdout: string; exitCode: number };
     expect(result.exitCode).toBe(0);

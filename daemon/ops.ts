@@ -3,6 +3,7 @@
  * every path resolved and checked against the root. Results are the shapes of afp.protocol.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { LIMITS, OPS, OpArgs, type Op, type OpArgsOf, type OpResultOf } from '../src/modules/afp/afp.protocol.js';
 import { checkPrivilege, DaemonError, resolveInside, type Policy } from './policy.js';
+import { canReap, EXEC_MARKER_ENV, reapExec, trackDescendants, type ExecProcesses } from './reap.js';
 
 const argCheckers = Object.fromEntries(OPS.map((op) => [op, TypeCompiler.Compile<TSchema>(OpArgs[op])])) as Record<Op, TypeCheck<TSchema>>;
 
@@ -213,11 +215,34 @@ async function mkdirOp(policy: Policy, args: OpArgsOf<'mkdir'>): Promise<OpResul
 /** Environment variables the daemon reads its own settings from; a command never sees them. */
 const PRIVATE_ENV = /^HEARTH_AFP_/i;
 
-/** Ends a command and every process it started (its process group; on Windows its tree). */
-function killTree(child: ChildProcess): void {
+/** How long the output pipes may stay open once everything the command started is ended. */
+const PIPE_GRACE_MS = 2000;
+/** How often the descendants of running commands are looked up (Linux), to end them later. */
+const TRACK_EVERY_MS = 1000;
+
+interface RunningCommand {
+  child: ChildProcess;
+  processes: ExecProcesses;
+  /** Ends the command and everything it started; resolves when nothing of it is left. */
+  end(): Promise<void>;
+}
+
+/** Commands running now, so that a stopping daemon can end them. */
+const running = new Set<RunningCommand>();
+let tracker: NodeJS.Timeout | undefined;
+
+/**
+ * Ends a command and every process it started. Linux: every process carrying its marker or
+ * descending from it, in or out of its group and session (daemon/reap.ts). macOS: its process
+ * group. Windows: its process tree as it is now (`taskkill /T`).
+ */
+async function killAll(command: Pick<RunningCommand, 'child' | 'processes'>): Promise<void> {
+  const { child } = command;
   if (child.pid === undefined) return;
   if (process.platform === 'win32') {
-    spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => {});
+    if (child.exitCode === null && child.signalCode === null) {
+      spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => {});
+    }
     return;
   }
   try {
@@ -225,13 +250,12 @@ function killTree(child: ChildProcess): void {
   } catch {
     // The group is already gone.
   }
+  await reapExec(command.processes);
 }
 
-/** Commands running now, so that a stopping daemon can end them. */
-const running = new Set<ChildProcess>();
-
-export function killRunningCommands(): void {
-  for (const child of running) killTree(child);
+/** Ends every running command and all they started (the daemon is stopping). */
+export async function killRunningCommands(): Promise<void> {
+  await Promise.all([...running].map((command) => command.end()));
 }
 
 function collector(max: number) {
@@ -262,7 +286,10 @@ async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<
   await onPath(cwd, async () => {
     if (!(await stat(cwd)).isDirectory()) throw new DaemonError('INVALID', `cwd ${cwd} is not a folder`);
   });
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name)));
+  // The daemon's own settings (the token) never reach a command; the marker lets every process
+  // the command starts be found again, wherever it moved (daemon/reap.ts).
+  const marker = randomBytes(16).toString('hex');
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name))), [EXEC_MARKER_ENV]: marker };
   const windows = process.platform === 'win32';
   const started = Date.now();
   const child = windows
@@ -273,32 +300,45 @@ async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<
         windowsHide: true,
         windowsVerbatimArguments: true,
       })
-    : // Its own process group, so that the command and everything it starts can be ended together.
+    : // Its own process group and session, so that the command and what it starts can be ended together.
       spawn('/bin/sh', ['-c', args.cmd], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  running.add(child);
+  const processes: ExecProcesses = { shellPid: child.pid ?? -1, marker, seen: new Map() };
+  let ending: Promise<void> = Promise.resolve();
+  // Each call looks again (something may have started since the last one), one after the other.
+  const end = () => (ending = ending.then(() => killAll({ child, processes })));
+  const command: RunningCommand = { child, processes, end };
+  running.add(command);
+  if (canReap && !tracker) {
+    tracker = setInterval(() => trackDescendants([...running].map((c) => c.processes)), TRACK_EVERY_MS);
+    tracker.unref();
+  }
   const stdout = collector(LIMITS.maxOutputBytes);
   const stderr = collector(LIMITS.maxOutputBytes);
   child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
   child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
 
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    killTree(child);
+    void end();
   }, args.timeout);
 
   try {
     const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
       child.once('error', reject);
-      child.once('exit', (code, signal) => {
-        exit = { code, signal };
-        // The shell is done: whatever it left running in the background is ended too, so that
-        // nothing outlives the request (on Windows the tree is only known while it runs).
-        if (!windows) killTree(child);
-      });
-      child.once('close', () => resolve(exit ?? { code: child.exitCode, signal: child.signalCode }));
+      child.once('exit', (code, signal) => resolve({ code, signal }));
     });
+    // The shell is done: whatever it left running, in the background or elsewhere, is ended
+    // too, so that nothing outlives the request (on Windows the tree is only known while it runs).
+    if (!windows) await end();
+    // The output is complete once its pipes close. A process that escaped the ending could hold
+    // them open for ever: the answer does not wait for it.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise<void>((resolve) => (grace = setTimeout(resolve, PIPE_GRACE_MS)))]);
+    clearTimeout(grace);
+    child.stdout!.destroy();
+    child.stderr!.destroy();
     const result = {
       stdout: stdout.text(),
       stderr: stderr.text(),
@@ -321,7 +361,11 @@ async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<
     throw new DaemonError('INTERNAL', `The command could not be started: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);
-    running.delete(child);
+    running.delete(command);
+    if (running.size === 0 && tracker) {
+      clearInterval(tracker);
+      tracker = undefined;
+    }
   }
 }
 

@@ -130,6 +130,24 @@ describe('resolveInside', () => {
     }
   });
 
+  it('security: a refusal names the path as sent and the root, never where a link led', async () => {
+    const cases = [
+      [path.join(root, 'out-dir', 'secret.txt'), outside],
+      [path.join(root, 'out-file'), outside],
+      [path.join(root, 'relative-out'), outside],
+      [path.join(root, 'dangling-out'), outside],
+      ['/proc/self/cwd', process.cwd()],
+      ['/proc/self/root/etc', '/etc'],
+    ] as const;
+    for (const [requested, target] of cases) {
+      const error = await refusal(resolveInside(policy, requested));
+      expect(error.code, requested).toBe('FORBIDDEN');
+      expect(error.message).toBe(`${requested} is outside the folder this device's daemon may touch (${policy.root})`);
+      expect(error.message.replace(requested, '').replace(policy.root, '')).not.toContain(target);
+      expect(JSON.stringify(error.details)).not.toContain(target);
+    }
+  });
+
   it('refuses a link loop', async () => {
     expect((await refusal(resolveInside(policy, path.join(root, 'loop-a', 'x')))).code).toBe('INVALID');
   });

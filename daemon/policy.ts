@@ -70,7 +70,7 @@ async function realpathAllowingMissing(target: string, hops = 0): Promise<string
     return await realpath(target);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw new DaemonError('INVALID', `Too many levels of symbolic links in ${target}`);
+    if (code === 'ELOOP') throw new DaemonError('INVALID', 'Too many levels of symbolic links');
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
   }
   let entry;
@@ -88,7 +88,7 @@ async function realpathAllowingMissing(target: string, hops = 0): Promise<string
     // It exists but a part of it is not a folder (ENOTDIR): nothing to follow.
     return path.join(await realpath(path.dirname(target)), path.basename(target));
   }
-  if (hops >= MAX_LINK_HOPS) throw new DaemonError('INVALID', `Too many levels of symbolic links in ${target}`);
+  if (hops >= MAX_LINK_HOPS) throw new DaemonError('INVALID', 'Too many levels of symbolic links');
   // A dangling link: its folder exists, so resolve the folder, then follow the link from there.
   const folder = await realpath(path.dirname(target));
   return realpathAllowingMissing(path.resolve(folder, await readlink(target)), hops + 1);
@@ -97,6 +97,11 @@ async function realpathAllowingMissing(target: string, hops = 0): Promise<string
 /**
  * Resolves a path the server sent and refuses it unless it lies inside the root.
  * `..` is resolved first, by the text of the path; symbolic links are then followed.
+ *
+ * A refusal names only the path as it was sent and the root: never where a link led, nor what
+ * the file system said on the way there (an error message carries the path it failed on), so
+ * that a refusal cannot be used to explore the PC outside the root (`/proc/self/cwd`, a link
+ * to a folder elsewhere).
  */
 export async function resolveInside(policy: Policy, requested: string, what = 'path'): Promise<string> {
   if (typeof requested !== 'string' || requested === '') throw new DaemonError('INVALID', `${what} is required`);
@@ -104,13 +109,21 @@ export async function resolveInside(policy: Policy, requested: string, what = 'p
   if (!path.isAbsolute(requested)) {
     throw new DaemonError('INVALID', `${what} must be absolute (this device's root is ${policy.root})`, { root: policy.root });
   }
-  const resolved = await realpathAllowingMissing(path.resolve(requested));
-  if (!isInside(policy.root, resolved)) {
-    throw new DaemonError(
-      'FORBIDDEN',
-      `${requested} is outside the folder this device's daemon may touch (${policy.root})${resolved !== path.resolve(requested) ? `: it resolves to ${resolved}` : ''}`,
-      { root: policy.root },
-    );
+  const lexical = path.resolve(requested);
+  const outside = () =>
+    new DaemonError('FORBIDDEN', `${requested} is outside the folder this device's daemon may touch (${policy.root})`, { root: policy.root });
+  let resolved: string;
+  try {
+    resolved = await realpathAllowingMissing(lexical);
+  } catch (error) {
+    // Where resolving failed may be outside the root: say nothing about it unless the path,
+    // as sent, lies inside (then the failure is about the owner's own files).
+    if (!isInside(policy.root, lexical)) throw outside();
+    if (error instanceof DaemonError) throw new DaemonError(error.code, `${error.message} in ${requested}`);
+    const code = (error as NodeJS.ErrnoException)?.code;
+    if (code === 'EACCES' || code === 'EPERM') throw new DaemonError('FORBIDDEN', `The operating system refused access to ${requested} (${code})`);
+    throw new DaemonError('INTERNAL', `Could not resolve ${requested}: ${code ?? 'error'}`);
   }
+  if (!isInside(policy.root, resolved)) throw outside();
   return resolved;
 }

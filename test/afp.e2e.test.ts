@@ -14,9 +14,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceWithStatus, listen, waitFor } from './afp.helpers.js';
-import { createTestApp, expectError, type TestApp } from './harness.js';
+import { createTestApp, expectError, type Owner, type TestApp } from './harness.js';
 
 let t: TestApp;
+let owner: Owner;
 let base: string;
 let token: string;
 let dir: string;
@@ -61,7 +62,7 @@ const op = (method: 'GET' | 'POST' | 'DELETE', device: string, name: string, opt
 beforeAll(async () => {
   t = await createTestApp();
   base = await listen(t);
-  const owner = await t.createOwner('E2E owner');
+  owner = await t.createOwner('E2E owner');
   token = await t.tokenWithScopes(owner, ['devices']);
 
   dir = mkdtempSync(path.join(tmpdir(), 'hearth-afp-e2e-'));
@@ -79,9 +80,14 @@ beforeAll(async () => {
   await chmod(executable, 0o755);
 
   // One daemon takes its token from the environment, the other from a config file.
-  const exec = startDaemon(['--server', base, '--root', root, '--privilege', 'exec', '--name', 'e2e-exec'], { HEARTH_AFP_TOKEN: token });
+  const exec = startDaemon(['--server', base, '--root', root, '--privilege', 'exec', '--name', 'e2e-exec'], {
+    HEARTH_AFP_TOKEN: token,
+    HEARTH_AFP_KEY_FILE: path.join(dir, 'exec.key'),
+  });
   const configFile = path.join(dir, 'afp.json');
-  writeFileSync(configFile, JSON.stringify({ server: base, token, root, privilege: 'read', name: 'e2e-read' }), { mode: 0o600 });
+  writeFileSync(configFile, JSON.stringify({ server: base, token, root, privilege: 'read', name: 'e2e-read', keyFile: path.join(dir, 'read.key') }), {
+    mode: 0o600,
+  });
   const read = startDaemon(['--config', configFile]);
   try {
     execDevice = (await deviceWithStatus(t, token, 'e2e-exec', 'online', 20_000)).id;
@@ -188,6 +194,58 @@ describe('operations through the relay', () => {
     expectError(await op('POST', execDevice, 'exec', { body: { cmd: 'pwd', cwd: outside } }), 403, 'FORBIDDEN');
     expectError(await op('DELETE', execDevice, 'rm', { body: { path: root, recursive: true } }), 403, 'FORBIDDEN');
     expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+  });
+
+  it("security: a refusal does not say where a path outside the root leads", async () => {
+    for (const target of [path.join(root, 'escape'), path.join(root, 'escape', 'secret.txt'), '/proc/self/cwd', '/proc/self/root/etc']) {
+      const refused = expectError(await op('GET', execDevice, 'stat', { query: { path: target } }), 403, 'FORBIDDEN');
+      expect(refused.message).toBe(`${target} is outside the folder this device's daemon may touch (${root})`);
+      expect(JSON.stringify(refused)).not.toContain(outside);
+    }
+  });
+
+  it('security: nothing a command starts outlives its request, not even in a session of its own', async () => {
+    const cmd = `setsid sh -c 'exec sleep 300' & p=$!; echo $p; until [ "$(cut -d' ' -f6 /proc/$p/stat)" = "$p" ]; do :; done`;
+    const ran = await op('POST', execDevice, 'exec', { body: { cmd } });
+    expect(ran.status).toBe(200);
+    const escaped = Number(ran.body.data.stdout.trim());
+    expect(escaped).toBeGreaterThan(1);
+    expect(alive(escaped)).toBe(false);
+
+    const timedOut = await op('POST', execDevice, 'exec', { body: { cmd: 'setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 60', timeout: 1500 } });
+    expectError(timedOut, 504, 'DEVICE_TIMEOUT');
+    const other = Number((timedOut.body.details as { stdout: string }).stdout.trim());
+    expect(other).toBeGreaterThan(1);
+    expect(alive(other)).toBe(false);
+  });
+
+  it("security: a command cannot read the daemon's token from its environment, the daemon's /proc entries, or its command line", async () => {
+    const daemonPid = daemons[0]!.child.pid!;
+    const ran = await op('POST', execDevice, 'exec', {
+      body: { cmd: 'echo $PPID; env; tr "\\0" "\\n" < /proc/$PPID/environ; tr "\\0" " " < /proc/$PPID/cmdline' },
+    });
+    expect(ran.status).toBe(200);
+    expect(Number(ran.body.data.stdout.split('\n')[0])).toBe(daemonPid);
+    expect(ran.body.data.stdout).toContain('PATH=');
+    expect(ran.body.data.stdout).not.toContain(token);
+    expect(ran.body.data.stdout).not.toContain(token.slice(-12));
+    // What any process of the same user reads of the daemon directly.
+    expect(readFileSync(`/proc/${daemonPid}/environ`, 'latin1')).not.toContain(token);
+    expect(readFileSync(`/proc/${daemonPid}/cmdline`, 'latin1')).not.toContain(token);
+  });
+
+  it("security: another daemon, with another devices token of the owner, cannot take a device's name, privilege or root", async () => {
+    const agentToken = await t.tokenWithScopes(owner, ['devices']);
+    const intruder = startDaemon(['--server', base, '--root', '/', '--privilege', 'exec', '--name', 'e2e-exec'], {
+      HEARTH_AFP_TOKEN: agentToken,
+      HEARTH_AFP_KEY_FILE: path.join(dir, 'intruder.key'),
+    });
+    expect(await exited(intruder.child)).toBe(2);
+    expect(intruder.output()).toContain(`device ${execDevice} is bound to another daemon's key`);
+    const device = (await t.request('GET', `/api/v1/afp/devices/${execDevice}`, { token })).body.data;
+    expect(device).toMatchObject({ status: 'online', privilege: 'exec', root });
+    expect((await op('GET', execDevice, 'stat', { query: { path: root } })).body.data.path).toBe(root);
+    expectError(await op('GET', execDevice, 'stat', { query: { path: '/etc' } }), 403, 'FORBIDDEN');
   });
 
   it('a command past its timeout is 504 DEVICE_TIMEOUT, with everything it started ended', async () => {

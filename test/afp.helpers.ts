@@ -1,4 +1,5 @@
 /** Helpers for the AFP tests: a listening server, daemons connected to it, and bounded waits. */
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { startLink, type Link } from '../daemon/link.js';
@@ -38,14 +39,24 @@ export async function deviceWithStatus(t: TestApp, token: string, name: string, 
 export interface TestDaemon {
   link: Link;
   deviceId: string;
+  /** The device key it connected with; pass it again to reconnect as the same device. */
+  deviceKey: string;
 }
 
+/** A new device key, as a daemon makes one on its first start. */
+export const newDeviceKey = () => randomBytes(32).toString('base64url');
+
 /** The daemon's own link code, run in this process against the server. */
-export async function connectDaemon(base: string, options: { token: string; name: string; root: string; privilege: Privilege }): Promise<TestDaemon> {
+export async function connectDaemon(
+  base: string,
+  options: { token: string; name: string; root: string; privilege: Privilege; deviceKey?: string },
+): Promise<TestDaemon> {
   const policy = await createPolicy(options.root, options.privilege);
+  const deviceKey = options.deviceKey ?? newDeviceKey();
   const link = startLink({
     server: base,
     token: options.token,
+    deviceKey,
     name: options.name,
     platform: `${process.platform}-${process.arch}`,
     version: 'test',
@@ -59,7 +70,7 @@ export async function connectDaemon(base: string, options: { token: string; name
       throw new Error(`the daemon stopped: ${outcome.reason}`);
     }),
   ]);
-  return { link, deviceId };
+  return { link, deviceId, deviceKey };
 }
 
 /**
@@ -86,6 +97,7 @@ export async function rawDaemon(base: string, token: string, hello: Record<strin
         privilege: 'exec',
         root: '/nowhere',
         version: 'test',
+        key: newDeviceKey(),
         ...hello,
       }),
     );

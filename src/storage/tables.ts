@@ -312,6 +312,11 @@ export interface AfpDevicesTable {
   daemon_version: string;
   last_seen_at: string;
   created_at: string;
+  /**
+   * SHA-256 (hex) of the device key of the daemon that registered the device; a connection for
+   * the device with another key is refused. NULL only for a device registered before keys existed.
+   */
+  key_hash: string | null;
 }
 
 export interface Database {

@@ -71,12 +71,17 @@ export function serveDaemonLink(socket: WebSocket, request: FastifyRequest, deps
       close(CLOSE.PROTOCOL, `protocol ${hello.protocol} is not spoken here (this server speaks ${PROTOCOL_VERSION}): download the daemon again`);
       return;
     }
+    if (!hello.key) {
+      close(CLOSE.PROTOCOL, 'hello carries no device key: download the daemon again');
+      return;
+    }
     registering = true;
     let device;
     try {
       device = await deps.afp.registerDevice(principal.ownerId, hello, actor);
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {
+        if (error.code === 'FORBIDDEN') deps.log.warn({ name: hello.name }, 'AFP: refused a daemon whose device key does not match the device');
         close(CLOSE.REFUSED, error.message);
       } else {
         deps.log.error({ err: error }, 'AFP: registering a device failed');
@@ -94,7 +99,9 @@ export function serveDaemonLink(socket: WebSocket, request: FastifyRequest, deps
         send,
         close,
       },
-      (previous) => previous.close(CLOSE.REPLACED, `another daemon connected as "${hello.name}"`),
+      // Only a daemon holding this device's key gets here: the same daemon reconnecting over a
+      // link the server still holds open, or a copy of it sharing its key file.
+      (previous) => previous.close(CLOSE.REPLACED, `another daemon connected as "${hello.name}" with this device's key`),
     );
     send({ type: 'registered', deviceId: device.id, heartbeatMs: deps.heartbeatMs });
     deps.log.info({ deviceId: device.id, platform: hello.platform, privilege: hello.privilege }, 'AFP daemon connected');

@@ -2,7 +2,7 @@
  * The AFP wire protocol: JSON text frames over the one WebSocket the daemon opens towards the
  * server (GET /api/v1/afp/connect, bearer token with the `devices` scope).
  *
- *   daemon → server   hello      { protocol, name, platform, privilege, root, version }
+ *   daemon → server   hello      { protocol, name, platform, privilege, root, version, key }
  *   server → daemon   registered { deviceId, heartbeatMs }
  *   daemon → server   heartbeat  every heartbeatMs; the server answers heartbeat
  *   server → daemon   request    { id, op, args }
@@ -19,7 +19,8 @@ if (!FormatRegistry.Has('date-time')) {
   FormatRegistry.Set('date-time', (value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value) && !Number.isNaN(Date.parse(value)));
 }
 
-export const PROTOCOL_VERSION = 1;
+/** 2: hello carries the daemon's device key, which binds a device to the daemon that registered it. */
+export const PROTOCOL_VERSION = 2;
 
 /** Where the daemon connects, below the server's base address. */
 export const CONNECT_PATH = '/api/v1/afp/connect';
@@ -73,13 +74,16 @@ export const CLOSE = {
   PROTOCOL: 4400,
   /** The token was revoked or lost the `devices` scope. */
   UNAUTHORIZED: 4401,
-  /** The server refused to register the device (e.g. a plan limit). */
+  /**
+   * The server refused to register the device: a plan limit, or a device of that name that is
+   * bound to another daemon's device key (the reason says which and what to do).
+   */
   REFUSED: 4403,
   /** The owner removed the device (DELETE /api/v1/afp/devices/{id}). */
   FORGOTTEN: 4404,
   /** No heartbeat for too long. */
   HEARTBEAT: 4408,
-  /** Another daemon connected with the same name. */
+  /** Another connection of the same device (same name and device key) took over, e.g. a copy of the daemon. */
   REPLACED: 4409,
 } as const;
 
@@ -208,6 +212,13 @@ export const HelloMessage = Type.Object({
   privilege: Type.Union(PRIVILEGES.map((p) => Type.Literal(p))),
   root: Type.String({ minLength: 1, maxLength: LIMITS.maxPathLength }),
   version: Type.String({ maxLength: 50 }),
+  /**
+   * The daemon's device key: random, made and kept by the daemon (a file beside its config), one
+   * per server and device name. The device is bound to the key it was registered with; a hello
+   * for that device with another key is refused (4403). Optional in the schema only so that a
+   * daemon of protocol 1 hears "download the daemon again" rather than "bad frame".
+   */
+  key: Type.Optional(Type.String({ minLength: 32, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' })),
 });
 export type Hello = Static<typeof HelloMessage>;
 

@@ -98,21 +98,79 @@ describe('devices', () => {
     await first.link.stop();
     const offline = await deviceWithStatus(t, token, 'laptop', 'offline');
     expect(offline.id).toBe(first.deviceId);
-    const again = await connectDaemon(base, { token, name: 'laptop', root, privilege: 'write' });
+    const again = await connectDaemon(base, { token, name: 'laptop', root, privilege: 'write', deviceKey: first.deviceKey });
     links.push(again);
     expect(again.deviceId).toBe(first.deviceId);
     const res = await t.request('GET', `/api/v1/afp/devices/${again.deviceId}`, { token });
     expect(res.body.data).toMatchObject({ status: 'online', privilege: 'write' });
   });
 
-  it('a second daemon with the same name replaces the first, which stops for good', async () => {
+  it('the same daemon connecting again (its device key) takes its link over; the older connection is told why and stops', async () => {
     const first = await connectDaemon(base, { token, name: 'twin', root, privilege: 'read' });
-    const second = await connectDaemon(base, { token, name: 'twin', root, privilege: 'read' });
+    const second = await connectDaemon(base, { token, name: 'twin', root, privilege: 'read', deviceKey: first.deviceKey });
     links.push(second);
     expect(second.deviceId).toBe(first.deviceId);
     const outcome = await first.link.done;
     expect(outcome).toEqual({ final: true, reason: expect.stringContaining('another daemon connected') });
     expect((await t.request('GET', `/api/v1/afp/devices/${second.deviceId}`, { token })).body.data.status).toBe('online');
+  });
+
+  it("security: another daemon cannot take a device over, whatever devices token it holds; it is refused (4403), audited, and the device is untouched", async () => {
+    const realRoot = path.join(root, 'docs');
+    const real = await connectDaemon(base, { token, name: 'guarded', root: realRoot, privilege: 'read' });
+    links.push(real);
+    const before = (await t.request('GET', `/api/v1/afp/devices/${real.deviceId}`, { token })).body.data;
+
+    // Another devices token of the same owner (an agent's), and the daemon's own token: neither
+    // gets in without the device's key, with a wider privilege and another root or not.
+    const agentToken = await t.tokenWithScopes(owner, ['devices']);
+    for (const intruderToken of [agentToken, token]) {
+      const attempt = connectDaemon(base, { token: intruderToken, name: 'guarded', root, privilege: 'exec' });
+      await expect(attempt).rejects.toThrow(`device ${real.deviceId} is bound to another daemon's key; remove it to register again, or use another --name`);
+    }
+    const raw = await rawDaemon(base, agentToken, { name: 'guarded', privilege: 'exec', root: '/' });
+    expect(await raw.closed).toEqual({ code: CLOSE.REFUSED, reason: expect.stringContaining('bound to another daemon') });
+    expect(raw.frames.find((f) => f.type === 'registered')).toBeUndefined();
+
+    // The real daemon keeps its link, privilege and root, and still answers.
+    const after = (await t.request('GET', `/api/v1/afp/devices/${real.deviceId}`, { token })).body.data;
+    expect(after).toMatchObject({ status: 'online', privilege: 'read', root: realRoot, createdAt: before.createdAt, platform: before.platform });
+    expect((await api('GET', 'ls', { device: real.deviceId, query: { path: realRoot } })).status).toBe(200);
+    expectError(await api('POST', 'exec', { device: real.deviceId, body: { cmd: 'true' } }), 403, 'FORBIDDEN');
+    expect(await Promise.race([real.link.done, new Promise((resolve) => setTimeout(() => resolve('still running'), 200))])).toBe('still running');
+
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'afp.device.connect', limit: 50 } });
+    const denied = (audit.body.data as Array<{ outcome: string; targetId: string; details: Record<string, unknown> }>).filter((e) => e.targetId === real.deviceId);
+    expect(denied).toHaveLength(3);
+    for (const entry of denied) expect(entry).toMatchObject({ outcome: 'denied', details: { name: 'guarded', reason: 'device key mismatch', privilege: 'exec' } });
+  });
+
+  it('once the owner removes a device, a daemon with a new key registers the name again', async () => {
+    const lost = await connectDaemon(base, { token, name: 'reinstalled', root, privilege: 'read' });
+    await lost.link.stop();
+    await expect(connectDaemon(base, { token, name: 'reinstalled', root, privilege: 'write' })).rejects.toThrow('bound to another daemon');
+    expect((await t.request('DELETE', `/api/v1/afp/devices/${lost.deviceId}`, { token })).status).toBe(200);
+    const fresh = await connectDaemon(base, { token, name: 'reinstalled', root, privilege: 'write' });
+    links.push(fresh);
+    expect(fresh.deviceId).not.toBe(lost.deviceId);
+    expect((await t.request('GET', `/api/v1/afp/devices/${fresh.deviceId}`, { token })).body.data).toMatchObject({ status: 'online', privilege: 'write' });
+  });
+
+  it('a device registered before device keys is bound by the first daemon that connects for it with one', async () => {
+    const legacy = await connectDaemon(base, { token, name: 'legacy', root, privilege: 'read' });
+    await legacy.link.stop();
+    await t.storage.db.updateTable('afp_devices').set({ key_hash: null }).where('id', '=', legacy.deviceId).execute();
+    const claimed = await connectDaemon(base, { token, name: 'legacy', root, privilege: 'read' });
+    links.push(claimed);
+    expect(claimed.deviceId).toBe(legacy.deviceId);
+    await expect(connectDaemon(base, { token, name: 'legacy', root, privilege: 'exec', deviceKey: legacy.deviceKey })).rejects.toThrow('bound to another daemon');
+  });
+
+  it('a hello of the previous protocol, without a device key, is told to download the daemon again', async () => {
+    const old = await rawDaemon(base, token, { name: 'old-daemon', protocol: 1, key: undefined });
+    expect(await old.closed).toEqual({ code: CLOSE.PROTOCOL, reason: expect.stringContaining('download the daemon again') });
+    const keyless = await rawDaemon(base, token, { name: 'old-daemon', key: undefined });
+    expect(await keyless.closed).toEqual({ code: CLOSE.PROTOCOL, reason: 'hello carries no device key: download the daemon again' });
   });
 
   it('DELETE forgets the device and closes its connection; the daemon stops', async () => {
@@ -358,7 +416,7 @@ describe('plan limits', () => {
       await expect(connectDaemon(limitedBase, { token: userToken, name: 'second-pc', root, privilege: 'read' })).rejects.toThrow('Plan limit reached: devices');
       // The device already registered reconnects: it is not a new one.
       await first.link.stop();
-      const again = await connectDaemon(limitedBase, { token: userToken, name: 'only-pc', root, privilege: 'read' });
+      const again = await connectDaemon(limitedBase, { token: userToken, name: 'only-pc', root, privilege: 'read', deviceKey: first.deviceKey });
       expect(again.deviceId).toBe(first.deviceId);
       await again.link.stop();
     } finally {

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { AppError, notFound, type ErrorCode } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { constantTimeEqual, hashToken } from '../../lib/crypto.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
@@ -103,9 +104,9 @@ export function createAfpService(deps: AfpServiceDeps) {
    * The one place a device is first registered, so the plan's devices limit is checked here. A
    * refusal (PLAN_LIMIT_REACHED) closes the daemon's link with 4403 and its message; the daemon stops.
    */
-  async function addDevice(ownerId: string, name: string, report: DeviceReport, actor: AuditActor): Promise<DeviceRow> {
+  async function addDevice(ownerId: string, name: string, report: DeviceReport, keyHash: string, actor: AuditActor): Promise<DeviceRow> {
     await deps.limits?.assertCanAdd(ownerId, 'devices', 1, () => repo.count(ownerId));
-    const row: DeviceRow = { id: newId('dev'), owner_id: ownerId, name, ...report, created_at: report.last_seen_at };
+    const row: DeviceRow = { id: newId('dev'), owner_id: ownerId, name, ...report, created_at: report.last_seen_at, key_hash: keyHash };
     await repo.insert(row);
     await audit.record(actor, {
       action: 'afp.device.register',
@@ -163,8 +164,16 @@ export function createAfpService(deps: AfpServiceDeps) {
   }
 
   return {
-    /** A daemon said hello: the device of this owner and name, created on its first connection. */
+    /**
+     * A daemon said hello: the device of this owner and name, created on its first connection
+     * and bound to the daemon's device key. A hello for an existing device with another key (a
+     * second daemon, whatever `devices` token it holds) is refused and audited, and changes
+     * nothing: the device keeps its link, privilege and root. Its owner removes the device to
+     * register that name again.
+     */
     async registerDevice(ownerId: string, hello: Hello, actor: AuditActor): Promise<DeviceRow> {
+      if (!hello.key) throw new AppError('VALIDATION_ERROR', 'hello carries no device key: download the daemon again');
+      const keyHash = hashToken(hello.key);
       const report: DeviceReport = {
         platform: hello.platform,
         privilege: hello.privilege,
@@ -172,18 +181,35 @@ export function createAfpService(deps: AfpServiceDeps) {
         daemon_version: hello.version,
         last_seen_at: isoNow(),
       };
+      /** Passes when `keyHash` is the device's key (binding a device that has none yet); otherwise audits and refuses. */
+      const check = async (row: DeviceRow): Promise<void> => {
+        if (row.key_hash === null && (await repo.bindKey(row.id, keyHash))) return;
+        const bound = row.key_hash ?? (await repo.get(ownerId, row.id))?.key_hash ?? null;
+        if (bound !== null && constantTimeEqual(bound, keyHash)) return;
+        await audit.record(actor, {
+          action: 'afp.device.connect',
+          outcome: 'denied',
+          targetType: 'afp_device',
+          targetId: row.id,
+          details: { name: row.name, reason: 'device key mismatch', platform: hello.platform, privilege: hello.privilege },
+        });
+        // A close reason holds 123 bytes: the id first, then what to do.
+        throw new AppError('FORBIDDEN', `device ${row.id} is bound to another daemon's key; remove it to register again, or use another --name`);
+      };
       const existing = await repo.findByName(ownerId, hello.name);
       if (existing) {
+        await check(existing);
         const updated = await repo.report(existing.id, report);
         if (updated) return updated;
       }
       try {
-        return await addDevice(ownerId, hello.name, report, actor);
+        return await addDevice(ownerId, hello.name, report, keyHash, actor);
       } catch (error) {
         // Two daemons of the same name said hello at once: the other one created it.
         if (!isUniqueViolation(error)) throw error;
         const created = await repo.findByName(ownerId, hello.name);
         if (!created) throw error;
+        await check(created);
         return (await repo.report(created.id, report)) ?? created;
       }
     },

@@ -238,7 +238,7 @@ describe('devices', () => {
 
       // The device already registered is not a new one: it may always reconnect.
       await first.link.stop();
-      const again = await connectDaemon(base, { token, name: 'desktop', root, privilege: 'read' });
+      const again = await connectDaemon(base, { token, name: 'desktop', root, privilege: 'read', deviceKey: first.deviceKey });
       links.push(again);
       expect(again.deviceId).toBe(first.deviceId);
 
