@@ -8,6 +8,7 @@ import { registerAccessControl } from './http/access.js';
 import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { redactUrl } from './http/schemas.js';
+import { createValidatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
@@ -77,8 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: () => newId('req'),
     frameworkErrors: handleFrameworkError,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(createValidatorCompiler());
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
