@@ -5,11 +5,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { registerAccessControl } from './http/access.js';
-import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
+import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { redactUrl } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
 import { LIMITS as AFP_LIMITS } from './modules/afp/afp.protocol.js';
@@ -90,6 +91,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (jsonNestingExceeds(text)) {
+      return done(
+        new AppError('VALIDATION_ERROR', `The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; flatten it`),
+        undefined,
+      );
+    }
     return parseJson(request, text, done);
   });
   // Fastify's built-in text/plain parser would let plain text reach JSON routes (400 instead of 415).

@@ -1,5 +1,6 @@
 import { AppError } from '../../http/errors.js';
 import type { OutboundResponse } from '../../http/outbound.js';
+import { jsonNestingExceeds } from '../../lib/json-depth.js';
 import { methodTakesBody, placeholders, type MethodSpec } from './services.catalogue.js';
 
 /**
@@ -353,6 +354,9 @@ function decodeBody(body: Buffer, contentType: string | undefined): Pick<ShapedR
   const mime = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const text = asUtf8(body);
   if (/^application\/(.+\+)?json$|^text\/json$/.test(mime) && text !== undefined) {
+    // JSON nested deeper than any request may be is handed back as text: parsed, it could not
+    // be serialized into the answer without overflowing the stack.
+    if (jsonNestingExceeds(text)) return { body: text, encoding: 'text' };
     try {
       return { body: JSON.parse(text), encoding: 'json' };
     } catch {
