@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { registerAccessControl } from './http/access.js';
+import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { redactUrl } from './http/schemas.js';
@@ -103,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
+  registerBodyDrain(app);
   const tokenLimiter =
     config.tokenRateLimitPerMinute > 0
       ? createRateLimiter({ max: config.tokenRateLimitPerMinute, windowMs: 60_000, what: 'requests with this token' })
