@@ -162,7 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(memoryRoutes({ memory: services.memory }));
   await app.register(knowledgeRoutes({ knowledge: services.knowledge, attachments: services.attachments }));
   await app.register(skillsRoutes({ skills: services.skills }));
-  await app.register(oauthRoutes({ oauth: services.oauth }));
+  await app.register(oauthRoutes({ oauth: services.oauth, publicBaseUrl: config.publicBaseUrl }));
   await app.register(googleRoutes({ google: services.google }));
   await app.register(servicesRoutes({ services: services.services }));
   await app.register(connectorsRoutes({ connectors: services.connectors }));

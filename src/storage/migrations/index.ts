@@ -9,6 +9,7 @@ import * as afp from './0009-afp.js';
 import * as chat from './0010-chat.js';
 import * as marketplace from './0011-marketplace.js';
 import * as billing from './0012-billing.js';
+import * as oauthBrowserBinding from './0013-oauth-browser-binding.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0010-chat', chat],
   ['0011-marketplace', marketplace],
   ['0012-billing', billing],
+  ['0013-oauth-browser-binding', oauthBrowserBinding],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
