@@ -112,7 +112,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
         config: { access: access.scope('services:write') },
         schema: {
           operationId: 'oauthAuthorize',
-          summary: "The provider's consent URL to connect an account (PKCE; single-use state, valid 10 minutes)",
+          summary: "The address that connects an account: Hearth's connect page, then the provider's consent (PKCE; single-use state, valid 10 minutes)",
           tags,
           params: ServiceParams,
           response: { 200: AuthorizeResponse },
