@@ -5,10 +5,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { registerAccessControl } from './http/access.js';
-import { handleFrameworkError, registerErrorHandling } from './http/errors.js';
+import { registerBodyDrain } from './http/body-drain.js';
+import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { HearthLogController, loggerOptions } from './http/logging.js';
+import { createValidatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
 import { LIMITS as AFP_LIMITS } from './modules/afp/afp.protocol.js';
@@ -65,8 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: () => newId('req'),
     frameworkErrors: handleFrameworkError,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(createValidatorCompiler());
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -77,12 +80,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (jsonNestingExceeds(text)) {
+      return done(
+        new AppError('VALIDATION_ERROR', `The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; flatten it`),
+        undefined,
+      );
+    }
     return parseJson(request, text, done);
   });
   // Fastify's built-in text/plain parser would let plain text reach JSON routes (400 instead of 415).
   app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
+  registerBodyDrain(app);
   const tokenLimiter =
     config.tokenRateLimitPerMinute > 0
       ? createRateLimiter({ max: config.tokenRateLimitPerMinute, windowMs: 60_000, what: 'requests with this token' })
@@ -140,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(memoryRoutes({ memory: services.memory }));
   await app.register(knowledgeRoutes({ knowledge: services.knowledge, attachments: services.attachments }));
   await app.register(skillsRoutes({ skills: services.skills }));
-  await app.register(oauthRoutes({ oauth: services.oauth }));
+  await app.register(oauthRoutes({ oauth: services.oauth, publicBaseUrl: config.publicBaseUrl }));
   await app.register(googleRoutes({ google: services.google }));
   await app.register(servicesRoutes({ services: services.services }));
   await app.register(connectorsRoutes({ connectors: services.connectors }));

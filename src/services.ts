@@ -146,6 +146,10 @@ export function createServices(config: Config, storage: Storage) {
     outbound,
     audit,
     publicBaseUrl: config.publicBaseUrl,
+    owners: {
+      emailOf: async (ownerId) => (await accounts.getUser(ownerId)).email,
+      confirmPassword: (ownerId, password, actor) => accounts.confirmPassword(ownerId, password, actor),
+    },
   });
   // Gmail and Google Drive of the connected account.
   const google = createGoogleService({ oauth, outbound, google: config.google });

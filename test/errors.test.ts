@@ -61,13 +61,14 @@ describe('unknown routes', () => {
     expectError(badToken, 404, 'ROUTE_NOT_FOUND');
   });
 
-  it('answer 404 ROUTE_NOT_FOUND for a method the path does not have', async () => {
+  it('answer 405 METHOD_NOT_ALLOWED with Allow for a method the path does not have', async () => {
     for (const method of ['PATCH', 'OPTIONS', 'HEAD'] as const) {
       const res = await call(t, method, '/api/v1/tokens', { token: owner.token });
-      expect(res.status).toBe(404);
-      if (method !== 'HEAD') expectError(res, 404, 'ROUTE_NOT_FOUND');
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, POST');
+      if (method !== 'HEAD') expectError(res, 405, 'METHOD_NOT_ALLOWED');
     }
-    expectError(await call(t, 'DELETE', '/api/v1/auth/login', { token: owner.token }), 404, 'ROUTE_NOT_FOUND');
+    expectError(await call(t, 'DELETE', '/api/v1/auth/login', { token: owner.token }), 405, 'METHOD_NOT_ALLOWED');
   });
 
   it('answer 404 ROUTE_NOT_FOUND for a doubled /api/v1 prefix, explaining the base address', async () => {

@@ -37,6 +37,9 @@ const PUBLIC_ROUTES = new Set(
     'GET /api/v1/billing/return',
     // The provider's browser redirect lands here; the OAuth state identifies the owner.
     'GET /api/v1/oauth/callback/{service}',
+    // The owner's browser signs in on the connect page; no token there (the password is the proof).
+    'GET /api/v1/oauth/connect/{service}',
+    'POST /api/v1/oauth/connect/{service}',
   ].map((entry) => {
     const [method, path] = entry.split(' ') as [string, string];
     return key(method, path);

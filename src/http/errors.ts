@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   PROVIDER_NOT_CONNECTED: 403,
   NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -207,6 +208,22 @@ export function logRequestError(request: FastifyRequest, appError: AppError, ori
   else request.log.info(entry, appError.message);
 }
 
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * The methods some route serves at `path` (an address, not a pattern), for a 405's Allow header.
+ * The router itself answers, so parameters and the services wildcard count exactly as they route.
+ */
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  return METHODS.filter((method) => {
+    try {
+      return app.findRoute({ method, url: path }) !== null;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** One handler for every error, from routes and from the framework. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
@@ -217,6 +234,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
+    const allowed = allowedMethods(app, path);
+    if (allowed.length > 0) {
+      return sendError(
+        request,
+        reply,
+        new AppError('METHOD_NOT_ALLOWED', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}`, {
+          headers: { Allow: allowed.join(', ') },
+        }),
+      );
+    }
     const message = path.startsWith('/api/v1/api/v1')
       ? 'No such route: the base address must not include /api/v1, because every path already starts with it'
       : `No such route: ${request.method} ${path}. GET /api/v1/ lists the endpoints`;

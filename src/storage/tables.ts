@@ -266,6 +266,8 @@ export interface OAuthStatesTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** SHA-256 (hex) of the binder in the cookie of the browser whose owner signed in; null until then. */
+  browser_binding: string | null;
 }
 
 /** Stripe webhook events already handled, by Stripe's event id (billing). */

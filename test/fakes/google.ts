@@ -999,17 +999,55 @@ export type FakeGoogle = Awaited<ReturnType<typeof startFakeGoogle>>;
 
 /** The minimum of the test harness the flow needs. */
 interface FlowApp {
-  request(method: 'GET', url: string, options?: { token?: string }): Promise<{ status: number; body: any; text: string; headers: Record<string, unknown> }>;
+  request(
+    method: 'GET' | 'POST',
+    url: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; text: string; headers: Record<string, unknown> }>;
+}
+
+/** Who connects: the owner's token starts the flow, their password signs in on the connect page. */
+export interface FlowOwner {
+  token: string;
+  password: string;
 }
 
 /**
- * Connects the owner's Google account as a person would: Hearth's authorize URL, the consent
- * screen (this fake, which redirects), then the browser landing on Hearth's callback.
- * Answers the callback's response.
+ * The owner's browser up to the callback: Hearth's authorize URL (or `authorizeUrl`), the
+ * connect page, signing in there (which sets the flow's cookie), then the consent screen (this
+ * fake, which redirects). Answers where the browser lands and the cookie it carries there.
  */
-export async function connectGoogle(t: FlowApp, fake: FakeGoogle, token: string) {
-  const authorize = await t.request('GET', '/api/v1/oauth/authorize/google', { token });
-  if (authorize.status !== 200) throw new Error(`authorize failed: ${authorize.status} ${authorize.text}`);
-  const callback = await fake.consent(authorize.body.data.url);
-  return t.request('GET', `${callback.pathname}${callback.search}`);
+export async function browserConsent(
+  t: FlowApp,
+  fake: FakeGoogle,
+  owner: FlowOwner,
+  authorizeUrl?: string,
+): Promise<{ callback: URL; cookie: string; providerUrl: string }> {
+  let url = authorizeUrl;
+  if (!url) {
+    const authorize = await t.request('GET', '/api/v1/oauth/authorize/google', { token: owner.token });
+    if (authorize.status !== 200) throw new Error(`authorize failed: ${authorize.status} ${authorize.text}`);
+    url = authorize.body.data.url as string;
+  }
+  const page = new URL(url);
+  const shown = await t.request('GET', `${page.pathname}${page.search}`);
+  if (shown.status !== 200) throw new Error(`connect page failed: ${shown.status} ${shown.text}`);
+  const form = new URLSearchParams({ state: page.searchParams.get('state') ?? '', password: owner.password }).toString();
+  const signedIn = await t.request('POST', page.pathname, { body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  if (signedIn.status !== 200) throw new Error(`sign-in failed: ${signedIn.status} ${signedIn.text}`);
+  const setCookie = String(signedIn.headers['set-cookie'] ?? '');
+  const cookie = setCookie.split(';')[0]!;
+  const href = /id="continue" href="([^"]+)"/.exec(signedIn.text)?.[1];
+  if (!href || !cookie) throw new Error(`sign-in answered no way on: ${signedIn.text}`);
+  const providerUrl = href.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return { callback: await fake.consent(providerUrl), cookie, providerUrl };
+}
+
+/**
+ * Connects the owner's Google account as a person would (see browserConsent), then the browser
+ * lands on Hearth's callback with its cookie. Answers the callback's response.
+ */
+export async function connectGoogle(t: FlowApp, fake: FakeGoogle, owner: FlowOwner) {
+  const { callback, cookie } = await browserConsent(t, fake, owner);
+  return t.request('GET', `${callback.pathname}${callback.search}`, { headers: { cookie } });
 }

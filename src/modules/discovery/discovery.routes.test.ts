@@ -158,6 +158,7 @@ describe('GET /llms.txt', () => {
       'never append /api/v1',
       'Never follow HTTP redirects',
       'ROUTE_NOT_FOUND',
+      'METHOD_NOT_ALLOWED',
       'Authorization: Bearer <API_TOKEN>',
       '?token=<API_TOKEN>',
       'POST /api/v1/handshakes',

@@ -20,7 +20,7 @@ beforeAll(async () => {
     config: { allowPrivateNetwork: true, google: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, endpointOverride: fake.url } },
   });
   owner = await t.createOwner();
-  expect((await connectGoogle(t, fake, owner.token)).status).toBe(200);
+  expect((await connectGoogle(t, fake, owner)).status).toBe(200);
 });
 
 afterAll(async () => {
@@ -310,7 +310,7 @@ describe('not connected, scopes missing, and access', () => {
     const partial = await t.createOwner();
     fake.options.withheldScopes = [SCOPE.driveFile];
     try {
-      expect((await connectGoogle(t, fake, partial.token)).status).toBe(200);
+      expect((await connectGoogle(t, fake, partial)).status).toBe(200);
     } finally {
       fake.options.withheldScopes = [];
     }
@@ -326,7 +326,7 @@ describe('not connected, scopes missing, and access', () => {
     const partial = await t.createOwner();
     fake.options.withheldScopes = [SCOPE.gmailModify];
     try {
-      expect((await connectGoogle(t, fake, partial.token)).status).toBe(200);
+      expect((await connectGoogle(t, fake, partial)).status).toBe(200);
     } finally {
       fake.options.withheldScopes = [];
     }

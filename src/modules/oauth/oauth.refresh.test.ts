@@ -32,7 +32,7 @@ afterEach(() => {
  */
 async function connectExpiring(owner: Owner): Promise<void> {
   fake.options.accessTokenTtlSeconds = 30;
-  expect((await connectGoogle(t, fake, owner.token)).status).toBe(200);
+  expect((await connectGoogle(t, fake, owner)).status).toBe(200);
   fake.options.accessTokenTtlSeconds = 3599;
 }
 
@@ -65,7 +65,7 @@ describe('refreshing access tokens', () => {
 
   it('uses a fresh token without refreshing', async () => {
     const owner = await t.createOwner();
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     const refreshes = fake.count('token.refresh_token');
     for (let i = 0; i < 3; i++) expect((await listMail(owner)).status).toBe(200);
     expect(fake.count('token.refresh_token')).toBe(refreshes);
@@ -118,7 +118,7 @@ describe('refreshing access tokens', () => {
     expectError(await t.request('GET', '/api/v1/services/google/storage/files', { token: owner.token }), 401, 'PROVIDER_NOT_CONNECTED');
     expect(fake.count('token.refresh_token')).toBe(refreshes);
 
-    expect((await connectGoogle(t, fake, owner.token)).status).toBe(200);
+    expect((await connectGoogle(t, fake, owner)).status).toBe(200);
     expect((await listMail(owner)).status).toBe(200);
     const after = await t.request('GET', '/api/v1/oauth/status', { token: owner.token });
     expect(after.body.data[0]).toMatchObject({ status: 'connected', lastError: null });
@@ -127,7 +127,7 @@ describe('refreshing access tokens', () => {
   it('a token Google refuses before its time (401) is refreshed once and the call retried', async () => {
     const owner = await t.createOwner();
     fake.addMessage({ from: 'a@example.org', to: 'owner@gmail.test', subject: 'Retry', text: 'x' });
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     const refreshes = fake.count('token.refresh_token');
     const unauthorized = fake.count('unauthorized');
     fake.expireAccessTokens();
@@ -194,7 +194,7 @@ describe('refreshing access tokens', () => {
 describe('accessToken for other modules', () => {
   it('answers the token, the granted scopes and the account', async () => {
     const owner = await t.createOwner();
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     const result = await t.services.oauth.accessToken(owner.id, 'google');
     expect(result.accessToken).toMatch(/^ya29\./);
     expect(result.account).toBe('owner@gmail.test');

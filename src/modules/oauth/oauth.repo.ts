@@ -18,12 +18,37 @@ export function createOAuthRepo(db: Kysely<Database>, dialect: Dialect) {
       await db.deleteFrom('oauth_states').where('expires_at', '<', now).execute();
     },
 
+    /** A state still usable: unused, unexpired, for this provider. */
+    async findPendingState(id: string, provider: string, now: string): Promise<StateRow | undefined> {
+      return db
+        .selectFrom('oauth_states')
+        .selectAll()
+        .where('id', '=', id)
+        .where('provider', '=', provider)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+    },
+
+    /** Binds a pending state to a browser (replacing an earlier binding by the same owner). */
+    async bindState(id: string, binding: string, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('oauth_states')
+        .set({ browser_binding: binding })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
     /**
-     * Marks a state used if it is still unused and unexpired, in one statement: of two
-     * callbacks carrying the same state exactly one gets the row. Answers the row, or
-     * undefined when the state is unknown, used, expired or for another provider.
+     * Marks a state used if it is still unused, unexpired and bound to this browser, in one
+     * statement: of two callbacks carrying the same state exactly one gets the row, and a
+     * callback from another browser spends nothing. Answers the row, or undefined when the state
+     * is unknown, used, expired, for another provider or bound to another browser.
      */
-    async consumeState(id: string, provider: string, now: string): Promise<StateRow | undefined> {
+    async consumeState(id: string, provider: string, now: string, binding: string): Promise<StateRow | undefined> {
       const result = await db
         .updateTable('oauth_states')
         .set({ used_at: now })
@@ -31,6 +56,7 @@ export function createOAuthRepo(db: Kysely<Database>, dialect: Dialect) {
         .where('provider', '=', provider)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
+        .where('browser_binding', '=', binding)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return undefined;
       return db.selectFrom('oauth_states').selectAll().where('id', '=', id).executeTakeFirst();

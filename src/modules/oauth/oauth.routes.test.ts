@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectGoogle, startFakeGoogle, SCOPE, type FakeGoogle } from '../../../test/fakes/google.js';
+import { browserConsent, connectGoogle, startFakeGoogle, SCOPE, type FakeGoogle } from '../../../test/fakes/google.js';
 import { createTestApp, ENGINE, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { createServicesContextSection } from './oauth.context.js';
 
@@ -30,6 +30,21 @@ async function authorizeUrl(owner: Owner): Promise<URL> {
   return new URL(res.body.data.url);
 }
 
+const browserCookies = new Map<string, string>();
+
+/** The owner's browser through the connect page (signing in) and Google's consent; remembers its cookie for land(). */
+async function consent(owner: Owner, url?: URL): Promise<URL> {
+  const { callback, cookie } = await browserConsent(t, fake, owner, url?.toString());
+  browserCookies.set(callback.toString(), cookie);
+  return callback;
+}
+
+/** The browser that consented lands on the callback, with its cookie. */
+function land(callback: URL, options: { token?: string } = {}) {
+  const headers = { cookie: browserCookies.get(callback.toString()) ?? '' };
+  return t.request('GET', `${callback.pathname}${callback.search}`, { ...options, headers });
+}
+
 async function auditActions(owner: Owner): Promise<Array<{ action: string; outcome: string; details: any }>> {
   const res = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { limit: 100 } });
   expect(res.status).toBe(200);
@@ -48,9 +63,14 @@ describe('GET /api/v1/oauth/authorize/{service}', () => {
     const expiresIn = Date.parse(res.body.data.expiresAt) - Date.now();
     expect(expiresIn).toBeGreaterThan(9 * 60_000);
     expect(expiresIn).toBeLessThanOrEqual(10 * 60_000);
-    const url = new URL(res.body.data.url);
+    // The url opens Hearth's connect page, where the owner signs in; it goes on to Google's.
+    const connect = new URL(res.body.data.url);
+    expect(`${connect.origin}${connect.pathname}`).toBe(`${t.config.publicBaseUrl}/api/v1/oauth/connect/google`);
+    expect(connect.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const url = new URL((await browserConsent(t, fake, owner, connect.toString())).providerUrl);
     expect(`${url.origin}${url.pathname}`).toBe(`${fake.url}/o/oauth2/v2/auth`);
     const p = Object.fromEntries(url.searchParams);
+    expect(p.state).toBe(connect.searchParams.get('state'));
     expect(p).toMatchObject({
       client_id: CLIENT_ID,
       redirect_uri: `${t.config.publicBaseUrl}/api/v1/oauth/callback/google`,
@@ -62,7 +82,7 @@ describe('GET /api/v1/oauth/authorize/{service}', () => {
     expect(p.scope!.split(' ').sort()).toEqual(['email', 'openid', SCOPE.driveFile, SCOPE.gmailModify, SCOPE.calendar].sort());
     expect(p.state).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(p.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const again = await authorizeUrl(owner);
+    const again = new URL((await browserConsent(t, fake, owner)).providerUrl);
     expect(again.searchParams.get('state')).not.toBe(p.state);
     expect(again.searchParams.get('code_challenge')).not.toBe(p.code_challenge);
   });
@@ -86,7 +106,7 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
   it('connects the account, shows it in the status, and disconnects it with revocation', async () => {
     const owner = await t.createOwner();
     const before = fake.count('token.authorization_code');
-    const callback = await connectGoogle(t, fake, owner.token);
+    const callback = await connectGoogle(t, fake, owner);
     expect(callback.status).toBe(200);
     expect(String(callback.headers['content-type'])).toMatch(/^text\/html/);
     expect(callback.headers.location).toBeUndefined();
@@ -140,7 +160,7 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
     fake.options.account = { email: 'second.person@gmail.test', sub: '1099999' };
     const profiles = fake.count('gmail.profile');
     try {
-      expect((await connectGoogle(t, fake, owner.token)).status).toBe(200);
+      expect((await connectGoogle(t, fake, owner)).status).toBe(200);
     } finally {
       fake.options.account = { email: 'owner@gmail.test', sub: '108234567890123456789' };
     }
@@ -155,7 +175,7 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
     fake.options.withheldScopes = ['email', 'openid'];
     const profiles = fake.count('gmail.profile');
     try {
-      const res = await connectGoogle(t, fake, owner.token);
+      const res = await connectGoogle(t, fake, owner);
       expect(res.status).toBe(200);
       expect(res.text).toContain('owner@gmail.test');
     } finally {
@@ -166,9 +186,9 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
 
   it('reconnecting replaces the tokens of the same connection', async () => {
     const owner = await t.createOwner();
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     const first = await t.storage.db.selectFrom('oauth_connections').select(['id', 'access_token_sealed']).where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
-    expect((await connectGoogle(t, fake, owner.token)).status).toBe(200);
+    expect((await connectGoogle(t, fake, owner)).status).toBe(200);
     const rows = await t.storage.db.selectFrom('oauth_connections').select(['id', 'access_token_sealed']).where('owner_id', '=', owner.id).execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.id).toBe(first.id);
@@ -177,7 +197,7 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
 
   it('tells the caller when revocation at Google failed, and deletes the tokens all the same', async () => {
     const owner = await t.createOwner();
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     fake.failNext('revoke', 503, { error: 'temporarily_unavailable' });
     const res = await t.request('POST', '/api/v1/oauth/disconnect/google', { token: owner.token });
     expect(res.status).toBe(200);
@@ -189,7 +209,7 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
 
   it('counts a grant Google already revoked as revoked', async () => {
     const owner = await t.createOwner();
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     fake.revokeAllGrants();
     const res = await t.request('POST', '/api/v1/oauth/disconnect/google', { token: owner.token });
     expect(res.body.data).toMatchObject({ revoked: true, revokeError: null });
@@ -199,18 +219,18 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
 describe('GET /api/v1/oauth/callback/{service}: states', () => {
   it('refuses a state used once already (400), and the code is not exchanged twice', async () => {
     const owner = await t.createOwner();
-    const callback = await fake.consent((await authorizeUrl(owner)).toString());
-    const first = await t.request('GET', `${callback.pathname}${callback.search}`);
+    const callback = await consent(owner);
+    const first = await land(callback);
     expect(first.status).toBe(200);
     const exchanges = fake.count('token.authorization_code');
-    const replay = await t.request('GET', `${callback.pathname}${callback.search}`);
+    const replay = await land(callback);
     expect(expectError(replay, 400, 'VALIDATION_ERROR').message).toMatch(/already used or expired/);
     expect(fake.count('token.authorization_code')).toBe(exchanges);
   });
 
   it('refuses an unknown, missing or altered state', async () => {
     const owner = await t.createOwner();
-    const callback = await fake.consent((await authorizeUrl(owner)).toString());
+    const callback = await consent(owner);
     const code = callback.searchParams.get('code')!;
     expectError(await t.request('GET', `/api/v1/oauth/callback/google?code=${encodeURIComponent(code)}`), 400, 'VALIDATION_ERROR');
     expectError(
@@ -222,15 +242,15 @@ describe('GET /api/v1/oauth/callback/{service}: states', () => {
     const altered = (state[0] === 'a' ? 'b' : 'a') + state.slice(1);
     expectError(await t.request('GET', `/api/v1/oauth/callback/google?code=${encodeURIComponent(code)}&state=${altered}`), 400, 'VALIDATION_ERROR');
     // The genuine state still works once.
-    expect((await t.request('GET', `${callback.pathname}${callback.search}`)).status).toBe(200);
+    expect((await land(callback)).status).toBe(200);
   });
 
   it('refuses an expired state', async () => {
     const owner = await t.createOwner();
-    const callback = await fake.consent((await authorizeUrl(owner)).toString());
+    const callback = await consent(owner);
     // Ten minutes pass.
     await t.storage.db.updateTable('oauth_states').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('owner_id', '=', owner.id).execute();
-    const res = await t.request('GET', `${callback.pathname}${callback.search}`);
+    const res = await land(callback);
     expect(expectError(res, 400, 'VALIDATION_ERROR').message).toMatch(/expired/);
     const status = await t.request('GET', '/api/v1/oauth/status', { token: owner.token });
     expect(status.body.data[0].connected).toBe(false);
@@ -241,31 +261,31 @@ describe('GET /api/v1/oauth/callback/{service}: states', () => {
     fake.options.consent = 'deny';
     let callback: URL;
     try {
-      callback = await fake.consent((await authorizeUrl(owner)).toString());
+      callback = await consent(owner);
     } finally {
       fake.options.consent = 'allow';
     }
     expect(callback.searchParams.get('error')).toBe('access_denied');
-    const res = await t.request('GET', `${callback.pathname}${callback.search}`);
+    const res = await land(callback);
     const body = expectError(res, 400, 'VALIDATION_ERROR');
     expect(body.message).toMatch(/not granted.*nothing was connected.*GET \/api\/v1\/oauth\/authorize\/google/);
     expect((await auditActions(owner)).find((e) => e.action === 'oauth.connect')).toMatchObject({ outcome: 'denied' });
-    expectError(await t.request('GET', `${callback.pathname}${callback.search}`), 400, 'VALIDATION_ERROR');
+    expectError(await land(callback), 400, 'VALIDATION_ERROR');
   });
 
   it("answers 400 when Google refuses the code (invalid_grant), and 502 when it refuses Hearth's client", async () => {
     const owner = await t.createOwner();
-    const first = await fake.consent((await authorizeUrl(owner)).toString());
+    const first = await consent(owner);
     fake.failNext('token', 400, { error: 'invalid_grant', error_description: 'Bad Request' });
-    expect(expectError(await t.request('GET', `${first.pathname}${first.search}`), 400, 'VALIDATION_ERROR').message).toMatch(/invalid_grant/);
+    expect(expectError(await land(first), 400, 'VALIDATION_ERROR').message).toMatch(/invalid_grant/);
 
-    const second = await fake.consent((await authorizeUrl(owner)).toString());
+    const second = await consent(owner);
     fake.failNext('token', 401, { error: 'invalid_client', error_description: 'The OAuth client was not found.' });
-    expect(expectError(await t.request('GET', `${second.pathname}${second.search}`), 502, 'UPSTREAM_ERROR').message).toMatch(/GOOGLE_CLIENT_ID/);
+    expect(expectError(await land(second), 502, 'UPSTREAM_ERROR').message).toMatch(/GOOGLE_CLIENT_ID/);
 
-    const third = await fake.consent((await authorizeUrl(owner)).toString());
+    const third = await consent(owner);
     fake.failNext('token', 500, { error: 'internal_failure' });
-    expectError(await t.request('GET', `${third.pathname}${third.search}`), 502, 'UPSTREAM_ERROR');
+    expectError(await land(third), 502, 'UPSTREAM_ERROR');
     const status = await t.request('GET', '/api/v1/oauth/status', { token: owner.token });
     expect(status.body.data[0].connected).toBe(false);
     expect((await auditActions(owner)).filter((e) => e.action === 'oauth.connect' && e.outcome === 'failure')).toHaveLength(3);
@@ -276,8 +296,8 @@ describe('GET /api/v1/oauth/callback/{service}: states', () => {
     const bob = await t.createOwner();
     const url = await authorizeUrl(alice);
     // Bob's browser (or anyone) finishing Alice's flow connects Alice's account, not Bob's.
-    const callback = await fake.consent(url.toString());
-    const res = await t.request('GET', `${callback.pathname}${callback.search}`, { token: bob.token });
+    const callback = await consent(alice, url);
+    const res = await land(callback, { token: bob.token });
     expect(res.status).toBe(200);
     const aliceStatus = await t.request('GET', '/api/v1/oauth/status', { token: alice.token });
     const bobStatus = await t.request('GET', '/api/v1/oauth/status', { token: bob.token });
@@ -322,7 +342,7 @@ describe('the gateway section', () => {
     expect(section.name).toBe('services');
     expect(section.tables).toEqual(['oauth_connections']);
     expect(await section.load(owner.id, null as never)).toEqual([]);
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     const loaded = (await section.load(owner.id, null as never)) as any[];
     expect(loaded).toEqual([
       { provider: 'google', account: 'owner@gmail.test', status: 'connected', scopes: expect.arrayContaining([SCOPE.gmailModify]) },
@@ -343,7 +363,7 @@ describe('tokens at rest', () => {
 
   it('no access token, refresh token or PKCE verifier is stored in plain text', async () => {
     const owner = await t.createOwner();
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     // A refresh too, so that refreshed tokens are covered.
     await t.storage.db.updateTable('oauth_connections').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('owner_id', '=', owner.id).execute();
     await t.services.oauth.accessToken(owner.id, 'google');
@@ -376,7 +396,7 @@ describe('tokens at rest', () => {
 
   it('sealed tokens open only for their owner and record', async () => {
     const owner = await t.createOwner();
-    await connectGoogle(t, fake, owner.token);
+    await connectGoogle(t, fake, owner);
     const row = await t.storage.db.selectFrom('oauth_connections').selectAll().where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
     const other = await t.createOwner();
     await expect(t.services.keyring.open(other.id, 'oauth_connections:google:access_token', row.access_token_sealed)).rejects.toThrow();

@@ -7,7 +7,10 @@ export const ServiceParams = Type.Object({
 
 export const AuthorizeResponse = Data(
   Type.Object({
-    url: Type.String({ description: "The provider's consent page; the owner opens it in a browser. It works once, for 10 minutes" }),
+    url: Type.String({
+      description:
+        "Hearth's connect page: the owner opens it in a browser, signs in with the account password, and goes on to the provider's consent page. It works once, for 10 minutes, and only in the browser that signed in",
+    }),
     provider: Type.String(),
     redirectUri: Type.String({ description: 'Where the provider sends the browser back; the OAuth client must list it' }),
     expiresAt: IsoDateTime,

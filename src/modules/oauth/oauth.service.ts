@@ -8,7 +8,7 @@ import type { Dialect } from '../../storage/migrations/index.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { isConfigured, type OAuthProviderDefinition, type OAuthProviderRegistry } from './oauth.providers.js';
-import type { ConnectionRow, OAuthRepo } from './oauth.repo.js';
+import type { ConnectionRow, OAuthRepo, StateRow } from './oauth.repo.js';
 
 /**
  * The vault keyring's two operations: AES-256-GCM bound to the owner and a context string, so
@@ -28,6 +28,11 @@ export interface OAuthServiceDeps {
   outbound: Pick<OutboundClient, 'request'>;
   audit: Pick<AuditService, 'record'>;
   publicBaseUrl: string;
+  /** The account behind a flow: its address (shown where the owner signs in) and its password check. */
+  owners: {
+    emailOf(ownerId: string): Promise<string | null>;
+    confirmPassword(ownerId: string, password: string, actor: AuditActor): Promise<boolean>;
+  };
   /** How long an authorization link stays usable (default 10 minutes). */
   stateTtlMs?: number;
   /** An access token this close to its expiry is refreshed before use (default 60 s). */
@@ -77,6 +82,16 @@ export interface CallbackQuery {
   state?: string | undefined;
   error?: string | undefined;
   error_description?: string | undefined;
+}
+
+/** The cookie that binds a flow to the browser where its owner signed in. */
+export interface BrowserBindingCookie {
+  name: string;
+  value: string;
+  /** Sent back only to the provider's callback. */
+  path: string;
+  maxAgeSeconds: number;
+  secure: boolean;
 }
 
 export interface DisconnectResult {
@@ -166,6 +181,36 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   const verifierContext = (stateId: string) => `oauth_states:${stateId}:pkce_verifier`;
   const redirectUri = (provider: OAuthProviderDefinition) => `${deps.publicBaseUrl}/api/v1/oauth/callback/${provider.id}`;
   const authorizePath = (provider: string) => `GET /api/v1/oauth/authorize/${provider}`;
+  const connectPath = (provider: string) => `/api/v1/oauth/connect/${provider}`;
+  // One cookie per flow (named after its state's hash), so flows in two tabs do not collide.
+  const bindingCookieName = (stateId: string) => `hearth_oauth_${stateId.slice(0, 16)}`;
+
+  function unusableState(provider: OAuthProviderDefinition): AppError {
+    return new AppError(
+      'VALIDATION_ERROR',
+      `This authorization link is unknown, already used or expired (links last ${Math.round(stateTtlMs / 60_000)} minutes and work once): start again with ${authorizePath(provider.id)}`,
+      { details: [{ field: 'querystring.state', message: 'is unknown, used or expired' }] },
+    );
+  }
+
+  /** The provider's consent address for a flow; the PKCE challenge is derived from its sealed verifier. */
+  async function providerAuthorizeUrl(provider: OAuthProviderDefinition, state: string, row: Pick<StateRow, 'id' | 'owner_id' | 'verifier_sealed' | 'redirect_uri'>): Promise<string> {
+    const verifier = await keyring.open(row.owner_id, verifierContext(row.id), row.verifier_sealed);
+    const challenge = base64url(createHash('sha256').update(verifier).digest());
+    const url = new URL(provider.authorizeUrl);
+    const params = {
+      client_id: provider.clientId!,
+      redirect_uri: row.redirect_uri,
+      response_type: 'code',
+      scope: provider.scopes.join(' '),
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...provider.authorizeParams,
+    };
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    return url.toString();
+  }
 
   function known(service: string): OAuthProviderDefinition {
     const provider = providers.get(service.toLowerCase());
@@ -429,14 +474,17 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   }
 
   return {
-    /** The authorization URL the owner opens; its state is single-use, bound to the owner, and expires. */
+    /**
+     * Starts a flow: a single-use state bound to the owner, valid for the state lifetime. The
+     * answered url is Hearth's connect page, where the owner signs in before going on to the
+     * provider, which binds the flow to that browser.
+     */
     async authorize(ownerId: string, service: string): Promise<{ url: string; provider: string; redirectUri: string; expiresAt: string }> {
       const provider = configured(service);
       const now = isoNow();
       await repo.deleteExpiredStates(now);
       const state = base64url(randomBytes(32));
       const verifier = base64url(randomBytes(48)); // 64 characters, within RFC 7636's 43..128
-      const challenge = base64url(createHash('sha256').update(verifier).digest());
       const expiresAt = isoIn(stateTtlMs);
       const stateId = sha256Hex(state);
       await repo.insertState({
@@ -449,20 +497,61 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         created_at: now,
         expires_at: expiresAt,
         used_at: null,
+        browser_binding: null,
       });
-      const url = new URL(provider.authorizeUrl);
-      const params = {
-        client_id: provider.clientId!,
-        redirect_uri: redirectUri(provider),
-        response_type: 'code',
-        scope: provider.scopes.join(' '),
-        state,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        ...provider.authorizeParams,
-      };
-      for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+      const url = new URL(`${deps.publicBaseUrl}${connectPath(provider.id)}`);
+      url.searchParams.set('state', state);
       return { url: url.toString(), provider: provider.id, redirectUri: redirectUri(provider), expiresAt };
+    },
+
+    /** What the connect page shows before the owner signs in: the provider and the Hearth account. */
+    async connectPage(service: string, state: string | undefined): Promise<{ provider: string; label: string; account: string | null }> {
+      const provider = configured(service);
+      const row = state ? await repo.findPendingState(sha256Hex(state), provider.id, isoNow()) : undefined;
+      if (!row) throw unusableState(provider);
+      return { provider: provider.id, label: provider.label, account: await deps.owners.emailOf(row.owner_id) };
+    },
+
+    /**
+     * The owner signed in on the connect page: the flow is bound to this browser (a random
+     * binder in a cookie, its hash with the state) and the provider's consent address answered.
+     * Only the flow's owner can do this, so a link opened by anyone else goes no further.
+     */
+    async bindBrowser(
+      service: string,
+      state: string | undefined,
+      password: string | undefined,
+      actorOf: (ownerId: string) => AuditActor,
+    ): Promise<{ label: string; providerUrl: string; cookie: BrowserBindingCookie }> {
+      const provider = configured(service);
+      const now = isoNow();
+      const row = state ? await repo.findPendingState(sha256Hex(state), provider.id, now) : undefined;
+      if (!row || !state) throw unusableState(provider);
+      if (!password || !(await deps.owners.confirmPassword(row.owner_id, password, actorOf(row.owner_id)))) {
+        throw new AppError(
+          'FORBIDDEN',
+          `That is not the password of the Hearth account this ${provider.label} connection is for. Only that account's owner can connect an account to it; go back and try again`,
+        );
+      }
+      const binder = base64url(randomBytes(32));
+      if (!(await repo.bindState(row.id, sha256Hex(binder), now))) throw unusableState(provider);
+      return {
+        label: provider.label,
+        providerUrl: await providerAuthorizeUrl(provider, state, row),
+        cookie: {
+          name: bindingCookieName(row.id),
+          value: binder,
+          path: `/api/v1/oauth/callback/${provider.id}`,
+          maxAgeSeconds: Math.max(1, Math.ceil((Date.parse(row.expires_at) - Date.now()) / 1000)),
+          secure: deps.publicBaseUrl.startsWith('https:'),
+        },
+      };
+    },
+
+    /** The cookie a callback for `state` reads its binder from (to clear it once done). */
+    bindingCookieFor(service: string, state: string): Pick<BrowserBindingCookie, 'name' | 'path'> {
+      const provider = known(service);
+      return { name: bindingCookieName(sha256Hex(state)), path: `/api/v1/oauth/callback/${provider.id}` };
     },
 
     /**
@@ -472,6 +561,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     async callback(
       service: string,
       query: CallbackQuery,
+      cookies: Record<string, string>,
       actorOf: (ownerId: string) => AuditActor,
     ): Promise<{ provider: string; label: string; account: string | null; scopes: string[] }> {
       const provider = configured(service);
@@ -480,13 +570,20 @@ export function createOAuthService(deps: OAuthServiceDeps) {
           details: [{ field: 'querystring.state', message: 'is required' }],
         });
       }
-      const state = await repo.consumeState(sha256Hex(query.state), provider.id, isoNow());
+      const stateId = sha256Hex(query.state);
+      const checkedAt = isoNow();
+      const binder = cookies[bindingCookieName(stateId)];
+      const state = binder ? await repo.consumeState(stateId, provider.id, checkedAt, sha256Hex(binder)) : undefined;
       if (!state) {
-        throw new AppError(
-          'VALIDATION_ERROR',
-          `This authorization link is unknown, already used or expired (links last ${Math.round(stateTtlMs / 60_000)} minutes and work once): start again with ${authorizePath(provider.id)}`,
-          { details: [{ field: 'querystring.state', message: 'is unknown, used or expired' }] },
-        );
+        // A live flow reached from another browser is refused without being spent: its owner's
+        // browser can still finish it.
+        if (await repo.findPendingState(stateId, provider.id, checkedAt)) {
+          throw new AppError(
+            'FORBIDDEN',
+            `This ${provider.label} consent did not come back to the browser where the Hearth account's owner signed in to start it, so nothing was connected. Only that owner, in that browser, can finish it: they open the url answered by ${authorizePath(provider.id)} and sign in there`,
+          );
+        }
+        throw unusableState(provider);
       }
       const actor = actorOf(state.owner_id);
       if (query.error) {

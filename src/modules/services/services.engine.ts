@@ -1,5 +1,6 @@
 import { AppError } from '../../http/errors.js';
 import type { OutboundResponse } from '../../http/outbound.js';
+import { jsonNestingExceeds } from '../../lib/json-depth.js';
 import { methodTakesBody, placeholders, type MethodSpec } from './services.catalogue.js';
 
 /**
@@ -65,6 +66,17 @@ function fullyDecoded(text: string, field: string): string {
 }
 
 /**
+ * Whether an upstream could read `segment` (decoded) as `.` or `..`: servlet containers such as
+ * Tomcat drop a `;parameter` before resolving (`..;x` is `..`), Windows servers drop trailing
+ * dots and spaces (`...` is `..`), and some normalise compatibility forms (fullwidth `．`). A
+ * segment made of dots alone is never a real name worth that risk.
+ */
+function isDotSegment(segment: string): boolean {
+  const bare = segment.normalize('NFKC').split(';')[0]!.replace(/[\s]+$/, '');
+  return /^\.+$/.test(bare);
+}
+
+/**
  * A caller's path, checked: relative to the base address and unable to leave it. Answers the
  * path and its query separately (both still encoded as the caller wrote them).
  */
@@ -85,8 +97,15 @@ export function safeRelativePath(raw: string, field = 'path'): { pathname: strin
   const pathname = cut === -1 ? withSlash : withSlash.slice(0, cut);
   const search = cut === -1 ? '' : withSlash.slice(cut + 1);
   const decoded = fullyDecoded(pathname, field);
-  if (decoded.split(/[/\\]/).some((segment) => segment === '..' || segment === '.')) {
-    throw refuse(field, 'must not contain . or .. segments', `${field} must not contain . or .. segments: it cannot leave the service's base address`);
+  if (/[\u0000-\u001f\u007f]/.test(decoded)) {
+    throw refuse(field, 'must not contain encoded control characters', `${field} must not contain encoded control characters (%00 to %1F, %7F)`);
+  }
+  if (decoded.split(/[/\\]/).some(isDotSegment)) {
+    throw refuse(
+      field,
+      'must not contain . or .. segments',
+      `${field} must not contain . or .. segments, in any spelling (..;, %2e%2e, a segment of dots only): it cannot leave the service's base address`,
+    );
   }
   if (decoded.startsWith('//') || decoded.includes('\\')) {
     throw refuse(field, 'must not name another host', `${field} must not name another host`);
@@ -277,6 +296,52 @@ export function callerHeaders(headers: Record<string, string> | undefined, crede
   return out;
 }
 
+/** A Hearth token (`hth_<kind>_<random>`), wherever it appears in a text. */
+const HEARTH_TOKEN = /hth_[a-z]{3}_[A-Za-z0-9]{20,}/;
+
+function decodedForms(text: string): string[] {
+  const forms = [text];
+  let current = text.replace(/\+/g, ' ');
+  for (let i = 0; i < 5; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      break;
+    }
+    if (next === current) break;
+    forms.push(next);
+    current = next;
+  }
+  return forms;
+}
+
+/**
+ * Refuses a call that would carry a Hearth token to the service: in the path, the query (the
+ * path's own or the `query` object) or a header. The caller learns why (400) instead of the
+ * token silently leaving, or silently being dropped from a request that then fails upstream.
+ * Pass-through's `?token=` that authenticated the request is removed before this check.
+ */
+export function refuseHearthTokens(call: Pick<UpstreamCall, 'path' | 'query' | 'headers' | 'pathField'>): void {
+  const found: Array<{ field: string; message: string }> = [];
+  const message = "holds a Hearth token: Hearth's tokens are for Hearth and are never sent to a service";
+  const pathField = call.pathField ?? 'path';
+  if (decodedForms(call.path).some((form) => HEARTH_TOKEN.test(form))) found.push({ field: pathField, message });
+  for (const [key, value] of call.query) {
+    if (HEARTH_TOKEN.test(key) || HEARTH_TOKEN.test(value)) found.push({ field: `query.${key}`, message });
+  }
+  for (const [name, value] of Object.entries(call.headers)) {
+    if (decodedForms(value).some((form) => HEARTH_TOKEN.test(form))) found.push({ field: `headers.${name}`, message });
+  }
+  if (found.length) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `The request to the service would carry your Hearth token (in ${found.map((f) => f.field).join(', ')}). Remove it: Hearth authenticates you with the Authorization header and attaches the service's own credential itself`,
+      { details: found },
+    );
+  }
+}
+
 // --- The answer -------------------------------------------------------------------------------
 
 /** Answer headers a caller may see, beside x-* ones that do not look like credentials. */
@@ -353,6 +418,9 @@ function decodeBody(body: Buffer, contentType: string | undefined): Pick<ShapedR
   const mime = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const text = asUtf8(body);
   if (/^application\/(.+\+)?json$|^text\/json$/.test(mime) && text !== undefined) {
+    // JSON nested deeper than any request may be is handed back as text: parsed, it could not
+    // be serialized into the answer without overflowing the stack.
+    if (jsonNestingExceeds(text)) return { body: text, encoding: 'text' };
     try {
       return { body: JSON.parse(text), encoding: 'json' };
     } catch {

@@ -35,7 +35,7 @@ describe('Google through the OAuth connection', () => {
   });
 
   it('calls Gmail with the connection, through execute and the pass-through', async () => {
-    expect((await connectGoogle(t, google, owner.token)).status).toBe(200);
+    expect((await connectGoogle(t, google, owner)).status).toBe(200);
     google.addMessage({ from: 'a@example.com', to: 'owner@gmail.test', subject: 'Hello', text: 'Hi there' });
     const list = await t.request('GET', '/api/v1/services', { token: owner.token, query: { connected: true } });
     expect(list.body.data.map((s: { id: string }) => s.id)).toContain('google');

@@ -22,6 +22,7 @@ import {
   callerHeaders,
   methodCall,
   queryPairs,
+  refuseHearthTokens,
   secretForms,
   shapeResponse,
   targetUrl,
@@ -492,6 +493,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
   ): Promise<ShapedResponse> {
     // The address is checked before any credential is fetched.
     targetUrl(service.baseUrl, call, { placement: 'none' });
+    refuseHearthTokens(call);
     const credential = await credentialFor(ownerId, service);
     const secrets = new Set(secretForms(credential.secret, credential.placement));
     const once = (cred: Credential): Promise<OutboundResponse> => {

@@ -10,6 +10,7 @@ import * as chat from './0010-chat.js';
 import * as marketplace from './0011-marketplace.js';
 import * as billing from './0012-billing.js';
 import * as afpDeviceKey from './0013-afp-device-key.js';
+import * as oauthBrowserBinding from './0014-oauth-browser-binding.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0011-marketplace', marketplace],
   ['0012-billing', billing],
   ['0013-afp-device-key', afpDeviceKey],
+  ['0014-oauth-browser-binding', oauthBrowserBinding],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
