@@ -12,6 +12,7 @@ async function main(): Promise<void> {
   await services.keyring.ready();
   const app = await buildApp({ config, storage, services });
   app.addHook('onClose', async () => {
+    services.parsing.close();
     await services.outbound.close();
     await services.llmOutbound?.close();
     await storage.close();
