@@ -1,19 +1,26 @@
 /**
- * Parsing of untrusted input off the request thread. Every job (an uploaded file's text, a
- * remote OpenAPI document in YAML) runs in a worker thread of its own, made for the job and ended
- * after it, with
- * - a JavaScript heap limit (`resourceLimits`, EXTRACT_MAX_MEMORY_MB): past it V8 stops the worker;
- * - a watch on the process's resident memory while jobs run, for what the heap limit does not
- *   see (ArrayBuffers: a PDF stream inflating to gigabytes, a zip library's output): each running
- *   job may add EXTRACT_MAX_MEMORY_MB, and past that the running workers are ended;
- * - a wall-clock limit (EXTRACT_TIMEOUT_MS) that ends the worker;
+ * Parsing of untrusted input off the server's process. Every job (an uploaded file's text, a
+ * remote OpenAPI document in YAML) runs in a worker process of its own, started for the job and
+ * ended after it, with
+ * - a JavaScript heap limit (V8's --max-old-space-size, EXTRACT_MAX_MEMORY_MB): past it V8 stops;
+ * - a watch on the worker's resident memory (read from /proc every 20 ms, on Linux) for what the
+ *   heap limit does not see: ArrayBuffers, such as a PDF stream inflating to gigabytes or a zip
+ *   library's output. Past EXTRACT_MAX_MEMORY_MB the worker is killed;
+ * - a wall-clock limit (EXTRACT_TIMEOUT_MS) that kills the worker;
  * - at most EXTRACT_CONCURRENCY jobs at once and four times as many waiting; more answer 429
  *   with Retry-After rather than starting workers without bound.
- * A job stopped by a limit answers 413 PAYLOAD_TOO_LARGE naming the limit, never 500; the server's
- * own thread only waits, so it keeps answering other requests meanwhile. A fresh worker per job
- * costs about 0.1 s and returns all of a job's memory when it ends; uploads are rare.
+ * A job stopped by a limit answers 413 PAYLOAD_TOO_LARGE naming the limit, never 500; the server
+ * only waits, so it keeps answering other requests meanwhile.
+ * A process rather than a worker thread: a thread's ArrayBuffers come from the server's own
+ * allocator, which kept hundreds of MiB after each stopped job (the server grew from 180 MiB to
+ * 760 MiB in three hostile uploads), and a thread's memory cannot be told apart from the server's.
+ * A process's memory is its own, measured exactly, and all returned when it exits. Starting one
+ * costs about 0.2 s; uploads are rare. The worker gets no secret: its environment is nearly empty.
  */
-import { Worker } from 'node:worker_threads';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ExtractSettings } from '../../config.js';
 import { AppError, type ErrorCode } from '../../http/errors.js';
 import type { ExtractCaps, UploadKind } from '../knowledge/knowledge.extract.js';
@@ -28,39 +35,47 @@ export type WorkerReply =
   | { ok: false; error: { code: ErrorCode; message: string; details?: unknown } }
   | { ok: false; failure: string };
 
-export interface WorkerData {
-  entry: string;
+/** The first message to a worker: the caps, then the job. */
+export interface WorkerRequest {
   caps: ExtractCaps;
+  job: ParseJob;
 }
 
 const MiB = 1024 * 1024;
-/** How often the resident memory is read while jobs run: cheap (one system call), and soon enough. */
+/** How often a worker's resident memory is read: cheap (one small /proc read), and soon enough. */
 const WATCH_INTERVAL_MS = 20;
 /** Jobs that may wait for a worker, per worker. */
 const QUEUE_PER_WORKER = 4;
 const RETRY_AFTER_SECONDS = 5;
 
-// The worker is TypeScript under tsx (`npm start`, the tests) and JavaScript once compiled; the
-// boot file registers the loader the TypeScript needs inside the worker thread.
+// The worker is TypeScript under tsx (`npm start`, the tests), so it starts with tsx's loader,
+// named by its full address so that the server's working directory does not matter; once
+// compiled to JavaScript it starts as it is.
 const here = import.meta.url;
-const WORKER_ENTRY = new URL(`./parsing.worker${here.endsWith('.ts') ? '.ts' : '.js'}`, here).href;
-const WORKER_BOOT = new URL('./parsing.boot.mjs', here);
+const WORKER_ENTRY = new URL(`./parsing.worker${here.endsWith('.ts') ? '.ts' : '.js'}`, here);
+const LOADER_FLAGS = here.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(here).resolve('tsx')).href] : [];
+/** What a worker's environment keeps of the server's: nothing secret (keys, tokens, database addresses). */
+const WORKER_ENV_KEYS = ['PATH', 'TMPDIR', 'TEMP', 'TMP', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT'];
 
 type Limit = 'time' | 'memory';
 
-interface Running {
-  /** The process's resident memory when this job's worker started. */
-  startRss: number;
-  stop(limit: Limit): void;
+/** A process's resident memory in bytes, or undefined where /proc does not say (not Linux, or gone). */
+function residentBytes(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function createParsingPool(settings: ExtractSettings) {
   const caps: ExtractCaps = { maxPages: settings.maxPages, maxInflatedBytes: settings.maxInflatedBytes, maxTextChars: settings.maxTextChars };
   const maxWaiting = settings.concurrency * QUEUE_PER_WORKER;
-  const running = new Set<Running>();
+  const running = new Set<(limit: Limit) => void>();
   const waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   let busy = 0;
-  let watch: NodeJS.Timeout | undefined;
+  const env = Object.fromEntries(WORKER_ENV_KEYS.filter((key) => process.env[key] !== undefined).map((key) => [key, process.env[key]!]));
 
   function limitError(limit: Limit, label: string): AppError {
     return limit === 'time'
@@ -72,15 +87,6 @@ export function createParsingPool(settings: ExtractSettings) {
           'PAYLOAD_TOO_LARGE',
           `${label} needs more than ${settings.maxMemoryMb} MiB of memory to read, the limit (EXTRACT_MAX_MEMORY_MB); it is refused. Split it into smaller files`,
         );
-  }
-
-  /** Past the memory budget the running jobs are all stopped: which of them grew is not known. */
-  function checkMemory(): void {
-    let base = Infinity;
-    for (const job of running) base = Math.min(base, job.startRss);
-    if (process.memoryUsage.rss() - base > settings.maxMemoryMb * MiB * running.size) {
-      for (const job of [...running]) job.stop('memory');
-    }
   }
 
   async function acquire(): Promise<void> {
@@ -105,68 +111,67 @@ export function createParsingPool(settings: ExtractSettings) {
     else busy -= 1;
   }
 
-  function inWorker(job: ParseJob, label: string, transfer: ArrayBuffer[]): Promise<unknown> {
+  function inWorker(job: ParseJob, label: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const workerData: WorkerData = { entry: WORKER_ENTRY, caps };
-      const worker = new Worker(WORKER_BOOT, {
-        workerData,
-        // The server's own flags (an --inspect port, a loader) are not the worker's.
-        execArgv: [],
-        resourceLimits: {
-          maxOldGenerationSizeMb: settings.maxMemoryMb,
-          maxYoungGenerationSizeMb: Math.min(32, Math.max(4, Math.floor(settings.maxMemoryMb / 8))),
-          stackSizeMb: 4,
-        },
+      const child: ChildProcess = spawn(
+        process.execPath,
+        [
+          `--max-old-space-size=${settings.maxMemoryMb}`,
+          `--max-semi-space-size=${Math.min(16, Math.max(1, Math.floor(settings.maxMemoryMb / 32)))}`,
+          ...LOADER_FLAGS,
+          fileURLToPath(WORKER_ENTRY),
+        ],
+        // The advanced serialization carries Buffers as they are; stderr is kept for the failure message.
+        { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-2000);
       });
       let settled = false;
       const finish = (settle: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        running.delete(job_);
-        if (running.size === 0 && watch) {
-          clearInterval(watch);
-          watch = undefined;
-        }
-        void worker.terminate();
+        clearInterval(watch);
+        running.delete(stop);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         settle();
       };
-      const job_: Running = {
-        startRss: process.memoryUsage.rss(),
-        stop: (limit) => finish(() => reject(limitError(limit, label))),
-      };
-      const timer = setTimeout(() => job_.stop('time'), settings.timeoutMs);
-      running.add(job_);
-      if (!watch) {
-        watch = setInterval(checkMemory, WATCH_INTERVAL_MS);
-        watch.unref();
-      }
+      const stop = (limit: Limit) => finish(() => reject(limitError(limit, label)));
+      running.add(stop);
+      const timer = setTimeout(() => stop('time'), settings.timeoutMs);
+      const watch = setInterval(() => {
+        const rss = child.pid === undefined ? undefined : residentBytes(child.pid);
+        if (rss !== undefined && rss > settings.maxMemoryMb * MiB) stop('memory');
+      }, WATCH_INTERVAL_MS);
 
-      worker.once('message', (reply: WorkerReply) =>
+      child.once('message', (reply: WorkerReply) =>
         finish(() => {
           if (reply.ok) resolve(reply.value);
           else if ('error' in reply) reject(new AppError(reply.error.code, reply.error.message, { details: reply.error.details }));
           else reject(new Error(`A parsing worker failed on ${label}: ${reply.failure}`));
         }),
       );
-      worker.once('error', (error: Error & { code?: string }) =>
+      child.once('error', (error) => finish(() => reject(new Error(`A parsing worker could not start for ${label}: ${error.message}`, { cause: error }))));
+      child.once('exit', (code, signal) =>
         finish(() =>
           reject(
-            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            // V8 aborts a process that reaches its heap limit.
+            /heap limit|out of memory/i.test(stderr)
               ? limitError('memory', label)
-              : new Error(`A parsing worker failed on ${label}: ${error.message}`, { cause: error }),
+              : new Error(`A parsing worker ended (${signal ?? `exit code ${code}`}) without answering for ${label}: ${stderr.slice(-500)}`),
           ),
         ),
       );
-      worker.once('exit', (code) => finish(() => reject(new Error(`A parsing worker ended (exit code ${code}) without answering for ${label}`))));
-      worker.postMessage(job, transfer);
+      child.send({ caps, job } satisfies WorkerRequest);
     });
   }
 
-  async function run(job: ParseJob, label: string, transfer: ArrayBuffer[] = []): Promise<unknown> {
+  async function run(job: ParseJob, label: string): Promise<unknown> {
     await acquire();
     try {
-      return await inWorker(job, label, transfer);
+      return await inWorker(job, label);
     } finally {
       release();
     }
@@ -175,9 +180,7 @@ export function createParsingPool(settings: ExtractSettings) {
   return {
     /** The text of an uploaded file (see knowledge.extract.ts), read in a worker within the EXTRACT_* limits. */
     async extractUpload(uploadKind: UploadKind, data: Buffer, filename: string): Promise<string> {
-      // A copy of its own to hand over: a small Buffer shares its memory with others.
-      const copy = new Uint8Array(data);
-      return (await run({ kind: 'upload', uploadKind, filename, data: copy }, filename, [copy.buffer])) as string;
+      return (await run({ kind: 'upload', uploadKind, filename, data }, filename)) as string;
     },
 
     /**
@@ -196,7 +199,7 @@ export function createParsingPool(settings: ExtractSettings) {
     /** Ends every running job and refuses the waiting ones (at shutdown). */
     close(): void {
       for (const entry of waiting.splice(0)) entry.reject(new AppError('RATE_LIMITED', 'The server is shutting down; try again shortly'));
-      for (const job of [...running]) job.stop('time');
+      for (const stop of [...running]) stop('time');
     },
   };
 }

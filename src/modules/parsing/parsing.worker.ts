@@ -1,16 +1,14 @@
 /**
- * A parsing worker: runs one job sent by the pool (parsing.pool.ts), answers once, and is ended
- * by the pool. It holds nothing between jobs: each job gets a fresh worker.
+ * A parsing worker process: runs the one job sent by the pool (parsing.pool.ts), answers, and
+ * exits (or is killed by the pool). It holds nothing between jobs: each job gets a fresh process.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
 import { AppError } from '../../http/errors.js';
 import { extractUploadText } from '../knowledge/knowledge.extract.js';
-import type { ParseJob, WorkerData, WorkerReply } from './parsing.pool.js';
+import type { ExtractCaps } from '../knowledge/knowledge.extract.js';
+import type { ParseJob, WorkerReply, WorkerRequest } from './parsing.pool.js';
 
-const { caps } = workerData as WorkerData;
-
-async function run(job: ParseJob): Promise<unknown> {
+async function run(job: ParseJob, caps: ExtractCaps): Promise<unknown> {
   switch (job.kind) {
     case 'upload':
       return extractUploadText(job.uploadKind, Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength), job.filename, caps);
@@ -24,17 +22,19 @@ async function run(job: ParseJob): Promise<unknown> {
   }
 }
 
+/** Answers, then exits once the answer is written (the pool kills a worker that lingers). */
 function reply(message: WorkerReply): void {
+  const exit = () => process.disconnect();
   try {
-    parentPort!.postMessage(message);
+    process.send!(message, undefined, undefined, exit);
   } catch (error) {
-    // A value that cannot be copied to the main thread.
-    parentPort!.postMessage({ ok: false, failure: (error as Error).message } satisfies WorkerReply);
+    // A value that cannot be serialized.
+    process.send!({ ok: false, failure: (error as Error).message } satisfies WorkerReply, undefined, undefined, exit);
   }
 }
 
-parentPort!.once('message', (job: ParseJob) => {
-  run(job).then(
+process.once('message', ({ caps, job }: WorkerRequest) => {
+  run(job, caps).then(
     (value) => reply({ ok: true, value }),
     (error: unknown) =>
       reply(
