@@ -66,10 +66,13 @@ async function startServer(env: Record<string, string>): Promise<Server> {
 
 async function stopServer(server: Server | undefined): Promise<void> {
   if (!server) return;
-  if (server.child.exitCode === null) {
+  if (server.child.exitCode === null && server.child.signalCode === null) {
     const exited = new Promise((resolve) => server.child.once('exit', resolve));
     server.child.kill('SIGTERM');
+    // A server whose event loop is blocked never runs its SIGTERM handler.
+    const force = setTimeout(() => server.child.kill('SIGKILL'), 5_000);
     await exited;
+    clearTimeout(force);
   }
   rmSync(server.dataDir, { recursive: true, force: true });
 }

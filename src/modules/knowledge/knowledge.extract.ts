@@ -159,9 +159,10 @@ async function pdfToText(data: Buffer, filename: string, caps: ExtractCaps): Pro
         .join('')
         .trim();
       page.cleanup();
-      chars += text.length + 2;
+      if (!text) continue;
+      chars += (pages.length > 0 ? 2 : 0) + text.length;
       if (chars > caps.maxTextChars) throw tooMuchText(filename, caps);
-      if (text) pages.push(text);
+      pages.push(text);
     }
     return pages.join('\n\n');
   } catch (error) {
