@@ -226,7 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
 
     gatewayMemoryLimit: int(env, 'GATEWAY_MEMORY_LIMIT', 100, 1, 100_000),
     extract: {
-      timeoutMs: int(env, 'EXTRACT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      timeoutMs: int(env, 'EXTRACT_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
       maxMemoryMb: int(env, 'EXTRACT_MAX_MEMORY_MB', 256, 32, 65_536),
       maxPages: int(env, 'EXTRACT_MAX_PAGES', 2_000, 1, 1_000_000),
       maxInflatedBytes: int(env, 'EXTRACT_MAX_INFLATED_BYTES', 32 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
