@@ -339,7 +339,7 @@ describe('upload errors', () => {
     let started = performance.now();
     let res = await upload([{ name: 'file', filename: 'bomb.docx', contentType: DOCX_TYPE, data: bomb }]);
     expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('the .docx expands beyond what its zip directory declares');
-    // (Inflating the 256 MiB would take far longer; the worker that reads it starts in about 0.1 s.)
+    // (Inflating the 256 MiB would take far longer; the worker process that reads it starts in about 0.3 s.)
     expect(performance.now() - started).toBeLessThan(3000);
 
     // Declaring honestly more than EXTRACT_MAX_INFLATED_BYTES (32 MiB) is refused without inflating anything.

@@ -15,7 +15,7 @@
  * allocator, which kept hundreds of MiB after each stopped job (the server grew from 180 MiB to
  * 760 MiB in three hostile uploads), and a thread's memory cannot be told apart from the server's.
  * A process's memory is its own, measured exactly, and all returned when it exits. Starting one
- * costs about 0.2 s; uploads are rare. The worker gets no secret: its environment is nearly empty.
+ * costs about 0.3 s; uploads are rare. The worker gets no secret: its environment is nearly empty.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
