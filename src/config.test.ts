@@ -41,3 +41,32 @@ describe('TRUST_PROXY', () => {
     expect(await clientIp(['10.0.0.0/8'])).toBe(429);
   });
 });
+
+describe('EXTRACT_* settings', () => {
+  it('have defaults that keep a server and two workers under 1 GiB', () => {
+    expect(loadConfig({}).extract).toEqual({
+      timeoutMs: 30_000,
+      maxMemoryMb: 256,
+      maxPages: 2_000,
+      maxInflatedBytes: 32 * 1024 * 1024,
+      maxTextChars: 10 * 1024 * 1024,
+      concurrency: 2,
+    });
+  });
+
+  it('are read, and refused out of range with the setting named', () => {
+    const env = {
+      EXTRACT_TIMEOUT_MS: '5000',
+      EXTRACT_MAX_MEMORY_MB: '512',
+      EXTRACT_MAX_PAGES: '10',
+      EXTRACT_MAX_INFLATED_BYTES: '1048576',
+      EXTRACT_MAX_TEXT_CHARS: '5000',
+      EXTRACT_CONCURRENCY: '4',
+    };
+    expect(loadConfig(env).extract).toEqual({ timeoutMs: 5_000, maxMemoryMb: 512, maxPages: 10, maxInflatedBytes: 1_048_576, maxTextChars: 5_000, concurrency: 4 });
+    expect(() => loadConfig({ EXTRACT_MAX_MEMORY_MB: '8' })).toThrow(/EXTRACT_MAX_MEMORY_MB must be a whole number from 32/);
+    expect(() => loadConfig({ EXTRACT_CONCURRENCY: '0' })).toThrow(/EXTRACT_CONCURRENCY/);
+    expect(() => loadConfig({ EXTRACT_TIMEOUT_MS: '100' })).toThrow(/EXTRACT_TIMEOUT_MS/);
+    expect(() => loadConfig({ EXTRACT_MAX_PAGES: 'many' })).toThrow(ConfigError);
+  });
+});

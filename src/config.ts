@@ -45,6 +45,13 @@ export interface Config {
   /** The most memory entries the gateway context carries (newest first). */
   gatewayMemoryLimit: number;
 
+  /**
+   * Reading untrusted files (uploads' PDF, DOCX, HTML and text; OpenAPI YAML found by discovery):
+   * each job runs in a worker thread of its own, at most `concurrency` at once (a few more wait),
+   * stopped past `timeoutMs` or `maxMemoryMb`, and refused past the page, inflated-size and text caps.
+   */
+  extract: ExtractSettings;
+
   /** Outbound calls (discovery, proxy, providers): total time and largest response. */
   outboundTimeoutMs: number;
   outboundMaxBytes: number;
@@ -70,6 +77,21 @@ export interface Config {
    * the daemons' heartbeat interval, and where daemon downloads are built.
    */
   afp: { requestTimeoutMs: number; heartbeatMs: number; buildDir: string };
+}
+
+export interface ExtractSettings {
+  /** EXTRACT_TIMEOUT_MS: wall-clock time one job may take in its worker. */
+  timeoutMs: number;
+  /** EXTRACT_MAX_MEMORY_MB: a worker's JavaScript heap limit, and what each running job may add to the process's resident memory. */
+  maxMemoryMb: number;
+  /** EXTRACT_MAX_PAGES: a PDF with more pages is refused before any page is read. */
+  maxPages: number;
+  /** EXTRACT_MAX_INFLATED_BYTES: what a DOCX's zip entries may expand to together. */
+  maxInflatedBytes: number;
+  /** EXTRACT_MAX_TEXT_CHARS: the most text one file may yield. */
+  maxTextChars: number;
+  /** EXTRACT_CONCURRENCY: jobs running at once; four times as many may wait, more answer 429. */
+  concurrency: number;
 }
 
 export interface OAuthProviderConfig {
@@ -206,6 +228,14 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
 
     gatewayMemoryLimit: int(env, 'GATEWAY_MEMORY_LIMIT', 100, 1, 100_000),
+    extract: {
+      timeoutMs: int(env, 'EXTRACT_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+      maxMemoryMb: int(env, 'EXTRACT_MAX_MEMORY_MB', 256, 32, 65_536),
+      maxPages: int(env, 'EXTRACT_MAX_PAGES', 2_000, 1, 1_000_000),
+      maxInflatedBytes: int(env, 'EXTRACT_MAX_INFLATED_BYTES', 32 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+      maxTextChars: int(env, 'EXTRACT_MAX_TEXT_CHARS', 10 * 1024 * 1024, 1_000, 1_000_000_000),
+      concurrency: int(env, 'EXTRACT_CONCURRENCY', 2, 1, 64),
+    },
     outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 30_000, 100, 600_000),
     outboundMaxBytes: int(env, 'OUTBOUND_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
 

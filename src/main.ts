@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const looseModes = dataDirWarning(config.dataDir, { database: storage.dialect === 'sqlite' });
   if (looseModes) app.log.warn(looseModes);
   app.addHook('onClose', async () => {
+    services.parsing.close();
     await services.outbound.close();
     await services.llmOutbound?.close();
     await storage.close();

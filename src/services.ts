@@ -31,6 +31,7 @@ import { createKnowledgeRepo } from './modules/knowledge/knowledge.repo.js';
 import { createKnowledgeService } from './modules/knowledge/knowledge.service.js';
 import { createMemoryRepo } from './modules/memory/memory.repo.js';
 import { createMemoryService } from './modules/memory/memory.service.js';
+import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
 import { createSkillsService } from './modules/skills/skills.service.js';
@@ -84,6 +85,8 @@ export function createServices(config: Config, storage: Storage) {
         userAgent: `Hearth/${API_VERSION}`,
       })
     : undefined;
+  // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
+  const parsing = createParsingPool(config.extract);
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
   const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
@@ -93,7 +96,7 @@ export function createServices(config: Config, storage: Storage) {
     repo: createVaultRepo(db),
     keyring,
     audit,
-    discovery: createApiDiscovery({ outbound, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
+    discovery: createApiDiscovery({ outbound, parsing, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
     // The plan's vaultTokens limit (`limits` is made below; this runs only on a request).
     ...(config.planLimits
       ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
@@ -135,7 +138,7 @@ export function createServices(config: Config, storage: Storage) {
     accounts,
   });
   const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect), limits });
-  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits });
+  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits, parsing });
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
   const oauth = createOAuthService({
     db,
@@ -231,7 +234,7 @@ export function createServices(config: Config, storage: Storage) {
   const afpRelay = createInProcessRelay();
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
-  return { afp, afpRelay, afpDownloads, plans, limits, billing, outbound, llmOutbound, keyring, vault, oauth, google, connectors, services, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge, marketplace, chat };
+  return { parsing, afp, afpRelay, afpDownloads, plans, limits, billing, outbound, llmOutbound, keyring, vault, oauth, google, connectors, services, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge, marketplace, chat };
 }
 
 export type Services = ReturnType<typeof createServices>;

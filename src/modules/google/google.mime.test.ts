@@ -6,6 +6,7 @@ import {
   decodeSnippet,
   encodeHeaderText,
   encodeWords,
+  headerParam,
   MAIL_HTML_MAX_CHARS,
   messageBodyText,
   parseAddressList,
@@ -152,6 +153,43 @@ describe('reading Gmail payloads', () => {
     const text = messageBodyText(part('text/html', big));
     expect(text.startsWith('start')).toBe(true);
     expect(text).not.toContain('TAIL');
+  });
+
+  it('security: a message as large as an outbound answer (OUTBOUND_MAX_BYTES, 10 MiB) is read in linear time, whatever its shape', () => {
+    // Mail is read on the request thread: its size is capped by the outbound client, and every
+    // step below is linear in it. Windows-1252 text was built a character at a time (0.9 s for 8 MiB).
+    const MiB = 1024 * 1024;
+    const shapes: Record<string, (mib: number) => () => unknown> = {
+      windows1252: (mib) => () =>
+        messageBodyText({
+          mimeType: 'text/plain',
+          headers: [{ name: 'Content-Type', value: 'text/plain; charset=windows-1252' }],
+          body: { data: Buffer.alloc(mib * MiB, 0x93).toString('base64url') },
+        }),
+      utf8: (mib) => () => messageBodyText(part('text/plain', 'a'.repeat(mib * MiB))),
+      html: (mib) => () => messageBodyText(part('text/html', '<a'.repeat((mib * MiB) / 2))),
+      manyParts: (mib) => () => messageBodyText({ mimeType: 'multipart/mixed', parts: Array.from({ length: mib * 20_000 }, () => part('text/plain', 'hi')) }),
+      deepParts: (mib) => () => {
+        let payload = part('text/plain', 'x'.repeat(mib * MiB));
+        for (let i = 0; i < 1_000; i++) payload = { mimeType: 'multipart/mixed', parts: [payload] };
+        return messageBodyText(payload);
+      },
+      encodedWords: (mib) => () => decodeEncodedWords('=?utf-8?B?aGk=?= '.repeat((mib * MiB) / 17)),
+      brokenWords: (mib) => () => decodeEncodedWords('=?utf-8?B?'.repeat((mib * MiB) / 10)),
+      charsetParam: (mib) => () => headerParam('text/plain; charset="'.repeat((mib * MiB) / 21), 'charset'),
+    };
+    const timed = (run: () => unknown) => {
+      const started = performance.now();
+      run();
+      return performance.now() - started;
+    };
+    for (const [shape, make] of Object.entries(shapes)) {
+      const small = timed(make(2));
+      const large = timed(make(8));
+      // Four times the input takes nowhere near sixteen times as long.
+      expect(large, shape).toBeLessThan(Math.max(small, 10) * 8);
+      if (shape === 'windows1252') expect(large, shape).toBeLessThan(300);
+    }
   });
 
   it('turns HTML into text when there is no text/plain part', () => {

@@ -224,13 +224,21 @@ const CP1252_HIGH =
  */
 const CP1252_LABELS = new Set(['windows-1252', 'cp1252', 'x-cp1252', 'iso-8859-1', 'iso8859-1', 'iso_8859-1', 'latin1', 'l1', 'us-ascii', 'ascii', 'ansi_x3.4-1968']);
 
-/** Bytes in a named charset to text; unknown charsets read as UTF-8. */
+/** Each byte's UTF-16 code unit in windows-1252. */
+const CP1252_UNITS = Uint16Array.from({ length: 256 }, (_, byte) => (byte >= 0x80 && byte <= 0x9f ? CP1252_HIGH.charCodeAt(byte - 0x80) : byte));
+const UTF16LE = new TextDecoder('utf-16le');
+
+/**
+ * Bytes in a named charset to text; unknown charsets read as UTF-8. Windows-1252 goes through a
+ * table into UTF-16 and one decode: adding a character at a time to a string took 0.1 s per MiB,
+ * a second for a large message, on the request thread.
+ */
 export function decodeCharset(bytes: Uint8Array, charset: string | undefined): string {
   const label = (charset ?? 'utf-8').trim().toLowerCase();
   if (CP1252_LABELS.has(label)) {
-    let out = '';
-    for (const byte of bytes) out += byte >= 0x80 && byte <= 0x9f ? CP1252_HIGH[byte - 0x80] : String.fromCharCode(byte);
-    return out;
+    const units = new Uint16Array(bytes.length);
+    for (let i = 0; i < bytes.length; i++) units[i] = CP1252_UNITS[bytes[i]!]!;
+    return UTF16LE.decode(units);
   }
   try {
     return new TextDecoder(label).decode(bytes);

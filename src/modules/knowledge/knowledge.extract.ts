@@ -2,6 +2,9 @@
  * Text extraction for knowledge-base uploads: plain text and Markdown as they are, HTML to
  * readable text, PDF through PDF.js (the `unpdf` serverless build) and DOCX through mammoth.
  * Everything is JavaScript: no system tool is ever run on an uploaded file.
+ * `extractUploadText` runs only inside a parsing worker (src/modules/parsing), never on the
+ * request thread: the caps here refuse what is plainly too large early and with a clear message,
+ * and the worker's heap, memory and time limits stop whatever slips past them.
  */
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -46,8 +49,25 @@ export function detectUploadKind(filename: string, contentType: string | undefin
   return kinds.find(([, info]) => info.contentTypes.includes(type))?.[0] ?? null;
 }
 
+/** The caps one extraction works within (the EXTRACT_* settings). */
+export interface ExtractCaps {
+  maxPages: number;
+  maxInflatedBytes: number;
+  maxTextChars: number;
+}
+
+const MiB = 1024 * 1024;
+const sizeText = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
+
+function tooMuchText(filename: string, caps: ExtractCaps): AppError {
+  return new AppError(
+    'PAYLOAD_TOO_LARGE',
+    `${filename} holds more than ${caps.maxTextChars} characters of text, the limit (EXTRACT_MAX_TEXT_CHARS); split it into smaller files`,
+  );
+}
+
 /** Extracts the readable text of a file of a known kind. */
-export async function extractUploadText(kind: UploadKind, data: Buffer, filename: string): Promise<string> {
+export async function extractUploadText(kind: UploadKind, data: Buffer, filename: string, caps: ExtractCaps): Promise<string> {
   let text: string;
   switch (kind) {
     case 'text':
@@ -58,12 +78,13 @@ export async function extractUploadText(kind: UploadKind, data: Buffer, filename
       text = htmlToText(decodeText(data, filename));
       break;
     case 'pdf':
-      text = await pdfToText(data, filename);
+      text = await pdfToText(data, filename, caps);
       break;
     case 'docx':
-      text = await docxToText(data, filename);
+      text = await docxToText(data, filename, caps);
       break;
   }
+  if (text.length > caps.maxTextChars) throw tooMuchText(filename, caps);
   // Stray NULs (odd PDF fonts, UTF-16 files) carry no meaning, and PostgreSQL text cannot hold them.
   text = text.replace(/\u0000/g, '');
   if (text.trim() === '') {
@@ -108,20 +129,44 @@ function pdfSignature(data: Buffer): boolean {
   return data.subarray(0, 1024).includes('%PDF-');
 }
 
-async function pdfToText(data: Buffer, filename: string): Promise<string> {
+async function pdfToText(data: Buffer, filename: string, caps: ExtractCaps): Promise<string> {
   if (!pdfSignature(data)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${filename} is not a PDF: it does not start with the %PDF header`);
   }
   // Loaded on first use: the PDF.js bundle is large and most servers never see a PDF.
-  const { getDocumentProxy, extractText } = await import('unpdf');
+  const { getDocumentProxy } = await import('unpdf');
   let document: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
   try {
     // A copy: PDF.js may take over (detach) the buffer it is given. verbosity 0 keeps its
     // warnings about damaged files out of the server's output.
     document = await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
-    const { text } = await extractText(document, { mergePages: false });
-    return text.map((page) => page.trim()).filter(Boolean).join('\n\n');
+    // A page tree may name one page object thousands of times: a 240 KB file can claim
+    // 40,000 pages. The count is known once the document opens, before any page is read.
+    if (document.numPages > caps.maxPages) {
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `${filename} has ${document.numPages} pages; at most ${caps.maxPages} are read (EXTRACT_MAX_PAGES). Split it into smaller files`,
+      );
+    }
+    // Page by page (unpdf's extractText reads them all at once), stopping at the text cap.
+    const pages: string[] = [];
+    let chars = 0;
+    for (let number = 1; number <= document.numPages; number++) {
+      const page = await document.getPage(number);
+      const content = await page.getTextContent();
+      const text = content.items
+        .map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : ''))
+        .join('')
+        .trim();
+      page.cleanup();
+      if (!text) continue;
+      chars += (pages.length > 0 ? 2 : 0) + text.length;
+      if (chars > caps.maxTextChars) throw tooMuchText(filename, caps);
+      pages.push(text);
+    }
+    return pages.join('\n\n');
   } catch (error) {
+    if (error instanceof AppError) throw error;
     const name = (error as { name?: string })?.name;
     if (name === 'PasswordException') {
       throw new AppError('VALIDATION_ERROR', `${filename} is password-protected: upload a copy without a password`);
@@ -138,11 +183,6 @@ async function pdfToText(data: Buffer, filename: string): Promise<string> {
 // ---------------------------------------------------------------------------------------------
 // DOCX
 
-/**
- * What all the parts of a .docx may expand to together: far above any real Word document (its
- * text is a few MiB of XML; pictures are stored already compressed), far below a zip bomb.
- */
-export const DOCX_MAX_UNCOMPRESSED = 100 * 1024 * 1024;
 
 const ZIP_LOCAL_HEADER = 0x04034b50;
 const ZIP_CENTRAL_HEADER = 0x02014b50;
@@ -156,15 +196,20 @@ const ZIP_END = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
  * each entry's data after its local header), refuses what JSZip would read differently (ZIP64,
  * prepended bytes, encryption, methods other than stored and deflate), and inflates each
  * deflated entry itself, with zlib's output capped at the size the entry declares, so nothing
- * larger is ever allocated. Throws 400 VALIDATION_ERROR when the zip is damaged, when the
- * declared sizes add up to more than the budget, or when an entry's data does not expand to
- * exactly its declared size.
+ * larger is ever allocated. Throws 400 VALIDATION_ERROR when the zip is damaged, or when an
+ * entry's data does not expand to
+ * exactly its declared size; 413 PAYLOAD_TOO_LARGE when the declared sizes add up to more than
+ * `budget` (EXTRACT_MAX_INFLATED_BYTES: far above any real Word document, whose text is a few
+ * MiB of XML and whose pictures are stored already compressed; far below a zip bomb).
  */
-export function checkZipExpansion(data: Buffer, filename: string, budget = DOCX_MAX_UNCOMPRESSED): void {
+export function checkZipExpansion(data: Buffer, filename: string, budget: number): void {
   const damaged = (why: string) =>
     new AppError('VALIDATION_ERROR', `${filename} could not be read as a DOCX file: its zip structure is damaged (${why})`);
   const tooLarge = () =>
-    new AppError('VALIDATION_ERROR', `${filename}: the .docx expands beyond ${budget / 1024 / 1024} MiB; it is refused`);
+    new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `${filename}: the .docx expands beyond ${sizeText(budget)}, the limit (EXTRACT_MAX_INFLATED_BYTES); it is refused`,
+    );
   const lying = (name: string, beyond: boolean) =>
     new AppError(
       'VALIDATION_ERROR',
@@ -227,11 +272,11 @@ export function checkZipExpansion(data: Buffer, filename: string, budget = DOCX_
   }
 }
 
-async function docxToText(data: Buffer, filename: string): Promise<string> {
+async function docxToText(data: Buffer, filename: string, caps: ExtractCaps): Promise<string> {
   if (data.length < 4 || data.readUInt32LE(0) !== 0x04034b50) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${filename} is not a DOCX file: a .docx is a zip archive, which starts with "PK"`);
   }
-  checkZipExpansion(data, filename);
+  checkZipExpansion(data, filename, caps.maxInflatedBytes);
   const { default: mammoth } = await import('mammoth');
   try {
     const result = await mammoth.extractRawText({ buffer: data });

@@ -4,7 +4,8 @@ import { isoNow } from '../../lib/time.js';
 import { queryTerms, type MatchMode } from '../../storage/full-text.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { LimitsService } from '../billing/billing.limits.js';
-import { detectUploadKind, extractUploadText, SUPPORTED_UPLOADS, UPLOAD_KINDS } from './knowledge.extract.js';
+import type { ParsingPool } from '../parsing/parsing.pool.js';
+import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from './knowledge.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 
 /** Largest document text, and largest uploaded file: 10 MiB. */
@@ -191,8 +192,13 @@ function normalizeSource(source: string | undefined, fallback: string, field = '
  * The knowledge base: an owner's documents, unique by title, searchable by full text.
  * Another owner's document id answers 404 exactly like one that does not exist.
  */
-export function createKnowledgeService(deps: { repo: KnowledgeRepo; limits: Pick<LimitsService, 'assertCanGrow'> }) {
-  const { repo, limits } = deps;
+export function createKnowledgeService(deps: {
+  repo: KnowledgeRepo;
+  limits: Pick<LimitsService, 'assertCanGrow'>;
+  /** Where uploaded files are read: a worker within the EXTRACT_* limits, never this thread. */
+  parsing: Pick<ParsingPool, 'extractUpload'>;
+}) {
+  const { repo, limits, parsing } = deps;
 
   /**
    * The plan's knowledgeBytes limit: the stored total after the write. `replacing` is the
@@ -375,7 +381,7 @@ export function createKnowledgeService(deps: { repo: KnowledgeRepo; limits: Pick
       // Titles and sources are checked before the (possibly slow) extraction.
       const title = normalizeTitle(file.title ?? file.filename, file.title === undefined ? 'file name' : 'title');
       const source = normalizeSource(file.source, UPLOAD_SOURCE, 'source');
-      const text = await extractUploadText(kind, file.data, file.filename);
+      const text = await parsing.extractUpload(kind, file.data, file.filename);
       checkContent(text, 'text extracted from the file');
       return create(ownerId, { title, content: text, source, mimeType: UPLOAD_KINDS[kind].mimeType, defaultSource: UPLOAD_SOURCE });
     },

@@ -4,7 +4,7 @@
  * what Hearth stores must always parse, hold only the fields the format defines, and agree with
  * the skill's record. Input comes from any client (and, through the marketplace, from other
  * owners), so the YAML is treated as hostile:
- * - the frontmatter is capped in size before it is parsed at all;
+ * - the frontmatter is capped in size and in nesting depth before it is parsed at all;
  * - it is parsed with the failsafe schema (every scalar is a string, no tag ever constructs
  *   anything) and aliases are never expanded: values are read from the syntax tree, and an
  *   alias node is dropped, so an alias bomb costs nothing;
@@ -15,6 +15,36 @@ import { Document, isMap, isScalar, isSeq, parseDocument, type Node, type Scalar
 
 /** Frontmatter larger than this is not parsed: it is regenerated from the record. */
 export const FRONTMATTER_MAX_BYTES = 16 * 1024;
+
+/**
+ * Frontmatter that may nest deeper than this is not parsed either. The format's fields nest two
+ * levels; the yaml parser recurses once per level, and about 1,000 levels (2 KB of "{") made V8
+ * abort the whole server process (a fatal out-of-memory in its regular-expression compiler, run
+ * deep in that recursion): no exception a caller could catch.
+ */
+export const FRONTMATTER_MAX_DEPTH = 64;
+
+/**
+ * An upper bound of a YAML text's nesting depth, in one pass without parsing: the deepest block
+ * nesting (a line's indentation plus the "- ", "? " and ": " indicators it opens with: each level
+ * takes at least one of them) plus the deepest flow nesting ("[" and "{" not yet closed, quoted
+ * or not: a bracket inside a quoted string can only raise the bound).
+ */
+export function nestingBound(yaml: string): number {
+  let block = 0;
+  let flow = 0;
+  let deepestFlow = 0;
+  for (const line of yaml.split('\n')) {
+    const lead = /^[ \t]*((?:[-?:][ \t]+)*)/.exec(line)!;
+    block = Math.max(block, lead[0].length - lead[1]!.length + lead[1]!.replace(/[ \t]+/g, '').length);
+    for (let i = 0; i < line.length; i++) {
+      const c = line.charCodeAt(i);
+      if (c === 91 /* [ */ || c === 123 /* { */) deepestFlow = Math.max(deepestFlow, ++flow);
+      else if ((c === 93 /* ] */ || c === 125) /* } */ && flow > 0) flow--;
+    }
+  }
+  return block + deepestFlow;
+}
 
 /** The fields of the Agent Skills format, in the order they are written. */
 export const FRONTMATTER_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
@@ -38,7 +68,7 @@ export interface SanitizedSkillMarkdown {
   /** The non-empty description the input's frontmatter carried, before the record replaced it. */
   frontmatterDescription: string | undefined;
   /** Why the frontmatter was rebuilt from the record alone, or null when the input's was usable. */
-  regenerated: null | 'missing' | 'too-large' | 'invalid-yaml' | 'not-a-mapping';
+  regenerated: null | 'missing' | 'too-large' | 'too-deep' | 'invalid-yaml' | 'not-a-mapping';
 }
 
 interface Split {
@@ -189,6 +219,8 @@ export function sanitizeSkillMarkdown(input: string, record: { name: string; des
     regenerated = 'missing';
   } else if (Buffer.byteLength(source, 'utf8') > FRONTMATTER_MAX_BYTES) {
     regenerated = 'too-large';
+  } else if (nestingBound(source) > FRONTMATTER_MAX_DEPTH) {
+    regenerated = 'too-deep';
   } else {
     const doc = parseDocument(source, PARSE_OPTIONS);
     if (doc.errors.length > 0) {

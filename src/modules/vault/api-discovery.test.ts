@@ -111,6 +111,40 @@ describe('POST /api/v1/vault/discover-api', () => {
     expect(res.body.data.operationCount).toBe(4);
   });
 
+  it('security: a large YAML document is parsed off the request thread, which stays free meanwhile', async () => {
+    // The yaml package needs about 1 s per MiB on the thread that runs it (and a mapping's
+    // duplicate-key check is quadratic: 30,000 paths took 10 s).
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 2_000; i++) {
+      const parameters = Array.from({ length: 8 }, (_, k) => ({ name: `p${k}`, in: 'query', description: `Parameter ${k} of thing ${i}` }));
+      paths[`/things/${i}`] = { get: { summary: `List thing ${i}`, parameters, responses: { '200': { description: 'The parts' } } } };
+    }
+    const body = toYaml(openApiDocument(site.origin, paths));
+    expect(body.length).toBeGreaterThan(1.5 * 1024 * 1024);
+    site.set('/openapi.yaml', { type: 'application/yaml', body });
+    // Found at its well-known address (the plugin manifest would name another document first).
+    site.remove('/.well-known/ai-plugin.json');
+    // The longest gap between ticks of a 10 ms timer: how long this thread was kept from other work.
+    let last = performance.now();
+    let longestStall = 0;
+    let ticked = () => {};
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestStall = Math.max(longestStall, now - last);
+      last = now;
+      ticked();
+    }, 10);
+    const res = await discover(`${site.origin}/openapi.yaml`);
+    // One more tick, so that a stall just before the answer is measured too.
+    await new Promise<void>((resolve) => (ticked = resolve));
+    clearInterval(ticker);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.documents[0]).toEqual({ kind: 'openapi', url: `${site.origin}/openapi.yaml` });
+    expect(res.body.data.operationCount).toBe(2_004);
+    // (Parsing the YAML on this thread stalled it for 1.7 s.)
+    expect(longestStall).toBeLessThan(400);
+  });
+
   it('lists at most 200 operations and counts them all', async () => {
     const paths: Record<string, unknown> = {};
     for (let i = 0; i < 130; i++) paths[`/items${i}`] = { get: { summary: `Get ${i}` }, post: { summary: `Post ${i}` } };

@@ -9,10 +9,10 @@
  * - an AI plugin manifest (`/.well-known/ai-plugin.json`).
  * Every fetch is small (size caps) and time-bounded.
  */
-import { parse as parseYaml } from 'yaml';
 import { AppError } from '../../http/errors.js';
 import type { OutboundClient, OutboundResponse } from '../../http/outbound.js';
 import { siteBindingRefusal } from '../../lib/same-site.js';
+import type { ParsingPool } from '../parsing/parsing.pool.js';
 
 export type ApiDocumentKind = 'openapi' | 'llms' | 'ai-plugin';
 
@@ -86,14 +86,21 @@ function looksLikeHtml(response: OutboundResponse): boolean {
   return /html/i.test(response.headers['content-type'] ?? '') || /^\s*</.test(response.body.subarray(0, 512).toString('utf8'));
 }
 
-/** The body as an OpenAPI or Swagger document, if it is one (JSON or YAML). */
-function parseOpenApi(response: OutboundResponse): Json | undefined {
+/**
+ * The body as an OpenAPI or Swagger document, if it is one (JSON or YAML). JSON is parsed here:
+ * V8's parser is native and linear, and a body is at most 4 MiB (about 30 ms). YAML is parsed in
+ * a worker (`parsing`): the yaml package takes seconds and hundreds of MB for 4 MiB. A document
+ * the worker gives up on (time, memory) counts as no document, like one over the size cap; a
+ * worker pool too busy to take it answers 429.
+ */
+async function parseOpenApi(response: OutboundResponse, parsing: Pick<ParsingPool, 'parseYaml'>): Promise<Json | undefined> {
   const text = response.text().replace(/^\uFEFF/, '');
   if (/^\s*</.test(text)) return undefined;
   let doc: unknown;
   try {
-    doc = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
-  } catch {
+    doc = /^\s*[{[]/.test(text) ? JSON.parse(text) : await parsing.parseYaml(text, `The document at ${response.url}`, 100);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'RATE_LIMITED') throw error;
     return undefined;
   }
   if (!isObject(doc)) return undefined;
@@ -308,12 +315,14 @@ function operationsOf(doc: Json): { count: number; operations: ApiOperation[] } 
 
 export interface ApiDiscoveryDeps {
   outbound: Pick<OutboundClient, 'request'>;
+  /** Where YAML documents are parsed: a bounded worker, never the request thread. */
+  parsing: Pick<ParsingPool, 'parseYaml'>;
   /** Time allowed for each fetch. */
   timeoutMs: number;
 }
 
 export function createApiDiscovery(deps: ApiDiscoveryDeps) {
-  const { outbound } = deps;
+  const { outbound, parsing } = deps;
 
   async function fetchSmall(url: string, maxBytes: number, accept: string): Promise<OutboundResponse> {
     return outbound.request({ url, maxResponseBytes: maxBytes, timeoutMs: deps.timeoutMs, headers: { accept } });
@@ -361,7 +370,7 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
 
       const pageResponse = value(page);
       if (ok(pageResponse)) {
-        const doc = parseOpenApi(pageResponse);
+        const doc = await parseOpenApi(pageResponse, parsing);
         if (doc) found.push({ url: pageResponse.url, doc });
         else if (looksLikeHtml(pageResponse)) {
           const html = pageResponse.text();
@@ -410,11 +419,11 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
       );
       for (const settledLink of linkedResponses) {
         const response = value(settledLink);
-        const doc = ok(response) ? parseOpenApi(response) : undefined;
+        const doc = ok(response) ? await parseOpenApi(response, parsing) : undefined;
         if (doc && response) found.push({ url: response.url, doc });
       }
       for (const response of candidates.map(value)) {
-        const doc = ok(response) ? parseOpenApi(response) : undefined;
+        const doc = ok(response) ? await parseOpenApi(response, parsing) : undefined;
         if (doc && response) found.push({ url: response.url, doc });
       }
 

@@ -1,0 +1,147 @@
+/**
+ * The EXTRACT_* limits through the upload route: each cap answers 413 PAYLOAD_TOO_LARGE naming
+ * its setting, a worker stopped for time or memory answers the same (never 500) and the next
+ * upload is read by a new worker, and a full queue answers 429 with Retry-After.
+ * (test/extract.e2e.test.ts shows the same files against a running server, with its memory.)
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, expectError, type TestApp } from '../../../test/harness.js';
+import { docxInflatingTo, pdfInflatingContent, pdfRepeatingOnePage } from '../../../test/hostile-files.js';
+
+const UPLOAD = '/api/v1/brain/knowledge-base/upload';
+const MiB = 1024 * 1024;
+const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+function form(filename: string, contentType: string, data: Buffer) {
+  const boundary = `----limits-${randomBytes(8).toString('hex')}`;
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+async function upload(t: TestApp, token: string, filename: string, contentType: string, data: Buffer) {
+  const { body, headers } = form(filename, contentType, data);
+  return t.request('POST', UPLOAD, { token, body, headers });
+}
+
+/** The command lines of this process's children: the parsing workers while they run. */
+function childCommands(): string[] {
+  try {
+    return readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+        } catch {
+          return '';
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
+describe('extraction caps at their defaults', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    token = (await t.createOwner()).token;
+  });
+  afterAll(async () => t.close());
+
+  it('a PDF with more pages than EXTRACT_MAX_PAGES (2000) is refused before any page is read', async () => {
+    const res = await upload(t, token, 'many.pdf', 'application/pdf', pdfRepeatingOnePage(2001));
+    expect(expectError(res, 413, 'PAYLOAD_TOO_LARGE').message).toBe(
+      'many.pdf has 2001 pages; at most 2000 are read (EXTRACT_MAX_PAGES). Split it into smaller files',
+    );
+    // At the cap it is read.
+    const ok = await upload(t, token, 'just-enough.pdf', 'application/pdf', pdfRepeatingOnePage(2000, 'Page text'));
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.data.content.split('Page text').length - 1).toBe(2000);
+  });
+
+  it('a .docx whose XML inflates to 100 MiB is refused by EXTRACT_MAX_INFLATED_BYTES (32 MiB)', async () => {
+    const res = await upload(t, token, 'big.docx', DOCX_TYPE, docxInflatingTo(100));
+    expect(expectError(res, 413, 'PAYLOAD_TOO_LARGE').message).toContain('expands beyond 32 MiB, the limit (EXTRACT_MAX_INFLATED_BYTES)');
+  });
+
+  it('extraction runs in a worker process, not in the server', async () => {
+    const pending = upload(t, token, 'watched.pdf', 'application/pdf', pdfRepeatingOnePage(1500));
+    let seen: string[] = [];
+    // Polled until the worker shows (it runs for about a second here).
+    for (let i = 0; i < 200 && seen.length === 0; i++) {
+      seen = childCommands().filter((command) => command.includes('parsing.worker'));
+      if (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toContain('--max-old-space-size=256');
+    expect((await pending).status).toBe(201);
+  });
+});
+
+describe('extraction limits set low', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await createTestApp({
+      config: {
+        extract: { timeoutMs: 1_500, maxMemoryMb: 128, maxPages: 1_000_000, maxInflatedBytes: 256 * MiB, maxTextChars: 5_000, concurrency: 1 },
+      },
+    });
+    token = (await t.createOwner()).token;
+  });
+  afterAll(async () => t.close());
+
+  it('text beyond EXTRACT_MAX_TEXT_CHARS answers 413, whatever the file type; at the cap it is kept', async () => {
+    const text = expectError(await upload(t, token, 'long.txt', 'text/plain', Buffer.alloc(5_001, 'a')), 413, 'PAYLOAD_TOO_LARGE');
+    expect(text.message).toBe('long.txt holds more than 5000 characters of text, the limit (EXTRACT_MAX_TEXT_CHARS); split it into smaller files');
+    expect((await upload(t, token, 'exact.txt', 'text/plain', Buffer.alloc(5_000, 'a'))).status).toBe(201);
+    const html = await upload(t, token, 'long.html', 'text/html', Buffer.from(`<p>${'word '.repeat(2_000)}</p>`));
+    expect(expectError(html, 413, 'PAYLOAD_TOO_LARGE').message).toContain('EXTRACT_MAX_TEXT_CHARS');
+    // A PDF stops at the first page past the cap rather than reading all 1,000.
+    const pdf = await upload(t, token, 'long.pdf', 'application/pdf', pdfRepeatingOnePage(1_000, 'x'.repeat(60)));
+    expect(expectError(pdf, 413, 'PAYLOAD_TOO_LARGE').message).toContain('EXTRACT_MAX_TEXT_CHARS');
+  });
+
+  it('a PDF still being read after EXTRACT_TIMEOUT_MS answers 413; the next upload is read by a new worker', async () => {
+    const started = performance.now();
+    // Pages without text, so that only the time limit can stop it.
+    const res = await upload(t, token, 'slow.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, ''));
+    expect(expectError(res, 413, 'PAYLOAD_TOO_LARGE').message).toBe(
+      'slow.pdf takes longer than 1.5 s to read, the limit (EXTRACT_TIMEOUT_MS); it is refused. Split it into smaller files',
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect((await upload(t, token, 'after-timeout.txt', 'text/plain', Buffer.from('fine'))).status).toBe(201);
+  });
+
+  it('a PDF stream inflating to 400 MiB, and a .docx of 60 MiB of tiny paragraphs, are stopped by EXTRACT_MAX_MEMORY_MB', async () => {
+    const pdf = await upload(t, token, 'stream.pdf', 'application/pdf', pdfInflatingContent(400));
+    expect(expectError(pdf, 413, 'PAYLOAD_TOO_LARGE').message).toBe(
+      'stream.pdf needs more than 128 MiB of memory to read, the limit (EXTRACT_MAX_MEMORY_MB); it is refused. Split it into smaller files',
+    );
+    const docx = await upload(t, token, 'tiny-paragraphs.docx', DOCX_TYPE, docxInflatingTo(60));
+    expect(expectError(docx, 413, 'PAYLOAD_TOO_LARGE').message).toContain('EXTRACT_MAX_MEMORY_MB');
+    expect((await upload(t, token, 'after-memory.txt', 'text/plain', Buffer.from('fine'))).status).toBe(201);
+  });
+
+  it('beyond EXTRACT_CONCURRENCY running and four times as many waiting, an upload answers 429 with Retry-After', async () => {
+    // One slow file runs (EXTRACT_CONCURRENCY is 1 here), four wait, the sixth is refused at once.
+    const slow = pdfRepeatingOnePage(40_000, '');
+    const queued = Array.from({ length: 5 }, (_, i) => upload(t, token, `queued-${i}.pdf`, 'application/pdf', slow));
+    await expect.poll(() => t.services.parsing.load(), { timeout: 5_000 }).toEqual({ running: 1, waiting: 4 });
+    const refused = await upload(t, token, 'one-too-many.txt', 'text/plain', Buffer.from('x'));
+    expect(expectError(refused, 429, 'RATE_LIMITED').message).toContain('EXTRACT_CONCURRENCY');
+    expect(refused.headers['retry-after']).toBe('5');
+    // The queued ones are each stopped by the time limit in turn: 413, never 500.
+    for (const res of await Promise.all(queued)) expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+    expect(t.services.parsing.load()).toEqual({ running: 0, waiting: 0 });
+  }, 30_000);
+});

@@ -1,0 +1,207 @@
+/**
+ * Parsing of untrusted input off the server's process. Every job (an uploaded file's text, a
+ * remote OpenAPI document in YAML) runs in a worker process of its own, started for the job and
+ * ended after it, with
+ * - a JavaScript heap limit (V8's --max-old-space-size, EXTRACT_MAX_MEMORY_MB): past it V8 stops;
+ * - a watch on the worker's resident memory (read from /proc every 20 ms, on Linux) for what the
+ *   heap limit does not see: ArrayBuffers, such as a PDF stream inflating to gigabytes or a zip
+ *   library's output. Past EXTRACT_MAX_MEMORY_MB the worker is killed;
+ * - a wall-clock limit (EXTRACT_TIMEOUT_MS) that kills the worker;
+ * - at most EXTRACT_CONCURRENCY jobs at once and four times as many waiting; more answer 429
+ *   with Retry-After rather than starting workers without bound.
+ * A job stopped by a limit answers 413 PAYLOAD_TOO_LARGE naming the limit, never 500; the server
+ * only waits, so it keeps answering other requests meanwhile.
+ * A process rather than a worker thread: a thread's ArrayBuffers come from the server's own
+ * allocator, which kept hundreds of MiB after each stopped job (the server grew from 180 MiB to
+ * 760 MiB in three hostile uploads), and a thread's memory cannot be told apart from the server's.
+ * A process's memory is its own, measured exactly, and all returned when it exits. Starting one
+ * costs about 0.3 s; uploads are rare. The worker gets no secret: its environment is nearly empty.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ExtractSettings } from '../../config.js';
+import { AppError, type ErrorCode } from '../../http/errors.js';
+import type { ExtractCaps, UploadKind } from '../knowledge/knowledge.extract.js';
+
+export type ParseJob =
+  | { kind: 'upload'; uploadKind: UploadKind; filename: string; data: Uint8Array }
+  | { kind: 'yaml'; text: string; maxAliasCount: number };
+
+/** What a worker answers: the job's value, an AppError's parts, or the message of anything else. */
+export type WorkerReply =
+  | { ok: true; value: unknown }
+  | { ok: false; error: { code: ErrorCode; message: string; details?: unknown } }
+  | { ok: false; failure: string };
+
+/** The first message to a worker: the caps, then the job. */
+export interface WorkerRequest {
+  caps: ExtractCaps;
+  job: ParseJob;
+}
+
+const MiB = 1024 * 1024;
+/** How often a worker's resident memory is read: cheap (one small /proc read), and soon enough. */
+const WATCH_INTERVAL_MS = 20;
+/** Jobs that may wait for a worker, per worker. */
+const QUEUE_PER_WORKER = 4;
+const RETRY_AFTER_SECONDS = 5;
+
+// The worker is TypeScript under tsx (`npm start`, the tests), so it starts with tsx's loader,
+// named by its full address so that the server's working directory does not matter; once
+// compiled to JavaScript it starts as it is.
+const here = import.meta.url;
+const WORKER_ENTRY = new URL(`./parsing.worker${here.endsWith('.ts') ? '.ts' : '.js'}`, here);
+const LOADER_FLAGS = here.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(here).resolve('tsx')).href] : [];
+/** What a worker's environment keeps of the server's: nothing secret (keys, tokens, database addresses). */
+const WORKER_ENV_KEYS = ['PATH', 'TMPDIR', 'TEMP', 'TMP', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT'];
+
+type Limit = 'time' | 'memory';
+
+/** A process's resident memory in bytes, or undefined where /proc does not say (not Linux, or gone). */
+function residentBytes(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createParsingPool(settings: ExtractSettings) {
+  const caps: ExtractCaps = { maxPages: settings.maxPages, maxInflatedBytes: settings.maxInflatedBytes, maxTextChars: settings.maxTextChars };
+  const maxWaiting = settings.concurrency * QUEUE_PER_WORKER;
+  const running = new Set<(limit: Limit) => void>();
+  const waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  let busy = 0;
+  const env = Object.fromEntries(WORKER_ENV_KEYS.filter((key) => process.env[key] !== undefined).map((key) => [key, process.env[key]!]));
+
+  function limitError(limit: Limit, label: string): AppError {
+    return limit === 'time'
+      ? new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `${label} takes longer than ${settings.timeoutMs / 1000} s to read, the limit (EXTRACT_TIMEOUT_MS); it is refused. Split it into smaller files`,
+        )
+      : new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `${label} needs more than ${settings.maxMemoryMb} MiB of memory to read, the limit (EXTRACT_MAX_MEMORY_MB); it is refused. Split it into smaller files`,
+        );
+  }
+
+  async function acquire(): Promise<void> {
+    if (busy < settings.concurrency) {
+      busy += 1;
+      return;
+    }
+    if (waiting.length >= maxWaiting) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `The server is already reading ${settings.concurrency} files with ${waiting.length} more waiting (EXTRACT_CONCURRENCY); try again in ${RETRY_AFTER_SECONDS} s`,
+        { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) }, details: { retryAfterSeconds: RETRY_AFTER_SECONDS } },
+      );
+    }
+    // The slot is handed over by release(), so `busy` stays counted.
+    await new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
+  }
+
+  function release(): void {
+    const next = waiting.shift();
+    if (next) next.resolve();
+    else busy -= 1;
+  }
+
+  function inWorker(job: ParseJob, label: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const child: ChildProcess = spawn(
+        process.execPath,
+        [
+          `--max-old-space-size=${settings.maxMemoryMb}`,
+          `--max-semi-space-size=${Math.min(16, Math.max(1, Math.floor(settings.maxMemoryMb / 32)))}`,
+          ...LOADER_FLAGS,
+          fileURLToPath(WORKER_ENTRY),
+        ],
+        // The advanced serialization carries Buffers as they are; stderr is kept for the failure message.
+        { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-2000);
+      });
+      let settled = false;
+      const finish = (settle: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearInterval(watch);
+        running.delete(stop);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        settle();
+      };
+      const stop = (limit: Limit) => finish(() => reject(limitError(limit, label)));
+      running.add(stop);
+      const timer = setTimeout(() => stop('time'), settings.timeoutMs);
+      const watch = setInterval(() => {
+        const rss = child.pid === undefined ? undefined : residentBytes(child.pid);
+        if (rss !== undefined && rss > settings.maxMemoryMb * MiB) stop('memory');
+      }, WATCH_INTERVAL_MS);
+
+      child.once('message', (reply: WorkerReply) =>
+        finish(() => {
+          if (reply.ok) resolve(reply.value);
+          else if ('error' in reply) reject(new AppError(reply.error.code, reply.error.message, { details: reply.error.details }));
+          else reject(new Error(`A parsing worker failed on ${label}: ${reply.failure}`));
+        }),
+      );
+      child.once('error', (error) => finish(() => reject(new Error(`A parsing worker could not start for ${label}: ${error.message}`, { cause: error }))));
+      child.once('exit', (code, signal) =>
+        finish(() =>
+          reject(
+            // V8 aborts a process that reaches its heap limit.
+            /heap limit|out of memory/i.test(stderr)
+              ? limitError('memory', label)
+              : new Error(`A parsing worker ended (${signal ?? `exit code ${code}`}) without answering for ${label}: ${stderr.slice(-500)}`),
+          ),
+        ),
+      );
+      child.send({ caps, job } satisfies WorkerRequest);
+    });
+  }
+
+  async function run(job: ParseJob, label: string): Promise<unknown> {
+    await acquire();
+    try {
+      return await inWorker(job, label);
+    } finally {
+      release();
+    }
+  }
+
+  return {
+    /** The text of an uploaded file (see knowledge.extract.ts), read in a worker within the EXTRACT_* limits. */
+    async extractUpload(uploadKind: UploadKind, data: Buffer, filename: string): Promise<string> {
+      return (await run({ kind: 'upload', uploadKind, filename, data }, filename)) as string;
+    },
+
+    /**
+     * A YAML document as plain data, or null when it is not YAML. The parser is slow (4 s and
+     * 250 MB for 4 MiB) and builds a whole syntax tree first, so it never runs on the request thread.
+     */
+    async parseYaml(text: string, label: string, maxAliasCount = 100): Promise<unknown> {
+      return run({ kind: 'yaml', text, maxAliasCount }, label);
+    },
+
+    /** Jobs running and waiting, for tests and the operator's eye. */
+    load(): { running: number; waiting: number } {
+      return { running: running.size, waiting: waiting.length };
+    },
+
+    /** Ends every running job and refuses the waiting ones (at shutdown). */
+    close(): void {
+      for (const entry of waiting.splice(0)) entry.reject(new AppError('RATE_LIMITED', 'The server is shutting down; try again shortly'));
+      for (const stop of [...running]) stop('time');
+    },
+  };
+}
+
+export type ParsingPool = ReturnType<typeof createParsingPool>;
