@@ -92,6 +92,8 @@ const RULES: Rule[] = [
   rule('GET', /^\/api\/v1\/vault\/tokens\/\{\}\/reveal$/, master),
   rule('*', /^\/api\/v1\/vault(\/.*)?$/, scope('vault')),
 
+  // Removing a device frees its name for another daemon's key: the owner's alone.
+  rule('DELETE', /^\/api\/v1\/afp\/devices\/\{\}$/, owner),
   rule('*', /^\/api\/v1\/afp(\/.*)?$/, scope('devices')),
   rule('*', /^\/api\/v1\/marketplace(\/.*)?$/, scope('marketplace')),
 

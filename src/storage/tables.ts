@@ -316,7 +316,7 @@ export interface AfpDevicesTable {
   created_at: string;
   /**
    * SHA-256 (hex) of the device key of the daemon that registered the device; a connection for
-   * the device with another key is refused. NULL only for a device registered before keys existed.
+   * the device with another key is refused. NULL only for a device registered before keys existed, which no connection may use until its owner removes it.
    */
   key_hash: string | null;
 }

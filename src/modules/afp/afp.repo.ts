@@ -37,12 +37,6 @@ export function createAfpRepo(db: Kysely<Database>) {
       return (trx ?? db).updateTable('afp_devices').set(report).where('id', '=', id).returningAll().executeTakeFirst();
     },
 
-    /** Binds a device registered before device keys to `keyHash`, unless another key bound it first. */
-    async bindKey(id: string, keyHash: string): Promise<boolean> {
-      const result = await db.updateTable('afp_devices').set({ key_hash: keyHash }).where('id', '=', id).where('key_hash', 'is', null).executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
-
     async touch(id: string, lastSeenAt: string): Promise<void> {
       await db.updateTable('afp_devices').set({ last_seen_at: lastSeenAt }).where('id', '=', id).where('last_seen_at', '<', lastSeenAt).execute();
     },

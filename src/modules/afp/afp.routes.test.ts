@@ -149,21 +149,45 @@ describe('devices', () => {
     const lost = await connectDaemon(base, { token, name: 'reinstalled', root, privilege: 'read' });
     await lost.link.stop();
     await expect(connectDaemon(base, { token, name: 'reinstalled', root, privilege: 'write' })).rejects.toThrow('bound to another daemon');
-    expect((await t.request('DELETE', `/api/v1/afp/devices/${lost.deviceId}`, { token })).status).toBe(200);
+    expect((await t.request('DELETE', `/api/v1/afp/devices/${lost.deviceId}`, { token: owner.token })).status).toBe(200);
     const fresh = await connectDaemon(base, { token, name: 'reinstalled', root, privilege: 'write' });
     links.push(fresh);
     expect(fresh.deviceId).not.toBe(lost.deviceId);
     expect((await t.request('GET', `/api/v1/afp/devices/${fresh.deviceId}`, { token })).body.data).toMatchObject({ status: 'online', privilege: 'write' });
   });
 
-  it('a device registered before device keys is bound by the first daemon that connects for it with one', async () => {
+  it('a devices token cannot remove a device to put its own daemon in its place', async () => {
+    const real = await connectDaemon(base, { token, name: 'owner-pc', root, privilege: 'write' });
+    links.push(real);
+    const agent = await t.tokenWithScopes(owner, ['devices']);
+    expectError(await t.request('DELETE', `/api/v1/afp/devices/${real.deviceId}`, { token: agent }), 403, 'FORBIDDEN');
+    expectError(await t.request('DELETE', `/api/v1/afp/devices/${real.deviceId}`, { token }), 403, 'FORBIDDEN');
+    await expect(connectDaemon(base, { token: agent, name: 'owner-pc', root, privilege: 'exec' })).rejects.toThrow('bound to another daemon');
+    expect((await t.request('GET', `/api/v1/afp/devices/${real.deviceId}`, { token })).body.data).toMatchObject({ status: 'online', privilege: 'write' });
+    // A login session is the owner too.
+    const session = await t.login(owner);
+    expect((await t.request('DELETE', `/api/v1/afp/devices/${real.deviceId}`, { token: session })).status).toBe(200);
+  });
+
+  it('a device registered before device keys is claimed by no daemon until its owner removes it', async () => {
     const legacy = await connectDaemon(base, { token, name: 'legacy', root, privilege: 'read' });
     await legacy.link.stop();
     await t.storage.db.updateTable('afp_devices').set({ key_hash: null }).where('id', '=', legacy.deviceId).execute();
-    const claimed = await connectDaemon(base, { token, name: 'legacy', root, privilege: 'read' });
-    links.push(claimed);
-    expect(claimed.deviceId).toBe(legacy.deviceId);
-    await expect(connectDaemon(base, { token, name: 'legacy', root, privilege: 'exec', deviceKey: legacy.deviceKey })).rejects.toThrow('bound to another daemon');
+    for (const deviceKey of [legacy.deviceKey, undefined]) {
+      await expect(connectDaemon(base, { token, name: 'legacy', root, privilege: 'exec', ...(deviceKey ? { deviceKey } : {}) })).rejects.toThrow(
+        'predates device keys',
+      );
+    }
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'afp.device.connect', limit: 50 } });
+    const refused = (audit.body.data as Array<{ outcome: string; targetId: string; details: Record<string, unknown> }>).filter(
+      (e) => e.targetId === legacy.deviceId && e.outcome === 'denied',
+    );
+    expect(refused).toHaveLength(2);
+    expect(refused[0]!.details).toMatchObject({ reason: 'device registered before device keys' });
+    expect((await t.request('DELETE', `/api/v1/afp/devices/${legacy.deviceId}`, { token: owner.token })).status).toBe(200);
+    const fresh = await connectDaemon(base, { token, name: 'legacy', root, privilege: 'read', deviceKey: legacy.deviceKey });
+    links.push(fresh);
+    expect(fresh.deviceId).not.toBe(legacy.deviceId);
   });
 
   it('a hello of the previous protocol, without a device key, is told to download the daemon again', async () => {
@@ -175,13 +199,13 @@ describe('devices', () => {
 
   it('DELETE forgets the device and closes its connection; the daemon stops', async () => {
     const doomed = await connectDaemon(base, { token, name: 'old-pc', root, privilege: 'read' });
-    const res = await t.request('DELETE', `/api/v1/afp/devices/${doomed.deviceId}`, { token });
+    const res = await t.request('DELETE', `/api/v1/afp/devices/${doomed.deviceId}`, { token: owner.token });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id: doomed.deviceId, name: 'old-pc', status: 'online' });
     expect(await doomed.link.done).toEqual({ final: true, reason: 'the owner removed this device' });
     const list = await t.request('GET', '/api/v1/afp/devices', { token });
     expect(list.body.data.map((d: { name: string }) => d.name)).not.toContain('old-pc');
-    expectError(await t.request('DELETE', `/api/v1/afp/devices/${doomed.deviceId}`, { token }), 404, 'NOT_FOUND');
+    expectError(await t.request('DELETE', `/api/v1/afp/devices/${doomed.deviceId}`, { token: owner.token }), 404, 'NOT_FOUND');
     expectError(await api('GET', 'stat', { device: doomed.deviceId, query: { path: root } }), 404, 'NOT_FOUND');
   });
 });

@@ -109,10 +109,14 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
     app.delete(
       '/api/v1/afp/devices/:deviceId',
       {
-        config,
+        // The owner's alone (master token or login session): removing a device is how its name is
+        // freed for a daemon with another device key, so a `devices` token that could remove it
+        // could register its own daemon in the real one's place.
+        config: { access: access.owner() },
         schema: {
           operationId: 'deleteAfpDevice',
-          summary: "Forget a remote PC: its record is removed and its daemon's connection closed (the daemon stops)",
+          summary:
+            "Forget a remote PC: its record is removed and its daemon's connection closed (the daemon stops). Owner only (master token or login session): it frees the name for a daemon with another device key",
           tags,
           params: DeviceParams,
           response: { 200: DeviceResponse },

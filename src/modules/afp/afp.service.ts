@@ -181,20 +181,33 @@ export function createAfpService(deps: AfpServiceDeps) {
         daemon_version: hello.version,
         last_seen_at: isoNow(),
       };
-      /** Passes when `keyHash` is the device's key (binding a device that has none yet); otherwise audits and refuses. */
+      /**
+       * Passes when `keyHash` is the device's key; otherwise audits and refuses. A device
+       * registered before device keys existed has none, and nothing tells which daemon is its
+       * own: it is refused too, until its owner removes it and its daemon registers it anew.
+       */
       const check = async (row: DeviceRow): Promise<void> => {
-        if (row.key_hash === null && (await repo.bindKey(row.id, keyHash))) return;
-        const bound = row.key_hash ?? (await repo.get(ownerId, row.id))?.key_hash ?? null;
-        if (bound !== null && constantTimeEqual(bound, keyHash)) return;
+        if (row.key_hash !== null && constantTimeEqual(row.key_hash, keyHash)) return;
+        const unkeyed = row.key_hash === null;
         await audit.record(actor, {
           action: 'afp.device.connect',
           outcome: 'denied',
           targetType: 'afp_device',
           targetId: row.id,
-          details: { name: row.name, reason: 'device key mismatch', platform: hello.platform, privilege: hello.privilege },
+          details: {
+            name: row.name,
+            reason: unkeyed ? 'device registered before device keys' : 'device key mismatch',
+            platform: hello.platform,
+            privilege: hello.privilege,
+          },
         });
         // A close reason holds 123 bytes: the id first, then what to do.
-        throw new AppError('FORBIDDEN', `device ${row.id} is bound to another daemon's key; remove it to register again, or use another --name`);
+        throw new AppError(
+          'FORBIDDEN',
+          unkeyed
+            ? `device ${row.id} predates device keys: its owner removes it, then this daemon can register it again`
+            : `device ${row.id} is bound to another daemon's key; remove it to register again, or use another --name`,
+        );
       };
       const existing = await repo.findByName(ownerId, hello.name);
       if (existing) {

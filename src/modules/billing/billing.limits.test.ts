@@ -244,7 +244,7 @@ describe('devices', () => {
 
       // Removing it makes room for another.
       await again.link.stop();
-      expect((await t.request('DELETE', `/api/v1/afp/devices/${first.deviceId}`, { token })).status).toBe(200);
+      expect((await t.request('DELETE', `/api/v1/afp/devices/${first.deviceId}`, { token: user.token })).status).toBe(200);
       links.push(await connectDaemon(base, { token, name: 'laptop', root, privilege: 'read' }));
     } finally {
       await Promise.all(links.map((d) => d.link.stop()));

@@ -3,6 +3,7 @@ import { parseDocument } from 'yaml';
 import {
   FRONTMATTER_KEYS,
   FRONTMATTER_MAX_BYTES,
+  nestingBound,
   sanitizeSkillMarkdown,
   splitFrontmatter,
   stringifyFrontmatter,
@@ -78,6 +79,18 @@ const HOSTILE: Record<string, string> = {
   'non-string metadata': '---\nmetadata:\n  version: 1.10\n  enabled: true\n  list: [a, b]\n  nested: { a: b }\n  empty:\n---\nbody',
   'control characters and unicode': '---\nname: x\nlicense: "a\\u0000b\\u2028c"\ncompatibility: "ü 💡"\n---\nbody',
 };
+
+describe('nestingBound', () => {
+  it('bounds block nesting whatever the line breaks: LF, CR LF or a lone CR', () => {
+    const levels = 150;
+    const lines = ['metadata:', ...Array.from({ length: levels }, (_, i) => `${' '.repeat(i + 1)}k:`)];
+    for (const eol of ['\n', '\r\n', '\r']) {
+      const yaml = lines.join(eol);
+      // What the parser would build is at least as deep as the bound says.
+      expect(nestingBound(yaml)).toBeGreaterThanOrEqual(levels);
+    }
+  });
+});
 
 describe('sanitizeSkillMarkdown on hostile input', () => {
   for (const [label, input] of Object.entries(HOSTILE)) {

@@ -34,7 +34,8 @@ export function nestingBound(yaml: string): number {
   let block = 0;
   let flow = 0;
   let deepestFlow = 0;
-  for (const line of yaml.split('\n')) {
+  // YAML breaks lines at CR LF, LF and a lone CR alike.
+  for (const line of yaml.split(/\r\n|\r|\n/)) {
     const lead = /^[ \t]*((?:[-?:][ \t]+)*)/.exec(line)!;
     block = Math.max(block, lead[0].length - lead[1]!.length + lead[1]!.replace(/[ \t]+/g, '').length);
     for (let i = 0; i < line.length; i++) {
