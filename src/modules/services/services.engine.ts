@@ -68,12 +68,13 @@ function fullyDecoded(text: string, field: string): string {
 /**
  * Whether an upstream could read `segment` (decoded) as `.` or `..`: servlet containers such as
  * Tomcat drop a `;parameter` before resolving (`..;x` is `..`), Windows servers drop trailing
- * dots and spaces (`...` is `..`), and some normalise compatibility forms (fullwidth `．`). A
- * segment made of dots alone is never a real name worth that risk.
+ * dots and spaces (`...` and `.. .` are `..`), and some normalise compatibility forms (fullwidth
+ * `．`; the caller folds them first). A segment of dots and spaces alone is never a real name
+ * worth that risk.
  */
 function isDotSegment(segment: string): boolean {
-  const bare = segment.normalize('NFKC').split(';')[0]!.replace(/[\s]+$/, '');
-  return /^\.+$/.test(bare);
+  // Dots and white space alone: Windows drops trailing dots and spaces repeatedly (`.. .` is `..`).
+  return /^[.\s]*\.[.\s]*$/.test(segment.split(';')[0]!);
 }
 
 /**
@@ -100,14 +101,17 @@ export function safeRelativePath(raw: string, field = 'path'): { pathname: strin
   if (/[\u0000-\u001f\u007f]/.test(decoded)) {
     throw refuse(field, 'must not contain encoded control characters', `${field} must not contain encoded control characters (%00 to %1F, %7F)`);
   }
-  if (decoded.split(/[/\\]/).some(isDotSegment)) {
+  // Compatibility forms are folded before the path is cut into segments, since a fullwidth
+  // solidus (U+FF0F) or reverse solidus becomes a separator for an upstream that folds them.
+  const folded = decoded.normalize('NFKC');
+  if (folded.split(/[/\\]/).some(isDotSegment)) {
     throw refuse(
       field,
       'must not contain . or .. segments',
       `${field} must not contain . or .. segments, in any spelling (..;, %2e%2e, a segment of dots only): it cannot leave the service's base address`,
     );
   }
-  if (decoded.startsWith('//') || decoded.includes('\\')) {
+  if (folded.startsWith('//') || folded.includes('\\')) {
     throw refuse(field, 'must not name another host', `${field} must not name another host`);
   }
   return { pathname, search };

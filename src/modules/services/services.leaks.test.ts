@@ -44,6 +44,11 @@ const TRICKY_PATHS = [
   '/a/..%00/b',
   '/a/\uff0e\uff0e/b',
   '/a/%EF%BC%8E%EF%BC%8E/b',
+  // Trailing dots and spaces that Windows drops repeatedly, and a fullwidth solidus folded to "/".
+  '/x/..%20./secret',
+  '/x/.%20.%20/secret',
+  '/x/..%EF%BC%8F..%EF%BC%8Fadmin',
+  '/x/a%EF%BC%8F..%EF%BC%8Fadmin',
 ];
 
 describe('dot segments in any spelling', () => {
