@@ -39,6 +39,9 @@ beforeAll(async () => {
   symlinkSync('../outside/secret.txt', path.join(root, 'relative-out'));
   symlinkSync(path.join(root, 'loop-b'), path.join(root, 'loop-a'));
   symlinkSync(path.join(root, 'loop-a'), path.join(root, 'loop-b'));
+  // A loop outside, reached through a link inside: resolving fails out there.
+  symlinkSync(path.join(outside, 'loop'), path.join(outside, 'loop'));
+  symlinkSync(path.join(root, 'docs-link', '..', 'out-dir'), path.join(root, 'via-docs'));
   // A sibling whose name starts like the root's: a prefix test would let it through.
   mkdirSync(`${root}2`);
   policy = await createPolicy(root, 'write');
@@ -150,5 +153,12 @@ describe('resolveInside', () => {
 
   it('refuses a link loop', async () => {
     expect((await refusal(resolveInside(policy, path.join(root, 'loop-a', 'x')))).code).toBe('INVALID');
+  });
+
+  it('security: a failure to resolve past a link that leads out reads as outside, telling nothing of what is there', async () => {
+    for (const requested of [path.join(root, 'out-dir', 'loop', 'x'), path.join(root, 'via-docs', 'loop')]) {
+      const error = await refusal(resolveInside(policy, requested));
+      expect(error.message, requested).toBe(`${requested} is outside the folder this device's daemon may touch (${policy.root})`);
+    }
   });
 });

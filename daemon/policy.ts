@@ -95,6 +95,37 @@ async function realpathAllowingMissing(target: string, hops = 0): Promise<string
 }
 
 /**
+ * Whether following `lexical` (inside the root as written) from the root leaves the root through
+ * a symbolic link. Walked link by link with lstat and readlink only, so it answers where
+ * realpath failed (a loop, a refusal of access) without touching anything past the first link
+ * that leads out.
+ */
+async function leavesRoot(root: string, lexical: string): Promise<boolean> {
+  const pending = path.relative(root, lexical).split(path.sep).filter(Boolean);
+  let current = root;
+  for (let hops = 0; pending.length > 0; ) {
+    const next = path.join(current, pending.shift()!);
+    let entry;
+    try {
+      entry = await lstat(next);
+    } catch {
+      return false;
+    }
+    if (!entry.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (++hops > MAX_LINK_HOPS) return false;
+    const target = path.resolve(current, await readlink(next));
+    if (!isInside(root, target)) return true;
+    // Inside still: go on from the link's target, with the rest of the path after it.
+    pending.unshift(...path.relative(root, target).split(path.sep).filter(Boolean));
+    current = root;
+  }
+  return false;
+}
+
+/**
  * Resolves a path the server sent and refuses it unless it lies inside the root.
  * `..` is resolved first, by the text of the path; symbolic links are then followed.
  *
@@ -116,9 +147,9 @@ export async function resolveInside(policy: Policy, requested: string, what = 'p
   try {
     resolved = await realpathAllowingMissing(lexical);
   } catch (error) {
-    // Where resolving failed may be outside the root: say nothing about it unless the path,
-    // as sent, lies inside (then the failure is about the owner's own files).
-    if (!isInside(policy.root, lexical)) throw outside();
+    // Where resolving failed may be outside the root: say nothing about it unless the path, as
+    // sent and as its links lead, lies inside (then the failure is about the owner's own files).
+    if (!isInside(policy.root, lexical) || (await leavesRoot(policy.root, lexical).catch(() => true))) throw outside();
     if (error instanceof DaemonError) throw new DaemonError(error.code, `${error.message} in ${requested}`);
     const code = (error as NodeJS.ErrnoException)?.code;
     if (code === 'EACCES' || code === 'EPERM') throw new DaemonError('FORBIDDEN', `The operating system refused access to ${requested} (${code})`);
