@@ -336,19 +336,15 @@ describe('upload errors', () => {
     // 260 KB that declare a 1 KB document.xml and inflate to 256 MiB: mammoth's JSZip inflated it all first.
     const bomb = docxWithDocument(deflatedSpaces(256), 1024);
     expect(bomb.length).toBeLessThan(300 * 1024);
-    let started = performance.now();
     let res = await upload([{ name: 'file', filename: 'bomb.docx', contentType: DOCX_TYPE, data: bomb }]);
+    // This message comes from the check against the directory, made before inflating more than declared.
     expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('the .docx expands beyond what its zip directory declares');
-    // (Inflating the 256 MiB would take far longer; the worker process that reads it starts in about 0.3 s.)
-    expect(performance.now() - started).toBeLessThan(3000);
 
     // Declaring honestly more than EXTRACT_MAX_INFLATED_BYTES (32 MiB) is refused without inflating anything.
-    started = performance.now();
     res = await upload([{ name: 'file', filename: 'huge.docx', contentType: DOCX_TYPE, data: docxWithDocument(deflatedSpaces(150), 150 * MiB) }]);
     expect(expectError(res, 413, 'PAYLOAD_TOO_LARGE').message).toBe(
       'huge.docx: the .docx expands beyond 32 MiB, the limit (EXTRACT_MAX_INFLATED_BYTES); it is refused',
     );
-    expect(performance.now() - started).toBeLessThan(3000);
 
     // A stored entry longer than declared, and a deflated one that expands to less, are refused too.
     const xml = Buffer.from('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>');
