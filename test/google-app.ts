@@ -11,7 +11,7 @@ export interface GoogleApp {
 }
 
 /** The app's Google settings pointing at `fake`, with the client it knows. */
-export function googleConfig(fake: FakeGoogle, client = { clientId: GOOGLE_CLIENT_ID, clientSecret: GOOGLE_CLIENT_SECRET }) {
+function googleConfig(fake: FakeGoogle, client = { clientId: GOOGLE_CLIENT_ID, clientSecret: GOOGLE_CLIENT_SECRET }) {
   return { allowPrivateNetwork: true, google: { ...client, endpointOverride: fake.url } };
 }
 

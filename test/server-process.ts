@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
+const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
 
 /** `node --import tsx src/main.ts` in the project folder, with exactly `env`. */
 export type ServerChild = ChildProcessByStdio<null, Readable, Readable>;
