@@ -25,6 +25,12 @@ export class UsageError extends Error {}
 const KEYS = ['server', 'token', 'name', 'root', 'privilege', 'keyFile'] as const;
 type Key = (typeof KEYS)[number];
 
+/**
+ * The daemon's own settings in the environment (ENV_NAMES): removed from it at start, and never
+ * passed to a command run by exec.
+ */
+export const PRIVATE_ENV = /^HEARTH_AFP_/i;
+
 export const ENV_NAMES: Record<Key | 'config', string> = {
   server: 'HEARTH_AFP_SERVER',
   token: 'HEARTH_AFP_TOKEN',

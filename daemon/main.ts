@@ -4,7 +4,7 @@
  */
 import { platformName } from '../src/modules/afp/afp.protocol.js';
 import { API_VERSION } from '../src/version.js';
-import { helpText, parseDaemonArgs, UsageError } from './config.js';
+import { helpText, parseDaemonArgs, PRIVATE_ENV, UsageError } from './config.js';
 import { loadDeviceKey } from './key.js';
 import { startLink } from './link.js';
 import { createPolicy } from './policy.js';
@@ -39,7 +39,7 @@ async function main(): Promise<number> {
 
   // The token is in `settings` now. Commands run by exec must not find it: not in their
   // environment (ops.ts leaves HEARTH_AFP_* out), nor in what /proc shows of this process.
-  for (const name of Object.keys(process.env)) if (/^HEARTH_AFP_/i.test(name)) delete process.env[name];
+  for (const name of Object.keys(process.env)) if (PRIVATE_ENV.test(name)) delete process.env[name];
   if (scrubFromProcessBlocks(settings.token) === 'failed') {
     log(
       `warning: the token could not be removed from /proc/${process.pid}/environ and /proc/${process.pid}/cmdline, where a command run by exec can read it; give the token in the config file instead`,

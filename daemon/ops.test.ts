@@ -173,6 +173,8 @@ describe('exec', () => {
     try {
       const result = (await runOp(exec, 'exec', { cmd: 'env', timeout: 5000 })) as { stdout: string };
       expect(result.stdout).not.toContain('hth_pat_secret');
+      // No HEARTH_AFP_* name at all: the exec marker is not one of the daemon's settings.
+      expect(result.stdout).not.toMatch(/^HEARTH_AFP_/im);
       expect(result.stdout).toContain('PATH=');
     } finally {
       delete process.env.HEARTH_AFP_TOKEN;

@@ -11,6 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { LIMITS, OPS, OpArgs, type Op, type OpArgsOf, type OpResultOf } from '../src/modules/afp/afp.protocol.js';
 import { checkPrivilege, DaemonError, resolveInside, type Policy } from './policy.js';
+import { PRIVATE_ENV } from './config.js';
 import { canReap, EXEC_MARKER_ENV, reapExec, trackDescendants, type ExecProcesses } from './reap.js';
 
 const argCheckers = Object.fromEntries(OPS.map((op) => [op, TypeCompiler.Compile<TSchema>(OpArgs[op])])) as Record<Op, TypeCheck<TSchema>>;
@@ -211,9 +212,6 @@ async function mkdirOp(policy: Policy, args: OpArgsOf<'mkdir'>): Promise<OpResul
     return { path: target, created: true };
   });
 }
-
-/** Environment variables the daemon reads its own settings from; a command never sees them. */
-const PRIVATE_ENV = /^HEARTH_AFP_/i;
 
 /** How long the output pipes may stay open once everything the command started is ended. */
 const PIPE_GRACE_MS = 2000;

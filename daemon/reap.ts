@@ -15,10 +15,12 @@
  * at, an ssh to this PC, a terminal multiplexer already running). Only a cgroup of its own or
  * a dedicated user would confine those.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { procStatFields } from './procfs.js';
 
-export const EXEC_MARKER_ENV = 'HEARTH_AFP_EXEC_ID';
+/** Not a HEARTH_AFP_* name: those are the daemon's settings (config.ts), withheld from commands. */
+export const EXEC_MARKER_ENV = 'HEARTH_EXEC_ID';
 
 interface Proc {
   pid: number;
@@ -31,23 +33,11 @@ interface Proc {
 }
 
 /** Whether this system shows processes the way this file reads them. */
-export const canReap = process.platform === 'linux' && (() => {
-  try {
-    return readFileSync('/proc/self/stat', 'utf8').length > 0;
-  } catch {
-    return false;
-  }
-})();
+export const canReap = process.platform === 'linux' && procStatFields('self') !== undefined;
 
 function readProc(pid: number): Proc | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The name in parentheses may itself hold spaces and parentheses: the fields follow the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields(pid);
+  if (!fields) return undefined;
   const state = fields[0] ?? '';
   return {
     pid,
@@ -71,12 +61,20 @@ function listProcs(): Proc[] {
   return out;
 }
 
+/**
+ * The daemon's user. Only its processes' environments are read: another user's cannot be, and
+ * a command keeps the daemon's user (one that changes user, through sudo say, is still ended as
+ * a descendant or a member of the shell's group).
+ */
+const ownUid = process.getuid?.();
+
 function carriesMarker(pid: number, needle: Buffer): boolean {
   let environ: Buffer;
   try {
+    if (statSync(`/proc/${pid}`).uid !== ownUid) return false;
     environ = readFileSync(`/proc/${pid}/environ`);
   } catch {
-    // Another user's process, or gone.
+    // Gone, or not readable.
     return false;
   }
   for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {

@@ -11,12 +11,12 @@
  * lets the same user debug (ptrace) its processes.
  */
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { procStatFields } from './procfs.js';
 
 export type ScrubOutcome = 'scrubbed' | 'absent' | 'unsupported' | 'failed';
 
 function blocks(): Array<[start: number, end: number]> {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields('self') ?? [];
   // fields[0] is field 3 of proc(5): arg_start..env_end are fields 48-51.
   const field = (n: number) => Number(fields[n - 3]);
   const out: Array<[number, number]> = [];

@@ -63,33 +63,35 @@ export function pdfInflatingContent(mib: number): Buffer {
   ]);
 }
 
-/** A zip of deflated entries (fflate is not used: its output is held whole before writing). */
-export function zipOf(entries: Array<{ name: string; data: Buffer }>): Buffer {
+/**
+ * A zip written by hand, each entry's declared size as given: unlike a zip tool's, its directory
+ * may lie about what an entry's data expands to. Method 0 stores, 8 deflates (data given raw).
+ */
+export function handZip(entries: Array<{ name: string; method: 0 | 8; data: Buffer; size: number }>): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');
-    const compressed = deflateRawSync(entry.data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
+    local.writeUInt16LE(entry.method, 8);
+    local.writeUInt32LE(entry.data.length, 18);
+    local.writeUInt32LE(entry.size, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(entry.data.length, 24);
+    central.writeUInt16LE(entry.method, 10);
+    central.writeUInt32LE(entry.data.length, 20);
+    central.writeUInt32LE(entry.size, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
-    locals.push(local, name, compressed);
+    locals.push(local, name, entry.data);
     centrals.push(central, name);
-    offset += 30 + name.length + compressed.length;
+    offset += 30 + name.length + entry.data.length;
   }
   const directory = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
@@ -99,6 +101,11 @@ export function zipOf(entries: Array<{ name: string; data: Buffer }>): Buffer {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, end]);
+}
+
+/** A zip of deflated entries, honestly declared (fflate is not used: its output is held whole before writing). */
+export function zipOf(entries: Array<{ name: string; data: Buffer }>): Buffer {
+  return handZip(entries.map((entry) => ({ name: entry.name, method: 8, data: deflateRawSync(entry.data), size: entry.data.length })));
 }
 
 /**

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { AppError, registerErrorHandling } from '../src/http/errors.js';
 import { HearthLogController, loggerOptions, maskTokens, prettyFormatter } from '../src/http/logging.js';
@@ -183,8 +183,7 @@ describe('expected outcomes are not errors', () => {
         );
       }
       // Every download gets its closing line; wait for the last one to be written.
-      const deadline = Date.now() + 5000;
-      while (ids.some((id) => !linesOf(id).some((line) => line.res)) && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+      await vi.waitFor(() => expect(ids.filter((id) => !linesOf(id).some((line) => line.res))).toEqual([]), { timeout: 5000, interval: 20 });
       for (const id of ids) {
         const lines = linesOf(id);
         expect(lines.map((line) => line.msg)).toContain('request completed');

@@ -3,7 +3,6 @@
  * fresh clone, and what it says when it cannot start: one line on stderr, what is wrong and
  * how to fix it, and a non-zero exit.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -12,8 +11,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from './harness.js';
+import { spawnServer } from './server-process.js';
 
-const PROJECT = path.resolve(import.meta.dirname, '..');
 const mode = (file: string) => statSync(file).mode & 0o777;
 
 interface Run {
@@ -28,11 +27,7 @@ interface Run {
  */
 function runServer(env: Record<string, string>, options: { untilServing?: boolean } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: PROJECT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', PASSWORD_HASH_COST: '10', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnServer({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', PASSWORD_HASH_COST: '10', ...env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -9,8 +9,8 @@ import type { FastifyInstance } from 'fastify';
  * discarded first so that the 413 reaches them; beyond it, or after DRAIN_MAX_MS, the connection
  * is closed at once, which is cheaper than reading an attacker's gigabytes.
  */
-export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
-export const DRAIN_MAX_MS = 15_000;
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 15_000;
 
 /**
  * Reads and discards what is left of a request body. Resolves true when the body ended within

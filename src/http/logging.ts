@@ -136,7 +136,7 @@ export function prettyFormatter(): (line: string) => string {
 }
 
 /** A destination that writes each line in the pretty format (after masking: see loggerOptions). */
-export function prettyStream(out: DestinationStream): DestinationStream {
+function prettyStream(out: DestinationStream): DestinationStream {
   const format = prettyFormatter();
   return { write: (line: string) => void out.write(format(line)) };
 }

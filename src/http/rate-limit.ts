@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { AppError } from './errors.js';
+import { createExpiringMap } from '../lib/expiring-map.js';
 
 /**
  * A fixed-window counter per key (client address, token id…), kept in this process.
@@ -61,16 +62,8 @@ export function createRateLimiter(options: {
 }): RateLimiter {
   const maxKeys = options.maxKeys ?? RATE_LIMIT_MAX_KEYS;
   const clock = options.now ?? (() => Date.now());
-  // In the order windows opened, which (all windows being the same length) is the order they
-  // end: the expired ones are always at the front, so dropping them never scans the table.
-  const windows = new Map<string, { count: number; resetAt: number }>();
-
-  function prune(now: number): void {
-    for (const [key, window] of windows) {
-      if (window.resetAt > now && windows.size < maxKeys) break;
-      windows.delete(key);
-    }
-  }
+  // A window is kept for as long as it lasts: set when it opens, it expires when it ends.
+  const windows = createExpiringMap<{ count: number; resetAt: number }>({ ttlMs: options.windowMs, maxKeys });
 
   return {
     get size() {
@@ -78,12 +71,10 @@ export function createRateLimiter(options: {
     },
     hit(key) {
       const now = clock();
-      let window = windows.get(key);
-      if (!window || window.resetAt <= now) {
-        windows.delete(key);
-        prune(now);
+      let window = windows.get(key, now);
+      if (!window) {
         window = { count: 0, resetAt: now + options.windowMs };
-        windows.set(key, window);
+        windows.set(key, window, now);
       }
       window.count += 1;
       if (window.count > options.max) {

@@ -1,5 +1,6 @@
 import { AppError } from '../../http/errors.js';
 import { createRateLimiter, RATE_LIMIT_MAX_KEYS } from '../../http/rate-limit.js';
+import { createExpiringMap } from '../../lib/expiring-map.js';
 
 /**
  * The limiter in front of every password check (login, replacing the master token from a login
@@ -68,31 +69,6 @@ export function lockDurationMs(failures: number, free = FREE_FAILURES, maxMs = M
 interface Counter {
   failures: number;
   lockedUntil: number;
-  touchedAt: number;
-}
-
-/**
- * Counters by key in the order they were last touched, so that the ones to forget (idle, or the
- * least recently used past `maxKeys`) are always at the front and never need a scan.
- */
-function counterTable(maxKeys: number, forgetAfterMs: number) {
-  const table = new Map<string, Counter>();
-  return {
-    table,
-    get(key: string, now: number): Counter | undefined {
-      for (const [k, counter] of table) {
-        if (counter.touchedAt + forgetAfterMs > now && table.size <= maxKeys) break;
-        table.delete(k);
-      }
-      return table.get(key);
-    },
-    touch(key: string, counter: Counter, now: number): void {
-      counter.touchedAt = now;
-      table.delete(key);
-      table.set(key, counter);
-      if (table.size > maxKeys) table.delete(table.keys().next().value!);
-    },
-  };
 }
 
 function tooMany(waitMs: number, text: string): AppError {
@@ -110,10 +86,11 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
   const trustMs = options.trustMs ?? TRUST_MS;
   const maxKeys = options.maxKeys ?? RATE_LIMIT_MAX_KEYS;
   const clock = options.now ?? (() => Date.now());
-  const streaks = counterTable(maxKeys, options.forgetAfterMs ?? FORGET_AFTER_MS);
-  const accounts = counterTable(maxKeys, options.forgetAfterMs ?? FORGET_AFTER_MS);
-  // Every entry lives trustMs from its last success, so insertion order is expiry order.
-  const trusted = new Map<string, number>();
+  // Counters are forgotten after forgetAfterMs without an attempt; trust lasts trustMs from the last success.
+  const forgetAfterMs = options.forgetAfterMs ?? FORGET_AFTER_MS;
+  const streaks = createExpiringMap<Counter>({ ttlMs: forgetAfterMs, maxKeys });
+  const accounts = createExpiringMap<Counter>({ ttlMs: forgetAfterMs, maxKeys });
+  const trusted = createExpiringMap<true>({ ttlMs: trustMs, maxKeys });
   const perAddress = createRateLimiter({
     max: options.perAddressPerMinute,
     windowMs: 60_000,
@@ -122,19 +99,11 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
     now: clock,
   });
 
-  function isTrusted(key: string, now: number): boolean {
-    for (const [k, until] of trusted) {
-      if (until > now && trusted.size <= maxKeys) break;
-      trusted.delete(k);
-    }
-    return (trusted.get(key) ?? 0) > now;
-  }
-
   const accountLocked = 'Too many failed password attempts for this account';
 
   return {
     get size() {
-      return streaks.table.size + accounts.table.size + trusted.size + perAddress.size;
+      return streaks.size + accounts.size + trusted.size + perAddress.size;
     },
 
     reserve(account, address) {
@@ -146,7 +115,7 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
       // First every check, then every count: a refused attempt changes nothing.
       const streak = streaks.get(pairKey, now);
       if (streak && streak.lockedUntil > now) throw tooMany(streak.lockedUntil - now, accountLocked);
-      const known = isTrusted(pairKey, now);
+      const known = trusted.get(pairKey, now) === true;
       const shared = accounts.get(account, now);
       if (!known && shared && shared.failures >= accountFree && shared.lockedUntil > now) {
         throw tooMany(shared.lockedUntil - now, accountLocked);
@@ -154,21 +123,21 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
       perAddress.hit(address);
 
       // Counted as a failure now, before any hashing; a right password takes it back.
-      const mine = streak ?? { failures: 0, lockedUntil: 0, touchedAt: now };
+      const mine = streak ?? { failures: 0, lockedUntil: 0 };
       mine.failures += 1;
       mine.lockedUntil = now + lockDurationMs(mine.failures, free, maxLockMs);
-      streaks.touch(pairKey, mine, now);
+      streaks.set(pairKey, mine, now);
       // The account counter this attempt added a failure to, taken back on success.
       let added: Counter | undefined;
       if (!known) {
-        const all = shared ?? { failures: 0, lockedUntil: 0, touchedAt: now };
+        const all = shared ?? { failures: 0, lockedUntil: 0 };
         // One address adds at most its free failures: alone it can never reach the ceiling.
         if (mine.failures <= free) {
           all.failures += 1;
           added = all;
         }
         if (all.failures >= accountFree) all.lockedUntil = now + lockDurationMs(free + all.failures - accountFree, free, maxLockMs);
-        if (added || shared) accounts.touch(account, all, now);
+        if (added || shared) accounts.set(account, all, now);
       }
 
       let settled = false;
@@ -180,11 +149,9 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
           const at = clock();
           // Only this address's streak, and the one failure this attempt added to the account:
           // whoever guesses from elsewhere stays counted.
-          streaks.table.delete(pairKey);
+          streaks.delete(pairKey);
           if (added && added.failures > 0) added.failures -= 1;
-          trusted.delete(pairKey);
-          trusted.set(pairKey, at + trustMs);
-          if (trusted.size > maxKeys) trusted.delete(trusted.keys().next().value!);
+          trusted.set(pairKey, true, at);
         },
       };
     },

@@ -6,31 +6,20 @@
  * Client addresses come from X-Forwarded-For (TRUST_PROXY on in this file's config).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { freezeDate, fromAddress as from, loginFrom, newAddress } from '../../../test/clients.js';
 import { createTestApp, expectError, type ApiResponse, type Owner, type TestApp } from '../../../test/harness.js';
 
 let t: TestApp;
-let addressCounter = 0;
-/** A client address of its own for each scenario (198.18.0.0/15 is for benchmarking, never routed). */
-const newAddress = () => `198.18.${++addressCounter >> 8}.${addressCounter & 255}`;
 
 beforeAll(async () => {
   t = await createTestApp({ config: { trustProxy: true } });
 });
 afterAll(async () => t.close());
-// The clock stands still (timers run as usual), so a wait of 1 s cannot run out on a slow machine
-// between two requests; a test that needs a wait to pass moves the clock itself.
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(Date.now());
-});
-afterEach(() => void vi.useRealTimers());
+// The clock stands still, so a wait of 1 s cannot run out between two requests.
+beforeEach(freezeDate);
 
-const from = (address: string) => ({ 'x-forwarded-for': address });
-
-function login(email: string, password: string, address: string) {
-  return t.request('POST', '/api/v1/auth/login', { body: { email, password }, headers: from(address) });
-}
+const login = (email: string, password: string, address: string) => loginFrom(t, { email, password }, address);
 
 function regenerate(session: string, password: string, address: string, url = '/api/v1/tokens/master/regenerate') {
   return t.request('POST', url, { token: session, body: { password }, headers: from(address) });
@@ -195,7 +184,7 @@ describe('per-address limit on every route that checks a password', () => {
       const address = '203.0.113.77';
       const regen = (password: string, at: string, token: string) =>
         limited.request('POST', '/api/v1/tokens/master/regenerate', { token, body: { password }, headers: from(at) });
-      const res = await limited.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password }, headers: from(address) });
+      const res = await loginFrom(limited, owner, address);
       expect(res.status).toBe(200);
       const session = res.body.data.token as string;
       expectError(await regen('wrong-password-1', address, session), 403, 'FORBIDDEN');

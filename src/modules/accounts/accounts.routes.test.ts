@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { freezeDate } from '../../../test/clients.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { SCOPE_NAMES } from '../../http/access.js';
 
@@ -266,9 +267,7 @@ describe('login slowdown after consecutive failures', () => {
 
   it('answers 429 RATE_LIMITED with Retry-After after 5 failures, even for the right password; other accounts are unaffected', async () => {
     // The clock stands still, so the 1 s wait cannot run out on a slow machine before the check.
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(Date.now());
-    onTestFinished(() => void vi.useRealTimers());
+    onTestFinished(freezeDate());
     const victim = await t.createOwner();
     const bystander = await t.createOwner();
 
@@ -290,23 +289,18 @@ describe('login slowdown after consecutive failures', () => {
   });
 
   it('lets the right password in once the wait has passed, and resets the failure count', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    try {
-      vi.setSystemTime(Date.now());
-      const owner = await t.createOwner();
-      for (let i = 0; i < 5; i++) expectError(await login(owner, 'not the password'), 401, 'UNAUTHORIZED');
-      expectError(await login(owner), 429, 'RATE_LIMITED');
+    onTestFinished(freezeDate());
+    const owner = await t.createOwner();
+    for (let i = 0; i < 5; i++) expectError(await login(owner, 'not the password'), 401, 'UNAUTHORIZED');
+    expectError(await login(owner), 429, 'RATE_LIMITED');
 
-      // Let the wait run out without sleeping.
-      vi.setSystemTime(Date.now() + 1500);
-      expect((await login(owner)).status).toBe(200);
+    // Let the wait run out without sleeping.
+    vi.setSystemTime(Date.now() + 1500);
+    expect((await login(owner)).status).toBe(200);
 
-      // The count started again: four failures do not slow the account down.
-      for (let i = 0; i < 4; i++) expectError(await login(owner, 'not the password'), 401, 'UNAUTHORIZED');
-      expect((await login(owner)).status).toBe(200);
-    } finally {
-      vi.useRealTimers();
-    }
+    // The count started again: four failures do not slow the account down.
+    for (let i = 0; i < 4; i++) expectError(await login(owner, 'not the password'), 401, 'UNAUTHORIZED');
+    expect((await login(owner)).status).toBe(200);
   });
 
   it('counts only consecutive failures: a success in between resets them', async () => {

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT, type Artifact, type DownloadPlatform } from '../../../daemon/build.js';
 import { AppError } from '../../http/errors.js';
+import { childEnvironment, streamTail, type EnvironmentAllowList } from '../../lib/child-process.js';
 
 const BUILD_SCRIPT = path.join(PROJECT_ROOT, 'daemon', 'build.ts');
 /** daemon/build.ts's exit code when the npm registry could not be reached. */
@@ -17,28 +18,25 @@ const EXIT_REGISTRY = 3;
 /** How long a platform whose build failed answers 503 before a build is tried again. */
 export const BUILD_RETRY_MS = 5 * 60_000;
 
-/** Variables a build uses (node, tsx, npm pack/view and their network settings), upper-cased. */
-const BUILD_ENV = new Set([
-  'PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL',
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
-  // Windows: where programs, profiles and the npm cache are.
-  'SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMFILES',
-]);
-
 /**
- * The build child's environment: the variables above, npm's own (`npm_config_*` for the
- * registry, cache and proxy, `npm_execpath` to find npm) and node's (`NODE_EXTRA_CA_CERTS`…)
- * except NODE_OPTIONS, which is emptied. Nothing else of the server's environment is passed.
+ * What a build uses (node, tsx, npm pack/view and their network settings): npm's own variables
+ * (`npm_config_*` for the registry, cache and proxy, `npm_execpath` to find npm) and node's
+ * (`NODE_EXTRA_CA_CERTS`…; NODE_OPTIONS is always emptied). Nothing else of the server's
+ * environment is passed.
  */
+const BUILD_ENV: EnvironmentAllowList = {
+  names: [
+    'PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL',
+    'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+    // Windows: where programs, profiles and the npm cache are.
+    'SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMFILES',
+  ],
+  prefixes: ['NPM_', 'NODE_'],
+};
+
+/** The build child's environment (BUILD_ENV). */
 export function buildEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    const upper = name.toUpperCase();
-    if (BUILD_ENV.has(upper) || upper.startsWith('NPM_') || (upper.startsWith('NODE_') && upper !== 'NODE_OPTIONS')) out[name] = value;
-  }
-  out.NODE_OPTIONS = '';
-  return out;
+  return childEnvironment(BUILD_ENV, env);
 }
 
 function runBuild(platform: DownloadPlatform, buildDir: string, script: string): Promise<Artifact> {
@@ -50,10 +48,9 @@ function runBuild(platform: DownloadPlatform, buildDir: string, script: string):
       env: buildEnvironment(),
     });
     let stdout = '';
-    let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     // postject's LIEF prints a warning per ELF note; only the last lines can explain a failure.
-    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+    const stderr = streamTail(child.stderr, 4000);
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) {
@@ -64,7 +61,7 @@ function runBuild(platform: DownloadPlatform, buildDir: string, script: string):
           return reject(new Error(`the daemon build printed no result: ${stdout.slice(0, 500)}`));
         }
       }
-      const reason = stderr
+      const reason = stderr()
         .split('\n')
         .filter((l) => l.trim() && !l.startsWith("warning: Can't find string offset"))
         .slice(-5)

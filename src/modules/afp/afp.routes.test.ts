@@ -137,7 +137,6 @@ describe('devices', () => {
     expect(after).toMatchObject({ status: 'online', privilege: 'read', root: realRoot, createdAt: before.createdAt, platform: before.platform });
     expect((await api('GET', 'ls', { device: real.deviceId, query: { path: realRoot } })).status).toBe(200);
     expectError(await api('POST', 'exec', { device: real.deviceId, body: { cmd: 'true' } }), 403, 'FORBIDDEN');
-    expect(await Promise.race([real.link.done, new Promise((resolve) => setTimeout(() => resolve('still running'), 200))])).toBe('still running');
 
     const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'afp.device.connect', limit: 50 } });
     const denied = (audit.body.data as Array<{ outcome: string; targetId: string; details: Record<string, unknown> }>).filter((e) => e.targetId === real.deviceId);

@@ -4,14 +4,13 @@
  * never. Every such binding and refusal is audited, and the proxy delivers only what was bound
  * legitimately. The fake upstream (http://127.0.0.1:…) is off the tokens' site (https://example.com).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/upstream.js';
+import { freezeDate, fromAddress, loginFrom, newAddress } from '../../../test/clients.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 
 let t: TestApp;
 let fake: FakeUpstream;
-let addressCounter = 0;
-const newAddress = () => `198.19.${++addressCounter >> 8}.${addressCounter & 255}`;
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
@@ -23,12 +22,9 @@ afterAll(async () => {
 });
 beforeEach(() => {
   fake.requests.length = 0;
-  // The clock stands still (timers run as usual), so a wait of 1 s cannot run out on a slow
-  // machine between two requests.
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(Date.now());
+  // The clock stands still, so a wait of 1 s cannot run out between two requests.
+  return freezeDate();
 });
-afterEach(() => void vi.useRealTimers());
 
 let counter = 0;
 const uniqueName = () => `bind-${++counter}`;
@@ -43,15 +39,15 @@ async function storeToken(owner: Owner, secret: string, websiteUrl = 'https://ex
 }
 
 async function sessionFrom(owner: Owner, address: string): Promise<string> {
-  const res = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password }, headers: { 'x-forwarded-for': address } });
+  const res = await loginFrom(t, owner, address);
   expect(res.status).toBe(200);
   return res.body.data.token;
 }
 
 const createConnector = (token: string, body: Record<string, unknown>, address = '192.0.2.1') =>
-  t.request('POST', '/api/v1/connectors', { token, body, headers: { 'x-forwarded-for': address } });
+  t.request('POST', '/api/v1/connectors', { token, body, headers: fromAddress(address) });
 const updateConnector = (token: string, id: string, body: Record<string, unknown>, address = '192.0.2.1') =>
-  t.request('PUT', `/api/v1/connectors/${id}`, { token, body, headers: { 'x-forwarded-for': address } });
+  t.request('PUT', `/api/v1/connectors/${id}`, { token, body, headers: fromAddress(address) });
 const proxy = (token: string, name: string) => t.request('POST', `/api/v1/services/${name}/proxy`, { token, body: { method: 'GET', path: '/echo' } });
 
 async function audit(owner: Owner, action: string) {
@@ -99,7 +95,7 @@ describe('creating a connector off the vault token site', () => {
     expectError(limited, 429, 'RATE_LIMITED');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expectError(
-      await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password }, headers: { 'x-forwarded-for': address } }),
+      await loginFrom(t, owner, address),
       429,
       'RATE_LIMITED',
     );

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/harness.js';
 import { docxInflatingTo, pdfInflatingContent, pdfRepeatingOnePage } from '../../../test/hostile-files.js';
+import { childPids } from '../../../test/procfs.js';
 
 const UPLOAD = '/api/v1/brain/knowledge-base/upload';
 const MiB = 1024 * 1024;
@@ -31,21 +32,13 @@ async function upload(t: TestApp, token: string, filename: string, contentType: 
 
 /** The command lines of this process's children: the parsing workers while they run. */
 function childCommands(): string[] {
-  try {
-    return readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-        } catch {
-          return '';
-        }
-      });
-  } catch {
-    return [];
-  }
+  return childPids().map((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      return '';
+    }
+  });
 }
 
 describe('extraction caps at their defaults', () => {
@@ -87,15 +80,14 @@ describe('extraction caps at their defaults', () => {
   });
 });
 
+const LOW_LIMITS = { maxMemoryMb: 128, maxPages: 1_000_000, maxInflatedBytes: 256 * MiB, maxTextChars: 5_000, concurrency: 1 };
+
 describe('extraction limits set low', () => {
+  // A generous time limit, so that on a loaded machine only the limit under test can stop a file.
   let t: TestApp;
   let token: string;
   beforeAll(async () => {
-    t = await createTestApp({
-      config: {
-        extract: { timeoutMs: 1_500, maxMemoryMb: 128, maxPages: 1_000_000, maxInflatedBytes: 256 * MiB, maxTextChars: 5_000, concurrency: 1 },
-      },
-    });
+    t = await createTestApp({ config: { extract: { ...LOW_LIMITS, timeoutMs: 30_000 } } });
     token = (await t.createOwner()).token;
   });
   afterAll(async () => t.close());
@@ -111,6 +103,42 @@ describe('extraction limits set low', () => {
     expect(expectError(pdf, 413, 'PAYLOAD_TOO_LARGE').message).toContain('EXTRACT_MAX_TEXT_CHARS');
   });
 
+  it('a PDF stream inflating to 400 MiB, and a .docx of 60 MiB of tiny paragraphs, are stopped by EXTRACT_MAX_MEMORY_MB', async () => {
+    const pdf = await upload(t, token, 'stream.pdf', 'application/pdf', pdfInflatingContent(400));
+    expect(expectError(pdf, 413, 'PAYLOAD_TOO_LARGE').message).toBe(
+      'stream.pdf needs more than 128 MiB of memory to read, the limit (EXTRACT_MAX_MEMORY_MB); it is refused. Split it into smaller files',
+    );
+    const docx = await upload(t, token, 'tiny-paragraphs.docx', DOCX_TYPE, docxInflatingTo(60));
+    expect(expectError(docx, 413, 'PAYLOAD_TOO_LARGE').message).toContain('EXTRACT_MAX_MEMORY_MB');
+    expect((await upload(t, token, 'after-memory.txt', 'text/plain', Buffer.from('fine'))).status).toBe(201);
+  }, 60_000);
+
+  it('beyond EXTRACT_CONCURRENCY running and four times as many waiting, an upload answers 429 with Retry-After', async () => {
+    // One slow file runs (EXTRACT_CONCURRENCY is 1 here; its 40,000 page reads take seconds
+    // before the memory limit stops it), four wait, the sixth is refused at once.
+    const slow = upload(t, token, 'slow.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, ''));
+    await expect.poll(() => t.services.parsing.load().running, { timeout: 10_000 }).toBe(1);
+    const queued = Array.from({ length: 4 }, (_, i) => upload(t, token, `queued-${i}.txt`, 'text/plain', Buffer.from(`waiting ${i}`)));
+    await expect.poll(() => t.services.parsing.load(), { timeout: 10_000 }).toEqual({ running: 1, waiting: 4 });
+    const refused = await upload(t, token, 'one-too-many.txt', 'text/plain', Buffer.from('x'));
+    expect(expectError(refused, 429, 'RATE_LIMITED').message).toContain('EXTRACT_CONCURRENCY');
+    expect(refused.headers['retry-after']).toBe('5');
+    // The slow one is stopped by a limit (413, never 500), then each waiting one gets its turn.
+    expectError(await slow, 413, 'PAYLOAD_TOO_LARGE');
+    for (const res of await Promise.all(queued)) expect(res.status, res.text).toBe(201);
+    expect(t.services.parsing.load()).toEqual({ running: 0, waiting: 0 });
+  }, 90_000);
+});
+
+describe('extraction time limit set low', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { extract: { ...LOW_LIMITS, timeoutMs: 1_500 } } });
+    token = (await t.createOwner()).token;
+  });
+  afterAll(async () => t.close());
+
   it('a PDF still being read after EXTRACT_TIMEOUT_MS answers 413; the next upload is read by a new worker', async () => {
     const started = performance.now();
     // Pages without text, so that only the time limit can stop it.
@@ -121,27 +149,4 @@ describe('extraction limits set low', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect((await upload(t, token, 'after-timeout.txt', 'text/plain', Buffer.from('fine'))).status).toBe(201);
   });
-
-  it('a PDF stream inflating to 400 MiB, and a .docx of 60 MiB of tiny paragraphs, are stopped by EXTRACT_MAX_MEMORY_MB', async () => {
-    const pdf = await upload(t, token, 'stream.pdf', 'application/pdf', pdfInflatingContent(400));
-    expect(expectError(pdf, 413, 'PAYLOAD_TOO_LARGE').message).toBe(
-      'stream.pdf needs more than 128 MiB of memory to read, the limit (EXTRACT_MAX_MEMORY_MB); it is refused. Split it into smaller files',
-    );
-    const docx = await upload(t, token, 'tiny-paragraphs.docx', DOCX_TYPE, docxInflatingTo(60));
-    expect(expectError(docx, 413, 'PAYLOAD_TOO_LARGE').message).toContain('EXTRACT_MAX_MEMORY_MB');
-    expect((await upload(t, token, 'after-memory.txt', 'text/plain', Buffer.from('fine'))).status).toBe(201);
-  });
-
-  it('beyond EXTRACT_CONCURRENCY running and four times as many waiting, an upload answers 429 with Retry-After', async () => {
-    // One slow file runs (EXTRACT_CONCURRENCY is 1 here), four wait, the sixth is refused at once.
-    const slow = pdfRepeatingOnePage(40_000, '');
-    const queued = Array.from({ length: 5 }, (_, i) => upload(t, token, `queued-${i}.pdf`, 'application/pdf', slow));
-    await expect.poll(() => t.services.parsing.load(), { timeout: 5_000 }).toEqual({ running: 1, waiting: 4 });
-    const refused = await upload(t, token, 'one-too-many.txt', 'text/plain', Buffer.from('x'));
-    expect(expectError(refused, 429, 'RATE_LIMITED').message).toContain('EXTRACT_CONCURRENCY');
-    expect(refused.headers['retry-after']).toBe('5');
-    // The queued ones are each stopped by the time limit in turn: 413, never 500.
-    for (const res of await Promise.all(queued)) expectError(res, 413, 'PAYLOAD_TOO_LARGE');
-    expect(t.services.parsing.load()).toEqual({ running: 0, waiting: 0 });
-  }, 30_000);
 });

@@ -5,25 +5,17 @@
  * browser without the flow's cookie, without spending the flow.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserConsent, startFakeGoogle, type FakeGoogle } from '../../../test/fakes/google.js';
+import { browserConsent, type FakeGoogle } from '../../../test/fakes/google.js';
+import { closeGoogleApp, GOOGLE_CLIENT_ID as CLIENT_ID, GOOGLE_CLIENT_SECRET as CLIENT_SECRET, startGoogleApp } from '../../../test/google-app.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-
-const CLIENT_ID = 'hearth-test.apps.googleusercontent.com';
-const CLIENT_SECRET = 'GOCSPX-test-secret';
 
 let fake: FakeGoogle;
 let t: TestApp;
 
 beforeAll(async () => {
-  fake = await startFakeGoogle({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-  t = await createTestApp({
-    config: { allowPrivateNetwork: true, google: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, endpointOverride: fake.url } },
-  });
+  ({ fake, t } = await startGoogleApp());
 });
-afterAll(async () => {
-  await t?.close();
-  await fake?.close();
-});
+afterAll(async () => closeGoogleApp({ fake, t }));
 
 async function connected(owner: Owner): Promise<boolean> {
   const res = await t.request('GET', '/api/v1/oauth/status', { token: owner.token });

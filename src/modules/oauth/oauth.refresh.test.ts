@@ -1,25 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectGoogle, startFakeGoogle, type FakeGoogle } from '../../../test/fakes/google.js';
-import { createTestApp, ENGINE, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { connectGoogle, type FakeGoogle } from '../../../test/fakes/google.js';
+import { closeGoogleApp, startGoogleApp } from '../../../test/google-app.js';
+import { ENGINE, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { createServices } from '../../services.js';
-
-const CLIENT_ID = 'hearth-refresh.apps.googleusercontent.com';
-const CLIENT_SECRET = 'GOCSPX-refresh-secret';
 
 let fake: FakeGoogle;
 let t: TestApp;
 
 beforeAll(async () => {
-  fake = await startFakeGoogle({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-  t = await createTestApp({
-    config: { allowPrivateNetwork: true, google: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, endpointOverride: fake.url } },
-  });
+  ({ fake, t } = await startGoogleApp({ clientId: 'hearth-refresh.apps.googleusercontent.com', clientSecret: 'GOCSPX-refresh-secret' }));
 });
-
-afterAll(async () => {
-  await t?.close();
-  await fake?.close();
-});
+afterAll(async () => closeGoogleApp({ fake, t }));
 
 afterEach(() => {
   fake.options.accessTokenTtlSeconds = 3599;

@@ -2,27 +2,18 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserConsent, connectGoogle, startFakeGoogle, SCOPE, type FakeGoogle } from '../../../test/fakes/google.js';
+import { browserConsent, connectGoogle, SCOPE, type FakeGoogle } from '../../../test/fakes/google.js';
+import { closeGoogleApp, GOOGLE_CLIENT_ID as CLIENT_ID, GOOGLE_CLIENT_SECRET as CLIENT_SECRET, startGoogleApp } from '../../../test/google-app.js';
 import { createTestApp, ENGINE, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { createServicesContextSection } from './oauth.context.js';
-
-const CLIENT_ID = 'hearth-test.apps.googleusercontent.com';
-const CLIENT_SECRET = 'GOCSPX-test-secret';
 
 let fake: FakeGoogle;
 let t: TestApp;
 
 beforeAll(async () => {
-  fake = await startFakeGoogle({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-  t = await createTestApp({
-    config: { allowPrivateNetwork: true, google: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, endpointOverride: fake.url } },
-  });
+  ({ fake, t } = await startGoogleApp());
 });
-
-afterAll(async () => {
-  await t?.close();
-  await fake?.close();
-});
+afterAll(async () => closeGoogleApp({ fake, t }));
 
 async function authorizeUrl(owner: Owner): Promise<URL> {
   const res = await t.request('GET', '/api/v1/oauth/authorize/google', { token: owner.token });

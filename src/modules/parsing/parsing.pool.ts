@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ExtractSettings } from '../../config.js';
 import { AppError, type ErrorCode } from '../../http/errors.js';
+import { childEnvironment, streamTail, type EnvironmentAllowList } from '../../lib/child-process.js';
 import type { ExtractCaps, UploadKind } from '../knowledge/knowledge.extract.js';
 
 export type ParseJob =
@@ -55,12 +56,12 @@ const here = import.meta.url;
 const WORKER_ENTRY = new URL(`./parsing.worker${here.endsWith('.ts') ? '.ts' : '.js'}`, here);
 const LOADER_FLAGS = here.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(here).resolve('tsx')).href] : [];
 /** What a worker's environment keeps of the server's: nothing secret (keys, tokens, database addresses). */
-const WORKER_ENV_KEYS = ['PATH', 'TMPDIR', 'TEMP', 'TMP', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT'];
+const WORKER_ENV: EnvironmentAllowList = { names: ['PATH', 'TMPDIR', 'TEMP', 'TMP', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT'] };
 
 type Limit = 'time' | 'memory';
 
 /** A process's resident memory in bytes, or undefined where /proc does not say (not Linux, or gone). */
-function residentBytes(pid: number): number | undefined {
+export function residentBytes(pid: number): number | undefined {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : undefined;
@@ -75,7 +76,7 @@ export function createParsingPool(settings: ExtractSettings) {
   const running = new Set<(limit: Limit) => void>();
   const waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   let busy = 0;
-  const env = Object.fromEntries(WORKER_ENV_KEYS.filter((key) => process.env[key] !== undefined).map((key) => [key, process.env[key]!]));
+  const env = childEnvironment(WORKER_ENV);
 
   function limitError(limit: Limit, label: string): AppError {
     return limit === 'time'
@@ -124,10 +125,7 @@ export function createParsingPool(settings: ExtractSettings) {
         // The advanced serialization carries Buffers as they are; stderr is kept for the failure message.
         { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },
       );
-      let stderr = '';
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString()).slice(-2000);
-      });
+      const stderr = streamTail(child.stderr!, 2000);
       let settled = false;
       const finish = (settle: () => void) => {
         if (settled) return;
@@ -158,9 +156,9 @@ export function createParsingPool(settings: ExtractSettings) {
         finish(() =>
           reject(
             // V8 aborts a process that reaches its heap limit.
-            /heap limit|out of memory/i.test(stderr)
+            /heap limit|out of memory/i.test(stderr())
               ? limitError('memory', label)
-              : new Error(`A parsing worker ended (${signal ?? `exit code ${code}`}) without answering for ${label}: ${stderr.slice(-500)}`),
+              : new Error(`A parsing worker ended (${signal ?? `exit code ${code}`}) without answering for ${label}: ${stderr().slice(-500)}`),
           ),
         ),
       );

@@ -3,10 +3,10 @@
  * read as a dot segment however it is spelled (Tomcat's `..;`, encoded forms, dots only), and a
  * Hearth token, in the query or a header.
  */
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/upstream.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { rawGet } from '../../../test/raw-http.js';
 import { AppError } from '../../http/errors.js';
 import { safeRelativePath } from './services.engine.js';
 
@@ -84,17 +84,8 @@ describe('dot segments in any spelling', () => {
 
   it('the pass-through refuses them as they arrive on the wire', async () => {
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = new URL(address);
     for (const path of ['/api/v1/services/up/..;/admin', '/api/v1/services/up/a/..;x/..;y/admin', '/api/v1/services/up/%2e%2e%3b/admin']) {
-      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${reader}` } }, (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+      const answer = await rawGet(address, path, { authorization: `Bearer ${reader}` });
       expect(answer.status, path).toBe(400);
       expect(JSON.parse(answer.body)).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ field: 'path' }] });
     }

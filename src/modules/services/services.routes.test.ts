@@ -1,8 +1,9 @@
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/upstream.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { rawGet } from '../../../test/raw-http.js';
 import { loadCatalogue } from './services.catalogue.js';
 
 let t: TestApp;
@@ -516,17 +517,8 @@ describe('pass-through GET /services/{service}/*', () => {
   it('refuses encoded dot segments arriving on the wire as they are', async () => {
     // An injected request is normalised like a URL; a real socket delivers %2e%2e untouched.
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = new URL(address);
     for (const path of ['/api/v1/services/pt/%2e%2e/admin', '/api/v1/services/pt/a/%2E%2E/%2e%2E/x', '/api/v1/services/pt/..%2f..%2fx']) {
-      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${reader}` } }, (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+      const answer = await rawGet(address, path, { authorization: `Bearer ${reader}` });
       expect(answer.status, path).toBe(400);
       expect(JSON.parse(answer.body)).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ field: 'path', message: 'must not contain . or .. segments' }] });
     }

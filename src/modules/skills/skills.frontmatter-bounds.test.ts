@@ -59,8 +59,8 @@ describe('frontmatter nesting', () => {
     for (const [shape, make] of Object.entries(HOSTILE)) {
       const quarter = timed(skill(make(FRONTMATTER_MAX_BYTES / 4)));
       const full = timed(skill(make(FRONTMATTER_MAX_BYTES - 64)));
-      expect(full, shape).toBeLessThan(Math.max(quarter, 10) * 8);
-      expect(full, shape).toBeLessThan(1_000);
+      // Four times the input takes nowhere near sixteen times as long (the floor absorbs a loaded machine's noise).
+      expect(full, shape).toBeLessThan(Math.max(quarter, 50) * 8);
     }
   });
 });

@@ -141,8 +141,9 @@ describe('POST /api/v1/vault/discover-api', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.documents[0]).toEqual({ kind: 'openapi', url: `${site.origin}/openapi.yaml` });
     expect(res.body.data.operationCount).toBe(2_004);
-    // (Parsing the YAML on this thread stalled it for 1.7 s.)
-    expect(longestStall).toBeLessThan(400);
+    // (Parsing the YAML on this thread stalled it for 1.7 s, more on a loaded machine; a bound
+    // well above a timer's jitter under load still catches it.)
+    expect(longestStall).toBeLessThan(1_500);
   });
 
   it('lists at most 200 operations and counts them all', async () => {

@@ -1,0 +1,75 @@
+/**
+ * The real server process (src/main.ts) started the way `npm start` does, for the tests that
+ * need one of its own: what it says when it cannot start (startup.test.ts), and its resident
+ * memory while it reads hostile files (extract.e2e.test.ts).
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+
+const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
+
+/** `node --import tsx src/main.ts` in the project folder, with exactly `env`. */
+export type ServerChild = ChildProcessByStdio<null, Readable, Readable>;
+
+export function spawnServer(env: NodeJS.ProcessEnv): ServerChild {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface RunningServer {
+  child: ServerChild;
+  base: string;
+  /** The master token of the owner registered on it. */
+  token: string;
+  dataDir: string;
+  output: () => string;
+}
+
+/**
+ * A server listening on a free port with a fresh DATA_DIR, the test's environment without the
+ * machine's own server settings, plus `env`; its owner is registered.
+ */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-server-'));
+  // The machine's own settings stay out: the server reads only what the test gives it.
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(EXTRACT_|DATABASE_URL|TEST_DATABASE_URL|PORT|HOST|DATA_DIR|LOG_LEVEL|REGISTRATION)/.test(name)),
+  );
+  const child = spawnServer({ ...clean, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env });
+  let log = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${log}`)));
+  });
+  const register = await fetch(`${base}/api/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'owner@example.test', password: 'a-long-password-1', name: 'Owner' }),
+  });
+  expect(register.status).toBe(201);
+  const token = ((await register.json()) as { data: { token: string } }).data.token;
+  return { child, base, token, dataDir, output: () => log };
+}
+
+/** Stops the server (SIGTERM, SIGKILL after 5 s) and removes its DATA_DIR. */
+export async function stopServer(server: RunningServer | undefined): Promise<void> {
+  if (!server) return;
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGTERM');
+    // A server whose event loop is blocked never runs its SIGTERM handler.
+    const force = setTimeout(() => server.child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(force);
+  }
+  rmSync(server.dataDir, { recursive: true, force: true });
+}
