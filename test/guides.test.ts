@@ -80,7 +80,7 @@ describe('llms.txt and the README', () => {
 
   it('refer only to what the reader has: llms.txt has no noTokenFlow key, and no internal notes', () => {
     expect(llms).not.toMatch(/noTokenFlow/);
-    expect(llms).toMatch(/No token yet\? Follow the handshake above/);
+    expect(llms).toContain('No token yet? Follow the steps of "No token yet: the handshake" above.');
     expect(llms).not.toMatch(/\(added:|the specification has/i);
   });
 });

@@ -59,7 +59,7 @@ export function errorCodeLines(): string[] {
 }
 
 export const NO_TOKEN_DESCRIPTION =
-  'No token, or the token was rejected (401)? Ask the owner for access. The handshake endpoints need no token. ' +
+  'No token, or the token was rejected (401)? Ask the owner for access. Asking and polling the answer need no token. ' +
   'Tell the human user what you are requesting and why before you send it.';
 
 export function noTokenSteps(): QuickStartStep[] {
@@ -77,7 +77,10 @@ export function noTokenSteps(): QuickStartStep[] {
     {
       step: 2,
       action: 'Wait for the owner',
-      detail: 'Poll the status every few seconds (not faster) until it is approved or denied. It never contains a token.',
+      detail:
+        'Poll the status every 5 seconds or slower until it is approved or denied (faster polling is answered 429 ' +
+        'RATE_LIMITED with Retry-After). A handshake the owner does not decide in time reads denied. The status never ' +
+        'contains a token.',
       endpoint: 'GET /api/v1/handshakes/{handshakeId}/status',
     },
     {
@@ -248,7 +251,7 @@ export function buildLlmsText(input: { baseUrl: string; version: string; routes:
     '',
     '## Recommended order of calls',
     '',
-    ...renderSteps(sessionSteps(false, 'the handshake above (No token yet)')),
+    ...renderSteps(sessionSteps(false, 'the steps of "No token yet: the handshake" above')),
     '',
     '## Errors',
     '',
