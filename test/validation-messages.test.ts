@@ -131,18 +131,18 @@ function walk(node: unknown, visit: (schema: Record<string, unknown>, path: stri
 }
 
 describe('the published contract', () => {
-  it('every pattern a request is checked against has words saying what it accepts', async () => {
+  it('every pattern of the OpenAPI document has words saying what it accepts', async () => {
     const { body: doc } = await t.request('GET', '/openapi.json');
     const without: string[] = [];
     let patterns = 0;
-    for (const { where, schema } of requestSchemas(doc)) {
-      walk(schema, (s, path) => {
-        if (typeof s.pattern !== 'string') return;
-        patterns++;
-        const words = s[PATTERN_MESSAGE];
-        if (typeof words !== 'string' || words.trim().length < 10) without.push(`${where}${path}: ${s.pattern}`);
-      });
-    }
+    walk(doc, (s, path) => {
+      // A schema's `pattern` is a string; `properties.pattern` (a field named pattern) is an object.
+      if (typeof s.pattern !== 'string') return;
+      patterns++;
+      const words = s[PATTERN_MESSAGE];
+      if (typeof words !== 'string' || words.trim().length < 10) without.push(`${path}: ${s.pattern}`);
+    });
+    expect(requestSchemas(doc).length).toBeGreaterThan(100);
     expect(patterns).toBeGreaterThan(50);
     expect(without).toEqual([]);
   });
