@@ -102,6 +102,19 @@ describe('validation messages in words', () => {
     ]);
   });
 
+  it("a service method's params are explained the same way, from the catalogue's descriptions", async () => {
+    const api = await t.tokenWithScopes(owner, ['services:write']);
+    const res = await t.request('POST', '/api/v1/services/github/execute', {
+      token: api,
+      body: { method: 'createIssue', params: { owner: 'octo', repo: '', labels: 'bug' } },
+    });
+    // Params are checked before any credential is looked up, so no connection is needed for this.
+    const details = detailsOf(res);
+    expect(messageFor(details, 'params.title')).toBe("is required: the issue's title");
+    expect(messageFor(details, 'params.repo')).toBe('must not be empty');
+    expect(messageFor(details, 'params.labels')).toBe('must be a list (a JSON array)');
+  });
+
   it('the refusal of non-finite numbers keeps its own words', async () => {
     const details = detailsOf(await t.request('GET', '/api/v1/tokens', { token: owner.token, query: { limit: '1e999' } }));
     expect(messageFor(details, 'querystring.limit')).toMatch(/finite number/);

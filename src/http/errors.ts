@@ -62,7 +62,7 @@ export interface ErrorBody {
   requestId?: string;
 }
 
-interface AjvIssue {
+export interface AjvIssue {
   instancePath?: string;
   schemaPath?: string;
   message?: string;
@@ -106,8 +106,12 @@ function asClause(text: string): string {
   return /^[A-Z](?:[a-z]|\s)/.test(trimmed) ? trimmed[0]!.toLowerCase() + trimmed.slice(1) : trimmed;
 }
 
-/** What is wrong with one value, in words a person can act on (never a regular expression). */
-function issueMessage(issue: AjvIssue): string {
+/**
+ * What is wrong with one value, in words a person can act on. Hearth's own schemas never show a
+ * regular expression (each pattern has its words); a schema from elsewhere (a discovered API's
+ * params) may lack them, and then the pattern is the only description there is.
+ */
+export function issueMessage(issue: AjvIssue): string {
   const params = issue.params ?? {};
   const parent = issue.parentSchema ?? {};
   const limit = typeof params.limit === 'number' ? params.limit : Number(params.limit);
@@ -121,7 +125,8 @@ function issueMessage(issue: AjvIssue): string {
       return 'is not an accepted field';
     case 'pattern': {
       const words = parent[PATTERN_MESSAGE];
-      return typeof words === 'string' ? `is not valid: ${words}` : 'does not have the accepted form';
+      if (typeof words === 'string') return `is not valid: ${words}`;
+      return typeof params.pattern === 'string' ? `does not have the accepted form (the pattern ${params.pattern})` : 'does not have the accepted form';
     }
     case 'format': {
       const format = String(params.format);
