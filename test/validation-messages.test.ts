@@ -67,13 +67,14 @@ describe('validation messages in words', () => {
   });
 
   it('lengths, numbers, lists, formats and types read as plain words', async () => {
-    const tokens = detailsOf(
-      await t.request('POST', '/api/v1/tokens', {
-        token: owner.token,
-        body: { name: '', scopes: ['memory', 'memory'], expiresAt: 'next tuesday' },
-      }),
-    );
+    const tokensRes = await t.request('POST', '/api/v1/tokens', {
+      token: owner.token,
+      body: { name: '', scopes: ['memory', 'memory'], expiresAt: 'next tuesday' },
+    });
+    const tokens = detailsOf(tokensRes);
+    expect(tokensRes.body.message).toBe('Invalid request: body.name must not be empty (and 2 more in details)');
     expect(messageFor(tokens, 'body.name')).toBe('must not be empty');
+    expect(tokens).toHaveLength(3);
     expect(messageFor(tokens, 'body.scopes')).toBe('must not repeat an item (items 0 and 1 are the same)');
     // A date or null: one detail naming both forms.
     expect(tokens.filter((d) => d.field === 'body.expiresAt')).toEqual([

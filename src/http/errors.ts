@@ -233,7 +233,9 @@ export function toAppError(error: unknown): AppError {
     const details = validationDetails(e);
     const first = details[0];
     const message = first ? `${first.field} ${first.message}` : 'The request is invalid';
-    return new AppError('VALIDATION_ERROR', `Invalid request: ${message}`, { details });
+    // The message names the first problem; a client fixing only that would meet the next one.
+    const more = details.length > 1 ? ` (and ${details.length - 1} more in details)` : '';
+    return new AppError('VALIDATION_ERROR', `Invalid request: ${message}${more}`, { details });
   }
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
