@@ -126,6 +126,9 @@ describe('the README shows what a reader needs to act', () => {
     });
     expect(approved.status).toBe(200);
     expect(approved.body.data.handshake.status).toBe('approved');
+    // The README's sketch of the answer names the same token kind.
+    const kind = (approved.body.data.token as string).slice(0, 'hth_xxx_'.length);
+    expect(README).toContain(`"token": "${kind}…"`);
   });
 
   it("exec's timeout with its unit, and the Stripe event types and fields the webhook reads", () => {
