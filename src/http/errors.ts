@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PATTERN_MESSAGE } from './schemas.js';
 
 /** The closed list of error codes and the status each answers with (see the conventions). */
 export const ERROR_STATUS = {
@@ -61,60 +62,167 @@ export interface ErrorBody {
   requestId?: string;
 }
 
-interface AjvIssue {
+export interface AjvIssue {
   instancePath?: string;
+  schemaPath?: string;
   message?: string;
   params?: Record<string, unknown>;
   keyword?: string;
+  /** With Ajv's `verbose` (see validation.ts): the schema holding the failed keyword. */
+  parentSchema?: Record<string, unknown>;
 }
 
-/** Turns Ajv's issues into `details` a client can act on: which field, what is wrong. */
-function validationDetails(error: FastifyError): Array<{ field: string; message: string }> {
+interface Detail {
+  field: string;
+  message: string;
+}
+
+/** How a `format` reads to a person, with an example where one helps. */
+const FORMAT_WORDS: Record<string, string> = {
+  'date-time': 'a date and time in ISO 8601 with a time zone, e.g. 2026-01-31T09:30:00Z',
+  date: 'a date in ISO 8601, e.g. 2026-01-31',
+  time: 'a time in ISO 8601, e.g. 09:30:00Z',
+  email: 'an email address, e.g. me@example.com',
+  uri: 'an absolute address, e.g. https://example.com/page',
+  url: 'an absolute address, e.g. https://example.com/page',
+  uuid: 'a UUID, e.g. 123e4567-e89b-12d3-a456-426614174000',
+};
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'a JSON object',
+  array: 'a list (a JSON array)',
+  null: 'null',
+};
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** "The scopes to grant." → "the scopes to grant", unless it starts with a name such as URL. */
+function asClause(text: string): string {
+  const trimmed = text.trim().replace(/\.$/, '');
+  return /^[A-Z](?:[a-z]|\s)/.test(trimmed) ? trimmed[0]!.toLowerCase() + trimmed.slice(1) : trimmed;
+}
+
+/**
+ * What is wrong with one value, in words a person can act on. Hearth's own schemas never show a
+ * regular expression (each pattern has its words); a schema from elsewhere (a discovered API's
+ * params) may lack them, and then the pattern is the only description there is.
+ */
+export function issueMessage(issue: AjvIssue): string {
+  const params = issue.params ?? {};
+  const parent = issue.parentSchema ?? {};
+  const limit = typeof params.limit === 'number' ? params.limit : Number(params.limit);
+  switch (issue.keyword) {
+    case 'required': {
+      const properties = parent.properties as Record<string, { description?: unknown } | undefined> | undefined;
+      const description = properties?.[String(params.missingProperty)]?.description;
+      return typeof description === 'string' && description.trim() ? `is required: ${asClause(description)}` : 'is required';
+    }
+    case 'additionalProperties':
+      return 'is not an accepted field';
+    case 'pattern': {
+      const words = parent[PATTERN_MESSAGE];
+      if (typeof words === 'string') return `is not valid: ${words}`;
+      return typeof params.pattern === 'string' ? `does not have the accepted form (the pattern ${params.pattern})` : 'does not have the accepted form';
+    }
+    case 'format': {
+      const format = String(params.format);
+      return `must be ${FORMAT_WORDS[format] ?? `in the ${format} format`}`;
+    }
+    case 'type': {
+      // The validator's own non-finite refusal sets no type and says it all.
+      if (params.type === undefined) return issue.message ?? 'has the wrong type';
+      const types = String(params.type).split(',');
+      return `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
+    }
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `must be at least ${plural(limit, 'character', 'characters')} long`;
+    case 'maxLength':
+      return `must be at most ${plural(limit, 'character', 'characters')} long`;
+    case 'minimum':
+      return `must be at least ${limit}`;
+    case 'maximum':
+      return `must be at most ${limit}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${limit}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${limit}`;
+    case 'minItems':
+      return limit === 1 ? 'must not be empty: give at least one item' : `must have at least ${plural(limit, 'item', 'items')}`;
+    case 'maxItems':
+      return `must have at most ${plural(limit, 'item', 'items')}`;
+    case 'uniqueItems':
+      return `must not repeat an item (items ${String(params.j)} and ${String(params.i)} are the same)`;
+    case 'minProperties':
+      return limit === 1 ? 'must have at least one field' : `must have at least ${plural(limit, 'field', 'fields')}`;
+    case 'maxProperties':
+      return `must have at most ${plural(limit, 'field', 'fields')}`;
+    case 'const':
+      return `must be ${JSON.stringify(params.allowedValue)}`;
+    case 'enum':
+      return `must be one of: ${((params.allowedValues as unknown[]) ?? []).map(String).join(', ')}`;
+    case 'anyOf':
+    case 'oneOf':
+      return 'does not match any of the accepted forms';
+    default:
+      return issue.message ?? 'is invalid';
+  }
+}
+
+/** Turns Ajv's issues into `details` a client can act on: which field, what is wrong, in words. */
+function validationDetails(error: FastifyError): Detail[] {
   const context = (error as FastifyError & { validationContext?: string }).validationContext ?? 'body';
   const issues = (error.validation ?? []) as AjvIssue[];
   const details = issues.map((issue) => {
     let field = issue.instancePath ? issue.instancePath.slice(1).replace(/\//g, '.') : '';
-    if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
-      field = field ? `${field}.${issue.params.missingProperty}` : issue.params.missingProperty;
-    }
-    if (issue.keyword === 'additionalProperties' && typeof issue.params?.additionalProperty === 'string') {
-      field = field ? `${field}.${issue.params.additionalProperty}` : issue.params.additionalProperty;
-      return { field: `${context}.${field}`, message: 'is not an accepted field' };
-    }
-    return { field: field ? `${context}.${field}` : context, message: issue.message ?? 'is invalid' };
+    const named =
+      issue.keyword === 'required' ? issue.params?.missingProperty : issue.keyword === 'additionalProperties' ? issue.params?.additionalProperty : undefined;
+    if (typeof named === 'string') field = field ? `${field}.${named}` : named;
+    return { field: field ? `${context}.${field}` : context, message: issueMessage(issue) };
   });
-  return mergeLiteralChoices(details, issues);
+  return mergeAlternatives(details, issues);
 }
 
 /**
- * A union of literals (TypeBox's usual enum, e.g. a scope name) fails with one "must be equal to
- * constant" per literal plus "must match a schema in anyOf". Folds those into one
- * "must be one of: a, b, c" per field, so the answer says how to fix the value.
+ * A union (`anyOf`, e.g. a date or null, or TypeBox's usual enum of literals) fails with one issue
+ * per alternative plus "must match a schema in anyOf". Folds those into one detail per field that
+ * names every accepted form ("must be one of: a, b, c", "must be a date … or null"), so the
+ * answer says how to fix the value.
  */
-function mergeLiteralChoices(
-  details: Array<{ field: string; message: string }>,
-  issues: AjvIssue[],
-): Array<{ field: string; message: string }> {
-  const choices = new Map<string, unknown[]>();
-  issues.forEach((issue, i) => {
-    const values =
-      issue.keyword === 'const' ? [issue.params?.allowedValue] : issue.keyword === 'enum' ? (issue.params?.allowedValues as unknown[]) : undefined;
-    if (!values) return;
-    const field = details[i]!.field;
-    choices.set(field, [...(choices.get(field) ?? []), ...values]);
-  });
-  if (choices.size === 0) return details;
-  const out: Array<{ field: string; message: string }> = [];
-  const done = new Set<string>();
+function mergeAlternatives(details: Detail[], issues: AjvIssue[]): Detail[] {
+  const unions = new Set(details.filter((_, i) => issues[i]!.keyword === 'anyOf' || issues[i]!.keyword === 'oneOf').map((d) => d.field));
+  if (unions.size === 0) return details;
+  const groups = new Map<string, number[]>();
   details.forEach((detail, i) => {
-    const values = choices.get(detail.field);
-    const keyword = issues[i]!.keyword;
-    if (!values || (keyword !== 'const' && keyword !== 'enum' && keyword !== 'anyOf')) return void out.push(detail);
+    if (!unions.has(detail.field)) return;
+    groups.set(detail.field, [...(groups.get(detail.field) ?? []), i]);
+  });
+  const out: Detail[] = [];
+  const done = new Set<string>();
+  details.forEach((detail) => {
+    const group = groups.get(detail.field);
+    if (!group) return void out.push(detail);
     if (done.has(detail.field)) return;
     done.add(detail.field);
-    out.push({ field: detail.field, message: `must be one of: ${[...new Set(values)].map(String).join(', ')}` });
+    const branches = group.filter((j) => issues[j]!.keyword !== 'anyOf' && issues[j]!.keyword !== 'oneOf');
+    out.push({ field: detail.field, message: alternativesMessage(branches.map((j) => issues[j]!), branches.map((j) => details[j]!.message)) });
   });
   return out;
+}
+
+function alternativesMessage(branches: AjvIssue[], messages: string[]): string {
+  if (branches.length === 0) return 'does not match any of the accepted forms';
+  if (branches.every((b) => b.keyword === 'const' || b.keyword === 'enum')) {
+    const values = branches.flatMap((b) => (b.keyword === 'const' ? [b.params?.allowedValue] : ((b.params?.allowedValues as unknown[]) ?? [])));
+    return `must be one of: ${[...new Set(values)].map(String).join(', ')}`;
+  }
+  const unique = [...new Set(messages)];
+  if (unique.length === 1) return unique[0]!;
+  if (unique.every((m) => m.startsWith('must be '))) return `must be ${unique.map((m) => m.slice('must be '.length)).join(', or ')}`;
+  return unique.join('; or ');
 }
 
 /** Maps anything thrown into the one error shape. */
@@ -125,7 +233,9 @@ export function toAppError(error: unknown): AppError {
     const details = validationDetails(e);
     const first = details[0];
     const message = first ? `${first.field} ${first.message}` : 'The request is invalid';
-    return new AppError('VALIDATION_ERROR', `Invalid request: ${message}`, { details });
+    // The message names the first problem; a client fixing only that would meet the next one.
+    const more = details.length > 1 ? ` (and ${details.length - 1} more in details)` : '';
+    return new AppError('VALIDATION_ERROR', `Invalid request: ${message}${more}`, { details });
   }
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -44,8 +44,26 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The `nextCursor` of the previous page' })),
 };
 
+/**
+ * The schema keyword that says in words what a string's `pattern` accepts. A refused value is
+ * answered with these words instead of the regular expression, and the OpenAPI document carries
+ * them next to the pattern. Every `pattern` of a request schema has one (a test walks them).
+ */
+export const PATTERN_MESSAGE = 'x-pattern-message';
+
+/** `pattern` and its words, to spread into a string schema's options. */
+export function Pattern(pattern: string, message: string): { pattern: string; [PATTERN_MESSAGE]: string } {
+  return { pattern, [PATTERN_MESSAGE]: message };
+}
+
+/** Text that may hold anything but NUL, which PostgreSQL cannot store. */
+export const NoNul = Pattern('^[^\\u0000]*$', 'text may not contain the NUL character (\\u0000)');
+
+/** Letters, digits, dashes and underscores: ids, cursors, provider names. */
+export const UrlSafe = Pattern('^[A-Za-z0-9_-]+$', 'only letters, digits, dashes (-) and underscores (_) are accepted');
+
 /** Record ids are a prefix and URL-safe characters; anything else cannot name a record. */
-export const RecordId = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' });
+export const RecordId = Type.String({ minLength: 1, maxLength: 100, ...UrlSafe, description: 'A record id, as the API answered it' });
 export const IdParams = Type.Object({ id: RecordId });
 
 export const IsoDateTime = Type.String({ format: 'date-time' });

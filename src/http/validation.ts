@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { PATTERN_MESSAGE } from './schemas.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -36,6 +37,9 @@ function nonFinitePath(value: unknown, path: string): string | undefined {
  * checks `minimum`/`maximum` only on finite numbers, so `?limit=Infinity`, `1e999` or a
  * 400-digit number passed every integer bound and reached the database as Infinity. Any value
  * that validates but holds a non-finite number is refused here, for every route at once.
+ *
+ * Issues are `verbose`: each carries the schema it failed, so the error answer can say in words
+ * what a field is for (its `description`) and what its pattern accepts (PATTERN_MESSAGE).
  */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const ajv = new Ajv({
@@ -44,8 +48,11 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
     removeAdditional: false,
     allErrors: true,
     addUsedSchema: false,
+    verbose: true,
   });
   addFormats(ajv);
+  // An annotation: it validates nothing, the error answer reads it.
+  ajv.addKeyword({ keyword: PATTERN_MESSAGE, schemaType: 'string' });
   return ({ schema }) => {
     const validate: ValidateFunction = ajv.compile(schema as object);
     const checked = function (this: unknown, data: unknown, context?: { parentData?: Record<string, unknown>; parentDataProperty?: string }) {

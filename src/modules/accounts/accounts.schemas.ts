@@ -14,7 +14,7 @@ export const UserSchema = Type.Object(
   { title: 'User' },
 );
 
-const Email = Type.String({ format: 'email', maxLength: 254 });
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'The email address the account signs in with' });
 const Password = Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' });
 
 export const RegisterBody = Type.Object(
@@ -23,7 +23,10 @@ export const RegisterBody = Type.Object(
 );
 
 export const LoginBody = Type.Object(
-  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  {
+    email: Type.String({ minLength: 1, maxLength: 254, description: 'The email address the account was registered with' }),
+    password: Type.String({ minLength: 1, maxLength: 1024, description: "The account's password" }),
+  },
   { additionalProperties: false },
 );
 
@@ -47,4 +50,7 @@ export const LogoutResponse = Data(Type.Object({ success: Type.Boolean(), tokenI
 export const UserResponse = Data(UserSchema);
 export const UserPage = Page(UserSchema);
 export const ListUsersQuery = Type.Object(PageQuery);
-export const PlanBody = Type.Object({ planId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+export const PlanBody = Type.Object(
+  { planId: Type.String({ minLength: 1, maxLength: 100, description: 'The plan to move the account to: an id of GET /api/v1/billing/plans' }) },
+  { additionalProperties: false },
+);

@@ -207,7 +207,13 @@ export type DeviceError = Static<typeof DeviceErrorSchema>;
 export const HelloMessage = Type.Object({
   type: Type.Literal('hello'),
   protocol: Type.Integer(),
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+  // `x-pattern-message`: the pattern in words, as in every published schema (see src/http/schemas.ts's Pattern).
+  name: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+    'x-pattern-message': 'a device name holds no control characters',
+  }),
   platform: Type.String({ minLength: 1, maxLength: 50 }),
   privilege: Type.Union(PRIVILEGES.map((p) => Type.Literal(p))),
   root: Type.String({ minLength: 1, maxLength: LIMITS.maxPathLength }),
@@ -218,7 +224,9 @@ export const HelloMessage = Type.Object({
    * for that device with another key is refused (4403). Optional in the schema only so that a
    * daemon of protocol 1 hears "download the daemon again" rather than "bad frame".
    */
-  key: Type.Optional(Type.String({ minLength: 32, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' })),
+  key: Type.Optional(
+    Type.String({ minLength: 32, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$', 'x-pattern-message': 'a device key is letters, digits, dashes and underscores' }),
+  ),
 });
 export type Hello = Static<typeof HelloMessage>;
 

@@ -299,7 +299,7 @@ describe('validation', () => {
 
   it('exec timeout is 1 to 60000 ms', async () => {
     const over = expectError(await api('POST', 'exec', { body: { cmd: 'true', timeout: 60_001 } }), 400, 'VALIDATION_ERROR');
-    expect(over.details).toEqual([{ field: 'body.timeout', message: 'must be <= 60000' }]);
+    expect(over.details).toEqual([{ field: 'body.timeout', message: 'must be at most 60000' }]);
     expectError(await api('POST', 'exec', { body: { cmd: 'true', timeout: 0 } }), 400, 'VALIDATION_ERROR');
     expectError(await api('POST', 'exec', { body: {} }), 400, 'VALIDATION_ERROR');
   });

@@ -37,10 +37,13 @@ export const AttachingSkillSchema = Type.Object({
 });
 
 export const AttachDocumentBody = Type.Object(
-  { documentId: Type.String({ minLength: 1, maxLength: 100 }) },
+  { documentId: Type.String({ minLength: 1, maxLength: 100, description: 'The id of one of your knowledge-base documents' }) },
   { additionalProperties: false },
 );
-export const AttachSkillBody = Type.Object({ skillId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const AttachSkillBody = Type.Object(
+  { skillId: Type.Integer({ minimum: 1, description: 'The id (an integer) of one of your skills' }) },
+  { additionalProperties: false },
+);
 
 export const AttachedDocumentList = List(AttachedDocumentSchema);
 export const AttachedSkillList = List(AttachedSkillSchema);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Data, List } from '../../http/schemas.js';
+import { Data, List, Pattern } from '../../http/schemas.js';
 
 const Limit = (description: string) =>
   Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `${description}; null means unlimited` });
@@ -33,7 +33,7 @@ const RedirectUrl = (what: string) =>
   Type.String({
     maxLength: 2000,
     // Not format "uri": Stripe's {CHECKOUT_SESSION_ID} placeholder has braces; the service parses it.
-    pattern: '^https?://[^\\s]+$',
+    ...Pattern('^https?://[^\\s]+$', 'the address must start with http:// or https:// and hold no spaces'),
     description: `Where Stripe sends the browser ${what}. Default: a page of this server saying so. \`{CHECKOUT_SESSION_ID}\` is replaced by Stripe`,
   });
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, PageQuery, RecordId } from '../../http/schemas.js';
+import { Data, IsoDateTime, Page, PageQuery, RecordId, Pattern, UrlSafe } from '../../http/schemas.js';
 
 export const AUTH_TYPES = ['bearer', 'header', 'query', 'none'] as const;
 export type ConnectorAuthType = (typeof AUTH_TYPES)[number];
@@ -7,7 +7,7 @@ export type ConnectorAuthType = (typeof AUTH_TYPES)[number];
 const Name = Type.String({
   minLength: 1,
   maxLength: 64,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+  ...Pattern('^[A-Za-z0-9][A-Za-z0-9._-]*$', 'a connector name is letters, digits, dots, dashes or underscores, starting with a letter or digit'),
   description:
     'How the connector is called in /services/{name}/…: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit; unique per owner whatever the case, and not a built-in service id',
 });
@@ -26,19 +26,19 @@ const AuthType = Type.Union(
 const VaultTokenId = Type.String({
   minLength: 1,
   maxLength: 100,
-  pattern: '^[A-Za-z0-9_-]+$',
+  ...UrlSafe,
   description: "One of the owner's vault tokens (GET /vault/tokens); required unless authType is none",
 });
 const HeaderName = Type.String({
   minLength: 1,
   maxLength: 100,
-  pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$",
+  ...Pattern("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", 'a header name is letters, digits and the signs ! # $ % & \' * + . ^ _ ` | ~ -, without spaces or colons'),
   description: 'The header carrying the secret (authType header), e.g. X-API-Key',
 });
 const QueryParam = Type.String({
   minLength: 1,
   maxLength: 100,
-  pattern: '^[A-Za-z0-9._~\\[\\]-]+$',
+  ...Pattern('^[A-Za-z0-9._~\\[\\]-]+$', 'a query parameter name is letters, digits, dots, dashes, underscores, tildes or square brackets'),
   description: 'The query parameter carrying the secret (authType query), e.g. api_key',
 });
 

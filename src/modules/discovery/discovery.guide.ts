@@ -3,11 +3,12 @@
  * steps and the llms.txt guide. Kept in one place so that every document says the same thing.
  */
 import type { Access } from '../../http/access.js';
+import { ERROR_STATUS, type ErrorCode } from '../../http/errors.js';
 import type { QuickStartStep } from './discovery.schemas.js';
 
 export const IMPORTANT =
   'Before calling any endpoint, revealing a token or executing a service, describe the intended action to the ' +
-  'human user and wait for their explicit approval. Use the base address exactly as given: every path already ' +
+  'human user and wait for their explicit approval. Use the base address (canonicalBaseUrl) exactly as given: every path already ' +
   'begins with /api/v1, so never append /api/v1 to the base address, and never follow HTTP redirects (they drop ' +
   'the Authorization header).';
 
@@ -26,8 +27,39 @@ export const AUTH_HINT =
   '?token=<API_TOKEN> to the address instead. Without a token, ask the owner for one through the handshake flow ' +
   'described in the quick-start document (POST /api/v1/handshakes, then poll its status).';
 
+/**
+ * What each error code means and when it comes, for the guides. Typed over the closed list, so a
+ * new code cannot be added to ERROR_STATUS without saying here what it means.
+ */
+export const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: 'the request is malformed or a field is invalid; `details` lists each field and what is wrong with it',
+  UNAUTHORIZED: 'no token, or the token is unknown, revoked or expired (or a wrong email or password at login)',
+  PLAN_LIMIT_REACHED: "the owner's plan allows no more of this; `details` says which limit (the daily request quota adds Retry-After)",
+  INSUFFICIENT_SCOPE: 'the token lacks the scope the route needs; the message names it, so ask the owner for a token that has it',
+  FORBIDDEN: "this caller may not do this: an owner-only, master-only or administrator route, a path outside a remote PC's root, or an action the rules refuse (rating your own listing); the message says which",
+  REGISTRATION_CLOSED: 'this server takes no new accounts: ask the administrator for one',
+  PROVIDER_NOT_CONNECTED: 'the owner has not connected the outside account this needs (Google, a vault token for a service), or it must be reconnected; the message says how (401 on the Google Drive file list)',
+  NOT_FOUND: 'no such record, or it belongs to another owner',
+  ROUTE_NOT_FOUND: 'no such route; a doubled /api/v1/api/v1 means /api/v1 was appended to the base address',
+  METHOD_NOT_ALLOWED: 'the route exists but not with this method; the Allow header lists the methods it takes',
+  CONFLICT: 'the record already exists or is in a state that forbids this (a name in use, a handshake already decided)',
+  PAYLOAD_TOO_LARGE: 'the body, file or content is larger than this server accepts; the message names the limit',
+  UNSUPPORTED_MEDIA_TYPE: 'the route does not take this Content-Type; send application/json unless the route says otherwise',
+  RATE_LIMITED: 'too many requests; wait for the seconds in Retry-After',
+  INTERNAL_ERROR: 'a failure on the server; the answer carries a requestId to report',
+  UPSTREAM_ERROR: 'an outside service (a connected API, the language model, Stripe, Google) failed or could not be reached',
+  DEVICE_OFFLINE: 'the remote PC\'s daemon is not connected',
+  PROVIDER_NOT_CONFIGURED: 'the operator has not set up this provider (Stripe, Google) on this server',
+  DEVICE_TIMEOUT: 'the remote PC did not answer in time, or a command ran past its timeout',
+};
+
+/** One line per code of the closed list: `- CODE status: meaning`. */
+export function errorCodeLines(): string[] {
+  return (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => `- ${code} ${ERROR_STATUS[code]}: ${ERROR_MEANINGS[code]}.`);
+}
+
 export const NO_TOKEN_DESCRIPTION =
-  'No token, or the token was rejected (401)? Ask the owner for access. The handshake endpoints need no token. ' +
+  'No token, or the token was rejected (401)? Ask the owner for access. Asking and polling the answer need no token. ' +
   'Tell the human user what you are requesting and why before you send it.';
 
 export function noTokenSteps(): QuickStartStep[] {
@@ -45,7 +77,10 @@ export function noTokenSteps(): QuickStartStep[] {
     {
       step: 2,
       action: 'Wait for the owner',
-      detail: 'Poll the status every few seconds (not faster) until it is approved or denied. It never contains a token.',
+      detail:
+        'Poll the status every 5 seconds or slower until it is approved or denied (faster polling is answered 429 ' +
+        'RATE_LIMITED with Retry-After). A handshake the owner does not decide in time reads denied. The status never ' +
+        'contains a token.',
       endpoint: 'GET /api/v1/handshakes/{handshakeId}/status',
     },
     {
@@ -58,15 +93,18 @@ export function noTokenSteps(): QuickStartStep[] {
   ];
 }
 
-/** The recommended order of an agent session (the specification's rule 4). */
-export function sessionSteps(authenticated: boolean): QuickStartStep[] {
+/**
+ * The recommended order of an agent session (the specification's rule 4). `noTokenRef` names
+ * where the handshake is explained in the document the steps appear in.
+ */
+export function sessionSteps(authenticated: boolean, noTokenRef = 'noTokenFlow'): QuickStartStep[] {
   return [
     {
       step: 1,
       action: 'Authenticate',
       detail:
         'Send Authorization: Bearer <API_TOKEN> on every request (or ?token=<API_TOKEN> if your tool cannot set ' +
-        'headers). No token yet? Follow noTokenFlow.',
+        `headers). No token yet? Follow ${noTokenRef}.`,
       critical: true,
       ...(authenticated ? { done: true } : {}),
     },
@@ -200,7 +238,8 @@ export function buildLlmsText(input: { baseUrl: string; version: string; routes:
     '',
     '- Send `Authorization: Bearer <API_TOKEN>` on every request.',
     '- Fetch tools that cannot set headers may add `?token=<API_TOKEN>` to the address instead.',
-    '- Tokens carry scopes; the master token and login sessions hold every scope and the owner rights.',
+    '- Tokens carry scopes; the master token and login sessions hold every scope and the owner rights',
+    '  (revealing a vault token needs the master token itself).',
     '  A missing or rejected token answers 401 UNAUTHORIZED; a token without the needed scope answers',
     '  403 INSUFFICIENT_SCOPE, whose message names the scope to ask the owner for.',
     '',
@@ -212,15 +251,14 @@ export function buildLlmsText(input: { baseUrl: string; version: string; routes:
     '',
     '## Recommended order of calls',
     '',
-    ...renderSteps(sessionSteps(false)),
+    ...renderSteps(sessionSteps(false, 'the steps of "No token yet: the handshake" above')),
     '',
     '## Errors',
     '',
     'Every error is JSON `{ "error": "<CODE>", "message": "<what went wrong and how to fix it>" }`, sometimes',
-    'with `details`. Codes: VALIDATION_ERROR 400, UNAUTHORIZED 401, PLAN_LIMIT_REACHED 402,',
-    'INSUFFICIENT_SCOPE / FORBIDDEN 403, NOT_FOUND / ROUTE_NOT_FOUND 404, METHOD_NOT_ALLOWED 405 (with Allow),',
-    'CONFLICT 409, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, RATE_LIMITED 429 (with Retry-After), UPSTREAM_ERROR 502, DEVICE_OFFLINE / PROVIDER_NOT_CONFIGURED 503,',
-    'DEVICE_TIMEOUT 504, INTERNAL_ERROR 500.',
+    'with `details` (and `requestId` on 5xx). The codes, with their status:',
+    '',
+    ...errorCodeLines(),
     '',
     '## Endpoints',
     '',

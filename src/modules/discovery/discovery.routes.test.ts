@@ -27,7 +27,7 @@ afterAll(async () => t.close());
 const catalogKeys = () => t.app.routeCatalog.map((r) => `${r.method} ${r.path}`);
 
 describe('GET /api/v1/ (discovery)', () => {
-  it('answers the specification’s fields exactly, with and without the trailing slash, never redirecting', async () => {
+  it('answers the specification’s fields and the base address, with and without the trailing slash, never redirecting', async () => {
     const withSlash = await t.request('GET', '/api/v1/');
     const without = await t.request('GET', '/api/v1');
     for (const res of [withSlash, without]) {
@@ -38,8 +38,10 @@ describe('GET /api/v1/ (discovery)', () => {
 
     const doc = withSlash.body;
     expect(Object.keys(doc).sort()).toEqual(
-      ['authentication', 'description', 'documentation', 'endpoints', 'important', 'name', 'version'].sort(),
+      // The specification's fields, plus canonicalBaseUrl: the base address `important` tells agents to use.
+      ['authentication', 'canonicalBaseUrl', 'description', 'documentation', 'endpoints', 'important', 'name', 'version'].sort(),
     );
+    expect(doc.canonicalBaseUrl).toBe(BASE);
     expect(doc.name).toBe('Hearth');
     expect(doc.version).toBe('0.1.0');
     expect(doc.important).toMatch(/describe the intended action to the human user/);

@@ -9,6 +9,9 @@ export const DiscoveryDocumentSchema = Type.Object(
     version: Type.String({ description: 'The API version; the same as the OpenAPI document\'s info.version' }),
     important: Type.String({ description: 'Guidance every agent client must follow' }),
     description: Type.String(),
+    canonicalBaseUrl: Type.String({
+      description: 'The base address to use as is (PUBLIC_BASE_URL): every path already begins with /api/v1, so add the paths to it unchanged',
+    }),
     documentation: Type.Object({
       openapi: Type.String({ description: 'Absolute address of the OpenAPI 3.1 document' }),
       quickStart: Type.String({ description: 'Absolute address of the quick-start document' }),

@@ -111,8 +111,10 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
       prerequisite: {
         action: 'Get an API token from the owner',
         detail:
-          'Every endpoint except discovery, the handshake and the daemon download needs a token. The owner creates ' +
-          'one with the scopes you need, or approves your handshake (see noTokenFlow).',
+          'Every endpoint needs a token except the public ones: discovery and these documents, health, the ' +
+          'handshake (create and status), register and login, the plan list, the daemon download, and the pages ' +
+          'and callbacks of payment and account connection. The owner creates a token with the scopes you need ' +
+          '(POST /api/v1/tokens), or approves your handshake (see noTokenFlow).',
         required: true,
       },
       noTokenFlow: { description: NO_TOKEN_DESCRIPTION, steps: noTokenSteps() },
@@ -130,6 +132,8 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
       version: options.version,
       important: IMPORTANT,
       description: DESCRIPTION,
+      // Not in the specification's list: an addition, so that `important`'s "the base address" names a field.
+      canonicalBaseUrl: base,
       documentation: {
         openapi: `${base}/openapi.json`,
         quickStart: `${base}/api/v1/quick-start`,

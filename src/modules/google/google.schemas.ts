@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { UrlSafe, Pattern } from '../../http/schemas.js';
 
 /** Gmail message ids are hex; Drive file ids are URL-safe base64-like. Neither has anything else. */
-const ProviderId = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' });
+const ProviderId = Type.String({ minLength: 1, maxLength: 200, ...UrlSafe, description: "Google's id of the message or file, as a list answered it" });
 
 export const MessageIdParams = Type.Object({ messageId: ProviderId });
 export const FileIdParams = Type.Object({ fileId: ProviderId });
@@ -56,7 +57,7 @@ const OptionalAddresses = (description: string) =>
 export const SendBody = Type.Object(
   {
     to: Addresses('Recipients, comma-separated: `ann@example.org, Bob <bob@example.org>`'),
-    subject: Type.String({ maxLength: 2000 }),
+    subject: Type.String({ maxLength: 2000, description: 'The subject line; may be empty' }),
     body: Type.String({ description: 'Plain text; sent as UTF-8' }),
     cc: OptionalAddresses('Copy recipients, comma-separated'),
     bcc: OptionalAddresses('Blind copy recipients, comma-separated; recipients do not see them'),
@@ -93,13 +94,20 @@ export const ListFilesResponse = Type.Object({
 
 export const UploadBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 1000 }),
+    name: Type.String({ minLength: 1, maxLength: 1000, description: "The file's name in Drive, e.g. notes.txt" }),
     content: Type.String({ description: 'The file content, as text (utf8) or base64' }),
     mimeType: Type.Optional(
-      Type.String({ default: 'text/plain', maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$' }),
+      Type.String({
+        default: 'text/plain',
+        maxLength: 255,
+        ...Pattern(
+          '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$',
+          'a media type is a type and a subtype joined by a slash, without parameters, e.g. text/plain or application/pdf',
+        ),
+      }),
     ),
     encoding: Type.Optional(Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' })),
-    folderId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The Drive folder to put it in' })),
+    folderId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, ...UrlSafe, description: 'The Drive folder to put it in' })),
   },
   { additionalProperties: false },
 );

@@ -36,7 +36,12 @@ export const HandshakeSchema = Type.Object(
 export const CreateHandshakeBody = Type.Object(
   {
     agentId: Type.String({ minLength: 1, maxLength: 128, description: 'A unique id the agent chooses for itself' }),
-    requestedScopes: Type.Array(HandshakeScope, { minItems: 1, maxItems: HANDSHAKE_SCOPES.length, uniqueItems: true }),
+    requestedScopes: Type.Array(HandshakeScope, {
+      minItems: 1,
+      maxItems: HANDSHAKE_SCOPES.length,
+      uniqueItems: true,
+      description: 'The scopes the agent asks for: read, professional or availability',
+    }),
     message: Type.String({ maxLength: 1000, description: 'A short self-description of the agent, shown to the owner' }),
     ownerId: Type.Optional(
       Type.String({

@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
+import { Data, IsoDateTime, Page, PageQuery, NoNul } from '../../http/schemas.js';
 
-/** PostgreSQL text cannot hold U+0000; refusing it here keeps both engines answering alike (400, not 500). */
-const NO_NUL = '^[^\\u0000]*$';
 
-export const KBIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL }) });
+export const KBIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, ...NoNul }) });
 
 const Title = Type.String({
   minLength: 1,
@@ -52,7 +50,7 @@ export const KBDocumentSummarySchema = Type.Object(
 
 export const ListKBQuery = Type.Object({
   ...PageQuery,
-  cursor: Type.Optional(Type.String({ maxLength: 200, pattern: NO_NUL, description: 'The `nextCursor` of the previous page' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, ...NoNul, description: 'The `nextCursor` of the previous page' })),
   q: Type.Optional(
     Type.String({
       minLength: 1,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, RecordId } from '../../http/schemas.js';
+import { Data, IsoDateTime, Page, RecordId, NoNul, Pattern } from '../../http/schemas.js';
 import { SkillIdSchema } from '../skills/skills.schemas.js';
 
 export const LISTING_TITLE_MAX = 200;
@@ -8,8 +8,6 @@ export const REVIEW_MAX = 2000;
 export const LISTING_PAGE_MAX = 100;
 export const LISTING_PAGE_DEFAULT = 20;
 
-/** PostgreSQL text cannot hold U+0000; refusing it on both engines makes them answer alike. */
-const NO_NUL = '^[^\\u0000]*$';
 
 export const LISTING_TYPES = ['skill', 'persona'] as const;
 export type ListingType = (typeof LISTING_TYPES)[number];
@@ -28,12 +26,12 @@ const RefId = Type.Union([SkillIdSchema, RecordId], {
 const Title = Type.String({
   minLength: 1,
   maxLength: LISTING_TITLE_MAX,
-  pattern: '^[^\\u0000]*\\S[^\\u0000]*$',
+  ...Pattern('^[^\\u0000]*\\S[^\\u0000]*$', 'a title must hold something other than spaces, and no NUL character (\\u0000)'),
   description: `1 to ${LISTING_TITLE_MAX} characters, not only spaces; trimmed`,
 });
 const Description = Type.String({
   maxLength: LISTING_DESCRIPTION_MAX,
-  pattern: NO_NUL,
+  ...NoNul,
   description: `Up to ${LISTING_DESCRIPTION_MAX} characters; trimmed`,
 });
 
@@ -132,13 +130,13 @@ export type UpdateListingBody = Static<typeof UpdateListingBody>;
 export const RateBody = Type.Object(
   {
     rating: Type.Integer({ minimum: 1, maximum: 5, description: '1 (worst) to 5 (best)' }),
-    review: Type.Optional(Type.String({ maxLength: REVIEW_MAX, pattern: NO_NUL, description: `Up to ${REVIEW_MAX} characters` })),
+    review: Type.Optional(Type.String({ maxLength: REVIEW_MAX, ...NoNul, description: `Up to ${REVIEW_MAX} characters` })),
   },
   { additionalProperties: false },
 );
 export type RateBody = Static<typeof RateBody>;
 
-const Cursor = Type.String({ minLength: 1, maxLength: 300, pattern: '^[A-Za-z0-9_-]+$', description: 'The `nextCursor` of the previous page' });
+const Cursor = Type.String({ minLength: 1, maxLength: 300, ...Pattern('^[A-Za-z0-9_-]+$', 'a cursor is the `nextCursor` of the previous page, as it was answered'), description: 'The `nextCursor` of the previous page' });
 const Limit = Type.Integer({
   minimum: 1,
   maximum: LISTING_PAGE_MAX,
@@ -151,7 +149,7 @@ export const ListListingsQuery = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 200,
-      pattern: NO_NUL,
+      ...NoNul,
       description: 'Full-text filter over title and description: every word must match (word prefixes match too). The sort still applies',
     }),
   ),

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Data, List, NullableDateTime, IsoDateTime } from '../../http/schemas.js';
+import { Data, List, NullableDateTime, IsoDateTime, UrlSafe } from '../../http/schemas.js';
 
 export const ServiceParams = Type.Object({
-  service: Type.String({ minLength: 1, maxLength: 40, pattern: '^[A-Za-z0-9_-]+$', description: 'The OAuth provider: `google`' }),
+  service: Type.String({ minLength: 1, maxLength: 40, ...UrlSafe, description: 'The OAuth provider: `google`' }),
 });
 
 export const AuthorizeResponse = Data(

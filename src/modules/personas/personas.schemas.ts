@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
+import { Data, IsoDateTime, Page, PageQuery, Pattern } from '../../http/schemas.js';
 
 /** The largest `soul_content` accepted, in UTF-8 bytes; a larger one answers 413. */
 export const SOUL_CONTENT_MAX_BYTES = 64 * 1024;
 
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: '1 to 100 characters, not only spaces' });
+const Name = Type.String({ minLength: 1, maxLength: 100, ...Pattern('\\S', 'a name must hold something other than spaces'), description: '1 to 100 characters, not only spaces' });
 const Description = Type.String({ maxLength: 2000, description: 'A short description shown in listings; up to 2000 characters' });
 // No maxLength here: the limit is in bytes and answers 413, which a schema keyword cannot.
 const SoulContent = Type.String({

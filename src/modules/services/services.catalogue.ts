@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { issueMessage } from '../../http/errors.js';
 
 /**
  * The built-in service catalogue: a data file (catalogue.json), validated once at start-up.
@@ -109,7 +110,17 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
  * start-up), never coercing or filling in (what the caller sent is what is sent on).
  */
 export function createParamsAjv(options: { strict: boolean } = { strict: true }): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: options.strict, allowUnionTypes: true, coerceTypes: false, useDefaults: false, removeAdditional: false, validateFormats: true });
+  // `verbose`: each issue carries its schema, so a missing param is explained by its description.
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: options.strict,
+    allowUnionTypes: true,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    validateFormats: true,
+    verbose: true,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -119,7 +130,7 @@ export function placeholders(path: string): string[] {
   return [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
 }
 
-/** Ajv's errors as `details` entries (`params.owner`: `must be string`). */
+/** Ajv's errors as `details` entries in words (`params.owner`: `is required: the account that owns the repository`). */
 export function paramsErrors(errors: ErrorObject[] | null | undefined, root = 'params'): Array<{ field: string; message: string }> {
   return (errors ?? []).map((error) => {
     let field = error.instancePath ? `${root}${error.instancePath.replace(/\//g, '.')}` : root;
@@ -128,7 +139,7 @@ export function paramsErrors(errors: ErrorObject[] | null | undefined, root = 'p
       return { field: `${field}.${error.params.additionalProperty}`, message: 'is not a parameter of this method' };
     }
     if (error.keyword === 'enum') return { field, message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
-    return { field, message: error.message ?? 'is invalid' };
+    return { field, message: issueMessage(error) };
   });
 }
 

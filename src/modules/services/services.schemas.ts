@@ -8,7 +8,7 @@ const Source = Type.Union([Type.Literal('catalogue'), Type.Literal('connector'),
 const AuthKind = Type.Union(['oauth', 'bearer', 'header', 'query', 'none'].map((k) => Type.Literal(k)), {
   description: "How the service's credential travels",
 });
-const HttpMethod = Type.Union(HTTP_METHODS.map((m) => Type.Literal(m)));
+const HttpMethod = Type.Union(HTTP_METHODS.map((m) => Type.Literal(m)), { description: `The HTTP method to send: ${HTTP_METHODS.join(', ')}` });
 
 /**
  * One path parameter names the service in every route under /services (Fastify allows one

@@ -48,7 +48,7 @@ describe('validators of discovered operations', () => {
     // Each call validates its params (here: missing placeholders, so no upstream call is made).
     for (let i = 0; i < count; i++) {
       await expect(services.execute('usr_test', 'wide', { method: `op${i}`, params: {} }, actor)).rejects.toThrow(
-        new RegExp(`params.thing${i} must have required property`),
+        new RegExp(`params.thing${i} is required`),
       );
     }
     expect(services.discoveredValidatorsKept()).toBe(max);

@@ -255,7 +255,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
         config,
         schema: {
           operationId: 'deactivateSkill',
-          summary: 'Mark a skill inactive (added: the specification has activate only)',
+          summary: 'Mark a skill inactive',
           tags,
           params: SkillIdParams,
           response: { 200: SkillResponse },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, List, Page } from '../../http/schemas.js';
+import { Data, IsoDateTime, List, Page, NoNul, Pattern } from '../../http/schemas.js';
 
 /**
  * A skill name is its slug, and the slug travels in URL paths (/skills/_by_slug/{slug}) and
@@ -16,23 +16,24 @@ export const SKILL_SCRIPT_MAX = 256 * 1024;
 export const SKILL_ID_MAX = 2_147_483_647;
 export const SKILL_BATCH_MAX = 200;
 export const SKILL_SUGGESTIONS_MAX = 10;
-/** PostgreSQL text cannot hold U+0000; refusing it on both engines makes them answer alike. */
-const NO_NUL = '^[^\\u0000]*$';
 
 const SkillName = Type.String({
   minLength: 1,
   maxLength: 200,
   // The name is trimmed before it is checked, so the pattern allows surrounding whitespace.
-  pattern: '^\\s*[A-Za-z0-9][A-Za-z0-9._-]{0,99}\\s*$',
+  ...Pattern(
+    '^\\s*[A-Za-z0-9][A-Za-z0-9._-]{0,99}\\s*$',
+    'a skill name is 1–100 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+  ),
   description:
     'The skill name, which is also its slug: 1 to 100 ASCII letters, digits, `.`, `_` or `-`, starting with a letter or digit. Unique per owner, case-insensitively',
   examples: ['pdf-tools'],
 });
-const Description = Type.String({ maxLength: SKILL_DESCRIPTION_MAX, pattern: NO_NUL, description: 'What the skill does and when to use it' });
-const Category = Type.String({ maxLength: SKILL_CATEGORY_MAX, pattern: NO_NUL, description: 'Free text, matched case-insensitively in filters' });
+const Description = Type.String({ maxLength: SKILL_DESCRIPTION_MAX, ...NoNul, description: 'What the skill does and when to use it' });
+const Category = Type.String({ maxLength: SKILL_CATEGORY_MAX, ...NoNul, description: 'Free text, matched case-insensitively in filters' });
 const ScriptContent = Type.String({
   maxLength: SKILL_SCRIPT_MAX,
-  pattern: NO_NUL,
+  ...NoNul,
   description:
     'The SKILL.md (Agent Skills format). Its YAML frontmatter is sanitized: only name, description, license, compatibility, metadata and allowed-tools are kept, name and description are set from the skill, and a missing or broken frontmatter is rebuilt',
 });
@@ -109,9 +110,9 @@ export type UpdateSkillBody = Static<typeof UpdateSkillBody>;
 const FreeText = Type.String({ minLength: 1, maxLength: 200 });
 
 export const ListSkillsQuery = Type.Object({
-  slug: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL, description: 'Exact slug, any case' })),
+  slug: Type.Optional(Type.String({ minLength: 1, maxLength: 200, ...NoNul, description: 'Exact slug, any case' })),
   category: Type.Optional(
-    Type.String({ minLength: 1, maxLength: SKILL_CATEGORY_MAX, pattern: NO_NUL, description: 'Exact category, any case' }),
+    Type.String({ minLength: 1, maxLength: SKILL_CATEGORY_MAX, ...NoNul, description: 'Exact category, any case' }),
   ),
   q: Type.Optional(
     Type.String({
@@ -121,7 +122,10 @@ export const ListSkillsQuery = Type.Object({
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' })),
   cursor: Type.Optional(
-    Type.String({ pattern: '^[0-9]{1,10}$', description: 'The `nextCursor` of the previous page (not with `q`)' }),
+    Type.String({
+      ...Pattern('^[0-9]{1,10}$', 'a cursor is the `nextCursor` of the previous page, as it was answered: up to 10 digits'),
+      description: 'The `nextCursor` of the previous page (not with `q`)',
+    }),
   ),
 });
 
@@ -132,7 +136,7 @@ export const SuggestionsQuery = Type.Object({
 export const BatchQuery = Type.Object({
   id: Type.Optional(Type.Array(SkillIdSchema, { maxItems: SKILL_BATCH_MAX, description: 'Repeat for several: ?id=1&id=2' })),
   slug: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL }), {
+    Type.Array(Type.String({ minLength: 1, maxLength: 200, ...NoNul }), {
       maxItems: SKILL_BATCH_MAX,
       description: 'Repeat for several: ?slug=a&slug=b; any case',
     }),
@@ -140,12 +144,12 @@ export const BatchQuery = Type.Object({
 });
 
 export const SkillIdParams = Type.Object({ id: SkillIdSchema });
-export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL }) });
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200, ...NoNul }) });
 export const SkillDocumentParams = Type.Object({
   id: SkillIdSchema,
-  docId: Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL }),
+  docId: Type.String({ minLength: 1, maxLength: 100, ...NoNul }),
 });
 
 export const MARKDOWN_TYPES = ['text/markdown', 'text/plain'] as const;
 /** The raw body of PUT /skills/{id}/skill.md. */
-export const MarkdownBody = Type.String({ maxLength: SKILL_SCRIPT_MAX, pattern: NO_NUL, description: 'The SKILL.md' });
+export const MarkdownBody = Type.String({ maxLength: SKILL_SCRIPT_MAX, ...NoNul, description: 'The SKILL.md' });

@@ -39,9 +39,16 @@ export const IssuedTokenSchema = Type.Object({
 
 export const CreateTokenBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPE_NAMES.length, uniqueItems: true }),
-    expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'A name to recognise the token by, e.g. the agent it is for' }),
+    scopes: Type.Array(ScopeName, {
+      minItems: 1,
+      maxItems: SCOPE_NAMES.length,
+      uniqueItems: true,
+      description: 'What the token may do: one or more scope names of GET /api/v1/scopes',
+    }),
+    expiresAt: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the token stops working; never when absent or null' }),
+    ),
   },
   { additionalProperties: false },
 );

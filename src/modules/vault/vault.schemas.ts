@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
+import { Data, IsoDateTime, Page, PageQuery, Pattern } from '../../http/schemas.js';
 
 const WebsiteUrl = Type.String({
   format: 'uri',
@@ -22,7 +22,10 @@ export const VaultTokenCreateRequest = Type.Object(
     service: Type.String({
       minLength: 1,
       maxLength: 100,
-      pattern: '^[A-Za-z0-9](?:[A-Za-z0-9 ._-]*[A-Za-z0-9])?$',
+      ...Pattern(
+        '^[A-Za-z0-9](?:[A-Za-z0-9 ._-]*[A-Za-z0-9])?$',
+        'a service is named with letters, digits, spaces, dots, dashes or underscores, starting and ending with a letter or digit',
+      ),
       description: 'The service the token is for (`github`, `openai`); matched case-insensitively. Letters, digits, space, `.`, `_`, `-`',
     }),
     token: Type.String({ minLength: 1, maxLength: 32768, description: 'The secret to store. It is encrypted and never shown again except by reveal' }),
