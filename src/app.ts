@@ -14,7 +14,7 @@ import { newId } from './lib/ids.js';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
-import { LIMITS as AFP_LIMITS } from './modules/afp/afp.protocol.js';
+import { LIMITS as AFP_LIMITS } from './shared/afp.protocol.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { chatRoutes } from './modules/chat/chat.routes.js';
