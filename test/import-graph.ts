@@ -176,8 +176,34 @@ export function checkRules(graph: ImportGraph, rules: LayerRule[]): Violation[] 
   return violations;
 }
 
-export function formatCycle(chain: string[]): string {
-  return chain.join('\n    → ');
+/**
+ * The graph of larger units (modules): an arrow from unit A to unit B for every file of A that
+ * imports a file of B. `unitOf` answers undefined for files left out. Each arrow keeps, as its
+ * specifier, the first file import that makes it, so a cycle can be explained file by file.
+ */
+export function collapse(graph: ImportGraph, unitOf: (file: string) => string | undefined): ImportGraph {
+  const edges = new Map<string, ImportEdge[]>();
+  for (const file of graph.files) {
+    const from = unitOf(file);
+    if (from === undefined) continue;
+    const list = edges.get(from) ?? edges.set(from, []).get(from)!;
+    for (const edge of graph.edges.get(file) ?? []) {
+      const to = unitOf(edge.to);
+      if (to === undefined || to === from || list.some((e) => e.to === to)) continue;
+      list.push({ from, to, specifier: `${edge.from}:${edge.line} imports ${edge.to}`, line: edge.line });
+    }
+  }
+  return { files: [...edges.keys()].sort(), edges, unresolved: [] };
+}
+
+/** A cycle, one arrow a line, each with the import that makes it. */
+export function formatCycle(graph: ImportGraph, chain: string[]): string {
+  const lines = [chain[0]!];
+  for (let i = 1; i < chain.length; i++) {
+    const edge = (graph.edges.get(chain[i - 1]!) ?? []).find((e) => e.to === chain[i]);
+    lines.push(`→ ${chain[i]}${edge ? `   (${edge.specifier.includes(' imports ') ? edge.specifier : `imported on line ${edge.line} as '${edge.specifier}'`})` : ''}`);
+  }
+  return lines.join('\n    ');
 }
 
 export function formatViolation({ rule, edge }: Violation): string {
