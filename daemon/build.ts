@@ -31,7 +31,7 @@ import { DOWNLOAD_PLATFORMS, type Artifact, type DownloadPlatform } from '../src
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export const PROJECT_ROOT = path.resolve(here, '..');
+const PROJECT_ROOT = path.resolve(here, '..');
 export const DEFAULT_BUILD_DIR = path.join(PROJECT_ROOT, 'build', 'afp');
 
 /** Bump when the build itself changes in a way that changes the artifacts. */

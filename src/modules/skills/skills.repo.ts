@@ -153,5 +153,3 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
   };
 }
-
-export type SkillsRepo = ReturnType<typeof createSkillsRepo>;
