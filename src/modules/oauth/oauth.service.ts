@@ -761,12 +761,6 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       return refreshOnce(provider, ownerId, row.token_version);
     },
 
-    /** Whether the provider is known and has client credentials (for catalogues). */
-    isConfigured(service: string): boolean {
-      const provider = providers.get(service);
-      return provider !== undefined && isConfigured(provider);
-    },
-
     providerIds(): string[] {
       return [...providers.keys()];
     },
