@@ -11,6 +11,7 @@ import {
   checkRules,
   collapse,
   findCycles,
+  findForwardReferences,
   formatCycle,
   formatViolation,
   readImportGraph,
@@ -114,6 +115,15 @@ describe('the import graph of src/ and daemon/', () => {
   });
 });
 
+describe('the composition root', () => {
+  it('builds in dependency order: no service is handed one built after it', () => {
+    const found = findForwardReferences(path.join(ROOT, 'src/container.ts'), 'createContainer').map(
+      (f) => `src/container.ts:${f.line}: ${f.user} uses ${f.later}, which is built after it`,
+    );
+    expect(found, `Forward references (build the used service first, or let the later one subscribe):\n  ${found.join('\n  ')}`).toEqual([]);
+  });
+});
+
 describe('the checker', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-graph-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -136,6 +146,14 @@ describe('the checker', () => {
   it('finds a cycle between modules that no two files make', () => {
     expect(findCycles(graph).some((c) => c.some((f) => f.includes('modules')))).toBe(false);
     expect(findCycles(collapse(graph, moduleOf))).toEqual([['x', 'y', 'x']]);
+  });
+
+  it('finds a const that uses one declared after it, even inside a closure', () => {
+    write(
+      'root.ts',
+      'export function createRoot() {\n  const a = { b: 1, call: () => b.x };\n  const b = { x: a };\n  const c = { a, b };\n  return c;\n}\n',
+    );
+    expect(findForwardReferences(path.join(dir, 'root.ts'), 'createRoot')).toEqual([{ user: 'a', later: 'b', line: 2 }]);
   });
 
   it('reports a forbidden arrow with its file, line and rule', () => {

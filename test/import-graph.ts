@@ -209,3 +209,52 @@ export function formatCycle(graph: ImportGraph, chain: string[]): string {
 export function formatViolation({ rule, edge }: Violation): string {
   return `${edge.from}:${edge.line} imports '${edge.specifier}' (${edge.to})\n    rule: ${rule}`;
 }
+
+export interface ForwardReference {
+  /** The const whose initializer names a later one. */
+  user: string;
+  /** The const it names, declared after it. */
+  later: string;
+  line: number;
+}
+
+/**
+ * In the body of `functionName` in `file`, every const whose initializer (a closure included)
+ * names a const declared after it: in a composition root, a service handed a reference to one
+ * built later, which only works because the call comes at request time.
+ */
+export function findForwardReferences(file: string, functionName: string): ForwardReference[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  let body: ts.Block | undefined;
+  source.forEachChild((node) => {
+    if (ts.isFunctionDeclaration(node) && node.name?.text === functionName) body = node.body;
+  });
+  if (!body) throw new Error(`${file} has no function ${functionName}`);
+  const order = new Map<string, number>();
+  const declarations: Array<{ name: string; initializer: ts.Expression }> = [];
+  for (const statement of body.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      if (!ts.isIdentifier(declaration.name) || !declaration.initializer) continue;
+      order.set(declaration.name.text, declarations.length);
+      declarations.push({ name: declaration.name.text, initializer: declaration.initializer });
+    }
+  }
+  const found: ForwardReference[] = [];
+  declarations.forEach(({ name, initializer }, index) => {
+    const visit = (node: ts.Node): void => {
+      // `{ accounts: … }` names a property, not the const.
+      const isPropertyName = ts.isPropertyAssignment(node.parent) && node.parent.name === node;
+      const isMemberName = ts.isPropertyAccessExpression(node.parent) && node.parent.name === node;
+      if (ts.isIdentifier(node) && !isPropertyName && !isMemberName) {
+        const at = order.get(node.text);
+        if (at !== undefined && at > index && !found.some((f) => f.user === name && f.later === node.text)) {
+          found.push({ user: name, later: node.text, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+        }
+      }
+      node.forEachChild(visit);
+    };
+    visit(initializer);
+  });
+  return found;
+}
