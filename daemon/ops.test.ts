@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS } from '../src/modules/afp/afp.protocol.js';
+import { LIMITS } from '../src/shared/afp.protocol.js';
 import { runOp } from './ops.js';
 import { createPolicy, DaemonError, type Policy } from './policy.js';
 

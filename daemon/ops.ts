@@ -9,7 +9,7 @@ import type { Stats } from 'node:fs';
 import path from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { LIMITS, OPS, OpArgs, type Op, type OpArgsOf, type OpResultOf } from '../src/modules/afp/afp.protocol.js';
+import { LIMITS, OPS, OpArgs, type Op, type OpArgsOf, type OpResultOf } from '../src/shared/afp.protocol.js';
 import { checkPrivilege, DaemonError, resolveInside, type Policy } from './policy.js';
 import { PRIVATE_ENV } from './config.js';
 import { canReap, EXEC_MARKER_ENV, reapExec, trackDescendants, type ExecProcesses } from './reap.js';

@@ -6,7 +6,7 @@
  */
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { OP_PRIVILEGE, privilegeAllows, type DeviceErrorCode, type Op, type Privilege } from '../src/modules/afp/afp.protocol.js';
+import { OP_PRIVILEGE, privilegeAllows, type DeviceErrorCode, type Op, type Privilege } from '../src/shared/afp.protocol.js';
 
 export class DaemonError extends Error {
   constructor(

@@ -14,7 +14,7 @@ import { newId } from './lib/ids.js';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
-import { LIMITS as AFP_LIMITS } from './modules/afp/afp.protocol.js';
+import { LIMITS as AFP_LIMITS } from './shared/afp.protocol.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { chatRoutes } from './modules/chat/chat.routes.js';
@@ -33,17 +33,13 @@ import { servicesRoutes } from './modules/services/services.routes.js';
 import { skillsRoutes } from './modules/skills/skills.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { vaultRoutes } from './modules/vault/vault.routes.js';
-import type { Services } from './services.js';
-import type { Storage } from './storage/storage.js';
+import type { Container } from './container.js';
 import { API_VERSION } from './version.js';
-
-// Defined in version.ts so that modules read it without importing the app; re-exported for callers of the app.
-export { API_VERSION };
 
 export interface AppDeps {
   config: Config;
-  storage: Storage;
-  services: Services;
+  /** Every service; the app closes it when it closes (after in-flight requests finished). */
+  container: Container;
   /** Where logs go; stdout when not given. */
   logStream?: DestinationStream;
 }
@@ -53,7 +49,7 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, services } = deps;
+  const { config, container: services } = deps;
   const app = Fastify({
     // Secrets never reach the logs: no headers are logged, and token-shaped values are masked.
     logger: loggerOptions(config, deps.logStream),
@@ -70,6 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: handleFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(createValidatorCompiler());
+  // Fastify runs onClose once the server stopped accepting and in-flight requests finished.
+  app.addHook('onClose', () => services.close());
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -140,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(accountsRoutes({ accounts: services.accounts, tokens: services.tokens, authLimiter }));
-  await app.register(tokensRoutes({ tokens: services.tokens }));
+  await app.register(tokensRoutes({ tokens: services.tokens, masterTokens: services.accounts }));
   await app.register(auditRoutes({ audit: services.audit }));
   await app.register(discoveryRoutes({ discovery: services.discovery }));
   await app.register(gatewayRoutes({ gateway: services.gateway }));

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
+import { createContainer } from './container.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
-import { createServices } from './services.js';
 import { startupFailureMessage, type StartupStage } from './startup-errors.js';
 import { dataDirWarning, prepareDataDir } from './storage/data-dir.js';
 import { createStorage } from './storage/storage.js';
@@ -17,26 +17,21 @@ async function main(): Promise<void> {
   stage = 'database';
   const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   stage = 'vault keys';
-  const services = createServices(config, storage);
+  // From here the container owns storage: app.close() closes both.
+  const container = createContainer(config, storage);
   // Checks the vault keys against the database (and makes the key file on first start).
-  await services.keyring.ready();
+  await container.keyring.ready();
   stage = 'app';
-  const app = await buildApp({ config, storage, services });
+  const app = await buildApp({ config, container });
   const looseModes = dataDirWarning(config.dataDir, { database: storage.dialect === 'sqlite' });
   if (looseModes) app.log.warn(looseModes);
-  app.addHook('onClose', async () => {
-    services.parsing.close();
-    await services.outbound.close();
-    await services.llmOutbound?.close();
-    await storage.close();
-  });
 
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // Fastify stops accepting, lets in-flight requests finish, then the onClose hook closes storage.
+    // Fastify stops accepting, lets in-flight requests finish, then its onClose hook closes the container.
     const force = setTimeout(() => {
       app.log.error('shutdown took longer than 10 s; exiting');
       process.exit(1);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { startLink, type Link } from '../daemon/link.js';
 import { createPolicy } from '../daemon/policy.js';
-import { CONNECT_PATH, PROTOCOL_VERSION, type Privilege } from '../src/modules/afp/afp.protocol.js';
+import { CONNECT_PATH, PROTOCOL_VERSION, type Privilege } from '../src/shared/afp.protocol.js';
 import type { TestApp } from './harness.js';
 
 /** Makes the test app listen on a free loopback port (or `port`) and answers its base address. */

@@ -13,7 +13,7 @@ import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { createServices, type Services } from '../src/services.js';
+import { createContainer, type Container } from '../src/container.js';
 import { createStorage, type Storage } from '../src/storage/storage.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -46,7 +46,8 @@ export interface TestApp {
   app: FastifyInstance;
   config: Config;
   storage: Storage;
-  services: Services;
+  /** The app's container: every service. */
+  services: Container;
   request<T = any>(method: InjectOptions['method'], url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Registers a new account and answers its master token. */
   createOwner(name?: string): Promise<Owner>;
@@ -54,6 +55,8 @@ export interface TestApp {
   tokenWithScopes(owner: Owner, scopes: string[]): Promise<string>;
   /** Logs `owner` in and answers the session token. */
   login(owner: Owner): Promise<string>;
+  /** A second connection to this app's data (same DATA_DIR or PostgreSQL schema), as another API node opens; the caller closes it. */
+  openStorage(): Promise<Storage>;
   /**
    * Closes the app and opens a new one on the same data (the same DATA_DIR or PostgreSQL
    * schema), as a server restart does; `app`, `storage` and `services` are then the new ones.
@@ -86,18 +89,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.logStream && options.config?.logLevel === undefined) config.logLevel = 'info';
 
   const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  const openStorage = () => createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
   const open = async () => {
-    const storage = await createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
-    const services = createServices(config, storage);
-    const app = await buildApp({ config, storage, services, ...(options.logStream ? { logStream: options.logStream } : {}) });
+    const storage = await openStorage();
+    const services = createContainer(config, storage);
+    const app = await buildApp({ config, container: services, ...(options.logStream ? { logStream: options.logStream } : {}) });
     await app.ready();
     return { app, storage, services };
-  };
-  const shut = async ({ app, storage, services }: Pick<TestApp, 'app' | 'storage' | 'services'>) => {
-    await app.close();
-    await services.outbound.close();
-    await services.llmOutbound?.close();
-    await storage.close();
   };
 
   const request: TestApp['request'] = async (method, url, opts = {}) => {
@@ -143,12 +141,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
       return res.body.data.token;
     },
+    openStorage,
     async restart() {
-      await shut(testApp);
+      // Closing the app closes its container and storage.
+      await testApp.app.close();
       Object.assign(testApp, await open());
     },
     async close() {
-      await shut(testApp);
+      await testApp.app.close();
       if (pgSchema && TEST_DATABASE_URL) {
         const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
         await client.connect();

@@ -129,6 +129,9 @@ describe('DATA_DIR on a fresh clone', () => {
     const dir = path.join(root, 'fresh-sqlite', 'data');
     const first = await runServer({ DATA_DIR: dir }, { untilServing: true });
     expect(first.stdout, first.stderr).toContain('Hearth is serving');
+    // SIGTERM: in-flight requests finish, the app closes its container (pools, storage), exit 0.
+    expect(first.stdout).toContain('shutting down');
+    expect(first.code, first.stderr).toBe(0);
     expect(mode(dir)).toBe(0o700);
     expect(mode(path.join(dir, 'hearth.db'))).toBe(0o600);
     expect(mode(path.join(dir, 'vault-keys.json'))).toBe(0o600);

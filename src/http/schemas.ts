@@ -69,8 +69,6 @@ export const IdParams = Type.Object({ id: RecordId });
 export const IsoDateTime = Type.String({ format: 'date-time' });
 export const NullableDateTime = Type.Union([IsoDateTime, Type.Null()]);
 
-export const SuccessSchema = Type.Object({ success: Type.Boolean() });
-
 /**
  * A query parameter's name as the query parser reads it (`+` a space, `%XX` decoded), so that
  * `?%74oken=` is recognised as the `token` it authenticates as. A name that does not decode is

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './migrations/index.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * Full-text search behind one small interface, on both engines:

@@ -2,11 +2,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
-import { migrationProvider, type Dialect } from './migrations/index.js';
+import type { Dialect } from './dialect.js';
+import { migrationProvider } from './migrations/index.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
-
-export type { Dialect };
 
 export interface Storage {
   db: Kysely<Database>;

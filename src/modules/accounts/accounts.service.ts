@@ -7,8 +7,8 @@ import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database, UsersTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import type { PlansService } from '../billing/billing.plans.js';
-import type { TokensService } from '../tokens/tokens.service.js';
+import type { PlansService } from '../plans/plans.service.js';
+import type { IssuedToken, MasterProof, TokensService } from '../tokens/tokens.service.js';
 import type { PasswordAttemptLimiter } from './accounts.attempts.js';
 import type { AccountsRepo } from './accounts.repo.js';
 
@@ -45,8 +45,6 @@ export interface AccountsServiceOptions {
   attempts: PasswordAttemptLimiter;
   /** Which plans exist and which one new accounts get. */
   plans: Pick<PlansService, 'defaultPlanId' | 'isKnown' | 'ids'>;
-  /** Told after an account's plan changed (billing's request counter forgets the old plan). */
-  onPlanChange?: (userId: string) => void;
 }
 
 export function createAccountsService(deps: AccountsServiceOptions) {
@@ -137,6 +135,21 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     }
   }
 
+  /**
+   * Whether `password` is the account's password: a second proof for the most sensitive owner
+   * actions. Goes through the same attempt limiter as logins (same account, same address), so it
+   * is no way round it; throws 429 RATE_LIMITED when the caller must wait.
+   */
+  async function confirmPassword(userId: string, password: string, actor: AuditActor): Promise<boolean> {
+    const row = await repo.findById(userId);
+    if (!row) return false;
+    const result = await checkPassword(row.email, async () => row, password, { ...actor, ownerId: row.id }, 'auth.confirm_password');
+    return result.ok;
+  }
+
+  // Told after an account's plan changed (billing's request counter forgets the old plan).
+  const planChangeListeners: Array<(userId: string) => void> = [];
+
   return {
     async register(input: { email: string; password: string; name?: string | undefined }, actor: AuditActor) {
       const result = await createAccount(input, 'register');
@@ -181,16 +194,39 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       return repo.findAddressableId(userId);
     },
 
+    confirmPassword,
+
     /**
-     * Whether `password` is the account's password: a second proof for the most sensitive owner
-     * actions. Goes through the same attempt limiter as logins (same account, same address), so it
-     * is no way round it; throws 429 RATE_LIMITED when the caller must wait.
+     * Replaces the master token (MasterTokenReplacer): with the master token itself, or from a
+     * login session that confirms the account password (how an owner who lost the master token
+     * gets a new one). The master token alone reveals vault secrets, so a stolen session must
+     * not be enough to mint one.
      */
-    async confirmPassword(userId: string, password: string, actor: AuditActor): Promise<boolean> {
-      const row = await repo.findById(userId);
-      if (!row) return false;
-      const result = await checkPassword(row.email, async () => row, password, { ...actor, ownerId: row.id }, 'auth.confirm_password');
-      return result.ok;
+    async regenerateMaster(ownerId: string, actor: AuditActor, proof: MasterProof): Promise<IssuedToken> {
+      // The password check goes through the attempt limiter (429 when this address or account
+      // must wait), shared with logins, so this route is no way round the login slowdown.
+      const proven =
+        proof.callerKind === 'master' ||
+        (proof.callerKind === 'session' && proof.password !== undefined && (await confirmPassword(ownerId, proof.password, actor)));
+      if (!proven) {
+        await audit.record(actor, {
+          action: 'token.master_regenerate',
+          outcome: 'denied',
+          details: { reason: proof.password === undefined ? 'no password' : 'wrong password' },
+        });
+        throw new AppError(
+          'FORBIDDEN',
+          proof.password === undefined
+            ? 'Replacing the master token from a login session needs the account password: send { "password": "…" }'
+            : 'The password is wrong; the master token was not replaced',
+        );
+      }
+      return tokens.rotateMaster(ownerId, actor);
+    },
+
+    /** Registers `listener` to be told after an account's plan changed; services above accounts use it. */
+    onPlanChange(listener: (userId: string) => void): void {
+      planChangeListeners.push(listener);
     },
 
     async getUser(id: string): Promise<User> {
@@ -237,7 +273,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
         },
         trx,
       );
-      deps.onPlanChange?.(id);
+      for (const listener of planChangeListeners) listener(id);
       return toUser({ ...row, plan_id: planId, updated_at: updatedAt });
     },
   };

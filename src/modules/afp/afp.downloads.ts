@@ -8,10 +8,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT, type Artifact, type DownloadPlatform } from '../../../daemon/build.js';
+import { fileURLToPath } from 'node:url';
 import { AppError } from '../../http/errors.js';
 import { childEnvironment, streamTail, type EnvironmentAllowList } from '../../lib/child-process.js';
+import type { Artifact, DownloadPlatform } from '../../shared/afp.platforms.js';
 
+// The build script is run by its path, never imported: it carries esbuild and postject, which
+// the server does not load.
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const BUILD_SCRIPT = path.join(PROJECT_ROOT, 'daemon', 'build.ts');
 /** daemon/build.ts's exit code when the npm registry could not be reached. */
 const EXIT_REGISTRY = 3;

@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { extractToken, hasScope, principalOf, type Principal } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
-import { CLOSE, DaemonMessage, PROTOCOL_VERSION, type ServerMessage } from './afp.protocol.js';
+import { CLOSE, DaemonMessage, PROTOCOL_VERSION, type ServerMessage } from '../../shared/afp.protocol.js';
 import type { AttachedLink, DeviceLinkHost } from './afp.relay.js';
 import type { AfpService } from './afp.service.js';
 

@@ -8,7 +8,7 @@
  * node that holds the device's link and forwards the request there.
  */
 import { AppError } from '../../http/errors.js';
-import { LIMITS, type Op, type ResponseFrame, type ServerMessage } from './afp.protocol.js';
+import { LIMITS, type Op, type ResponseFrame, type ServerMessage } from '../../shared/afp.protocol.js';
 
 export interface DeviceRelay {
   /**

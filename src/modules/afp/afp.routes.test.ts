@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDaemon, deviceWithStatus, listen, rawDaemon, waitFor, type TestDaemon } from '../../../test/afp.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { loadConfig } from '../../config.js';
-import { CLOSE, LIMITS } from './afp.protocol.js';
+import { CLOSE, LIMITS } from '../../shared/afp.protocol.js';
 
 let t: TestApp;
 let base: string;

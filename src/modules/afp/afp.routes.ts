@@ -9,7 +9,7 @@ import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { DaemonDownloads } from './afp.downloads.js';
 import { serveDaemonLink } from './afp.link.js';
-import { CONNECT_PATH, LIMITS } from './afp.protocol.js';
+import { CONNECT_PATH, LIMITS } from '../../shared/afp.protocol.js';
 import type { DeviceLinkHost } from './afp.relay.js';
 import {
   ConnectResponse,

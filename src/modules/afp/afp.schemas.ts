@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Data, IsoDateTime, List, RecordId } from '../../http/schemas.js';
-import { DOWNLOAD_PLATFORMS } from '../../../daemon/build.js';
-import { DaemonMessage, LIMITS, OpResults, PRIVILEGES, ServerMessage } from './afp.protocol.js';
+import { DaemonMessage, LIMITS, OpResults, PRIVILEGES, ServerMessage } from '../../shared/afp.protocol.js';
+import { DOWNLOAD_PLATFORMS } from '../../shared/afp.platforms.js';
 
 export const DeviceSchema = Type.Object(
   {

@@ -17,7 +17,7 @@ import {
   type OpArgsOf,
   type OpResultOf,
   type Privilege,
-} from './afp.protocol.js';
+} from '../../shared/afp.protocol.js';
 import type { DeviceReport, AfpRepo, DeviceRow } from './afp.repo.js';
 import type { DeviceRelay } from './afp.relay.js';
 import type { LimitsService } from '../billing/billing.limits.js';

@@ -8,7 +8,7 @@ import { createTestApp, expectError, type ApiResponse, type Owner, type TestApp 
 import type { Principal } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { createLimitsService } from './billing.limits.js';
-import { createPlansService, parsePlans, type PlanLimits } from './billing.plans.js';
+import { createPlansService, parsePlans, type PlanLimits } from '../plans/plans.service.js';
 
 const unlimited: PlanLimits = { memoryEntries: null, knowledgeBytes: null, vaultTokens: null, devices: null, apiRequestsPerDay: null };
 
@@ -204,7 +204,10 @@ describe('apiRequestsPerDay', () => {
     const limits = createLimitsService({
       enabled: true,
       plans,
-      accounts: { getUser: async (id: string) => ({ id, email: 'x@example.test', name: null, role: 'user', planId: 'metered', createdAt: '', updatedAt: '' }) },
+      accounts: {
+        getUser: async (id: string) => ({ id, email: 'x@example.test', name: null, role: 'user', planId: 'metered', createdAt: '', updatedAt: '' }),
+        onPlanChange: () => {},
+      },
       now: () => now,
     });
     const principal: Principal = { tokenId: 'tok_1', ownerId: 'usr_1', kind: 'api', allScopes: false, scopes: new Set(), role: 'user' };

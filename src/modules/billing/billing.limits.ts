@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
-import { LIMIT_LABELS, type LimitName, type Plan, type PlansService } from './billing.plans.js';
+import { LIMIT_LABELS, type LimitName, type Plan, type PlansService } from '../plans/plans.service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,7 +19,7 @@ export interface LimitsServiceOptions {
   /** config.planLimits: off means every check returns at once, with no database work. */
   enabled: boolean;
   plans: Pick<PlansService, 'effective'>;
-  accounts: Pick<AccountsService, 'getUser'>;
+  accounts: Pick<AccountsService, 'getUser' | 'onPlanChange'>;
   /** The clock; the daily counter resets at UTC midnight. */
   now?: () => number;
 }
@@ -72,6 +72,8 @@ export function createLimitsService(deps: LimitsServiceOptions) {
   let day = utcDay(now());
   const requests = new Map<string, number>();
   const cachedPlans = new Map<string, { plan: Plan; until: number }>();
+  // A plan change takes effect on the next request, not when the cached plan runs out.
+  accounts.onPlanChange((ownerId) => cachedPlans.delete(ownerId));
 
   function checkRequests(ownerId: string, plan: Plan, count: number, at: number): void {
     const max = plan.limits.apiRequestsPerDay;

@@ -7,7 +7,7 @@ import type { Database } from '../../storage/tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { LimitsService } from './billing.limits.js';
-import type { Plan, PlansService } from './billing.plans.js';
+import type { Plan, PlansService } from '../plans/plans.service.js';
 import type { BillingRepo } from './billing.repo.js';
 import { createStripeClient, verifyStripeSignature, type FormValue } from './billing.stripe.js';
 

@@ -104,8 +104,6 @@ export function createStripeClient(deps: { outbound: Pick<OutboundClient, 'reque
   };
 }
 
-export type StripeClient = ReturnType<typeof createStripeClient>;
-
 /**
  * Checks a `Stripe-Signature` header the way Stripe documents it: `t=<unix seconds>` and one or
  * more `v1=<hex HMAC-SHA256>` over `<t>.<raw body>` with the endpoint's signing secret,

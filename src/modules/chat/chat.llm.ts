@@ -179,8 +179,6 @@ export function createLlmClient(deps: { outbound: Pick<OutboundClient, 'open'>; 
   }
 
   return {
-    model: settings.model,
-
     async complete(messages: ChatMessage[], signal?: AbortSignal): Promise<LlmCompletion> {
       const response = await send(messages, false, signal);
       return parseCompletion(await readAll(response.body));

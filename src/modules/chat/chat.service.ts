@@ -19,7 +19,7 @@ import {
   titleOf,
   type ChatMessage,
 } from './chat.prompt.js';
-import type { ChatRepo, ConversationRow, MessageRow } from './chat.repo.js';
+import type { ChatRepo, MessageRow } from './chat.repo.js';
 import { CHAT_MESSAGE_MAX_BYTES } from './chat.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 

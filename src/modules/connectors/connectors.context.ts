@@ -1,6 +1,18 @@
+import { Type } from '@sinclair/typebox';
 import { hasScope } from '../../http/access.js';
-import type { ContextSection } from '../gateway/gateway.service.js';
+import type { ContextSection } from '../gateway/gateway.section.js';
 import type { ConnectorsService } from './connectors.service.js';
+
+const ConnectorsContextSchema = Type.Array(
+  Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    baseUrl: Type.String(),
+    authType: Type.String(),
+    connected: Type.Boolean(),
+  }),
+  { description: "The owner's own services, callable by name through /services/{name}/execute and /proxy (scope `services:read`)" },
+);
 
 /**
  * `connectors` in the gateway context, for tokens holding `services:read`: the owner's own
@@ -8,9 +20,10 @@ import type { ConnectorsService } from './connectors.service.js';
  * when the vault token a connector uses was deleted, hence `vault_tokens` among the tables.
  * (The OAuth module's `services` section lists the OAuth connections; GET /services lists all.)
  */
-export function createConnectorsContextSection(connectors: Pick<ConnectorsService, 'list'>): ContextSection {
+export function createConnectorsContextSection(connectors: Pick<ConnectorsService, 'list'>): ContextSection<typeof ConnectorsContextSchema> {
   return {
     name: 'connectors',
+    schema: ConnectorsContextSchema,
     tables: ['connectors', 'vault_tokens'],
     visibleTo: (principal) => hasScope(principal, 'services:read'),
     async load(ownerId) {

@@ -99,7 +99,6 @@ export const CapabilityEndpointSchema = Type.Object({
   summary: Type.String(),
   allowed: Type.Boolean({ description: 'Whether this token may call it' }),
 });
-export type CapabilityEndpoint = Static<typeof CapabilityEndpointSchema>;
 
 export const CapabilitySchema = Type.Object(
   {

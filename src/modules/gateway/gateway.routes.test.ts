@@ -3,7 +3,6 @@ import { createTestApp, expectError, type Owner, type TestApp } from '../../../t
 import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { SCOPE_NAMES } from '../../http/access.js';
-import { GatewayContextSchema } from './gateway.schemas.js';
 
 // Value.Check knows no formats until told; the server's Ajv checks date-time strictly.
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v));
@@ -23,6 +22,15 @@ afterAll(async () => t.close());
 const context = (token: string) => t.request('GET', '/api/v1/gateway/context', { token });
 
 describe('GET /api/v1/gateway/context', () => {
+  it('is documented from the sections themselves: each its own schema, in order; endpoints and token always present', async () => {
+    const doc = (await t.request('GET', '/openapi.json')).body;
+    const data = doc.paths['/api/v1/gateway/context'].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(Object.keys(data.properties)).toEqual(t.services.gateway.sectionNames());
+    expect(data.required).toEqual(['endpoints', 'token']);
+    // The memory section is described by the memory module, with its entries' own schema.
+    expect(data.properties.memory.properties.entries.items.properties).toHaveProperty('content');
+  });
+
   it('needs a token', async () => {
     expectError(await t.request('GET', '/api/v1/gateway/context'), 401, 'UNAUTHORIZED');
   });
@@ -52,7 +60,7 @@ describe('GET /api/v1/gateway/context', () => {
     expect(res.body.data.endpoints).toContain('GET /api/v1/users/me');
 
     const masterRes = await context(owner.token);
-    expect([...Value.Errors(GatewayContextSchema, masterRes.body)]).toEqual([]);
+    expect([...Value.Errors(t.services.gateway.contextSchema, masterRes.body)]).toEqual([]);
     const master = masterRes.body.data;
     expect(master.user.email).toBe(owner.email);
     expect(master.token).toEqual({ id: expect.any(String), kind: 'master', scopes: SCOPE_NAMES });
@@ -83,7 +91,7 @@ describe('the owner-data sections', () => {
   const data = async (token: string) => {
     const res = await context(token);
     expect(res.status).toBe(200);
-    expect(Value.Check(GatewayContextSchema, res.body)).toBe(true);
+    expect(Value.Check(t.services.gateway.contextSchema, res.body)).toBe(true);
     return res.body.data;
   };
 

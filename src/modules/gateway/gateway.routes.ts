@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
-import { GatewayContextSchema, type GatewayContext } from './gateway.schemas.js';
 import type { GatewayService } from './gateway.service.js';
 
 export function gatewayRoutes(deps: { gateway: GatewayService }): FastifyPluginAsyncTypebox {
@@ -14,14 +13,14 @@ export function gatewayRoutes(deps: { gateway: GatewayService }): FastifyPluginA
           operationId: 'getGatewayContext',
           summary: 'Call first: the persona, the user, memory, connected services and the endpoints this token may call',
           tags: ['gateway'],
-          response: { 200: GatewayContextSchema },
+          response: { 200: deps.gateway.contextSchema },
         },
       },
       async (request, reply) => {
         // Rendered with the route's own response serializer, so the schema still shapes the
         // answer; the rendered JSON is what the gateway caches.
         const json = await deps.gateway.renderedContext(principalOf(request), (data) =>
-          String(reply.serialize({ data: data as GatewayContext })),
+          String(reply.serialize({ data })),
         );
         // Already serialized: sent as is, past the typed reply.
         return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hasScope, type Principal } from '../../http/access.js';
-import { createGatewayService, type ContextSection } from './gateway.service.js';
+import { Type } from '@sinclair/typebox';
+import type { ContextSection } from './gateway.section.js';
+import { createGatewayService } from './gateway.service.js';
 
 const principal: Principal = {
   tokenId: 'tok_1',
@@ -20,10 +22,11 @@ describe('createGatewayService', () => {
     const aStarted = new Promise<void>((r) => (startA = r));
     const bStarted = new Promise<void>((r) => (startB = r));
     const sections: ContextSection[] = [
-      { name: 'a', tables: [], visibleTo: () => true, load: async () => (startA(), await bStarted, loaded.push('a'), { value: 'A' }) },
-      { name: 'b', tables: [], visibleTo: () => true, load: async (ownerId) => (startB(), await aStarted, loaded.push('b'), { ownerId }) },
+      { name: 'a', schema: Type.Unknown(), tables: [], visibleTo: () => true, load: async () => (startA(), await bStarted, loaded.push('a'), { value: 'A' }) },
+      { name: 'b', schema: Type.Unknown(), tables: [], visibleTo: () => true, load: async (ownerId) => (startB(), await aStarted, loaded.push('b'), { ownerId }) },
       {
         name: 'secret',
+        schema: Type.Unknown(),
         tables: [],
         visibleTo: (p) => hasScope(p, 'vault'),
         load: async () => {
@@ -40,7 +43,7 @@ describe('createGatewayService', () => {
   });
 
   it('refuses two sections with the same name', () => {
-    const section: ContextSection = { name: 'user', tables: [], visibleTo: () => true, load: async () => ({}) };
+    const section: ContextSection = { name: 'user', schema: Type.Unknown(), tables: [], visibleTo: () => true, load: async () => ({}) };
     expect(() => createGatewayService({ sections: [section, { ...section }] })).toThrow(/user/);
   });
 });

@@ -1,24 +1,8 @@
 import type { Principal } from '../../http/access.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
-
-/**
- * One part of the gateway context. Each module that has something an agent should see at the
- * start of a session contributes a section; the gateway itself knows none of them.
- */
-export interface ContextSection {
-  /** The key of the section in `data`. */
-  name: string;
-  /**
-   * Every table the section reads (including tables whose rows it names, like attached titles).
-   * The gateway caches contexts on the embedded engine and serves a cached one only while none
-   * of these tables has been written since.
-   */
-  tables: readonly string[];
-  /** Whether this token may see the section at all; hidden sections are not even loaded. */
-  visibleTo(principal: Principal): boolean;
-  load(ownerId: string, principal: Principal): Promise<unknown>;
-}
+import { gatewayContextSchema } from './gateway.schemas.js';
+import type { ContextSection } from './gateway.section.js';
 
 export interface GatewayServiceOptions {
   sections: ContextSection[];
@@ -42,6 +26,7 @@ export function createGatewayService(deps: GatewayServiceOptions) {
     names.add(section.name);
   }
   const sections = [...deps.sections];
+  const contextSchema = gatewayContextSchema(sections);
   const tables = [...new Set(sections.flatMap((section) => section.tables))];
   const cache: DerivedCache<string> = deps.writes
     ? createDerivedCache<string>({ tracker: deps.writes, tables, maxEntries: CACHE_ENTRIES, maxWeight: CACHE_BYTES, weigh: (json) => json.length })
@@ -72,6 +57,9 @@ export function createGatewayService(deps: GatewayServiceOptions) {
       if (!key) keys.set(principal, (key = principalKey(principal)));
       return cache.get(key, async () => render(await context(principal)));
     },
+
+    /** The response schema of GET /gateway/context: the sections' schemas, in their order. */
+    contextSchema,
 
     sectionNames(): string[] {
       return sections.map((section) => section.name);

@@ -91,10 +91,6 @@ export function createGoogleSession(
   }
 
   return {
-    get token(): AccessTokenResult {
-      return current;
-    },
-
     /** Sends the call; answers a 2xx response or throws the mapped error. */
     async request(call: GoogleCall): Promise<OutboundResponse> {
       let response = await send(call, current.accessToken);

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Dialect } from '../../storage/migrations/index.js';
+import type { Dialect } from '../../storage/dialect.js';
 import type { Database } from '../../storage/tables.js';
 
 /** The tables that hold one JSON document per owner; they share one shape. */

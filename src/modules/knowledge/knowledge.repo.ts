@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
-import type { Dialect } from '../../storage/storage.js';
+import type { Dialect } from '../../storage/dialect.js';
 import type { Database, KbDocumentsTable } from '../../storage/tables.js';
 
 /** The full-text index migration 0003 declared on kb_documents; a title word weighs four times a content word. */

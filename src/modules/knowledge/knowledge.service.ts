@@ -5,7 +5,7 @@ import { queryTerms, type MatchMode } from '../../storage/full-text.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
-import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from './knowledge.extract.js';
+import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 
 /** Largest document text, and largest uploaded file: 10 MiB. */

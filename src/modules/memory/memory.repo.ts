@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { searchRanked } from '../../storage/full-text.js';
-import type { Dialect } from '../../storage/migrations/index.js';
+import type { Dialect } from '../../storage/dialect.js';
 import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectGoogle, type FakeGoogle } from '../../../test/fakes/google.js';
 import { closeGoogleApp, startGoogleApp } from '../../../test/google-app.js';
 import { ENGINE, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-import { createServices } from '../../services.js';
+import { createContainer } from '../../container.js';
 
 let fake: FakeGoogle;
 let t: TestApp;
@@ -159,8 +159,8 @@ describe('refreshing access tokens', () => {
   it.skipIf(ENGINE !== 'postgres')('two API nodes refreshing the same connection call Google once (row lock)', async () => {
     const owner = await t.createOwner();
     await connectExpiring(owner);
-    // A second node: its own services (and its own in-process refresh map) on the same database.
-    const node2 = createServices(t.config, t.storage);
+    // A second node: its own services (and its own in-process refresh map) and connection pool on the same database.
+    const node2 = createContainer(t.config, await t.openStorage());
     try {
       const refreshes = fake.count('token.refresh_token');
       fake.options.rotateRefreshTokens = true;
@@ -177,7 +177,7 @@ describe('refreshing access tokens', () => {
       await t.storage.db.updateTable('oauth_connections').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('owner_id', '=', owner.id).execute();
       expect((await node2.oauth.accessToken(owner.id, 'google')).accessToken).toMatch(/^ya29\./);
     } finally {
-      await node2.outbound.close();
+      await node2.close();
     }
   });
 });

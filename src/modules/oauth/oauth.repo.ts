@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Dialect } from '../../storage/migrations/index.js';
+import type { Dialect } from '../../storage/dialect.js';
 import type { Database, OAuthConnectionsTable, OAuthStatesTable } from '../../storage/tables.js';
 
 export type ConnectionRow = OAuthConnectionsTable;

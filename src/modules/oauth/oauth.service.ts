@@ -4,7 +4,7 @@ import { AppError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import { newId } from '../../lib/ids.js';
 import { isoIn, isoNow } from '../../lib/time.js';
-import type { Dialect } from '../../storage/migrations/index.js';
+import type { Dialect } from '../../storage/dialect.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { isConfigured, type OAuthProviderDefinition, type OAuthProviderRegistry } from './oauth.providers.js';
@@ -759,12 +759,6 @@ export function createOAuthService(deps: OAuthServiceDeps) {
         return refreshOnce(provider, ownerId, row.token_version);
       }
       return refreshOnce(provider, ownerId, row.token_version);
-    },
-
-    /** Whether the provider is known and has client credentials (for catalogues). */
-    isConfigured(service: string): boolean {
-      const provider = providers.get(service);
-      return provider !== undefined && isConfigured(provider);
     },
 
     providerIds(): string[] {

@@ -24,7 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ExtractSettings } from '../../config.js';
 import { AppError, type ErrorCode } from '../../http/errors.js';
 import { childEnvironment, streamTail, type EnvironmentAllowList } from '../../lib/child-process.js';
-import type { ExtractCaps, UploadKind } from '../knowledge/knowledge.extract.js';
+import type { ExtractCaps, UploadKind } from './parsing.extract.js';
 
 export type ParseJob =
   | { kind: 'upload'; uploadKind: UploadKind; filename: string; data: Uint8Array }
@@ -176,7 +176,7 @@ export function createParsingPool(settings: ExtractSettings) {
   }
 
   return {
-    /** The text of an uploaded file (see knowledge.extract.ts), read in a worker within the EXTRACT_* limits. */
+    /** The text of an uploaded file (see parsing.extract.ts), read in a worker within the EXTRACT_* limits. */
     async extractUpload(uploadKind: UploadKind, data: Buffer, filename: string): Promise<string> {
       return (await run({ kind: 'upload', uploadKind, filename, data }, filename)) as string;
     },

@@ -4,8 +4,8 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { AppError } from '../../http/errors.js';
-import { extractUploadText } from '../knowledge/knowledge.extract.js';
-import type { ExtractCaps } from '../knowledge/knowledge.extract.js';
+import { extractUploadText } from './parsing.extract.js';
+import type { ExtractCaps } from './parsing.extract.js';
 import type { ParseJob, WorkerReply, WorkerRequest } from './parsing.pool.js';
 
 async function run(job: ParseJob, caps: ExtractCaps): Promise<unknown> {

@@ -1,16 +1,23 @@
+import { Type } from '@sinclair/typebox';
 import { hasScope } from '../../http/access.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
-import type { ContextSection } from '../gateway/gateway.service.js';
+import type { ContextSection } from '../gateway/gateway.section.js';
 import type { PersonasService } from './personas.service.js';
 
-export interface PersonaContext {
-  id: string;
-  name: string;
-  description: string;
-  soul_content: string;
-  skills: Array<{ id: number; slug: string; name: string }>;
-  documents: Array<{ id: string; title: string }>;
-}
+const PersonaContextSchema = Type.Union(
+  [
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      description: Type.String(),
+      soul_content: Type.String({ description: 'The persona instructions to follow' }),
+      skills: Type.Array(Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() })),
+      documents: Type.Array(Type.Object({ id: Type.String(), title: Type.String() })),
+    }),
+    Type.Null(),
+  ],
+  { description: 'The active persona (scope `personas`); null when none is active' },
+);
 
 /**
  * The gateway's `persona` section: the active persona with its instructions and what is
@@ -20,12 +27,13 @@ export interface PersonaContext {
 export function createPersonaContextSection(
   personas: Pick<PersonasService, 'getActive'>,
   attachments: Pick<AttachmentsService, 'ofActivePersona'>,
-): ContextSection {
+): ContextSection<typeof PersonaContextSchema> {
   return {
     name: 'persona',
+    schema: PersonaContextSchema,
     tables: ['personas', 'persona_documents', 'persona_skills', 'skills', 'kb_documents'],
     visibleTo: (principal) => hasScope(principal, 'personas'),
-    async load(ownerId): Promise<PersonaContext | null> {
+    async load(ownerId) {
       const [persona, attached] = await Promise.all([personas.getActive(ownerId), attachments.ofActivePersona(ownerId)]);
       if (!persona) return null;
       // An activation landing between the queries could pair one persona with another's

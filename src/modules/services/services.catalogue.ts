@@ -68,8 +68,6 @@ const CatalogueFile = Type.Object(
   { additionalProperties: false },
 );
 
-export type CatalogueAuth = Static<typeof CatalogueAuth>;
-export type CatalogueMethodDef = Static<typeof CatalogueMethod>;
 export type CatalogueServiceDef = Static<typeof CatalogueService>;
 export type CatalogueFile = Static<typeof CatalogueFile>;
 export type AuthKind = 'oauth' | 'bearer' | 'header' | 'query' | 'none';

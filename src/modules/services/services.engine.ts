@@ -14,8 +14,6 @@ import { methodTakesBody, placeholders, type MethodSpec } from './services.catal
  *   of the credential an upstream echoes is replaced by [REDACTED].
  */
 
-export type QueryValue = string | number | boolean | Array<string | number | boolean>;
-
 /** How the credential travels; `none` sends nothing. */
 export interface Credential {
   placement: 'bearer' | 'header' | 'query' | 'basic' | 'none';

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { pgTsQueryText, queryTerms, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/full-text.js';
-import type { Dialect } from '../../storage/storage.js';
+import type { Dialect } from '../../storage/dialect.js';
 import type { Database, SkillsTable } from '../../storage/tables.js';
 
 /** The index created in migration 0003; its weights rank a name match above a description match. */
@@ -153,5 +153,3 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
   };
 }
-
-export type SkillsRepo = ReturnType<typeof createSkillsRepo>;

@@ -429,6 +429,15 @@ describe('master token regeneration', () => {
     expect((await me(session)).status).toBe(200);
     expect((await me(api.secret)).status).toBe(200);
   });
+
+  it('the tokens service alone never replaces the master token: only accounts does, after the proof', async () => {
+    const owner = await t.createOwner();
+    const id = await masterId(owner);
+    const actor = { ownerId: owner.id, tokenId: null, ip: null, userAgent: null };
+    await expect(t.services.tokens.regenerate(owner.id, id, actor)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(t.services.accounts.regenerateMaster(owner.id, actor, { callerKind: 'session' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect((await me(owner.token)).status).toBe(200);
+  });
 });
 
 describe('how a token is presented', () => {

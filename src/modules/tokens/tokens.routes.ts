@@ -11,13 +11,13 @@ import {
   TokenResponse,
   UpdateTokenBody,
 } from './tokens.schemas.js';
-import type { IssuedToken, TokensService } from './tokens.service.js';
+import type { IssuedToken, MasterTokenReplacer, TokensService } from './tokens.service.js';
 
 const tags = ['tokens'];
 const issued = ({ record, secret }: IssuedToken) => ({ data: { ...record, token: secret } });
 
-export function tokensRoutes(deps: { tokens: TokensService }): FastifyPluginAsyncTypebox {
-  const { tokens } = deps;
+export function tokensRoutes(deps: { tokens: TokensService; masterTokens: MasterTokenReplacer }): FastifyPluginAsyncTypebox {
+  const { tokens, masterTokens } = deps;
   return async (app) => {
     const owner = { access: access.owner() };
 
@@ -76,7 +76,7 @@ export function tokensRoutes(deps: { tokens: TokensService }): FastifyPluginAsyn
       async (request) => {
         const principal = principalOf(request);
         const proof = { callerKind: principal.kind, password: request.body.password };
-        return issued(await tokens.regenerateMaster(principal.ownerId, actorOf(request), proof));
+        return issued(await masterTokens.regenerateMaster(principal.ownerId, actorOf(request), proof));
       },
     );
 
@@ -134,7 +134,12 @@ export function tokensRoutes(deps: { tokens: TokensService }): FastifyPluginAsyn
       async (request) => {
         const principal = principalOf(request);
         const proof = { callerKind: principal.kind, password: request.body.password };
-        return issued(await tokens.regenerate(principal.ownerId, request.params.id, actorOf(request), proof));
+        const token = await tokens.get(principal.ownerId, request.params.id);
+        return issued(
+          token.kind === 'master'
+            ? await masterTokens.regenerateMaster(principal.ownerId, actorOf(request), proof)
+            : await tokens.regenerate(principal.ownerId, request.params.id, actorOf(request)),
+        );
       },
     );
   };

@@ -29,6 +29,15 @@ export interface MasterProof {
   password?: string | undefined;
 }
 
+/**
+ * Replaces the master token once the caller has proved who they are: the master token itself,
+ * or a login session with the account password. The accounts service does it, since it checks
+ * passwords; the token routes call it for the master token and this service for the others.
+ */
+export interface MasterTokenReplacer {
+  regenerateMaster(ownerId: string, actor: AuditActor, proof: MasterProof): Promise<IssuedToken>;
+}
+
 /** A record together with its secret: only ever returned by create and regenerate. */
 export interface IssuedToken {
   record: TokenRecord;
@@ -68,12 +77,6 @@ export interface TokensServiceOptions {
   repo: TokensRepo;
   audit: AuditService;
   sessionTtlMs: number;
-  /**
-   * Checks an account password (the accounts service). A login session must confirm it to
-   * replace the master token: the master token alone reveals vault secrets, so a stolen session
-   * must not be enough to mint one.
-   */
-  confirmPassword(ownerId: string, password: string, actor: AuditActor): Promise<boolean>;
   /**
    * Keep authenticated tokens in memory. Only safe when this process makes every change to
    * the tokens table (embedded SQLite): revoke, regenerate and update invalidate the entry
@@ -160,28 +163,6 @@ export function createTokensService(deps: TokensServiceOptions) {
         details: [{ field: 'body.expiresAt', message: 'must be in the future' }],
       });
     }
-  }
-
-  /**
-   * Replacing the master token needs the master token itself, or a login session that confirms
-   * the account password (how an owner who lost the master token gets a new one).
-   */
-  async function requireMasterProof(ownerId: string, actor: AuditActor, proof: MasterProof): Promise<void> {
-    if (proof.callerKind === 'master') return;
-    // The check goes through the accounts' attempt limiter (429 when this address or account
-    // must wait), shared with logins, so this route is no way round the login slowdown.
-    if (proof.callerKind === 'session' && proof.password !== undefined && (await deps.confirmPassword(ownerId, proof.password, actor))) return;
-    await audit.record(actor, {
-      action: 'token.master_regenerate',
-      outcome: 'denied',
-      details: { reason: proof.password === undefined ? 'no password' : 'wrong password' },
-    });
-    throw new AppError(
-      'FORBIDDEN',
-      proof.password === undefined
-        ? 'Replacing the master token from a login session needs the account password: send { "password": "…" }'
-        : 'The password is wrong; the master token was not replaced',
-    );
   }
 
   async function rotateSecret(ownerId: string, row: TokensTable, actor: AuditActor, action: string): Promise<IssuedToken> {
@@ -354,20 +335,21 @@ export function createTokensService(deps: TokensServiceOptions) {
       return toTokenRecord(updated!);
     },
 
-    async regenerate(ownerId: string, id: string, actor: AuditActor, proof: MasterProof): Promise<IssuedToken> {
+    /** A new secret for an API token; the master token is replaced through MasterTokenReplacer only. */
+    async regenerate(ownerId: string, id: string, actor: AuditActor): Promise<IssuedToken> {
       const row = await requireToken(ownerId, id);
-      if (row.kind === 'master') {
-        await requireMasterProof(ownerId, actor, proof);
-        return rotateSecret(ownerId, row, actor, 'token.master_regenerate');
-      }
+      if (row.kind === 'master') throw new AppError('CONFLICT', 'The master token is replaced with POST /api/v1/tokens/master/regenerate');
       if (row.kind === 'session') throw new AppError('CONFLICT', 'A login session cannot be regenerated; log in again');
       return rotateSecret(ownerId, row, actor, 'token.regenerate');
     },
 
-    async regenerateMaster(ownerId: string, actor: AuditActor, proof: MasterProof): Promise<IssuedToken> {
+    /**
+     * A new secret for the master token. Only for a caller that has checked the proof
+     * (the accounts service's regenerateMaster): the master token alone reveals vault secrets.
+     */
+    async rotateMaster(ownerId: string, actor: AuditActor): Promise<IssuedToken> {
       const row = await repo.getMaster(ownerId);
       if (!row) throw notFound('Master token of user', ownerId);
-      await requireMasterProof(ownerId, actor, proof);
       return rotateSecret(ownerId, row, actor, 'token.master_regenerate');
     },
 

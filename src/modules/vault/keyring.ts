@@ -14,7 +14,7 @@
  *
  * Rotating a root key re-wraps data keys; data keys themselves never change, so every sealed
  * value stays readable throughout, and the unwrapped data keys this process caches stay valid.
- * A running server notices a rotated key file by itself (see `RootKeys`).
+ * A running server notices a rotated key file by itself (see `createRootKeys`).
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import {
@@ -352,8 +352,6 @@ export function createRootKeys(options: RootKeyOptions) {
     },
   };
 }
-
-export type RootKeys = ReturnType<typeof createRootKeys>;
 
 // ---------------------------------------------------------------------------------------------
 // The keyring

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /** Accounts, tokens, handshakes and the append-only audit log. */
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {

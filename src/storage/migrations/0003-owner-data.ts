@@ -1,6 +1,6 @@
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import { createFullTextIndex } from '../full-text.js';
-import type { Dialect, MigrationContext } from './index.js';
+import type { Dialect, MigrationContext } from '../dialect.js';
 
 /**
  * Text-keyed tables that are searched carry, on SQLite, an explicit integer `rid` as their

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * The vault: each owner's data keys (wrapped by a root key, see modules/vault/keyring.ts) and

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /** Chat conversations and their messages; deleting a conversation deletes its messages. */
 export async function up(db: Kysely<unknown>, _ctx: MigrationContext): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { createFullTextIndex } from '../full-text.js';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * The marketplace: listings shared across owners, each holding a snapshot of what was published,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * Stripe webhook events already handled, by Stripe's event id: a delivery Stripe repeats (it

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * A remote PC is bound to the daemon that registered it: the daemon keeps a random device key

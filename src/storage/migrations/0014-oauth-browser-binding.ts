@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * An OAuth flow is bound to the browser of the owner who signed in to start it: the SHA-256 of

@@ -11,12 +11,8 @@ import * as marketplace from './0011-marketplace.js';
 import * as billing from './0012-billing.js';
 import * as afpDeviceKey from './0013-afp-device-key.js';
 import * as oauthBrowserBinding from './0014-oauth-browser-binding.js';
+import type { Dialect, MigrationContext } from '../dialect.js';
 
-export type Dialect = 'sqlite' | 'postgres';
-
-export interface MigrationContext {
-  dialect: Dialect;
-}
 
 interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>;

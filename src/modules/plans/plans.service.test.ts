@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../config.js';
-import { createPlansService, DEFAULT_PLANS, loadPlans, parsePlans } from './billing.plans.js';
+import { createPlansService, DEFAULT_PLANS, loadPlans, parsePlans } from './plans.service.js';
 
 const limits = { memoryEntries: 1, knowledgeBytes: 2, vaultTokens: 3, devices: 4, apiRequestsPerDay: 5 };
 const plan = (overrides: Record<string, unknown> = {}) => ({ id: 'basic', name: 'Basic', price: 0, currency: 'usd', interval: 'month', limits, ...overrides });

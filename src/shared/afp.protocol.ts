@@ -200,7 +200,6 @@ export const DeviceErrorSchema = Type.Object({
   message: Type.String({ maxLength: 2000 }),
   details: Type.Optional(Type.Unknown()),
 });
-export type DeviceError = Static<typeof DeviceErrorSchema>;
 
 // Frames.
 

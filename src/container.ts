@@ -5,6 +5,7 @@ import { API_VERSION } from './version.js';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.js';
 import { createPasswordAttemptLimiter } from './modules/accounts/accounts.attempts.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { createUserContextSection } from './modules/accounts/accounts.context.js';
 import { createAttachmentsRepo } from './modules/attachments/attachments.repo.js';
 import { createAttachmentsService } from './modules/attachments/attachments.service.js';
 import { createAfpRepo } from './modules/afp/afp.repo.js';
@@ -19,9 +20,8 @@ import { createChatService } from './modules/chat/chat.service.js';
 import { createLimitsService } from './modules/billing/billing.limits.js';
 import { createBillingRepo } from './modules/billing/billing.repo.js';
 import { createBillingService } from './modules/billing/billing.service.js';
-import { createPlansService, loadPlans } from './modules/billing/billing.plans.js';
+import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
-import { endpointsSection, tokenSection, userSection } from './modules/gateway/gateway.sections.js';
 import { createGatewayService } from './modules/gateway/gateway.service.js';
 import { createHandshakesRepo } from './modules/handshakes/handshakes.repo.js';
 import { createHandshakesService } from './modules/handshakes/handshakes.service.js';
@@ -34,6 +34,7 @@ import { createMemoryService } from './modules/memory/memory.service.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
+import { createPlansService, loadPlans } from './modules/plans/plans.service.js';
 import { createSkillsService } from './modules/skills/skills.service.js';
 import { createMarketplaceRepo } from './modules/marketplace/marketplace.repo.js';
 import { createMarketplaceService } from './modules/marketplace/marketplace.service.js';
@@ -48,6 +49,7 @@ import { loadCatalogue, reservedServiceNames } from './modules/services/services
 import { createServicesService } from './modules/services/services.service.js';
 import { createTokensRepo } from './modules/tokens/tokens.repo.js';
 import { createTokensService } from './modules/tokens/tokens.service.js';
+import { createTokenContextSection } from './modules/tokens/tokens.context.js';
 import { createServicesContextSection } from './modules/oauth/oauth.context.js';
 import { createKeyring } from './modules/vault/keyring.js';
 import { createApiDiscovery } from './modules/vault/api-discovery.js';
@@ -60,10 +62,12 @@ import { createPersonaContextSection } from './modules/personas/personas.context
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
 /**
- * Builds every module's repository and service, in dependency order. Each module receives
- * only the services it calls; no module reaches into another's repository.
+ * The composition root: builds every module's repository and service in dependency order, each
+ * receiving only the services it calls (no module reaches into another's repository), and owns
+ * what they hold open. It takes over `storage`: `close()` releases everything it opened, in the
+ * reverse order, storage last. `buildApp` calls it when the app closes.
  */
-export function createServices(config: Config, storage: Storage) {
+export function createContainer(config: Config, storage: Storage) {
   const { db } = storage;
   // Every call to the outside world goes through this guarded client, which trusts no origin:
   // whatever a caller names (a connector, a discovered site, a redirect) passes the address rule.
@@ -90,18 +94,6 @@ export function createServices(config: Config, storage: Storage) {
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
   const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
-  // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
-  const vault = createVaultService({
-    db,
-    repo: createVaultRepo(db),
-    keyring,
-    audit,
-    discovery: createApiDiscovery({ outbound, parsing, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
-    // The plan's vaultTokens limit (`limits` is made below; this runs only on a request).
-    ...(config.planLimits
-      ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
-      : {}),
-  });
   // The plans come from PLANS_FILE or the built-in list, checked here at start.
   const plans = createPlansService(loadPlans(config.plansFile));
   const tokens = createTokensService({
@@ -109,8 +101,6 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     sessionTtlMs: config.sessionTtlMs,
     cacheTokens: storage.dialect === 'sqlite',
-    // Accounts are built next, from tokens; the check runs only at request time.
-    confirmPassword: (ownerId, password, actor) => accounts.confirmPassword(ownerId, password, actor),
   });
   const accounts = createAccountsService({
     db,
@@ -122,11 +112,21 @@ export function createServices(config: Config, storage: Storage) {
     // Every password check, on every route, is counted here, per process like the other limits.
     attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute }),
     plans,
-    // `limits` is made below, from accounts; this runs only when a plan changes.
-    onPlanChange: (userId) => limits.forget(userId),
   });
   // Plan limits, checked where records are created; off (no work at all) unless config.planLimits.
   const limits = createLimitsService({ enabled: config.planLimits, plans, accounts });
+  // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
+  const vault = createVaultService({
+    db,
+    repo: createVaultRepo(db),
+    keyring,
+    audit,
+    discovery: createApiDiscovery({ outbound, parsing, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
+    // The plan's vaultTokens limit.
+    ...(config.planLimits
+      ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
+      : {}),
+  });
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
   const skills = createSkillsService({ db, dialect: storage.dialect, attachments, writes: storage.writes });
@@ -151,7 +151,7 @@ export function createServices(config: Config, storage: Storage) {
     publicBaseUrl: config.publicBaseUrl,
     owners: {
       emailOf: async (ownerId) => (await accounts.getUser(ownerId)).email,
-      confirmPassword: (ownerId, password, actor) => accounts.confirmPassword(ownerId, password, actor),
+      confirmPassword: accounts.confirmPassword,
     },
   });
   // Gmail and Google Drive of the connected account.
@@ -164,7 +164,7 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     reservedNames: reservedServiceNames(serviceCatalogue),
     // A login session binding a vault secret off its site confirms the account password.
-    confirmPassword: (ownerId, password, actor) => accounts.confirmPassword(ownerId, password, actor),
+    confirmPassword: accounts.confirmPassword,
   });
   const services = createServicesService({
     catalogue: serviceCatalogue,
@@ -175,12 +175,11 @@ export function createServices(config: Config, storage: Storage) {
     audit,
     providerOrigins: { google: config.google.endpointOverride, microsoft: config.microsoft.endpointOverride },
   });
-  // What an agent sees first: each module contributes its part; each part shows only to the scopes that may read it.
+  // What an agent sees first: each module contributes its part, with its schema, in this order;
+  // each part shows only to the scopes that may read it.
   const gateway = createGatewayService({
     sections: [
-      userSection(accounts),
-      tokenSection(),
-      endpointsSection(discovery),
+      createUserContextSection(accounts),
       createPersonaContextSection(personas, attachments),
       createIdentityContextSection(identity),
       createPreferencesContextSection(identity),
@@ -189,6 +188,8 @@ export function createServices(config: Config, storage: Storage) {
       createKnowledgeContextSection(knowledge),
       createServicesContextSection(oauth),
       createConnectorsContextSection(connectors),
+      createEndpointsContextSection(discovery),
+      createTokenContextSection(),
     ],
     writes: storage.writes,
   });
@@ -234,7 +235,55 @@ export function createServices(config: Config, storage: Storage) {
   const afpRelay = createInProcessRelay();
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
-  return { parsing, afp, afpRelay, afpDownloads, plans, limits, billing, outbound, llmOutbound, keyring, vault, oauth, google, connectors, services, audit, tokens, accounts, discovery, gateway, handshakes, attachments, personas, identity, memory, skills, knowledge, marketplace, chat };
+
+  let closing: Promise<void> | undefined;
+  /**
+   * Releases what the container holds, newest first: the parsing workers, the outbound
+   * connection pools, then storage. Once only; later calls wait for the first.
+   */
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      parsing.close();
+      await llmOutbound?.close();
+      await outbound.close();
+      await storage.close();
+    })();
+    return closing;
+  }
+
+  return {
+    storage,
+    parsing,
+    afp,
+    afpRelay,
+    afpDownloads,
+    plans,
+    limits,
+    billing,
+    outbound,
+    llmOutbound,
+    keyring,
+    vault,
+    oauth,
+    google,
+    connectors,
+    services,
+    audit,
+    tokens,
+    accounts,
+    discovery,
+    gateway,
+    handshakes,
+    attachments,
+    personas,
+    identity,
+    memory,
+    skills,
+    knowledge,
+    marketplace,
+    chat,
+    close,
+  };
 }
 
-export type Services = ReturnType<typeof createServices>;
+export type Container = ReturnType<typeof createContainer>;

@@ -1,0 +1,71 @@
+/**
+ * The container owns what the services hold open, and the app closes it: closing the app (as
+ * SIGTERM does in src/main.ts, after in-flight requests) releases the outbound pools and storage
+ * with no caller closing them by hand.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './harness.js';
+
+let upstream: Server;
+let upstreamUrl: string;
+
+beforeAll(async () => {
+  upstream = createServer((_request, response) => response.end('ok'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+});
+
+describe('closing the app', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // The local stand-in upstream is on loopback.
+    t = await createTestApp({ config: { allowPrivateNetwork: true } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('closes the outbound pools and storage the container opened, once in-flight work is done', async () => {
+    await t.createOwner();
+    expect((await t.services.outbound.request({ url: upstreamUrl })).text()).toBe('ok');
+    expect(await t.storage.db.selectFrom('users').select('id').execute()).toHaveLength(1);
+
+    await t.app.close();
+
+    // The outbound pool refuses new calls: it was closed, not merely left idle.
+    await expect(t.services.outbound.request({ url: upstreamUrl })).rejects.toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      message: expect.stringMatching(/UND_ERR_(CLOSED|DESTROYED)/),
+    });
+    // Storage is closed (SQLite: the connection; PostgreSQL: the pool).
+    await expect(t.storage.db.selectFrom('users').select('id').execute()).rejects.toThrow();
+    // Closing again (a second signal, a test's own close) is harmless.
+    await expect(t.services.close()).resolves.toBeUndefined();
+  });
+});
+
+describe('restarting', () => {
+  it('a restarted app serves the same data on a new container, the old one closed', async () => {
+    const t = await createTestApp();
+    try {
+      const owner = await t.createOwner();
+      const before = t.services;
+      await t.restart();
+      expect(t.services).not.toBe(before);
+      await expect(before.storage.db.selectFrom('users').select('id').execute()).rejects.toThrow();
+      const me = await t.request('GET', '/api/v1/users/me', { token: owner.token });
+      expect(me.status).toBe(200);
+      expect(me.body.data.id).toBe(owner.id);
+    } finally {
+      await t.close();
+    }
+  });
+});
