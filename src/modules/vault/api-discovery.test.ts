@@ -219,18 +219,24 @@ describe('POST /api/v1/vault/discover-api', () => {
   it('security: hostile pages (unclosed meta, title and link tags) are scanned in linear time', async () => {
     // Each took seconds with the former backtracking regexes (the meta one was cubic).
     const pages = {
-      meta: "<meta name='description' ".repeat(700),
-      title: '<title'.repeat(20_000),
-      link: '<link'.repeat(24_000),
-      quotes: '<meta content="'.repeat(8_000),
+      meta: (n: number) => "<meta name='description' ".repeat(700 * n),
+      title: (n: number) => '<title'.repeat(20_000 * n),
+      link: (n: number) => '<link'.repeat(24_000 * n),
+      quotes: (n: number) => '<meta content="'.repeat(8_000 * n),
     };
-    for (const [what, body] of Object.entries(pages)) {
+    const timed = async (body: string) => {
       site.set('/', { type: 'text/html', body });
       const started = performance.now();
       const res = await discover(site.origin);
-      const elapsed = performance.now() - started;
-      expect(res.status, what).toBe(200);
-      expect(elapsed, what).toBeLessThan(500);
+      expect(res.status).toBe(200);
+      return performance.now() - started;
+    };
+    for (const [what, page] of Object.entries(pages)) {
+      const small = await timed(page(1));
+      const large = await timed(page(4));
+      // Four times the page takes nowhere near sixteen times as long; the floor absorbs the
+      // request's own cost and a loaded machine's noise.
+      expect(large, what).toBeLessThan(Math.max(small, 100) * 8);
     }
   });
 
