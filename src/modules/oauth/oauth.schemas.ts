@@ -30,6 +30,15 @@ export const CallbackQuery = Type.Object({
   iss: Type.Optional(Type.String({ maxLength: 300 })),
 });
 
+/** The connect page's address carries the flow's state. */
+export const ConnectQuery = Type.Object({ state: Type.String({ maxLength: 512 }) });
+
+/** The connect page's sign-in form. */
+export const ConnectForm = Type.Object({
+  state: Type.String({ maxLength: 512 }),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+
 export const ProviderStatusSchema = Type.Object({
   provider: Type.String(),
   configured: Type.Boolean({ description: 'Whether the server has client credentials for the provider' }),
