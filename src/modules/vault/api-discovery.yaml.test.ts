@@ -69,7 +69,7 @@ describe('discovery sends only OpenAPI-looking YAML to the worker', () => {
       '/openapi.json': ['text/plain', 'Not here.'],
       '/v3/api-docs': ['application/octet-stream', 'title: a yaml file that is not an API description\n'],
     });
-    const api = await discovery.discover(`${ORIGIN}/`);
+    const api = await discovery.discover(`${ORIGIN}/`, 'owner-1');
     expect(sentToWorker).toEqual([]);
     expect(api.documents).toEqual([]);
   });
@@ -80,7 +80,7 @@ describe('discovery sends only OpenAPI-looking YAML to the worker', () => {
       '/': ['text/plain', 'Welcome to the Example API.'],
       '/openapi.yaml': ['application/yaml', yaml],
     });
-    const api = await discovery.discover(`${ORIGIN}/`);
+    const api = await discovery.discover(`${ORIGIN}/`, 'owner-1');
     expect(sentToWorker).toEqual([yaml]);
     expect(api.documents).toEqual([{ kind: 'openapi', url: `${ORIGIN}/openapi.yaml` }]);
     expect(api.operations).toEqual([{ operationId: 'listThings', method: 'GET', path: '/things', summary: 'List things' }]);
