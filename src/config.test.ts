@@ -69,4 +69,10 @@ describe('EXTRACT_* settings', () => {
     expect(() => loadConfig({ EXTRACT_TIMEOUT_MS: '100' })).toThrow(/EXTRACT_TIMEOUT_MS/);
     expect(() => loadConfig({ EXTRACT_MAX_PAGES: 'many' })).toThrow(ConfigError);
   });
+
+  it("cap EXTRACT_MAX_TEXT_CHARS at the knowledge base's content limit (10 MiB)", () => {
+    expect(loadConfig({ EXTRACT_MAX_TEXT_CHARS: String(10 * 1024 * 1024) }).extract.maxTextChars).toBe(10 * 1024 * 1024);
+    expect(() => loadConfig({ EXTRACT_MAX_TEXT_CHARS: String(10 * 1024 * 1024 + 1) })).toThrow(/EXTRACT_MAX_TEXT_CHARS must be a whole number from 1000 to 10485760/);
+    expect(() => loadConfig({ EXTRACT_MAX_TEXT_CHARS: '1000000000' })).toThrow(ConfigError);
+  });
 });

@@ -8,9 +8,9 @@ import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from './knowledge.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 
-/** Largest document text, and largest uploaded file: 10 MiB. */
-export const KB_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
-export const KB_MAX_CONTENT_BYTES = KB_MAX_UPLOAD_BYTES;
+import { KB_MAX_CONTENT_BYTES, KB_MAX_UPLOAD_BYTES } from './knowledge.limits.js';
+
+export { KB_MAX_CONTENT_BYTES, KB_MAX_UPLOAD_BYTES };
 /** Route body limit of the JSON writes: the content limit plus room for the JSON around it. */
 export const KB_JSON_BODY_LIMIT = 11 * 1024 * 1024;
 
