@@ -6,9 +6,8 @@ import { isUniqueViolation } from '../../storage/storage.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from './knowledge.extract.js';
-import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
-
 import { KB_MAX_CONTENT_BYTES, KB_MAX_UPLOAD_BYTES } from './knowledge.limits.js';
+import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 
 export { KB_MAX_CONTENT_BYTES, KB_MAX_UPLOAD_BYTES };
 /** Route body limit of the JSON writes: the content limit plus room for the JSON around it. */
