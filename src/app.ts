@@ -134,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const authLimiter = createRateLimiter({
     max: config.authRateLimitPerMinute,
     windowMs: 60_000,
-    what: 'sign-in attempts from this address',
+    what: 'registrations from this address',
   });
 
   await app.register(accountsRoutes({ accounts: services.accounts, tokens: services.tokens, authLimiter }));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { KB_MAX_CONTENT_BYTES } from './modules/knowledge/knowledge.service.js';
 import { createTestApp } from '../test/harness.js';
 
 describe('TRUST_PROXY', () => {
@@ -68,5 +69,12 @@ describe('EXTRACT_* settings', () => {
     expect(() => loadConfig({ EXTRACT_CONCURRENCY: '0' })).toThrow(/EXTRACT_CONCURRENCY/);
     expect(() => loadConfig({ EXTRACT_TIMEOUT_MS: '100' })).toThrow(/EXTRACT_TIMEOUT_MS/);
     expect(() => loadConfig({ EXTRACT_MAX_PAGES: 'many' })).toThrow(ConfigError);
+  });
+
+  it("cap EXTRACT_MAX_TEXT_CHARS at the knowledge base's content limit (10 MiB)", () => {
+    expect(loadConfig({ EXTRACT_MAX_TEXT_CHARS: String(10 * 1024 * 1024) }).extract.maxTextChars).toBe(10 * 1024 * 1024);
+    expect(() => loadConfig({ EXTRACT_MAX_TEXT_CHARS: String(10 * 1024 * 1024 + 1) })).toThrow(/EXTRACT_MAX_TEXT_CHARS must be a whole number from 1000 to 10485760/);
+    expect(() => loadConfig({ EXTRACT_MAX_TEXT_CHARS: '1000000000' })).toThrow(ConfigError);
+    expect(loadConfig({}).extract.maxTextChars).toBe(KB_MAX_CONTENT_BYTES);
   });
 });

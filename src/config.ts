@@ -3,6 +3,13 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
+ * The most text an extraction may answer: the knowledge base's largest document
+ * (KB_MAX_CONTENT_BYTES, 10 MiB), written out here because configuration sits under every module;
+ * config.test checks that the two agree.
+ */
+const EXTRACT_TEXT_CEILING = 10 * 1024 * 1024;
+
+/**
  * Every setting Hearth reads, parsed and checked once at start.
  * The names of the first block are fixed by the conventions; the rest are Hearth's own
  * and are listed in the README.
@@ -47,7 +54,7 @@ export interface Config {
 
   /**
    * Reading untrusted files (uploads' PDF, DOCX, HTML and text; OpenAPI YAML found by discovery):
-   * each job runs in a worker thread of its own, at most `concurrency` at once (a few more wait),
+   * each job runs in a worker process of its own, at most `concurrency` at once (a few more wait),
    * stopped past `timeoutMs` or `maxMemoryMb`, and refused past the page, inflated-size and text caps.
    */
   extract: ExtractSettings;
@@ -88,7 +95,10 @@ export interface ExtractSettings {
   maxPages: number;
   /** EXTRACT_MAX_INFLATED_BYTES: what a DOCX's zip entries may expand to together. */
   maxInflatedBytes: number;
-  /** EXTRACT_MAX_TEXT_CHARS: the most text one file may yield. */
+  /**
+   * EXTRACT_MAX_TEXT_CHARS: the most text one file may yield. At most the knowledge base's own
+   * content limit (10 MiB): more text could only be read to be refused.
+   */
   maxTextChars: number;
   /** EXTRACT_CONCURRENCY: jobs running at once; four times as many may wait, more answer 429. */
   concurrency: number;
@@ -233,7 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxMemoryMb: int(env, 'EXTRACT_MAX_MEMORY_MB', 256, 32, 65_536),
       maxPages: int(env, 'EXTRACT_MAX_PAGES', 2_000, 1, 1_000_000),
       maxInflatedBytes: int(env, 'EXTRACT_MAX_INFLATED_BYTES', 32 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
-      maxTextChars: int(env, 'EXTRACT_MAX_TEXT_CHARS', 10 * 1024 * 1024, 1_000, 1_000_000_000),
+      maxTextChars: int(env, 'EXTRACT_MAX_TEXT_CHARS', EXTRACT_TEXT_CEILING, 1_000, EXTRACT_TEXT_CEILING),
       concurrency: int(env, 'EXTRACT_CONCURRENCY', 2, 1, 64),
     },
     outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 30_000, 100, 600_000),

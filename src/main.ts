@@ -2,7 +2,7 @@ import { buildApp } from './app.js';
 import { createContainer } from './container.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { startupFailureMessage, type StartupStage } from './startup-errors.js';
-import { dataDirWarning, prepareDataDir } from './storage/data-dir.js';
+import { dataDirWarning } from './storage/data-dir.js';
 import { createStorage } from './storage/storage.js';
 
 // What main is doing, and with which settings: a failure is explained in their terms.
@@ -12,8 +12,6 @@ let config: Config | undefined;
 async function main(): Promise<void> {
   loadDotEnv();
   config = loadConfig();
-  // DATA_DIR holds the vault key file whatever the engine, so it is made (0700) for PostgreSQL too.
-  prepareDataDir(config.dataDir);
   stage = 'database';
   const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   stage = 'vault keys';

@@ -4,18 +4,11 @@
  * told in one line: what is wrong and what to do. A stack trace would only bury that line.
  */
 import { ConfigError, type Config } from './config.js';
+import { errorCodeOf } from './lib/error-code.js';
 import { DATABASE_FILE } from './storage/data-dir.js';
 
 /** What main was doing when it failed: the same error code means different things in each. */
 export type StartupStage = 'config' | 'database' | 'vault keys' | 'app' | 'listen';
-
-function codeOf(error: unknown): string | undefined {
-  const e = error as { code?: unknown; errors?: Array<{ code?: unknown }> };
-  if (typeof e?.code === 'string') return e.code;
-  // Connecting to a name with several addresses fails with an AggregateError of each attempt.
-  const inner = e?.errors?.find((x) => typeof x?.code === 'string')?.code;
-  return typeof inner === 'string' ? inner : undefined;
-}
 
 /** Host, port, database and user of DATABASE_URL; never its password. */
 function postgresTarget(url: string): { where: string; database: string; user: string } {
@@ -78,7 +71,7 @@ export function startupFailureMessage(
 ): string | undefined {
   if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
   if (!config) return undefined;
-  const code = codeOf(error);
+  const code = errorCodeOf(error);
   switch (stage) {
     case 'listen':
       if (code === 'EADDRINUSE') return `Port ${config.port} on ${config.host} is in use. Stop the other process, or set PORT to a free port`;

@@ -72,6 +72,8 @@ describe('no token reaches the log, however it is sent', () => {
       `/api/v1/identity?token+=${secret}`,
       `/api/v1/identity?access=${encoded}`,
       `/api/v1/identity?x=%68th_mst_${body}`,
+      `/api/v1/identity?x=%2568th%255Fmst%255F${body}`,
+      `/api/v1/identity?x=hth_%6d%73%74_${body}`,
       `/api/v1/no-such-route/${secret}`,
     ];
     for (const url of urls) {

@@ -6,18 +6,15 @@ import type { ReadStream } from 'node:fs';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream, LoggerOptions } from 'pino';
 import type { Config } from '../config.js';
+import { maskHearthTokens } from '../lib/crypto.js';
 import { redactUrl } from './schemas.js';
 
 /**
- * Anything shaped like a Hearth token (`hth_<kind>_<base62>`), written plainly or percent-encoded
- * (`hth%5Fpat%5F…`, `%68th_…`): a client may put its token in any parameter, path or header, under
- * any spelling, and none of it may reach the log. The kind is kept so that a line still says
- * which sort of token was sent.
+ * Anything shaped like a Hearth token, under any spelling (see maskHearthTokens): a client may
+ * put its token in any parameter, path or header, and none of it may reach the log.
  */
-const TOKEN_SHAPE = /(?:h|%68)(?:t|%74)(?:h|%68)(?:_|%5f)([a-z0-9]{2,12})(?:_|%5f)(?:[0-9a-z]|%[0-9a-f]{2}){8,}/gi;
-
 export function maskTokens(text: string): string {
-  return text.replace(TOKEN_SHAPE, (_whole, kind: string) => `hth_${kind.toLowerCase()}_[REDACTED]`);
+  return maskHearthTokens(text);
 }
 
 /** The request as logged: method, address with its secrets masked, client address; never headers. */

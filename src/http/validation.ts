@@ -9,25 +9,87 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
 ) => Ajv;
 
 /**
- * The first number in `value` that is not finite, as a JSON pointer, or undefined. Only strings
- * coerced by Ajv can produce one (JSON itself has no Infinity), but the walk does not assume it.
- * Request values are at most MAX_JSON_DEPTH deep (bodies) or flat (query, params, headers).
+ * Whether `value` holds a number that is not finite. A plain walk with no allocation: it runs on
+ * every validated value of a route that can hold numbers. Request values are at most
+ * MAX_JSON_DEPTH deep (bodies) or flat (query, params, headers).
  */
+function holdsNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsNonFinite(value[i])) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.prototype.hasOwnProperty.call(value, key) && holdsNonFinite((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+/** The JSON pointer of the first non-finite number in `value`; built only once one is known to be there. */
 function nonFinitePath(value: unknown, path: string): string | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
   if (value === null || typeof value !== 'object') return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = nonFinitePath(value[i], `${path}/${i}`);
-      if (found !== undefined) return found;
+      if (holdsNonFinite(value[i])) return nonFinitePath(value[i], `${path}/${i}`);
     }
     return undefined;
   }
   for (const key of Object.keys(value)) {
-    const found = nonFinitePath((value as Record<string, unknown>)[key], `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-    if (found !== undefined) return found;
+    const item = (value as Record<string, unknown>)[key];
+    if (holdsNonFinite(item)) return nonFinitePath(item, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
   }
   return undefined;
+}
+
+// Keywords whose subschemas are read below; a schema with any other applicator is not analysed.
+const OPAQUE = ['$ref', '$dynamicRef', 'not', 'if', 'then', 'else', 'contains', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames'];
+
+/**
+ * Whether a value valid against `schema` can hold a number: a `number`/`integer` type anywhere, or
+ * a part that accepts any value (no type, `{}`, `true`, an array without `items`, anything not
+ * analysed here). Routes whose schema says no (most: strings, booleans, objects of them) skip the
+ * finiteness walk. Undeclared object properties are not counted: the route's types (Static<>)
+ * never read them, and JSON.stringify writes a stray Infinity as null.
+ */
+export function mayHoldNumber(schema: unknown): boolean {
+  if (schema === false) return false;
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return true;
+  const s = schema as Record<string, unknown>;
+  if (OPAQUE.some((keyword) => keyword in s)) return true;
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const list = s[keyword];
+    if (Array.isArray(list) && list.some(mayHoldNumber)) return true;
+  }
+  // A fixed value (const/enum) is whatever the schema lists, and a schema lists finite numbers only.
+  if ('const' in s || 'enum' in s) return false;
+  const types = s.type === undefined ? undefined : Array.isArray(s.type) ? (s.type as unknown[]) : [s.type];
+  if (types === undefined) {
+    // Only a composition constrains an untyped schema; without one it accepts anything.
+    return !('anyOf' in s || 'oneOf' in s || 'allOf' in s);
+  }
+  if (types.includes('number') || types.includes('integer')) return true;
+  if (types.includes('object')) {
+    for (const keyword of ['properties', 'patternProperties'] as const) {
+      const map = s[keyword];
+      if (map && typeof map === 'object' && Object.values(map).some(mayHoldNumber)) return true;
+    }
+    const extra = s.additionalProperties;
+    if (extra !== undefined && typeof extra !== 'boolean' && mayHoldNumber(extra)) return true;
+  }
+  if (types.includes('array')) {
+    const items = s.items;
+    const prefix = s.prefixItems;
+    if (items === undefined && prefix === undefined) return true;
+    if (Array.isArray(items) ? items.some(mayHoldNumber) : items !== undefined && mayHoldNumber(items)) return true;
+    if (Array.isArray(prefix) && prefix.some(mayHoldNumber)) return true;
+    if (Array.isArray(items) || Array.isArray(prefix)) {
+      const rest = Array.isArray(items) ? s.additionalItems : items;
+      if (rest === undefined || rest === true || (typeof rest === 'object' && mayHoldNumber(rest))) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -35,8 +97,10 @@ function nonFinitePath(value: unknown, path: string): string | undefined {
  * coerced to the declared types, defaults filled in, every issue reported), plus one rule Ajv
  * lacks. Ajv coerces a numeric string to a number without checking the result is finite, and
  * checks `minimum`/`maximum` only on finite numbers, so `?limit=Infinity`, `1e999` or a
- * 400-digit number passed every integer bound and reached the database as Infinity. Any value
- * that validates but holds a non-finite number is refused here, for every route at once.
+ * 400-digit number passed every integer bound and reached the database as Infinity. JSON itself
+ * can carry one too (`JSON.parse('{"a":1e999}')` is Infinity): Ajv's strictNumbers refuses that in a
+ * typed number field, but not in an untyped one. So any value that validates but holds a
+ * non-finite number is refused here, for every route whose schema can hold a number at all.
  *
  * Issues are `verbose`: each carries the schema it failed, so the error answer can say in words
  * what a field is for (its `description`) and what its pattern accepts (PATTERN_MESSAGE).
@@ -55,6 +119,7 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   ajv.addKeyword({ keyword: PATTERN_MESSAGE, schemaType: 'string' });
   return ({ schema }) => {
     const validate: ValidateFunction = ajv.compile(schema as object);
+    if (!mayHoldNumber(schema)) return validate;
     const checked = function (this: unknown, data: unknown, context?: { parentData?: Record<string, unknown>; parentDataProperty?: string }) {
       const ok = validate.call(this, data, context as never);
       if (!ok) {
@@ -63,11 +128,10 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
       }
       // Ajv replaces a coerced root value in its parent; read it from there when it is given.
       const value = context?.parentData && context.parentDataProperty !== undefined ? context.parentData[context.parentDataProperty] : data;
-      const bad = nonFinitePath(value, '');
-      if (bad !== undefined) {
+      if (holdsNonFinite(value)) {
         checked.errors = [
           {
-            instancePath: bad,
+            instancePath: nonFinitePath(value, '') ?? '',
             schemaPath: '#',
             keyword: 'type',
             params: {},

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateTokenSecret, hashPassword, hashToken, isWellFormedToken, tokenHint, verifyPassword } from './crypto.js';
+import { findHearthToken, generateTokenSecret, hashPassword, hashToken, isWellFormedToken, maskHearthTokens, tokenHint, verifyPassword } from './crypto.js';
 
 describe('token secrets', () => {
   it('have a readable prefix, 190 random bits and a checksum that verifies', () => {
@@ -38,5 +38,44 @@ describe('passwords', () => {
     expect(await verifyPassword('correct horse', stored)).toBe(true);
     expect(await verifyPassword('correct horsE', stored)).toBe(false);
     expect(await verifyPassword('x', 'not-a-hash')).toBe(false);
+  });
+});
+
+describe('finding and masking tokens in text', () => {
+  const secret = generateTokenSecret('api');
+  const random = secret.slice('hth_pat_'.length);
+  const encodeAll = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+
+  it('finds every kind, plainly or percent-encoded (any character, any number of times, either case of hex)', () => {
+    for (const kind of ['master', 'session', 'api', 'handshake'] as const) {
+      const token = generateTokenSecret(kind);
+      expect(findHearthToken(`x ${token} y`)).toBe(token);
+    }
+    for (const spelling of [
+      secret.replace(/_/g, '%5F'),
+      secret.replace(/_/g, '%5f'),
+      `%68${secret.slice(1)}`,
+      `%2568${secret.slice(1)}`,
+      secret.replace(/_/g, '%25255F'),
+      encodeAll(secret),
+      encodeAll(secret).replace(/%/g, '%25'),
+      `hth_%70%61%74_${random}`,
+    ]) {
+      expect(findHearthToken(`?a=${spelling}&b=1`), spelling).toBe(spelling);
+      expect(maskHearthTokens(`?a=${spelling}&b=1`), spelling).toBe('?a=hth_pat_[REDACTED]&b=1');
+    }
+  });
+
+  it('a truncated token still counts; prose, other kinds and short look-alikes do not', () => {
+    expect(maskHearthTokens(`hth_mst_${random.slice(0, 16)}`)).toBe('hth_mst_[REDACTED]');
+    for (const text of ['tokens look like hth_pat_…', 'hth_pat_0123456789abcde', `hth_xyz_${random}`, 'hth_ is a prefix', `hth-pat-${random}`]) {
+      expect(findHearthToken(text), text).toBeUndefined();
+      expect(maskHearthTokens(text)).toBe(text);
+    }
+  });
+
+  it('masks every token of a text and keeps the rest', () => {
+    const other = generateTokenSecret('session');
+    expect(maskHearthTokens(`a=${secret}; b=${other.replace(/_/g, '%5F')}.`)).toBe('a=hth_pat_[REDACTED]; b=hth_ses_[REDACTED].');
   });
 });

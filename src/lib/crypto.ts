@@ -14,7 +14,46 @@ export type TokenKind = keyof typeof TOKEN_KINDS;
 
 const TOKEN_BODY_LENGTH = 32; // 32 base62 characters = 190 random bits
 const CHECKSUM_LENGTH = 6; // base62 of a CRC-32
-const TOKEN_PATTERN = /^hth_(mst|ses|pat|agt)_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
+const TOKEN_PATTERN = new RegExp(`^hth_(${Object.values(TOKEN_KINDS).join('|')})_([0-9A-Za-z]{${TOKEN_BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+
+// --- Finding tokens in text ---------------------------------------------------------------------
+// A client may put its token anywhere (a parameter, the path, a header), under any spelling: each
+// character plainly or percent-encoded, encoded again any number of times (`%2568` is `%68` is `h`).
+
+/** `c` written plainly or percent-encoded (once or more). */
+function spelled(c: string): string {
+  const hex = c.charCodeAt(0).toString(16);
+  return `(?:${c}|%(?:25)*${hex})`;
+}
+/** One base62 character, plainly or percent-encoded: 0-9 (30-39), A-Z (41-5a), a-z (61-7a). */
+const BASE62_SPELLED = '(?:[0-9A-Za-z]|%(?:25)*(?:3[0-9]|4[1-9a-f]|5[0-9a]|6[1-9a-f]|7[0-9a]))';
+/**
+ * How much of a token's random part is enough to count as one: a truncated token still gives
+ * away most of its bits, and prose such as `hth_pat_…` stays untouched.
+ */
+const MIN_TOKEN_CHARS = 16;
+const TOKEN_IN_TEXT = `${[...'hth_'].map(spelled).join('')}(${Object.values(TOKEN_KINDS)
+  .map((kind) => [...kind].map(spelled).join(''))
+  .join('|')})${spelled('_')}${BASE62_SPELLED}{${MIN_TOKEN_CHARS},}`;
+const FIND_TOKEN = new RegExp(TOKEN_IN_TEXT, 'i');
+const MASK_TOKENS = new RegExp(TOKEN_IN_TEXT, 'gi');
+
+/** The kind written in a matched token, decoded (`%70at` is `pat`). */
+function plainKind(spelledKind: string): string {
+  let kind = spelledKind;
+  while (kind.includes('%')) kind = kind.replace(/%([0-9a-f]{2})/gi, (_whole, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return kind.toLowerCase();
+}
+
+/** The first Hearth token in `text` (as written there), under any spelling; undefined when there is none. */
+export function findHearthToken(text: string): string | undefined {
+  return FIND_TOKEN.exec(text)?.[0];
+}
+
+/** `text` with every Hearth token replaced by `hth_<kind>_[REDACTED]`: a line still says which sort of token it was. */
+export function maskHearthTokens(text: string): string {
+  return text.replace(MASK_TOKENS, (_whole, kind: string) => `hth_${plainKind(kind)}_[REDACTED]`);
+}
 
 function randomBase62(length: number): string {
   let out = '';

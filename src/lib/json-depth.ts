@@ -14,12 +14,28 @@ const QUOTE = 0x22; // "
 const BACKSLASH = 0x5c; // \
 
 /**
- * Whether `text`, read as JSON, nests arrays and objects deeper than `max`. One linear pass
- * that counts brackets outside strings, so it costs far less than the parse it guards and
+ * Whether `text` has more than `max` opening brackets (`{` or `[`, strings not told apart).
+ * indexOf runs natively, far faster than a loop over every character in JavaScript.
+ */
+export function openingsExceed(text: string, max: number): boolean {
+  let count = 0;
+  for (const open of ['{', '[']) {
+    for (let i = text.indexOf(open); i !== -1; i = text.indexOf(open, i + 1)) {
+      if (++count > max) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether `text`, read as JSON, nests arrays and objects deeper than `max`. Nesting deeper than
+ * `max` needs more than `max` opening brackets, so text with fewer (almost every body) is
+ * cleared by a native count. Otherwise one linear pass counts brackets outside strings: it
  * cannot itself recurse. Malformed text is judged only by its brackets; the parser then
  * refuses it for what it is.
  */
 export function jsonNestingExceeds(text: string, max: number = MAX_JSON_DEPTH): boolean {
+  if (!openingsExceed(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

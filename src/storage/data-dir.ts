@@ -7,14 +7,11 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config.js';
+import { errorCodeOrMessage } from '../lib/error-code.js';
 
 export const DATABASE_FILE = 'hearth.db';
 const DATABASE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`];
 const POSIX = process.platform !== 'win32';
-
-function errorCode(error: unknown): string {
-  return String((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? error);
-}
 
 /** Makes DATA_DIR (and missing parents) with mode 0700, or says clearly why it cannot. */
 export function prepareDataDir(dir: string): void {
@@ -23,7 +20,7 @@ export function prepareDataDir(dir: string): void {
     stat = statSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') {
-      throw new ConfigError(`DATA_DIR ${dir} cannot be read (${errorCode(error)}): give the user running Hearth access to it, or set DATA_DIR to another folder`);
+      throw new ConfigError(`DATA_DIR ${dir} cannot be read (${errorCodeOrMessage(error)}): give the user running Hearth access to it, or set DATA_DIR to another folder`);
     }
   }
   if (stat) {
@@ -35,7 +32,7 @@ export function prepareDataDir(dir: string): void {
     // mkdir's mode is filtered by the umask; the folder holds secrets, so set it outright.
     if (POSIX) chmodSync(dir, 0o700);
   } catch (error) {
-    const code = errorCode(error);
+    const code = errorCodeOrMessage(error);
     const why = code === 'ENOTDIR' || code === 'EEXIST' ? 'a part of the path is a file' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'no permission to write there' : 'it could not be made';
     throw new ConfigError(`Cannot create DATA_DIR ${dir}: ${why} (${code}). Set DATA_DIR to a folder the user running Hearth can write to`);
   }

@@ -51,7 +51,6 @@ function withStatementCache(database: BetterSqlite3.Database, max = 1000): Sqlit
 }
 
 function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
-  prepareDataDir(dataDir);
   // Made 0600 before SQLite opens it; SQLite then gives -wal and -shm the same mode.
   const database = new BetterSqlite3(createDatabaseFile(dataDir));
   database.pragma('journal_mode = WAL');
@@ -102,6 +101,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
 
 /** Opens the configured database and brings its schema up to date. */
 export async function createStorage(options: StorageOptions): Promise<Storage> {
+  // DATA_DIR holds the vault key file whatever the engine (and SQLite's database), so it is made
+  // (0700) here, once, for PostgreSQL too: the server and the key rotation script both start here.
+  prepareDataDir(options.dataDir);
   const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
   const writes = options.databaseUrl ? undefined : createWriteTracker();
   const db = options.databaseUrl

@@ -14,8 +14,6 @@ export interface UsersTable {
   password_hash: string;
   role: 'admin' | 'user';
   plan_id: string;
-  failed_logins: number;
-  locked_until: string | null;
   created_at: string;
   updated_at: string;
 }

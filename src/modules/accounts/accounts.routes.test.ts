@@ -348,7 +348,7 @@ describe('per-address rate limit on register and login', () => {
       expect(body.message).toMatch(/try again/i);
       expect(await userCount(t)).toBe(3);
 
-      // Login has its own counter: three attempts, then 429 even with the right password.
+      // Login is counted apart from register, by its password checks: three, then 429 even with the right password.
       expectError(await t.request('POST', '/api/v1/auth/login', { body: { email: accounts[0]!.email, password: 'wrong-password' } }), 401, 'UNAUTHORIZED');
       expect((await t.request('POST', '/api/v1/auth/login', { body: accounts[0] })).status).toBe(200);
       expect((await t.request('POST', '/api/v1/auth/login', { body: accounts[1] })).status).toBe(200);
@@ -356,6 +356,24 @@ describe('per-address rate limit on register and login', () => {
       expectError(loginLimited, 429, 'RATE_LIMITED');
       expect(Number(loginLimited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(loginLimited.body.data).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('one count per login attempt', () => {
+  it('a request refused before any password check uses none of the allowance; each check uses one', async () => {
+    const t = await createTestApp({ config: { authRateLimitPerMinute: 2 } });
+    try {
+      const account = { email: email('once'), password: password() };
+      expect((await t.request('POST', '/api/v1/auth/register', { body: account })).status).toBe(201);
+      for (let i = 0; i < 3; i++) {
+        expectError(await t.request('POST', '/api/v1/auth/login', { body: { email: account.email } }), 400, 'VALIDATION_ERROR');
+      }
+      expect((await t.request('POST', '/api/v1/auth/login', { body: account })).status).toBe(200);
+      expect((await t.request('POST', '/api/v1/auth/login', { body: account })).status).toBe(200);
+      expectError(await t.request('POST', '/api/v1/auth/login', { body: account }), 429, 'RATE_LIMITED');
     } finally {
       await t.close();
     }

@@ -47,8 +47,9 @@ export function accountsRoutes(deps: {
     app.post(
       '/api/v1/auth/login',
       {
+        // Counted per address by the password attempt limiter (AUTH_RATE_LIMIT), with every other
+        // password check: a second count here would only repeat it.
         config: { access: access.public() },
-        onRequest: async (request) => authLimiter.hit(`login:${clientKey(request.ip)}`),
         schema: {
           operationId: 'login',
           summary: 'Log in with email and password; answers a session token that expires',

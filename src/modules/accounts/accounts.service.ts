@@ -110,8 +110,6 @@ export function createAccountsService(deps: AccountsServiceOptions) {
           password_hash: passwordHash,
           role: existing === 0 ? 'admin' : role,
           plan_id: plans.defaultPlanId,
-          failed_logins: 0,
-          locked_until: null,
           created_at: now,
           updated_at: now,
         };

@@ -153,3 +153,53 @@ describe('the connect page', () => {
     );
   });
 });
+
+describe('under a PUBLIC_BASE_URL with a path (behind a proxy that strips it)', () => {
+  // What a browser does: resolve addresses against the page, send a cookie only where its Path matches (RFC 6265 5.1.4).
+  const pathMatches = (cookiePath: string, requestPath: string) =>
+    requestPath === cookiePath || (requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'));
+  const BASE = 'https://me.example/hearth';
+  const throughProxy = (url: URL) => {
+    expect(url.origin).toBe('https://me.example');
+    expect(url.pathname.startsWith('/hearth/'), url.pathname).toBe(true);
+    return `${url.pathname.slice('/hearth'.length)}${url.search}`;
+  };
+
+  it('the form posts under the base path, and the binding cookie reaches the callback and is cleared there', async () => {
+    const based = await createTestApp({
+      config: { publicBaseUrl: BASE, allowPrivateNetwork: true, google: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, endpointOverride: fake.url } },
+    });
+    try {
+      const owner = await based.createOwner();
+      const authorize = await based.request('GET', '/api/v1/oauth/authorize/google', { token: owner.token });
+      expect(authorize.status).toBe(200);
+      const pageUrl = new URL(authorize.body.data.url);
+      const page = await based.request('GET', throughProxy(pageUrl));
+      expect(page.status, page.text).toBe(200);
+      const action = /<form method="post" action="([^"]*)"/.exec(page.text)?.[1];
+      expect(action).toBeDefined();
+      const postUrl = new URL(action!, pageUrl);
+      expect(postUrl.pathname).toBe('/hearth/api/v1/oauth/connect/google');
+      const signedIn = await based.request('POST', throughProxy(postUrl), {
+        body: form({ state: pageUrl.searchParams.get('state')!, password: owner.password }),
+        headers: { ...FORM, origin: 'https://me.example' },
+      });
+      expect(signedIn.status, signedIn.text).toBe(200);
+      const setCookie = String(signedIn.headers['set-cookie']);
+      const cookiePath = /; Path=([^;]+)/.exec(setCookie)![1]!;
+      expect(setCookie).toMatch(/; Secure$/);
+
+      const href = /id="continue" href="([^"]+)"/.exec(signedIn.text)![1]!.replace(/&amp;/g, '&');
+      const callback = await fake.consent(href);
+      expect(callback.pathname).toBe('/hearth/api/v1/oauth/callback/google');
+      expect(pathMatches(cookiePath, callback.pathname), `cookie Path=${cookiePath}, callback ${callback.pathname}`).toBe(true);
+      const cookie = setCookie.split(';')[0]!;
+      const res = await based.request('GET', throughProxy(callback), { headers: { cookie } });
+      expect(res.status, res.text).toBe(200);
+      // The clearing Set-Cookie names the same cookie (same path, Secure) so the browser replaces it.
+      expect(String(res.headers['set-cookie'])).toBe(`${cookie.split('=')[0]}=; Path=${cookiePath}; Max-Age=0; HttpOnly; SameSite=Lax; Secure`);
+    } finally {
+      await based.close();
+    }
+  });
+});

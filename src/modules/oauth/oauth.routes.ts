@@ -4,12 +4,14 @@ import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
-import { AuthorizeResponse, CallbackQuery, DisconnectResponse, ServiceParams, StatusResponse } from './oauth.schemas.js';
+import { AuthorizeResponse, CallbackQuery, ConnectForm, ConnectQuery, DisconnectResponse, ServiceParams, StatusResponse } from './oauth.schemas.js';
 import type { OAuthService } from './oauth.service.js';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
+
+const PAGE_STYLE = '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{font-size:.9em}label,input,button{display:block;margin:.5rem 0}</style>';
 
 /** The page the owner's browser lands on after consenting. Nothing on it loads or links anywhere. */
 export function connectedPage(label: string, account: string | null, scopes: string[]): string {
@@ -17,7 +19,7 @@ export function connectedPage(label: string, account: string | null, scopes: str
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(label)} connected · Hearth</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{font-size:.9em}</style></head>
+${PAGE_STYLE}</head>
 <body>
 <h1>${escapeHtml(label)} connected</h1>
 <p>Hearth is now connected to ${who}.</p>
@@ -28,13 +30,11 @@ export function connectedPage(label: string, account: string | null, scopes: str
 `;
 }
 
-const PAGE_STYLE = '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{font-size:.9em}label,input,button{display:block;margin:.5rem 0}</style>';
-
 /**
  * Where the owner signs in to start connecting: the answer of GET /oauth/authorize points here.
  * It names the Hearth account the provider's account will be connected to.
  */
-export function connectPage(label: string, account: string | null, service: string, state: string): string {
+export function connectPage(label: string, account: string | null, formAction: string, state: string): string {
   const who = account ? `<strong>${escapeHtml(account)}</strong>` : 'this Hearth account';
   return `<!doctype html>
 <html lang="en">
@@ -43,7 +43,7 @@ ${PAGE_STYLE}</head>
 <body>
 <h1>Connect ${escapeHtml(label)} to Hearth</h1>
 <p>This connects a ${escapeHtml(label)} account to the Hearth account ${who}. If that is not your Hearth account, close this window: whoever sent you this link would get access to your ${escapeHtml(label)} account.</p>
-<form method="post" action="/api/v1/oauth/connect/${encodeURIComponent(service)}">
+<form method="post" action="${escapeHtml(formAction)}">
 <input type="hidden" name="state" value="${escapeHtml(state)}">
 <label for="password">Your Hearth password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
@@ -95,12 +95,6 @@ function pageHeaders(reply: FastifyReply, extra = ''): FastifyReply {
     .type('text/html; charset=utf-8');
 }
 
-const ConnectQuery = Type.Object({ state: Type.Optional(Type.String({ maxLength: 512 })) });
-const ConnectForm = Type.Object({
-  state: Type.Optional(Type.String({ maxLength: 512 })),
-  password: Type.Optional(Type.String({ maxLength: 1024 })),
-});
-
 export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }): FastifyPluginAsyncTypebox {
   const { oauth } = deps;
   return async (app) => {
@@ -141,8 +135,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
           actorOf(request, ownerId),
         );
         // The flow is spent: its binding cookie has nothing left to do.
-        const cookie = oauth.bindingCookieFor(request.params.service, request.query.state!);
-        reply.header('set-cookie', `${cookie.name}=; Path=${cookie.path}; Max-Age=0; HttpOnly; SameSite=Lax`);
+        reply.header('set-cookie', cookieHeader(oauth.clearedBindingCookie(request.params.service, request.query.state!)));
         return pageHeaders(reply).send(connectedPage(connected.label, connected.account, connected.scopes));
       },
     );
@@ -166,7 +159,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
       },
       async (request, reply) => {
         const page = await oauth.connectPage(request.params.service, request.query.state);
-        return pageHeaders(reply, "; form-action 'self'").send(connectPage(page.label, page.account, page.provider, request.query.state!));
+        return pageHeaders(reply, "; form-action 'self'").send(connectPage(page.label, page.account, page.formAction, request.query.state));
       },
     );
 

@@ -30,6 +30,20 @@ export const CallbackQuery = Type.Object({
   iss: Type.Optional(Type.String({ maxLength: 300 })),
 });
 
+/** The connect page's address carries the flow's state. */
+const ConnectState = Type.String({
+  maxLength: 512,
+  description: 'The connect flow this page belongs to: the `state` of the address GET /api/v1/oauth/authorize/{service} answered',
+});
+
+export const ConnectQuery = Type.Object({ state: ConnectState });
+
+/** The connect page's sign-in form. */
+export const ConnectForm = Type.Object({
+  state: ConnectState,
+  password: Type.Optional(Type.String({ maxLength: 1024, description: "The Hearth account's password, proving that its owner is the one connecting" })),
+});
+
 export const ProviderStatusSchema = Type.Object({
   provider: Type.String(),
   configured: Type.Boolean({ description: 'Whether the server has client credentials for the provider' }),

@@ -184,6 +184,12 @@ export function createOAuthService(deps: OAuthServiceDeps) {
   const connectPath = (provider: string) => `/api/v1/oauth/connect/${provider}`;
   // One cookie per flow (named after its state's hash), so flows in two tabs do not collide.
   const bindingCookieName = (stateId: string) => `hearth_oauth_${stateId.slice(0, 16)}`;
+  // The browser sends the cookie only to the callback's path as the browser sees it, so under a
+  // PUBLIC_BASE_URL with a path (behind a proxy) that path leads.
+  const secureCookies = deps.publicBaseUrl.startsWith('https:');
+  function bindingCookie(provider: OAuthProviderDefinition, stateId: string, value: string, maxAgeSeconds: number): BrowserBindingCookie {
+    return { name: bindingCookieName(stateId), value, path: new URL(redirectUri(provider)).pathname, maxAgeSeconds, secure: secureCookies };
+  }
 
   function unusableState(provider: OAuthProviderDefinition): AppError {
     return new AppError(
@@ -505,11 +511,20 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     },
 
     /** What the connect page shows before the owner signs in: the provider and the Hearth account. */
-    async connectPage(service: string, state: string | undefined): Promise<{ provider: string; label: string; account: string | null }> {
+    async connectPage(
+      service: string,
+      state: string,
+    ): Promise<{ provider: string; label: string; account: string | null; formAction: string }> {
       const provider = configured(service);
-      const row = state ? await repo.findPendingState(sha256Hex(state), provider.id, isoNow()) : undefined;
+      const row = await repo.findPendingState(sha256Hex(state), provider.id, isoNow());
       if (!row) throw unusableState(provider);
-      return { provider: provider.id, label: provider.label, account: await deps.owners.emailOf(row.owner_id) };
+      return {
+        provider: provider.id,
+        label: provider.label,
+        account: await deps.owners.emailOf(row.owner_id),
+        // The page's own path as the browser sees it (PUBLIC_BASE_URL may have a path).
+        formAction: new URL(`${deps.publicBaseUrl}${connectPath(provider.id)}`).pathname,
+      };
     },
 
     /**
@@ -519,14 +534,14 @@ export function createOAuthService(deps: OAuthServiceDeps) {
      */
     async bindBrowser(
       service: string,
-      state: string | undefined,
+      state: string,
       password: string | undefined,
       actorOf: (ownerId: string) => AuditActor,
     ): Promise<{ label: string; providerUrl: string; cookie: BrowserBindingCookie }> {
       const provider = configured(service);
       const now = isoNow();
-      const row = state ? await repo.findPendingState(sha256Hex(state), provider.id, now) : undefined;
-      if (!row || !state) throw unusableState(provider);
+      const row = await repo.findPendingState(sha256Hex(state), provider.id, now);
+      if (!row) throw unusableState(provider);
       if (!password || !(await deps.owners.confirmPassword(row.owner_id, password, actorOf(row.owner_id)))) {
         throw new AppError(
           'FORBIDDEN',
@@ -538,20 +553,13 @@ export function createOAuthService(deps: OAuthServiceDeps) {
       return {
         label: provider.label,
         providerUrl: await providerAuthorizeUrl(provider, state, row),
-        cookie: {
-          name: bindingCookieName(row.id),
-          value: binder,
-          path: `/api/v1/oauth/callback/${provider.id}`,
-          maxAgeSeconds: Math.max(1, Math.ceil((Date.parse(row.expires_at) - Date.now()) / 1000)),
-          secure: deps.publicBaseUrl.startsWith('https:'),
-        },
+        cookie: bindingCookie(provider, row.id, binder, Math.max(1, Math.ceil((Date.parse(row.expires_at) - Date.now()) / 1000))),
       };
     },
 
-    /** The cookie a callback for `state` reads its binder from (to clear it once done). */
-    bindingCookieFor(service: string, state: string): Pick<BrowserBindingCookie, 'name' | 'path'> {
-      const provider = known(service);
-      return { name: bindingCookieName(sha256Hex(state)), path: `/api/v1/oauth/callback/${provider.id}` };
+    /** The Set-Cookie that clears the cookie a callback for `state` read its binder from (once done). */
+    clearedBindingCookie(service: string, state: string): BrowserBindingCookie {
+      return bindingCookie(known(service), sha256Hex(state), '', 0);
     },
 
     /**

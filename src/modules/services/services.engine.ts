@@ -1,5 +1,6 @@
 import { AppError } from '../../http/errors.js';
 import type { OutboundResponse } from '../../http/outbound.js';
+import { findHearthToken } from '../../lib/crypto.js';
 import { jsonNestingExceeds } from '../../lib/json-depth.js';
 import { methodTakesBody, placeholders, type MethodSpec } from './services.catalogue.js';
 
@@ -298,26 +299,6 @@ export function callerHeaders(headers: Record<string, string> | undefined, crede
   return out;
 }
 
-/** A Hearth token (`hth_<kind>_<random>`), wherever it appears in a text. */
-const HEARTH_TOKEN = /hth_[a-z]{3}_[A-Za-z0-9]{20,}/;
-
-function decodedForms(text: string): string[] {
-  const forms = [text];
-  let current = text.replace(/\+/g, ' ');
-  for (let i = 0; i < 5; i++) {
-    let next: string;
-    try {
-      next = decodeURIComponent(current);
-    } catch {
-      break;
-    }
-    if (next === current) break;
-    forms.push(next);
-    current = next;
-  }
-  return forms;
-}
-
 /**
  * Refuses a call that would carry a Hearth token to the service: in the path, the query (the
  * path's own or the `query` object) or a header. The caller learns why (400) instead of the
@@ -328,12 +309,12 @@ export function refuseHearthTokens(call: Pick<UpstreamCall, 'path' | 'query' | '
   const found: Array<{ field: string; message: string }> = [];
   const message = "holds a Hearth token: Hearth's tokens are for Hearth and are never sent to a service";
   const pathField = call.pathField ?? 'path';
-  if (decodedForms(call.path).some((form) => HEARTH_TOKEN.test(form))) found.push({ field: pathField, message });
+  if (findHearthToken(call.path)) found.push({ field: pathField, message });
   for (const [key, value] of call.query) {
-    if (HEARTH_TOKEN.test(key) || HEARTH_TOKEN.test(value)) found.push({ field: `query.${key}`, message });
+    if (findHearthToken(key) || findHearthToken(value)) found.push({ field: `query.${key}`, message });
   }
   for (const [name, value] of Object.entries(call.headers)) {
-    if (decodedForms(value).some((form) => HEARTH_TOKEN.test(form))) found.push({ field: `headers.${name}`, message });
+    if (findHearthToken(value)) found.push({ field: `headers.${name}`, message });
   }
   if (found.length) {
     throw new AppError(

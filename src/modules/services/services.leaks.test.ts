@@ -103,6 +103,9 @@ describe('Hearth tokens are never sent upstream', () => {
       `/api/v1/services/up/items?q=${encodeURIComponent(`Bearer ${reader}`)}`,
       `/api/v1/services/up/items?q=${encodeURIComponent(encodeURIComponent(reader))}`,
       `/api/v1/services/up/${reader}/items`,
+      // Encoded twice: the query arrives as %68th_… and the service would decode it to the token.
+      `/api/v1/services/up/items?q=${reader.replace(/^h/, '%2568')}`,
+      `/api/v1/services/up/items?q=${reader.replace(/_/g, '%255F')}`,
     ]) {
       expectError(await t.request('GET', url, { token: reader }), 400, 'VALIDATION_ERROR');
     }
@@ -115,6 +118,7 @@ describe('Hearth tokens are never sent upstream', () => {
   it('proxy and execute refuse it in the query, the path and headers', async () => {
     const attempts: unknown[] = [
       { method: 'GET', path: '/items', query: { key: reader } },
+      { method: 'GET', path: '/items', query: { key: reader.replace(/_/g, '%5F') } },
       { method: 'GET', path: `/items?key=${reader}` },
       { method: 'GET', path: '/items', headers: { 'x-forwarded-key': reader } },
       { method: 'GET', path: '/items', headers: { 'x-note': `Bearer ${owner.token}` } },

@@ -87,6 +87,15 @@ function looksLikeHtml(response: OutboundResponse): boolean {
 }
 
 /**
+ * Whether YAML text can be an OpenAPI or Swagger document: one has an `openapi:` or `swagger:` key
+ * at the top level (a line of its own, not indented; the key may be quoted). Anything else (a
+ * plain text page, a 404 page served as 200) costs no worker process.
+ */
+export function looksLikeOpenApiYaml(text: string): boolean {
+  return /^(?:openapi|swagger|"openapi"|"swagger"|'openapi'|'swagger')[ \t]*:/m.test(text);
+}
+
+/**
  * The body as an OpenAPI or Swagger document, if it is one (JSON or YAML). JSON is parsed here:
  * V8's parser is native and linear, and a body is at most 4 MiB (about 30 ms). YAML is parsed in
  * a worker (`parsing`): the yaml package takes seconds and hundreds of MB for 4 MiB. A document
@@ -96,9 +105,11 @@ function looksLikeHtml(response: OutboundResponse): boolean {
 async function parseOpenApi(response: OutboundResponse, parsing: Pick<ParsingPool, 'parseYaml'>): Promise<Json | undefined> {
   const text = response.text().replace(/^\uFEFF/, '');
   if (/^\s*</.test(text)) return undefined;
+  const json = /^\s*[{[]/.test(text);
+  if (!json && !looksLikeOpenApiYaml(text)) return undefined;
   let doc: unknown;
   try {
-    doc = /^\s*[{[]/.test(text) ? JSON.parse(text) : await parsing.parseYaml(text, `The document at ${response.url}`, 100);
+    doc = json ? JSON.parse(text) : await parsing.parseYaml(text, `The document at ${response.url}`, 100);
   } catch (error) {
     if (error instanceof AppError && error.code === 'RATE_LIMITED') throw error;
     return undefined;

@@ -33,6 +33,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { ConfigError } from '../../config.js';
 import { AppError } from '../../http/errors.js';
+import { errorCodeOrMessage } from '../../lib/error-code.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database, VaultDataKeysTable } from '../../storage/tables.js';
@@ -141,7 +142,7 @@ export function keyFilePath(dataDir: string): string {
 }
 
 function unreadableKeyFile(file: string, error: unknown): ConfigError {
-  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const code = errorCodeOrMessage(error);
   if (code === 'EISDIR') return new ConfigError(`The vault key file ${file} is a folder, not a file: remove it (or restore the file from a backup)`);
   return new ConfigError(
     `The vault key file ${file} cannot be read (${code}): run Hearth as the user who owns it, or give that user access (chown, then chmod 600 ${file})`,

@@ -11,6 +11,7 @@ import * as marketplace from './0011-marketplace.js';
 import * as billing from './0012-billing.js';
 import * as afpDeviceKey from './0013-afp-device-key.js';
 import * as oauthBrowserBinding from './0014-oauth-browser-binding.js';
+import * as dropLoginLockout from './0015-drop-login-lockout.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0012-billing', billing],
   ['0013-afp-device-key', afpDeviceKey],
   ['0014-oauth-browser-binding', oauthBrowserBinding],
+  ['0015-drop-login-lockout', dropLoginLockout],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
