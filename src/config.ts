@@ -90,7 +90,10 @@ export interface ExtractSettings {
   maxInflatedBytes: number;
   /** EXTRACT_MAX_TEXT_CHARS: the most text one file may yield. */
   maxTextChars: number;
-  /** EXTRACT_CONCURRENCY: jobs running at once; four times as many may wait, more answer 429. */
+  /**
+   * EXTRACT_CONCURRENCY: jobs running at once; four times as many may wait, more answer 429. One
+   * owner runs at most half of them (rounded up) and has at most two waiting (parsing.pool.ts).
+   */
   concurrency: number;
 }
 
