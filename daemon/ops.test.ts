@@ -165,9 +165,11 @@ describe('files', () => {
  */
 const namespacesAvailable =
   process.platform === 'linux' &&
-  [['--pid', '--fork'], ['--user', '--map-current-user', '--pid', '--fork']].some(
-    (flags) => spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0,
-  );
+  [
+    ['--pid', '--fork'],
+    ['--user', '--map-current-user', '--pid', '--fork'],
+    ['--user', `--map-user=${process.getuid!()}`, `--map-group=${process.getgid!()}`, '--pid', '--fork'],
+  ].some((flags) => spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0);
 
 /** A sleep duration no other process on this machine has: how a command's processes are found in /proc. */
 function uniqueSleep(): string {
@@ -212,6 +214,18 @@ describe.runIf(process.platform === 'linux')('exec confinement (Linux)', () => {
   it('the probe finds a PID namespace exactly where this system offers one', () => {
     expect(confinement.kind).toBe(namespacesAvailable ? 'pid-namespace' : 'none');
     expect(describeConfinement(confinement)).toMatch(/^exec confinement: /);
+  });
+
+  it('without unshare the probe falls back, and says why', async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = path.join(base, 'no-such-folder');
+    try {
+      const fallback = await probeConfinement();
+      expect(fallback).toEqual({ kind: 'none', reason: expect.stringContaining('unshare') });
+      expect(describeConfinement(fallback)).toContain('exec confinement: none');
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 
   it('the command runs as the daemon’s user and group, in its cwd, with its environment', async () => {

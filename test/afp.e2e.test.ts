@@ -58,9 +58,11 @@ function alive(pid: number): boolean {
 }
 
 /** Whether this system lets this user run a command in a PID namespace of its own (daemon/confine.ts). */
-const namespacesAvailable = [['--pid', '--fork'], ['--user', '--map-current-user', '--pid', '--fork']].some(
-  (flags) => spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0,
-);
+const namespacesAvailable = [
+  ['--pid', '--fork'],
+  ['--user', '--map-current-user', '--pid', '--fork'],
+  ['--user', `--map-user=${process.getuid!()}`, `--map-group=${process.getgid!()}`, '--pid', '--fork'],
+].some((flags) => spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0);
 
 /** A sleep duration no other process on this machine has: how a command's processes are found in /proc. */
 function uniqueSleep(): string {
