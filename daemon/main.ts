@@ -9,6 +9,7 @@ import { loadDeviceKey } from './key.js';
 import { startLink } from './link.js';
 import { createPolicy } from './policy.js';
 import { scrubFromProcessBlocks } from './scrub.js';
+import { describeConfinement, execConfinement } from './confine.js';
 
 function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} ${message}\n`);
@@ -63,6 +64,9 @@ async function main(): Promise<number> {
     return 1;
   }
   if (deviceKey.created) log(`made a new device key in ${settings.keyFile}`);
+
+  // Probed once, before the first command can arrive; an exec daemon only, the others run none.
+  if (policy.privilege === 'exec') log(describeConfinement(await execConfinement()));
 
   const link = startLink({
     server: settings.server,

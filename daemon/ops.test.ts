@@ -1,12 +1,16 @@
 /**
  * The daemon's operations under its policy, without a server: what each answers, and what it
- * refuses (the root, links pointing out, sizes, leftovers of a command).
+ * refuses (the root, links pointing out, sizes, leftovers of a command), with each way a command
+ * can be confined (daemon/confine.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../src/shared/afp.protocol.js';
+import { describeConfinement, probeConfinement, useConfinement, type Confinement } from './confine.js';
 import { runOp } from './ops.js';
 import { createPolicy, DaemonError, type Policy } from './policy.js';
 
@@ -155,7 +159,146 @@ describe('files', () => {
   });
 });
 
-describe('exec', () => {
+/**
+ * Whether this system lets this user run a command in a PID namespace of its own, found
+ * without the daemon's probe so that a probe that wrongly gives up is seen.
+ */
+const namespacesAvailable =
+  process.platform === 'linux' &&
+  [
+    ['--pid', '--fork'],
+    ['--user', '--map-current-user', '--pid', '--fork'],
+    ['--user', `--map-user=${process.getuid!()}`, `--map-group=${process.getgid!()}`, '--pid', '--fork'],
+  ].some((flags) => spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0);
+
+/** A sleep duration no other process on this machine has: how a command's processes are found in /proc. */
+function uniqueSleep(): string {
+  return `300.${randomInt(100_000, 999_999)}`;
+}
+
+/** Live processes whose command line holds `text`, from /proc (pids inside a namespace differ). */
+function survivors(text: string): string[] {
+  if (process.platform !== 'linux') return [];
+  const found: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid || !alive(Number(name))) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(text)) found.push(`${name}: ${cmdline}`);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** Ends what a test left running, when the confinement it checks does not. */
+function killSurvivors(text: string): void {
+  for (const line of survivors(text)) {
+    try {
+      process.kill(Number(line.split(':')[0]), 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+describe.runIf(process.platform === 'linux')('exec confinement (Linux)', () => {
+  let confinement: Confinement;
+  beforeAll(async () => {
+    confinement = await probeConfinement();
+    useConfinement(confinement);
+  });
+  afterAll(() => useConfinement({ kind: 'none', reason: 'reset after the confinement tests' }));
+
+  it('the probe finds a PID namespace exactly where this system offers one', () => {
+    expect(confinement.kind).toBe(namespacesAvailable ? 'pid-namespace' : 'none');
+    expect(describeConfinement(confinement)).toMatch(/^exec confinement: /);
+  });
+
+  it('without unshare the probe falls back, and says why', async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = path.join(base, 'no-such-folder');
+    try {
+      const fallback = await probeConfinement();
+      expect(fallback).toEqual({ kind: 'none', reason: expect.stringContaining('unshare') });
+      expect(describeConfinement(fallback)).toContain('exec confinement: none');
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it('the command runs as the daemon’s user and group, in its cwd, with its environment', async () => {
+    const result = (await runOp(exec, 'exec', { cmd: 'echo "$$"; id -u; id -g; pwd; echo "$HOME"', cwd: path.join(root, 'docs'), timeout: 5000 })) as {
+      stdout: string;
+      exitCode: number;
+    };
+    expect(result.exitCode).toBe(0);
+    const [shellPid, uid, gid, cwd, home] = result.stdout.split('\n');
+    expect(Number(uid)).toBe(process.getuid!());
+    expect(Number(gid)).toBe(process.getgid!());
+    expect(cwd).toBe(path.join(exec.root, 'docs'));
+    expect(home).toBe(process.env.HOME ?? '');
+    // The shell is the first process of its namespace, or an ordinary one without.
+    if (namespacesAvailable) expect(shellPid).toBe('1');
+    else expect(Number(shellPid)).toBeGreaterThan(1);
+  });
+
+  // `slee[p]`: a pattern the waiting shell's own command line does not match.
+  // The attack: the marker dropped, a new session, a double fork; the shell exits at once.
+  const attack = (duration: string) => `env -u HEARTH_EXEC_ID setsid -f sh -c 'sleep ${duration}'`;
+  // What the fallback can still end: the same without dropping the marker.
+  const marked = (duration: string) => `setsid -f sh -c 'sleep ${duration}'`;
+
+  it('security: a double fork that dropped the marker does not survive the command (the fallback: one that kept it)', async () => {
+    const duration = uniqueSleep();
+    try {
+      const cmd = confinement.kind === 'pid-namespace' ? attack(duration) : marked(duration);
+      const result = (await runOp(exec, 'exec', { cmd: `${cmd}; until pgrep -f 'slee[p] ${duration}' >/dev/null; do :; done`, timeout: 10_000 })) as {
+        exitCode: number;
+      };
+      expect(result.exitCode).toBe(0);
+      expect(survivors(duration)).toEqual([]);
+    } finally {
+      killSurvivors(duration);
+    }
+  }, 20_000);
+
+  it('security: at the timeout, a double fork that dropped the marker is ended too (the fallback: one that kept it)', async () => {
+    const duration = uniqueSleep();
+    try {
+      const cmd = confinement.kind === 'pid-namespace' ? attack(duration) : marked(duration);
+      const error = await refused('exec', { cmd: `${cmd}; sleep 30`, timeout: 1500 });
+      expect(error.code).toBe('TIMEOUT');
+      expect(survivors(duration)).toEqual([]);
+    } finally {
+      killSurvivors(duration);
+    }
+  }, 20_000);
+
+  it('exit codes, both streams and the output cap pass through the confinement unchanged', async () => {
+    expect(await runOp(exec, 'exec', { cmd: 'echo out; echo err >&2; exit 42', timeout: 5000 })).toMatchObject({
+      stdout: 'out\n',
+      stderr: 'err\n',
+      exitCode: 42,
+      signal: null,
+    });
+    const big = (await runOp(exec, 'exec', { cmd: 'head -c 1500000 /dev/zero | tr "\\0" x', timeout: 10_000 })) as { stdout: string; truncated: boolean };
+    expect(big.stdout.length).toBe(LIMITS.maxOutputBytes);
+    expect(big.truncated).toBe(true);
+  });
+});
+
+// The same guarantees with each confinement this system has: a PID namespace where it can, and
+// always the fallback (marker, group, session, descendants), which other systems rely on.
+const modes: Array<[string, () => Promise<Confinement>]> = [
+  ['in a PID namespace where the system allows it', probeConfinement],
+  ['without a namespace (the fallback)', async () => ({ kind: 'none', reason: 'the fallback under test' })],
+];
+
+describe.each(modes)('exec %s', (_name, choose) => {
+  beforeAll(async () => useConfinement(await choose()));
+
   it('runs in the root by default, or in cwd inside it, and answers the exit code', async () => {
     expect(await runOp(exec, 'exec', { cmd: 'pwd; echo oops >&2; exit 3', timeout: 5000 })).toMatchObject({
       stdout: `${exec.root}\n`,
@@ -188,46 +331,47 @@ describe('exec', () => {
   });
 
   it('at the timeout ends the command and everything it started', async () => {
-    const error = await refused('exec', { cmd: 'sleep 30 & echo $!; wait', timeout: 500 });
+    const duration = uniqueSleep();
+    const started = Date.now();
+    const error = await refused('exec', { cmd: `sleep ${duration} & echo started; wait`, timeout: 500 });
     expect(error.code).toBe('TIMEOUT');
-    const details = error.details as { stdout: string };
-    const child = Number(details.stdout.trim());
-    expect(child).toBeGreaterThan(0);
-    await until(() => !alive(child), `process ${child} to end`);
+    expect((error.details as { stdout: string }).stdout).toBe('started\n');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(survivors(duration)).toEqual([]);
   });
 
   it.runIf(process.platform === 'linux')('security: a process that left the group and session (setsid) is ended when the command exits, and the answer does not wait for it', async () => {
+    const duration = uniqueSleep();
     const started = Date.now();
     // The escaped process keeps the command's stdout open: the answer must not wait for it. The
-    // shell exits only once it has its own session (field 6 of its stat is its session id).
-    const cmd = `setsid sh -c 'exec sleep 300' & p=$!; echo $p; until [ "$(cut -d' ' -f6 /proc/$p/stat)" = "$p" ]; do :; done`;
-    const result = (await runOp(exec, 'exec', { cmd, timeout: 10_000 })) as { stdout: string; exitCode: number };
+    // shell exits only once it runs.
+    const cmd = `setsid -f sh -c 'exec sleep ${duration}'; until pgrep -f 'slee[p] ${duration}' >/dev/null; do :; done`;
+    const result = (await runOp(exec, 'exec', { cmd, timeout: 10_000 })) as { exitCode: number };
     expect(result.exitCode).toBe(0);
-    const escaped = Number(result.stdout.trim());
-    expect(escaped).toBeGreaterThan(1);
-    expect(alive(escaped)).toBe(false);
+    expect(survivors(duration)).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5000);
   }, 20_000);
 
   it.runIf(process.platform === 'linux')('security: at the timeout, processes in other sessions and orphaned ones are ended too', async () => {
-    const error = await refused('exec', { cmd: "setsid sleep 300 >/dev/null 2>&1 & echo $!; (sh -c 'sleep 300 & echo $!' ) ; sleep 30", timeout: 1500 });
+    const [first, second] = [uniqueSleep(), uniqueSleep()];
+    const error = await refused('exec', { cmd: `setsid sleep ${first} >/dev/null 2>&1 & (sh -c 'sleep ${second} & echo $!' ) ; sleep 30`, timeout: 1500 });
     expect(error.code).toBe('TIMEOUT');
-    const pids = (error.details as { stdout: string }).stdout.trim().split('\n').map(Number);
-    expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(alive(pid), `process ${pid}`).toBe(false);
+    expect(survivors(first)).toEqual([]);
+    expect(survivors(second)).toEqual([]);
   }, 20_000);
 
   it.runIf(process.platform === 'linux')('a descendant that cleared its environment and left the session is still ended once it was seen running', async () => {
-    const result = (await runOp(exec, 'exec', { cmd: 'env -i setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 2.5', timeout: 10_000 })) as { stdout: string };
-    const escaped = Number(result.stdout.trim());
-    expect(escaped).toBeGreaterThan(1);
-    expect(alive(escaped)).toBe(false);
+    const duration = uniqueSleep();
+    const result = (await runOp(exec, 'exec', { cmd: `env -i setsid sleep ${duration} >/dev/null 2>&1 & sleep 2.5`, timeout: 10_000 })) as { exitCode: number };
+    expect(result.exitCode).toBe(0);
+    expect(survivors(duration)).toEqual([]);
   }, 20_000);
 
   it('when the command exits, what it left in the background is ended too', async () => {
-    const result = (await runOp(exec, 'exec', { cmd: 'sleep 30 >/dev/null 2>&1 & echo $!', timeout: 5000 })) as { stdout: string; exitCode: number };
+    const duration = uniqueSleep();
+    const result = (await runOp(exec, 'exec', { cmd: `sleep ${duration} >/dev/null 2>&1 & echo started`, timeout: 5000 })) as { stdout: string; exitCode: number };
     expect(result.exitCode).toBe(0);
-    const child = Number(result.stdout.trim());
-    await until(() => !alive(child), `process ${child} to end`);
+    expect(result.stdout).toBe('started\n');
+    await until(() => survivors(duration).length === 0, `the background sleep ${duration} to end`);
   });
 });

@@ -13,6 +13,7 @@ import { LIMITS, OPS, OpArgs, type Op, type OpArgsOf, type OpResultOf } from '..
 import { checkPrivilege, DaemonError, resolveInside, type Policy } from './policy.js';
 import { PRIVATE_ENV } from './config.js';
 import { canReap, EXEC_MARKER_ENV, reapExec, trackDescendants, type ExecProcesses } from './reap.js';
+import { execConfinement } from './confine.js';
 
 const argCheckers = Object.fromEntries(OPS.map((op) => [op, TypeCompiler.Compile<TSchema>(OpArgs[op])])) as Record<Op, TypeCheck<TSchema>>;
 
@@ -230,9 +231,11 @@ const running = new Set<RunningCommand>();
 let tracker: NodeJS.Timeout | undefined;
 
 /**
- * Ends a command and every process it started. Linux: every process carrying its marker or
- * descending from it, in or out of its group and session (daemon/reap.ts). macOS: its process
- * group. Windows: its process tree as it is now (`taskkill /T`).
+ * Ends a command and every process it started. Linux: in a PID namespace (daemon/confine.ts),
+ * killing the group kills `unshare`, whose death kills the shell and with it the namespace; then,
+ * and without a namespace, every process carrying its marker or descending from it, in or out of
+ * its group and session (daemon/reap.ts). macOS: its process group. Windows: its process tree as
+ * it is now (`taskkill /T`).
  */
 async function killAll(command: Pick<RunningCommand, 'child' | 'processes'>): Promise<void> {
   const { child } = command;
@@ -289,6 +292,10 @@ async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<
   const marker = randomBytes(16).toString('hex');
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name))), [EXEC_MARKER_ENV]: marker };
   const windows = process.platform === 'win32';
+  const confinement = windows ? undefined : await execConfinement();
+  // In a PID namespace the shell is its first process: when it exits, everything left in the
+  // namespace is killed by the kernel (daemon/confine.ts).
+  const [program, ...programArgs] = confinement?.kind === 'pid-namespace' ? [...confinement.prefix, '/bin/sh', '-c', args.cmd] : ['/bin/sh', '-c', args.cmd];
   const started = Date.now();
   const child = windows
     ? spawn(process.env.ComSpec || 'cmd.exe', ['/d', '/s', '/c', `"${args.cmd}"`], {
@@ -299,7 +306,7 @@ async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<
         windowsVerbatimArguments: true,
       })
     : // Its own process group and session, so that the command and what it starts can be ended together.
-      spawn('/bin/sh', ['-c', args.cmd], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      spawn(program!, programArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const processes: ExecProcesses = { shellPid: child.pid ?? -1, marker, seen: new Map() };
   let ending: Promise<void> = Promise.resolve();
   // Each call looks again (something may have started since the last one), one after the other.

@@ -10,8 +10,10 @@
  * descendants it sees (by parent pid), so that one that cleared its environment is still ended
  * if it was seen.
  *
- * Not covered (docs/decisions.md, "Remote PCs"): a process that clears its environment and
- * double-forks between two looks, and work handed to another service (systemd --user, cron,
+ * Where commands run in a PID namespace of their own (daemon/confine.ts) the kernel ends them
+ * all when the shell exits; this is then a second line of defence. Without one, not covered
+ * (docs/decisions.md, "Remote PCs"): a process that clears its environment and double-forks
+ * between two looks, and work handed to another service (systemd --user, cron,
  * at, an ssh to this PC, a terminal multiplexer already running). Only a cgroup of its own or
  * a dedicated user would confine those.
  */
@@ -106,6 +108,7 @@ function descendantsOf(procs: Proc[], roots: Set<number>): Set<number> {
 
 /** One exec's processes: its shell, its marker and the descendants seen while it ran. */
 export interface ExecProcesses {
+  /** The process exec spawned: the shell, or `unshare` in front of it (daemon/confine.ts). */
   shellPid: number;
   marker: string;
   /** pid → start time of the descendants seen so far. */

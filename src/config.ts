@@ -100,7 +100,10 @@ export interface ExtractSettings {
    * content limit (10 MiB): more text could only be read to be refused.
    */
   maxTextChars: number;
-  /** EXTRACT_CONCURRENCY: jobs running at once; four times as many may wait, more answer 429. */
+  /**
+   * EXTRACT_CONCURRENCY: jobs running at once; four times as many may wait, more answer 429. One
+   * owner runs at most half of them (rounded up) and has at most two waiting (parsing.pool.ts).
+   */
   concurrency: number;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The EXTRACT_* limits through the upload route: each cap answers 413 PAYLOAD_TOO_LARGE naming
  * its setting, a worker stopped for time or memory answers the same (never 500) and the next
- * upload is read by a new worker, and a full queue answers 429 with Retry-After.
+ * upload is read by a new worker, a full queue answers 429 with Retry-After, and one account
+ * cannot take the whole pool from the others.
  * (test/extract.e2e.test.ts shows the same files against a running server, with its memory.)
  */
 import { randomBytes } from 'node:crypto';
@@ -115,17 +116,72 @@ describe('extraction limits set low', () => {
 
   it('beyond EXTRACT_CONCURRENCY running and four times as many waiting, an upload answers 429 with Retry-After', async () => {
     // One slow file runs (EXTRACT_CONCURRENCY is 1 here; its 40,000 page reads take seconds
-    // before the memory limit stops it), four wait, the sixth is refused at once.
+    // before the memory limit stops it), four wait (two accounts' two each: the most one account
+    // may have waiting), and a third account's upload is refused at once.
+    const [second, third] = [(await t.createOwner()).token, (await t.createOwner()).token];
     const slow = upload(t, token, 'slow.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, ''));
     await expect.poll(() => t.services.parsing.load().running, { timeout: 10_000 }).toBe(1);
-    const queued = Array.from({ length: 4 }, (_, i) => upload(t, token, `queued-${i}.txt`, 'text/plain', Buffer.from(`waiting ${i}`)));
+    const queued = [token, token, second, second].map((owner, i) => upload(t, owner, `queued-${i}.txt`, 'text/plain', Buffer.from(`waiting ${i}`)));
     await expect.poll(() => t.services.parsing.load(), { timeout: 10_000 }).toEqual({ running: 1, waiting: 4 });
-    const refused = await upload(t, token, 'one-too-many.txt', 'text/plain', Buffer.from('x'));
+    const refused = await upload(t, third, 'one-too-many.txt', 'text/plain', Buffer.from('x'));
     expect(expectError(refused, 429, 'RATE_LIMITED').message).toContain('EXTRACT_CONCURRENCY');
     expect(refused.headers['retry-after']).toBe('5');
     // The slow one is stopped by a limit (413, never 500), then each waiting one gets its turn.
     expectError(await slow, 413, 'PAYLOAD_TOO_LARGE');
     for (const res of await Promise.all(queued)) expect(res.status, res.text).toBe(201);
+    expect(t.services.parsing.load()).toEqual({ running: 0, waiting: 0 });
+  }, 90_000);
+});
+
+describe('extraction shared fairly between accounts', () => {
+  // EXTRACT_CONCURRENCY 2: one account may hold one slot and have two files waiting.
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { extract: { ...LOW_LIMITS, concurrency: 2, timeoutMs: 30_000 } } });
+  });
+  afterAll(async () => t.close());
+
+  it('security: one account sending slow files cannot keep another account waiting or refused', async () => {
+    const [a, b] = [(await t.createOwner('Flooder')).token, (await t.createOwner('Neighbour')).token];
+    // Account A sends a slow PDF (seconds, before the memory limit stops it), then another and
+    // eight small files at once: as many as the whole pool once took from one account.
+    const settled = new Set<number>();
+    const track = (pending: ReturnType<typeof upload>, i: number) => pending.finally(() => settled.add(i));
+    const first = track(upload(t, a, 'slow-0.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, '')), 0);
+    await expect.poll(() => t.services.parsing.load().running, { timeout: 10_000 }).toBe(1);
+    const sent = [
+      first,
+      ...[
+        upload(t, a, 'slow-1.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, '')),
+        ...Array.from({ length: 8 }, (_, i) => upload(t, a, `a-${i}.txt`, 'text/plain', Buffer.from(`from a ${i}`))),
+      ].map((pending, i) => track(pending, i + 1)),
+    ];
+    // Every one of A's files is either refused already or in the pool (running or waiting).
+    await expect
+      .poll(() => settled.size + t.services.parsing.load().running + t.services.parsing.load().waiting, { timeout: 10_000 })
+      .toBe(sent.length);
+    // A holds one slot and two waiting places, no more; the rest were refused at once, naming why.
+    expect(t.services.parsing.load()).toEqual({ running: 1, waiting: 2 });
+    const answered = await Promise.all([...settled].map((i) => sent[i]!));
+    expect(answered).toHaveLength(7);
+    for (const res of answered) {
+      expect(expectError(res, 429, 'RATE_LIMITED').message).toBe(
+        'Your own files are queued: 1 being read and 2 waiting, the most one account may have (1 read at once and 2 waiting, from EXTRACT_CONCURRENCY); try again in 5 s, once they are read',
+      );
+      expect(res.headers['retry-after']).toBe('5');
+    }
+    // Account B's upload is read at once, while A's slow file is still being read.
+    const neighbour = await upload(t, b, 'neighbour.txt', 'text/plain', Buffer.from('read without waiting'));
+    expect(neighbour.status, neighbour.text).toBe(201);
+    expect(neighbour.body.data.content).toBe('read without waiting');
+    expect(settled.has(0)).toBe(false);
+    // A's own files are read in turn: the first slow one stopped by a limit (413, never 500),
+    // the two that waited read or stopped likewise.
+    const results = await Promise.all(sent);
+    expectError(results[0]!, 413, 'PAYLOAD_TOO_LARGE');
+    const admitted = results.filter((res) => res.status !== 429);
+    expect(admitted).toHaveLength(3);
+    for (const res of admitted) expect([201, 413], res.text).toContain(res.status);
     expect(t.services.parsing.load()).toEqual({ running: 0, waiting: 0 });
   }, 90_000);
 });

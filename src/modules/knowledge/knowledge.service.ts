@@ -381,7 +381,7 @@ export function createKnowledgeService(deps: {
       // Titles and sources are checked before the (possibly slow) extraction.
       const title = normalizeTitle(file.title ?? file.filename, file.title === undefined ? 'file name' : 'title');
       const source = normalizeSource(file.source, UPLOAD_SOURCE, 'source');
-      const text = await parsing.extractUpload(kind, file.data, file.filename);
+      const text = await parsing.extractUpload(ownerId, kind, file.data, file.filename);
       checkContent(text, 'text extracted from the file');
       return create(ownerId, { title, content: text, source, mimeType: UPLOAD_KINDS[kind].mimeType, defaultSource: UPLOAD_SOURCE });
     },

@@ -8,7 +8,12 @@
  *   library's output. Past EXTRACT_MAX_MEMORY_MB the worker is killed;
  * - a wall-clock limit (EXTRACT_TIMEOUT_MS) that kills the worker;
  * - at most EXTRACT_CONCURRENCY jobs at once and four times as many waiting; more answer 429
- *   with Retry-After rather than starting workers without bound.
+ *   with Retry-After rather than starting workers without bound;
+ * - fairness between owners, so that one account cannot keep every other account's uploads and
+ *   discoveries answering 429: each job carries its owner, an owner runs at most half the slots
+ *   (rounded up) and has at most two jobs waiting (more answer 429 saying their own files are
+ *   queued), and a freed slot goes to the waiting job whose owner runs the fewest, the oldest
+ *   first.
  * A job stopped by a limit answers 413 PAYLOAD_TOO_LARGE naming the limit, never 500; the server
  * only waits, so it keeps answering other requests meanwhile.
  * A process rather than a worker thread: a thread's ArrayBuffers come from the server's own
@@ -47,6 +52,8 @@ const MiB = 1024 * 1024;
 const WATCH_INTERVAL_MS = 20;
 /** Jobs that may wait for a worker, per worker. */
 const QUEUE_PER_WORKER = 4;
+/** Jobs one owner may have waiting: enough to queue a few files, too few to fill the queue. */
+const WAITING_PER_OWNER = 2;
 const RETRY_AFTER_SECONDS = 5;
 
 // The worker is TypeScript under tsx (`npm start`, the tests), so it starts with tsx's loader,
@@ -70,11 +77,27 @@ export function residentBytes(pid: number): number | undefined {
   }
 }
 
+/** A job waiting for a slot: whose it is, and how it is told to start (or that it never will). */
+interface Waiter {
+  ownerId: string;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** How many running slots one owner may hold: half of them, rounded up, at least one. */
+export function ownerShare(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 2));
+}
+
 export function createParsingPool(settings: ExtractSettings) {
   const caps: ExtractCaps = { maxPages: settings.maxPages, maxInflatedBytes: settings.maxInflatedBytes, maxTextChars: settings.maxTextChars };
   const maxWaiting = settings.concurrency * QUEUE_PER_WORKER;
+  const maxRunningPerOwner = ownerShare(settings.concurrency);
   const running = new Set<(limit: Limit) => void>();
-  const waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  /** In arrival order. */
+  const waiting: Waiter[] = [];
+  /** Slots held, per owner; their sum is `busy`. */
+  const runningByOwner = new Map<string, number>();
   let busy = 0;
   const env = childEnvironment(WORKER_ENV);
 
@@ -90,26 +113,62 @@ export function createParsingPool(settings: ExtractSettings) {
         );
   }
 
-  async function acquire(): Promise<void> {
-    if (busy < settings.concurrency) {
-      busy += 1;
-      return;
-    }
-    if (waiting.length >= maxWaiting) {
-      throw new AppError(
-        'RATE_LIMITED',
-        `The server is already reading ${settings.concurrency} files with ${waiting.length} more waiting (EXTRACT_CONCURRENCY); try again in ${RETRY_AFTER_SECONDS} s`,
-        { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) }, details: { retryAfterSeconds: RETRY_AFTER_SECONDS } },
-      );
-    }
-    // The slot is handed over by release(), so `busy` stays counted.
-    await new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
+  function rateLimited(message: string): AppError {
+    return new AppError('RATE_LIMITED', message, {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      details: { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    });
   }
 
-  function release(): void {
-    const next = waiting.shift();
-    if (next) next.resolve();
-    else busy -= 1;
+  const runningOf = (ownerId: string) => runningByOwner.get(ownerId) ?? 0;
+
+  function take(ownerId: string): void {
+    busy += 1;
+    runningByOwner.set(ownerId, runningOf(ownerId) + 1);
+  }
+
+  async function acquire(ownerId: string): Promise<void> {
+    if (busy < settings.concurrency && runningOf(ownerId) < maxRunningPerOwner) {
+      take(ownerId);
+      return;
+    }
+    const own = waiting.filter((entry) => entry.ownerId === ownerId).length;
+    if (own >= WAITING_PER_OWNER) {
+      throw rateLimited(
+        `Your own files are queued: ${runningOf(ownerId)} being read and ${own} waiting, the most one account may have (${maxRunningPerOwner} read at once and ${WAITING_PER_OWNER} waiting, from EXTRACT_CONCURRENCY); try again in ${RETRY_AFTER_SECONDS} s, once they are read`,
+      );
+    }
+    if (waiting.length >= maxWaiting) {
+      throw rateLimited(
+        `The server is already reading ${settings.concurrency} files with ${waiting.length} more waiting (EXTRACT_CONCURRENCY); try again in ${RETRY_AFTER_SECONDS} s`,
+      );
+    }
+    // The slot is taken by start() before the job is told to go.
+    await new Promise<void>((resolve, reject) => waiting.push({ ownerId, resolve, reject }));
+  }
+
+  /** Hands free slots to waiting jobs: the owner running the fewest first, then the oldest job. */
+  function start(): void {
+    while (busy < settings.concurrency) {
+      let chosen = -1;
+      for (let i = 0; i < waiting.length; i++) {
+        const count = runningOf(waiting[i]!.ownerId);
+        if (count >= maxRunningPerOwner) continue;
+        if (chosen === -1 || count < runningOf(waiting[chosen]!.ownerId)) chosen = i;
+      }
+      if (chosen === -1) return;
+      const [next] = waiting.splice(chosen, 1);
+      take(next!.ownerId);
+      next!.resolve();
+    }
+  }
+
+  function release(ownerId: string): void {
+    busy -= 1;
+    const left = runningOf(ownerId) - 1;
+    if (left > 0) runningByOwner.set(ownerId, left);
+    else runningByOwner.delete(ownerId);
+    start();
   }
 
   function inWorker(job: ParseJob, label: string): Promise<unknown> {
@@ -166,27 +225,31 @@ export function createParsingPool(settings: ExtractSettings) {
     });
   }
 
-  async function run(job: ParseJob, label: string): Promise<unknown> {
-    await acquire();
+  async function run(ownerId: string, job: ParseJob, label: string): Promise<unknown> {
+    await acquire(ownerId);
     try {
       return await inWorker(job, label);
     } finally {
-      release();
+      release(ownerId);
     }
   }
 
   return {
-    /** The text of an uploaded file (see parsing.extract.ts), read in a worker within the EXTRACT_* limits. */
-    async extractUpload(uploadKind: UploadKind, data: Buffer, filename: string): Promise<string> {
-      return (await run({ kind: 'upload', uploadKind, filename, data }, filename)) as string;
+    /**
+     * The text of an uploaded file (see parsing.extract.ts), read in a worker within the
+     * EXTRACT_* limits, counted against `ownerId`'s share of the pool.
+     */
+    async extractUpload(ownerId: string, uploadKind: UploadKind, data: Buffer, filename: string): Promise<string> {
+      return (await run(ownerId, { kind: 'upload', uploadKind, filename, data }, filename)) as string;
     },
 
     /**
      * A YAML document as plain data, or null when it is not YAML. The parser is slow (4 s and
-     * 250 MB for 4 MiB) and builds a whole syntax tree first, so it never runs on the request thread.
+     * 250 MB for 4 MiB) and builds a whole syntax tree first, so it never runs on the request
+     * thread. Counted against `ownerId`'s share of the pool, like an upload.
      */
-    async parseYaml(text: string, label: string, maxAliasCount = 100): Promise<unknown> {
-      return run({ kind: 'yaml', text, maxAliasCount }, label);
+    async parseYaml(ownerId: string, text: string, label: string, maxAliasCount = 100): Promise<unknown> {
+      return run(ownerId, { kind: 'yaml', text, maxAliasCount }, label);
     },
 
     /** Jobs running and waiting, for tests and the operator's eye. */

@@ -102,14 +102,14 @@ export function looksLikeOpenApiYaml(text: string): boolean {
  * the worker gives up on (time, memory) counts as no document, like one over the size cap; a
  * worker pool too busy to take it answers 429.
  */
-async function parseOpenApi(response: OutboundResponse, parsing: Pick<ParsingPool, 'parseYaml'>): Promise<Json | undefined> {
+async function parseOpenApi(response: OutboundResponse, parsing: Pick<ParsingPool, 'parseYaml'>, ownerId: string): Promise<Json | undefined> {
   const text = response.text().replace(/^\uFEFF/, '');
   if (/^\s*</.test(text)) return undefined;
   const json = /^\s*[{[]/.test(text);
   if (!json && !looksLikeOpenApiYaml(text)) return undefined;
   let doc: unknown;
   try {
-    doc = json ? JSON.parse(text) : await parsing.parseYaml(text, `The document at ${response.url}`, 100);
+    doc = json ? JSON.parse(text) : await parsing.parseYaml(ownerId, text, `The document at ${response.url}`, 100);
   } catch (error) {
     if (error instanceof AppError && error.code === 'RATE_LIMITED') throw error;
     return undefined;
@@ -341,7 +341,8 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
 
   const inFlight = new Map<string, number>();
   const unlimited = {
-    async discover(websiteUrl: string): Promise<DiscoveredApi> {
+    /** `ownerId`: whose share of the parsing pool a YAML document counts against. */
+    async discover(websiteUrl: string, ownerId: string): Promise<DiscoveredApi> {
       let site: URL;
       try {
         site = new URL(websiteUrl);
@@ -381,7 +382,7 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
 
       const pageResponse = value(page);
       if (ok(pageResponse)) {
-        const doc = await parseOpenApi(pageResponse, parsing);
+        const doc = await parseOpenApi(pageResponse, parsing, ownerId);
         if (doc) found.push({ url: pageResponse.url, doc });
         else if (looksLikeHtml(pageResponse)) {
           const html = pageResponse.text();
@@ -430,11 +431,11 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
       );
       for (const settledLink of linkedResponses) {
         const response = value(settledLink);
-        const doc = ok(response) ? await parseOpenApi(response, parsing) : undefined;
+        const doc = ok(response) ? await parseOpenApi(response, parsing, ownerId) : undefined;
         if (doc && response) found.push({ url: response.url, doc });
       }
       for (const response of candidates.map(value)) {
-        const doc = ok(response) ? await parseOpenApi(response, parsing) : undefined;
+        const doc = ok(response) ? await parseOpenApi(response, parsing, ownerId) : undefined;
         if (doc && response) found.push({ url: response.url, doc });
       }
 
@@ -501,7 +502,7 @@ export function createApiDiscovery(deps: ApiDiscoveryDeps) {
       }
       inFlight.set(ownerId, running + 1);
       try {
-        return await unlimited.discover(websiteUrl);
+        return await unlimited.discover(websiteUrl, ownerId);
       } finally {
         const left = (inFlight.get(ownerId) ?? 1) - 1;
         if (left > 0) inFlight.set(ownerId, left);

@@ -29,7 +29,7 @@ function discoveryOf(pages: Record<string, [string, string]>) {
       },
     } as never,
     parsing: {
-      async parseYaml(text: string) {
+      async parseYaml(_ownerId: string, text: string) {
         sentToWorker.push(text);
         return parseYamlText(text) as unknown;
       },
