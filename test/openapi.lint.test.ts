@@ -49,6 +49,15 @@ async function lint(args: string[], cwd: string): Promise<{ code: number; stdout
   }
 }
 
+/** A linter's JSON report; a linter that could not run says why in the failure. */
+function parseReport(out: { code: number; stdout: string; stderr: string }): unknown {
+  try {
+    return JSON.parse(out.stdout);
+  } catch {
+    throw new Error(`The linter printed no JSON report (exit ${out.code}): ${out.stderr.slice(0, 2000)} ${out.stdout.slice(0, 2000)}`);
+  }
+}
+
 describe.skipIf(ENGINE !== 'sqlite')('the published OpenAPI document', () => {
   let t: TestApp;
   let doc: any;
@@ -74,14 +83,14 @@ describe.skipIf(ENGINE !== 'sqlite')('the published OpenAPI document', () => {
 
   it('Redocly (recommended) reports no error and no warning', async () => {
     const out = await lint([binOf('@redocly/cli', 'redocly'), 'lint', 'openapi.json', '--config', 'redocly.yaml', '--format', 'json'], dir);
-    const report = JSON.parse(out.stdout) as {
+    const report = parseReport(out) as {
       totals: { errors: number; warnings: number; ignored: number };
       problems: Array<{ ruleId: string; severity: string; message: string; location?: Array<{ pointer?: string }> }>;
     };
     const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location?.[0]?.pointer ?? '?'}: ${p.message}`);
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-    expect(out.code).toBe(0);
+    expect(out.code, out.stderr).toBe(0);
   });
 
   it('Spectral (spectral:oas) reports nothing at all', async () => {
@@ -89,10 +98,10 @@ describe.skipIf(ENGINE !== 'sqlite')('the published OpenAPI document', () => {
       [binOf('@stoplight/spectral-cli', 'spectral'), 'lint', 'openapi.json', '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'hint', '--quiet'],
       dir,
     );
-    const results = JSON.parse(out.stdout || '[]') as Array<{ code: string; severity: number; message: string; path: string[] }>;
+    const results = parseReport(out) as Array<{ code: string; severity: number; message: string; path: string[] }>;
     const problems = results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`);
     expect(problems).toEqual([]);
-    expect(out.code).toBe(0);
+    expect(out.code, out.stderr).toBe(0);
   });
 
   it('names the shared shapes under components.schemas and refers to them', () => {
