@@ -20,7 +20,7 @@ export async function emptyBodyAsObject(request: { body: unknown }): Promise<voi
 }
 
 /**
- * An envelope named after what it wraps (`Memory` → `MemoryPage`), so that the OpenAPI document
+ * An envelope named after what it wraps (`MemoryEntry` → `MemoryEntryPage`), so that the OpenAPI document
  * lists it under components.schemas and generated clients get a named type. Unnamed contents
  * leave the envelope unnamed.
  */
