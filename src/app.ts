@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { registerAccessControl } from './http/access.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
+import { openApiOptions } from './http/openapi.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { HearthLogController, loggerOptions } from './http/logging.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -111,25 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : {}),
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Hearth',
-        version: API_VERSION,
-        description:
-          "A personal API platform: one owner's identity, personas, skills, memory, knowledge base, vault, connected accounts and PCs, reached by AI agents with scoped bearer tokens.",
-      },
-      servers: [{ url: config.publicBaseUrl }],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' },
-          queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'For fetch tools that cannot set headers' },
-        },
-      },
-      security: [{ bearerAuth: [] }, { queryToken: [] }],
-    },
-  });
+  await app.register(swagger, openApiOptions({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION }));
 
   const authLimiter = createRateLimiter({
     max: config.authRateLimitPerMinute,

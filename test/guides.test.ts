@@ -20,12 +20,17 @@ beforeAll(async () => {
   const res = await t.request('GET', '/llms.txt');
   expect(res.status).toBe(200);
   llms = res.text;
-  const openapi = (await t.request('GET', '/openapi.json')).body as { paths: Record<string, unknown> };
-  // `{param}` is one segment; the services pass-through's `{*}` is the rest of the path.
-  routePatterns = Object.keys(openapi.paths).map((path) => {
+  type Operation = { parameters?: Array<{ in: string; name: string; schema?: { 'x-allow-reserved'?: boolean } }> };
+  const openapi = (await t.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
+  // `{param}` is one segment; a parameter that may hold slashes (the services pass-through's
+  // `{path}`, marked x-allow-reserved) is the rest of the path.
+  routePatterns = Object.entries(openapi.paths).map(([path, operations]) => {
+    const spanning = new Set(
+      Object.values(operations).flatMap((op) => (op.parameters ?? []).filter((p) => p.in === 'path' && p.schema?.['x-allow-reserved']).map((p) => `{${p.name}}`)),
+    );
     const source = path
       .split(/(\{[^}]*\})/)
-      .map((part) => (part === '{*}' ? '.+' : part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((part) => (spanning.has(part) ? '.+' : part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('');
     return { path, regex: new RegExp(`^${source}$`) };
   });

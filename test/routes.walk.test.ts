@@ -129,9 +129,9 @@ function expectedAccess(route: CatalogRoute): Access[] | null {
   return match ? match.allowed : null;
 }
 
-/** A concrete address for a route: every parameter gets a dummy value. */
+/** A concrete address for a route: every parameter gets a dummy value (the pass-through's `{path}` several segments). */
 function concretePath(path: string): string {
-  return path.replace(/\{\*\}/g, 'some/path').replace(/\{[^}]+\}/g, 'dummy-1');
+  return path.replace(/^(\/api\/v1\/services\/\{service\})\/\{path\}$/, '$1/some/path').replace(/\{[^}]+\}/g, 'dummy-1');
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];

@@ -118,9 +118,12 @@ export interface CatalogRoute {
   access: Access;
 }
 
-/** Fastify's `:id` and `*` in the OpenAPI spelling the documents use. */
+/**
+ * Fastify's `:id` and `*` in the OpenAPI spelling the documents use; the wildcard is documented
+ * as a `{path}` parameter that may hold slashes (see http/openapi.ts).
+ */
 export function openApiPath(url: string): string {
-  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{*}');
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
 }
 
 export interface AccessControlOptions {
@@ -189,8 +192,10 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
       throw new Error(`Route ${String(route.method)} ${route.url} declares no access rule (config.access)`);
     }
     const schema = (route.schema ??= {}) as Record<string, unknown>;
-    const roles = rule.kind === 'scope' ? [...rule.anyOf] : rule.kind === 'public' || rule.kind === 'token' ? [] : [rule.kind];
-    schema.security = rule.kind === 'public' ? [] : [{ bearerAuth: roles }, { queryToken: roles }];
+    // Scope lists are valid only under OAuth schemes; the access rule travels as extensions.
+    schema.security = rule.kind === 'public' ? [] : [{ bearerAuth: [] }, { queryToken: [] }];
+    schema['x-access'] = rule.kind;
+    if (rule.kind === 'scope') schema['x-required-scopes'] = [...rule.anyOf];
     const note = describeAccess(rule);
     schema.description = schema.description ? `${String(schema.description)}\n\n${note}` : note;
     const response = (schema.response ??= {}) as Record<string, unknown>;

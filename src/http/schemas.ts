@@ -19,24 +19,36 @@ export async function emptyBodyAsObject(request: { body: unknown }): Promise<voi
   request.body ??= {};
 }
 
+/**
+ * An envelope named after what it wraps (`MemoryEntry` → `MemoryEntryPage`), so that the OpenAPI document
+ * lists it under components.schemas and generated clients get a named type. Unnamed contents
+ * leave the envelope unnamed.
+ */
+function envelopeTitle(item: TSchema, suffix: string): { title?: string } {
+  return typeof item.title === 'string' ? { title: `${item.title}${suffix}` } : {};
+}
+
 /** `{ "data": T }`: one resource. */
 export function Data<T extends TSchema>(schema: T) {
-  return Type.Object({ data: schema });
+  return Type.Object({ data: schema }, envelopeTitle(schema, 'Response'));
 }
 
 /** `{ "data": T[], "nextCursor" }`: one page of a long list. */
 export function Page<T extends TSchema>(item: T) {
-  return Type.Object({
-    data: Type.Array(item),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` to read the next page; null on the last page',
-    }),
-  });
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      nextCursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as `cursor` to read the next page; null on the last page',
+      }),
+    },
+    envelopeTitle(item, 'Page'),
+  );
 }
 
 /** `{ "data": T[] }`: a short list that is never paged. */
 export function List<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item) });
+  return Type.Object({ data: Type.Array(item) }, envelopeTitle(item, 'List'));
 }
 
 export const PageQuery = {

@@ -31,21 +31,27 @@ export const LoginBody = Type.Object(
 );
 
 export const RegisterResponse = Data(
-  Type.Object({
-    user: UserSchema,
-    token: Type.String({ description: 'The master token. Shown this once: store it now' }),
-  }),
+  Type.Object(
+    {
+      user: UserSchema,
+      token: Type.String({ description: 'The master token. Shown this once: store it now' }),
+    },
+    { title: 'Registration' },
+  ),
 );
 
 export const LoginResponse = Data(
-  Type.Object({
-    user: UserSchema,
-    token: Type.String({ description: 'A session token with every scope and every owner right except vault reveal' }),
-    expiresAt: IsoDateTime,
-  }),
+  Type.Object(
+    {
+      user: UserSchema,
+      token: Type.String({ description: 'A session token with every scope and every owner right except vault reveal' }),
+      expiresAt: IsoDateTime,
+    },
+    { title: 'Session' },
+  ),
 );
 
-export const LogoutResponse = Data(Type.Object({ success: Type.Boolean(), tokenId: Type.String() }));
+export const LogoutResponse = Data(Type.Object({ success: Type.Boolean(), tokenId: Type.String() }, { title: 'LoggedOut' }));
 
 export const UserResponse = Data(UserSchema);
 export const UserPage = Page(UserSchema);

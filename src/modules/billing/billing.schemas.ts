@@ -47,21 +47,27 @@ export const CheckoutBody = Type.Object(
 );
 
 export const CheckoutResponse = Data(
-  Type.Object({
-    url: Type.String({ description: "Stripe's hosted checkout page: open it in a browser" }),
-    sessionId: Type.String({ description: 'The Stripe Checkout Session id (cs_…)' }),
-  }),
+  Type.Object(
+    {
+      url: Type.String({ description: "Stripe's hosted checkout page: open it in a browser" }),
+      sessionId: Type.String({ description: 'The Stripe Checkout Session id (cs_…)' }),
+    },
+    { title: 'CheckoutSession' },
+  ),
 );
 
 export const WebhookResponse = Data(
-  Type.Object({
-    received: Type.Boolean(),
-    eventId: Type.String(),
-    duplicate: Type.Boolean({ description: 'True when this event id was handled before; nothing was done again' }),
-    outcome: Type.Union([Type.Literal('applied'), Type.Literal('ignored')], {
-      description: '`applied`: a plan changed; `ignored`: the event needs nothing from Hearth',
-    }),
-  }),
+  Type.Object(
+    {
+      received: Type.Boolean(),
+      eventId: Type.String(),
+      duplicate: Type.Boolean({ description: 'True when this event id was handled before; nothing was done again' }),
+      outcome: Type.Union([Type.Literal('applied'), Type.Literal('ignored')], {
+        description: '`applied`: a plan changed; `ignored`: the event needs nothing from Hearth',
+      }),
+    },
+    { title: 'WebhookReceipt' },
+  ),
 );
 
 export const ReturnQuery = Type.Object({

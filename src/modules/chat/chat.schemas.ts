@@ -110,4 +110,4 @@ export const GetConversationQuery = Type.Object(
 
 export const ConversationPage = Page(ConversationSummarySchema);
 export const ConversationResponse = Data(ConversationSchema);
-export const ConversationDeletedResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
+export const ConversationDeletedResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'Deleted' }));

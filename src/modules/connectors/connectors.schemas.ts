@@ -103,4 +103,4 @@ export const ConnectorParams = Type.Object({ id: RecordId });
 export const ListConnectorsQuery = Type.Object(PageQuery);
 export const ConnectorResponse = Data(ConnectorSchema);
 export const ConnectorPage = Page(ConnectorSchema);
-export const DeletedConnectorResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
+export const DeletedConnectorResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'Deleted' }));

@@ -13,42 +13,54 @@ export const ListMessagesQuery = Type.Object({
   pageToken: Type.Optional(Type.String({ maxLength: 2000, description: 'The `nextPageToken` of the previous page' })),
 });
 
-export const MailListItemSchema = Type.Object({
-  id: Type.String(),
-  threadId: Type.String(),
-  subject: Type.String(),
-  from: Type.String(),
-  to: Type.String(),
-  date: Type.String({ description: 'When Gmail received the message, ISO 8601 UTC' }),
-  snippet: Type.String(),
-  isUnread: Type.Boolean(),
-});
-
-export const ListMessagesResponse = Type.Object({
-  success: Type.Boolean(),
-  messages: Type.Array(MailListItemSchema),
-  nextPageToken: Type.Union([Type.String(), Type.Null()]),
-});
-
-export const MessageResponse = Type.Object({
-  success: Type.Boolean(),
-  message: Type.Object({
+export const MailListItemSchema = Type.Object(
+  {
     id: Type.String(),
+    threadId: Type.String(),
     subject: Type.String(),
     from: Type.String(),
     to: Type.String(),
     date: Type.String({ description: 'When Gmail received the message, ISO 8601 UTC' }),
     snippet: Type.String(),
-    body: Type.String({ description: 'The text of the message: the text/plain part, or the HTML part turned into text' }),
     isUnread: Type.Boolean(),
-  }),
-});
+  },
+  { title: 'MailMessageSummary' },
+);
 
-export const TrashResponse = Type.Object({
-  success: Type.Boolean(),
-  messageId: Type.String(),
-  trashed: Type.Boolean(),
-});
+export const ListMessagesResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    messages: Type.Array(MailListItemSchema),
+    nextPageToken: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'MailMessageList' },
+);
+
+export const MessageResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    message: Type.Object({
+      id: Type.String(),
+      subject: Type.String(),
+      from: Type.String(),
+      to: Type.String(),
+      date: Type.String({ description: 'When Gmail received the message, ISO 8601 UTC' }),
+      snippet: Type.String(),
+      body: Type.String({ description: 'The text of the message: the text/plain part, or the HTML part turned into text' }),
+      isUnread: Type.Boolean(),
+    }),
+  },
+  { title: 'MailMessageResponse' },
+);
+
+export const TrashResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    messageId: Type.String(),
+    trashed: Type.Boolean(),
+  },
+  { title: 'MailTrashResult' },
+);
 
 const Addresses = (description: string) => Type.String({ minLength: 1, maxLength: 10_000, description });
 const OptionalAddresses = (description: string) =>
@@ -65,11 +77,14 @@ export const SendBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const SendResponse = Type.Object({
-  success: Type.Boolean(),
-  messageId: Type.String(),
-  threadId: Type.String(),
-});
+export const SendResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    messageId: Type.String(),
+    threadId: Type.String(),
+  },
+  { title: 'MailSendResult' },
+);
 
 export const ListFilesQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 2000, description: "A Drive search query: `name contains 'report' and trashed = false`" })),
@@ -77,20 +92,26 @@ export const ListFilesQuery = Type.Object({
   pageToken: Type.Optional(Type.String({ maxLength: 2000, description: 'The `nextPageToken` of the previous page' })),
 });
 
-export const DriveFileSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  mimeType: Type.String(),
-  size: Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null for Google Docs, Sheets and folders' }),
-  modifiedTime: Type.Union([Type.String(), Type.Null()]),
-  webViewLink: Type.Union([Type.String(), Type.Null()]),
-});
+export const DriveFileSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    mimeType: Type.String(),
+    size: Type.Union([Type.Number(), Type.Null()], { description: 'Bytes; null for Google Docs, Sheets and folders' }),
+    modifiedTime: Type.Union([Type.String(), Type.Null()]),
+    webViewLink: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'DriveFile' },
+);
 
-export const ListFilesResponse = Type.Object({
-  success: Type.Boolean(),
-  files: Type.Array(DriveFileSchema),
-  nextPageToken: Type.Union([Type.String(), Type.Null()]),
-});
+export const ListFilesResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    files: Type.Array(DriveFileSchema),
+    nextPageToken: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'DriveFileList' },
+);
 
 export const UploadBody = Type.Object(
   {
@@ -112,13 +133,19 @@ export const UploadBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const UploadResponse = Type.Object({
-  success: Type.Boolean(),
-  file: DriveFileSchema,
-});
+export const UploadResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    file: DriveFileSchema,
+  },
+  { title: 'DriveUploadResult' },
+);
 
-export const DeleteFileResponse = Type.Object({
-  success: Type.Boolean(),
-  fileId: Type.String(),
-  deleted: Type.Literal(true),
-});
+export const DeleteFileResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    fileId: Type.String(),
+    deleted: Type.Literal(true),
+  },
+  { title: 'DriveFileDeleted' },
+);

@@ -56,21 +56,27 @@ export const CreateHandshakeBody = Type.Object(
 export type CreateHandshakeBody = Static<typeof CreateHandshakeBody>;
 
 export const CreatedHandshakeResponse = Data(
-  Type.Object({
-    handshakeId: Type.String({ description: 'Keep it: it is the only way to read the answer' }),
-    status: Type.Literal('pending'),
-    expiresAt: IsoDateTime,
-    statusUrl: Type.String({ description: 'Poll this path until the status is approved or denied' }),
-  }),
+  Type.Object(
+    {
+      handshakeId: Type.String({ description: 'Keep it: it is the only way to read the answer' }),
+      status: Type.Literal('pending'),
+      expiresAt: IsoDateTime,
+      statusUrl: Type.String({ description: 'Poll this path until the status is approved or denied' }),
+    },
+    { title: 'HandshakeCreated' },
+  ),
 );
 
 export const HandshakeStatusResponse = Data(
-  Type.Object({
-    handshakeId: Type.String(),
-    status: HandshakeStatusSchema,
-    expiresAt: IsoDateTime,
-    decidedAt: DecidedAt,
-  }),
+  Type.Object(
+    {
+      handshakeId: Type.String(),
+      status: HandshakeStatusSchema,
+      expiresAt: IsoDateTime,
+      decidedAt: DecidedAt,
+    },
+    { title: 'HandshakeStatus' },
+  ),
 );
 
 export const ListHandshakesQuery = Type.Object({
@@ -95,10 +101,13 @@ export const ApproveHandshakeBody = Type.Object(
 export type ApproveHandshakeBody = Static<typeof ApproveHandshakeBody>;
 
 export const ApprovedHandshakeResponse = Data(
-  Type.Object({
-    handshake: HandshakeSchema,
-    token: Type.String({ description: "The agent's new token. Shown this once: pass it on to the agent out of band" }),
-  }),
+  Type.Object(
+    {
+      handshake: HandshakeSchema,
+      token: Type.String({ description: "The agent's new token. Shown this once: pass it on to the agent out of band" }),
+    },
+    { title: 'HandshakeApproval' },
+  ),
 );
 
 export const HandshakeResponse = Data(HandshakeSchema);

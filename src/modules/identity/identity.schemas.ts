@@ -53,7 +53,10 @@ export const IdentityPatchBody = Type.Object(
   },
 );
 
-export const IdentitySection = FreeObject('One section of the identity');
+export const IdentitySection = Type.Object(
+  {},
+  { additionalProperties: true, description: 'One section of the identity', title: 'IdentitySection' },
+);
 
 export const PreferencesSchema = Type.Object({}, { additionalProperties: true, title: 'Preferences', description: 'A free JSON object' });
 

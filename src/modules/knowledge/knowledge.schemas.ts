@@ -95,10 +95,13 @@ export const KBDocumentResponse = Data(KBDocumentSchema);
 export const KBDocumentPage = Page(KBDocumentSummarySchema);
 
 /** Exactly the specification's fields: `ok`, `action`, `document` { `id`, `title` }. */
-export const UpsertKBResponse = Type.Object({
-  ok: Type.Boolean(),
-  action: Type.Union([Type.Literal('created'), Type.Literal('updated')]),
-  document: Type.Object({ id: Type.String(), title: Type.String() }),
-});
+export const UpsertKBResponse = Type.Object(
+  {
+    ok: Type.Boolean(),
+    action: Type.Union([Type.Literal('created'), Type.Literal('updated')]),
+    document: Type.Object({ id: Type.String(), title: Type.String() }),
+  },
+  { title: 'KBUpsertResult' },
+);
 
-export const DeleteKBResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Boolean() }));
+export const DeleteKBResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Boolean() }, { title: 'KBDocumentDeleted' }));

@@ -94,12 +94,15 @@ export const RatingSchema = Type.Object(
 export const ListingResponse = Data(ListingSchema);
 export const ListingPage = Page(ListingSummarySchema);
 export const RatingPage = Page(RatingSchema);
-export const ListingDeletedResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
+export const ListingDeletedResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'Deleted' }));
 export const InstallResponse = Data(
-  Type.Object({
-    type: ListingTypeSchema,
-    id: Type.Union([Type.Integer(), Type.String()], { description: 'The new copy: a skill id (integer) or a persona id (string)' }),
-  }),
+  Type.Object(
+    {
+      type: ListingTypeSchema,
+      id: Type.Union([Type.Integer(), Type.String()], { description: 'The new copy: a skill id (integer) or a persona id (string)' }),
+    },
+    { title: 'MarketplaceInstallation' },
+  ),
 );
 
 export const CreateListingBody = Type.Object(

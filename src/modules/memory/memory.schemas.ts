@@ -37,7 +37,7 @@ export const ClearMemoryResponse = Type.Object(
     success: Type.Boolean(),
     deleted: Type.Integer({ description: 'How many entries were deleted' }),
   },
-  { additionalProperties: false },
+  { title: 'MemoryCleared', additionalProperties: false },
 );
 
-export const DeletedMemoryResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
+export const DeletedMemoryResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'Deleted' }));

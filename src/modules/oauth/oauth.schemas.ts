@@ -6,15 +6,18 @@ export const ServiceParams = Type.Object({
 });
 
 export const AuthorizeResponse = Data(
-  Type.Object({
-    url: Type.String({
-      description:
-        "Hearth's connect page: the owner opens it in a browser, signs in with the account password, and goes on to the provider's consent page. It works once, for 10 minutes, and only in the browser that signed in",
-    }),
-    provider: Type.String(),
-    redirectUri: Type.String({ description: 'Where the provider sends the browser back; the OAuth client must list it' }),
-    expiresAt: IsoDateTime,
-  }),
+  Type.Object(
+    {
+      url: Type.String({
+        description:
+          "Hearth's connect page: the owner opens it in a browser, signs in with the account password, and goes on to the provider's consent page. It works once, for 10 minutes, and only in the browser that signed in",
+      }),
+      provider: Type.String(),
+      redirectUri: Type.String({ description: 'Where the provider sends the browser back; the OAuth client must list it' }),
+      expiresAt: IsoDateTime,
+    },
+    { title: 'OAuthAuthorization' },
+  ),
 );
 
 export const CallbackQuery = Type.Object({
@@ -44,29 +47,35 @@ export const ConnectForm = Type.Object({
   password: Type.Optional(Type.String({ maxLength: 1024, description: "The Hearth account's password, proving that its owner is the one connecting" })),
 });
 
-export const ProviderStatusSchema = Type.Object({
-  provider: Type.String(),
-  configured: Type.Boolean({ description: 'Whether the server has client credentials for the provider' }),
-  connected: Type.Boolean(),
-  status: Type.Union([Type.Literal('connected'), Type.Literal('needs_reauth'), Type.Literal('not_connected')], {
-    description: '`needs_reauth`: the provider refused the stored grant; reconnect with GET /api/v1/oauth/authorize/{service}',
-  }),
-  account: Type.Union([Type.String(), Type.Null()], { description: "The connected account's email address" }),
-  scopes: Type.Array(Type.String(), { description: 'The scopes the provider granted' }),
-  expiresAt: Type.Union([NullableDateTime], { description: 'When the current access token expires (it is refreshed automatically)' }),
-  connectedAt: NullableDateTime,
-  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the connection needs re-authorisation' }),
-});
+export const ProviderStatusSchema = Type.Object(
+  {
+    provider: Type.String(),
+    configured: Type.Boolean({ description: 'Whether the server has client credentials for the provider' }),
+    connected: Type.Boolean(),
+    status: Type.Union([Type.Literal('connected'), Type.Literal('needs_reauth'), Type.Literal('not_connected')], {
+      description: '`needs_reauth`: the provider refused the stored grant; reconnect with GET /api/v1/oauth/authorize/{service}',
+    }),
+    account: Type.Union([Type.String(), Type.Null()], { description: "The connected account's email address" }),
+    scopes: Type.Array(Type.String(), { description: 'The scopes the provider granted' }),
+    expiresAt: Type.Union([NullableDateTime], { description: 'When the current access token expires (it is refreshed automatically)' }),
+    connectedAt: NullableDateTime,
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the connection needs re-authorisation' }),
+  },
+  { title: 'OAuthProviderStatus' },
+);
 
 export const StatusResponse = List(ProviderStatusSchema);
 
 export const DisconnectResponse = Data(
-  Type.Object({
-    provider: Type.String(),
-    disconnected: Type.Literal(true),
-    revoked: Type.Boolean({ description: 'Whether the provider confirmed the grant is revoked' }),
-    revokeError: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why revocation at the provider failed; the tokens are deleted from this server all the same',
-    }),
-  }),
+  Type.Object(
+    {
+      provider: Type.String(),
+      disconnected: Type.Literal(true),
+      revoked: Type.Boolean({ description: 'Whether the provider confirmed the grant is revoked' }),
+      revokeError: Type.Union([Type.String(), Type.Null()], {
+        description: 'Why revocation at the provider failed; the tokens are deleted from this server all the same',
+      }),
+    },
+    { title: 'OAuthDisconnection' },
+  ),
 );

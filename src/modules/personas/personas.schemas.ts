@@ -50,5 +50,5 @@ export const PersonaSkillParams = Type.Object({
 
 export const PersonaResponse = Data(PersonaSchema);
 export const PersonaPage = Page(PersonaSchema);
-export const DeletedPersonaResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
-export const DetachResultResponse = Data(Type.Object({ detached: Type.Literal(true) }));
+export const DeletedPersonaResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'Deleted' }));
+export const DetachResultResponse = Data(Type.Object({ detached: Type.Literal(true) }, { title: 'Detached' }));

@@ -43,12 +43,15 @@ export const ListServicesQuery = Type.Object({
   connected: Type.Optional(Type.Boolean({ description: 'Only connected (true) or unconnected (false) services' })),
 });
 
-export const CategorySchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  count: Type.Integer({ description: "How many of the owner's services are in it" }),
-});
+export const CategorySchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    count: Type.Integer({ description: "How many of the owner's services are in it" }),
+  },
+  { title: 'ServiceCategory' },
+);
 
 const MethodSummaryFields = {
   name: Type.String({ description: 'The `method` of POST /services/{service}/execute' }),

@@ -805,7 +805,10 @@ describe('the OpenAPI document', () => {
   it('documents every skills operation once, both content types of /content and the markdown body of PUT skill.md', async () => {
     const res = await t.request('GET', '/openapi.json');
     expect(res.status).toBe(200);
-    const paths = res.body.paths as Record<string, Record<string, { operationId?: string; tags?: string[]; responses?: any; requestBody?: any; security?: unknown }>>;
+    const paths = res.body.paths as Record<
+      string,
+      Record<string, { operationId?: string; tags?: string[]; responses?: any; requestBody?: any; security?: unknown; 'x-required-scopes'?: unknown }>
+    >;
     const operations = Object.entries(paths)
       .filter(([path]) => path.startsWith('/api/v1/skills'))
       .flatMap(([, methods]) => Object.values(methods));
@@ -839,6 +842,8 @@ describe('the OpenAPI document', () => {
     expect(paths['/api/v1/skills/{id}/skill.md']!.get!.responses['200'].content['text/markdown'].schema.type).toBe('string');
     const put = paths['/api/v1/skills/{id}/skill.md']!.put!;
     expect(put.requestBody.content['text/markdown'].schema.type).toBe('string');
-    expect(paths['/api/v1/skills/{id}']!.get!.security).toEqual([{ bearerAuth: ['skills'] }, { queryToken: ['skills'] }]);
+    // Scope lists belong to OAuth schemes only: the scope is stated in x-required-scopes.
+    expect(paths['/api/v1/skills/{id}']!.get!.security).toEqual([{ bearerAuth: [] }, { queryToken: [] }]);
+    expect(paths['/api/v1/skills/{id}']!.get!['x-required-scopes']).toEqual(['skills']);
   });
 });

@@ -81,8 +81,8 @@ export const SkillPage = Page(SkillSummarySchema);
 export const SkillList = List(SkillSchema);
 export const SkillSuggestionList = List(SkillSuggestionSchema);
 export const SkillContentResponse = Data(SkillContentSchema);
-export const SkillDeletedResponse = Data(Type.Object({ id: SkillIdSchema, deleted: Type.Literal(true) }));
-export const DetachedResponse = Data(Type.Object({ detached: Type.Literal(true) }));
+export const SkillDeletedResponse = Data(Type.Object({ id: SkillIdSchema, deleted: Type.Literal(true) }, { title: 'SkillDeleted' }));
+export const DetachedResponse = Data(Type.Object({ detached: Type.Literal(true) }, { title: 'Detached' }));
 
 export const CreateSkillBody = Type.Object(
   {

@@ -32,10 +32,13 @@ export const TokenSchema = Type.Object(
   { title: 'Token' },
 );
 
-export const IssuedTokenSchema = Type.Object({
-  ...TokenSchema.properties,
-  token: Type.String({ description: 'The secret. Shown this once: store it now' }),
-});
+export const IssuedTokenSchema = Type.Object(
+  {
+    ...TokenSchema.properties,
+    token: Type.String({ description: 'The secret. Shown this once: store it now' }),
+  },
+  { title: 'IssuedToken' },
+);
 
 export const CreateTokenBody = Type.Object(
   {

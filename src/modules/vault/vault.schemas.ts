@@ -126,5 +126,5 @@ export const ListVaultTokensQuery = Type.Object({
 export const VaultTokenResponse = Data(VaultTokenSchema);
 export const VaultTokenPage = Page(VaultTokenSchema);
 export const RevealedVaultTokenResponse = Data(RevealedVaultTokenSchema);
-export const DeletedVaultTokenResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }));
+export const DeletedVaultTokenResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'Deleted' }));
 export const DiscoveryResponse = Data(DiscoveredApiSchema);
