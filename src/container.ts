@@ -141,9 +141,7 @@ export function createContainer(config: Config, storage: Storage) {
   const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits, parsing });
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
   const oauth = createOAuthService({
-    db,
-    dialect: storage.dialect,
-    repo: createOAuthRepo(db, storage.dialect),
+    repo: createOAuthRepo(db),
     providers: createProviderRegistry(config),
     keyring,
     outbound,
@@ -153,6 +151,8 @@ export function createContainer(config: Config, storage: Storage) {
       emailOf: async (ownerId) => (await accounts.getUser(ownerId)).email,
       confirmPassword: accounts.confirmPassword,
     },
+    // A refresh's claim outlasts its provider call, which the outbound timeout bounds.
+    refreshLeaseMs: config.outboundTimeoutMs + 30_000,
   });
   // Gmail and Google Drive of the connected account.
   const google = createGoogleService({ oauth, outbound, google: config.google });

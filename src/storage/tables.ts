@@ -249,6 +249,10 @@ export interface OAuthConnectionsTable {
   connected_at: string;
   refreshed_at: string | null;
   updated_at: string;
+  /** Who is refreshing the tokens right now (a random id), null when nobody is. */
+  refresh_lease: string | null;
+  /** When that refresh's claim runs out, so a node that died mid-refresh blocks nobody for long. */
+  refresh_lease_until: string | null;
 }
 
 export interface OAuthStatesTable {

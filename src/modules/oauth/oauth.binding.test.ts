@@ -142,15 +142,18 @@ describe('the connect page', () => {
     expect(own.status).toBe(200);
   });
 
-  it('an unknown, used or expired state answers 400', async () => {
-    expectError(await t.request('GET', `/api/v1/oauth/connect/google?state=${'A'.repeat(43)}`), 400, 'VALIDATION_ERROR');
+  it('an unknown, used or expired state answers 400, naming where the request carried it', async () => {
+    const page = expectError(await t.request('GET', `/api/v1/oauth/connect/google?state=${'A'.repeat(43)}`), 400, 'VALIDATION_ERROR');
+    expect(page.details).toEqual([{ field: 'querystring.state', message: 'is unknown, used or expired' }]);
     expectError(await t.request('GET', '/api/v1/oauth/connect/google'), 400, 'VALIDATION_ERROR');
     const owner = await t.createOwner();
-    expectError(
+    const signIn = expectError(
       await t.request('POST', '/api/v1/oauth/connect/google', { body: form({ state: 'A'.repeat(43), password: owner.password }), headers: FORM }),
       400,
       'VALIDATION_ERROR',
     );
+    // The sign-in form sends the state in its body.
+    expect(signIn.details).toEqual([{ field: 'body.state', message: 'is unknown, used or expired' }]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectGoogle, type FakeGoogle } from '../../../test/fakes/google.js';
 import { closeGoogleApp, startGoogleApp } from '../../../test/google-app.js';
@@ -145,7 +146,7 @@ describe('refreshing access tokens', () => {
     const release = fake.holdRefreshes();
     const call = listMail(owner);
     await fake.waitFor('token.refresh_token', refreshes + 1);
-    // On PostgreSQL the delete waits for the refresh's row lock; the revocation happens first.
+    // The delete lands while Google is still answering; the refresh's result then fits no row.
     const revokes = fake.count('revoke');
     const disconnect = t.request('POST', '/api/v1/oauth/disconnect/google', { token: owner.token });
     await fake.waitFor('revoke', revokes + 1);
@@ -156,7 +157,7 @@ describe('refreshing access tokens', () => {
     expect(rows).toEqual([]);
   });
 
-  it.skipIf(ENGINE !== 'postgres')('two API nodes refreshing the same connection call Google once (row lock)', async () => {
+  it.skipIf(ENGINE !== 'postgres')('two API nodes refreshing the same connection call Google once (refresh lease)', async () => {
     const owner = await t.createOwner();
     await connectExpiring(owner);
     // A second node: its own services (and its own in-process refresh map) and connection pool on the same database.
@@ -181,6 +182,60 @@ describe('refreshing access tokens', () => {
     }
   });
 });
+
+describe('no lock across the provider call', () => {
+  it.skipIf(ENGINE !== 'postgres')('while Google answers a refresh, the connection row is not locked and no transaction is open', async () => {
+    const owner = await connectedExpiring();
+    const refreshes = fake.count('token.refresh_token');
+    const release = fake.holdRefreshes();
+    const call = t.services.oauth.accessToken(owner.id, 'google');
+    await fake.waitFor('token.refresh_token', refreshes + 1);
+    try {
+      // From another connection: taking the row lock without waiting succeeds only if no open
+      // transaction of the refresh holds it.
+      const locked = await t.storage.db.transaction().execute(async (trx) =>
+        (await sql<{ id: string }>`select id from oauth_connections where owner_id = ${owner.id} for update nowait`.execute(trx)).rows,
+      );
+      expect(locked).toHaveLength(1);
+      // The claim is visible to every node: whose it is and until when.
+      const row = await t.storage.db.selectFrom('oauth_connections').select(['refresh_lease', 'refresh_lease_until']).where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
+      expect(row.refresh_lease).not.toBeNull();
+      expect(Date.parse(row.refresh_lease_until!)).toBeGreaterThan(Date.now());
+    } finally {
+      release();
+    }
+    expect((await call).accessToken).toMatch(/^ya29\./);
+    const after = await t.storage.db.selectFrom('oauth_connections').select(['refresh_lease', 'token_version']).where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
+    expect(after).toEqual({ refresh_lease: null, token_version: 2 });
+  });
+
+  it('a claim left by a node that died mid-refresh runs out, and the next request refreshes', async () => {
+    const owner = await connectedExpiring();
+    const refreshes = fake.count('token.refresh_token');
+    await t.storage.db
+      .updateTable('oauth_connections')
+      .set({ refresh_lease: 'a-node-that-died', refresh_lease_until: new Date(Date.now() - 1000).toISOString() })
+      .where('owner_id', '=', owner.id)
+      .execute();
+    expect((await t.services.oauth.accessToken(owner.id, 'google')).accessToken).toMatch(/^ya29\./);
+    expect(fake.count('token.refresh_token')).toBe(refreshes + 1);
+  });
+
+  it('a refresh Google fails gives its claim up: the next request refreshes at once', async () => {
+    const owner = await connectedExpiring();
+    fake.failNext('token', 503, { error: 'temporarily_unavailable', error_description: 'Try again' });
+    await expect(t.services.oauth.accessToken(owner.id, 'google')).rejects.toMatchObject({ code: 'UPSTREAM_ERROR' });
+    const row = await t.storage.db.selectFrom('oauth_connections').select(['refresh_lease', 'status']).where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ refresh_lease: null, status: 'connected' });
+    expect((await t.services.oauth.accessToken(owner.id, 'google')).accessToken).toMatch(/^ya29\./);
+  });
+});
+
+async function connectedExpiring(): Promise<Owner> {
+  const owner = await t.createOwner();
+  await connectExpiring(owner);
+  return owner;
+}
 
 describe('accessToken for other modules', () => {
   it('answers the token, the granted scopes and the account', async () => {

@@ -1,5 +1,4 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Dialect } from '../../storage/dialect.js';
 import type { Database, OAuthConnectionsTable, OAuthStatesTable } from '../../storage/tables.js';
 
 export type ConnectionRow = OAuthConnectionsTable;
@@ -7,7 +6,7 @@ export type StateRow = OAuthStatesTable;
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export function createOAuthRepo(db: Kysely<Database>, dialect: Dialect) {
+export function createOAuthRepo(db: Kysely<Database>) {
   return {
     async insertState(row: StateRow): Promise<void> {
       await db.insertInto('oauth_states').values(row).execute();
@@ -62,8 +61,8 @@ export function createOAuthRepo(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('oauth_states').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    async getConnection(ownerId: string, provider: string, trx?: Transaction<Database>): Promise<ConnectionRow | undefined> {
-      return (trx ?? db)
+    async getConnection(ownerId: string, provider: string): Promise<ConnectionRow | undefined> {
+      return db
         .selectFrom('oauth_connections')
         .selectAll()
         .where('owner_id', '=', ownerId)
@@ -72,14 +71,33 @@ export function createOAuthRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * The connection, locked until the transaction ends on PostgreSQL, so that of several API
-     * nodes refreshing the same connection one calls the provider and the others wait and read
-     * its result. SQLite has one writer process; the service's in-process guard is enough there.
+     * Claims the refresh of a connection for `lease` until `until`, in one statement: only while
+     * the tokens are still at `expectedVersion` and nobody else holds a live claim. Of several
+     * requests or API nodes exactly one gets it; no row lock outlives the statement, so the
+     * provider is called with no transaction open.
      */
-    async getConnectionForUpdate(trx: Transaction<Database>, ownerId: string, provider: string): Promise<ConnectionRow | undefined> {
-      let q = trx.selectFrom('oauth_connections').selectAll().where('owner_id', '=', ownerId).where('provider', '=', provider);
-      if (dialect === 'postgres') q = q.forUpdate();
-      return q.executeTakeFirst();
+    async claimRefresh(ownerId: string, provider: string, expectedVersion: number, lease: string, now: string, until: string): Promise<boolean> {
+      const result = await db
+        .updateTable('oauth_connections')
+        .set({ refresh_lease: lease, refresh_lease_until: until })
+        .where('owner_id', '=', ownerId)
+        .where('provider', '=', provider)
+        .where('token_version', '=', expectedVersion)
+        .where('status', '=', 'connected')
+        .where((eb) => eb.or([eb('refresh_lease', 'is', null), eb('refresh_lease_until', '<=', now)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Gives a claim up (the refresh failed without changing the tokens), if it is still held. */
+    async releaseRefresh(ownerId: string, provider: string, lease: string): Promise<void> {
+      await db
+        .updateTable('oauth_connections')
+        .set({ refresh_lease: null, refresh_lease_until: null })
+        .where('owner_id', '=', ownerId)
+        .where('provider', '=', provider)
+        .where('refresh_lease', '=', lease)
+        .execute();
     },
 
     async listConnections(ownerId: string): Promise<ConnectionRow[]> {
@@ -96,50 +114,55 @@ export function createOAuthRepo(db: Kysely<Database>, dialect: Dialect) {
           oc.columns(['owner_id', 'provider']).doUpdateSet({
             ...changes,
             token_version: (eb) => eb('oauth_connections.token_version', '+', 1),
+            // A reconnection supersedes a refresh in flight: its result no longer fits the row.
+            refresh_lease: null,
+            refresh_lease_until: null,
           }),
         )
         .execute();
     },
 
     /**
-     * Stores a refresh's result only over the token version it started from: a reconnection or
-     * another node's refresh in the meantime wins, and this answer is dropped. Answers whether
-     * the row was written.
+     * Stores a refresh's result only while its claim holds and over the token version it started
+     * from: a reconnection, or another node's refresh after this claim ran out, wins and this
+     * answer is dropped. Answers whether the row was written.
      */
     async updateTokens(
       ownerId: string,
       provider: string,
-      expectedVersion: number,
-      changes: Pick<ConnectionRow, 'access_token_sealed' | 'refresh_token_sealed' | 'expires_at' | 'scopes' | 'refreshed_at' | 'updated_at'> &
-        Partial<Pick<ConnectionRow, 'account_email' | 'account_id'>>,
-      trx?: Transaction<Database>,
+      claim: { version: number; lease: string },
+      changes: Pick<ConnectionRow, 'access_token_sealed' | 'refresh_token_sealed' | 'expires_at' | 'scopes' | 'refreshed_at' | 'updated_at'>,
     ): Promise<boolean> {
-      const result = await (trx ?? db)
+      const result = await db
         .updateTable('oauth_connections')
-        .set({ ...changes, status: 'connected', last_error: null, token_version: expectedVersion + 1 })
+        .set({ ...changes, status: 'connected', last_error: null, token_version: claim.version + 1, refresh_lease: null, refresh_lease_until: null })
         .where('owner_id', '=', ownerId)
         .where('provider', '=', provider)
-        .where('token_version', '=', expectedVersion)
+        .where('token_version', '=', claim.version)
+        .where('refresh_lease', '=', claim.lease)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /** Marks the connection as needing the owner's consent again, unless it changed meanwhile. */
+    /**
+     * Marks the connection as needing the owner's consent again, unless it changed meanwhile
+     * (and, given a claim's lease, only while that claim holds).
+     */
     async markNeedsReauth(
       ownerId: string,
       provider: string,
-      expectedVersion: number,
+      expected: { version: number; lease?: string },
       lastError: string,
       now: string,
-      trx?: Transaction<Database>,
     ): Promise<boolean> {
-      const result = await (trx ?? db)
+      let q = db
         .updateTable('oauth_connections')
-        .set({ status: 'needs_reauth', last_error: lastError, updated_at: now })
+        .set({ status: 'needs_reauth', last_error: lastError, updated_at: now, refresh_lease: null, refresh_lease_until: null })
         .where('owner_id', '=', ownerId)
         .where('provider', '=', provider)
-        .where('token_version', '=', expectedVersion)
-        .executeTakeFirst();
+        .where('token_version', '=', expected.version);
+      if (expected.lease !== undefined) q = q.where('refresh_lease', '=', expected.lease);
+      const result = await q.executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 

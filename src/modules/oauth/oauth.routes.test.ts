@@ -223,12 +223,14 @@ describe('GET /api/v1/oauth/callback/{service}: states', () => {
     const owner = await t.createOwner();
     const callback = await consent(owner);
     const code = callback.searchParams.get('code')!;
-    expectError(await t.request('GET', `/api/v1/oauth/callback/google?code=${encodeURIComponent(code)}`), 400, 'VALIDATION_ERROR');
-    expectError(
+    const missing = expectError(await t.request('GET', `/api/v1/oauth/callback/google?code=${encodeURIComponent(code)}`), 400, 'VALIDATION_ERROR');
+    expect(missing.details).toEqual([{ field: 'querystring.state', message: 'is required' }]);
+    const unknown = expectError(
       await t.request('GET', `/api/v1/oauth/callback/google?code=${encodeURIComponent(code)}&state=${'A'.repeat(43)}`),
       400,
       'VALIDATION_ERROR',
     );
+    expect(unknown.details).toEqual([{ field: 'querystring.state', message: 'is unknown, used or expired' }]);
     const state = callback.searchParams.get('state')!;
     const altered = (state[0] === 'a' ? 'b' : 'a') + state.slice(1);
     expectError(await t.request('GET', `/api/v1/oauth/callback/google?code=${encodeURIComponent(code)}&state=${altered}`), 400, 'VALIDATION_ERROR');

@@ -1,99 +1,12 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
+import { inRequestPart } from '../../http/request-part.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizeResponse, CallbackQuery, ConnectForm, ConnectQuery, DisconnectResponse, ServiceParams, StatusResponse } from './oauth.schemas.js';
+import { connectedPage, connectPage, continuePage, cookieHeader, cookiesOf, pageHeaders } from './oauth.pages.js';
 import type { OAuthService } from './oauth.service.js';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-const PAGE_STYLE = '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{font-size:.9em}label,input,button{display:block;margin:.5rem 0}</style>';
-
-/** The page the owner's browser lands on after consenting. Nothing on it loads or links anywhere. */
-export function connectedPage(label: string, account: string | null, scopes: string[]): string {
-  const who = account ? `<strong>${escapeHtml(account)}</strong>` : `your ${escapeHtml(label)} account`;
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(label)} connected · Hearth</title>
-${PAGE_STYLE}</head>
-<body>
-<h1>${escapeHtml(label)} connected</h1>
-<p>Hearth is now connected to ${who}.</p>
-<p>Granted: ${scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ') || 'nothing'}.</p>
-<p>You can close this window. Agents with the <code>services:read</code> or <code>services:write</code> scope can now use it; <code>GET /api/v1/oauth/status</code> shows the connection.</p>
-</body>
-</html>
-`;
-}
-
-/**
- * Where the owner signs in to start connecting: the answer of GET /oauth/authorize points here.
- * It names the Hearth account the provider's account will be connected to.
- */
-export function connectPage(label: string, account: string | null, formAction: string, state: string): string {
-  const who = account ? `<strong>${escapeHtml(account)}</strong>` : 'this Hearth account';
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Connect ${escapeHtml(label)} · Hearth</title>
-${PAGE_STYLE}</head>
-<body>
-<h1>Connect ${escapeHtml(label)} to Hearth</h1>
-<p>This connects a ${escapeHtml(label)} account to the Hearth account ${who}. If that is not your Hearth account, close this window: whoever sent you this link would get access to your ${escapeHtml(label)} account.</p>
-<form method="post" action="${escapeHtml(formAction)}">
-<input type="hidden" name="state" value="${escapeHtml(state)}">
-<label for="password">Your Hearth password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
-<button type="submit">Continue to ${escapeHtml(label)}</button>
-</form>
-</body>
-</html>
-`;
-}
-
-/** After signing in: the browser goes on to the provider's consent screen (a page, never an HTTP redirect). */
-export function continuePage(label: string, providerUrl: string): string {
-  const href = escapeHtml(providerUrl);
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${href}"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Continue to ${escapeHtml(label)} · Hearth</title>
-${PAGE_STYLE}</head>
-<body>
-<h1>Continue to ${escapeHtml(label)}</h1>
-<p><a id="continue" href="${href}">Continue to ${escapeHtml(label)}'s consent screen</a> if it does not open by itself.</p>
-</body>
-</html>
-`;
-}
-
-/** The request's cookies, by name (the first of each name wins). */
-function cookiesOf(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    const name = part.slice(0, eq).trim();
-    if (name && !(name in out)) out[name] = part.slice(eq + 1).trim();
-  }
-  return out;
-}
-
-function cookieHeader(cookie: { name: string; value: string; path: string; maxAgeSeconds: number; secure: boolean }): string {
-  return `${cookie.name}=${cookie.value}; Path=${cookie.path}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; SameSite=Lax${cookie.secure ? '; Secure' : ''}`;
-}
-
-// The pages carry a state or a code in their address: no referrer leaves them, nothing caches or frames them.
-function pageHeaders(reply: FastifyReply, extra = ''): FastifyReply {
-  return reply
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'${extra}`)
-    .header('x-frame-options', 'DENY')
-    .type('text/html; charset=utf-8');
-}
 
 export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }): FastifyPluginAsyncTypebox {
   const { oauth } = deps;
@@ -131,11 +44,14 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
         },
       },
       async (request, reply) => {
-        const connected = await oauth.callback(request.params.service, request.query, cookiesOf(request.headers.cookie), (ownerId) =>
-          actorOf(request, ownerId),
+        const { state, code, error, error_description: errorDescription } = request.query;
+        const connected = await inRequestPart('querystring', () =>
+          oauth.callback(request.params.service, { state, code, error, errorDescription }, cookiesOf(request.headers.cookie), (ownerId) =>
+            actorOf(request, ownerId),
+          ),
         );
         // The flow is spent: its binding cookie has nothing left to do.
-        reply.header('set-cookie', cookieHeader(oauth.clearedBindingCookie(request.params.service, request.query.state!)));
+        reply.header('set-cookie', cookieHeader(oauth.clearedBindingCookie(request.params.service, state!)));
         return pageHeaders(reply).send(connectedPage(connected.label, connected.account, connected.scopes));
       },
     );
@@ -158,7 +74,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
         },
       },
       async (request, reply) => {
-        const page = await oauth.connectPage(request.params.service, request.query.state);
+        const page = await inRequestPart('querystring', () => oauth.connectPage(request.params.service, request.query.state));
         return pageHeaders(reply, "; form-action 'self'").send(connectPage(page.label, page.account, page.formAction, request.query.state));
       },
     );
@@ -192,8 +108,8 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
           if ((origin !== undefined && origin !== ownOrigin) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
             throw new AppError('FORBIDDEN', `The sign-in form must be sent from Hearth's own connect page (${ownOrigin}), not from another site`);
           }
-          const bound = await oauth.bindBrowser(request.params.service, request.body.state, request.body.password, (ownerId) =>
-            actorOf(request, ownerId),
+          const bound = await inRequestPart('body', () =>
+            oauth.bindBrowser(request.params.service, request.body.state, request.body.password, (ownerId) => actorOf(request, ownerId)),
           );
           reply.header('set-cookie', cookieHeader(bound.cookie));
           return pageHeaders(reply).send(continuePage(bound.label, bound.providerUrl));

@@ -1,24 +1,25 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, List, NullableDateTime, IsoDateTime, UrlSafe } from '../../http/schemas.js';
 
 export const ServiceParams = Type.Object({
   service: Type.String({ minLength: 1, maxLength: 40, ...UrlSafe, description: 'The OAuth provider: `google`' }),
 });
 
-export const AuthorizeResponse = Data(
-  Type.Object(
-    {
-      url: Type.String({
-        description:
-          "Hearth's connect page: the owner opens it in a browser, signs in with the account password, and goes on to the provider's consent page. It works once, for 10 minutes, and only in the browser that signed in",
-      }),
-      provider: Type.String(),
-      redirectUri: Type.String({ description: 'Where the provider sends the browser back; the OAuth client must list it' }),
-      expiresAt: IsoDateTime,
-    },
-    { title: 'OAuthAuthorization' },
-  ),
+export const AuthorizationSchema = Type.Object(
+  {
+    url: Type.String({
+      description:
+        "Hearth's connect page: the owner opens it in a browser, signs in with the account password, and goes on to the provider's consent page. It works once, for 10 minutes, and only in the browser that signed in",
+    }),
+    provider: Type.String(),
+    redirectUri: Type.String({ description: 'Where the provider sends the browser back; the OAuth client must list it' }),
+    expiresAt: IsoDateTime,
+  },
+  { title: 'OAuthAuthorization' },
 );
+export type Authorization = Static<typeof AuthorizationSchema>;
+
+export const AuthorizeResponse = Data(AuthorizationSchema);
 
 export const CallbackQuery = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 4096 })),
@@ -64,18 +65,22 @@ export const ProviderStatusSchema = Type.Object(
   { title: 'OAuthProviderStatus' },
 );
 
+export type ProviderStatus = Static<typeof ProviderStatusSchema>;
+export type ConnectionStatus = ProviderStatus['status'];
+
 export const StatusResponse = List(ProviderStatusSchema);
 
-export const DisconnectResponse = Data(
-  Type.Object(
-    {
-      provider: Type.String(),
-      disconnected: Type.Literal(true),
-      revoked: Type.Boolean({ description: 'Whether the provider confirmed the grant is revoked' }),
-      revokeError: Type.Union([Type.String(), Type.Null()], {
-        description: 'Why revocation at the provider failed; the tokens are deleted from this server all the same',
-      }),
-    },
-    { title: 'OAuthDisconnection' },
-  ),
+export const DisconnectionSchema = Type.Object(
+  {
+    provider: Type.String(),
+    disconnected: Type.Literal(true),
+    revoked: Type.Boolean({ description: 'Whether the provider confirmed the grant is revoked' }),
+    revokeError: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why revocation at the provider failed; the tokens are deleted from this server all the same',
+    }),
+  },
+  { title: 'OAuthDisconnection' },
 );
+export type DisconnectResult = Static<typeof DisconnectionSchema>;
+
+export const DisconnectResponse = Data(DisconnectionSchema);

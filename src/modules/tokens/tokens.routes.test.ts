@@ -140,6 +140,10 @@ describe('POST /api/v1/tokens', () => {
     expect(future.status).toBe(201);
     expect(future.body.data.expiresAt).toBe('2098-12-31T22:00:00.000Z');
     expect(future.body.data.status).toBe('active');
+
+    // A change of expiry is held to the same rule, and names the field where the body carried it.
+    const moved = await t.request('PUT', `/api/v1/tokens/${future.body.data.id}`, { token: owner.token, body: { expiresAt: new Date(Date.now() - 60_000).toISOString() } });
+    expect(expectError(moved, 400, 'VALIDATION_ERROR').details).toEqual([{ field: 'body.expiresAt', message: 'must be in the future' }]);
   });
 
   it('works with a login session too', async () => {

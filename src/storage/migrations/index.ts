@@ -12,6 +12,7 @@ import * as billing from './0012-billing.js';
 import * as afpDeviceKey from './0013-afp-device-key.js';
 import * as oauthBrowserBinding from './0014-oauth-browser-binding.js';
 import * as dropLoginLockout from './0015-drop-login-lockout.js';
+import * as oauthRefreshLease from './0016-oauth-refresh-lease.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0013-afp-device-key', afpDeviceKey],
   ['0014-oauth-browser-binding', oauthBrowserBinding],
   ['0015-drop-login-lockout', dropLoginLockout],
+  ['0016-oauth-refresh-lease', oauthRefreshLease],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

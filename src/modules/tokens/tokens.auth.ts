@@ -1,0 +1,108 @@
+import type { Principal } from '../../http/access.js';
+import { constantTimeEqual, hashToken, isWellFormedToken } from '../../lib/crypto.js';
+import { isPast } from '../../lib/time.js';
+import { ALL_SCOPES_KINDS, scopesOf } from './tokens.records.js';
+import type { TokensRepo } from './tokens.repo.js';
+
+interface CachedPrincipal {
+  principal: Principal;
+  secretHash: string;
+  expiresAtMs: number | null;
+}
+
+/** lastUsedAt is precise to this interval: writing it on every request would double the work of a read. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+export interface TokenAuthenticationDeps {
+  repo: Pick<TokensRepo, 'findLiveByHash' | 'touch'>;
+  /**
+   * Keep authenticated tokens in memory. Only safe when this process makes every change to
+   * the tokens table (embedded SQLite): every change to a token calls `forget` at once. With
+   * PostgreSQL several nodes may share the table, so every request looks up.
+   */
+  cacheTokens: boolean;
+}
+
+/** Bearer secret → principal, on every request: one indexed lookup, or none from the cache. */
+export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
+  const { repo } = deps;
+  const cache = new Map<string, CachedPrincipal>(); // by secret hash
+  const hashById = new Map<string, string>();
+  const lastTouched = new Map<string, number>();
+  /**
+   * Bumped by every invalidation. A lookup that started before a revoke may finish after it;
+   * it caches its answer only if no invalidation happened meanwhile, so a revoked token can
+   * never be put back into the cache.
+   */
+  let generation = 0;
+
+  function forget(tokenId: string): void {
+    generation += 1;
+    const hash = hashById.get(tokenId);
+    if (hash) cache.delete(hash);
+    hashById.delete(tokenId);
+  }
+
+  function remember(entry: CachedPrincipal): void {
+    if (cache.size >= CACHE_MAX) {
+      const oldest = cache.keys().next().value!;
+      const evicted = cache.get(oldest);
+      cache.delete(oldest);
+      if (evicted) hashById.delete(evicted.principal.tokenId);
+    }
+    cache.set(entry.secretHash, entry);
+    hashById.set(entry.principal.tokenId, entry.secretHash);
+  }
+
+  function touch(tokenId: string, now: number): void {
+    const last = lastTouched.get(tokenId) ?? 0;
+    if (now - last < LAST_USED_RESOLUTION_MS) return;
+    lastTouched.set(tokenId, now);
+    if (lastTouched.size > CACHE_MAX) lastTouched.clear();
+    // Off the request path: a failed write of lastUsedAt must never fail the request.
+    repo.touch(tokenId, new Date(now).toISOString()).catch(() => lastTouched.delete(tokenId));
+  }
+
+  return {
+    /** Resolves a bearer secret to its principal; null for anything that is not a live token. */
+    async authenticate(secret: string): Promise<Principal | null> {
+      // A malformed or mistyped token never reaches the database.
+      if (!isWellFormedToken(secret)) return null;
+      const secretHash = hashToken(secret);
+      const now = Date.now();
+
+      const cached = deps.cacheTokens ? cache.get(secretHash) : undefined;
+      if (cached) {
+        if (cached.expiresAtMs !== null && cached.expiresAtMs <= now) {
+          forget(cached.principal.tokenId);
+          return null;
+        }
+        touch(cached.principal.tokenId, now);
+        return cached.principal;
+      }
+
+      const startedAt = generation;
+      const row = await repo.findLiveByHash(secretHash);
+      if (!row || !constantTimeEqual(row.secret_hash, secretHash) || row.revoked_at || isPast(row.expires_at, now)) {
+        return null;
+      }
+      const principal: Principal = {
+        tokenId: row.id,
+        ownerId: row.owner_id,
+        kind: row.kind,
+        allScopes: ALL_SCOPES_KINDS.has(row.kind),
+        scopes: new Set(scopesOf(row)),
+        role: row.role,
+      };
+      if (deps.cacheTokens && generation === startedAt) {
+        remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null });
+      }
+      touch(row.id, now);
+      return principal;
+    },
+
+    /** Drops a token's cached principal: called on every change to the token, and after changes made elsewhere (a role). */
+    forget,
+  };
+}

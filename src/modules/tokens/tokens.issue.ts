@@ -1,0 +1,83 @@
+import type { Static } from '@sinclair/typebox';
+import type { Transaction } from 'kysely';
+import { AppError } from '../../http/errors.js';
+import type { Scope } from '../../http/access.js';
+import { isoIn, isPast } from '../../lib/time.js';
+import type { Database } from '../../storage/tables.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import { mintToken, toTokenRecord, type IssuedToken } from './tokens.records.js';
+import type { TokensRepo } from './tokens.repo.js';
+import type { CreateTokenBody } from './tokens.schemas.js';
+
+export type NewApiToken = Static<typeof CreateTokenBody>;
+
+/** An expiry must lie ahead; the error names the field, the route says where it was sent. */
+export function checkFutureExpiry(expiresAt: string | null | undefined): void {
+  if (expiresAt && isPast(expiresAt)) {
+    throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', {
+      details: [{ field: 'expiresAt', message: 'must be in the future' }],
+    });
+  }
+}
+
+export interface TokenIssuingDeps {
+  repo: Pick<TokensRepo, 'insert'>;
+  audit: Pick<AuditService, 'record'>;
+  sessionTtlMs: number;
+}
+
+/** Making tokens: the master token with the account, login sessions, agents' tokens, API tokens. */
+export function createTokenIssuing(deps: TokenIssuingDeps) {
+  const { repo, audit } = deps;
+  return {
+    /** The owner's one master token, made with the account. */
+    async createMaster(ownerId: string, trx: Transaction<Database>): Promise<IssuedToken> {
+      const { row, secret } = mintToken(ownerId, 'master', { name: 'Master token', scopes: [], expiresAt: null });
+      await repo.insert(row, trx);
+      return { record: toTokenRecord(row), secret };
+    },
+
+    async createSession(ownerId: string, actor: AuditActor, trx?: Transaction<Database>): Promise<IssuedToken> {
+      const { row, secret } = mintToken(ownerId, 'session', {
+        name: `Login session${actor.userAgent ? ` (${actor.userAgent.slice(0, 60)})` : ''}`,
+        scopes: [],
+        expiresAt: isoIn(deps.sessionTtlMs),
+      });
+      await repo.insert(row, trx);
+      return { record: toTokenRecord(row), secret };
+    },
+
+    async createForHandshake(
+      ownerId: string,
+      fields: { handshakeId: string; agentId: string; scopes: Scope[]; expiresAt: string | null },
+      trx: Transaction<Database>,
+    ): Promise<IssuedToken> {
+      const { row, secret } = mintToken(ownerId, 'handshake', {
+        name: `Agent ${fields.agentId}`,
+        scopes: fields.scopes,
+        expiresAt: fields.expiresAt,
+        handshakeId: fields.handshakeId,
+      });
+      await repo.insert(row, trx);
+      return { record: toTokenRecord(row), secret };
+    },
+
+    async create(ownerId: string, input: NewApiToken, actor: AuditActor): Promise<IssuedToken> {
+      checkFutureExpiry(input.expiresAt);
+      const { row, secret } = mintToken(ownerId, 'api', {
+        name: input.name,
+        scopes: input.scopes,
+        expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+      });
+      await repo.insert(row);
+      await audit.record(actor, {
+        action: 'token.create',
+        outcome: 'success',
+        targetType: 'token',
+        targetId: row.id,
+        details: { name: row.name, scopes: input.scopes, expiresAt: row.expires_at },
+      });
+      return { record: toTokenRecord(row), secret };
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import type { Static } from '@sinclair/typebox';
+import type { Transaction } from 'kysely';
+import { AppError, notFound } from '../../http/errors.js';
+import { isoNow } from '../../lib/time.js';
+import type { Database, TokensTable } from '../../storage/tables.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import { checkFutureExpiry } from './tokens.issue.js';
+import { ALL_SCOPES_KINDS, toTokenRecord, type TokenRecord } from './tokens.records.js';
+import type { TokensRepo } from './tokens.repo.js';
+import type { ListTokensQuery, UpdateTokenBody } from './tokens.schemas.js';
+
+export type TokenListOptions = Omit<Static<typeof ListTokensQuery>, 'limit'> & { limit: number };
+export type TokenChanges = Static<typeof UpdateTokenBody>;
+
+export interface TokenManagementDeps {
+  repo: Pick<TokensRepo, 'get' | 'list' | 'update'>;
+  audit: Pick<AuditService, 'record'>;
+  /** Drops a changed token's cached principal, so the change holds from the very next request. */
+  forget(tokenId: string): void;
+}
+
+/** The owner's tokens: listing, reading, renaming and rescoping, revoking. */
+export function createTokenManagement(deps: TokenManagementDeps) {
+  const { repo, audit, forget } = deps;
+
+  async function requireToken(ownerId: string, id: string, trx?: Transaction<Database>): Promise<TokensTable> {
+    const row = await repo.get(ownerId, id, trx);
+    if (!row) throw notFound('Token', id);
+    return row;
+  }
+
+  return {
+    requireToken,
+
+    async list(ownerId: string, query: TokenListOptions): Promise<{ tokens: TokenRecord[]; nextCursor: string | null }> {
+      const rows = await repo.list(ownerId, {
+        limit: query.limit + 1,
+        cursor: query.cursor,
+        // Login sessions are many and short-lived: listed only when asked for.
+        kinds: query.kind ? [query.kind] : ['master', 'api', 'handshake'],
+        includeRevoked: query.includeRevoked ?? false,
+      });
+      const page = rows.slice(0, query.limit);
+      return { tokens: page.map(toTokenRecord), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+    },
+
+    async get(ownerId: string, id: string): Promise<TokenRecord> {
+      return toTokenRecord(await requireToken(ownerId, id));
+    },
+
+    async update(ownerId: string, id: string, input: TokenChanges, actor: AuditActor): Promise<TokenRecord> {
+      const row = await requireToken(ownerId, id);
+      if (row.revoked_at) throw new AppError('CONFLICT', `Token ${id} is revoked and cannot be changed`);
+      if (ALL_SCOPES_KINDS.has(row.kind) && (input.scopes !== undefined || input.expiresAt !== undefined)) {
+        throw new AppError('CONFLICT', `A ${row.kind} token always holds every scope and its lifetime is fixed; only its name can change`);
+      }
+      checkFutureExpiry(input.expiresAt);
+      const updated = await repo.update(ownerId, id, {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.scopes !== undefined ? { scopes: JSON.stringify([...new Set(input.scopes)]) } : {}),
+        ...(input.expiresAt !== undefined
+          ? { expires_at: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString() }
+          : {}),
+        updated_at: isoNow(),
+      });
+      forget(id);
+      await audit.record(actor, {
+        action: 'token.update',
+        outcome: 'success',
+        targetType: 'token',
+        targetId: id,
+        details: { name: input.name, scopes: input.scopes, expiresAt: input.expiresAt },
+      });
+      return toTokenRecord(updated!);
+    },
+
+    /** Revokes a token; it is refused from its very next request. */
+    async revoke(ownerId: string, id: string, actor: AuditActor, trx?: Transaction<Database>): Promise<TokenRecord> {
+      const row = await requireToken(ownerId, id, trx);
+      if (row.kind === 'master') {
+        throw new AppError('CONFLICT', 'The master token cannot be revoked; replace it with POST /api/v1/tokens/master/regenerate');
+      }
+      if (row.revoked_at) return toTokenRecord(row);
+      const now = isoNow();
+      const updated = await repo.update(ownerId, id, { revoked_at: now, updated_at: now }, trx);
+      forget(id);
+      await audit.record(actor, { action: 'token.revoke', outcome: 'success', targetType: 'token', targetId: id }, trx);
+      return toTokenRecord(updated!);
+    },
+  };
+}

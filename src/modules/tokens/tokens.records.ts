@@ -1,0 +1,72 @@
+import type { Static } from '@sinclair/typebox';
+import { SCOPE_NAMES, type Scope } from '../../http/access.js';
+import { generateTokenSecret, hashToken, tokenHint, type TokenKind } from '../../lib/crypto.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow, isPast } from '../../lib/time.js';
+import type { TokensTable } from '../../storage/tables.js';
+import type { TokenSchema } from './tokens.schemas.js';
+
+/** A token as the API shows it: never its secret. */
+export type TokenRecord = Static<typeof TokenSchema>;
+
+/** A record together with its secret: only ever returned when a token is made or given a new secret. */
+export interface IssuedToken {
+  record: TokenRecord;
+  secret: string;
+}
+
+/** Master tokens and login sessions hold every scope, also scopes added later. */
+export const ALL_SCOPES_KINDS = new Set<TokensTable['kind']>(['master', 'session']);
+
+/** The scopes a stored token holds. */
+export function scopesOf(row: Pick<TokensTable, 'kind' | 'scopes'>): Scope[] {
+  return ALL_SCOPES_KINDS.has(row.kind) ? [...SCOPE_NAMES] : (JSON.parse(row.scopes) as Scope[]);
+}
+
+export function toTokenRecord(row: TokensTable): TokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    scopes: scopesOf(row),
+    hint: row.hint,
+    status: row.revoked_at ? 'revoked' : isPast(row.expires_at) ? 'expired' : 'active',
+    handshakeId: row.handshake_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/**
+ * A new token: its secret (shown once) and the row that keeps only the secret's hash and a
+ * hint to recognise it by.
+ */
+export function mintToken(
+  ownerId: string,
+  kind: TokenKind,
+  fields: { name: string; scopes: Scope[]; expiresAt: string | null; handshakeId?: string | null },
+): { row: TokensTable; secret: string } {
+  const secret = generateTokenSecret(kind);
+  const now = isoNow();
+  return {
+    secret,
+    row: {
+      id: newId('tok'),
+      owner_id: ownerId,
+      kind,
+      name: fields.name,
+      scopes: JSON.stringify(ALL_SCOPES_KINDS.has(kind) ? [] : [...new Set(fields.scopes)]),
+      secret_hash: hashToken(secret),
+      hint: tokenHint(secret),
+      handshake_id: fields.handshakeId ?? null,
+      created_at: now,
+      updated_at: now,
+      expires_at: fields.expiresAt,
+      last_used_at: null,
+      revoked_at: null,
+    },
+  };
+}

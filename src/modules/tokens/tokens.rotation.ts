@@ -1,0 +1,53 @@
+import { AppError, notFound } from '../../http/errors.js';
+import { generateTokenSecret, hashToken, tokenHint } from '../../lib/crypto.js';
+import { isoNow } from '../../lib/time.js';
+import type { TokensTable } from '../../storage/tables.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import { toTokenRecord, type IssuedToken } from './tokens.records.js';
+import type { TokensRepo } from './tokens.repo.js';
+
+export interface TokenRotationDeps {
+  repo: Pick<TokensRepo, 'getMaster' | 'update'>;
+  audit: Pick<AuditService, 'record'>;
+  /** The old secret is refused from the very next request. */
+  forget(tokenId: string): void;
+  requireToken(ownerId: string, id: string): Promise<TokensTable>;
+}
+
+/** New secrets for existing tokens: API and agent tokens, and the master token after its proof. */
+export function createTokenRotation(deps: TokenRotationDeps) {
+  const { repo, audit, forget } = deps;
+
+  async function rotateSecret(ownerId: string, row: TokensTable, actor: AuditActor, action: string): Promise<IssuedToken> {
+    if (row.revoked_at) throw new AppError('CONFLICT', `Token ${row.id} is revoked; create a new one instead`);
+    const secret = generateTokenSecret(row.kind);
+    const updated = await repo.update(ownerId, row.id, {
+      secret_hash: hashToken(secret),
+      hint: tokenHint(secret),
+      updated_at: isoNow(),
+    });
+    forget(row.id);
+    await audit.record(actor, { action, outcome: 'success', targetType: 'token', targetId: row.id });
+    return { record: toTokenRecord(updated!), secret };
+  }
+
+  return {
+    /** A new secret for an API token; the master token is replaced through MasterTokenReplacer only. */
+    async regenerate(ownerId: string, id: string, actor: AuditActor): Promise<IssuedToken> {
+      const row = await deps.requireToken(ownerId, id);
+      if (row.kind === 'master') throw new AppError('CONFLICT', 'The master token is replaced with POST /api/v1/tokens/master/regenerate');
+      if (row.kind === 'session') throw new AppError('CONFLICT', 'A login session cannot be regenerated; log in again');
+      return rotateSecret(ownerId, row, actor, 'token.regenerate');
+    },
+
+    /**
+     * A new secret for the master token. Only for a caller that has checked the proof
+     * (the accounts service's regenerateMaster): the master token alone reveals vault secrets.
+     */
+    async rotateMaster(ownerId: string, actor: AuditActor): Promise<IssuedToken> {
+      const row = await repo.getMaster(ownerId);
+      if (!row) throw notFound('Master token of user', ownerId);
+      return rotateSecret(ownerId, row, actor, 'token.master_regenerate');
+    },
+  };
+}
