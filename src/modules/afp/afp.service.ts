@@ -16,24 +16,11 @@ import {
   type Op,
   type OpArgsOf,
   type OpResultOf,
-  type Privilege,
 } from '../../shared/afp.protocol.js';
 import type { DeviceReport, AfpRepo, DeviceRow } from './afp.repo.js';
 import type { DeviceRelay } from './afp.relay.js';
+import type { Device } from './afp.schemas.js';
 import type { LimitsService } from '../billing/billing.limits.js';
-
-/** A device as the API shows it. */
-export interface Device {
-  id: string;
-  name: string;
-  platform: string;
-  privilege: Privilege;
-  status: 'online' | 'offline';
-  lastSeenAt: string;
-  root: string;
-  version: string;
-  createdAt: string;
-}
 
 /**
  * How long the server waits for exec beyond the command's own timeout before answering 504, so

@@ -7,6 +7,7 @@ import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
+import type { KbDocument, KbDocumentSummary } from './knowledge.schemas.js';
 
 /** Largest document text, and largest uploaded file: 10 MiB. */
 export const KB_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -25,30 +26,6 @@ const EXCERPT_CHARS = 200;
 const LIST_HEAD_CHARS = 400;
 /** How much of each search hit is read to find the first matching word. */
 const SEARCH_HEAD_CHARS = 50_000;
-
-export interface KbDocument {
-  id: string;
-  title: string;
-  content: string;
-  source: string;
-  mimeType: string | null;
-  sizeBytes: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface KbDocumentSummary {
-  id: string;
-  title: string;
-  source: string;
-  mimeType: string | null;
-  sizeBytes: number;
-  excerpt: string;
-  createdAt: string;
-  updatedAt: string;
-  /** Only in search results: higher is a better match. */
-  rank?: number;
-}
 
 export interface KbWriteInput {
   title: string;

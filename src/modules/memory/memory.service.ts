@@ -3,20 +3,11 @@ import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
+import type { MemoryEntry } from './memory.schemas.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
 export const MEMORY_CONTENT_MAX_BYTES = 64 * 1024;
 
-/**
- * A memory entry as the API shows it. The specification spells `created_at`; every other field
- * is camelCase, as the conventions say.
- */
-export interface MemoryEntry {
-  id: string;
-  content: string;
-  created_at: string;
-  updatedAt: string;
-}
 
 function toEntry(row: MemoryRow): MemoryEntry {
   return { id: row.id, content: row.content, created_at: row.created_at, updatedAt: row.updated_at };

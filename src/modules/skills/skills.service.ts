@@ -10,45 +10,23 @@ import { sanitizeSkillMarkdown } from './skills.frontmatter.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { createSkillsRepo, type SkillRow, type SkillSuggestionRow, type SkillSummaryRow } from './skills.repo.js';
-import { SKILL_BATCH_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_REGEX, SKILL_SCRIPT_MAX, SKILL_SUGGESTIONS_MAX } from './skills.schemas.js';
-
-/** Where a skill came from: `{ type: 'created' }` here; the marketplace adds its own types and fields. */
-export type SkillOrigin = { type: string } & Record<string, unknown>;
-
-export interface Skill {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-  scriptContent: string;
-  active: boolean;
-  origin: SkillOrigin;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type SkillSummary = Omit<Skill, 'scriptContent'>;
-
-export interface SkillSuggestion {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-}
+import {
+  SKILL_BATCH_MAX,
+  SKILL_DESCRIPTION_MAX,
+  SKILL_NAME_REGEX,
+  SKILL_SCRIPT_MAX,
+  SKILL_SUGGESTIONS_MAX,
+  type CreateSkillBody,
+  type Skill,
+  type SkillOrigin,
+  type SkillSuggestion,
+  type SkillSummary,
+  type UpdateSkillBody,
+} from './skills.schemas.js';
 
 /** The fields a skill is made from, by the API or from a marketplace snapshot. */
-export interface SkillInput {
-  name: string;
-  description?: string | undefined;
-  category?: string | undefined;
-  scriptContent?: string | undefined;
-}
-
-export interface SkillPatch extends Partial<SkillInput> {
-  active?: boolean | undefined;
-}
+export type SkillInput = CreateSkillBody;
+export type SkillPatch = UpdateSkillBody;
 
 export interface SkillListQuery {
   slug?: string | undefined;
