@@ -1,5 +1,4 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { HANDSHAKE_SCOPES } from '../../http/access.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { newOpaqueId } from '../../lib/ids.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
@@ -8,32 +7,8 @@ import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
+import type { Handshake, HandshakeScope, HandshakeStatusView } from './handshakes.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
-
-/** A scope an agent may ask for through a handshake. */
-export type HandshakeScope = (typeof HANDSHAKE_SCOPES)[number];
-
-export interface Handshake {
-  handshakeId: string;
-  agentId: string;
-  requestedScopes: HandshakeScope[];
-  message: string;
-  status: HandshakeStatus;
-  tokenId: string | null;
-  clientIp: string | null;
-  userAgent: string | null;
-  createdAt: string;
-  expiresAt: string;
-  decidedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface HandshakeStatusView {
-  handshakeId: string;
-  status: HandshakeStatus;
-  expiresAt: string;
-  decidedAt: string | null;
-}
 
 type StatusFields = Pick<HandshakesTable, 'status' | 'expires_at' | 'decided_at' | 'revoked_at'>;
 

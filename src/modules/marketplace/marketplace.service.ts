@@ -9,49 +9,17 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { PersonasService } from '../personas/personas.service.js';
 import type { SkillsService } from '../skills/skills.service.js';
 import type { ListingAfter, ListingRow, ListingSummaryRow, MarketplaceRepo, RatingRow } from './marketplace.repo.js';
-import { LISTING_DESCRIPTION_MAX, type ListingSort, type ListingType } from './marketplace.schemas.js';
+import {
+  LISTING_DESCRIPTION_MAX,
+  type Listing,
+  type ListingSort,
+  type ListingSummary,
+  type ListingType,
+  type PersonaSnapshot,
+  type Rating,
+  type SkillSnapshot,
+} from './marketplace.schemas.js';
 import { decodeCursor, decodeTimeCursor, encodeCursor, encodeTimeCursor } from '../../http/cursor.js';
-
-export interface SkillSnapshot {
-  name: string;
-  description: string;
-  category: string;
-  scriptContent: string;
-}
-
-export interface PersonaSnapshot {
-  name: string;
-  description: string;
-  soul_content: string;
-}
-
-export interface ListingSummary {
-  id: string;
-  type: ListingType;
-  refId: number | string;
-  title: string;
-  description: string;
-  price: number;
-  ratingAverage: number | null;
-  ratingCount: number;
-  installs: number;
-  ownerId: string;
-  snapshotAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Listing extends ListingSummary {
-  snapshot: SkillSnapshot | PersonaSnapshot;
-}
-
-export interface Rating {
-  userId: string;
-  rating: number;
-  review: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** Who calls: the owner acting, and who to name in the audit log. */
 export interface MarketplaceCaller {
