@@ -11,16 +11,7 @@ import type { PlansService } from '../plans/plans.service.js';
 import type { IssuedToken, MasterProof, TokensService } from '../tokens/tokens.service.js';
 import type { PasswordAttemptLimiter } from './accounts.attempts.js';
 import type { AccountsRepo } from './accounts.repo.js';
-
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  role: 'admin' | 'user';
-  planId: string;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { User } from './accounts.schemas.js';
 
 export function toUser(row: UsersTable): User {
   return {

@@ -9,6 +9,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { LimitsService } from './billing.limits.js';
 import type { Plan, PlansService } from '../plans/plans.service.js';
 import type { BillingRepo } from './billing.repo.js';
+import type { CheckoutSession, PublicPlan, WebhookReceipt } from './billing.schemas.js';
 import { createStripeClient, verifyStripeSignature, type FormValue } from './billing.stripe.js';
 
 export interface BillingServiceOptions {
@@ -24,7 +25,7 @@ export interface BillingServiceOptions {
 }
 
 /** A plan as GET /billing/plans shows it: the Stripe price id stays on the server. */
-export function toPublicPlan(plan: Plan) {
+export function toPublicPlan(plan: Plan): PublicPlan {
   return { id: plan.id, name: plan.name, price: plan.price, currency: plan.currency, interval: plan.interval, limits: { ...plan.limits } };
 }
 
@@ -151,7 +152,7 @@ export function createBillingService(deps: BillingServiceOptions) {
       ownerId: string,
       input: { planId: string; successUrl?: string | undefined; cancelUrl?: string | undefined },
       actor: AuditActor,
-    ): Promise<{ url: string; sessionId: string }> {
+    ): Promise<CheckoutSession> {
       if (!stripe) {
         throw new AppError('PROVIDER_NOT_CONFIGURED', 'Payments are not configured on this server: the operator sets STRIPE_SECRET_KEY to enable checkout');
       }
@@ -213,7 +214,7 @@ export function createBillingService(deps: BillingServiceOptions) {
       rawBody: Buffer | undefined,
       signature: string | undefined,
       actor: AuditActor,
-    ): Promise<{ received: true; eventId: string; duplicate: boolean; outcome: 'applied' | 'ignored' }> {
+    ): Promise<WebhookReceipt> {
       const secret = deps.stripe.webhookSecret;
       if (!secret) {
         throw new AppError('PROVIDER_NOT_CONFIGURED', 'Stripe webhooks are not configured on this server: the operator sets STRIPE_WEBHOOK_SECRET');

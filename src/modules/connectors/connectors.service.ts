@@ -11,18 +11,8 @@ import type { Connector, ConnectorAuthType, CreateConnectorBody, UpdateConnector
 
 export type { Connector };
 
-/** A connector as the services engine uses it (the row, without presentation). */
-export interface ConnectorRecord {
-  id: string;
-  name: string;
-  baseUrl: string;
-  authType: ConnectorAuthType;
-  vaultTokenId: string | null;
-  headerName: string | null;
-  queryParam: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A connector as the services engine uses it: the API's connector without presentation (`connected`). */
+export type ConnectorRecord = Omit<Connector, 'connected'>;
 
 /** Headers that describe the transport or the request itself: never a credential's carrier. */
 const FORBIDDEN_HEADER_NAMES = new Set([

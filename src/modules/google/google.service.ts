@@ -6,6 +6,7 @@ import type { OAuthService } from '../oauth/oauth.service.js';
 import { googleOrigin } from '../oauth/oauth.providers.js';
 import { createGoogleSession, type GoogleSession } from './google.client.js';
 import { buildMessage, decodeEncodedWords, decodeSnippet, headerValue, messageBodyText, toRaw, type GmailPart } from './google.mime.js';
+import type { DriveFile, MailListItem, MailMessage } from './google.schemas.js';
 
 /** Scopes that allow each kind of operation (any one of them). */
 const MAIL_READ = ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'];
@@ -28,37 +29,6 @@ const FILES_WRITE = ['https://www.googleapis.com/auth/drive', 'https://www.googl
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 
 const FILE_FIELDS = 'id,name,mimeType,size,modifiedTime,webViewLink';
-
-export interface MailListItem {
-  id: string;
-  threadId: string;
-  subject: string;
-  from: string;
-  to: string;
-  date: string;
-  snippet: string;
-  isUnread: boolean;
-}
-
-export interface MailMessage {
-  id: string;
-  subject: string;
-  from: string;
-  to: string;
-  date: string;
-  snippet: string;
-  body: string;
-  isUnread: boolean;
-}
-
-export interface DriveFile {
-  id: string;
-  name: string;
-  mimeType: string;
-  size: number | null;
-  modifiedTime: string | null;
-  webViewLink: string | null;
-}
 
 interface GmailMessage {
   id: string;
