@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { LimitsService } from '../billing/billing.limits.js';
@@ -16,9 +16,7 @@ function toEntry(row: MemoryRow): MemoryEntry {
 /** Content is kept exactly as sent (markdown whitespace can matter); only blank content is refused. */
 function checkContent(content: string): void {
   if (content.trim() === '') {
-    throw new AppError('VALIDATION_ERROR', 'content must not be empty or only whitespace', {
-      details: [{ field: 'body.content', message: 'must not be blank' }],
-    });
+    throw new InputError('content', 'must not be blank', 'content must not be empty or only whitespace');
   }
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > MEMORY_CONTENT_MAX_BYTES) {
@@ -53,10 +51,10 @@ export function createMemoryService(deps: { repo: MemoryRepo; limits: Pick<Limit
     ): Promise<{ entries: MemoryEntry[]; nextCursor: string | null }> {
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
-          throw new AppError(
-            'VALIDATION_ERROR',
+          throw new InputError(
+            'cursor',
+            'must not be given with q',
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
-            { details: [{ field: 'querystring.cursor', message: 'must not be given with q' }] },
           );
         }
         const rows = await repo.search(ownerId, query.q, query.limit);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, inRequestPart } from '../../http/errors.js';
 import {
   AttachDocumentBody,
   AttachedDocumentList,
@@ -56,7 +56,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
       },
       async (request) => {
         const { limit = 50, ...rest } = request.query;
-        const page = await skills.list(owner(request), { ...rest, limit });
+        const page = await inRequestPart('querystring', skills.list(owner(request), { ...rest, limit }));
         return { data: page.skills, nextCursor: page.nextCursor };
       },
     );
@@ -73,7 +73,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 201: SkillResponse },
         },
       },
-      async (request, reply) => reply.status(201).send({ data: await skills.create(owner(request), request.body) }),
+      async (request, reply) => reply.status(201).send({ data: await inRequestPart('body', skills.create(owner(request), request.body)) }),
     );
 
     // Static segments: find-my-way prefers them to /skills/:id, whatever the order of registration.
@@ -144,7 +144,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 200: SkillResponse },
         },
       },
-      async (request) => ({ data: await skills.update(owner(request), request.params.id, request.body) }),
+      async (request) => ({ data: await inRequestPart('body', skills.update(owner(request), request.params.id, request.body)) }),
     );
 
     app.delete(

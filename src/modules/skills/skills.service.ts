@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
@@ -87,8 +87,9 @@ function toSuggestion(row: SkillSuggestionRow): SkillSuggestion {
   return { id: Number(row.id), slug: row.slug, name: row.name, description: row.description, category: row.category };
 }
 
-function invalid(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', `Invalid request: ${field} ${message}`, { details: [{ field, message }] });
+/** An input refused, named as the service knows it; the routes place it in the request. */
+function invalid(field: string, message: string): InputError {
+  return new InputError(field, message);
 }
 
 /** Trims and checks a name; the routes' schema says the same, but snapshots do not pass through it. */
@@ -96,7 +97,7 @@ function normalizeName(raw: string): string {
   const name = raw.trim();
   if (!SKILL_NAME_REGEX.test(name)) {
     throw invalid(
-      'body.name',
+      'name',
       'must be 1 to 100 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit (the name is the slug, used in URLs)',
     );
   }
@@ -224,7 +225,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       };
       if (query.q !== undefined) {
         if (query.cursor !== undefined) {
-          throw invalid('querystring.cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
+          throw invalid('cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
         }
         const { q, limit } = query;
         const key = `search\u0000${queryTerms(q).join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
@@ -258,7 +259,8 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     async batch(ownerId: string, ids: number[], slugs: string[]): Promise<Skill[]> {
       if (ids.length + slugs.length > SKILL_BATCH_MAX) {
-        throw invalid('querystring', `may name at most ${SKILL_BATCH_MAX} ids and slugs together`);
+        const message = `may name at most ${SKILL_BATCH_MAX} ids and slugs together`;
+        throw new AppError('VALIDATION_ERROR', `Invalid request: querystring ${message}`, { details: [{ field: 'querystring', message }] });
       }
       const rows = await repo.getMany(ownerId, [...new Set(ids)], [...new Set(slugs.map((s) => s.toLowerCase()))]);
       return rows.map(toSkill);
