@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
@@ -46,8 +46,9 @@ export interface MarketplaceServiceOptions {
 /** Averages are kept as an integer key of this many parts per star, so that cursors carry them exactly. */
 const RATING_KEY_SCALE = 1_000_000;
 
-function invalid(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', `Invalid request: ${field} ${message}`, { details: [{ field, message }] });
+/** An input refused, named as the service knows it; the routes place it in the request. */
+function invalid(field: string, message: string): InputError {
+  return new InputError(field, message);
 }
 
 function ratingAverage(sum: number, count: number): number | null {
@@ -91,7 +92,7 @@ function toRating(row: RatingRow): Rating {
 }
 
 const badCursor = (sort: ListingSort) =>
-  invalid('querystring.cursor', `is not a nextCursor of this list with sort=${sort}: pass the nextCursor of the previous page unchanged, with the same sort`);
+  invalid('cursor', `is not a nextCursor of this list with sort=${sort}: pass the nextCursor of the previous page unchanged, with the same sort`);
 
 const isId = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(v);
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -136,11 +137,11 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
     if (type === 'skill') {
       const text = String(refId);
       if (!/^[1-9][0-9]{0,9}$/.test(text) || Number(text) > 2_147_483_647) {
-        throw invalid('body.refId', 'must be a skill id (a positive integer) when type is skill');
+        throw invalid('refId', 'must be a skill id (a positive integer) when type is skill');
       }
       return text;
     }
-    if (typeof refId !== 'string') throw invalid('body.refId', 'must be a persona id (a string) when type is persona');
+    if (typeof refId !== 'string') throw invalid('refId', 'must be a persona id (a string) when type is persona');
     return refId;
   }
 
