@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newOpaqueId } from '../../lib/ids.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { Database, HandshakesTable } from '../../storage/tables.js';
@@ -182,9 +182,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
       actor: AuditActor,
     ): Promise<{ handshake: Handshake; token: string }> {
       if (input.expiresAt && isPast(input.expiresAt)) {
-        throw new AppError('VALIDATION_ERROR', 'Invalid request: body.expiresAt must be in the future', {
-          details: [{ field: 'body.expiresAt', message: 'must be in the future' }],
-        });
+        throw new InputError('expiresAt', 'must be in the future');
       }
       const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
       return db.transaction().execute(async (trx) => {
@@ -194,10 +192,10 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
           scopes = input.scopes ?? requested;
           const extra = scopes.filter((scope) => !requested.includes(scope));
           if (extra.length > 0) {
-            throw new AppError(
-              'VALIDATION_ERROR',
-              `Invalid request: body.scopes may only narrow the requested scopes (${requested.join(', ')}); not requested: ${extra.join(', ')}`,
-              { details: [{ field: 'body.scopes', message: `must be a subset of ${requested.join(', ')}` }] },
+            throw new InputError(
+              'scopes',
+              `must be a subset of ${requested.join(', ')}`,
+              `Invalid request: scopes may only narrow the requested scopes (${requested.join(', ')}); not requested: ${extra.join(', ')}`,
             );
           }
         });
