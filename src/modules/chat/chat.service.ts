@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
@@ -81,14 +81,10 @@ function toMessage(row: MessageRow): ConversationMessage {
 
 function checkMessage(message: string): void {
   if (message.trim() === '') {
-    throw new AppError('VALIDATION_ERROR', 'Invalid request: body.message must not be blank', {
-      details: [{ field: 'body.message', message: 'must not be blank' }],
-    });
+    throw new InputError('message', 'must not be blank');
   }
   if (message.includes('\u0000')) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid request: body.message must not contain NUL characters (U+0000)', {
-      details: [{ field: 'body.message', message: 'must not contain NUL characters' }],
-    });
+    throw new InputError('message', 'must not contain NUL characters', 'Invalid request: message must not contain NUL characters (U+0000)');
   }
   const bytes = Buffer.byteLength(message, 'utf8');
   if (bytes > CHAT_MESSAGE_MAX_BYTES) {
