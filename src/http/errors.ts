@@ -59,17 +59,23 @@ export function notFound(what: string, id: string | number): AppError {
 export type RequestPart = 'params' | 'querystring' | 'body' | 'headers';
 
 /**
- * 400 VALIDATION_ERROR about one input, named in the service's own terms (`path`, `cursor`):
- * a service does not know which part of the request carried the value, the route does and
- * places the field with `inRequestPart`. Unplaced, the detail names the bare field.
+ * An error about one input (400 VALIDATION_ERROR, or 409 CONFLICT for a name already taken),
+ * the input named in the service's own terms (`path`, `cursor`): a service does not know which
+ * part of the request carried the value, the route does and places the field with
+ * `inRequestPart`. Unplaced, the detail names the bare field.
  */
 export class InputError extends AppError {
   readonly field: string;
   readonly problem: string;
 
   /** `problem` completes the field's name in `details` ("must be absolute"); `message` is the sentence for a person. */
-  constructor(field: string, problem: string, message = `Invalid request: ${field} ${problem}`) {
-    super('VALIDATION_ERROR', message, { details: [{ field, message: problem }] });
+  constructor(
+    field: string,
+    problem: string,
+    message = `Invalid request: ${field} ${problem}`,
+    code: 'VALIDATION_ERROR' | 'CONFLICT' = 'VALIDATION_ERROR',
+  ) {
+    super(code, message, { details: [{ field, message: problem }] });
     this.name = 'InputError';
     this.field = field;
     this.problem = problem;
