@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { clientKey } from '../../http/rate-limit.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
@@ -242,9 +242,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     ): Promise<User> {
       if (!plans.isKnown(planId)) {
         const known = plans.ids().join(', ');
-        throw new AppError('VALIDATION_ERROR', `Unknown plan ${planId}; known plans: ${known}`, {
-          details: [{ field: 'body.planId', message: `must be one of ${known}` }],
-        });
+        throw new InputError('planId', `must be one of ${known}`, `Unknown plan ${planId}; known plans: ${known}`);
       }
       const { trx } = options;
       const row = await repo.findById(id, trx);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { AppError } from '../../http/errors.js';
+import { AppError, InputError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
@@ -57,9 +57,7 @@ function checkReturnUrl(value: string | undefined, field: string): void {
     ok = false;
   }
   if (!ok) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: body.${field} must be an http(s) address`, {
-      details: [{ field: `body.${field}`, message: 'must be an http(s) address' }],
-    });
+    throw new InputError(field, 'must be an http(s) address');
   }
 }
 
@@ -75,11 +73,9 @@ export function createBillingService(deps: BillingServiceOptions) {
     : undefined;
   const returnUrl = `${deps.publicBaseUrl}/api/v1/billing/return`;
 
-  function unknownPlan(planId: string): AppError {
+  function unknownPlan(planId: string): InputError {
     const known = plans.ids().join(', ');
-    return new AppError('VALIDATION_ERROR', `Unknown plan ${planId}; known plans: ${known}`, {
-      details: [{ field: 'body.planId', message: `must be one of ${known}` }],
-    });
+    return new InputError('planId', `must be one of ${known}`, `Unknown plan ${planId}; known plans: ${known}`);
   }
 
   async function userIfExists(userId: string) {
@@ -161,9 +157,7 @@ export function createBillingService(deps: BillingServiceOptions) {
       const plan = plans.get(input.planId);
       if (!plan) throw unknownPlan(input.planId);
       if (plan.price === 0) {
-        throw new AppError('VALIDATION_ERROR', `The ${plan.name} plan is free and needs no checkout; choose a paid plan`, {
-          details: [{ field: 'body.planId', message: 'must be a paid plan' }],
-        });
+        throw new InputError('planId', 'must be a paid plan', `The ${plan.name} plan is free and needs no checkout; choose a paid plan`);
       }
       const user = await accounts.getUser(ownerId);
       if (user.planId === plan.id) {
