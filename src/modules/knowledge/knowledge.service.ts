@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms, type MatchMode } from '../../storage/full-text.js';
@@ -116,7 +116,7 @@ function byteSize(text: string): number {
 }
 
 function checkContent(content: string, what = 'content'): number {
-  checkNoNul(content, 'body.content');
+  checkNoNul(content, 'content');
   const size = byteSize(content);
   if (size > KB_MAX_CONTENT_BYTES) {
     throw new AppError(
@@ -130,37 +130,29 @@ function checkContent(content: string, what = 'content'): number {
 /** PostgreSQL text cannot hold U+0000: refused on both engines alike, with a clear answer. */
 function checkNoNul(value: string, field: string): void {
   if (value.includes('\u0000')) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must not contain NUL characters (U+0000)`, {
-      details: [{ field, message: 'must not contain NUL characters' }],
-    });
+    throw new InputError(field, 'must not contain NUL characters', `Invalid request: ${field} must not contain NUL characters (U+0000)`);
   }
 }
 
 /** Titles are compared as stored: trimmed, otherwise exact. */
-function normalizeTitle(title: string, field = 'body.title'): string {
+function normalizeTitle(title: string, field = 'title'): string {
   checkNoNul(title, field);
   const trimmed = title.trim();
   if (trimmed === '') {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must not be blank`, {
-      details: [{ field, message: 'must not be blank' }],
-    });
+    throw new InputError(field, 'must not be blank');
   }
   if (trimmed.length > 500) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must be at most 500 characters`, {
-      details: [{ field, message: 'must NOT have more than 500 characters' }],
-    });
+    throw new InputError(field, 'must NOT have more than 500 characters', `Invalid request: ${field} must be at most 500 characters`);
   }
   return trimmed;
 }
 
-function normalizeSource(source: string | undefined, fallback: string, field = 'body.source'): string {
+function normalizeSource(source: string | undefined, fallback: string, field = 'source'): string {
   if (source === undefined) return fallback;
   checkNoNul(source, field);
   const trimmed = source.trim();
   if (trimmed === '' || trimmed.length > 100) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must be 1 to 100 characters`, {
-      details: [{ field, message: 'must be 1 to 100 characters' }],
-    });
+    throw new InputError(field, 'must be 1 to 100 characters');
   }
   return trimmed;
 }
