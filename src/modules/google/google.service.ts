@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthProviderConfig } from '../../config.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, InputError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import { googleOrigin } from '../oauth/oauth.providers.js';
@@ -232,9 +232,7 @@ export function createGoogleService(deps: GoogleServiceDeps) {
       if (file.encoding === 'base64') {
         const compact = file.content.replace(/\s+/g, '');
         if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) {
-          throw new AppError('VALIDATION_ERROR', 'content is not valid base64 (encoding is base64)', {
-            details: [{ field: 'body.content', message: 'is not valid base64' }],
-          });
+          throw new InputError('content', 'is not valid base64', 'content is not valid base64 (encoding is base64)');
         }
         bytes = Buffer.from(compact, 'base64');
       } else {
