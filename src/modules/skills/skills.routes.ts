@@ -10,6 +10,7 @@ import {
 } from '../attachments/attachments.schemas.js';
 import {
   BatchQuery,
+  SKILL_BATCH_MAX,
   CreateSkillBody,
   DetachedResponse,
   ListSkillsQuery,
@@ -119,7 +120,16 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 200: SkillList },
         },
       },
-      async (request) => ({ data: await skills.batch(owner(request), request.query.id ?? [], request.query.slug ?? []) }),
+      async (request) => {
+        const ids = request.query.id ?? [];
+        const slugs = request.query.slug ?? [];
+        // Each list has its own maxItems; together they are bounded too, and the query is what says so.
+        if (ids.length + slugs.length > SKILL_BATCH_MAX) {
+          const message = `may name at most ${SKILL_BATCH_MAX} ids and slugs together`;
+          throw new AppError('VALIDATION_ERROR', `Invalid request: querystring ${message}`, { details: [{ field: 'querystring', message }] });
+        }
+        return { data: await skills.batch(owner(request), ids, slugs) };
+      },
     );
 
     app.get(

@@ -259,8 +259,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     async batch(ownerId: string, ids: number[], slugs: string[]): Promise<Skill[]> {
       if (ids.length + slugs.length > SKILL_BATCH_MAX) {
-        const message = `may name at most ${SKILL_BATCH_MAX} ids and slugs together`;
-        throw new AppError('VALIDATION_ERROR', `Invalid request: querystring ${message}`, { details: [{ field: 'querystring', message }] });
+        throw new AppError('VALIDATION_ERROR', `Ask for at most ${SKILL_BATCH_MAX} skills at once (ids and slugs together)`);
       }
       const rows = await repo.getMany(ownerId, [...new Set(ids)], [...new Set(slugs.map((s) => s.toLowerCase()))]);
       return rows.map(toSkill);
