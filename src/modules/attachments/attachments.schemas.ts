@@ -50,7 +50,6 @@ export const AttachingSkillSchema = Type.Object(
   },
   { title: 'AttachingSkill' },
 );
-export type AttachingSkill = Static<typeof AttachingSkillSchema>;
 
 export const AttachDocumentBody = Type.Object(
   { documentId: Type.String({ minLength: 1, maxLength: 100, description: 'The id of one of your knowledge-base documents' }) },

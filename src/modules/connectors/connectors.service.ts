@@ -9,8 +9,6 @@ import type { VaultService } from '../vault/vault.service.js';
 import type { ConnectorChanges, ConnectorsRepo } from './connectors.repo.js';
 import type { Connector, ConnectorAuthType, CreateConnectorBody, UpdateConnectorBody } from './connectors.schemas.js';
 
-export type { Connector };
-
 /** A connector as the services engine uses it: the API's connector without presentation (`connected`). */
 export type ConnectorRecord = Omit<Connector, 'connected'>;
 
