@@ -224,7 +224,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       return toUser(row);
     },
 
-    async listUsers(query: { limit: number; cursor?: string | undefined }) {
+    async listUsers(query: { limit: number; cursor?: string | undefined }): Promise<{ users: User[]; nextCursor: string | null }> {
       const rows = await repo.list({ limit: query.limit + 1, cursor: query.cursor });
       const page = rows.slice(0, query.limit);
       return { users: page.map(toUser), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };

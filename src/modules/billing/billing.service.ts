@@ -136,7 +136,7 @@ export function createBillingService(deps: BillingServiceOptions) {
   }
 
   return {
-    listPlans() {
+    listPlans(): PublicPlan[] {
       return plans.list().map(toPublicPlan);
     },
 

@@ -34,6 +34,7 @@ export const UsageSchema = Type.Object(
   },
   { title: 'ChatUsage', description: "Token counts as the language model reported them (mode `llm`, when the endpoint reports them)" },
 );
+export type ChatUsage = Static<typeof UsageSchema>;
 
 const Mode = Type.Union([Type.Literal('llm'), Type.Literal('retrieval')], {
   description:

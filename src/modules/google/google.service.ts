@@ -123,7 +123,10 @@ export function createGoogleService(deps: GoogleServiceDeps) {
   }
 
   return {
-    async listMessages(ownerId: string, query: { maxResults: number; q?: string | undefined; pageToken?: string | undefined }) {
+    async listMessages(
+      ownerId: string,
+      query: { maxResults: number; q?: string | undefined; pageToken?: string | undefined },
+    ): Promise<{ messages: MailListItem[]; nextPageToken: string | null }> {
       const google = await session(ownerId, MAIL_READ, 'read mail');
       const url = new URL(`${gmail}/messages`);
       url.searchParams.set('maxResults', String(query.maxResults));
@@ -209,7 +212,10 @@ export function createGoogleService(deps: GoogleServiceDeps) {
       return { messageId: sent.id, threadId: sent.threadId ?? sent.id };
     },
 
-    async listFiles(ownerId: string, query: { pageSize: number; q?: string | undefined; pageToken?: string | undefined }) {
+    async listFiles(
+      ownerId: string,
+      query: { pageSize: number; q?: string | undefined; pageToken?: string | undefined },
+    ): Promise<{ files: DriveFile[]; nextPageToken: string | null }> {
       // The specification answers 401 when Google is not connected or the file scope is missing.
       const google = await session(ownerId, FILES_READ, 'list files', 401);
       const url = new URL(`${drive}/files`);

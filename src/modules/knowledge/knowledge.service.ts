@@ -221,7 +221,7 @@ export function createKnowledgeService(deps: {
 
   return {
     /** One page, newest first. */
-    async list(ownerId: string, options: { limit: number; cursor?: string | undefined }) {
+    async list(ownerId: string, options: { limit: number; cursor?: string | undefined }): Promise<{ items: KbDocumentSummary[]; nextCursor: string | null }> {
       const rows = await repo.list(ownerId, { limit: options.limit + 1, cursor: options.cursor, headChars: LIST_HEAD_CHARS });
       const page = rows.slice(0, options.limit);
       return {
@@ -309,7 +309,7 @@ export function createKnowledgeService(deps: {
     },
 
     /** Replaces a document's content, and its title or source when given. */
-    async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }) {
+    async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }): Promise<KbDocument> {
       const size = checkContent(input.content);
       const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: isoNow() };
       if (input.title !== undefined) changes.title = normalizeTitle(input.title);
