@@ -24,11 +24,13 @@ const context = (token: string) => t.request('GET', '/api/v1/gateway/context', {
 describe('GET /api/v1/gateway/context', () => {
   it('is documented from the sections themselves: each its own schema, in order; endpoints and token always present', async () => {
     const doc = (await t.request('GET', '/openapi.json')).body;
-    const data = doc.paths['/api/v1/gateway/context'].get.responses['200'].content['application/json'].schema.properties.data;
+    // Named schemas are components: follow a `$ref` to the schema it names.
+    const resolve = (schema: any): any => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split('/').pop()]) : schema);
+    const data = resolve(resolve(doc.paths['/api/v1/gateway/context'].get.responses['200'].content['application/json'].schema).properties.data);
     expect(Object.keys(data.properties)).toEqual(t.services.gateway.sectionNames());
     expect(data.required).toEqual(['endpoints', 'token']);
     // The memory section is described by the memory module, with its entries' own schema.
-    expect(data.properties.memory.properties.entries.items.properties).toHaveProperty('content');
+    expect(resolve(resolve(data.properties.memory).properties.entries.items).properties).toHaveProperty('content');
   });
 
   it('needs a token', async () => {
