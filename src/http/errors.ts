@@ -55,6 +55,47 @@ export function notFound(what: string, id: string | number): AppError {
   return new AppError('NOT_FOUND', `${what} ${id} not found`);
 }
 
+/** The parts of a request input comes from, as validation errors name them (`querystring.path`). */
+export type RequestPart = 'params' | 'querystring' | 'body' | 'headers';
+
+/**
+ * An error about one input (400 VALIDATION_ERROR, or 409 CONFLICT for a name already taken),
+ * the input named in the service's own terms (`path`, `cursor`): a service does not know which
+ * part of the request carried the value, the route does and places the field with
+ * `inRequestPart`. Unplaced, the detail names the bare field.
+ */
+export class InputError extends AppError {
+  readonly field: string;
+  readonly problem: string;
+
+  /** `problem` completes the field's name in `details` ("must be absolute"); `message` is the sentence for a person. */
+  constructor(
+    field: string,
+    problem: string,
+    message = `Invalid request: ${field} ${problem}`,
+    code: 'VALIDATION_ERROR' | 'CONFLICT' = 'VALIDATION_ERROR',
+  ) {
+    super(code, message, { details: [{ field, message: problem }] });
+    this.name = 'InputError';
+    this.field = field;
+    this.problem = problem;
+  }
+}
+
+/**
+ * Awaits a service call and answers its input errors with the field placed in the request part
+ * the route read it from: the service's `path` becomes `querystring.path`, as Ajv's own
+ * validation errors for that route name it. Other errors pass unchanged.
+ */
+export async function inRequestPart<T>(part: RequestPart, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    throw new AppError(error.code, error.message, { details: [{ field: `${part}.${error.field}`, message: error.problem }], cause: error });
+  }
+}
+
 export interface ErrorBody {
   error: ErrorCode;
   message: string;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, inRequestPart } from '../../http/errors.js';
 import { clientKey, type RateLimiter } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
@@ -137,7 +137,7 @@ export function accountsRoutes(deps: {
           response: { 200: UserResponse },
         },
       },
-      async (request) => ({ data: await accounts.setPlan(request.params.id, request.body.planId, actorOf(request)) }),
+      async (request) => ({ data: await inRequestPart('body', accounts.setPlan(request.params.id, request.body.planId, actorOf(request))) }),
     );
   };
 }

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
 
 export const UserSchema = Type.Object(
@@ -13,6 +13,7 @@ export const UserSchema = Type.Object(
   },
   { title: 'User' },
 );
+export type User = Static<typeof UserSchema>;
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'The email address the account signs in with' });
 const Password = Type.String({ minLength: 8, maxLength: 1024, description: 'At least 8 characters' });

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { clientKey } from '../../http/rate-limit.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
@@ -11,16 +11,7 @@ import type { PlansService } from '../plans/plans.service.js';
 import type { IssuedToken, MasterProof, TokensService } from '../tokens/tokens.service.js';
 import type { PasswordAttemptLimiter } from './accounts.attempts.js';
 import type { AccountsRepo } from './accounts.repo.js';
-
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  role: 'admin' | 'user';
-  planId: string;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { User } from './accounts.schemas.js';
 
 export function toUser(row: UsersTable): User {
   return {
@@ -233,7 +224,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       return toUser(row);
     },
 
-    async listUsers(query: { limit: number; cursor?: string | undefined }) {
+    async listUsers(query: { limit: number; cursor?: string | undefined }): Promise<{ users: User[]; nextCursor: string | null }> {
       const rows = await repo.list({ limit: query.limit + 1, cursor: query.cursor });
       const page = rows.slice(0, query.limit);
       return { users: page.map(toUser), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
@@ -251,9 +242,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     ): Promise<User> {
       if (!plans.isKnown(planId)) {
         const known = plans.ids().join(', ');
-        throw new AppError('VALIDATION_ERROR', `Unknown plan ${planId}; known plans: ${known}`, {
-          details: [{ field: 'body.planId', message: `must be one of ${known}` }],
-        });
+        throw new InputError('planId', `must be one of ${known}`, `Unknown plan ${planId}; known plans: ${known}`);
       }
       const { trx } = options;
       const row = await repo.findById(id, trx);

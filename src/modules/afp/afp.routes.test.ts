@@ -297,6 +297,16 @@ describe('validation', () => {
     expectError(await api('GET', 'stat', { query: { path: 'C:\\Users' } }), 400, 'VALIDATION_ERROR');
   });
 
+  it('names the refused path by the part of the request that carried it', async () => {
+    // The service checks `path` and `cwd`; each route places them where its client sent them.
+    const query = expectError(await api('GET', 'ls', { query: { path: 'docs' } }), 400, 'VALIDATION_ERROR');
+    expect(query.details).toEqual([{ field: 'querystring.path', message: 'must be absolute' }]);
+    const body = expectError(await api('POST', 'mkdir', { body: { path: 'docs' } }), 400, 'VALIDATION_ERROR');
+    expect(body.details).toEqual([{ field: 'body.path', message: 'must be absolute' }]);
+    const cwd = expectError(await api('POST', 'exec', { body: { cmd: 'true', cwd: 'docs' } }), 400, 'VALIDATION_ERROR');
+    expect(cwd.details).toEqual([{ field: 'body.cwd', message: 'must be absolute' }]);
+  });
+
   it('exec timeout is 1 to 60000 ms', async () => {
     const over = expectError(await api('POST', 'exec', { body: { cmd: 'true', timeout: 60_001 } }), 400, 'VALIDATION_ERROR');
     expect(over.details).toEqual([{ field: 'body.timeout', message: 'must be at most 60000' }]);

@@ -2,7 +2,7 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, inRequestPart } from '../../http/errors.js';
 import { trackFileBody } from '../../http/logging.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
@@ -138,7 +138,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: LsResponse },
         },
       },
-      async (request) => ({ data: await afp.ls(owner(request), request.params.deviceId, request.query.path) }),
+      async (request) => ({ data: await inRequestPart('querystring', afp.ls(owner(request), request.params.deviceId, request.query.path)) }),
     );
 
     app.get(
@@ -155,7 +155,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => ({
-        data: await afp.read(owner(request), request.params.deviceId, request.query.path, request.query.encoding),
+        data: await inRequestPart('querystring', afp.read(owner(request), request.params.deviceId, request.query.path, request.query.encoding)),
       }),
     );
 
@@ -173,7 +173,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: WriteResponse },
         },
       },
-      async (request) => ({ data: await afp.write(owner(request), request.params.deviceId, { ...request.body, encoding: request.body.encoding ?? 'utf8' }, actorOf(request)) }),
+      async (request) => ({ data: await inRequestPart('body', afp.write(owner(request), request.params.deviceId, { ...request.body, encoding: request.body.encoding ?? 'utf8' }, actorOf(request))) }),
     );
 
     app.post(
@@ -189,12 +189,12 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: ExecResponse },
         },
       },
-      async (request) => ({ data: await afp.exec(
+      async (request) => ({ data: await inRequestPart('body', afp.exec(
           owner(request),
           request.params.deviceId,
           { ...request.body, timeout: request.body.timeout ?? LIMITS.execDefaultTimeoutMs },
           actorOf(request),
-        ) }),
+        )) }),
     );
 
     app.get(
@@ -210,7 +210,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: StatResponse },
         },
       },
-      async (request) => ({ data: await afp.stat(owner(request), request.params.deviceId, request.query.path) }),
+      async (request) => ({ data: await inRequestPart('querystring', afp.stat(owner(request), request.params.deviceId, request.query.path)) }),
     );
 
     app.delete(
@@ -226,7 +226,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: RmResponse },
         },
       },
-      async (request) => ({ data: await afp.rm(owner(request), request.params.deviceId, { ...request.body, recursive: request.body.recursive ?? false }, actorOf(request)) }),
+      async (request) => ({ data: await inRequestPart('body', afp.rm(owner(request), request.params.deviceId, { ...request.body, recursive: request.body.recursive ?? false }, actorOf(request))) }),
     );
 
     app.post(
@@ -242,7 +242,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
           response: { 200: MkdirResponse },
         },
       },
-      async (request) => ({ data: await afp.mkdir(owner(request), request.params.deviceId, { ...request.body, recursive: request.body.recursive ?? true }, actorOf(request)) }),
+      async (request) => ({ data: await inRequestPart('body', afp.mkdir(owner(request), request.params.deviceId, { ...request.body, recursive: request.body.recursive ?? true }, actorOf(request))) }),
     );
 
     app.get(

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, List, RecordId } from '../../http/schemas.js';
 import { DaemonMessage, LIMITS, OpResults, PRIVILEGES, ServerMessage } from '../../shared/afp.protocol.js';
 import { DOWNLOAD_PLATFORMS } from '../../shared/afp.platforms.js';
@@ -19,6 +19,8 @@ export const DeviceSchema = Type.Object(
   },
   { title: 'AfpDevice' },
 );
+/** A device as the API shows it. */
+export type Device = Static<typeof DeviceSchema>;
 
 export const DeviceList = List(DeviceSchema);
 export const DeviceResponse = Data(DeviceSchema);

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { AppError, notFound, type ErrorCode } from '../../http/errors.js';
+import { AppError, InputError, notFound, type ErrorCode } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { constantTimeEqual, hashToken } from '../../lib/crypto.js';
 import { isoNow } from '../../lib/time.js';
@@ -16,24 +16,11 @@ import {
   type Op,
   type OpArgsOf,
   type OpResultOf,
-  type Privilege,
 } from '../../shared/afp.protocol.js';
 import type { DeviceReport, AfpRepo, DeviceRow } from './afp.repo.js';
 import type { DeviceRelay } from './afp.relay.js';
+import type { Device } from './afp.schemas.js';
 import type { LimitsService } from '../billing/billing.limits.js';
-
-/** A device as the API shows it. */
-export interface Device {
-  id: string;
-  name: string;
-  platform: string;
-  privilege: Privilege;
-  status: 'online' | 'offline';
-  lastSeenAt: string;
-  root: string;
-  version: string;
-  createdAt: string;
-}
 
 /**
  * How long the server waits for exec beyond the command's own timeout before answering 504, so
@@ -71,15 +58,16 @@ function toDevice(row: DeviceRow, live: { lastSeenAt: string } | undefined): Dev
   };
 }
 
-/** Absolute on the device's own terms: `/…` on Linux and macOS, `C:\…` or `\\server\…` on Windows. */
+/**
+ * Absolute on the device's own terms: `/…` on Linux and macOS, `C:\…` or `\\server\…` on Windows.
+ * `field` is the input's own name (`path`, `cwd`); the route says where the request carried it.
+ */
 export function checkAbsolutePath(field: string, value: string): void {
   if (value.includes('\0')) {
-    throw new AppError('VALIDATION_ERROR', `${field} must not contain NUL characters`, { details: [{ field, message: 'contains NUL' }] });
+    throw new InputError(field, 'contains NUL', `${field} must not contain NUL characters`);
   }
   if (!/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(value)) {
-    throw new AppError('VALIDATION_ERROR', `${field} must be an absolute path on the device (/home/me/notes.txt, or C:\\Users\\me\\notes.txt on Windows)`, {
-      details: [{ field, message: 'must be absolute' }],
-    });
+    throw new InputError(field, 'must be absolute', `${field} must be an absolute path on the device (/home/me/notes.txt, or C:\\Users\\me\\notes.txt on Windows)`);
   }
 }
 
@@ -255,22 +243,22 @@ export function createAfpService(deps: AfpServiceDeps) {
     },
 
     async ls(ownerId: string, deviceId: string, path: string) {
-      checkAbsolutePath('querystring.path', path);
+      checkAbsolutePath('path', path);
       return run(ownerId, deviceId, 'ls', { path }, deps.requestTimeoutMs);
     },
 
     async read(ownerId: string, deviceId: string, path: string, encoding: 'utf8' | 'base64' | undefined) {
-      checkAbsolutePath('querystring.path', path);
+      checkAbsolutePath('path', path);
       return run(ownerId, deviceId, 'read', encoding ? { path, encoding } : { path }, deps.requestTimeoutMs);
     },
 
     async stat(ownerId: string, deviceId: string, path: string) {
-      checkAbsolutePath('querystring.path', path);
+      checkAbsolutePath('path', path);
       return run(ownerId, deviceId, 'stat', { path }, deps.requestTimeoutMs);
     },
 
     async write(ownerId: string, deviceId: string, input: OpArgsOf<'write'>, actor: AuditActor) {
-      checkAbsolutePath('body.path', input.path);
+      checkAbsolutePath('path', input.path);
       const bytes = input.encoding === 'base64' ? Math.floor((input.content.replace(/[\s=]/g, '').length * 3) / 4) : Buffer.byteLength(input.content, 'utf8');
       if (bytes > LIMITS.maxFileBytes) {
         throw new AppError('PAYLOAD_TOO_LARGE', `The content is ${bytes} bytes; write takes at most ${LIMITS.maxFileBytes} (10 MiB)`, {
@@ -282,7 +270,7 @@ export function createAfpService(deps: AfpServiceDeps) {
     },
 
     async exec(ownerId: string, deviceId: string, input: OpArgsOf<'exec'>, actor: AuditActor) {
-      if (input.cwd !== undefined) checkAbsolutePath('body.cwd', input.cwd);
+      if (input.cwd !== undefined) checkAbsolutePath('cwd', input.cwd);
       return audited(actor, ownerId, deviceId, 'exec', input, Math.min(input.timeout + EXEC_GRACE_MS, EXEC_HARD_LIMIT_MS), {
         cmd: input.cmd.length > 2000 ? `${input.cmd.slice(0, 2000)}…` : input.cmd,
         ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
@@ -291,12 +279,12 @@ export function createAfpService(deps: AfpServiceDeps) {
     },
 
     async rm(ownerId: string, deviceId: string, input: OpArgsOf<'rm'>, actor: AuditActor) {
-      checkAbsolutePath('body.path', input.path);
+      checkAbsolutePath('path', input.path);
       return audited(actor, ownerId, deviceId, 'rm', input, deps.requestTimeoutMs, { path: input.path, recursive: input.recursive });
     },
 
     async mkdir(ownerId: string, deviceId: string, input: OpArgsOf<'mkdir'>, actor: AuditActor) {
-      checkAbsolutePath('body.path', input.path);
+      checkAbsolutePath('path', input.path);
       return audited(actor, ownerId, deviceId, 'mkdir', input, deps.requestTimeoutMs, { path: input.path, recursive: input.recursive });
     },
   };

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { IsoDateTime, List } from '../../http/schemas.js';
 
 /** A knowledge-base document as listed under a persona or a skill. */
@@ -12,6 +12,7 @@ export const AttachedDocumentSchema = Type.Object(
   },
   { title: 'AttachedDocument' },
 );
+export type AttachedDocument = Static<typeof AttachedDocumentSchema>;
 
 /** A skill as listed under a persona. */
 export const AttachedSkillSchema = Type.Object(
@@ -25,6 +26,7 @@ export const AttachedSkillSchema = Type.Object(
   },
   { title: 'AttachedSkill' },
 );
+export type AttachedSkill = Static<typeof AttachedSkillSchema>;
 
 /** A persona as listed under a skill or a document. */
 export const AttachingPersonaSchema = Type.Object(
@@ -36,6 +38,7 @@ export const AttachingPersonaSchema = Type.Object(
   },
   { title: 'AttachingPersona' },
 );
+export type AttachingPersona = Static<typeof AttachingPersonaSchema>;
 
 /** A skill as listed under a document. */
 export const AttachingSkillSchema = Type.Object(
@@ -62,14 +65,14 @@ export const AttachedSkillList = List(AttachedSkillSchema);
 export const AttachingPersonaList = List(AttachingPersonaSchema);
 
 /** GET /brain/knowledge-base/{id}/attachments */
+export const DocumentUsageSchema = Type.Object({
+  documentId: Type.String(),
+  personas: Type.Array(AttachingPersonaSchema),
+  skills: Type.Array(AttachingSkillSchema),
+});
+export type DocumentUsage = Static<typeof DocumentUsageSchema>;
 export const DocumentUsageResponse = Type.Object(
-  {
-    data: Type.Object({
-      documentId: Type.String(),
-      personas: Type.Array(AttachingPersonaSchema),
-      skills: Type.Array(AttachingSkillSchema),
-    }),
-  },
+  { data: DocumentUsageSchema },
   { title: 'DocumentUsageResponse' },
 );
 

@@ -1,6 +1,7 @@
 import { notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import type { AttachmentsRepo } from './attachments.repo.js';
+import type { AttachedDocument, AttachedSkill, AttachingPersona, DocumentUsage } from './attachments.schemas.js';
 
 /** What a persona or a skill is, for attaching documents to it. */
 export type DocumentHolder = { type: 'persona'; id: string } | { type: 'skill'; id: number };
@@ -61,7 +62,7 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
       if (!removed) throw notFound(`Document attached to ${holder.type} ${holder.id}:`, documentId);
     },
 
-    async listDocuments(ownerId: string, holder: DocumentHolder) {
+    async listDocuments(ownerId: string, holder: DocumentHolder): Promise<AttachedDocument[]> {
       await requireHolder(ownerId, holder);
       const rows =
         holder.type === 'persona' ? await repo.documentsOfPersona(ownerId, holder.id) : await repo.documentsOfSkill(ownerId, holder.id);
@@ -81,7 +82,7 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
       }
     },
 
-    async listSkillsOfPersona(ownerId: string, personaId: string) {
+    async listSkillsOfPersona(ownerId: string, personaId: string): Promise<AttachedSkill[]> {
       await requirePersona(ownerId, personaId);
       const rows = await repo.skillsOfPersona(ownerId, personaId);
       return rows.map((r) => ({
@@ -95,13 +96,13 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
     },
 
     /** GET /skills/{id}/attachments: the personas the skill is attached to. */
-    async listPersonasOfSkill(ownerId: string, skillId: number) {
+    async listPersonasOfSkill(ownerId: string, skillId: number): Promise<AttachingPersona[]> {
       await requireSkill(ownerId, skillId);
       return (await repo.personasOfSkill(ownerId, skillId)).map(toPersona);
     },
 
     /** GET /brain/knowledge-base/{id}/attachments: the personas and skills using the document. */
-    async usageOfDocument(ownerId: string, documentId: string) {
+    async usageOfDocument(ownerId: string, documentId: string): Promise<DocumentUsage> {
       await requireDocument(ownerId, documentId);
       const [personas, skills] = await Promise.all([repo.personasOfDocument(ownerId, documentId), repo.skillsOfDocument(ownerId, documentId)]);
       return {

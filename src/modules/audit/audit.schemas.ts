@@ -16,6 +16,7 @@ export const AuditEntrySchema = Type.Object(
   },
   { title: 'AuditEntry' },
 );
+export type AuditEntry = Static<typeof AuditEntrySchema>;
 
 export const AuditListQuery = Type.Object({
   ...PageQuery,

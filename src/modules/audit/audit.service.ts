@@ -4,6 +4,7 @@ import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { AuditLogTable, Database } from '../../storage/tables.js';
 import type { AuditQuery, AuditRepo } from './audit.repo.js';
+import type { AuditEntry } from './audit.schemas.js';
 
 /** Who did it and from where; taken from the request. Never holds a secret. */
 export interface AuditActor {
@@ -30,19 +31,6 @@ export function actorOf(request: FastifyRequest, ownerId?: string | null): Audit
     ip: request.ip ?? null,
     userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 500) : null,
   };
-}
-
-export interface AuditEntry {
-  id: string;
-  action: string;
-  outcome: AuditLogTable['outcome'];
-  tokenId: string | null;
-  ip: string | null;
-  userAgent: string | null;
-  targetType: string | null;
-  targetId: string | null;
-  details: Record<string, unknown> | null;
-  createdAt: string;
 }
 
 function toEntry(row: AuditLogTable): AuditEntry {

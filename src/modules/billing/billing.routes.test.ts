@@ -204,14 +204,17 @@ describe('POST /billing/checkout', () => {
 
     it('the free plan needs no checkout: 400', async () => {
       const res = await t.request('POST', CHECKOUT, { token: user.token, body: { planId: 'free' } });
-      expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('free');
+      const error = expectError(res, 400, 'VALIDATION_ERROR');
+      expect(error.message).toContain('free');
+      expect(error.details).toEqual([{ field: 'body.planId', message: 'must be a paid plan' }]);
     });
 
     it('missing or extra body fields, bad return addresses: 400', async () => {
       expectError(await t.request('POST', CHECKOUT, { token: user.token, body: {} }), 400, 'VALIDATION_ERROR');
       expectError(await t.request('POST', CHECKOUT, { token: user.token, body: { planId: 'pro', coupon: 'x' } }), 400, 'VALIDATION_ERROR');
       expectError(await t.request('POST', CHECKOUT, { token: user.token, body: { planId: 'pro', successUrl: 'javascript:alert(1)' } }), 400, 'VALIDATION_ERROR');
-      expectError(await t.request('POST', CHECKOUT, { token: user.token, body: { planId: 'pro', cancelUrl: 'https://[not-a-host' } }), 400, 'VALIDATION_ERROR');
+      const cancel = expectError(await t.request('POST', CHECKOUT, { token: user.token, body: { planId: 'pro', cancelUrl: 'https://[not-a-host' } }), 400, 'VALIDATION_ERROR');
+      expect(cancel.details).toEqual([{ field: 'body.cancelUrl', message: 'must be an http(s) address' }]);
     });
 
     it('already on the plan: 409', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
 import { CheckoutBody, CheckoutResponse, PlanList, ReturnQuery, WebhookResponse } from './billing.schemas.js';
 import type { BillingService } from './billing.service.js';
@@ -58,7 +59,7 @@ export function billingRoutes(deps: { billing: BillingService }): FastifyPluginA
         },
       },
       async (request) => {
-        const session = await billing.checkout(principalOf(request).ownerId, request.body, actorOf(request));
+        const session = await inRequestPart('body', billing.checkout(principalOf(request).ownerId, request.body, actorOf(request)));
         return { data: session };
       },
     );
@@ -101,10 +102,9 @@ export function billingRoutes(deps: { billing: BillingService }): FastifyPluginA
           },
         },
         async (request) => {
-          const result = await billing.handleWebhook(
-            request.body as Buffer | undefined,
-            request.headers['stripe-signature'] as string | undefined,
-            actorOf(request, null),
+          const result = await inRequestPart(
+            'headers',
+            billing.handleWebhook(request.body as Buffer | undefined, request.headers['stripe-signature'] as string | undefined, actorOf(request, null)),
           );
           return { data: result };
         },

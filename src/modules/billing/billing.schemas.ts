@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, List, Pattern } from '../../http/schemas.js';
 
 const Limit = (description: string) =>
@@ -26,6 +26,8 @@ export const PlanSchema = Type.Object(
   },
   { title: 'Plan' },
 );
+/** A plan as GET /billing/plans shows it: the Stripe price id stays on the server. */
+export type PublicPlan = Static<typeof PlanSchema>;
 
 export const PlanList = List(PlanSchema);
 
@@ -46,29 +48,29 @@ export const CheckoutBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const CheckoutResponse = Data(
-  Type.Object(
-    {
-      url: Type.String({ description: "Stripe's hosted checkout page: open it in a browser" }),
-      sessionId: Type.String({ description: 'The Stripe Checkout Session id (cs_…)' }),
-    },
-    { title: 'CheckoutSession' },
-  ),
+export const CheckoutSessionSchema = Type.Object(
+  {
+    url: Type.String({ description: "Stripe's hosted checkout page: open it in a browser" }),
+    sessionId: Type.String({ description: 'The Stripe Checkout Session id (cs_…)' }),
+  },
+  { title: 'CheckoutSession' },
 );
+export type CheckoutSession = Static<typeof CheckoutSessionSchema>;
+export const CheckoutResponse = Data(CheckoutSessionSchema);
 
-export const WebhookResponse = Data(
-  Type.Object(
-    {
-      received: Type.Boolean(),
-      eventId: Type.String(),
-      duplicate: Type.Boolean({ description: 'True when this event id was handled before; nothing was done again' }),
-      outcome: Type.Union([Type.Literal('applied'), Type.Literal('ignored')], {
-        description: '`applied`: a plan changed; `ignored`: the event needs nothing from Hearth',
-      }),
-    },
-    { title: 'WebhookReceipt' },
-  ),
+export const WebhookReceiptSchema = Type.Object(
+  {
+    received: Type.Boolean(),
+    eventId: Type.String(),
+    duplicate: Type.Boolean({ description: 'True when this event id was handled before; nothing was done again' }),
+    outcome: Type.Union([Type.Literal('applied'), Type.Literal('ignored')], {
+      description: '`applied`: a plan changed; `ignored`: the event needs nothing from Hearth',
+    }),
+  },
+  { title: 'WebhookReceipt' },
 );
+export type WebhookReceipt = Static<typeof WebhookReceiptSchema>;
+export const WebhookResponse = Data(WebhookReceiptSchema);
 
 export const ReturnQuery = Type.Object({
   result: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('cancel')])),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { AppError } from '../../http/errors.js';
+import { AppError, InputError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
@@ -9,6 +9,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { LimitsService } from './billing.limits.js';
 import type { Plan, PlansService } from '../plans/plans.service.js';
 import type { BillingRepo } from './billing.repo.js';
+import type { CheckoutSession, PublicPlan, WebhookReceipt } from './billing.schemas.js';
 import { createStripeClient, verifyStripeSignature, type FormValue } from './billing.stripe.js';
 
 export interface BillingServiceOptions {
@@ -24,7 +25,7 @@ export interface BillingServiceOptions {
 }
 
 /** A plan as GET /billing/plans shows it: the Stripe price id stays on the server. */
-export function toPublicPlan(plan: Plan) {
+export function toPublicPlan(plan: Plan): PublicPlan {
   return { id: plan.id, name: plan.name, price: plan.price, currency: plan.currency, interval: plan.interval, limits: { ...plan.limits } };
 }
 
@@ -56,9 +57,7 @@ function checkReturnUrl(value: string | undefined, field: string): void {
     ok = false;
   }
   if (!ok) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: body.${field} must be an http(s) address`, {
-      details: [{ field: `body.${field}`, message: 'must be an http(s) address' }],
-    });
+    throw new InputError(field, 'must be an http(s) address');
   }
 }
 
@@ -74,11 +73,9 @@ export function createBillingService(deps: BillingServiceOptions) {
     : undefined;
   const returnUrl = `${deps.publicBaseUrl}/api/v1/billing/return`;
 
-  function unknownPlan(planId: string): AppError {
+  function unknownPlan(planId: string): InputError {
     const known = plans.ids().join(', ');
-    return new AppError('VALIDATION_ERROR', `Unknown plan ${planId}; known plans: ${known}`, {
-      details: [{ field: 'body.planId', message: `must be one of ${known}` }],
-    });
+    return new InputError('planId', `must be one of ${known}`, `Unknown plan ${planId}; known plans: ${known}`);
   }
 
   async function userIfExists(userId: string) {
@@ -139,7 +136,7 @@ export function createBillingService(deps: BillingServiceOptions) {
   }
 
   return {
-    listPlans() {
+    listPlans(): PublicPlan[] {
       return plans.list().map(toPublicPlan);
     },
 
@@ -151,7 +148,7 @@ export function createBillingService(deps: BillingServiceOptions) {
       ownerId: string,
       input: { planId: string; successUrl?: string | undefined; cancelUrl?: string | undefined },
       actor: AuditActor,
-    ): Promise<{ url: string; sessionId: string }> {
+    ): Promise<CheckoutSession> {
       if (!stripe) {
         throw new AppError('PROVIDER_NOT_CONFIGURED', 'Payments are not configured on this server: the operator sets STRIPE_SECRET_KEY to enable checkout');
       }
@@ -160,9 +157,7 @@ export function createBillingService(deps: BillingServiceOptions) {
       const plan = plans.get(input.planId);
       if (!plan) throw unknownPlan(input.planId);
       if (plan.price === 0) {
-        throw new AppError('VALIDATION_ERROR', `The ${plan.name} plan is free and needs no checkout; choose a paid plan`, {
-          details: [{ field: 'body.planId', message: 'must be a paid plan' }],
-        });
+        throw new InputError('planId', 'must be a paid plan', `The ${plan.name} plan is free and needs no checkout; choose a paid plan`);
       }
       const user = await accounts.getUser(ownerId);
       if (user.planId === plan.id) {
@@ -213,7 +208,7 @@ export function createBillingService(deps: BillingServiceOptions) {
       rawBody: Buffer | undefined,
       signature: string | undefined,
       actor: AuditActor,
-    ): Promise<{ received: true; eventId: string; duplicate: boolean; outcome: 'applied' | 'ignored' }> {
+    ): Promise<WebhookReceipt> {
       const secret = deps.stripe.webhookSecret;
       if (!secret) {
         throw new AppError('PROVIDER_NOT_CONFIGURED', 'Stripe webhooks are not configured on this server: the operator sets STRIPE_WEBHOOK_SECRET');

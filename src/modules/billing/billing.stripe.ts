@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../../http/errors.js';
+import { AppError, InputError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 
 /**
@@ -117,8 +117,8 @@ export function verifyStripeSignature(
   secret: string,
   options: { toleranceSeconds?: number; nowMs?: number } = {},
 ): void {
-  const refuse = (why: string) =>
-    new AppError('VALIDATION_ERROR', `Stripe webhook refused: ${why}`, { details: [{ field: 'headers.stripe-signature', message: why }] });
+  // The signature is named as the header that carries it; the route places it among the headers.
+  const refuse = (why: string) => new InputError('stripe-signature', why, `Stripe webhook refused: ${why}`);
   if (!header) throw refuse('the Stripe-Signature header is missing');
   let timestamp: number | undefined;
   const signatures: string[] = [];

@@ -181,7 +181,9 @@ describe('bad signature', () => {
     const user = await t.createOwner();
     const event = await paidCheckout(user);
     const res = await deliverEvent(event, { secret: 'whsec_attacker' });
-    expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('no signature matches');
+    const error = expectError(res, 400, 'VALIDATION_ERROR');
+    expect(error.message).toContain('no signature matches');
+    expect((error.details as Array<{ field: string }>).map((d) => d.field)).toEqual(['headers.stripe-signature']);
     expect(await planOf(user)).toBe('free');
     // Not recorded: the genuine delivery still acts.
     expect((await deliverEvent(event)).body.data).toMatchObject({ duplicate: false, outcome: 'applied' });

@@ -1,6 +1,7 @@
 import { AppError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import type { ChatMessage } from './chat.prompt.js';
+import type { ChatUsage } from './chat.schemas.js';
 
 /**
  * A client of an OpenAI-compatible chat-completions endpoint (OpenAI itself, or a self-hosted
@@ -17,11 +18,8 @@ export interface LlmSettings {
   timeoutMs: number;
 }
 
-export interface LlmUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
+/** The token counts the endpoint reports, passed on to the client as they are. */
+export type LlmUsage = ChatUsage;
 
 export interface LlmCompletion {
   content: string;

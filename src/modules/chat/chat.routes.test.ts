@@ -413,7 +413,8 @@ describe('requests chat refuses', () => {
   it('400 for a missing, blank or NUL-holding message and for unknown fields', async () => {
     expectError(await chat(t, owner.token, {}), 400, 'VALIDATION_ERROR');
     expectError(await chat(t, owner.token, { message: '' }), 400, 'VALIDATION_ERROR');
-    expectError(await chat(t, owner.token, { message: '  \n ' }), 400, 'VALIDATION_ERROR');
+    const blank = expectError(await chat(t, owner.token, { message: '  \n ' }), 400, 'VALIDATION_ERROR');
+    expect(blank.details).toEqual([{ field: 'body.message', message: 'must not be blank' }]);
     expectError(await chat(t, owner.token, { message: 'a\u0000b' }), 400, 'VALIDATION_ERROR');
     expectError(await chat(t, owner.token, { message: 'hi', temperature: 2 }), 400, 'VALIDATION_ERROR');
     expectError(await chat(t, owner.token, { message: 'hi', conversationId: 'not an id!' }), 400, 'VALIDATION_ERROR');

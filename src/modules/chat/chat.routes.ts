@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
-import { toAppError } from '../../http/errors.js';
+import { inRequestPart, toAppError } from '../../http/errors.js';
 import {
   ChatBody,
   ChatResponse,
@@ -70,10 +70,10 @@ export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypeb
         });
         reply.header('vary', 'Accept');
         if (!wantsEventStream(request.headers.accept)) {
-          return reply.send({ data: await chat.chat(ownerId, request.body, controller.signal) });
+          return reply.send({ data: await inRequestPart('body', chat.chat(ownerId, request.body, controller.signal)) });
         }
 
-        const turn = await chat.chatStream(ownerId, request.body, controller.signal);
+        const turn = await inRequestPart('body', chat.chatStream(ownerId, request.body, controller.signal));
         async function* frames(): AsyncGenerator<string> {
           yield sse('meta', turn.meta);
           try {

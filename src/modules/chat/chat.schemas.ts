@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, Page, PageQuery, RecordId } from '../../http/schemas.js';
 
 /** The largest chat message, in bytes of UTF-8 (413 beyond). */
@@ -24,6 +24,7 @@ export const SourceSchema = Type.Object(
   { id: Type.String({ description: 'Knowledge-base document id' }), title: Type.String() },
   { title: 'ChatSource' },
 );
+export type Source = Static<typeof SourceSchema>;
 
 export const UsageSchema = Type.Object(
   {
@@ -33,11 +34,13 @@ export const UsageSchema = Type.Object(
   },
   { title: 'ChatUsage', description: "Token counts as the language model reported them (mode `llm`, when the endpoint reports them)" },
 );
+export type ChatUsage = Static<typeof UsageSchema>;
 
 const Mode = Type.Union([Type.Literal('llm'), Type.Literal('retrieval')], {
   description:
     '`llm`: written by the configured language model (LLM_BASE_URL). `retrieval`: no model is configured; the reply quotes the best-matching knowledge-base passages',
 });
+export type ChatMode = Static<typeof Mode>;
 
 const PersonaRef = Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], {
   description: 'The persona that was active for this reply; null when none is',
@@ -55,6 +58,7 @@ export const ChatReplySchema = Type.Object(
   },
   { title: 'ChatReply' },
 );
+export type ChatReply = Static<typeof ChatReplySchema>;
 
 export const ChatResponse = Data(ChatReplySchema);
 
@@ -68,6 +72,7 @@ export const ConversationSummarySchema = Type.Object(
   },
   { title: 'ConversationSummary' },
 );
+export type ConversationSummary = Static<typeof ConversationSummarySchema>;
 
 export const ChatMessageSchema = Type.Object(
   {
@@ -81,6 +86,7 @@ export const ChatMessageSchema = Type.Object(
   },
   { title: 'ChatMessage' },
 );
+export type ConversationMessage = Static<typeof ChatMessageSchema>;
 
 export const ConversationSchema = Type.Object(
   {
@@ -96,6 +102,7 @@ export const ConversationSchema = Type.Object(
   },
   { title: 'Conversation' },
 );
+export type Conversation = Static<typeof ConversationSchema>;
 
 export const ConversationIdParams = Type.Object({ id: RecordId });
 

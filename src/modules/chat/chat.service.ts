@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
@@ -8,6 +8,7 @@ import type { KnowledgeService } from '../knowledge/knowledge.service.js';
 import type { MemoryService } from '../memory/memory.service.js';
 import type { PersonasService } from '../personas/personas.service.js';
 import type { LlmClient, LlmUsage } from './chat.llm.js';
+import type { ConversationMessage, ChatMode, ChatReply, Conversation, ConversationSummary, Source } from './chat.schemas.js';
 import {
   buildPrompt,
   contentTerms,
@@ -28,23 +29,6 @@ const SEARCH_DOCUMENTS = 5;
 /** Memory entries and history messages read for a prompt; the budget decides how many are used. */
 const MEMORY_ENTRIES = 50;
 const HISTORY_MESSAGES = 100;
-
-export type ChatMode = 'llm' | 'retrieval';
-
-export interface Source {
-  id: string;
-  title: string;
-}
-
-export interface ChatReply {
-  conversationId: string;
-  reply: string;
-  sources: Source[];
-  mode: ChatMode;
-  persona: { id: string; name: string } | null;
-  model?: string;
-  usage?: LlmUsage;
-}
 
 /** What a streamed turn announces first, before any text. */
 export type ChatStreamMeta = Pick<ChatReply, 'conversationId' | 'mode' | 'sources' | 'persona' | 'model'>;
@@ -83,7 +67,7 @@ function parseSources(raw: string): Source[] {
   }
 }
 
-function toMessage(row: MessageRow) {
+function toMessage(row: MessageRow): ConversationMessage {
   return {
     id: row.id,
     role: row.role,
@@ -97,14 +81,10 @@ function toMessage(row: MessageRow) {
 
 function checkMessage(message: string): void {
   if (message.trim() === '') {
-    throw new AppError('VALIDATION_ERROR', 'Invalid request: body.message must not be blank', {
-      details: [{ field: 'body.message', message: 'must not be blank' }],
-    });
+    throw new InputError('message', 'must not be blank');
   }
   if (message.includes('\u0000')) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid request: body.message must not contain NUL characters (U+0000)', {
-      details: [{ field: 'body.message', message: 'must not contain NUL characters' }],
-    });
+    throw new InputError('message', 'must not contain NUL characters', 'Invalid request: message must not contain NUL characters (U+0000)');
   }
   const bytes = Buffer.byteLength(message, 'utf8');
   if (bytes > CHAT_MESSAGE_MAX_BYTES) {
@@ -325,7 +305,10 @@ export function createChatService(deps: ChatServiceDeps) {
       };
     },
 
-    async listConversations(ownerId: string, query: { limit: number; cursor?: string | undefined }) {
+    async listConversations(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined },
+    ): Promise<{ conversations: ConversationSummary[]; nextCursor: string | null }> {
       const cursor = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
       const rows = await repo.listConversations(ownerId, { limit: query.limit + 1, after: cursor && { updatedAt: cursor.time, id: cursor.id } });
       const page = rows.slice(0, query.limit);
@@ -335,7 +318,7 @@ export function createChatService(deps: ChatServiceDeps) {
       };
     },
 
-    async getConversation(ownerId: string, id: string, query: { limit: number; before?: string | undefined }) {
+    async getConversation(ownerId: string, id: string, query: { limit: number; before?: string | undefined }): Promise<Conversation> {
       const conversation = await repo.getConversation(ownerId, id);
       if (!conversation) throw notFound('Conversation', id);
       const [rows, messageCount] = await Promise.all([

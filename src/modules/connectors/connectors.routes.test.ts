@@ -187,7 +187,8 @@ describe('errors', () => {
 
   it('409 for a name already used, whatever the case', async () => {
     expect((await create(owner, { name: 'Twice', baseUrl: 'https://example.com', authType: 'none' })).status).toBe(201);
-    expectError(await create(owner, { name: 'twice', baseUrl: 'https://other.example.com', authType: 'none' }), 409, 'CONFLICT');
+    const taken = expectError(await create(owner, { name: 'twice', baseUrl: 'https://other.example.com', authType: 'none' }), 409, 'CONFLICT');
+    expect(taken.details).toEqual([{ field: 'body.name', message: 'is already used by another connector' }]);
     const other = await create(owner, { name: 'twice-b', baseUrl: 'https://example.com', authType: 'none' });
     expectError(await t.request('PUT', `/api/v1/connectors/${other.body.data.id}`, { token: owner.token, body: { name: 'TWICE' } }), 409, 'CONFLICT');
   });
@@ -195,6 +196,7 @@ describe('errors', () => {
   it.each(['github', 'GitHub', 'openai', 'google', 'categories'])('409 for the built-in name %s', async (name) => {
     const error = expectError(await create(owner, { name, baseUrl: 'https://example.com', authType: 'none' }), 409, 'CONFLICT');
     expect(error.message).toMatch(/built-in/);
+    expect(error.details).toEqual([{ field: 'body.name', message: 'is a built-in service name' }]);
   });
 
   it('404 for an unknown vault token and for another owner\'s', async () => {

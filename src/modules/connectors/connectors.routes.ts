@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   ConnectorPage,
@@ -62,7 +63,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
           response: { 201: ConnectorResponse },
         },
       },
-      async (request, reply) => reply.status(201).send({ data: await connectors.create(principalOf(request).ownerId, request.body, caller(request, request.body)) }),
+      async (request, reply) => reply.status(201).send({ data: await inRequestPart('body', connectors.create(principalOf(request).ownerId, request.body, caller(request, request.body))) }),
     );
 
     app.get(
@@ -88,7 +89,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
           response: { 200: ConnectorResponse },
         },
       },
-      async (request) => ({ data: await connectors.update(principalOf(request).ownerId, request.params.id, request.body, caller(request, request.body)) }),
+      async (request) => ({ data: await inRequestPart('body', connectors.update(principalOf(request).ownerId, request.params.id, request.body, caller(request, request.body))) }),
     );
 
     app.delete(

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { siteBindingRefusal, siteHost } from '../../lib/same-site.js';
 import { isoNow } from '../../lib/time.js';
@@ -9,20 +9,8 @@ import type { VaultService } from '../vault/vault.service.js';
 import type { ConnectorChanges, ConnectorsRepo } from './connectors.repo.js';
 import type { Connector, ConnectorAuthType, CreateConnectorBody, UpdateConnectorBody } from './connectors.schemas.js';
 
-export type { Connector };
-
-/** A connector as the services engine uses it (the row, without presentation). */
-export interface ConnectorRecord {
-  id: string;
-  name: string;
-  baseUrl: string;
-  authType: ConnectorAuthType;
-  vaultTokenId: string | null;
-  headerName: string | null;
-  queryParam: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A connector as the services engine uses it: the API's connector without presentation (`connected`). */
+export type ConnectorRecord = Omit<Connector, 'connected'>;
 
 /** Headers that describe the transport or the request itself: never a credential's carrier. */
 const FORBIDDEN_HEADER_NAMES = new Set([
@@ -56,8 +44,9 @@ function toRecord(row: ConnectorsTable): ConnectorRecord {
   };
 }
 
-function invalid(field: string, message: string, text?: string): AppError {
-  return new AppError('VALIDATION_ERROR', text ?? `Invalid request: body.${field} ${message}`, { details: [{ field: `body.${field}`, message }] });
+/** An input refused, named as the service knows it; the routes place it in the request. */
+function invalid(field: string, message: string, text?: string): InputError {
+  return new InputError(field, message, text);
 }
 
 /** `https://api.example.com/v2/` → `https://api.example.com/v2`: http(s), nothing after the path. */
@@ -115,9 +104,12 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
   function checkName(name: string): string {
     const key = name.toLowerCase();
     if (reserved.has(key)) {
-      throw new AppError('CONFLICT', `"${name}" is taken by a built-in service (GET /api/v1/services lists them); choose another connector name`, {
-        details: [{ field: 'body.name', message: 'is a built-in service name' }],
-      });
+      throw new InputError(
+        'name',
+        'is a built-in service name',
+        `"${name}" is taken by a built-in service (GET /api/v1/services lists them); choose another connector name`,
+        'CONFLICT',
+      );
     }
     return key;
   }
@@ -251,9 +243,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
 
   function conflictOnName(error: unknown, name: string): never {
     if (isUniqueViolation(error)) {
-      throw new AppError('CONFLICT', `A connector named "${name}" already exists (names are unique whatever the case)`, {
-        details: [{ field: 'body.name', message: 'is already used by another connector' }],
-      });
+      throw new InputError('name', 'is already used by another connector', `A connector named "${name}" already exists (names are unique whatever the case)`, 'CONFLICT');
     }
     throw error;
   }

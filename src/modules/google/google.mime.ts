@@ -6,7 +6,7 @@
  *   turned into the text a reader sees: text/plain preferred, HTML turned into text otherwise.
  */
 import { decodeHTML } from 'entities';
-import { AppError } from '../../http/errors.js';
+import { InputError } from '../../http/errors.js';
 import { htmlToText } from '../../lib/html-to-text.js';
 
 const CRLF = '\r\n';
@@ -85,9 +85,7 @@ export function parseAddressList(list: string, field: string): ParsedAddress[] {
     const address = match ? match[2]! : raw;
     if (name.startsWith('"') && name.endsWith('"') && name.length >= 2) name = name.slice(1, -1).replace(/\\(.)/g, '$1');
     if (!/^[^\s@<>(),;:"\\[\]]+@[^\s@<>(),;:"\\[\]]+\.[^\s@<>(),;:"\\[\]]+$/.test(address)) {
-      throw new AppError('VALIDATION_ERROR', `${field}: "${raw}" is not an email address`, {
-        details: [{ field: `body.${field}`, message: `"${raw}" is not an email address` }],
-      });
+      throw new InputError(field, `"${raw}" is not an email address`, `${field}: "${raw}" is not an email address`);
     }
     out.push({ name, address });
   }
@@ -137,9 +135,7 @@ export interface OutgoingMail {
 
 function refuseLineBreaks(field: string, value: string): void {
   if (/[\r\n\0]/.test(value)) {
-    throw new AppError('VALIDATION_ERROR', `${field} must be one line: line breaks in a header would change the message`, {
-      details: [{ field: `body.${field}`, message: 'must not contain line breaks' }],
-    });
+    throw new InputError(field, 'must not contain line breaks', `${field} must be one line: line breaks in a header would change the message`);
   }
 }
 
@@ -155,7 +151,7 @@ export function buildMessage(mail: OutgoingMail): string {
   }
   const to = parseAddressList(mail.to, 'to');
   if (to.length === 0) {
-    throw new AppError('VALIDATION_ERROR', 'to must name at least one email address', { details: [{ field: 'body.to', message: 'is empty' }] });
+    throw new InputError('to', 'is empty', 'to must name at least one email address');
   }
   headers.push(addressHeader('To', to));
   const cc = mail.cc ? parseAddressList(mail.cc, 'cc') : [];

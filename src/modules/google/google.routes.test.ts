@@ -196,6 +196,13 @@ describe('mail: send', () => {
       { to: 'ann@example.org', subject: 's', body: 'b', from: 'ceo@example.org' },
     ];
     for (const body of cases) expectError(await t.request('POST', SEND, { token: owner.token, body }), 400, 'VALIDATION_ERROR');
+    // The message builder names the header; the route places it in the body.
+    const injected = expectError(
+      await t.request('POST', SEND, { token: owner.token, body: { to: 'ann@example.org', subject: 's\r\nBcc: evil@example.org', body: 'b' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(injected.details).toEqual([{ field: 'body.subject', message: 'must not contain line breaks' }]);
     expect(fake.count('gmail.messages.send')).toBe(sends);
   });
 });

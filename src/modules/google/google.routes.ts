@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import {
   DeleteFileResponse,
   FileIdParams,
@@ -92,7 +93,7 @@ export function googleRoutes(deps: { google: GoogleService }): FastifyPluginAsyn
           response: { 200: SendResponse },
         },
       },
-      async (request) => ({ success: true, ...(await google.sendMessage(principalOf(request).ownerId, request.body)) }),
+      async (request) => ({ success: true, ...(await inRequestPart('body', google.sendMessage(principalOf(request).ownerId, request.body))) }),
     );
 
     app.get(
@@ -128,7 +129,7 @@ export function googleRoutes(deps: { google: GoogleService }): FastifyPluginAsyn
       },
       async (request) => {
         const { name, content, mimeType = 'text/plain', encoding = 'utf8', folderId } = request.body;
-        const file = await google.uploadFile(principalOf(request).ownerId, { name, content, mimeType, encoding, folderId });
+        const file = await inRequestPart('body', google.uploadFile(principalOf(request).ownerId, { name, content, mimeType, encoding, folderId }));
         return { success: true, file };
       },
     );

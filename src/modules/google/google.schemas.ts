@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { UrlSafe, Pattern } from '../../http/schemas.js';
 
 /** Gmail message ids are hex; Drive file ids are URL-safe base64-like. Neither has anything else. */
@@ -26,6 +26,7 @@ export const MailListItemSchema = Type.Object(
   },
   { title: 'MailMessageSummary' },
 );
+export type MailListItem = Static<typeof MailListItemSchema>;
 
 export const ListMessagesResponse = Type.Object(
   {
@@ -36,19 +37,22 @@ export const ListMessagesResponse = Type.Object(
   { title: 'MailMessageList' },
 );
 
+export const MailMessageSchema = Type.Object({
+  id: Type.String(),
+  subject: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  date: Type.String({ description: 'When Gmail received the message, ISO 8601 UTC' }),
+  snippet: Type.String(),
+  body: Type.String({ description: 'The text of the message: the text/plain part, or the HTML part turned into text' }),
+  isUnread: Type.Boolean(),
+});
+export type MailMessage = Static<typeof MailMessageSchema>;
+
 export const MessageResponse = Type.Object(
   {
     success: Type.Boolean(),
-    message: Type.Object({
-      id: Type.String(),
-      subject: Type.String(),
-      from: Type.String(),
-      to: Type.String(),
-      date: Type.String({ description: 'When Gmail received the message, ISO 8601 UTC' }),
-      snippet: Type.String(),
-      body: Type.String({ description: 'The text of the message: the text/plain part, or the HTML part turned into text' }),
-      isUnread: Type.Boolean(),
-    }),
+    message: MailMessageSchema,
   },
   { title: 'MailMessageResponse' },
 );
@@ -103,6 +107,7 @@ export const DriveFileSchema = Type.Object(
   },
   { title: 'DriveFile' },
 );
+export type DriveFile = Static<typeof DriveFileSchema>;
 
 export const ListFilesResponse = Type.Object(
   {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthProviderConfig } from '../../config.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, InputError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import { googleOrigin } from '../oauth/oauth.providers.js';
 import { createGoogleSession, type GoogleSession } from './google.client.js';
 import { buildMessage, decodeEncodedWords, decodeSnippet, headerValue, messageBodyText, toRaw, type GmailPart } from './google.mime.js';
+import type { DriveFile, MailListItem, MailMessage } from './google.schemas.js';
 
 /** Scopes that allow each kind of operation (any one of them). */
 const MAIL_READ = ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'];
@@ -28,37 +29,6 @@ const FILES_WRITE = ['https://www.googleapis.com/auth/drive', 'https://www.googl
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 
 const FILE_FIELDS = 'id,name,mimeType,size,modifiedTime,webViewLink';
-
-export interface MailListItem {
-  id: string;
-  threadId: string;
-  subject: string;
-  from: string;
-  to: string;
-  date: string;
-  snippet: string;
-  isUnread: boolean;
-}
-
-export interface MailMessage {
-  id: string;
-  subject: string;
-  from: string;
-  to: string;
-  date: string;
-  snippet: string;
-  body: string;
-  isUnread: boolean;
-}
-
-export interface DriveFile {
-  id: string;
-  name: string;
-  mimeType: string;
-  size: number | null;
-  modifiedTime: string | null;
-  webViewLink: string | null;
-}
 
 interface GmailMessage {
   id: string;
@@ -153,7 +123,10 @@ export function createGoogleService(deps: GoogleServiceDeps) {
   }
 
   return {
-    async listMessages(ownerId: string, query: { maxResults: number; q?: string | undefined; pageToken?: string | undefined }) {
+    async listMessages(
+      ownerId: string,
+      query: { maxResults: number; q?: string | undefined; pageToken?: string | undefined },
+    ): Promise<{ messages: MailListItem[]; nextPageToken: string | null }> {
       const google = await session(ownerId, MAIL_READ, 'read mail');
       const url = new URL(`${gmail}/messages`);
       url.searchParams.set('maxResults', String(query.maxResults));
@@ -239,7 +212,10 @@ export function createGoogleService(deps: GoogleServiceDeps) {
       return { messageId: sent.id, threadId: sent.threadId ?? sent.id };
     },
 
-    async listFiles(ownerId: string, query: { pageSize: number; q?: string | undefined; pageToken?: string | undefined }) {
+    async listFiles(
+      ownerId: string,
+      query: { pageSize: number; q?: string | undefined; pageToken?: string | undefined },
+    ): Promise<{ files: DriveFile[]; nextPageToken: string | null }> {
       // The specification answers 401 when Google is not connected or the file scope is missing.
       const google = await session(ownerId, FILES_READ, 'list files', 401);
       const url = new URL(`${drive}/files`);
@@ -262,9 +238,7 @@ export function createGoogleService(deps: GoogleServiceDeps) {
       if (file.encoding === 'base64') {
         const compact = file.content.replace(/\s+/g, '');
         if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) {
-          throw new AppError('VALIDATION_ERROR', 'content is not valid base64 (encoding is base64)', {
-            details: [{ field: 'body.content', message: 'is not valid base64' }],
-          });
+          throw new InputError('content', 'is not valid base64', 'content is not valid base64 (encoding is base64)');
         }
         bytes = Buffer.from(compact, 'base64');
       } else {

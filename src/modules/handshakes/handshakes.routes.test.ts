@@ -211,6 +211,7 @@ describe('with the default settings', () => {
         'VALIDATION_ERROR',
       );
       expect(error.message).toContain('availability');
+      expect(error.details).toEqual([{ field: 'body.scopes', message: 'must be a subset of read' }]);
       expectError(
         await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: { scopes: ['identity'] } }),
         400,
@@ -221,7 +222,7 @@ describe('with the default settings', () => {
         400,
         'VALIDATION_ERROR',
       );
-      expectError(
+      const past = expectError(
         await t.request('POST', `/api/v1/handshakes/${id}/approve`, {
           token: admin.token,
           body: { expiresAt: new Date(Date.now() - 1000).toISOString() },
@@ -229,6 +230,7 @@ describe('with the default settings', () => {
         400,
         'VALIDATION_ERROR',
       );
+      expect(past.details).toEqual([{ field: 'body.expiresAt', message: 'must be in the future' }]);
       expect((await t.request('GET', `/api/v1/handshakes/${id}/status`)).body.data.status).toBe('pending');
       expect(await handshakeTokens(t, admin, id)).toHaveLength(0);
       expect((await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: {} })).status).toBe(200);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
@@ -107,7 +108,7 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
         },
       },
       async (request) => ({
-        data: await handshakes.approve(principalOf(request).ownerId, request.params.id, request.body, actorOf(request)),
+        data: await inRequestPart('body', handshakes.approve(principalOf(request).ownerId, request.params.id, request.body, actorOf(request))),
       }),
     );
 

@@ -6,6 +6,8 @@ export const HandshakeScope = Type.Union(
   HANDSHAKE_SCOPES.map((s) => Type.Literal(s)),
   { description: 'A scope an agent may ask for: read, professional or availability' },
 );
+/** A scope an agent may ask for through a handshake. */
+export type HandshakeScope = Static<typeof HandshakeScope>;
 
 export const HandshakeStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied')], {
   description: 'A handshake not decided in time, or revoked, reads `denied`',
@@ -32,6 +34,7 @@ export const HandshakeSchema = Type.Object(
   },
   { title: 'Handshake' },
 );
+export type Handshake = Static<typeof HandshakeSchema>;
 
 export const CreateHandshakeBody = Type.Object(
   {
@@ -67,17 +70,18 @@ export const CreatedHandshakeResponse = Data(
   ),
 );
 
-export const HandshakeStatusResponse = Data(
-  Type.Object(
-    {
-      handshakeId: Type.String(),
-      status: HandshakeStatusSchema,
-      expiresAt: IsoDateTime,
-      decidedAt: DecidedAt,
-    },
-    { title: 'HandshakeStatus' },
-  ),
+/** What the agent that asked may read of its handshake (GET /handshake/{id}/status). */
+export const HandshakeStatusViewSchema = Type.Object(
+  {
+    handshakeId: Type.String(),
+    status: HandshakeStatusSchema,
+    expiresAt: IsoDateTime,
+    decidedAt: DecidedAt,
+  },
+  { title: 'HandshakeStatus' },
 );
+export type HandshakeStatusView = Static<typeof HandshakeStatusViewSchema>;
+export const HandshakeStatusResponse = Data(HandshakeStatusViewSchema);
 
 export const ListHandshakesQuery = Type.Object({
   ...PageQuery,

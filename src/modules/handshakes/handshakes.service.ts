@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { HANDSHAKE_SCOPES } from '../../http/access.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newOpaqueId } from '../../lib/ids.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { Database, HandshakesTable } from '../../storage/tables.js';
@@ -8,32 +7,8 @@ import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
+import type { Handshake, HandshakeScope, HandshakeStatusView } from './handshakes.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
-
-/** A scope an agent may ask for through a handshake. */
-export type HandshakeScope = (typeof HANDSHAKE_SCOPES)[number];
-
-export interface Handshake {
-  handshakeId: string;
-  agentId: string;
-  requestedScopes: HandshakeScope[];
-  message: string;
-  status: HandshakeStatus;
-  tokenId: string | null;
-  clientIp: string | null;
-  userAgent: string | null;
-  createdAt: string;
-  expiresAt: string;
-  decidedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface HandshakeStatusView {
-  handshakeId: string;
-  status: HandshakeStatus;
-  expiresAt: string;
-  decidedAt: string | null;
-}
 
 type StatusFields = Pick<HandshakesTable, 'status' | 'expires_at' | 'decided_at' | 'revoked_at'>;
 
@@ -207,9 +182,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
       actor: AuditActor,
     ): Promise<{ handshake: Handshake; token: string }> {
       if (input.expiresAt && isPast(input.expiresAt)) {
-        throw new AppError('VALIDATION_ERROR', 'Invalid request: body.expiresAt must be in the future', {
-          details: [{ field: 'body.expiresAt', message: 'must be in the future' }],
-        });
+        throw new InputError('expiresAt', 'must be in the future');
       }
       const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
       return db.transaction().execute(async (trx) => {
@@ -219,10 +192,10 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
           scopes = input.scopes ?? requested;
           const extra = scopes.filter((scope) => !requested.includes(scope));
           if (extra.length > 0) {
-            throw new AppError(
-              'VALIDATION_ERROR',
-              `Invalid request: body.scopes may only narrow the requested scopes (${requested.join(', ')}); not requested: ${extra.join(', ')}`,
-              { details: [{ field: 'body.scopes', message: `must be a subset of ${requested.join(', ')}` }] },
+            throw new InputError(
+              'scopes',
+              `must be a subset of ${requested.join(', ')}`,
+              `Invalid request: scopes may only narrow the requested scopes (${requested.join(', ')}); not requested: ${extra.join(', ')}`,
             );
           }
         });

@@ -179,7 +179,8 @@ describe('errors', () => {
       expect(noTitle.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'body.title' })]));
       const noContent = expectError(await t.request('POST', path, { token: owner.token, body: { title: 'x' } }), 400, 'VALIDATION_ERROR');
       expect(noContent.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'body.content' })]));
-      expectError(await t.request('POST', path, { token: owner.token, body: { title: '   ', content: 'x' } }), 400, 'VALIDATION_ERROR');
+      const blank = expectError(await t.request('POST', path, { token: owner.token, body: { title: '   ', content: 'x' } }), 400, 'VALIDATION_ERROR');
+      expect(blank.details).toEqual([{ field: 'body.title', message: 'must not be blank' }]);
       expectError(await t.request('POST', path, { token: owner.token, body: { title: 'x'.repeat(501), content: 'x' } }), 400, 'VALIDATION_ERROR');
       expectError(await t.request('POST', path, { token: owner.token, body: { title: 'x', content: 'x', tags: [] } }), 400, 'VALIDATION_ERROR');
       expectError(await t.request('POST', path, { token: owner.token }), 400, 'VALIDATION_ERROR');

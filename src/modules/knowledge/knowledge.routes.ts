@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, inRequestPart } from '../../http/errors.js';
 import { DocumentUsageResponse } from '../attachments/attachments.schemas.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import {
@@ -144,7 +144,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
           response: { 200: KBDocumentResponse },
         },
       },
-      async (request) => ({ data: await knowledge.create(principalOf(request).ownerId, request.body) }),
+      async (request) => ({ data: await inRequestPart('body', knowledge.create(principalOf(request).ownerId, request.body)) }),
     );
 
     app.post(
@@ -161,7 +161,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
         },
       },
       async (request) => {
-        const result = await knowledge.upsert(principalOf(request).ownerId, request.body);
+        const result = await inRequestPart('body', knowledge.upsert(principalOf(request).ownerId, request.body));
         return { ok: true, action: result.action, document: result.document };
       },
     );
@@ -217,7 +217,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
           response: { 200: KBDocumentResponse },
         },
       },
-      async (request) => ({ data: await knowledge.update(principalOf(request).ownerId, request.params.id, request.body) }),
+      async (request) => ({ data: await inRequestPart('body', knowledge.update(principalOf(request).ownerId, request.params.id, request.body)) }),
     );
 
     app.delete(

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, Page, PageQuery, NoNul } from '../../http/schemas.js';
 
 
@@ -32,6 +32,7 @@ export const KBDocumentSchema = Type.Object(
   },
   { title: 'KBDocument' },
 );
+export type KbDocument = Static<typeof KBDocumentSchema>;
 
 export const KBDocumentSummarySchema = Type.Object(
   {
@@ -47,6 +48,7 @@ export const KBDocumentSummarySchema = Type.Object(
   },
   { title: 'KBDocumentSummary' },
 );
+export type KbDocumentSummary = Static<typeof KBDocumentSummarySchema>;
 
 export const ListKBQuery = Type.Object({
   ...PageQuery,

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms, type MatchMode } from '../../storage/full-text.js';
@@ -7,6 +7,7 @@ import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
+import type { KbDocument, KbDocumentSummary } from './knowledge.schemas.js';
 
 /** Largest document text, and largest uploaded file: 10 MiB. */
 export const KB_MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -25,30 +26,6 @@ const EXCERPT_CHARS = 200;
 const LIST_HEAD_CHARS = 400;
 /** How much of each search hit is read to find the first matching word. */
 const SEARCH_HEAD_CHARS = 50_000;
-
-export interface KbDocument {
-  id: string;
-  title: string;
-  content: string;
-  source: string;
-  mimeType: string | null;
-  sizeBytes: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface KbDocumentSummary {
-  id: string;
-  title: string;
-  source: string;
-  mimeType: string | null;
-  sizeBytes: number;
-  excerpt: string;
-  createdAt: string;
-  updatedAt: string;
-  /** Only in search results: higher is a better match. */
-  rank?: number;
-}
 
 export interface KbWriteInput {
   title: string;
@@ -139,7 +116,7 @@ function byteSize(text: string): number {
 }
 
 function checkContent(content: string, what = 'content'): number {
-  checkNoNul(content, 'body.content');
+  checkNoNul(content, 'content');
   const size = byteSize(content);
   if (size > KB_MAX_CONTENT_BYTES) {
     throw new AppError(
@@ -153,37 +130,29 @@ function checkContent(content: string, what = 'content'): number {
 /** PostgreSQL text cannot hold U+0000: refused on both engines alike, with a clear answer. */
 function checkNoNul(value: string, field: string): void {
   if (value.includes('\u0000')) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must not contain NUL characters (U+0000)`, {
-      details: [{ field, message: 'must not contain NUL characters' }],
-    });
+    throw new InputError(field, 'must not contain NUL characters', `Invalid request: ${field} must not contain NUL characters (U+0000)`);
   }
 }
 
 /** Titles are compared as stored: trimmed, otherwise exact. */
-function normalizeTitle(title: string, field = 'body.title'): string {
+function normalizeTitle(title: string, field = 'title'): string {
   checkNoNul(title, field);
   const trimmed = title.trim();
   if (trimmed === '') {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must not be blank`, {
-      details: [{ field, message: 'must not be blank' }],
-    });
+    throw new InputError(field, 'must not be blank');
   }
   if (trimmed.length > 500) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must be at most 500 characters`, {
-      details: [{ field, message: 'must NOT have more than 500 characters' }],
-    });
+    throw new InputError(field, 'must NOT have more than 500 characters', `Invalid request: ${field} must be at most 500 characters`);
   }
   return trimmed;
 }
 
-function normalizeSource(source: string | undefined, fallback: string, field = 'body.source'): string {
+function normalizeSource(source: string | undefined, fallback: string, field = 'source'): string {
   if (source === undefined) return fallback;
   checkNoNul(source, field);
   const trimmed = source.trim();
   if (trimmed === '' || trimmed.length > 100) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${field} must be 1 to 100 characters`, {
-      details: [{ field, message: 'must be 1 to 100 characters' }],
-    });
+    throw new InputError(field, 'must be 1 to 100 characters');
   }
   return trimmed;
 }
@@ -252,7 +221,7 @@ export function createKnowledgeService(deps: {
 
   return {
     /** One page, newest first. */
-    async list(ownerId: string, options: { limit: number; cursor?: string | undefined }) {
+    async list(ownerId: string, options: { limit: number; cursor?: string | undefined }): Promise<{ items: KbDocumentSummary[]; nextCursor: string | null }> {
       const rows = await repo.list(ownerId, { limit: options.limit + 1, cursor: options.cursor, headChars: LIST_HEAD_CHARS });
       const page = rows.slice(0, options.limit);
       return {
@@ -340,7 +309,7 @@ export function createKnowledgeService(deps: {
     },
 
     /** Replaces a document's content, and its title or source when given. */
-    async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }) {
+    async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }): Promise<KbDocument> {
       const size = checkContent(input.content);
       const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: isoNow() };
       if (input.title !== undefined) changes.title = normalizeTitle(input.title);

@@ -776,6 +776,7 @@ describe('GET /api/v1/marketplace/listings: filters, sorts and pages', () => {
       'VALIDATION_ERROR',
     );
     expect(error.message).toContain('sort=rating');
+    expect((error.details as Array<{ field: string }>).map((d) => d.field)).toEqual(['querystring.cursor']);
     const forged = Buffer.from(JSON.stringify(['installs', -1, 'x'])).toString('base64url');
     expectError(
       await t.request('GET', '/api/v1/marketplace/listings', { token: p1.token, query: { sort: 'installs', cursor: forged } }),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   CreateListingBody,
@@ -48,7 +49,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
       },
       async (request) => {
         const { limit = LISTING_PAGE_DEFAULT, ...rest } = request.query;
-        const page = await marketplace.list({ ...rest, limit });
+        const page = await inRequestPart('querystring', marketplace.list({ ...rest, limit }));
         return { data: page.listings, nextCursor: page.nextCursor };
       },
     );
@@ -67,7 +68,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
           response: { 201: ListingResponse },
         },
       },
-      async (request, reply) => reply.status(201).send({ data: await marketplace.create(callerOf(request), request.body) }),
+      async (request, reply) => reply.status(201).send({ data: await inRequestPart('body', marketplace.create(callerOf(request), request.body)) }),
     );
 
     app.get(
@@ -185,7 +186,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
       },
       async (request) => {
         const { limit = LISTING_PAGE_DEFAULT, ...rest } = request.query;
-        const page = await marketplace.listMine(principalOf(request).ownerId, { ...rest, limit });
+        const page = await inRequestPart('querystring', marketplace.listMine(principalOf(request).ownerId, { ...rest, limit }));
         return { data: page.listings, nextCursor: page.nextCursor };
       },
     );

@@ -44,10 +44,12 @@ const SkillSnapshotSchema = Type.Object(
   },
   { title: 'SkillSnapshot' },
 );
+export type SkillSnapshot = Static<typeof SkillSnapshotSchema>;
 const PersonaSnapshotSchema = Type.Object(
   { name: Type.String(), description: Type.String(), soul_content: Type.String() },
   { title: 'PersonaSnapshot' },
 );
+export type PersonaSnapshot = Static<typeof PersonaSnapshotSchema>;
 
 const ListingFields = {
   id: Type.String(),
@@ -70,6 +72,7 @@ const ListingFields = {
 };
 
 export const ListingSummarySchema = Type.Object(ListingFields, { title: 'MarketplaceListingSummary' });
+export type ListingSummary = Static<typeof ListingSummarySchema>;
 export const ListingSchema = Type.Object(
   {
     ...ListingFields,
@@ -79,6 +82,7 @@ export const ListingSchema = Type.Object(
   },
   { title: 'MarketplaceListing' },
 );
+export type Listing = Static<typeof ListingSchema>;
 
 export const RatingSchema = Type.Object(
   {
@@ -90,6 +94,7 @@ export const RatingSchema = Type.Object(
   },
   { title: 'MarketplaceRating' },
 );
+export type Rating = Static<typeof RatingSchema>;
 
 export const ListingResponse = Data(ListingSchema);
 export const ListingPage = Page(ListingSummarySchema);

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
@@ -9,49 +9,17 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { PersonasService } from '../personas/personas.service.js';
 import type { SkillsService } from '../skills/skills.service.js';
 import type { ListingAfter, ListingRow, ListingSummaryRow, MarketplaceRepo, RatingRow } from './marketplace.repo.js';
-import { LISTING_DESCRIPTION_MAX, type ListingSort, type ListingType } from './marketplace.schemas.js';
+import {
+  LISTING_DESCRIPTION_MAX,
+  type Listing,
+  type ListingSort,
+  type ListingSummary,
+  type ListingType,
+  type PersonaSnapshot,
+  type Rating,
+  type SkillSnapshot,
+} from './marketplace.schemas.js';
 import { decodeCursor, decodeTimeCursor, encodeCursor, encodeTimeCursor } from '../../http/cursor.js';
-
-export interface SkillSnapshot {
-  name: string;
-  description: string;
-  category: string;
-  scriptContent: string;
-}
-
-export interface PersonaSnapshot {
-  name: string;
-  description: string;
-  soul_content: string;
-}
-
-export interface ListingSummary {
-  id: string;
-  type: ListingType;
-  refId: number | string;
-  title: string;
-  description: string;
-  price: number;
-  ratingAverage: number | null;
-  ratingCount: number;
-  installs: number;
-  ownerId: string;
-  snapshotAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Listing extends ListingSummary {
-  snapshot: SkillSnapshot | PersonaSnapshot;
-}
-
-export interface Rating {
-  userId: string;
-  rating: number;
-  review: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** Who calls: the owner acting, and who to name in the audit log. */
 export interface MarketplaceCaller {
@@ -78,8 +46,9 @@ export interface MarketplaceServiceOptions {
 /** Averages are kept as an integer key of this many parts per star, so that cursors carry them exactly. */
 const RATING_KEY_SCALE = 1_000_000;
 
-function invalid(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', `Invalid request: ${field} ${message}`, { details: [{ field, message }] });
+/** An input refused, named as the service knows it; the routes place it in the request. */
+function invalid(field: string, message: string): InputError {
+  return new InputError(field, message);
 }
 
 function ratingAverage(sum: number, count: number): number | null {
@@ -123,7 +92,7 @@ function toRating(row: RatingRow): Rating {
 }
 
 const badCursor = (sort: ListingSort) =>
-  invalid('querystring.cursor', `is not a nextCursor of this list with sort=${sort}: pass the nextCursor of the previous page unchanged, with the same sort`);
+  invalid('cursor', `is not a nextCursor of this list with sort=${sort}: pass the nextCursor of the previous page unchanged, with the same sort`);
 
 const isId = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(v);
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -168,11 +137,11 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
     if (type === 'skill') {
       const text = String(refId);
       if (!/^[1-9][0-9]{0,9}$/.test(text) || Number(text) > 2_147_483_647) {
-        throw invalid('body.refId', 'must be a skill id (a positive integer) when type is skill');
+        throw invalid('refId', 'must be a skill id (a positive integer) when type is skill');
       }
       return text;
     }
-    if (typeof refId !== 'string') throw invalid('body.refId', 'must be a persona id (a string) when type is persona');
+    if (typeof refId !== 'string') throw invalid('refId', 'must be a persona id (a string) when type is persona');
     return refId;
   }
 

@@ -188,11 +188,13 @@ describe('search', () => {
     const blank = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: '  ' } });
     expect(blank.status).toBe(200);
     expect(blank.body.data).toHaveLength(3);
-    expectError(
+    const both = expectError(
       await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'typescript', cursor: strong.id } }),
       400,
       'VALIDATION_ERROR',
     );
+    // The service refuses `cursor`; the route names the part of the request that carried it.
+    expect(both.details).toEqual([{ field: 'querystring.cursor', message: 'must not be given with q' }]);
   });
 });
 
@@ -214,6 +216,14 @@ describe('errors', () => {
   ])('refuses %s with 400', async (_what, body) => {
     expectError(await t.request('POST', '/api/v1/memory', { token: owner.token, body }), 400, 'VALIDATION_ERROR');
     expectError(await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: owner.token, body }), 400, 'VALIDATION_ERROR');
+  });
+
+  it('names blank content by the part of the request that carried it', async () => {
+    const body = { content: ' \n\t ' };
+    const created = expectError(await t.request('POST', '/api/v1/memory', { token: owner.token, body }), 400, 'VALIDATION_ERROR');
+    expect(created.details).toEqual([{ field: 'body.content', message: 'must not be blank' }]);
+    const updated = expectError(await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: owner.token, body }), 400, 'VALIDATION_ERROR');
+    expect(updated.details).toEqual([{ field: 'body.content', message: 'must not be blank' }]);
   });
 
   it('accepts exactly 64 KiB of UTF-8 and answers 413 beyond, counting bytes not characters', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import { IdParams } from '../../http/schemas.js';
 import {
   ClearMemoryResponse,
@@ -31,7 +32,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
       },
       async (request) => {
         const { limit = 50, cursor, q } = request.query;
-        const page = await memory.list(principalOf(request).ownerId, { limit, cursor, q });
+        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q }));
         return { data: page.entries, nextCursor: page.nextCursor };
       },
     );
@@ -49,7 +50,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         },
       },
       async (request, reply) => {
-        const entry = await memory.create(principalOf(request).ownerId, request.body.content);
+        const entry = await inRequestPart('body', memory.create(principalOf(request).ownerId, request.body.content));
         return reply.status(201).send({ data: entry });
       },
     );
@@ -81,7 +82,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
           response: { 200: MemoryResponse },
         },
       },
-      async (request) => ({ data: await memory.update(principalOf(request).ownerId, request.params.id, request.body.content) }),
+      async (request) => ({ data: await inRequestPart('body', memory.update(principalOf(request).ownerId, request.params.id, request.body.content)) }),
     );
 
     app.delete(

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
 
 export const MemoryEntrySchema = Type.Object(
@@ -10,6 +10,11 @@ export const MemoryEntrySchema = Type.Object(
   },
   { title: 'MemoryEntry' },
 );
+/**
+ * A memory entry as the API shows it. The specification spells `created_at`; every other field
+ * is camelCase, as the conventions say.
+ */
+export type MemoryEntry = Static<typeof MemoryEntrySchema>;
 
 // No maxLength: the limit is 64 KiB of UTF-8, checked by the service so that it answers 413, not 400.
 const Content = Type.String({

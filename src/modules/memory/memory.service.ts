@@ -1,22 +1,13 @@
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
+import type { MemoryEntry } from './memory.schemas.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
 export const MEMORY_CONTENT_MAX_BYTES = 64 * 1024;
 
-/**
- * A memory entry as the API shows it. The specification spells `created_at`; every other field
- * is camelCase, as the conventions say.
- */
-export interface MemoryEntry {
-  id: string;
-  content: string;
-  created_at: string;
-  updatedAt: string;
-}
 
 function toEntry(row: MemoryRow): MemoryEntry {
   return { id: row.id, content: row.content, created_at: row.created_at, updatedAt: row.updated_at };
@@ -25,9 +16,7 @@ function toEntry(row: MemoryRow): MemoryEntry {
 /** Content is kept exactly as sent (markdown whitespace can matter); only blank content is refused. */
 function checkContent(content: string): void {
   if (content.trim() === '') {
-    throw new AppError('VALIDATION_ERROR', 'content must not be empty or only whitespace', {
-      details: [{ field: 'body.content', message: 'must not be blank' }],
-    });
+    throw new InputError('content', 'must not be blank', 'content must not be empty or only whitespace');
   }
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > MEMORY_CONTENT_MAX_BYTES) {
@@ -62,10 +51,10 @@ export function createMemoryService(deps: { repo: MemoryRepo; limits: Pick<Limit
     ): Promise<{ entries: MemoryEntry[]; nextCursor: string | null }> {
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
-          throw new AppError(
-            'VALIDATION_ERROR',
+          throw new InputError(
+            'cursor',
+            'must not be given with q',
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
-            { details: [{ field: 'querystring.cursor', message: 'must not be given with q' }] },
           );
         }
         const rows = await repo.search(ownerId, query.q, query.limit);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../../http/errors.js';
+import { AppError, InputError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoIn, isoNow } from '../../lib/time.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
@@ -65,10 +65,10 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   }
 
   function unusableState(provider: OAuthProviderDefinition): AppError {
-    return new AppError(
-      'VALIDATION_ERROR',
+    return new InputError(
+      'state',
+      'is unknown, used or expired',
       `This authorization link is unknown, already used or expired (links last ${Math.round(stateTtlMs / 60_000)} minutes and work once): start again with ${authorizePath(provider.id)}`,
-      { details: [{ field: 'state', message: 'is unknown, used or expired' }] },
     );
   }
 
@@ -217,9 +217,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     ): Promise<{ provider: string; label: string; account: string | null; scopes: string[] }> {
       const provider = configured(service);
       if (!answer.state) {
-        throw new AppError('VALIDATION_ERROR', `The callback has no state: open the url answered by ${authorizePath(provider.id)} to connect`, {
-          details: [{ field: 'state', message: 'is required' }],
-        });
+        throw new InputError('state', 'is required', `The callback has no state: open the url answered by ${authorizePath(provider.id)} to connect`);
       }
       const stateId = sha256Hex(answer.state);
       const checkedAt = isoNow();
@@ -249,9 +247,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         );
       }
       if (!answer.code) {
-        throw new AppError('VALIDATION_ERROR', `The callback has no code: start again with ${authorizePath(provider.id)}`, {
-          details: [{ field: 'code', message: 'is required' }],
-        });
+        throw new InputError('code', 'is required', `The callback has no code: start again with ${authorizePath(provider.id)}`);
       }
       const verifier = await sealing.openVerifier(state.owner_id, state.id, state.verifier_sealed);
       let tokens: TokenResponse;

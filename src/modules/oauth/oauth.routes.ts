@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
-import { inRequestPart } from '../../http/request-part.js';
+import { AppError, inRequestPart } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizeResponse, CallbackQuery, ConnectForm, ConnectQuery, DisconnectResponse, ServiceParams, StatusResponse } from './oauth.schemas.js';
 import { connectedPage, connectPage, continuePage, cookieHeader, cookiesOf, pageHeaders } from './oauth.pages.js';
@@ -45,7 +44,8 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
       },
       async (request, reply) => {
         const { state, code, error, error_description: errorDescription } = request.query;
-        const connected = await inRequestPart('querystring', () =>
+        const connected = await inRequestPart(
+          'querystring',
           oauth.callback(request.params.service, { state, code, error, errorDescription }, cookiesOf(request.headers.cookie), (ownerId) =>
             actorOf(request, ownerId),
           ),
@@ -74,7 +74,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
         },
       },
       async (request, reply) => {
-        const page = await inRequestPart('querystring', () => oauth.connectPage(request.params.service, request.query.state));
+        const page = await inRequestPart('querystring', oauth.connectPage(request.params.service, request.query.state));
         return pageHeaders(reply, "; form-action 'self'").send(connectPage(page.label, page.account, page.formAction, request.query.state));
       },
     );
@@ -108,7 +108,8 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
           if ((origin !== undefined && origin !== ownOrigin) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
             throw new AppError('FORBIDDEN', `The sign-in form must be sent from Hearth's own connect page (${ownOrigin}), not from another site`);
           }
-          const bound = await inRequestPart('body', () =>
+          const bound = await inRequestPart(
+            'body',
             oauth.bindBrowser(request.params.service, request.body.state, request.body.password, (ownerId) => actorOf(request, ownerId)),
           );
           reply.header('set-cookie', cookieHeader(bound.cookie));

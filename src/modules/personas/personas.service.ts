@@ -7,8 +7,6 @@ import type { Database, PersonasTable } from '../../storage/tables.js';
 import type { PersonasRepo } from './personas.repo.js';
 import { SOUL_CONTENT_MAX_BYTES, type Persona } from './personas.schemas.js';
 
-export type { Persona };
-
 export function toPersona(row: PersonasTable): Persona {
   return {
     id: row.id,

@@ -226,7 +226,8 @@ describe('GET /api/v1/skills', () => {
     expect((await t.request('GET', '/api/v1/skills?limit=200', { token: owner.token })).status).toBe(200);
     expect((await t.request('GET', '/api/v1/skills?limit=1', { token: owner.token })).status).toBe(200);
     expectError(await t.request('GET', '/api/v1/skills?cursor=abc', { token: owner.token }), 400, 'VALIDATION_ERROR');
-    expectError(await t.request('GET', '/api/v1/skills?q=list&cursor=5', { token: owner.token }), 400, 'VALIDATION_ERROR');
+    const both = expectError(await t.request('GET', '/api/v1/skills?q=list&cursor=5', { token: owner.token }), 400, 'VALIDATION_ERROR');
+    expect((both.details as { field: string }[]).map((d) => d.field)).toEqual(['querystring.cursor']);
   });
 
   it('never lists another owner\'s skills', async () => {

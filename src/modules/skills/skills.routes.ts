@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, inRequestPart } from '../../http/errors.js';
 import {
   AttachDocumentBody,
   AttachedDocumentList,
@@ -10,6 +10,7 @@ import {
 } from '../attachments/attachments.schemas.js';
 import {
   BatchQuery,
+  SKILL_BATCH_MAX,
   CreateSkillBody,
   DetachedResponse,
   ListSkillsQuery,
@@ -56,7 +57,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
       },
       async (request) => {
         const { limit = 50, ...rest } = request.query;
-        const page = await skills.list(owner(request), { ...rest, limit });
+        const page = await inRequestPart('querystring', skills.list(owner(request), { ...rest, limit }));
         return { data: page.skills, nextCursor: page.nextCursor };
       },
     );
@@ -73,7 +74,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 201: SkillResponse },
         },
       },
-      async (request, reply) => reply.status(201).send({ data: await skills.create(owner(request), request.body) }),
+      async (request, reply) => reply.status(201).send({ data: await inRequestPart('body', skills.create(owner(request), request.body)) }),
     );
 
     // Static segments: find-my-way prefers them to /skills/:id, whatever the order of registration.
@@ -119,7 +120,16 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 200: SkillList },
         },
       },
-      async (request) => ({ data: await skills.batch(owner(request), request.query.id ?? [], request.query.slug ?? []) }),
+      async (request) => {
+        const ids = request.query.id ?? [];
+        const slugs = request.query.slug ?? [];
+        // Each list has its own maxItems; together they are bounded too, and the query is what says so.
+        if (ids.length + slugs.length > SKILL_BATCH_MAX) {
+          const message = `may name at most ${SKILL_BATCH_MAX} ids and slugs together`;
+          throw new AppError('VALIDATION_ERROR', `Invalid request: querystring ${message}`, { details: [{ field: 'querystring', message }] });
+        }
+        return { data: await skills.batch(owner(request), ids, slugs) };
+      },
     );
 
     app.get(
@@ -144,7 +154,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 200: SkillResponse },
         },
       },
-      async (request) => ({ data: await skills.update(owner(request), request.params.id, request.body) }),
+      async (request) => ({ data: await inRequestPart('body', skills.update(owner(request), request.params.id, request.body)) }),
     );
 
     app.delete(

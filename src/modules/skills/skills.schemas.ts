@@ -46,6 +46,11 @@ export const SkillOriginSchema = Type.Object(
   },
   { additionalProperties: true, description: 'Where the skill came from; other fields depend on `type`' },
 );
+/**
+ * Where a skill came from: `{ type: 'created' }` here; the marketplace adds its own types and
+ * fields. `Static<>` does not carry `additionalProperties: true`, so the open part is added.
+ */
+export type SkillOrigin = Static<typeof SkillOriginSchema> & Record<string, unknown>;
 
 export const SkillSchema = Type.Object(
   {
@@ -62,14 +67,17 @@ export const SkillSchema = Type.Object(
   },
   { title: 'Skill' },
 );
+export type Skill = Static<typeof SkillSchema>;
 
 /** A skill in a list: everything but the SKILL.md, which can be large (GET /skills/{id} has it). */
 export const SkillSummarySchema = Type.Omit(SkillSchema, ['scriptContent'], { title: 'SkillSummary' });
+export type SkillSummary = Static<typeof SkillSummarySchema>;
 
 export const SkillSuggestionSchema = Type.Object(
   { id: SkillIdSchema, slug: Type.String(), name: Type.String(), description: Type.String(), category: Type.String() },
   { title: 'SkillSuggestion' },
 );
+export type SkillSuggestion = Static<typeof SkillSuggestionSchema>;
 
 export const SkillContentSchema = Type.Object(
   { id: SkillIdSchema, slug: Type.String(), name: Type.String(), content: Type.String({ description: 'The SKILL.md' }) },

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
@@ -10,45 +10,23 @@ import { sanitizeSkillMarkdown } from './skills.frontmatter.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { createSkillsRepo, type SkillRow, type SkillSuggestionRow, type SkillSummaryRow } from './skills.repo.js';
-import { SKILL_BATCH_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_REGEX, SKILL_SCRIPT_MAX, SKILL_SUGGESTIONS_MAX } from './skills.schemas.js';
-
-/** Where a skill came from: `{ type: 'created' }` here; the marketplace adds its own types and fields. */
-export type SkillOrigin = { type: string } & Record<string, unknown>;
-
-export interface Skill {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-  scriptContent: string;
-  active: boolean;
-  origin: SkillOrigin;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type SkillSummary = Omit<Skill, 'scriptContent'>;
-
-export interface SkillSuggestion {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-}
+import {
+  SKILL_BATCH_MAX,
+  SKILL_DESCRIPTION_MAX,
+  SKILL_NAME_REGEX,
+  SKILL_SCRIPT_MAX,
+  SKILL_SUGGESTIONS_MAX,
+  type CreateSkillBody,
+  type Skill,
+  type SkillOrigin,
+  type SkillSuggestion,
+  type SkillSummary,
+  type UpdateSkillBody,
+} from './skills.schemas.js';
 
 /** The fields a skill is made from, by the API or from a marketplace snapshot. */
-export interface SkillInput {
-  name: string;
-  description?: string | undefined;
-  category?: string | undefined;
-  scriptContent?: string | undefined;
-}
-
-export interface SkillPatch extends Partial<SkillInput> {
-  active?: boolean | undefined;
-}
+export type SkillInput = CreateSkillBody;
+export type SkillPatch = UpdateSkillBody;
 
 export interface SkillListQuery {
   slug?: string | undefined;
@@ -109,8 +87,9 @@ function toSuggestion(row: SkillSuggestionRow): SkillSuggestion {
   return { id: Number(row.id), slug: row.slug, name: row.name, description: row.description, category: row.category };
 }
 
-function invalid(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', `Invalid request: ${field} ${message}`, { details: [{ field, message }] });
+/** An input refused, named as the service knows it; the routes place it in the request. */
+function invalid(field: string, message: string): InputError {
+  return new InputError(field, message);
 }
 
 /** Trims and checks a name; the routes' schema says the same, but snapshots do not pass through it. */
@@ -118,7 +97,7 @@ function normalizeName(raw: string): string {
   const name = raw.trim();
   if (!SKILL_NAME_REGEX.test(name)) {
     throw invalid(
-      'body.name',
+      'name',
       'must be 1 to 100 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit (the name is the slug, used in URLs)',
     );
   }
@@ -246,7 +225,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       };
       if (query.q !== undefined) {
         if (query.cursor !== undefined) {
-          throw invalid('querystring.cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
+          throw invalid('cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
         }
         const { q, limit } = query;
         const key = `search\u0000${queryTerms(q).join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
@@ -280,7 +259,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     async batch(ownerId: string, ids: number[], slugs: string[]): Promise<Skill[]> {
       if (ids.length + slugs.length > SKILL_BATCH_MAX) {
-        throw invalid('querystring', `may name at most ${SKILL_BATCH_MAX} ids and slugs together`);
+        throw new AppError('VALIDATION_ERROR', `Ask for at most ${SKILL_BATCH_MAX} skills at once (ids and slugs together)`);
       }
       const rows = await repo.getMany(ownerId, [...new Set(ids)], [...new Set(slugs.map((s) => s.toLowerCase()))]);
       return rows.map(toSkill);

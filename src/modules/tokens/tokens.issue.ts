@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
-import { AppError } from '../../http/errors.js';
+import { InputError } from '../../http/errors.js';
 import type { Scope } from '../../http/access.js';
 import { isoIn, isPast } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
@@ -14,9 +14,7 @@ export type NewApiToken = Static<typeof CreateTokenBody>;
 /** An expiry must lie ahead; the error names the field, the route says where it was sent. */
 export function checkFutureExpiry(expiresAt: string | null | undefined): void {
   if (expiresAt && isPast(expiresAt)) {
-    throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', {
-      details: [{ field: 'expiresAt', message: 'must be in the future' }],
-    });
+    throw new InputError('expiresAt', 'must be in the future', 'expiresAt must be in the future');
   }
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
-import { inRequestPart } from '../../http/request-part.js';
+import { inRequestPart } from '../../http/errors.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
@@ -54,7 +54,7 @@ export function tokensRoutes(deps: { tokens: TokensService; masterTokens: Master
         },
       },
       async (request, reply) => {
-        const result = await inRequestPart('body', () => tokens.create(principalOf(request).ownerId, request.body, actorOf(request)));
+        const result = await inRequestPart('body', tokens.create(principalOf(request).ownerId, request.body, actorOf(request)));
         return reply.status(201).send(issued(result));
       },
     );
@@ -104,7 +104,7 @@ export function tokensRoutes(deps: { tokens: TokensService; masterTokens: Master
         },
       },
       async (request) => ({
-        data: await inRequestPart('body', () => tokens.update(principalOf(request).ownerId, request.params.id, request.body, actorOf(request))),
+        data: await inRequestPart('body', tokens.update(principalOf(request).ownerId, request.params.id, request.body, actorOf(request))),
       }),
     );
 
