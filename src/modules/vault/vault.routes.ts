@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
-import { toAppError } from '../../http/errors.js';
+import { inRequestPart, toAppError } from '../../http/errors.js';
 import { IdParams } from '../../http/schemas.js';
 import { actorOf, type AuditService } from '../audit/audit.service.js';
 import {
@@ -36,7 +36,7 @@ export function vaultRoutes(deps: { vault: VaultService; audit: Pick<AuditServic
         },
       },
       async (request, reply) => {
-        const record = await vault.create(principalOf(request).ownerId, request.body, actorOf(request));
+        const record = await inRequestPart('body', vault.create(principalOf(request).ownerId, request.body, actorOf(request)));
         return reply.status(201).send({ data: record });
       },
     );
@@ -122,7 +122,7 @@ export function vaultRoutes(deps: { vault: VaultService; audit: Pick<AuditServic
           response: { 200: DiscoveryResponse },
         },
       },
-      async (request) => ({ data: await vault.discover(principalOf(request).ownerId, request.body.websiteUrl) }),
+      async (request) => ({ data: await inRequestPart('body', vault.discover(principalOf(request).ownerId, request.body.websiteUrl)) }),
     );
   };
 }

@@ -97,6 +97,7 @@ export const VaultApiSummarySchema = Type.Object(
   },
   { title: 'VaultApiSummary' },
 );
+export type VaultApiSummary = Static<typeof VaultApiSummarySchema>;
 
 export const VaultTokenSchema = Type.Object(
   {
@@ -112,6 +113,8 @@ export const VaultTokenSchema = Type.Object(
   },
   { title: 'VaultToken' },
 );
+/** A vault token as the API shows it: never the secret. */
+export type VaultToken = Static<typeof VaultTokenSchema>;
 
 export const RevealedVaultTokenSchema = Type.Object(
   { ...VaultTokenSchema.properties, token: Type.String({ description: 'The decrypted secret' }) },

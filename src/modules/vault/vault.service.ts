@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
@@ -7,6 +7,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './api-discovery.js';
 import type { SecretSealer } from './keyring.js';
 import type { VaultRepo, VaultTokenRow } from './vault.repo.js';
+import type { VaultApiSummary, VaultToken, VaultTokenCreateRequest } from './vault.schemas.js';
 
 /** What discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
 interface StoredApiMetadata {
@@ -14,32 +15,6 @@ interface StoredApiMetadata {
   discoveredAt: string;
   error?: string;
   api?: DiscoveredApi;
-}
-
-export interface VaultApiSummary {
-  status: StoredApiMetadata['status'];
-  discoveredAt: string;
-  error?: string;
-  title?: string | null;
-  description?: string | null;
-  baseUrl?: string;
-  baseUrlRejected?: string;
-  documents?: ApiDocumentRef[];
-  authSchemes?: ApiAuthScheme[];
-  operationCount?: number;
-}
-
-/** A vault token as the API shows it: never the secret. */
-export interface VaultToken {
-  id: string;
-  name: string;
-  service: string;
-  websiteUrl: string;
-  hint: string;
-  discoverApi: boolean;
-  api: VaultApiSummary | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** A token with its secret, for the services that call an API with it (never for a response, except reveal). */
@@ -119,17 +94,13 @@ function checkWebsiteUrl(websiteUrl: string): void {
   try {
     url = new URL(websiteUrl);
   } catch {
-    throw new AppError('VALIDATION_ERROR', 'websiteUrl is not a valid address', { details: [{ field: 'body.websiteUrl', message: 'must be an http(s) address' }] });
+    throw new InputError('websiteUrl', 'must be an http(s) address', 'websiteUrl is not a valid address');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AppError('VALIDATION_ERROR', 'websiteUrl must be an http or https address', {
-      details: [{ field: 'body.websiteUrl', message: 'must be an http(s) address' }],
-    });
+    throw new InputError('websiteUrl', 'must be an http(s) address', 'websiteUrl must be an http or https address');
   }
   if (url.username || url.password) {
-    throw new AppError('VALIDATION_ERROR', 'websiteUrl must not carry credentials; store the secret in `token`', {
-      details: [{ field: 'body.websiteUrl', message: 'must not contain a user name or password' }],
-    });
+    throw new InputError('websiteUrl', 'must not contain a user name or password', 'websiteUrl must not carry credentials; store the secret in `token`');
   }
 }
 
@@ -168,17 +139,15 @@ export function createVaultService(deps: VaultServiceDeps) {
     /** Stores a token: the secret is sealed before it reaches the database. */
     async create(
       ownerId: string,
-      body: { name: string; service: string; token: string; websiteUrl: string; discoverApi?: boolean | undefined },
+      body: VaultTokenCreateRequest,
       actor: AuditActor,
     ): Promise<VaultToken> {
       checkWebsiteUrl(body.websiteUrl);
       if (body.name.trim() === '' || body.name.includes('\u0000')) {
-        throw new AppError('VALIDATION_ERROR', 'name must not be blank or contain NUL (\\u0000) characters', {
-          details: [{ field: 'body.name', message: 'must not be blank or contain NUL characters' }],
-        });
+        throw new InputError('name', 'must not be blank or contain NUL characters', 'name must not be blank or contain NUL (\\u0000) characters');
       }
       if (body.token.trim() === '') {
-        throw new AppError('VALIDATION_ERROR', 'token must not be blank', { details: [{ field: 'body.token', message: 'must not be blank' }] });
+        throw new InputError('token', 'must not be blank', 'token must not be blank');
       }
       if (deps.checkLimit) await deps.checkLimit(ownerId, 'vault_tokens', await repo.count(ownerId));
 
