@@ -17,7 +17,7 @@ import {
   type CatalogueService,
   type HttpMethod,
   type MethodSpec,
-} from './services.catalogue.js';
+} from './integrations.catalogue.js';
 import {
   callerHeaders,
   methodCall,
@@ -30,7 +30,7 @@ import {
   type Credential,
   type ShapedResponse,
   type UpstreamCall,
-} from './services.engine.js';
+} from './integrations.engine.js';
 
 export type ServiceSource = 'catalogue' | 'connector' | 'discovered';
 
@@ -95,7 +95,7 @@ export interface ProxyInput {
   body?: unknown;
 }
 
-export interface ServicesServiceDeps {
+export interface IntegrationsServiceDeps {
   catalogue: Catalogue;
   outbound: Pick<OutboundClient, 'request'>;
   connectors: Pick<ConnectorsService, 'findByName' | 'all'>;
@@ -183,7 +183,7 @@ function isHttpUrl(raw: string): boolean {
   }
 }
 
-export function createServicesService(deps: ServicesServiceDeps) {
+export function createIntegrationsService(deps: IntegrationsServiceDeps) {
   const { catalogue, outbound, connectors, vault, oauth, audit } = deps;
   // Discovered operations have no schemas of their own; one validator per set of placeholders,
   // compiled when a method is first called. The names come from remote documents, so at most
@@ -683,4 +683,4 @@ export function createServicesService(deps: ServicesServiceDeps) {
   };
 }
 
-export type ServicesService = ReturnType<typeof createServicesService>;
+export type IntegrationsService = ReturnType<typeof createIntegrationsService>;

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { AppError } from '../../http/errors.js';
-import { createKeyring, keyFilePath, rootKeyId, VaultIntegrityError } from './keyring.js';
+import { rootKeyId, VaultIntegrityError } from './keyring.crypto.js';
+import { keyFilePath } from './keyring.file.js';
+import { createKeyring } from './keyring.service.js';
 
 let t: TestApp;
 let alice: Owner;

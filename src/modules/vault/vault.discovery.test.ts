@@ -83,7 +83,7 @@ describe('POST /api/v1/vault/discover-api', () => {
       body: JSON.stringify({
         swagger: '2.0',
         info: { title: 'Petstore', version: '1.0.0' },
-        // The site's own host (a host elsewhere is refused: api-discovery.base-url.test.ts).
+        // The site's own host (a host elsewhere is refused: vault.discovery.base-url.test.ts).
         host: `127.0.0.1:${site.port}`,
         basePath: '/api',
         schemes: ['https'],

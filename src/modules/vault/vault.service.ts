@@ -4,8 +4,8 @@ import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './api-discovery.js';
-import type { SecretSealer } from './keyring.js';
+import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './vault.discovery.js';
+import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { VaultRepo, VaultTokenRow } from './vault.repo.js';
 
 /** What discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
