@@ -1,64 +1,30 @@
-import type { ValidateFunction } from 'ajv';
+/**
+ * The services an owner can call with stored credentials (the catalogue, connectors and
+ * discovered APIs): listing them, and calling them by named method, proxy or pass-through.
+ * Resolving a name is integrations.resolve.ts, the credential integrations.credentials.ts, the
+ * call itself integrations.call.ts.
+ */
 import { AppError } from '../../http/errors.js';
-import type { OutboundClient, OutboundResponse } from '../../http/outbound.js';
-import { siteBindingRefusal } from '../../lib/same-site.js';
+import type { OutboundClient } from '../../http/outbound.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import type { ConnectorRecord, ConnectorsService } from '../connectors/connectors.service.js';
+import type { ConnectorsService } from '../connectors/connectors.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
-import type { DiscoveredService, VaultService } from '../vault/vault.service.js';
+import type { VaultService } from '../vault/vault.service.js';
+import { createSender } from './integrations.call.js';
+import { methodTakesBody, paramsErrors, type AuthKind, type Catalogue, type HttpMethod, type MethodSpec } from './integrations.catalogue.js';
+import { createCredentials, type ConnectHow } from './integrations.credentials.js';
+import { callerHeaders, methodCall, queryPairs, type ShapedResponse, type UpstreamCall } from './integrations.engine.js';
 import {
-  createParamsAjv,
-  HTTP_METHODS,
-  methodTakesBody,
-  paramsErrors,
-  placeholders,
-  type AuthKind,
-  type Catalogue,
-  type CatalogueService,
-  type HttpMethod,
-  type MethodSpec,
-} from './integrations.catalogue.js';
-import {
-  callerHeaders,
-  methodCall,
-  queryPairs,
-  refuseHearthTokens,
-  secretForms,
-  shapeResponse,
-  targetUrl,
-  withCredential,
-  type Credential,
-  type ShapedResponse,
-  type UpstreamCall,
-} from './integrations.engine.js';
+  CONNECTOR_CATEGORY,
+  createResolver,
+  credentialHeaderName,
+  credentialQueryParam,
+  DISCOVERED_CATEGORY,
+  type ResolvedService,
+  type ServiceSource,
+} from './integrations.resolve.js';
 
-export type ServiceSource = 'catalogue' | 'connector' | 'discovered';
-
-/** A callable service, whatever it comes from. */
-interface ResolvedService {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  source: ServiceSource;
-  authKind: AuthKind;
-  baseUrl: string;
-  docsUrl: string | null;
-  defaultHeaders: Record<string, string>;
-  /** Named methods; `request` is added to every service. */
-  methods: MethodSpec[];
-  catalogue?: CatalogueService;
-  connector?: ConnectorRecord;
-  discovered?: DiscoveredService;
-}
-
-/** A credential for one call, with a way to get a fresh one when the upstream refuses it. */
-interface CallCredential extends Credential {
-  source: 'oauth' | 'vault' | 'none';
-  vaultTokenId?: string;
-  /** OAuth only: a new access token after the upstream answered 401 to `rejected`. */
-  renew?: (rejected: string) => Promise<string | undefined>;
-}
+export { DISCOVERED_VALIDATORS_MAX, type ServiceSource } from './integrations.resolve.js';
 
 export interface ServiceSummary {
   id: string;
@@ -83,7 +49,7 @@ export interface ServiceDetail extends ServiceSummary {
   baseUrl: string;
   docsUrl: string | null;
   auth: { kind: AuthKind; provider?: string; headerName?: string; param?: string };
-  connect: { how: string; oauthAuthorize: string | null; vaultService: string | null };
+  connect: ConnectHow;
   methods: Array<Omit<MethodSummary, 'params'>>;
 }
 
@@ -108,223 +74,12 @@ export interface IntegrationsServiceDeps {
   discoveredValidatorsMax?: number;
 }
 
-const CONNECTOR_CATEGORY = { id: 'custom', name: 'Custom connectors', description: "The owner's own connectors" };
-const DISCOVERED_CATEGORY = { id: 'discovered', name: 'Discovered APIs', description: 'APIs found on the websites of vault tokens' };
-
-/** The generic method every service has. */
-const REQUEST_PARAMS = {
-  type: 'object',
-  properties: {
-    httpMethod: { type: 'string', enum: [...HTTP_METHODS], description: 'The HTTP method' },
-    path: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 4096,
-      description: "A path relative to the service's base address (e.g. /users/me), optionally with ?query",
-    },
-    query: {
-      type: 'object',
-      description: 'Query parameters; arrays repeat the parameter',
-      additionalProperties: {
-        anyOf: [{ type: ['string', 'number', 'boolean'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] } }],
-      },
-    },
-    body: { description: 'JSON body (not with GET, HEAD, DELETE or OPTIONS)' },
-  },
-  required: ['httpMethod', 'path'],
-  additionalProperties: false,
-} as const;
-const REQUEST_DESCRIPTION = "Any call to the service: an HTTP method and a path relative to the service's base address";
-
-/** Which headers a service's credential occupies, so a caller can never set it. */
-function credentialHeaderName(service: ResolvedService): string | undefined {
-  const auth = service.catalogue?.auth;
-  if (auth?.kind === 'header') return auth.headerName;
-  if (service.connector?.authType === 'header') return service.connector.headerName ?? undefined;
-  const scheme = discoveredScheme(service.discovered);
-  return service.discovered && scheme.placement === 'header' ? scheme.name : undefined;
-}
-
-/** Which query parameter a service's credential occupies. */
-function credentialQueryParam(service: ResolvedService): string | undefined {
-  const auth = service.catalogue?.auth;
-  if (auth?.kind === 'query') return auth.param;
-  if (service.connector?.authType === 'query') return service.connector.queryParam ?? undefined;
-  const scheme = discoveredScheme(service.discovered);
-  return service.discovered && scheme.placement === 'query' ? scheme.name : undefined;
-}
-
-/** How a discovered API takes its key: its first scheme Hearth can fill, else a bearer token. */
-function discoveredScheme(api: DiscoveredService | undefined): Pick<Credential, 'placement' | 'name'> {
-  for (const scheme of api?.authSchemes ?? []) {
-    const type = scheme.type.toLowerCase();
-    if (type === 'http' && scheme.scheme?.toLowerCase() === 'bearer') return { placement: 'bearer' };
-    if (type === 'http' && scheme.scheme?.toLowerCase() === 'basic') return { placement: 'basic' };
-    if (type === 'apikey' && scheme.in === 'header' && scheme.paramName) return { placement: 'header', name: scheme.paramName };
-    if (type === 'apikey' && scheme.in === 'query' && scheme.paramName) return { placement: 'query', name: scheme.paramName };
-    if (type === 'oauth2' || type === 'openidconnect') return { placement: 'bearer' };
-  }
-  return { placement: 'bearer' };
-}
-
-function authKindOf(placement: Credential['placement']): AuthKind {
-  return placement === 'basic' ? 'header' : placement;
-}
-
-/** The most compiled validators of discovered operations kept at once. */
-export const DISCOVERED_VALIDATORS_MAX = 256;
-
-function isHttpUrl(raw: string): boolean {
-  try {
-    const url = new URL(raw);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash;
-  } catch {
-    return false;
-  }
-}
-
 export function createIntegrationsService(deps: IntegrationsServiceDeps) {
-  const { catalogue, outbound, connectors, vault, oauth, audit } = deps;
-  // Discovered operations have no schemas of their own; one validator per set of placeholders,
-  // compiled when a method is first called. The names come from remote documents, so at most
-  // DISCOVERED_VALIDATORS_MAX are kept (least recently used first out, and out of Ajv too).
-  const discoveredAjv = createParamsAjv();
-  const discoveredValidators = new Map<string, { schema: Record<string, unknown>; validate: ValidateFunction }>();
-  const validatorsMax = Math.max(1, deps.discoveredValidatorsMax ?? DISCOVERED_VALIDATORS_MAX);
-  const requestMethod: MethodSpec = {
-    name: 'request',
-    description: REQUEST_DESCRIPTION,
-    httpMethod: 'GET',
-    path: '',
-    params: REQUEST_PARAMS as unknown as Record<string, unknown>,
-    validate: createParamsAjv().compile(REQUEST_PARAMS),
-  };
-
-  function baseUrlOf(service: CatalogueService): string {
-    const provider = service.auth.kind === 'oauth' ? service.auth.provider : undefined;
-    const origin = provider ? deps.providerOrigins?.[provider] : undefined;
-    if (!origin) return service.baseUrl;
-    const base = new URL(service.baseUrl);
-    return `${origin.replace(/\/+$/, '')}${base.pathname.replace(/\/+$/, '')}`;
-  }
-
-  function fromCatalogue(service: CatalogueService): ResolvedService {
-    return {
-      id: service.id,
-      name: service.name,
-      description: service.description,
-      category: service.category,
-      source: 'catalogue',
-      authKind: service.auth.kind,
-      baseUrl: baseUrlOf(service),
-      docsUrl: service.docsUrl,
-      defaultHeaders: service.defaultHeaders ?? {},
-      methods: service.methods,
-      catalogue: service,
-    };
-  }
-
-  function fromConnector(connector: ConnectorRecord): ResolvedService {
-    return {
-      id: connector.name,
-      name: connector.name,
-      description: `The owner's connector to ${connector.baseUrl}`,
-      category: CONNECTOR_CATEGORY.id,
-      source: 'connector',
-      authKind: connector.authType,
-      baseUrl: connector.baseUrl,
-      docsUrl: null,
-      defaultHeaders: {},
-      methods: [],
-      connector,
-    };
-  }
-
-  function discoveredValidator(names: string[]): ValidateFunction {
-    const key = JSON.stringify(names);
-    let entry = discoveredValidators.get(key);
-    if (entry) {
-      discoveredValidators.delete(key); // to the end: most recently used
-    } else {
-      const schema = discoveredParams(names);
-      entry = { schema, validate: discoveredAjv.compile(schema) };
-      for (const [oldKey, old] of discoveredValidators) {
-        if (discoveredValidators.size < validatorsMax) break;
-        discoveredValidators.delete(oldKey);
-        // Ajv keeps every schema it compiled (keyed by the schema object) until told otherwise.
-        discoveredAjv.removeSchema(old.schema);
-      }
-    }
-    discoveredValidators.set(key, entry);
-    return entry.validate;
-  }
-
-  function discoveredParams(names: string[]): Record<string, unknown> {
-    return {
-      type: 'object',
-      properties: {
-        ...Object.fromEntries(names.map((n) => [n, { type: ['string', 'integer'], description: `Path parameter {${n}}` }])),
-        query: REQUEST_PARAMS.properties.query,
-        body: { description: 'JSON body, for methods that take one' },
-      },
-      required: names,
-      additionalProperties: false,
-    };
-  }
-
-  function fromDiscovered(api: DiscoveredService): ResolvedService {
-    const seen = new Set<string>(['request']);
-    const methods: MethodSpec[] = [];
-    for (const op of api.operations) {
-      const httpMethod = op.method.toUpperCase() as HttpMethod;
-      if (!HTTP_METHODS.includes(httpMethod) || !op.path.startsWith('/') || seen.has(op.operationId)) continue;
-      seen.add(op.operationId);
-      const names = placeholders(op.path);
-      methods.push({
-        name: op.operationId,
-        description: op.summary ?? `${httpMethod} ${op.path}`,
-        httpMethod,
-        path: op.path,
-        params: discoveredParams(names),
-        get validate() {
-          return discoveredValidator(names);
-        },
-      });
-    }
-    return {
-      id: api.service,
-      name: api.title ?? api.service,
-      description: api.description ?? `The API found on ${api.websiteUrl}`,
-      category: DISCOVERED_CATEGORY.id,
-      source: 'discovered',
-      authKind: authKindOf(discoveredScheme(api).placement),
-      baseUrl: api.baseUrl,
-      docsUrl: api.documents[0]?.url ?? null,
-      defaultHeaders: {},
-      methods,
-      discovered: api,
-    };
-  }
-
-  /** The usable discovered APIs: with an http(s) base address and a name nothing else has. */
-  function usableDiscovered(apis: DiscoveredService[], connectorNames: Set<string>): DiscoveredService[] {
-    return apis.filter((api) => {
-      const key = api.service.toLowerCase();
-      return isHttpUrl(api.baseUrl) && !catalogue.get(key) && !connectorNames.has(key);
-    });
-  }
-
-  /** Catalogue first, then the owner's connectors, then discovered APIs; 404 otherwise. */
-  async function resolve(ownerId: string, name: string): Promise<ResolvedService> {
-    const key = name.toLowerCase();
-    const builtIn = catalogue.get(key);
-    if (builtIn) return fromCatalogue(builtIn);
-    const connector = await connectors.findByName(ownerId, key);
-    if (connector) return fromConnector(connector);
-    const api = (await vault.discoveredServices(ownerId)).find((d) => d.service.toLowerCase() === key && isHttpUrl(d.baseUrl));
-    if (api) return fromDiscovered(api);
-    throw new AppError('NOT_FOUND', `Service ${name} not found: GET /api/v1/services lists the built-in services, connectors and discovered APIs`);
-  }
+  const { catalogue, connectors, vault, oauth } = deps;
+  const resolver = createResolver(deps);
+  const { requestMethod, fromCatalogue, fromConnector, fromDiscovered, usableDiscovered, resolve } = resolver;
+  const { connectHow, credentialFor } = createCredentials(deps);
+  const send = createSender({ outbound: deps.outbound, audit: deps.audit, credentialFor });
 
   /** All the owner's vault tokens, for the connected flags (owners keep a handful). */
   async function vaultTokens(ownerId: string): Promise<Array<{ id: string; service: string }>> {
@@ -374,174 +129,6 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
     };
   }
 
-  function connectHow(service: ResolvedService): ServiceDetail['connect'] {
-    if (service.catalogue) {
-      const auth = service.catalogue.auth;
-      if (auth.kind === 'oauth' && !oauth.providerIds().includes(auth.provider)) {
-        // This server has no OAuth flow for the provider: a stored access token is the way.
-        return {
-          how: `Store an access token with POST /api/v1/vault/tokens (service "${service.catalogue.id}"); this server offers no OAuth connection for ${service.name}`,
-          oauthAuthorize: null,
-          vaultService: service.catalogue.id,
-        };
-      }
-      return {
-        how: service.catalogue.credentialHelp,
-        oauthAuthorize: auth.kind === 'oauth' ? `GET /api/v1/oauth/authorize/${auth.provider}` : null,
-        vaultService: service.catalogue.id,
-      };
-    }
-    if (service.connector) {
-      return {
-        how:
-          service.connector.authType === 'none'
-            ? 'This connector sends no credential'
-            : `Store the secret with POST /api/v1/vault/tokens and set its id with PUT /api/v1/connectors/${service.connector.id}`,
-        oauthAuthorize: null,
-        vaultService: null,
-      };
-    }
-    return { how: `Uses the vault token ${service.discovered!.vaultTokenId} the API was discovered with`, oauthAuthorize: null, vaultService: null };
-  }
-
-  function notConnected(service: ResolvedService, reason?: string): AppError {
-    const connect = connectHow(service);
-    return new AppError('PROVIDER_NOT_CONNECTED', `${service.name} is not connected${reason ? ` (${reason})` : ''}: ${connect.how}`, {
-      details: { service: service.id, ...connect },
-    });
-  }
-
-  /** From a vault token's id; a deleted token means the service is no longer connected. */
-  async function vaultCredential(ownerId: string, service: ResolvedService, vaultTokenId: string, placement: Pick<Credential, 'placement' | 'name'>): Promise<CallCredential> {
-    try {
-      const { secret } = await vault.secretFor(ownerId, vaultTokenId);
-      return { ...placement, secret, source: 'vault', vaultTokenId };
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'NOT_FOUND') throw notConnected(service, `vault token ${vaultTokenId} no longer exists`);
-      throw error;
-    }
-  }
-
-  /**
-   * The owner's credential for a service: the OAuth connection for OAuth services, else the
-   * newest vault token stored for the service's id; a connector's or discovered API's own token.
-   */
-  async function credentialFor(ownerId: string, service: ResolvedService): Promise<CallCredential> {
-    if (service.connector) {
-      const c = service.connector;
-      if (c.authType === 'none') return { placement: 'none', source: 'none' };
-      if (!c.vaultTokenId) throw notConnected(service);
-      return vaultCredential(ownerId, service, c.vaultTokenId, { placement: c.authType, name: c.headerName ?? c.queryParam ?? undefined });
-    }
-    if (service.discovered) {
-      const api = service.discovered;
-      // Discovery keeps only a base address on the token's own site; metadata stored before that
-      // rule (or otherwise) is checked again here, before the secret is read.
-      const refusal = siteBindingRefusal(api.baseUrl, api.websiteUrl);
-      if (refusal) {
-        throw new AppError(
-          'FORBIDDEN',
-          `The API discovered on ${api.websiteUrl} names ${api.baseUrl} as its address; vault token ${api.vaultTokenId} was stored for ${api.websiteUrl} and is not sent there (${refusal}). Store the token again with discoverApi: true, or have the owner create a connector`,
-          { details: { service: service.id, baseUrl: api.baseUrl, websiteUrl: api.websiteUrl } },
-        );
-      }
-      return vaultCredential(ownerId, service, api.vaultTokenId, discoveredScheme(api));
-    }
-
-    const auth = service.catalogue!.auth;
-    let oauthRefusal: AppError | undefined;
-    if (auth.kind === 'oauth') {
-      try {
-        const { accessToken } = await oauth.accessToken(ownerId, auth.provider);
-        return {
-          placement: 'bearer',
-          secret: accessToken,
-          source: 'oauth',
-          renew: async (rejected) => {
-            try {
-              const next = await oauth.accessToken(ownerId, auth.provider, { rejected });
-              return next.accessToken !== rejected ? next.accessToken : undefined;
-            } catch {
-              return undefined;
-            }
-          },
-        };
-      } catch (error) {
-        if (!(error instanceof AppError) || !['PROVIDER_NOT_CONNECTED', 'PROVIDER_NOT_CONFIGURED', 'NOT_FOUND'].includes(error.code)) throw error;
-        oauthRefusal = error;
-      }
-    }
-    const token = await vault.findByService(ownerId, service.catalogue!.id);
-    if (!token) {
-      // A connection that needs the owner's consent again says so in its own words.
-      if (oauthRefusal?.code === 'PROVIDER_NOT_CONNECTED' && (oauthRefusal.details as { status?: string } | undefined)?.status === 'needs_reauth') {
-        throw oauthRefusal;
-      }
-      throw notConnected(service, oauthRefusal?.code === 'PROVIDER_NOT_CONFIGURED' ? 'OAuth is not configured on this server' : undefined);
-    }
-    const placement: Pick<Credential, 'placement' | 'name'> =
-      auth.kind === 'header' ? { placement: 'header', name: auth.headerName } : auth.kind === 'query' ? { placement: 'query', name: auth.param } : { placement: 'bearer' };
-    return vaultCredential(ownerId, service, token.id, placement);
-  }
-
-  /** Sends a call with the credential and answers it shaped; redirects are handed back, not followed. */
-  async function send(
-    ownerId: string,
-    service: ResolvedService,
-    call: UpstreamCall,
-    audited: { actor: AuditActor; via: 'execute' | 'proxy' | 'passthrough'; method?: string },
-  ): Promise<ShapedResponse> {
-    // The address is checked before any credential is fetched.
-    targetUrl(service.baseUrl, call, { placement: 'none' });
-    refuseHearthTokens(call);
-    const credential = await credentialFor(ownerId, service);
-    const secrets = new Set(secretForms(credential.secret, credential.placement));
-    const once = (cred: Credential): Promise<OutboundResponse> => {
-      const url = targetUrl(service.baseUrl, call, cred);
-      return outbound.request({
-        method: call.method,
-        url: url.toString(),
-        headers: withCredential({ ...service.defaultHeaders, ...call.headers }, cred),
-        ...(call.body !== undefined ? { body: call.body } : {}),
-        followRedirects: false,
-      });
-    };
-    const pathOnly = call.path.split('?')[0];
-    const record = (outcome: 'success' | 'failure', details: Record<string, unknown>) =>
-      audit.record(audited.actor, {
-        action: 'service.call',
-        outcome,
-        targetType: 'service',
-        targetId: service.id,
-        details: {
-          via: audited.via,
-          source: service.source,
-          ...(audited.method ? { method: audited.method } : {}),
-          httpMethod: call.method,
-          path: pathOnly,
-          credential: credential.source,
-          ...(credential.vaultTokenId ? { vaultTokenId: credential.vaultTokenId } : {}),
-          ...details,
-        },
-      });
-    let response: OutboundResponse;
-    try {
-      response = await once(credential);
-      if (response.status === 401 && credential.renew && credential.secret) {
-        const renewed = await credential.renew(credential.secret);
-        if (renewed) {
-          for (const form of secretForms(renewed, 'bearer')) secrets.add(form);
-          response = await once({ ...credential, secret: renewed });
-        }
-      }
-    } catch (error) {
-      await record('failure', { error: error instanceof AppError ? error.code : 'INTERNAL_ERROR' });
-      throw error;
-    }
-    await record('success', { status: response.status });
-    return shapeResponse(response, [...secrets].sort((a, b) => b.length - a.length));
-  }
-
   function findMethod(service: ResolvedService, name: string): MethodSpec {
     if (name === 'request') return requestMethod;
     const method = service.methods.find((m) => m.name === name);
@@ -564,7 +151,7 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
   return {
     /** How many validators of discovered operations are compiled and kept (for tests). */
     discoveredValidatorsKept(): number {
-      return discoveredValidators.size;
+      return resolver.discoveredValidatorsKept();
     },
 
     /** The categories, each with how many of the owner's services are in it. */

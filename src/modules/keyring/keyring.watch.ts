@@ -2,8 +2,7 @@
  * The root keys this process knows, from VAULT_KEY / VAULT_PREVIOUS_KEYS or the key file, with
  * the key file watched so a running server follows a rotation without a restart.
  */
-import { existsSync, statSync } from 'node:fs';
-import { ConfigError } from '../../config.js';
+import { statSync } from 'node:fs';
 import { isoNow } from '../../lib/time.js';
 import { decodeRootKey, generateRootKey, type RootKey, rootKeyId } from './keyring.crypto.js';
 import { keyFilePath, readKeyFile, writeKeyFile } from './keyring.file.js';
