@@ -25,7 +25,7 @@ describe('GET /api/v1/gateway/context', () => {
   it('is documented from the sections themselves: each its own schema, in order; endpoints and token always present', async () => {
     const doc = (await t.request('GET', '/openapi.json')).body;
     const data = doc.paths['/api/v1/gateway/context'].get.responses['200'].content['application/json'].schema.properties.data;
-    expect(Object.keys(data.properties)).toEqual(t.services.gateway.sectionNames());
+    expect(Object.keys(data.properties)).toEqual(t.container.gateway.sectionNames());
     expect(data.required).toEqual(['endpoints', 'token']);
     // The memory section is described by the memory module, with its entries' own schema.
     expect(data.properties.memory.properties.entries.items.properties).toHaveProperty('content');
@@ -60,7 +60,7 @@ describe('GET /api/v1/gateway/context', () => {
     expect(res.body.data.endpoints).toContain('GET /api/v1/users/me');
 
     const masterRes = await context(owner.token);
-    expect([...Value.Errors(t.services.gateway.contextSchema, masterRes.body)]).toEqual([]);
+    expect([...Value.Errors(t.container.gateway.contextSchema, masterRes.body)]).toEqual([]);
     const master = masterRes.body.data;
     expect(master.user.email).toBe(owner.email);
     expect(master.token).toEqual({ id: expect.any(String), kind: 'master', scopes: SCOPE_NAMES });
@@ -91,7 +91,7 @@ describe('the owner-data sections', () => {
   const data = async (token: string) => {
     const res = await context(token);
     expect(res.status).toBe(200);
-    expect(Value.Check(t.services.gateway.contextSchema, res.body)).toBe(true);
+    expect(Value.Check(t.container.gateway.contextSchema, res.body)).toBe(true);
     return res.body.data;
   };
 

@@ -165,7 +165,7 @@ describe('refreshing access tokens', () => {
       const refreshes = fake.count('token.refresh_token');
       fake.options.rotateRefreshTokens = true;
       const release = fake.holdRefreshes();
-      const one = t.services.oauth.accessToken(owner.id, 'google');
+      const one = t.container.oauth.accessToken(owner.id, 'google');
       const two = node2.oauth.accessToken(owner.id, 'google');
       await fake.waitFor('token.refresh_token', refreshes + 1);
       release();
@@ -186,18 +186,18 @@ describe('accessToken for other modules', () => {
   it('answers the token, the granted scopes and the account', async () => {
     const owner = await t.createOwner();
     await connectGoogle(t, fake, owner);
-    const result = await t.services.oauth.accessToken(owner.id, 'google');
+    const result = await t.container.oauth.accessToken(owner.id, 'google');
     expect(result.accessToken).toMatch(/^ya29\./);
     expect(result.account).toBe('owner@gmail.test');
     expect(result.scopes).toContain('https://www.googleapis.com/auth/gmail.modify');
-    expect(await t.services.oauth.connections(owner.id)).toEqual([
+    expect(await t.container.oauth.connections(owner.id)).toEqual([
       expect.objectContaining({ provider: 'google', account: 'owner@gmail.test', status: 'connected' }),
     ]);
   });
 
   it('throws PROVIDER_NOT_CONNECTED for an owner without a connection, and NOT_FOUND for an unknown provider', async () => {
     const owner = await t.createOwner();
-    await expect(t.services.oauth.accessToken(owner.id, 'google')).rejects.toMatchObject({ code: 'PROVIDER_NOT_CONNECTED', status: 403 });
-    await expect(t.services.oauth.accessToken(owner.id, 'dropbox')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(t.container.oauth.accessToken(owner.id, 'google')).rejects.toMatchObject({ code: 'PROVIDER_NOT_CONNECTED', status: 403 });
+    await expect(t.container.oauth.accessToken(owner.id, 'dropbox')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
