@@ -121,7 +121,7 @@ export function createContainer(config: Config, storage: Storage) {
     repo: createVaultRepo(db),
     keyring,
     audit,
-    discovery: createApiDiscovery({ outbound, parsing, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
+    apiDiscovery: createApiDiscovery({ outbound, parsing, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
     // The plan's vaultTokens limit.
     ...(config.planLimits
       ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
