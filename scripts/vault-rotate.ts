@@ -15,8 +15,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, loadDotEnv } from '../src/config.js';
-import { createKeyring, decodeRootKey } from '../src/modules/vault/keyring.js';
-import { RotationError, rotateVaultKeys, vaultKeyStatus } from '../src/modules/vault/rotate.js';
+import { decodeRootKey } from '../src/modules/keyring/keyring.crypto.js';
+import { createKeyring } from '../src/modules/keyring/keyring.service.js';
+import { RotationError, rotateVaultKeys, vaultKeyStatus } from '../src/modules/keyring/keyring.rotate.js';
 import { createStorage } from '../src/storage/storage.js';
 
 function usage(): never {

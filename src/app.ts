@@ -30,7 +30,7 @@ import { memoryRoutes } from './modules/memory/memory.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { personasRoutes } from './modules/personas/personas.routes.js';
 import { marketplaceRoutes } from './modules/marketplace/marketplace.routes.js';
-import { servicesRoutes } from './modules/services/services.routes.js';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { skillsRoutes } from './modules/skills/skills.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { vaultRoutes } from './modules/vault/vault.routes.js';
@@ -50,7 +50,7 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, container: services } = deps;
+  const { config, container } = deps;
   const app = Fastify({
     // Secrets never reach the logs: no headers are logged, and token-shaped values are masked.
     logger: loggerOptions(config, deps.logStream),
@@ -68,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(createValidatorCompiler());
   // Fastify runs onClose once the server stopped accepting and in-flight requests finished.
-  app.addHook('onClose', () => services.close());
+  app.addHook('onClose', () => container.close());
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -100,13 +100,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // control so that an upgrade refused by it (401, 403) or by routing (404) still has its socket closed.
   await app.register(websocket, { options: { maxPayload: AFP_LIMITS.maxMessageBytes } });
   registerAccessControl(app, {
-    authenticate: (secret) => services.tokens.authenticate(secret),
+    authenticate: (secret) => container.tokens.authenticate(secret),
     ...(tokenLimiter || config.planLimits
       ? {
           afterAuthenticated: (principal, request) => {
             tokenLimiter?.hit(principal.tokenId);
             // The plan's daily request quota; with plan limits off nothing is counted at all.
-            return config.planLimits ? services.limits.countRequest(principal, request) : undefined;
+            return config.planLimits ? container.limits.countRequest(principal, request) : undefined;
           },
         }
       : {}),
@@ -120,27 +120,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     what: 'registrations from this address',
   });
 
-  await app.register(accountsRoutes({ accounts: services.accounts, tokens: services.tokens, authLimiter }));
-  await app.register(tokensRoutes({ tokens: services.tokens, masterTokens: services.accounts }));
-  await app.register(auditRoutes({ audit: services.audit }));
-  await app.register(discoveryRoutes({ discovery: services.discovery }));
-  await app.register(gatewayRoutes({ gateway: services.gateway }));
-  await app.register(handshakesRoutes({ handshakes: services.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute }));
-  await app.register(personasRoutes({ personas: services.personas, attachments: services.attachments }));
-  await app.register(identityRoutes({ identity: services.identity }));
-  await app.register(memoryRoutes({ memory: services.memory }));
-  await app.register(knowledgeRoutes({ knowledge: services.knowledge, attachments: services.attachments }));
-  await app.register(skillsRoutes({ skills: services.skills }));
-  await app.register(oauthRoutes({ oauth: services.oauth, publicBaseUrl: config.publicBaseUrl }));
-  await app.register(googleRoutes({ google: services.google }));
-  await app.register(servicesRoutes({ services: services.services }));
-  await app.register(connectorsRoutes({ connectors: services.connectors }));
-  await app.register(billingRoutes({ billing: services.billing }));
-  await app.register(vaultRoutes({ vault: services.vault, audit: services.audit }));
-  await app.register(marketplaceRoutes({ marketplace: services.marketplace }));
-  await app.register(chatRoutes({ chat: services.chat }));
+  await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter }));
+  await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
+  await app.register(auditRoutes({ audit: container.audit }));
+  await app.register(discoveryRoutes({ discovery: container.discovery }));
+  await app.register(gatewayRoutes({ gateway: container.gateway }));
+  await app.register(handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute }));
+  await app.register(personasRoutes({ personas: container.personas, attachments: container.attachments }));
+  await app.register(identityRoutes({ identity: container.identity }));
+  await app.register(memoryRoutes({ memory: container.memory }));
+  await app.register(knowledgeRoutes({ knowledge: container.knowledge, attachments: container.attachments }));
+  await app.register(skillsRoutes({ skills: container.skills }));
+  await app.register(oauthRoutes({ oauth: container.oauth, publicBaseUrl: config.publicBaseUrl }));
+  await app.register(googleRoutes({ google: container.google }));
+  await app.register(integrationsRoutes({ integrations: container.integrations }));
+  await app.register(connectorsRoutes({ connectors: container.connectors }));
+  await app.register(billingRoutes({ billing: container.billing }));
+  await app.register(vaultRoutes({ vault: container.vault, audit: container.audit }));
+  await app.register(marketplaceRoutes({ marketplace: container.marketplace }));
+  await app.register(chatRoutes({ chat: container.chat }));
   await app.register(
-    afpRoutes({ afp: services.afp, downloads: services.afpDownloads, host: services.afpRelay, tokens: services.tokens, heartbeatMs: config.afp.heartbeatMs }),
+    afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
   );
 
   return app;

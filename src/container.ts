@@ -45,14 +45,14 @@ import { createOAuthService } from './modules/oauth/oauth.service.js';
 import { createConnectorsContextSection } from './modules/connectors/connectors.context.js';
 import { createConnectorsRepo } from './modules/connectors/connectors.repo.js';
 import { createConnectorsService } from './modules/connectors/connectors.service.js';
-import { loadCatalogue, reservedServiceNames } from './modules/services/services.catalogue.js';
-import { createServicesService } from './modules/services/services.service.js';
+import { loadCatalogue, reservedServiceNames } from './modules/integrations/integrations.catalogue.js';
+import { createIntegrationsService } from './modules/integrations/integrations.service.js';
 import { createTokensRepo } from './modules/tokens/tokens.repo.js';
 import { createTokensService } from './modules/tokens/tokens.service.js';
 import { createTokenContextSection } from './modules/tokens/tokens.context.js';
 import { createServicesContextSection } from './modules/oauth/oauth.context.js';
-import { createKeyring } from './modules/vault/keyring.js';
-import { createApiDiscovery } from './modules/vault/api-discovery.js';
+import { createKeyring } from './modules/keyring/keyring.service.js';
+import { createApiDiscovery } from './modules/vault/vault.discovery.js';
 import { createVaultRepo } from './modules/vault/vault.repo.js';
 import { createVaultService } from './modules/vault/vault.service.js';
 import { createIdentityContextSection, createPreferencesContextSection } from './modules/identity/identity.context.js';
@@ -121,7 +121,7 @@ export function createContainer(config: Config, storage: Storage) {
     repo: createVaultRepo(db),
     keyring,
     audit,
-    discovery: createApiDiscovery({ outbound, parsing, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
+    apiDiscovery: createApiDiscovery({ outbound, parsing, timeoutMs: Math.min(config.outboundTimeoutMs, 10_000) }),
     // The plan's vaultTokens limit.
     ...(config.planLimits
       ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
@@ -166,7 +166,7 @@ export function createContainer(config: Config, storage: Storage) {
     // A login session binding a vault secret off its site confirms the account password.
     confirmPassword: accounts.confirmPassword,
   });
-  const services = createServicesService({
+  const integrations = createIntegrationsService({
     catalogue: serviceCatalogue,
     outbound,
     connectors,
@@ -267,7 +267,7 @@ export function createContainer(config: Config, storage: Storage) {
     oauth,
     google,
     connectors,
-    services,
+    integrations,
     audit,
     tokens,
     accounts,

@@ -61,6 +61,11 @@ const RULES: LayerRule[] = [
     forbids: (to) => to.startsWith('src/storage/migrations/'),
   },
   {
+    name: 'the keyring sits under the vault and OAuth: it imports no other module',
+    appliesTo: (file) => moduleOf(file) === 'keyring' && !isTest(file),
+    forbids: (to) => to.startsWith(MODULES) && moduleOf(to) !== 'keyring',
+  },
+  {
     name: 'the gateway knows no module: each module hands it a context section (gateway.section.ts) with its own schema',
     appliesTo: (file) => moduleOf(file) === 'gateway' && !isTest(file),
     forbids: (to) => to.startsWith(MODULES) && moduleOf(to) !== 'gateway',
@@ -107,6 +112,11 @@ describe('the import graph of src/ and daemon/', () => {
       cycles,
       `Modules that import each other (move what both need into a module under both, see docs/architecture.md):\n  ${cycles.join('\n  ')}`,
     ).toEqual([]);
+  });
+
+  it('names every file of a module <module>.<role>.ts', () => {
+    const misnamed = graph.files.filter((file) => file.startsWith(MODULES) && !/^src\/modules\/([^/]+)\/\1(\.[a-z0-9-]+)+\.ts$/.test(file));
+    expect(misnamed, `Files of src/modules/<name>/ are named <name>.<role>.ts (docs/architecture.md):\n  ${misnamed.join('\n  ')}`).toEqual([]);
   });
 
   it('follows the layer rules of docs/architecture.md', () => {

@@ -47,7 +47,7 @@ export interface TestApp {
   config: Config;
   storage: Storage;
   /** The app's container: every service. */
-  services: Container;
+  container: Container;
   request<T = any>(method: InjectOptions['method'], url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Registers a new account and answers its master token. */
   createOwner(name?: string): Promise<Owner>;
@@ -59,7 +59,7 @@ export interface TestApp {
   openStorage(): Promise<Storage>;
   /**
    * Closes the app and opens a new one on the same data (the same DATA_DIR or PostgreSQL
-   * schema), as a server restart does; `app`, `storage` and `services` are then the new ones.
+   * schema), as a server restart does; `app`, `storage` and `container` are then the new ones.
    */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -92,10 +92,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const openStorage = () => createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
   const open = async () => {
     const storage = await openStorage();
-    const services = createContainer(config, storage);
-    const app = await buildApp({ config, container: services, ...(options.logStream ? { logStream: options.logStream } : {}) });
+    const container = createContainer(config, storage);
+    const app = await buildApp({ config, container, ...(options.logStream ? { logStream: options.logStream } : {}) });
     await app.ready();
-    return { app, storage, services };
+    return { app, storage, container };
   };
 
   const request: TestApp['request'] = async (method, url, opts = {}) => {

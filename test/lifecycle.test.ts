@@ -35,20 +35,20 @@ describe('closing the app', () => {
 
   it('closes the outbound pools and storage the container opened, once in-flight work is done', async () => {
     await t.createOwner();
-    expect((await t.services.outbound.request({ url: upstreamUrl })).text()).toBe('ok');
+    expect((await t.container.outbound.request({ url: upstreamUrl })).text()).toBe('ok');
     expect(await t.storage.db.selectFrom('users').select('id').execute()).toHaveLength(1);
 
     await t.app.close();
 
     // The outbound pool refuses new calls: it was closed, not merely left idle.
-    await expect(t.services.outbound.request({ url: upstreamUrl })).rejects.toMatchObject({
+    await expect(t.container.outbound.request({ url: upstreamUrl })).rejects.toMatchObject({
       code: 'UPSTREAM_ERROR',
       message: expect.stringMatching(/UND_ERR_(CLOSED|DESTROYED)/),
     });
     // Storage is closed (SQLite: the connection; PostgreSQL: the pool).
     await expect(t.storage.db.selectFrom('users').select('id').execute()).rejects.toThrow();
     // Closing again (a second signal, a test's own close) is harmless.
-    await expect(t.services.close()).resolves.toBeUndefined();
+    await expect(t.container.close()).resolves.toBeUndefined();
   });
 });
 
@@ -57,9 +57,9 @@ describe('restarting', () => {
     const t = await createTestApp();
     try {
       const owner = await t.createOwner();
-      const before = t.services;
+      const before = t.container;
       await t.restart();
-      expect(t.services).not.toBe(before);
+      expect(t.container).not.toBe(before);
       await expect(before.storage.db.selectFrom('users').select('id').execute()).rejects.toThrow();
       const me = await t.request('GET', '/api/v1/users/me', { token: owner.token });
       expect(me.status).toBe(200);

@@ -49,10 +49,10 @@ describe('the LLM origin is trusted by the chat only', () => {
   });
 
   it('the shared outbound client trusts no origin; the chat client trusts exactly the LLM origin', async () => {
-    const shared = await t.services.outbound.request({ url: `${fake.url}/v1/models` }).catch((e: unknown) => e);
+    const shared = await t.container.outbound.request({ url: `${fake.url}/v1/models` }).catch((e: unknown) => e);
     expect((shared as { code?: string }).code).toBe('VALIDATION_ERROR');
     // The chat's client still refuses every other private address.
-    const other = await t.services.llmOutbound!.request({ url: `http://127.0.0.1:1/v1` }).catch((e: unknown) => e);
+    const other = await t.container.llmOutbound!.request({ url: `http://127.0.0.1:1/v1` }).catch((e: unknown) => e);
     expect((other as { code?: string }).code).toBe('VALIDATION_ERROR');
   });
 

@@ -158,7 +158,7 @@ describe('expected outcomes are not errors', () => {
     const file = path.join(dir, 'hearth-afp-linux');
     const size = 8 * 1024 * 1024;
     writeFileSync(file, Buffer.alloc(size, 7));
-    const downloads = t.services.afpDownloads as { get: (platform: string) => Promise<unknown> };
+    const downloads = t.container.afpDownloads as { get: (platform: string) => Promise<unknown> };
     const realGet = downloads.get;
     downloads.get = async () => ({ platform: 'linux', file, filename: 'hearth-afp-linux', size, nodeVersion: process.versions.node });
     try {

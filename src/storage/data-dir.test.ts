@@ -63,7 +63,7 @@ describe.skipIf(process.platform === 'win32')('DATA_DIR', () => {
   it('the vault key file made at first use is 0600 too', async () => {
     const t = await createTestApp();
     try {
-      await t.services.keyring.ready();
+      await t.container.keyring.ready();
       expect(mode(path.join(t.config.dataDir, 'vault-keys.json'))).toBe(0o600);
     } finally {
       await t.close();

@@ -262,7 +262,7 @@ describe('limits off', () => {
     try {
       await off.createOwner('Admin');
       const user = await off.createOwner();
-      expect(off.services.limits.enabled).toBe(false);
+      expect(off.container.limits.enabled).toBe(false);
       for (let i = 0; i < 4; i++) {
         expect((await off.request('POST', '/api/v1/memory', { token: user.token, body: { content: `n${i}` } })).status).toBe(201);
       }

@@ -27,7 +27,7 @@ describe('GET /api/v1/gateway/context', () => {
     // Shared shapes are named components: follow a `$ref` wherever one stands.
     const at = (schema: any): any => (schema?.$ref ? at(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema);
     const data = at(at(doc.paths['/api/v1/gateway/context'].get.responses['200'].content['application/json'].schema).properties.data);
-    expect(Object.keys(data.properties)).toEqual(t.services.gateway.sectionNames());
+    expect(Object.keys(data.properties)).toEqual(t.container.gateway.sectionNames());
     expect(data.required).toEqual(['endpoints', 'token']);
     // The memory section is described by the memory module, with its entries' own schema.
     expect(at(at(at(data.properties.memory).properties.entries).items).properties).toHaveProperty('content');
@@ -62,7 +62,7 @@ describe('GET /api/v1/gateway/context', () => {
     expect(res.body.data.endpoints).toContain('GET /api/v1/users/me');
 
     const masterRes = await context(owner.token);
-    expect([...Value.Errors(t.services.gateway.contextSchema, masterRes.body)]).toEqual([]);
+    expect([...Value.Errors(t.container.gateway.contextSchema, masterRes.body)]).toEqual([]);
     const master = masterRes.body.data;
     expect(master.user.email).toBe(owner.email);
     expect(master.token).toEqual({ id: expect.any(String), kind: 'master', scopes: SCOPE_NAMES });
@@ -93,7 +93,7 @@ describe('the owner-data sections', () => {
   const data = async (token: string) => {
     const res = await context(token);
     expect(res.status).toBe(200);
-    expect(Value.Check(t.services.gateway.contextSchema, res.body)).toBe(true);
+    expect(Value.Check(t.container.gateway.contextSchema, res.body)).toBe(true);
     return res.body.data;
   };
 

@@ -83,7 +83,7 @@ describe('with the default settings', () => {
       expect(typeof secret).toBe('string');
       expect(approved.body.data.handshake).toMatchObject({ handshakeId, status: 'approved', tokenId: expect.any(String), decidedAt: expect.any(String) });
 
-      const principal = await t.services.tokens.authenticate(secret);
+      const principal = await t.container.tokens.authenticate(secret);
       expect(principal).not.toBeNull();
       expect(principal!.kind).toBe('handshake');
       expect(principal!.ownerId).toBe(admin.id);
@@ -193,7 +193,7 @@ describe('with the default settings', () => {
         body: { scopes: ['professional'], expiresAt },
       });
       expect(res.status).toBe(200);
-      const principal = await t.services.tokens.authenticate(res.body.data.token);
+      const principal = await t.container.tokens.authenticate(res.body.data.token);
       expect([...principal!.scopes]).toEqual(['professional']);
       expect((await t.request('GET', '/api/v1/identity/professional', { token: res.body.data.token })).status).toBe(200);
       expectError(await t.request('GET', '/api/v1/identity', { token: res.body.data.token }), 403, 'INSUFFICIENT_SCOPE');
@@ -269,13 +269,13 @@ describe('with the default settings', () => {
       const id = await createHandshake(t);
       const approved = await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token });
       const secret: string = approved.body.data.token;
-      expect(await t.services.tokens.authenticate(secret)).not.toBeNull(); // cached on SQLite: revoke must still win
+      expect(await t.container.tokens.authenticate(secret)).not.toBeNull(); // cached on SQLite: revoke must still win
 
       const revoked = await t.request('DELETE', `/api/v1/handshakes/${id}`, { token: admin.token });
       expect(revoked.status).toBe(200);
       expect(revoked.body.data).toMatchObject({ handshakeId: id, status: 'denied', revokedAt: expect.any(String) });
 
-      expect(await t.services.tokens.authenticate(secret)).toBeNull();
+      expect(await t.container.tokens.authenticate(secret)).toBeNull();
       expectError(await t.request('POST', '/api/v1/auth/logout', { token: secret }), 401, 'UNAUTHORIZED');
       expect((await t.request('GET', `/api/v1/handshakes/${id}/status`)).body.data.status).toBe('denied');
       const [token] = await handshakeTokens(t, admin, id);

@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function principal(secret: string): Promise<Principal> {
-  const found = await t.services.tokens.authenticate(secret);
+  const found = await t.container.tokens.authenticate(secret);
   if (!found) throw new Error('token did not authenticate');
   return found;
 }
@@ -329,7 +329,7 @@ describe('gateway context sections', () => {
   });
 
   it('identity: filtered exactly as GET /identity for the token', async () => {
-    const section = createIdentityContextSection(t.services.identity);
+    const section = createIdentityContextSection(t.container.identity);
     expect(section.name).toBe('identity');
 
     const read = await principal(await t.tokenWithScopes(owner, ['read']));
@@ -363,7 +363,7 @@ describe('gateway context sections', () => {
   });
 
   it('preferences: visible only with the identity scope', async () => {
-    const section = createPreferencesContextSection(t.services.identity);
+    const section = createPreferencesContextSection(t.container.identity);
     expect(section.name).toBe('preferences');
     const identity = await principal(await t.tokenWithScopes(owner, ['identity']));
     expect(section.visibleTo(identity)).toBe(true);

@@ -120,16 +120,16 @@ describe('extraction limits set low', () => {
     // may have waiting), and a third account's upload is refused at once.
     const [second, third] = [(await t.createOwner()).token, (await t.createOwner()).token];
     const slow = upload(t, token, 'slow.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, ''));
-    await expect.poll(() => t.services.parsing.load().running, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => t.container.parsing.load().running, { timeout: 10_000 }).toBe(1);
     const queued = [token, token, second, second].map((owner, i) => upload(t, owner, `queued-${i}.txt`, 'text/plain', Buffer.from(`waiting ${i}`)));
-    await expect.poll(() => t.services.parsing.load(), { timeout: 10_000 }).toEqual({ running: 1, waiting: 4 });
+    await expect.poll(() => t.container.parsing.load(), { timeout: 10_000 }).toEqual({ running: 1, waiting: 4 });
     const refused = await upload(t, third, 'one-too-many.txt', 'text/plain', Buffer.from('x'));
     expect(expectError(refused, 429, 'RATE_LIMITED').message).toContain('EXTRACT_CONCURRENCY');
     expect(refused.headers['retry-after']).toBe('5');
     // The slow one is stopped by a limit (413, never 500), then each waiting one gets its turn.
     expectError(await slow, 413, 'PAYLOAD_TOO_LARGE');
     for (const res of await Promise.all(queued)) expect(res.status, res.text).toBe(201);
-    expect(t.services.parsing.load()).toEqual({ running: 0, waiting: 0 });
+    expect(t.container.parsing.load()).toEqual({ running: 0, waiting: 0 });
   }, 90_000);
 });
 
@@ -148,7 +148,7 @@ describe('extraction shared fairly between accounts', () => {
     const settled = new Set<number>();
     const track = (pending: ReturnType<typeof upload>, i: number) => pending.finally(() => settled.add(i));
     const first = track(upload(t, a, 'slow-0.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, '')), 0);
-    await expect.poll(() => t.services.parsing.load().running, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => t.container.parsing.load().running, { timeout: 10_000 }).toBe(1);
     const sent = [
       first,
       ...[
@@ -158,10 +158,10 @@ describe('extraction shared fairly between accounts', () => {
     ];
     // Every one of A's files is either refused already or in the pool (running or waiting).
     await expect
-      .poll(() => settled.size + t.services.parsing.load().running + t.services.parsing.load().waiting, { timeout: 10_000 })
+      .poll(() => settled.size + t.container.parsing.load().running + t.container.parsing.load().waiting, { timeout: 10_000 })
       .toBe(sent.length);
     // A holds one slot and two waiting places, no more; the rest were refused at once, naming why.
-    expect(t.services.parsing.load()).toEqual({ running: 1, waiting: 2 });
+    expect(t.container.parsing.load()).toEqual({ running: 1, waiting: 2 });
     const answered = await Promise.all([...settled].map((i) => sent[i]!));
     expect(answered).toHaveLength(7);
     for (const res of answered) {
@@ -182,7 +182,7 @@ describe('extraction shared fairly between accounts', () => {
     const admitted = results.filter((res) => res.status !== 429);
     expect(admitted).toHaveLength(3);
     for (const res of admitted) expect([201, 413], res.text).toContain(res.status);
-    expect(t.services.parsing.load()).toEqual({ running: 0, waiting: 0 });
+    expect(t.container.parsing.load()).toEqual({ running: 0, waiting: 0 });
   }, 90_000);
 });
 

@@ -351,7 +351,7 @@ describe('search and paging', () => {
   it("never finds another owner's documents", async () => {
     const res = await t.request('GET', BASE, { token: searcher.token, query: { q: 'secrets' } });
     expect(res.body.data).toEqual([]);
-    const service = await t.services.knowledge.search(searcher.id, 'kubernetes secrets owner', { limit: 10, mode: 'any' });
+    const service = await t.container.knowledge.search(searcher.id, 'kubernetes secrets owner', { limit: 10, mode: 'any' });
     expect(service.map((d) => d.title)).not.toContain('Kubernetes secrets of another owner');
   });
 
@@ -371,13 +371,13 @@ describe('search and paging', () => {
   });
 
   it('serves the search service for chat: any word, best first, with full content', async () => {
-    const any = await t.services.knowledge.search(searcher.id, 'upgrade kubernetes tomato', { limit: 5, mode: 'any' });
+    const any = await t.container.knowledge.search(searcher.id, 'upgrade kubernetes tomato', { limit: 5, mode: 'any' });
     expect(any.length).toBe(3);
     expect(any[0]).toEqual({ id: expect.any(String), title: expect.any(String), content: expect.any(String), rank: expect.any(Number) });
     expect(any.map((d) => d.rank)).toEqual([...any.map((d) => d.rank)].sort((a, b) => b - a));
-    const all = await t.services.knowledge.search(searcher.id, 'kubernetes basil', { limit: 5, mode: 'all' });
+    const all = await t.container.knowledge.search(searcher.id, 'kubernetes basil', { limit: 5, mode: 'all' });
     expect(all).toEqual([]);
-    expect(await t.services.knowledge.countDocuments(searcher.id)).toBe(3);
+    expect(await t.container.knowledge.countDocuments(searcher.id)).toBe(3);
   });
 
   it('pages through documents newest first with nextCursor', async () => {
@@ -409,11 +409,11 @@ describe('gateway context section', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     await t.request('PUT', `${BASE}/${docs[0]!.id}`, { token: reader.token, body: { content: 'changed' } });
 
-    const section = createKnowledgeContextSection(t.services.knowledge);
+    const section = createKnowledgeContextSection(t.container.knowledge);
     expect(section.name).toBe('knowledge');
-    const master = await t.services.tokens.authenticate(reader.token);
-    const scoped = await t.services.tokens.authenticate(await t.tokenWithScopes(reader, ['knowledge']));
-    const without = await t.services.tokens.authenticate(await t.tokenWithScopes(reader, ['read', 'memory']));
+    const master = await t.container.tokens.authenticate(reader.token);
+    const scoped = await t.container.tokens.authenticate(await t.tokenWithScopes(reader, ['knowledge']));
+    const without = await t.container.tokens.authenticate(await t.tokenWithScopes(reader, ['read', 'memory']));
     expect(section.visibleTo(master!)).toBe(true);
     expect(section.visibleTo(scoped!)).toBe(true);
     expect(section.visibleTo(without!)).toBe(false);

@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function principal(secret: string): Promise<Principal> {
-  const found = await t.services.tokens.authenticate(secret);
+  const found = await t.container.tokens.authenticate(secret);
   if (!found) throw new Error('token did not authenticate');
   return found;
 }
@@ -303,7 +303,7 @@ describe('security', () => {
 describe('gateway context section', () => {
   it('is visible only with the memory scope', async () => {
     const owner = await t.createOwner('Visible');
-    const section = createMemoryContextSection(t.services.memory);
+    const section = createMemoryContextSection(t.container.memory);
     expect(section.name).toBe('memory');
     expect(section.visibleTo(await principal(owner.token))).toBe(true);
     expect(section.visibleTo(await principal(await t.tokenWithScopes(owner, ['memory'])))).toBe(true);
@@ -316,7 +316,7 @@ describe('gateway context section', () => {
     const ids = await rememberInBulk(owner, 105);
     await rememberInBulk(await t.createOwner('Someone else'), 3);
     const memoryToken = await t.tokenWithScopes(owner, ['memory']);
-    const context = (await createMemoryContextSection(t.services.memory).load(owner.id, await principal(memoryToken))) as {
+    const context = (await createMemoryContextSection(t.container.memory).load(owner.id, await principal(memoryToken))) as {
       entries: Array<Record<string, unknown>>;
       total: number;
       truncated: boolean;
@@ -331,7 +331,7 @@ describe('gateway context section', () => {
   it('carries as many entries as the owner configures', async () => {
     const owner = await t.createOwner('Configured');
     await rememberInBulk(owner, 7);
-    const context = (await createMemoryContextSection(t.services.memory, 5).load(owner.id, await principal(owner.token))) as {
+    const context = (await createMemoryContextSection(t.container.memory, 5).load(owner.id, await principal(owner.token))) as {
       entries: unknown[];
       total: number;
       truncated: boolean;
@@ -341,7 +341,7 @@ describe('gateway context section', () => {
   });
 
   it('is not truncated at exactly the cap, nor below it', async () => {
-    const section = createMemoryContextSection(t.services.memory);
+    const section = createMemoryContextSection(t.container.memory);
     const full = await t.createOwner('Full');
     await rememberInBulk(full, MEMORY_CONTEXT_CAP);
     const atCap = (await section.load(full.id, await principal(full.token))) as { entries: unknown[]; total: number; truncated: boolean };

@@ -166,7 +166,7 @@ describe('refreshing access tokens', () => {
       const refreshes = fake.count('token.refresh_token');
       fake.options.rotateRefreshTokens = true;
       const release = fake.holdRefreshes();
-      const one = t.services.oauth.accessToken(owner.id, 'google');
+      const one = t.container.oauth.accessToken(owner.id, 'google');
       const two = node2.oauth.accessToken(owner.id, 'google');
       await fake.waitFor('token.refresh_token', refreshes + 1);
       release();
@@ -188,7 +188,7 @@ describe('no lock across the provider call', () => {
     const owner = await connectedExpiring();
     const refreshes = fake.count('token.refresh_token');
     const release = fake.holdRefreshes();
-    const call = t.services.oauth.accessToken(owner.id, 'google');
+    const call = t.container.oauth.accessToken(owner.id, 'google');
     await fake.waitFor('token.refresh_token', refreshes + 1);
     try {
       // From another connection: taking the row lock without waiting succeeds only if no open
@@ -217,17 +217,17 @@ describe('no lock across the provider call', () => {
       .set({ refresh_lease: 'a-node-that-died', refresh_lease_until: new Date(Date.now() - 1000).toISOString() })
       .where('owner_id', '=', owner.id)
       .execute();
-    expect((await t.services.oauth.accessToken(owner.id, 'google')).accessToken).toMatch(/^ya29\./);
+    expect((await t.container.oauth.accessToken(owner.id, 'google')).accessToken).toMatch(/^ya29\./);
     expect(fake.count('token.refresh_token')).toBe(refreshes + 1);
   });
 
   it('a refresh Google fails gives its claim up: the next request refreshes at once', async () => {
     const owner = await connectedExpiring();
     fake.failNext('token', 503, { error: 'temporarily_unavailable', error_description: 'Try again' });
-    await expect(t.services.oauth.accessToken(owner.id, 'google')).rejects.toMatchObject({ code: 'UPSTREAM_ERROR' });
+    await expect(t.container.oauth.accessToken(owner.id, 'google')).rejects.toMatchObject({ code: 'UPSTREAM_ERROR' });
     const row = await t.storage.db.selectFrom('oauth_connections').select(['refresh_lease', 'status']).where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ refresh_lease: null, status: 'connected' });
-    expect((await t.services.oauth.accessToken(owner.id, 'google')).accessToken).toMatch(/^ya29\./);
+    expect((await t.container.oauth.accessToken(owner.id, 'google')).accessToken).toMatch(/^ya29\./);
   });
 });
 
@@ -241,18 +241,18 @@ describe('accessToken for other modules', () => {
   it('answers the token, the granted scopes and the account', async () => {
     const owner = await t.createOwner();
     await connectGoogle(t, fake, owner);
-    const result = await t.services.oauth.accessToken(owner.id, 'google');
+    const result = await t.container.oauth.accessToken(owner.id, 'google');
     expect(result.accessToken).toMatch(/^ya29\./);
     expect(result.account).toBe('owner@gmail.test');
     expect(result.scopes).toContain('https://www.googleapis.com/auth/gmail.modify');
-    expect(await t.services.oauth.connections(owner.id)).toEqual([
+    expect(await t.container.oauth.connections(owner.id)).toEqual([
       expect.objectContaining({ provider: 'google', account: 'owner@gmail.test', status: 'connected' }),
     ]);
   });
 
   it('throws PROVIDER_NOT_CONNECTED for an owner without a connection, and NOT_FOUND for an unknown provider', async () => {
     const owner = await t.createOwner();
-    await expect(t.services.oauth.accessToken(owner.id, 'google')).rejects.toMatchObject({ code: 'PROVIDER_NOT_CONNECTED', status: 403 });
-    await expect(t.services.oauth.accessToken(owner.id, 'dropbox')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(t.container.oauth.accessToken(owner.id, 'google')).rejects.toMatchObject({ code: 'PROVIDER_NOT_CONNECTED', status: 403 });
+    await expect(t.container.oauth.accessToken(owner.id, 'dropbox')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -331,7 +331,7 @@ describe('GET /api/v1/oauth/status and POST /api/v1/oauth/disconnect/{service}: 
 describe('the gateway section', () => {
   it('lists the connected providers, without tokens, to services:read tokens only', async () => {
     const owner = await t.createOwner();
-    const section = createServicesContextSection(t.services.oauth);
+    const section = createServicesContextSection(t.container.oauth);
     expect(section.name).toBe('services');
     expect(section.tables).toEqual(['oauth_connections']);
     expect(await section.load(owner.id, null as never)).toEqual([]);
@@ -359,7 +359,7 @@ describe('tokens at rest', () => {
     await connectGoogle(t, fake, owner);
     // A refresh too, so that refreshed tokens are covered.
     await t.storage.db.updateTable('oauth_connections').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('owner_id', '=', owner.id).execute();
-    await t.services.oauth.accessToken(owner.id, 'google');
+    await t.container.oauth.accessToken(owner.id, 'google');
     // Left unfinished: a state whose verifier is stored.
     const pending = await authorizeUrl(owner);
     const secrets = [
@@ -392,9 +392,9 @@ describe('tokens at rest', () => {
     await connectGoogle(t, fake, owner);
     const row = await t.storage.db.selectFrom('oauth_connections').selectAll().where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
     const other = await t.createOwner();
-    await expect(t.services.keyring.open(other.id, 'oauth_connections:google:access_token', row.access_token_sealed)).rejects.toThrow();
-    await expect(t.services.keyring.open(owner.id, 'oauth_connections:google:refresh_token', row.access_token_sealed)).rejects.toThrow();
-    expect(await t.services.keyring.open(owner.id, 'oauth_connections:google:access_token', row.access_token_sealed)).toMatch(/^ya29\./);
+    await expect(t.container.keyring.open(other.id, 'oauth_connections:google:access_token', row.access_token_sealed)).rejects.toThrow();
+    await expect(t.container.keyring.open(owner.id, 'oauth_connections:google:refresh_token', row.access_token_sealed)).rejects.toThrow();
+    expect(await t.container.keyring.open(owner.id, 'oauth_connections:google:access_token', row.access_token_sealed)).toMatch(/^ya29\./);
   });
 });
 

@@ -191,7 +191,7 @@ describe('personas: activation', () => {
     expect(again.status).toBe(200);
     expect(again.body.data.active).toBe(true);
     expect(await activeIds(who)).toEqual([b.id]);
-    expect(await t.services.personas.getActive(who.id)).toMatchObject({ id: b.id, name: 'B', active: true });
+    expect(await t.container.personas.getActive(who.id)).toMatchObject({ id: b.id, name: 'B', active: true });
 
     // Deactivating an inactive persona leaves the active one alone.
     const inactive = await t.request('POST', `/api/v1/personas/${a.id}/deactivate`, { token: who.token });
@@ -203,7 +203,7 @@ describe('personas: activation', () => {
     expect(off.status).toBe(200);
     expect(off.body.data).toMatchObject({ id: b.id, active: false });
     expect(await activeIds(who)).toEqual([]);
-    expect(await t.services.personas.getActive(who.id)).toBeNull();
+    expect(await t.container.personas.getActive(who.id)).toBeNull();
   });
 
   it('keeps one active persona per owner, not per server', async () => {
@@ -232,7 +232,7 @@ describe('personas: activation', () => {
     await t.request('POST', `/api/v1/personas/${a.id}/activate`, { token: who.token });
     expect((await t.request('DELETE', `/api/v1/personas/${a.id}`, { token: who.token })).status).toBe(200);
     expect(await activeIds(who)).toEqual([]);
-    expect(await t.services.personas.getActive(who.id)).toBeNull();
+    expect(await t.container.personas.getActive(who.id)).toBeNull();
     const list = await t.request('GET', '/api/v1/personas', { token: who.token });
     expect(list.body.data).toEqual([expect.objectContaining({ id: b.id, active: false })]);
     // A new activation works as usual afterwards.
@@ -329,9 +329,9 @@ describe('personas: attachments', () => {
     expect((await t.request('DELETE', `/api/v1/personas/${persona.id}`, { token: owner.token })).status).toBe(200);
 
     // Seen from the document's and the skill's side: only the other persona is left.
-    const usage = await t.services.attachments.usageOfDocument(owner.id, docId);
+    const usage = await t.container.attachments.usageOfDocument(owner.id, docId);
     expect(usage.personas.map((p) => p.id)).toEqual([keep.id]);
-    const skillUsers = await t.services.attachments.listPersonasOfSkill(owner.id, skillId);
+    const skillUsers = await t.container.attachments.listPersonasOfSkill(owner.id, skillId);
     expect(skillUsers.map((p) => p.id)).toEqual([keep.id]);
     const docLinks = await t.storage.db.selectFrom('persona_documents').select('persona_id').where('persona_id', '=', persona.id).execute();
     const skillLinks = await t.storage.db.selectFrom('persona_skills').select('persona_id').where('persona_id', '=', persona.id).execute();
@@ -484,7 +484,7 @@ describe('personas: security', () => {
       expectError(res, 401, 'UNAUTHORIZED');
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
     }
-    expect(await t.services.personas.get(owner.id, persona.id)).toMatchObject({ id: persona.id });
+    expect(await t.container.personas.get(owner.id, persona.id)).toMatchObject({ id: persona.id });
   });
 
   it('401 with an unknown token', async () => {
@@ -498,7 +498,7 @@ describe('personas: security', () => {
       const error = expectError(await t.request(method, url, { token, ...(body ? { body } : {}) }), 403, 'INSUFFICIENT_SCOPE');
       expect(error.message).toContain('personas');
     }
-    expect(await t.services.personas.get(owner.id, persona.id)).toMatchObject({ id: persona.id });
+    expect(await t.container.personas.get(owner.id, persona.id)).toMatchObject({ id: persona.id });
   });
 
   it("answers 404 for another owner's persona on every route and changes nothing", async () => {
@@ -568,11 +568,11 @@ function queryRecorder() {
 
 describe('personas: gateway context section', () => {
   it('is visible only to tokens holding personas', async () => {
-    const section = createPersonaContextSection(t.services.personas, t.services.attachments);
+    const section = createPersonaContextSection(t.container.personas, t.container.attachments);
     expect(section.name).toBe('persona');
-    const withScope = await t.services.tokens.authenticate(await t.tokenWithScopes(owner, ['personas']));
-    const without = await t.services.tokens.authenticate(await t.tokenWithScopes(owner, ['read', 'memory']));
-    const master = await t.services.tokens.authenticate(owner.token);
+    const withScope = await t.container.tokens.authenticate(await t.tokenWithScopes(owner, ['personas']));
+    const without = await t.container.tokens.authenticate(await t.tokenWithScopes(owner, ['read', 'memory']));
+    const master = await t.container.tokens.authenticate(owner.token);
     expect(section.visibleTo(withScope!)).toBe(true);
     expect(section.visibleTo(master!)).toBe(true);
     expect(section.visibleTo(without!)).toBe(false);
@@ -580,8 +580,8 @@ describe('personas: gateway context section', () => {
 
   it('answers null without an active persona, then the active one with its skills and documents', async () => {
     const who = await t.createOwner('Context');
-    const principal = (await t.services.tokens.authenticate(who.token))!;
-    const section = createPersonaContextSection(t.services.personas, t.services.attachments);
+    const principal = (await t.container.tokens.authenticate(who.token))!;
+    const section = createPersonaContextSection(t.container.personas, t.container.attachments);
     expect(await section.load(who.id, principal)).toBeNull();
 
     const a = await createPersona(who, { name: 'Alpha', description: 'first', soul_content: 'Alpha soul' });
@@ -621,7 +621,7 @@ describe('personas: gateway context section', () => {
     });
 
     // Another owner's active persona never shows.
-    const stranger = (await t.services.tokens.authenticate(other.token))!;
+    const stranger = (await t.container.tokens.authenticate(other.token))!;
     const loaded = (await section.load(other.id, stranger)) as { id: string } | null;
     expect(loaded?.id).not.toBe(b.id);
   });
@@ -641,7 +641,7 @@ describe('personas: gateway context section', () => {
       createPersonasService({ db, repo: createPersonasRepo(db) }),
       createAttachmentsService({ repo: createAttachmentsRepo(db) }),
     );
-    const principal = (await t.services.tokens.authenticate(who.token))!;
+    const principal = (await t.container.tokens.authenticate(who.token))!;
     const loaded = (await section.load(who.id, principal)) as { skills: unknown[]; documents: unknown[] };
     expect(loaded.skills).toHaveLength(1);
     expect(loaded.documents).toHaveLength(1);

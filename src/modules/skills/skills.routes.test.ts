@@ -325,7 +325,7 @@ describe('full-text search: GET /api/v1/skills?q= and /skills/suggestions', () =
       headers: { 'content-type': 'text/markdown' },
     });
     expect((await search('narwhal'))[0]!.description).toBe('Finds tusks');
-    const copy = await t.services.skills.createFromSnapshot(owner2.id, { name: 'narwhal-copy', description: '', category: '', scriptContent: '' }, { type: 'installed' });
+    const copy = await t.container.skills.createFromSnapshot(owner2.id, { name: 'narwhal-copy', description: '', category: '', scriptContent: '' }, { type: 'installed' });
     expect((await search('narwhal')).map((s) => s.id).sort()).toEqual([skill.id, copy.id].sort());
     await t.request('DELETE', `/api/v1/skills/${copy.id}`, { token: owner2.token });
     expect((await search('narwhal')).map((s) => s.id)).toEqual([skill.id]);
@@ -640,7 +640,7 @@ describe('activate and deactivate, and the gateway context section', () => {
     const off = await t.request('POST', `/api/v1/skills/${two.id}/deactivate`, { token: owner.token });
     expect(off.body.data.active).toBe(false);
 
-    const section = createSkillsContextSection(t.services.skills);
+    const section = createSkillsContextSection(t.container.skills);
     expect(section.name).toBe('skills');
     expect(await section.load(owner.id, {} as Principal)).toEqual([{ id: one.id, slug: 'one', name: 'one', description: 'First', category: 'A' }]);
     const base: Principal = { tokenId: 't', ownerId: owner.id, kind: 'api', allScopes: false, scopes: new Set(), role: 'user' };
@@ -697,7 +697,7 @@ describe('documents and attachments of a skill', () => {
     const skill = await createSkill(alice, { name: uniqueName('attached') });
     const personaId = await insertPersona(alice, 'Helper');
     expect((await t.request('GET', `/api/v1/skills/${skill.id}/attachments`, { token: alice.token })).body).toEqual({ data: [] });
-    await t.services.attachments.attachSkillToPersona(alice.id, personaId, skill.id);
+    await t.container.attachments.attachSkillToPersona(alice.id, personaId, skill.id);
     const res = await t.request('GET', `/api/v1/skills/${skill.id}/attachments`, { token: alice.token });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(1);
@@ -710,7 +710,7 @@ describe('the marketplace entry points', () => {
   it('creates from a snapshot with its origin, sanitized, and 409 when the name is taken', async () => {
     const owner = await t.createOwner('Installer');
     const origin = { type: 'installed', listingId: 'lst_1', installedAt: isoNow() };
-    const skill = await t.services.skills.createFromSnapshot(
+    const skill = await t.container.skills.createFromSnapshot(
       owner.id,
       { name: 'Shared-Skill', description: '', category: 'Shared', scriptContent: '---\ndescription: From the listing\nfoo: bar\n---\nBody' },
       origin,
@@ -718,13 +718,13 @@ describe('the marketplace entry points', () => {
     expect(skill.origin).toEqual(origin);
     expect(skill.description).toBe('From the listing');
     expect(frontmatterOf(skill.scriptContent)).toEqual({ name: 'Shared-Skill', description: 'From the listing' });
-    expect(await t.services.skills.getForOwner(owner.id, skill.id)).toEqual(skill);
+    expect(await t.container.skills.getForOwner(owner.id, skill.id)).toEqual(skill);
     const listed = await t.request('GET', '/api/v1/skills', { token: owner.token });
     expect(listed.body.data[0].origin).toEqual(origin);
-    await expect(t.services.skills.createFromSnapshot(owner.id, { name: 'shared-skill', description: '', category: '', scriptContent: '' }, origin)).rejects.toMatchObject({
+    await expect(t.container.skills.createFromSnapshot(owner.id, { name: 'shared-skill', description: '', category: '', scriptContent: '' }, origin)).rejects.toMatchObject({
       code: 'CONFLICT',
     });
-    await expect(t.services.skills.getForOwner(alice.id, skill.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(t.container.skills.getForOwner(alice.id, skill.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 

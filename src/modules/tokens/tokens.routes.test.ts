@@ -438,8 +438,8 @@ describe('master token regeneration', () => {
     const owner = await t.createOwner();
     const id = await masterId(owner);
     const actor = { ownerId: owner.id, tokenId: null, ip: null, userAgent: null };
-    await expect(t.services.tokens.regenerate(owner.id, id, actor)).rejects.toMatchObject({ code: 'CONFLICT' });
-    await expect(t.services.accounts.regenerateMaster(owner.id, actor, { callerKind: 'session' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(t.container.tokens.regenerate(owner.id, id, actor)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(t.container.accounts.regenerateMaster(owner.id, actor, { callerKind: 'session' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect((await me(owner.token)).status).toBe(200);
   });
 });

@@ -277,13 +277,13 @@ describe('the vault service for other modules', () => {
     const owner3 = await t.createOwner('Service user');
     const older = await store(owner3, { service: 'Linear', token: 'lin_old_0123456789' });
     const newer = await store(owner3, { service: 'linear', token: 'lin_new_0123456789' });
-    expect((await t.services.vault.findByService(owner3.id, 'LINEAR'))?.id).toBe(newer.id);
-    expect(await t.services.vault.findByService(owner3.id, 'nothing')).toBeUndefined();
-    expect(await t.services.vault.findByService(other.id, 'linear')).toBeUndefined();
+    expect((await t.container.vault.findByService(owner3.id, 'LINEAR'))?.id).toBe(newer.id);
+    expect(await t.container.vault.findByService(owner3.id, 'nothing')).toBeUndefined();
+    expect(await t.container.vault.findByService(other.id, 'linear')).toBeUndefined();
 
-    const secret = await t.services.vault.secretFor(owner3.id, older.id);
+    const secret = await t.container.vault.secretFor(owner3.id, older.id);
     expect(secret).toEqual({ id: older.id, name: 'GitHub personal', service: 'Linear', websiteUrl: 'https://github.com', secret: 'lin_old_0123456789' });
-    await expect(t.services.vault.secretFor(other.id, older.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await t.services.vault.discoveredServices(owner3.id)).toEqual([]);
+    await expect(t.container.vault.secretFor(other.id, older.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await t.container.vault.discoveredServices(owner3.id)).toEqual([]);
   });
 });

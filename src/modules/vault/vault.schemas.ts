@@ -79,7 +79,7 @@ export const DiscoveredApiSchema = Type.Object(
   { title: 'DiscoveredApi' },
 );
 
-/** What discovery found for a stored token; operations are listed by the services catalogue. */
+/** What API discovery found for a stored token; the integrations module lists its operations. */
 export const VaultApiSummarySchema = Type.Object(
   {
     status: Type.Union([Type.Literal('found'), Type.Literal('none'), Type.Literal('failed')], {

@@ -4,12 +4,12 @@ import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './api-discovery.js';
-import type { SecretSealer } from './keyring.js';
+import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './vault.discovery.js';
+import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { VaultRepo, VaultTokenRow } from './vault.repo.js';
 import type { VaultApiSummary, VaultToken, VaultTokenCreateRequest } from './vault.schemas.js';
 
-/** What discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
+/** What API discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
 interface StoredApiMetadata {
   status: 'found' | 'none' | 'failed';
   discoveredAt: string;
@@ -109,7 +109,7 @@ export interface VaultServiceDeps {
   repo: VaultRepo;
   keyring: SecretSealer;
   audit: Pick<AuditService, 'record'>;
-  discovery: ApiDiscovery;
+  apiDiscovery: ApiDiscovery;
   /**
    * Plan limits (billing): the one place a store is checked against the owner's quota. Called
    * before a vault token is stored, with the owner's current count; throws PLAN_LIMIT_REACHED.
@@ -118,12 +118,12 @@ export interface VaultServiceDeps {
 }
 
 export function createVaultService(deps: VaultServiceDeps) {
-  const { db, repo, keyring, audit, discovery } = deps;
+  const { db, repo, keyring, audit, apiDiscovery } = deps;
 
   async function discoverForStore(ownerId: string, websiteUrl: string): Promise<StoredApiMetadata> {
     const discoveredAt = isoNow();
     try {
-      const api = await discovery.discover(websiteUrl, ownerId);
+      const api = await apiDiscovery.discover(websiteUrl, ownerId);
       return { status: api.documents.length > 0 ? 'found' : 'none', discoveredAt, api };
     } catch (error) {
       // Too many discoveries at once: the caller retries (nothing is stored), rather than
@@ -236,10 +236,10 @@ export function createVaultService(deps: VaultServiceDeps) {
     /** POST /vault/discover-api: what the site publishes for machines. */
     async discover(ownerId: string, websiteUrl: string): Promise<DiscoveredApi> {
       checkWebsiteUrl(websiteUrl);
-      return discovery.discover(websiteUrl, ownerId);
+      return apiDiscovery.discover(websiteUrl, ownerId);
     },
 
-    // --- For other modules (services catalogue, connectors, proxy) ---------------------------
+    // --- For other modules (integrations, connectors) -------------------------------------
 
     /** A token with its secret, to call an API with it. 404 NOT_FOUND when the owner has no such token. */
     async secretFor(ownerId: string, vaultTokenId: string): Promise<VaultSecret> {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * The vault: each owner's data keys (wrapped by a root key, see modules/vault/keyring.ts) and
+ * The vault: each owner's data keys (wrapped by a root key, see modules/keyring/keyring.service.ts) and
  * the stored third-party tokens, whose secrets are sealed with the owner's data key.
  */
 export async function up(db: Kysely<unknown>, _ctx: MigrationContext): Promise<void> {

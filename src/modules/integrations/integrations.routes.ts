@@ -14,8 +14,8 @@ import {
   ServiceDetailResponse,
   ServiceList,
   ServiceParams,
-} from './services.schemas.js';
-import type { ServicesService } from './services.service.js';
+} from './integrations.schemas.js';
+import type { IntegrationsService } from './integrations.service.js';
 
 const tags = ['services'];
 const PREFIX = '/api/v1/services/';
@@ -41,8 +41,8 @@ function rawPassthroughTarget(request: FastifyRequest): { path: string; search: 
   return { path, search: pairs.join('&') };
 }
 
-export function servicesRoutes(deps: { services: ServicesService }): FastifyPluginAsyncTypebox {
-  const { services } = deps;
+export function integrationsRoutes(deps: { integrations: IntegrationsService }): FastifyPluginAsyncTypebox {
+  const { integrations } = deps;
 
   return async (app) => {
     const read = { access: access.scope('services:read') };
@@ -59,7 +59,7 @@ export function servicesRoutes(deps: { services: ServicesService }): FastifyPlug
           response: { 200: CategoryList },
         },
       },
-      async (request) => ({ data: await services.categories(principalOf(request).ownerId) }),
+      async (request) => ({ data: await integrations.categories(principalOf(request).ownerId) }),
     );
 
     app.get(
@@ -74,7 +74,7 @@ export function servicesRoutes(deps: { services: ServicesService }): FastifyPlug
           response: { 200: ServiceList },
         },
       },
-      async (request) => ({ data: await services.list(principalOf(request).ownerId, request.query) }),
+      async (request) => ({ data: await integrations.list(principalOf(request).ownerId, request.query) }),
     );
 
     app.get(
@@ -90,7 +90,7 @@ export function servicesRoutes(deps: { services: ServicesService }): FastifyPlug
           response: { 200: ServiceDetailResponse },
         },
       },
-      async (request) => ({ data: await services.get(principalOf(request).ownerId, request.params.service) }),
+      async (request) => ({ data: await integrations.get(principalOf(request).ownerId, request.params.service) }),
     );
 
     app.get(
@@ -106,7 +106,7 @@ export function servicesRoutes(deps: { services: ServicesService }): FastifyPlug
           response: { 200: MethodList },
         },
       },
-      async (request) => ({ data: await services.methods(principalOf(request).ownerId, request.params.service) }),
+      async (request) => ({ data: await integrations.methods(principalOf(request).ownerId, request.params.service) }),
     );
 
     app.post(
@@ -124,7 +124,7 @@ export function servicesRoutes(deps: { services: ServicesService }): FastifyPlug
         },
       },
       async (request) => ({
-        data: await services.execute(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
+        data: await integrations.execute(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
       }),
     );
 
@@ -143,7 +143,7 @@ export function servicesRoutes(deps: { services: ServicesService }): FastifyPlug
         },
       },
       async (request) => ({
-        data: await services.proxy(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
+        data: await integrations.proxy(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
       }),
     );
 
@@ -162,7 +162,7 @@ export function servicesRoutes(deps: { services: ServicesService }): FastifyPlug
       },
       async (request) => {
         const { path, search } = rawPassthroughTarget(request);
-        return { data: await services.passthrough(principalOf(request).ownerId, request.params.service, path, search, actorOf(request)) };
+        return { data: await integrations.passthrough(principalOf(request).ownerId, request.params.service, path, search, actorOf(request)) };
       },
     );
   };

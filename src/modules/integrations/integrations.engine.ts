@@ -2,7 +2,7 @@ import { AppError } from '../../http/errors.js';
 import type { OutboundResponse } from '../../http/outbound.js';
 import { findHearthToken } from '../../lib/crypto.js';
 import { jsonNestingExceeds } from '../../lib/json-depth.js';
-import { methodTakesBody, placeholders, type MethodSpec } from './services.catalogue.js';
+import { methodTakesBody, placeholders, type MethodSpec } from './integrations.catalogue.js';
 
 /**
  * How a call to a service is put together and how its answer is handed back, with the rules

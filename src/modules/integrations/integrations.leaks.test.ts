@@ -8,7 +8,7 @@ import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/upstre
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { rawGet } from '../../../test/raw-http.js';
 import { AppError } from '../../http/errors.js';
-import { safeRelativePath } from './services.engine.js';
+import { safeRelativePath } from './integrations.engine.js';
 
 let t: TestApp;
 let fake: FakeUpstream;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../http/errors.js';
-import { loadCatalogue } from './services.catalogue.js';
-import { callerHeaders, methodCall, safeRelativePath, secretForms, shapeResponse, targetUrl, withCredential } from './services.engine.js';
+import { loadCatalogue } from './integrations.catalogue.js';
+import { callerHeaders, methodCall, safeRelativePath, secretForms, shapeResponse, targetUrl, withCredential } from './integrations.engine.js';
 
 const catalogue = loadCatalogue();
 const method = (service: string, name: string) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DiscoveredService } from '../vault/vault.service.js';
-import { loadCatalogue } from './services.catalogue.js';
-import { createServicesService, DISCOVERED_VALIDATORS_MAX, type ServicesServiceDeps } from './services.service.js';
+import { loadCatalogue } from './integrations.catalogue.js';
+import { createIntegrationsService, DISCOVERED_VALIDATORS_MAX, type IntegrationsServiceDeps } from './integrations.service.js';
 
 /** A discovered API with `count` operations, each with placeholder names of its own (as a remote document may have). */
 function wideApi(count: number): DiscoveredService {
@@ -29,8 +29,8 @@ function servicesFor(api: DiscoveredService, discoveredValidatorsMax: number) {
     oauth: {},
     audit: { record: async () => undefined },
     discoveredValidatorsMax,
-  } as unknown as ServicesServiceDeps;
-  return createServicesService(deps);
+  } as unknown as IntegrationsServiceDeps;
+  return createIntegrationsService(deps);
 }
 
 const actor = { ownerId: 'usr_test', tokenId: null, ip: null, userAgent: null };

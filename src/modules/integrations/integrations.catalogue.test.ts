@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue, CatalogueError, loadCatalogue } from './services.catalogue.js';
+import { buildCatalogue, CatalogueError, loadCatalogue } from './integrations.catalogue.js';
 
 const raw = () => JSON.parse(readFileSync(new URL('./catalogue.json', import.meta.url), 'utf8'));
 

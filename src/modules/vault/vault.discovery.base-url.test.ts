@@ -91,7 +91,7 @@ describe('discovery keeps a base address only on the website’s own site', () =
   });
 });
 
-describe('the services engine re-checks a stored base address before it attaches the secret', () => {
+describe('the integrations engine re-checks a stored base address before it attaches the secret', () => {
   it('metadata stored before the rule (a foreign baseUrl) gets no secret and no call', async () => {
     const stored = await t.request('POST', '/api/v1/vault/tokens', {
       token: owner.token,

@@ -10,7 +10,8 @@
  *
  * Data keys never change, only their wrapping, so every sealed value stays readable throughout.
  */
-import type { Keyring, RootKey } from './keyring.js';
+import type { RootKey } from './keyring.crypto.js';
+import type { Keyring } from './keyring.service.js';
 
 export interface RotateOptions {
   /** The new root key; generated when not given (key-file mode only). */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/upstream.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { rawGet } from '../../../test/raw-http.js';
-import { loadCatalogue } from './services.catalogue.js';
+import { loadCatalogue } from './integrations.catalogue.js';
 
 let t: TestApp;
 let fake: FakeUpstream;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Data, List } from '../../http/schemas.js';
-import { HTTP_METHODS } from './services.catalogue.js';
+import { HTTP_METHODS } from './integrations.catalogue.js';
 
 const Source = Type.Union([Type.Literal('catalogue'), Type.Literal('connector'), Type.Literal('discovered')], {
   description: 'catalogue: built into Hearth; connector: defined by the owner (POST /connectors); discovered: found on the website of a vault token stored with discoverApi',

@@ -9,8 +9,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/harness.js';
-import { createKeyring, keyFilePath, rootKeyId } from './keyring.js';
-import { RotationError, rotateVaultKeys, vaultKeyStatus } from './rotate.js';
+import { rootKeyId } from './keyring.crypto.js';
+import { keyFilePath } from './keyring.file.js';
+import { createKeyring } from './keyring.service.js';
+import { RotationError, rotateVaultKeys, vaultKeyStatus } from './keyring.rotate.js';
 
 const apps: TestApp[] = [];
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { parse as parseYamlText, stringify as toYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { OutboundResponse } from '../../http/outbound.js';
 import { AppError } from '../../http/errors.js';
-import { createApiDiscovery, looksLikeOpenApiYaml } from './api-discovery.js';
+import { createApiDiscovery, looksLikeOpenApiYaml } from './vault.discovery.js';
 
 const ORIGIN = 'https://api.example';
 

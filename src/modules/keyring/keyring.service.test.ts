@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { AppError } from '../../http/errors.js';
-import { createKeyring, keyFilePath, rootKeyId, VaultIntegrityError } from './keyring.js';
+import { rootKeyId, VaultIntegrityError } from './keyring.crypto.js';
+import { keyFilePath } from './keyring.file.js';
+import { createKeyring } from './keyring.service.js';
 
 let t: TestApp;
 let alice: Owner;
@@ -32,7 +34,7 @@ async function integrityError(promise: Promise<unknown>): Promise<AppError> {
 
 describe('seal and open', () => {
   it('round-trips, with a fresh IV each time and the v1.<dataKeyId>.<iv>.<ct>.<tag> form', async () => {
-    const { keyring } = t.services;
+    const { keyring } = t.container;
     const secret = 'sk-live-ünïcødé-🔑-0123456789';
     const a = await keyring.seal(alice.id, 'vault_tokens:vtk_1', secret);
     const b = await keyring.seal(alice.id, 'vault_tokens:vtk_1', secret);
@@ -45,7 +47,7 @@ describe('seal and open', () => {
   });
 
   it('one data key per owner, stored wrapped with the root key id beside it', async () => {
-    const { keyring } = t.services;
+    const { keyring } = t.container;
     const sealedA = await keyring.seal(alice.id, 'x', 'a');
     const sealedB = await keyring.seal(bob.id, 'x', 'b');
     const idA = sealedA.split('.')[1]!;
@@ -63,7 +65,7 @@ describe('seal and open', () => {
   });
 
   it('does not open with another context, another owner, or altered bytes; the error holds no secret', async () => {
-    const { keyring } = t.services;
+    const { keyring } = t.container;
     const secret = 'the-plaintext-secret-value';
     const sealed = await keyring.seal(alice.id, 'vault_tokens:vtk_A', secret);
     const parts = sealed.split('.');
@@ -89,7 +91,7 @@ describe('seal and open', () => {
 
   it('a data key row moved to another owner does not unwrap', async () => {
     const owner = await t.createOwner('Carol');
-    const sealed = await t.services.keyring.seal(owner.id, 'ctx', 'carol-secret');
+    const sealed = await t.container.keyring.seal(owner.id, 'ctx', 'carol-secret');
     // A fresh keyring (no cache) over the same keys, as after a restart.
     const fresh = createKeyring({ db: t.storage.db, dataDir: t.config.dataDir });
     expect(await fresh.open(owner.id, 'ctx', sealed)).toBe('carol-secret');
@@ -118,7 +120,7 @@ describe('the key file', () => {
   it('a keyring over an existing file uses it and does not replace it', async () => {
     const file = keyFilePath(t.config.dataDir);
     const before = readFileSync(file, 'utf8');
-    const sealed = await t.services.keyring.seal(alice.id, 'ctx', 'kept');
+    const sealed = await t.container.keyring.seal(alice.id, 'ctx', 'kept');
     const second = createKeyring({ db: t.storage.db, dataDir: t.config.dataDir });
     await second.ready();
     expect(await second.open(alice.id, 'ctx', sealed)).toBe('kept');
@@ -173,7 +175,7 @@ describe('VAULT_KEY', () => {
     const app = await createTestApp({ config: { vaultKey: randomBytes(32).toString('base64') } });
     try {
       const owner = await app.createOwner('Env');
-      const sealed = await app.services.keyring.seal(owner.id, 'ctx', 'env-secret');
+      const sealed = await app.container.keyring.seal(owner.id, 'ctx', 'env-secret');
       expect(existsSync(keyFilePath(app.config.dataDir))).toBe(false);
       const row = await app.storage.db.selectFrom('vault_data_keys').select('root_key_id').where('owner_id', '=', owner.id).executeTakeFirstOrThrow();
       expect(row.root_key_id).toBe(rootKeyId(Buffer.from(app.config.vaultKey!, 'base64')));

@@ -83,7 +83,7 @@ describe('POST /api/v1/vault/discover-api', () => {
       body: JSON.stringify({
         swagger: '2.0',
         info: { title: 'Petstore', version: '1.0.0' },
-        // The site's own host (a host elsewhere is refused: api-discovery.base-url.test.ts).
+        // The site's own host (a host elsewhere is refused: vault.discovery.base-url.test.ts).
         host: `127.0.0.1:${site.port}`,
         basePath: '/api',
         schemes: ['https'],
@@ -333,7 +333,7 @@ describe('storing a token with discoverApi: true', () => {
     const list = await t.request('GET', '/api/v1/vault/tokens', { token: vaultToken, query: { service: 'ACME' } });
     expect(list.body.data[0].api.status).toBe('found');
 
-    const services = await t.services.vault.discoveredServices(owner.id);
+    const services = await t.container.vault.discoveredServices(owner.id);
     expect(services).toHaveLength(1);
     expect(services[0]).toMatchObject({
       vaultTokenId: res.body.data.id,
@@ -342,7 +342,7 @@ describe('storing a token with discoverApi: true', () => {
       baseUrl: `${site.origin}/v1`,
     });
     expect(services[0]!.operations.map((o) => o.operationId)).toEqual(['listWidgets', 'createWidget', 'getWidget', 'delete_widgets_widgetId']);
-    expect((await t.services.vault.secretFor(owner.id, res.body.data.id)).secret).toBe('acme-secret-0123456789');
+    expect((await t.container.vault.secretFor(owner.id, res.body.data.id)).secret).toBe('acme-secret-0123456789');
   });
 
   it('a site with nothing to discover is stored with status none, and is not a discovered service', async () => {
@@ -355,7 +355,7 @@ describe('storing a token with discoverApi: true', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.data.api).toMatchObject({ status: 'none', documents: [], operationCount: 0 });
-    expect(await t.services.vault.discoveredServices(other.id)).toEqual([]);
+    expect(await t.container.vault.discoveredServices(other.id)).toEqual([]);
   });
 });
 
@@ -414,7 +414,7 @@ describe('SSRF: with ALLOW_PRIVATE_NETWORK off, discovery refuses private destin
     expect(res.body.data.api).toMatchObject({ status: 'failed' });
     expect(res.body.data.api.error).toMatch(/Refusing to call/);
     expect(target.requests).toEqual([]);
-    expect(await guarded.services.vault.discoveredServices(guardedOwner.id)).toEqual([]);
+    expect(await guarded.container.vault.discoveredServices(guardedOwner.id)).toEqual([]);
   });
 
   it('the configured language model origin is not trusted by discovery (only the chat client trusts it)', async () => {
