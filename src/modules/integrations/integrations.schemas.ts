@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Data, List } from '../../http/schemas.js';
 import { HTTP_METHODS } from './integrations.catalogue.js';
 
@@ -127,3 +127,9 @@ export const CategoryList = List(CategorySchema);
 export const ServiceDetailResponse = Data(ServiceDetailSchema);
 export const MethodList = List(MethodSchema);
 export const CallResultResponse = Data(CallResultSchema);
+
+export type ServiceSummary = Static<typeof ServiceSummarySchema>;
+export type ServiceDetail = Static<typeof ServiceDetailSchema>;
+export type MethodSummary = Static<typeof MethodSchema>;
+export type ServiceCategory = Static<typeof CategorySchema>;
+export type ProxyInput = Static<typeof ProxyBody>;

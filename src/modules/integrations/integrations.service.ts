@@ -11,9 +11,10 @@ import type { ConnectorsService } from '../connectors/connectors.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import type { VaultService } from '../vault/vault.service.js';
 import { createSender } from './integrations.call.js';
-import { methodTakesBody, paramsErrors, type AuthKind, type Catalogue, type HttpMethod, type MethodSpec } from './integrations.catalogue.js';
-import { createCredentials, type ConnectHow } from './integrations.credentials.js';
+import { methodTakesBody, paramsErrors, type Catalogue, type HttpMethod, type MethodSpec } from './integrations.catalogue.js';
+import { createCredentials } from './integrations.credentials.js';
 import { callerHeaders, methodCall, queryPairs, type ShapedResponse, type UpstreamCall } from './integrations.engine.js';
+import type { MethodSummary, ProxyInput, ServiceCategory, ServiceDetail, ServiceSummary } from './integrations.schemas.js';
 import {
   CONNECTOR_CATEGORY,
   createResolver,
@@ -25,41 +26,6 @@ import {
 } from './integrations.resolve.js';
 
 export { DISCOVERED_VALIDATORS_MAX, type ServiceSource } from './integrations.resolve.js';
-
-export interface ServiceSummary {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  source: ServiceSource;
-  authKind: AuthKind;
-  connected: boolean;
-  methodsCount: number;
-}
-
-export interface MethodSummary {
-  name: string;
-  description: string;
-  httpMethod: HttpMethod | null;
-  path: string | null;
-  params: Record<string, unknown>;
-}
-
-export interface ServiceDetail extends ServiceSummary {
-  baseUrl: string;
-  docsUrl: string | null;
-  auth: { kind: AuthKind; provider?: string; headerName?: string; param?: string };
-  connect: ConnectHow;
-  methods: Array<Omit<MethodSummary, 'params'>>;
-}
-
-export interface ProxyInput {
-  method: HttpMethod;
-  path: string;
-  query?: Record<string, unknown> | undefined;
-  headers?: Record<string, string> | undefined;
-  body?: unknown;
-}
 
 export interface IntegrationsServiceDeps {
   catalogue: Catalogue;
@@ -155,7 +121,7 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
     },
 
     /** The categories, each with how many of the owner's services are in it. */
-    async categories(ownerId: string): Promise<Array<{ id: string; name: string; description: string; count: number }>> {
+    async categories(ownerId: string): Promise<ServiceCategory[]> {
       const counts = new Map<string, number>();
       for (const { service } of await inventory(ownerId)) counts.set(service.category, (counts.get(service.category) ?? 0) + 1);
       return [...catalogue.categories, CONNECTOR_CATEGORY, DISCOVERED_CATEGORY]
