@@ -3,14 +3,13 @@
  * refuses (the root, links pointing out, sizes, leftovers of a command), with each way a command
  * can be confined (daemon/confine.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../src/shared/afp.protocol.js';
 import { describeConfinement, probeConfinement, useConfinement, type Confinement } from './confine.js';
+import { killSurvivors, namespacesAvailable, survivors, uniqueSleep } from '../test/procfs.js';
 import { runOp } from './ops.js';
 import { createPolicy, DaemonError, type Policy } from './policy.js';
 
@@ -28,20 +27,6 @@ async function refused(op: Parameters<typeof runOp>[1], args: unknown, policy = 
     throw error;
   }
   throw new Error(`expected ${op} to be refused`);
-}
-
-/** Alive and not a zombie waiting for a parent to reap it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -158,50 +143,6 @@ describe('files', () => {
     expect((await refused('exec', { cmd: 'true', timeout: LIMITS.execMaxTimeoutMs + 1 })).code).toBe('INVALID');
   });
 });
-
-/**
- * Whether this system lets this user run a command in a PID namespace of its own, found
- * without the daemon's probe so that a probe that wrongly gives up is seen.
- */
-const namespacesAvailable =
-  process.platform === 'linux' &&
-  [
-    ['--pid', '--fork'],
-    ['--user', '--map-current-user', '--pid', '--fork'],
-    ['--user', `--map-user=${process.getuid!()}`, `--map-group=${process.getgid!()}`, '--pid', '--fork'],
-  ].some((flags) => spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0);
-
-/** A sleep duration no other process on this machine has: how a command's processes are found in /proc. */
-function uniqueSleep(): string {
-  return `300.${randomInt(100_000, 999_999)}`;
-}
-
-/** Live processes whose command line holds `text`, from /proc (pids inside a namespace differ). */
-function survivors(text: string): string[] {
-  if (process.platform !== 'linux') return [];
-  const found: string[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid || !alive(Number(name))) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(text)) found.push(`${name}: ${cmdline}`);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-/** Ends what a test left running, when the confinement it checks does not. */
-function killSurvivors(text: string): void {
-  for (const line of survivors(text)) {
-    try {
-      process.kill(Number(line.split(':')[0]), 'SIGKILL');
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-}
 
 describe.runIf(process.platform === 'linux')('exec confinement (Linux)', () => {
   let confinement: Confinement;

@@ -5,8 +5,7 @@
  * process tree ended, reconnection after a server restart, and 503 once the daemon is killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { chmod, open } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceWithStatus, listen, waitFor } from './afp.helpers.js';
+import { killSurvivors, namespacesAvailable, survivors, uniqueSleep } from './procfs.js';
 import { createTestApp, expectError, type Owner, type TestApp } from './harness.js';
 
 let t: TestApp;
@@ -45,54 +45,6 @@ function startDaemon(args: string[], env: Record<string, string> = {}) {
 
 function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
-/** Alive and not a zombie waiting for a parent to reap it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Whether this system lets this user run a command in a PID namespace of its own (daemon/confine.ts). */
-const namespacesAvailable = [
-  ['--pid', '--fork'],
-  ['--user', '--map-current-user', '--pid', '--fork'],
-  ['--user', `--map-user=${process.getuid!()}`, `--map-group=${process.getgid!()}`, '--pid', '--fork'],
-].some((flags) => spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0);
-
-/** A sleep duration no other process on this machine has: how a command's processes are found in /proc. */
-function uniqueSleep(): string {
-  return `300.${randomInt(100_000, 999_999)}`;
-}
-
-/** Live processes whose command line holds `text` (pids inside a PID namespace differ from these). */
-function survivors(text: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || !alive(Number(name))) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(text)) found.push(`${name}: ${cmdline}`);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-/** Ends what a test left running, should the daemon have failed to. */
-function killSurvivors(text: string): void {
-  for (const line of survivors(text)) {
-    try {
-      process.kill(Number(line.split(':')[0]), 'SIGKILL');
-    } catch {
-      // Gone meanwhile.
-    }
-  }
 }
 
 const op = (method: 'GET' | 'POST' | 'DELETE', device: string, name: string, options: { query?: Record<string, string>; body?: unknown } = {}) =>
