@@ -111,9 +111,9 @@ describe('validation messages in words', () => {
     });
     // Params are checked before any credential is looked up, so no connection is needed for this.
     const details = detailsOf(res);
-    expect(messageFor(details, 'params.title')).toBe("is required: the issue's title");
-    expect(messageFor(details, 'params.repo')).toBe('must not be empty');
-    expect(messageFor(details, 'params.labels')).toBe('must be a list (a JSON array)');
+    expect(messageFor(details, 'body.params.title')).toBe("is required: the issue's title");
+    expect(messageFor(details, 'body.params.repo')).toBe('must not be empty');
+    expect(messageFor(details, 'body.params.labels')).toBe('must be a list (a JSON array)');
   });
 
   it('the refusal of non-finite numbers keeps its own words', async () => {

@@ -58,33 +58,44 @@ export function notFound(what: string, id: string | number): AppError {
 /** The parts of a request input comes from, as validation errors name them (`querystring.path`). */
 export type RequestPart = 'params' | 'querystring' | 'body' | 'headers';
 
+/** One refused input: the field in the service's own terms and what is wrong with it. */
+export interface InputIssue {
+  field: string;
+  message: string;
+}
+
 /**
- * An error about one input (400 VALIDATION_ERROR, or 409 CONFLICT for a name already taken),
- * the input named in the service's own terms (`path`, `cursor`): a service does not know which
- * part of the request carried the value, the route does and places the field with
- * `inRequestPart`. Unplaced, the detail names the bare field.
+ * An error about the caller's input (400 VALIDATION_ERROR, or 409 CONFLICT for a name already
+ * taken), each field named in the service's own terms (`path`, `params.title`): a service does
+ * not know which part of the request carried the value, the route does and places the fields
+ * with `inRequestPart`. Unplaced, the details name the bare fields. The field '' is the input as
+ * a whole (a merge patch that is not an object).
  */
 export class InputError extends AppError {
-  readonly field: string;
-  readonly problem: string;
+  readonly issues: readonly InputIssue[];
 
   /** `problem` completes the field's name in `details` ("must be absolute"); `message` is the sentence for a person. */
+  constructor(field: string, problem: string, message?: string, code?: 'VALIDATION_ERROR' | 'CONFLICT');
+  /** Several fields refused at once (every bad header, every invalid parameter), in one sentence. */
+  constructor(issues: readonly InputIssue[], message: string);
   constructor(
-    field: string,
-    problem: string,
-    message = `Invalid request: ${field} ${problem}`,
+    fieldOrIssues: string | readonly InputIssue[],
+    problemOrMessage: string,
+    message?: string,
     code: 'VALIDATION_ERROR' | 'CONFLICT' = 'VALIDATION_ERROR',
   ) {
-    super(code, message, { details: [{ field, message: problem }] });
+    const several = typeof fieldOrIssues !== 'string';
+    const issues = several ? fieldOrIssues.map((issue) => ({ ...issue })) : [{ field: fieldOrIssues, message: problemOrMessage }];
+    const text = several ? problemOrMessage : (message ?? `Invalid request: ${fieldOrIssues} ${problemOrMessage}`);
+    super(several ? 'VALIDATION_ERROR' : code, text, { details: issues.map((issue) => ({ ...issue })) });
     this.name = 'InputError';
-    this.field = field;
-    this.problem = problem;
+    this.issues = issues;
   }
 }
 
 /**
- * Awaits a service call and answers its input errors with the field placed in the request part
- * the route read it from: the service's `path` becomes `querystring.path`, as Ajv's own
+ * Awaits a service call and answers its input errors with the fields placed in the request part
+ * the route read them from: the service's `path` becomes `querystring.path`, as Ajv's own
  * validation errors for that route name it. Other errors pass unchanged.
  */
 export async function inRequestPart<T>(part: RequestPart, work: Promise<T>): Promise<T> {
@@ -92,7 +103,11 @@ export async function inRequestPart<T>(part: RequestPart, work: Promise<T>): Pro
     return await work;
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    throw new AppError(error.code, error.message, { details: [{ field: `${part}.${error.field}`, message: error.problem }], cause: error });
+    throw new AppError(error.code, error.message, {
+      // An empty field is the input as a whole: the part itself (`body`).
+      details: error.issues.map((issue) => ({ field: issue.field ? `${part}.${issue.field}` : part, message: issue.message })),
+      cause: error,
+    });
   }
 }
 

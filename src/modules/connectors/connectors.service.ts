@@ -313,9 +313,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
       if (!current) throw notFound('Connector', id);
       const { password: _proof, ...fields } = body;
       if (Object.keys(fields).length === 0) {
-        throw new AppError('VALIDATION_ERROR', 'Nothing to change: name at least one field besides password', {
-          details: [{ field: 'body', message: 'must have at least one field besides password' }],
-        });
+        throw invalid('', 'must have at least one field besides password', 'Nothing to change: name at least one field besides password');
       }
       const authType = body.authType ?? current.auth_type;
       if (authType !== 'header' && body.headerName !== undefined) throw invalid('headerName', 'only applies to authType header');

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import {
   IdentityPatchBody,
   IdentityResponse,
@@ -71,7 +72,7 @@ export function identityRoutes(deps: { identity: IdentityService }): FastifyPlug
           response: { 200: IdentityResponse },
         },
       },
-      async (request) => ({ data: await identity.updateIdentity(principalOf(request).ownerId, request.body) }),
+      async (request) => ({ data: await inRequestPart('body', identity.updateIdentity(principalOf(request).ownerId, request.body)) }),
     );
 
     app.get(
@@ -100,7 +101,7 @@ export function identityRoutes(deps: { identity: IdentityService }): FastifyPlug
           response: { 200: PreferencesResponse },
         },
       },
-      async (request) => ({ data: await identity.updatePreferences(principalOf(request).ownerId, request.body) }),
+      async (request) => ({ data: await inRequestPart('body', identity.updatePreferences(principalOf(request).ownerId, request.body)) }),
     );
   };
 }

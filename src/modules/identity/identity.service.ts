@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { hasScope, type Principal } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, InputError } from '../../http/errors.js';
 import { exceedsDepth, isJsonObject, mergePatch, type JsonObject } from '../../lib/json-merge-patch.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
@@ -52,14 +52,10 @@ function withSections(document: JsonObject): JsonObject {
 
 function checkPatch(patch: unknown): asserts patch is JsonObject {
   if (!isJsonObject(patch)) {
-    throw new AppError('VALIDATION_ERROR', 'The body must be a JSON object (a merge patch)', {
-      details: [{ field: 'body', message: 'must be object' }],
-    });
+    throw new InputError('', 'must be object', 'The body must be a JSON object (a merge patch)');
   }
   if (exceedsDepth(patch, DOCUMENT_MAX_DEPTH)) {
-    throw new AppError('VALIDATION_ERROR', `The body nests objects and arrays deeper than ${DOCUMENT_MAX_DEPTH} levels`, {
-      details: [{ field: 'body', message: `must not nest deeper than ${DOCUMENT_MAX_DEPTH} levels` }],
-    });
+    throw new InputError('', `must not nest deeper than ${DOCUMENT_MAX_DEPTH} levels`, `The body nests objects and arrays deeper than ${DOCUMENT_MAX_DEPTH} levels`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { InputError, type InputIssue } from '../../http/errors.js';
 import type { OutboundResponse } from '../../http/outbound.js';
 import { findHearthToken } from '../../lib/crypto.js';
 import { jsonNestingExceeds } from '../../lib/json-depth.js';
@@ -31,8 +31,12 @@ export interface UpstreamCall {
   query: Array<[string, string]>;
   headers: Record<string, string>;
   body?: string | undefined;
-  /** How the path is named in error details (`body.path`, `params.path`). */
-  pathField?: string | undefined;
+  /**
+   * Where the caller's input holds this call's parts, for error details: '' for a proxy call
+   * (`path`, `query.x`, `headers.x`), `params.` for execute (`params.path`). The route places
+   * the field in its request part.
+   */
+  inputPrefix?: string | undefined;
 }
 
 export interface ShapedResponse {
@@ -44,8 +48,8 @@ export interface ShapedResponse {
 
 const REDACTED = '[REDACTED]';
 
-function refuse(field: string, message: string, text: string): AppError {
-  return new AppError('VALIDATION_ERROR', text, { details: [{ field, message }] });
+function refuse(field: string, problem: string, text: string): InputError {
+  return new InputError(field, problem, text);
 }
 
 /** Decodes percent-escapes until nothing changes, so `%252e%252e` is seen as `..`. */
@@ -138,8 +142,8 @@ function encodeQueryPart(text: string): string {
  * The final address: the base address, the caller's path under it, the caller's query and the
  * credential's query parameter (replacing any of the same name the caller sent).
  */
-export function targetUrl(baseUrl: string, call: Pick<UpstreamCall, 'path' | 'query' | 'pathField'>, credential: Credential): URL {
-  const field = call.pathField ?? 'path';
+export function targetUrl(baseUrl: string, call: Pick<UpstreamCall, 'path' | 'query' | 'inputPrefix'>, credential: Credential): URL {
+  const field = `${call.inputPrefix ?? ''}path`;
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const { pathname, search } = safeRelativePath(call.path, field);
@@ -271,7 +275,7 @@ const CALLER_REFUSED = /^(host|forwarded|via|origin|referer|x-real-ip|x-forwarde
  */
 export function callerHeaders(headers: Record<string, string> | undefined, credentialHeader?: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const refused: Array<{ field: string; message: string }> = [];
+  const refused: InputIssue[] = [];
   for (const [rawName, value] of Object.entries(headers ?? {})) {
     const name = rawName.toLowerCase();
     const field = `headers.${rawName}`;
@@ -292,9 +296,7 @@ export function callerHeaders(headers: Record<string, string> | undefined, crede
     }
   }
   if (refused.length) {
-    throw new AppError('VALIDATION_ERROR', `These headers cannot be sent through the proxy: ${refused.map((r) => r.field.slice(8)).join(', ')}`, {
-      details: refused,
-    });
+    throw new InputError(refused, `These headers cannot be sent through the proxy: ${refused.map((r) => r.field.slice('headers.'.length)).join(', ')}`);
   }
   return out;
 }
@@ -305,22 +307,21 @@ export function callerHeaders(headers: Record<string, string> | undefined, crede
  * token silently leaving, or silently being dropped from a request that then fails upstream.
  * Pass-through's `?token=` that authenticated the request is removed before this check.
  */
-export function refuseHearthTokens(call: Pick<UpstreamCall, 'path' | 'query' | 'headers' | 'pathField'>): void {
-  const found: Array<{ field: string; message: string }> = [];
+export function refuseHearthTokens(call: Pick<UpstreamCall, 'path' | 'query' | 'headers' | 'inputPrefix'>): void {
+  const found: InputIssue[] = [];
   const message = "holds a Hearth token: Hearth's tokens are for Hearth and are never sent to a service";
-  const pathField = call.pathField ?? 'path';
-  if (findHearthToken(call.path)) found.push({ field: pathField, message });
+  const prefix = call.inputPrefix ?? '';
+  if (findHearthToken(call.path)) found.push({ field: `${prefix}path`, message });
   for (const [key, value] of call.query) {
-    if (findHearthToken(key) || findHearthToken(value)) found.push({ field: `query.${key}`, message });
+    if (findHearthToken(key) || findHearthToken(value)) found.push({ field: `${prefix}query.${key}`, message });
   }
   for (const [name, value] of Object.entries(call.headers)) {
-    if (findHearthToken(value)) found.push({ field: `headers.${name}`, message });
+    if (findHearthToken(value)) found.push({ field: `${prefix}headers.${name}`, message });
   }
   if (found.length) {
-    throw new AppError(
-      'VALIDATION_ERROR',
+    throw new InputError(
+      found,
       `The request to the service would carry your Hearth token (in ${found.map((f) => f.field).join(', ')}). Remove it: Hearth authenticates you with the Authorization header and attaches the service's own credential itself`,
-      { details: found },
     );
   }
 }

@@ -134,7 +134,10 @@ describe('Hearth tokens are never sent upstream', () => {
       body: { method: 'request', params: { httpMethod: 'GET', path: '/items', query: { access_token: owner.token } } },
     });
     const error = expectError(executed, 400, 'VALIDATION_ERROR');
-    expect(error.details).toEqual([expect.objectContaining({ field: 'query.access_token' })]);
+    // Each field is named where the request holds it.
+    expect(error.details).toEqual([expect.objectContaining({ field: 'body.params.query.access_token' })]);
+    const proxied = await t.request('POST', '/api/v1/services/up/proxy', { token: reader, body: { method: 'GET', path: '/items', headers: { 'x-note': reader } } });
+    expect(expectError(proxied, 400, 'VALIDATION_ERROR').details).toEqual([expect.objectContaining({ field: 'body.headers.x-note' })]);
     expect(fake.requests).toHaveLength(0);
   });
 

@@ -252,18 +252,18 @@ describe('execute', () => {
 
   it('validates params against the method schema, with details', async () => {
     const cases: Array<[unknown, string]> = [
-      [{ method: 'createIssue', params: { owner: 'a', repo: 'b' } }, 'params.title'],
-      [{ method: 'createIssue', params: { owner: 'a', repo: 'b', title: 5 } }, 'params.title'],
-      [{ method: 'createIssue', params: { owner: 'a', repo: 'b', title: 't', surprise: 1 } }, 'params.surprise'],
-      [{ method: 'listMyRepos', params: { per_page: 500 } }, 'params.per_page'],
-      [{ method: 'listMyRepos', params: { sort: 'random' } }, 'params.sort'],
+      [{ method: 'createIssue', params: { owner: 'a', repo: 'b' } }, 'body.params.title'],
+      [{ method: 'createIssue', params: { owner: 'a', repo: 'b', title: 5 } }, 'body.params.title'],
+      [{ method: 'createIssue', params: { owner: 'a', repo: 'b', title: 't', surprise: 1 } }, 'body.params.surprise'],
+      [{ method: 'listMyRepos', params: { per_page: 500 } }, 'body.params.per_page'],
+      [{ method: 'listMyRepos', params: { sort: 'random' } }, 'body.params.sort'],
       [{ method: 'nosuch', params: {} }, 'body.method'],
-      [{ method: 'request', params: { httpMethod: 'FETCH', path: '/' } }, 'params.httpMethod'],
-      [{ method: 'request', params: { path: '/' } }, 'params.httpMethod'],
-      [{ method: 'request', params: { httpMethod: 'GET', path: '/', body: { a: 1 } } }, 'params.body'],
-      [{ method: 'request', params: { httpMethod: 'GET', path: 'https://evil.example/' } }, 'params.path'],
-      [{ method: 'request', params: { httpMethod: 'GET', path: '/a/%2e%2e/%2e%2e/admin' } }, 'params.path'],
-      [{ method: 'getRepo', params: { owner: 'octocat', repo: '..' } }, 'params.repo'],
+      [{ method: 'request', params: { httpMethod: 'FETCH', path: '/' } }, 'body.params.httpMethod'],
+      [{ method: 'request', params: { path: '/' } }, 'body.params.httpMethod'],
+      [{ method: 'request', params: { httpMethod: 'GET', path: '/', body: { a: 1 } } }, 'body.params.body'],
+      [{ method: 'request', params: { httpMethod: 'GET', path: 'https://evil.example/' } }, 'body.params.path'],
+      [{ method: 'request', params: { httpMethod: 'GET', path: '/a/%2e%2e/%2e%2e/admin' } }, 'body.params.path'],
+      [{ method: 'getRepo', params: { owner: 'octocat', repo: '..' } }, 'body.params.repo'],
     ];
     for (const [body, field] of cases) {
       const error = expectError(await execute(owner, 'github', body), 400, 'VALIDATION_ERROR');
@@ -420,7 +420,7 @@ describe('proxy', () => {
     ];
     for (const [service, headers] of attempts) {
       const error = expectError(await proxy(owner, service, { method: 'GET', path: '/echo', headers }), 400, 'VALIDATION_ERROR');
-      expect(error.details, JSON.stringify(headers)).toEqual([expect.objectContaining({ field: `headers.${Object.keys(headers)[0]}` })]);
+      expect(error.details, JSON.stringify(headers)).toEqual([expect.objectContaining({ field: `body.headers.${Object.keys(headers)[0]}` })]);
     }
     expect(fake.requests).toHaveLength(0);
     // A query parameter of the credential's name is replaced by the credential, never sent alongside.

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { inRequestPart } from '../../http/errors.js';
 import { decodeQueryName } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
@@ -124,7 +125,7 @@ export function integrationsRoutes(deps: { integrations: IntegrationsService }):
         },
       },
       async (request) => ({
-        data: await integrations.execute(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
+        data: await inRequestPart('body', integrations.execute(principalOf(request).ownerId, request.params.service, request.body, actorOf(request))),
       }),
     );
 
@@ -143,7 +144,7 @@ export function integrationsRoutes(deps: { integrations: IntegrationsService }):
         },
       },
       async (request) => ({
-        data: await integrations.proxy(principalOf(request).ownerId, request.params.service, request.body, actorOf(request)),
+        data: await inRequestPart('body', integrations.proxy(principalOf(request).ownerId, request.params.service, request.body, actorOf(request))),
       }),
     );
 
@@ -162,6 +163,7 @@ export function integrationsRoutes(deps: { integrations: IntegrationsService }):
       },
       async (request) => {
         const { path, search } = rawPassthroughTarget(request);
+        // The service path and its query string are the URL's own, not one request part: errors name it `path`.
         return { data: await integrations.passthrough(principalOf(request).ownerId, request.params.service, path, search, actorOf(request)) };
       },
     );

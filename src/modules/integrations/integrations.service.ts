@@ -4,7 +4,7 @@
  * Resolving a name is integrations.resolve.ts, the credential integrations.credentials.ts, the
  * call itself integrations.call.ts.
  */
-import { AppError } from '../../http/errors.js';
+import { InputError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ConnectorsService } from '../connectors/connectors.service.js';
@@ -99,9 +99,11 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
     if (name === 'request') return requestMethod;
     const method = service.methods.find((m) => m.name === name);
     if (!method) {
-      throw new AppError('VALIDATION_ERROR', `${service.name} has no method ${name}; GET /api/v1/services/${encodeURIComponent(service.id)}/methods lists them`, {
-        details: [{ field: 'body.method', message: `must be one of: ${['request', ...service.methods.map((m) => m.name)].join(', ')}` }],
-      });
+      throw new InputError(
+        'method',
+        `must be one of: ${['request', ...service.methods.map((m) => m.name)].join(', ')}`,
+        `${service.name} has no method ${name}; GET /api/v1/services/${encodeURIComponent(service.id)}/methods lists them`,
+      );
     }
     return method;
   }
@@ -109,7 +111,7 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
   function bodyOf(method: string, body: unknown, field: string): string | undefined {
     if (body === undefined) return undefined;
     if (!methodTakesBody(method)) {
-      throw new AppError('VALIDATION_ERROR', `A ${method} request has no body; send the values in the query`, { details: [{ field, message: `is not allowed with ${method}` }] });
+      throw new InputError(field, `is not allowed with ${method}`, `A ${method} request has no body; send the values in the query`);
     }
     return JSON.stringify(body);
   }
@@ -181,7 +183,7 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
       const params = input.params ?? {};
       if (!method.validate(params)) {
         const details = paramsErrors(method.validate.errors);
-        throw new AppError('VALIDATION_ERROR', `Invalid params for ${service.id}.${method.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, { details });
+        throw new InputError(details, `Invalid params for ${service.id}.${method.name}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`);
       }
       let call: UpstreamCall;
       if (method === requestMethod) {
@@ -190,7 +192,7 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
         call = {
           method: p.httpMethod,
           path: p.path,
-          pathField: 'params.path',
+          inputPrefix: 'params.',
           query: queryPairs(p.query),
           headers: body !== undefined ? { 'content-type': 'application/json' } : {},
           body,
@@ -199,9 +201,9 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
         const { query, body: rawBody, ...pathParams } = params as { query?: Record<string, unknown>; body?: unknown };
         const base = methodCall({ httpMethod: method.httpMethod, path: method.path }, pathParams);
         const body = bodyOf(method.httpMethod, rawBody, 'params.body');
-        call = { ...base, query: queryPairs(query), headers: body !== undefined ? { 'content-type': 'application/json' } : {}, body };
+        call = { ...base, query: queryPairs(query), headers: body !== undefined ? { 'content-type': 'application/json' } : {}, body, inputPrefix: 'params.' };
       } else {
-        call = methodCall(method, params);
+        call = { ...methodCall(method, params), inputPrefix: 'params.' };
       }
       return send(ownerId, service, call, { actor, via: 'execute', method: method.name });
     },
@@ -211,7 +213,7 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
       const service = await resolve(ownerId, name);
       const headers = callerHeaders(input.headers, credentialHeaderName(service));
       if (input.body !== undefined && !methodTakesBody(input.method)) {
-        throw new AppError('VALIDATION_ERROR', `A ${input.method} request has no body`, { details: [{ field: 'body.body', message: `is not allowed with ${input.method}` }] });
+        throw new InputError('body', `is not allowed with ${input.method}`, `A ${input.method} request has no body`);
       }
       let body: string | undefined;
       if (input.body !== undefined) {
@@ -223,7 +225,7 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
           headers['content-type'] ??= 'application/json';
         }
       }
-      const call: UpstreamCall = { method: input.method, path: input.path, pathField: 'body.path', query: queryPairs(input.query), headers, body };
+      const call: UpstreamCall = { method: input.method, path: input.path, query: queryPairs(input.query), headers, body };
       return send(ownerId, service, call, { actor, via: 'proxy' });
     },
 
