@@ -27,11 +27,13 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import type { Plugin } from 'esbuild';
 import { DOWNLOAD_PLATFORMS, type Artifact, type DownloadPlatform } from '../src/shared/afp.platforms.js';
+import { projectRoot } from '../src/shared/project-root.js';
 
 const require = createRequire(import.meta.url);
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-const PROJECT_ROOT = path.resolve(here, '..');
+// Run from its source or compiled to dist/daemon (by a compiled server): the daemon's source is
+// found from the project's folder either way.
+const PROJECT_ROOT = projectRoot(import.meta.url);
+const DAEMON_SOURCE = path.join(PROJECT_ROOT, 'daemon');
 export const DEFAULT_BUILD_DIR = path.join(PROJECT_ROOT, 'build', 'afp');
 
 /** Bump when the build itself changes in a way that changes the artifacts. */
@@ -80,7 +82,7 @@ const withoutOptionalNativeModules: Plugin = {
 export async function bundleDaemon(): Promise<string> {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
-    entryPoints: [path.join(here, 'main.ts')],
+    entryPoints: [path.join(DAEMON_SOURCE, 'main.ts')],
     bundle: true,
     platform: 'node',
     format: 'cjs',

@@ -8,15 +8,18 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AppError } from '../../http/errors.js';
 import { childEnvironment, streamTail, type EnvironmentAllowList } from '../../lib/child-process.js';
 import type { Artifact, DownloadPlatform } from '../../shared/afp.platforms.js';
+import { projectRoot, runsCompiled } from '../../shared/project-root.js';
 
 // The build script is run by its path, never imported: it carries esbuild and postject, which
-// the server does not load.
-const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BUILD_SCRIPT = path.join(PROJECT_ROOT, 'daemon', 'build.ts');
+// the server does not load. A compiled server (`npm start`) runs the compiled script with node
+// alone; from source (tsx, the tests) the script is TypeScript and runs under tsx.
+const PROJECT_ROOT = projectRoot(import.meta.url);
+const COMPILED = runsCompiled(import.meta.url);
+const BUILD_SCRIPT = COMPILED ? path.join(PROJECT_ROOT, 'dist', 'daemon', 'build.js') : path.join(PROJECT_ROOT, 'daemon', 'build.ts');
+const LOADER_FLAGS = COMPILED ? [] : ['--import', 'tsx'];
 /** daemon/build.ts's exit code when the npm registry could not be reached. */
 const EXIT_REGISTRY = 3;
 /** How long a platform whose build failed answers 503 before a build is tried again. */
@@ -46,7 +49,7 @@ export function buildEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.P
 function runBuild(platform: DownloadPlatform, buildDir: string, script: string): Promise<Artifact> {
   return new Promise((resolve, reject) => {
     // tsx is resolved from the project, wherever the server was started from.
-    const child = spawn(process.execPath, ['--import', 'tsx', script, '--platform', platform, '--out-dir', buildDir, '--json', '--prune'], {
+    const child = spawn(process.execPath, [...LOADER_FLAGS, script, '--platform', platform, '--out-dir', buildDir, '--json', '--prune'], {
       cwd: PROJECT_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: buildEnvironment(),
