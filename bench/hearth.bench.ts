@@ -23,7 +23,7 @@ import { BenchDatabases, DEFAULT_DATABASE_URL, unreachable } from './lib/postgre
 import { buildServer, rssMb, startHearth, startMinimal, startPeakRss, type HearthStorage, type RunningServer } from './lib/processes.js';
 import { ENGINE_NAMES, renderReport, roundLine, type Engine, type EngineReport, type RunSettings } from './lib/report.js';
 import { THROUGHPUT_ROWS, type RowContext, type ThroughputRow } from './lib/rows.js';
-import { checkSeeded, memoryTotal, seed } from './lib/seed.js';
+import { checkSeeded, memoryTotal, seed, type Seeded } from './lib/seed.js';
 
 const WARMUP_SECONDS = 1;
 /** How long a freshly started server is left alone before its idle memory is read. */
@@ -76,6 +76,26 @@ function writeAmount(rate: number): number {
   return Math.max(c * 20, Math.round((rate * settings.seconds) / c) * c);
 }
 
+/** The servers started for one engine, so that whatever happens none is left running. */
+function fleet() {
+  const running = new Set<RunningServer>();
+  return {
+    async start(starting: Promise<RunningServer>): Promise<RunningServer> {
+      const server = await starting;
+      running.add(server);
+      return server;
+    },
+    async stop(server: RunningServer): Promise<void> {
+      await server.stop();
+      running.delete(server);
+    },
+    async stopAll(): Promise<void> {
+      for (const server of running) await server.stop();
+      running.clear();
+    },
+  };
+}
+
 async function benchEngine(engine: Engine): Promise<EngineReport> {
   const report: EngineReport = {
     engine,
@@ -89,62 +109,54 @@ async function benchEngine(engine: Engine): Promise<EngineReport> {
     problems: [],
   };
   const stores = storesFor(engine);
-  const running: RunningServer[] = [];
-  const stop = async (server: RunningServer) => {
-    await server.stop();
-    const at = running.indexOf(server);
-    if (at >= 0) running.splice(at, 1);
-  };
-  const start = async (make: Promise<RunningServer>) => {
-    const server = await make;
-    running.push(server);
-    return server;
-  };
+  const servers = fleet();
   try {
     console.log(`\n${ENGINE_NAMES[engine]}: seeding through the API…`);
     const seededStore = await stores.fresh();
     const skills = skillCatalogue();
-    let hearth = await start(startHearth(seededStore));
-    const seeded = await seed(hearth.baseUrl, skills);
+    const first = await servers.start(startHearth(seededStore));
+    const seeded = await seed(first.baseUrl, skills);
     report.seedSeconds = seeded.seconds;
-    report.problems.push(...(await checkSeeded(hearth.baseUrl, seeded)));
+    report.problems.push(...(await checkSeeded(first.baseUrl, seeded)));
     const shares = commonWordShares(skills).map((s) => Math.round(s * 100));
     console.log(`  seeded in ${seeded.seconds.toFixed(1)} s; each common word is in ${Math.min(...shares)}–${Math.max(...shares)}% of the skills`);
-    await stop(hearth);
+    await servers.stop(first);
 
     console.log(`${ENGINE_NAMES[engine]}: start times (${settings.rounds} of each) and idle memory…`);
+    // Round after round: the minimal app, Hearth on an empty store, Hearth on the seeded store.
+    // The last minimal app and seeded Hearth stay up: they are the ones measured under load.
     let minimal: RunningServer | undefined;
+    let hearth: RunningServer | undefined;
     for (let round = 1; round <= settings.rounds; round++) {
-      const last = round === settings.rounds;
-      minimal = await start(startMinimal());
+      if (minimal) await servers.stop(minimal);
+      if (hearth) await servers.stop(hearth);
+      minimal = await servers.start(startMinimal());
       report.startSeconds.minimal.push(minimal.startMs / 1000);
-      if (!last) await stop(minimal);
-      const empty = await start(startHearth(await stores.fresh()));
+      const empty = await servers.start(startHearth(await stores.fresh()));
       report.startSeconds.empty.push(empty.startMs / 1000);
       if (round === 1) {
         await sleep(QUIET_SECONDS);
         report.idleMb.empty = rssMb(empty.pid);
       }
-      await stop(empty);
-      hearth = await start(startHearth(seededStore));
+      await servers.stop(empty);
+      hearth = await servers.start(startHearth(seededStore));
       report.startSeconds.seeded.push(hearth.startMs / 1000);
-      if (!last) await stop(hearth);
     }
     await sleep(QUIET_SECONDS);
-    report.idleMb.seeded = rssMb(hearth.pid);
+    report.idleMb.seeded = rssMb(hearth!.pid);
     report.idleMb.minimal = rssMb(minimal!.pid);
 
-    await measureRounds(hearth, minimal!, seeded, report);
+    await measureRounds(hearth!, minimal!, seeded, report);
   } catch (error) {
     report.problems.push(`${ENGINE_NAMES[engine]} run stopped: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
-    for (const server of [...running]) await server.stop();
+    await servers.stopAll();
     await stores.dispose();
   }
   return report;
 }
 
-async function measureRounds(hearth: RunningServer, minimal: RunningServer, seeded: RowContext['seeded'], report: EngineReport): Promise<void> {
+async function measureRounds(hearth: RunningServer, minimal: RunningServer, seeded: Seeded, report: EngineReport): Promise<void> {
   const ctx: RowContext = { baseUrl: hearth.baseUrl, seeded, commonQueriesSent: { n: 0 }, writesSent: { n: 0 } };
   const minimalTarget: Target = { url: `${minimal.baseUrl}/` };
   const { connections, seconds } = settings;

@@ -55,7 +55,7 @@ function throughputCell(report: EngineReport, key: string, goal: number): string
   if (failed > 0) return `ERROR: ${failed} failed requests`;
   const ratio = median(pairs.map((p) => p.route.requestsPerSecond / p.minimal.requestsPerSecond));
   const rps = median(pairs.map((p) => p.route.requestsPerSecond));
-  const p99 = median(pairs.map((p) => p.route.p99Ms));
+  const p99 = Math.round(median(pairs.map((p) => p.route.p99Ms)));
   return `**${percent(ratio)}** (${whole(rps)}/s, p99 ${p99} ms) ${verdict(ratio >= goal)}`;
 }
 
@@ -78,7 +78,7 @@ function peakCell(r: EngineReport): string {
 function minimalCell(r: EngineReport): string {
   const all = [...r.rounds.values()].flat().map((p) => p.minimal);
   if (all.length === 0) return 'not measured';
-  return `${whole(median(all.map((s) => s.requestsPerSecond)))}/s, p99 ${median(all.map((s) => s.p99Ms))} ms`;
+  return `${whole(median(all.map((s) => s.requestsPerSecond)))}/s, p99 ${Math.round(median(all.map((s) => s.p99Ms)))} ms`;
 }
 
 export interface RunSettings {
