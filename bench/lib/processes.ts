@@ -1,0 +1,141 @@
+/**
+ * The servers under measurement, each in a process of its own: Hearth, compiled and started the
+ * way `npm start` starts it, and the minimal Fastify app it is compared with. Also what the bench
+ * reads about them from outside: the time from spawn to the first answer, and resident memory.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MINIMAL_APP = path.join(PROJECT_ROOT, 'bench/minimal-server.mjs');
+
+export interface RunningServer {
+  baseUrl: string;
+  pid: number;
+  /** Milliseconds from spawn to the first 2xx answer of the readiness route. */
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/** Compiles src/ into dist/ once, as `npm start`'s prestart step does (incremental, so cheap when up to date). */
+export function buildServer(): void {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+}
+
+/**
+ * The node arguments of package.json's start script (`node --enable-source-maps dist/src/main.js`
+ * today): read rather than repeated here, so that the bench measures what the README tells people
+ * to run, and follows it when it changes.
+ */
+function startArguments(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const [command, ...args] = (pkg.scripts.start ?? '').trim().split(/\s+/);
+  if (command !== 'node') throw new Error(`package.json's start script is not a plain "node …" command: ${pkg.scripts.start}`);
+  return args;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+export interface HearthStorage {
+  dataDir: string;
+  /** PostgreSQL's URL; undefined runs the embedded SQLite database in dataDir. */
+  databaseUrl: string | undefined;
+}
+
+/** Hearth as production runs it: compiled JavaScript, NODE_ENV=production, warnings only in the log. */
+export async function startHearth(storage: HearthStorage): Promise<RunningServer> {
+  const main = path.join(PROJECT_ROOT, 'dist/src/main.js');
+  if (!existsSync(main)) throw new Error('dist/src/main.js is missing: buildServer() first');
+  const port = await freePort();
+  return spawnServer(startArguments(), `http://127.0.0.1:${port}`, '/api/v1/health', {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    REGISTRATION: 'open',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: storage.dataDir,
+    // Set even when empty: a DATABASE_URL or PUBLIC_BASE_URL from the caller's shell or a .env
+    // file (which never overrides what the environment already holds) must not leak in.
+    DATABASE_URL: storage.databaseUrl ?? '',
+    PUBLIC_BASE_URL: '',
+  });
+}
+
+export async function startMinimal(): Promise<RunningServer> {
+  const port = await freePort();
+  return spawnServer([MINIMAL_APP], `http://127.0.0.1:${port}`, '/', { PORT: String(port) });
+}
+
+async function spawnServer(args: string[], baseUrl: string, readyPath: string, env: Record<string, string>): Promise<RunningServer> {
+  const started = performance.now();
+  // The server itself is the child (no npm or shell in between): its pid is the one whose memory is read.
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let exited = false;
+  void exit.then(() => (exited = true));
+  // Polled every 5 ms: the first answer is known to within that, which is well under what is measured.
+  for (const deadline = started + 60_000; performance.now() < deadline; ) {
+    if (exited) throw new Error(`${args.join(' ')} exited with ${await exit} before answering`);
+    try {
+      const res = await fetch(baseUrl + readyPath);
+      await res.arrayBuffer();
+      if (res.ok) return running(child, exit, baseUrl, performance.now() - started);
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${args.join(' ')} did not answer ${readyPath} within 60 s`);
+}
+
+function running(child: ChildProcess, exit: Promise<number | null>, baseUrl: string, startMs: number): RunningServer {
+  return {
+    baseUrl,
+    pid: child.pid!,
+    startMs,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exit;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** Resident memory of a process in MB (VmRSS of /proc/<pid>/status); undefined off Linux. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples each process's resident memory every 100 ms and keeps the peak. */
+export function startPeakRss(pids: number[]): { peaks(): Array<number | undefined>; stop(): void } {
+  const peaks: Array<number | undefined> = pids.map(() => undefined);
+  const sample = () =>
+    pids.forEach((pid, i) => {
+      const mb = rssMb(pid);
+      if (mb !== undefined) peaks[i] = Math.max(peaks[i] ?? 0, mb);
+    });
+  sample();
+  const timer = setInterval(sample, 100);
+  return { peaks: () => [...peaks], stop: () => clearInterval(timer) };
+}
