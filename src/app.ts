@@ -70,8 +70,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Fastify runs onClose once the server stopped accepting and in-flight requests finished.
   app.addHook('onClose', () => container.close());
 
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every answer, and needs no promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   // Clients that always send Content-Type: application/json also on bodiless POSTs are served.

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 /**
  * Record ids: a short type prefix and a 26-character Crockford base32 ULID.
@@ -10,6 +10,23 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 let lastTime = -1;
 const lastRandom = new Uint8Array(10);
+
+/**
+ * Random bytes drawn from the CSPRNG a few kilobytes at a time and handed out once each. Every
+ * request gets an id, and one call to randomBytes costs a few microseconds (OpenSSL checks the
+ * process id with a system call each time); the pool pays that once per 409 ids.
+ */
+const pool = Buffer.alloc(4090);
+let poolOffset = pool.length;
+
+function takeRandom(into: Uint8Array): void {
+  if (poolOffset + into.length > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  into.set(pool.subarray(poolOffset, poolOffset + into.length));
+  poolOffset += into.length;
+}
 
 function encodeTime(time: number): string {
   let out = '';
@@ -52,7 +69,7 @@ export function ulid(now = Date.now()): string {
     incrementRandom(lastRandom);
     now = lastTime;
   } else {
-    lastRandom.set(randomBytes(10));
+    takeRandom(lastRandom);
     lastTime = now;
   }
   return encodeTime(now) + encodeRandom(lastRandom);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { createSerializedBodies } from '../../http/serialized.js';
 import {
   CapabilityManifestSchema,
   DiscoveryDocumentSchema,
@@ -26,6 +27,8 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService }): FastifyP
     const publicAccess = { access: access.public() };
     const anyToken = { access: access.anyToken() };
 
+    // The document is fixed once the app is ready: serialized on the first request, then sent as bytes.
+    const discoveryBodies = createSerializedBodies();
     // ignoreTrailingSlash serves /api/v1 from this same route, without a redirect.
     app.get(
       '/api/v1/',
@@ -38,7 +41,7 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService }): FastifyP
           response: { 200: DiscoveryDocumentSchema },
         },
       },
-      async () => discovery.discoveryDocument(),
+      async (_request, reply) => discoveryBodies.send(reply as FastifyReply, discovery.discoveryDocument(), (document) => document),
     );
 
     app.get(
@@ -121,10 +124,10 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService }): FastifyP
           response: { 200: TokenCapabilitiesSchema },
         },
       },
-      // Pre-serialized (see tokenCapabilitiesJson); a JSON string is sent as is. The schema above still
+      // Pre-serialized (see tokenCapabilitiesBody); bytes are sent as they are. The schema above still
       // documents it, and the route tests hold the body to that shape.
       async (request, reply) =>
-        (reply as FastifyReply).type('application/json; charset=utf-8').send(discovery.tokenCapabilitiesJson(principalOf(request))),
+        (reply as FastifyReply).type('application/json; charset=utf-8').send(discovery.tokenCapabilitiesBody(principalOf(request))),
     );
 
     app.get(

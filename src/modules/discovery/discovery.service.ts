@@ -94,7 +94,7 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
   // Principals are immutable snapshots, and on SQLite the tokens service hands out the same
   // object for every request of a token: this skips even building the key on the hot path.
   let viewByPrincipal = new WeakMap<Principal, TokenView>();
-  let capabilitiesJsonByPrincipal = new WeakMap<Principal, string>();
+  let capabilitiesBodyByPrincipal = new WeakMap<Principal, Buffer>();
 
   function requireIndex(): CatalogIndex {
     if (!index) throw new Error('The discovery service has no route catalogue yet: useCatalog runs when the app is ready');
@@ -226,7 +226,7 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
       index = buildIndex(catalog, openapi);
       views = new Map();
       viewByPrincipal = new WeakMap();
-      capabilitiesJsonByPrincipal = new WeakMap();
+      capabilitiesBodyByPrincipal = new WeakMap();
     },
 
     routes(): readonly IndexedRoute[] {
@@ -256,17 +256,17 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
     },
 
     /**
-     * The body of GET /api/v1/tokens/me/capabilities, serialized. That route is on every agent's
-     * hot path and its answer is fixed per token, so it is built once per token (per principal
-     * snapshot) instead of serializing the endpoint list on each request.
+     * The body of GET /api/v1/tokens/me/capabilities, serialized to bytes. That route is on every
+     * agent's hot path and its answer is fixed per token, so it is built once per token (per
+     * principal snapshot) instead of serializing the endpoint list on each request.
      */
-    tokenCapabilitiesJson(principal: Principal): string {
-      let json = capabilitiesJsonByPrincipal.get(principal);
-      if (json === undefined) {
-        json = `{"data":{"tokenId":${JSON.stringify(principal.tokenId)},${viewFor(principal).capabilitiesJsonTail}`;
-        capabilitiesJsonByPrincipal.set(principal, json);
+    tokenCapabilitiesBody(principal: Principal): Buffer {
+      let body = capabilitiesBodyByPrincipal.get(principal);
+      if (body === undefined) {
+        body = Buffer.from(`{"data":{"tokenId":${JSON.stringify(principal.tokenId)},${viewFor(principal).capabilitiesJsonTail}`, 'utf8');
+        capabilitiesBodyByPrincipal.set(principal, body);
       }
-      return json;
+      return body;
     },
 
     capabilities(principal: Principal) {

@@ -19,11 +19,11 @@ export function gatewayRoutes(deps: { gateway: GatewayService }): FastifyPluginA
       async (request, reply) => {
         // Rendered with the route's own response serializer, so the schema still shapes the
         // answer; the rendered JSON is what the gateway caches.
-        const json = await deps.gateway.renderedContext(principalOf(request), (data) =>
+        const body = await deps.gateway.renderedContext(principalOf(request), (data) =>
           String(reply.serialize({ data })),
         );
         // Already serialized: sent as is, past the typed reply.
-        return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
       },
     );
   };

@@ -28,9 +28,9 @@ export function createGatewayService(deps: GatewayServiceOptions) {
   const sections = [...deps.sections];
   const contextSchema = gatewayContextSchema(sections);
   const tables = [...new Set(sections.flatMap((section) => section.tables))];
-  const cache: DerivedCache<string> = deps.writes
-    ? createDerivedCache<string>({ tracker: deps.writes, tables, maxEntries: CACHE_ENTRIES, maxWeight: CACHE_BYTES, weigh: (json) => json.length })
-    : uncached<string>();
+  const cache: DerivedCache<Buffer> = deps.writes
+    ? createDerivedCache<Buffer>({ tracker: deps.writes, tables, maxEntries: CACHE_ENTRIES, maxWeight: CACHE_BYTES, weigh: (body) => body.length })
+    : uncached<Buffer>();
   // Principals are kept per token while the token is unchanged, so the key is worked out once per principal.
   const keys = new WeakMap<Principal, string>();
 
@@ -49,13 +49,14 @@ export function createGatewayService(deps: GatewayServiceOptions) {
     context,
 
     /**
-     * The context rendered to its JSON answer by `render`, from the cache while nothing it was
-     * built from has changed. Agents call this first in every session, often many times.
+     * The context rendered to its JSON answer by `render`, as bytes ready for the socket, from the
+     * cache while nothing it was built from has changed. Agents call this first in every session,
+     * often many times.
      */
-    async renderedContext(principal: Principal, render: (data: Record<string, unknown>) => string): Promise<string> {
+    async renderedContext(principal: Principal, render: (data: Record<string, unknown>) => string): Promise<Buffer> {
       let key = keys.get(principal);
       if (!key) keys.set(principal, (key = principalKey(principal)));
-      return cache.get(key, async () => render(await context(principal)));
+      return cache.get(key, async () => Buffer.from(render(await context(principal)), 'utf8'));
     },
 
     /** The response schema of GET /gateway/context: the sections' schemas, in their order. */

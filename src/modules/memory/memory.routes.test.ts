@@ -132,6 +132,38 @@ describe('happy path', () => {
     expect((await t.request('PATCH', `/api/v1/memory/${created.body.data.id}`, { token, body: { content: 'changed' } })).status).toBe(200);
     expect((await t.request('DELETE', `/api/v1/memory/${created.body.data.id}`, { token })).status).toBe(200);
   });
+
+  it('lists reflect every write at once, each page read again before the write (pages may be cached on SQLite)', async () => {
+    const fresh = await t.createOwner('Cached pages');
+    const other = await t.createOwner('Other pages');
+    const list = async (who: Owner, query: Record<string, string> = {}) =>
+      (await t.request('GET', '/api/v1/memory', { token: who.token, query: { limit: '2', ...query } })).body as {
+        data: Array<{ id: string; content: string }>;
+        nextCursor: string | null;
+      };
+    expect(await list(fresh)).toEqual({ data: [], nextCursor: null });
+    expect(await list(other)).toEqual({ data: [], nextCursor: null });
+
+    const first = await remember(fresh, 'one');
+    expect((await list(fresh)).data.map((e) => e.content)).toEqual(['one']);
+    const second = await remember(fresh, 'two');
+    const third = await remember(fresh, 'three');
+    expect(await list(fresh)).toEqual({ data: [third, second], nextCursor: second.id });
+    expect((await list(fresh, { cursor: second.id })).data).toEqual([first]);
+    // Another owner's writes and reads never show in this owner's pages, nor the other way round.
+    const theirs = await remember(other, 'theirs');
+    expect((await list(other)).data).toEqual([theirs]);
+    expect(await list(fresh)).toEqual({ data: [third, second], nextCursor: second.id });
+
+    await t.request('PATCH', `/api/v1/memory/${first.id}`, { token: fresh.token, body: { content: 'one, changed' } });
+    expect((await list(fresh, { cursor: second.id })).data.map((e) => e.content)).toEqual(['one, changed']);
+    await t.request('DELETE', `/api/v1/memory/${third.id}`, { token: fresh.token });
+    expect((await list(fresh)).data.map((e) => e.id)).toEqual([second.id, first.id]);
+    await t.request('DELETE', '/api/v1/memory', { token: fresh.token });
+    expect(await list(fresh)).toEqual({ data: [], nextCursor: null });
+    expect(await list(fresh, { cursor: second.id })).toEqual({ data: [], nextCursor: null });
+    expect((await list(other)).data).toEqual([theirs]);
+  });
 });
 
 describe('search', () => {

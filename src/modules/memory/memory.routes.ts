@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
+import { createSerializedBodies } from '../../http/serialized.js';
 import { IdParams } from '../../http/schemas.js';
 import {
   ClearMemoryResponse,
@@ -17,6 +20,8 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
   return async (app) => {
     const config = { access: access.scope('memory') };
     const tags = ['memory'];
+    // A page served from the service's cache is serialized once (see http/serialized.ts).
+    const pageBodies = createSerializedBodies();
 
     app.get(
       '/api/v1/memory',
@@ -30,10 +35,10 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
           response: { 200: MemoryPage },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { limit = 50, cursor, q } = request.query;
         const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q }));
-        return { data: page.entries, nextCursor: page.nextCursor };
+        return pageBodies.send(reply as FastifyReply, page, (p): Static<typeof MemoryPage> => ({ data: p.entries, nextCursor: p.nextCursor }));
       },
     );
 

@@ -1,6 +1,8 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
+import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
 import type { MemoryEntry } from './memory.schemas.js';
@@ -28,8 +30,37 @@ function checkContent(content: string): void {
   }
 }
 
-export function createMemoryService(deps: { repo: MemoryRepo; limits: Pick<LimitsService, 'assertCanAdd'> }) {
+export interface MemoryPageResult {
+  entries: MemoryEntry[];
+  nextCursor: string | null;
+}
+
+/** Pages of the list kept at most, and their total size in characters of content (about 16 MB). */
+const PAGE_CACHE_ENTRIES = 1000;
+const PAGE_CACHE_WEIGHT = 16 * 1024 * 1024;
+
+function pageWeight(page: MemoryPageResult): number {
+  let weight = 64;
+  for (const entry of page.entries) weight += entry.content.length + 96;
+  return weight;
+}
+
+export interface MemoryServiceOptions {
+  repo: MemoryRepo;
+  limits: Pick<LimitsService, 'assertCanAdd'>;
+  /**
+   * Keeps pages of the list while the table is unchanged (embedded engine only; see
+   * storage/write-tracker.ts). Agents page through memory again and again within a session, and
+   * a page read from the database costs far more than one served from here.
+   */
+  writes?: WriteTracker | undefined;
+}
+
+export function createMemoryService(deps: MemoryServiceOptions) {
   const { repo, limits } = deps;
+  const pages: DerivedCache<MemoryPageResult> = deps.writes
+    ? createDerivedCache({ tracker: deps.writes, tables: ['memory_entries'], maxEntries: PAGE_CACHE_ENTRIES, maxWeight: PAGE_CACHE_WEIGHT, weigh: pageWeight })
+    : uncached();
 
   return {
     async create(ownerId: string, content: string): Promise<MemoryEntry> {
@@ -48,7 +79,7 @@ export function createMemoryService(deps: { repo: MemoryRepo; limits: Pick<Limit
     async list(
       ownerId: string,
       query: { limit: number; cursor?: string | undefined; q?: string | undefined },
-    ): Promise<{ entries: MemoryEntry[]; nextCursor: string | null }> {
+    ): Promise<MemoryPageResult> {
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
           throw new InputError(
@@ -60,9 +91,12 @@ export function createMemoryService(deps: { repo: MemoryRepo; limits: Pick<Limit
         const rows = await repo.search(ownerId, query.q, query.limit);
         return { entries: rows.map(toEntry), nextCursor: null };
       }
-      const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor });
-      const page = rows.slice(0, query.limit);
-      return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+      // A cached page is the same object on every hit, which lets the route reuse its serialized body.
+      return pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}`, async () => {
+        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor });
+        const page = rows.slice(0, query.limit);
+        return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+      });
     },
 
     /** The newest `limit` entries and whether there are more, with the total only then. */

@@ -362,6 +362,31 @@ describe('GET /api/v1/skills/_by_slug/{slug} and /skills/_batch', () => {
     expect(res.body.data.id).toBe(a.id);
   });
 
+  it('answers reflect every write at once, the slug read again before each write (answers may be cached on SQLite)', async () => {
+    const name = uniqueName('Cached-Slug');
+    const bySlug = async (slug: string, token = alice.token) => t.request('GET', `/api/v1/skills/_by_slug/${slug}`, { token });
+    expectError(await bySlug(name), 404, 'NOT_FOUND');
+    const skill = await createSkill(alice, { name, description: 'first words' });
+    expect((await bySlug(name)).body.data).toEqual(skill);
+    expect((await bySlug(name.toLowerCase())).body.data).toEqual(skill);
+    // Bob's skill of the same name is his own answer, not Alice's.
+    const his = await createSkill(bob, { name });
+    expect((await bySlug(name, bob.token)).body.data.id).toBe(his.id);
+    expect((await bySlug(name)).body.data.id).toBe(skill.id);
+
+    await t.request('PUT', `/api/v1/skills/${skill.id}`, { token: alice.token, body: { description: 'second words' } });
+    expect((await bySlug(name)).body.data.description).toBe('second words');
+    await t.request('POST', `/api/v1/skills/${skill.id}/activate`, { token: alice.token });
+    expect((await bySlug(name.toUpperCase())).body.data.active).toBe(true);
+    const renamed = uniqueName('Renamed-Slug');
+    await t.request('PUT', `/api/v1/skills/${skill.id}`, { token: alice.token, body: { name: renamed } });
+    expectError(await bySlug(name), 404, 'NOT_FOUND');
+    expect((await bySlug(renamed)).body.data.id).toBe(skill.id);
+    await t.request('DELETE', `/api/v1/skills/${skill.id}`, { token: alice.token });
+    expectError(await bySlug(renamed), 404, 'NOT_FOUND');
+    expect((await bySlug(name, bob.token)).body.data.id).toBe(his.id);
+  });
+
   it('answers 404 NOT_FOUND for an unknown slug and for another owner\'s', async () => {
     expectError(await t.request('GET', '/api/v1/skills/_by_slug/no-such-skill', { token: alice.token }), 404, 'NOT_FOUND');
     expectError(await t.request('GET', `/api/v1/skills/_by_slug/${bobs.name}`, { token: alice.token }), 404, 'NOT_FOUND');

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
+import { createSerializedBodies } from '../../http/serialized.js';
 import {
   AttachDocumentBody,
   AttachedDocumentList,
@@ -39,6 +41,8 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
   const { skills } = deps;
   return async (app) => {
     const config = { access: access.scope('skills') };
+    // A skill the service serves from its cache is serialized once (see http/serialized.ts).
+    const skillBodies = createSerializedBodies();
     const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
 
     app.get(
@@ -105,7 +109,10 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 200: SkillResponse },
         },
       },
-      async (request) => ({ data: await skills.getBySlug(owner(request), request.params.slug) }),
+      async (request, reply) => {
+        const skill = await skills.getBySlug(owner(request), request.params.slug);
+        return skillBodies.send(reply as FastifyReply, skill, (s): Static<typeof SkillResponse> => ({ data: s }));
+      },
     );
 
     app.get(

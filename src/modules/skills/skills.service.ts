@@ -137,6 +137,18 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     ? createDerivedCache({ tracker: deps.writes, tables: ['skills'], maxEntries: 2000, maxWeight: 20_000, weigh: (rows) => Math.max(1, rows.length) })
     : uncached();
 
+  // Skills fetched by slug, whole (SKILL.md included): agents look the same skills up by name again
+  // and again. Weighed in characters, so that large SKILL.md files cannot grow it past about 16 MB.
+  const bySlug: DerivedCache<Skill> = deps.writes
+    ? createDerivedCache({
+        tracker: deps.writes,
+        tables: ['skills'],
+        maxEntries: 1000,
+        maxWeight: 16 * 1024 * 1024,
+        weigh: (skill) => skill.scriptContent.length + skill.description.length + 512,
+      })
+    : uncached();
+
   async function cached<V extends SkillSummary[] | SkillSuggestion[]>(ownerId: string, key: string, load: () => Promise<V>): Promise<V> {
     return (await cache.get(`${ownerId}\u0000${key}`, load)) as V;
   }
@@ -251,10 +263,15 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       return toSkill(await requireRow(ownerId, id));
     },
 
+    /** The same object while the skill is unchanged (on the embedded engine), which lets the route reuse its serialized body. */
     async getBySlug(ownerId: string, slug: string): Promise<Skill> {
-      const row = await repo.getBySlug(ownerId, slug.toLowerCase());
-      if (!row) throw new AppError('NOT_FOUND', `No skill with the slug "${slug}"`);
-      return toSkill(row);
+      const slugKey = slug.toLowerCase();
+      // An unknown slug throws, so it is never cached.
+      return bySlug.get(`${ownerId}\u0000${slugKey}`, async () => {
+        const row = await repo.getBySlug(ownerId, slugKey);
+        if (!row) throw new AppError('NOT_FOUND', `No skill with the slug "${slug}"`);
+        return toSkill(row);
+      });
     },
 
     async batch(ownerId: string, ids: number[], slugs: string[]): Promise<Skill[]> {

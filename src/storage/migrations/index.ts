@@ -13,6 +13,7 @@ import * as afpDeviceKey from './0013-afp-device-key.js';
 import * as oauthBrowserBinding from './0014-oauth-browser-binding.js';
 import * as dropLoginLockout from './0015-drop-login-lockout.js';
 import * as oauthRefreshLease from './0016-oauth-refresh-lease.js';
+import * as skillsActiveIndex from './0017-skills-active-index.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -41,6 +42,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0014-oauth-browser-binding', oauthBrowserBinding],
   ['0015-drop-login-lockout', dropLoginLockout],
   ['0016-oauth-refresh-lease', oauthRefreshLease],
+  ['0017-skills-active-index', skillsActiveIndex],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { newId, ulid } from './ids.js';
+
+describe('ulid', () => {
+  it('draws fresh randomness for every new millisecond, across many refills of its pool', () => {
+    const start = Date.now() + 1_000_000;
+    const ids = Array.from({ length: 5_000 }, (_, i) => ulid(start + i));
+    const randomParts = new Set(ids.map((id) => id.slice(10)));
+    expect(randomParts.size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('still increases within one millisecond, and after it', () => {
+    const now = Date.now() + 2_000_000;
+    const ids = [ulid(now), ulid(now), ulid(now), ulid(now + 1)];
+    expect(new Set(ids).size).toBe(4);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids.every((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
+  });
+
+  it('makes prefixed ids', () => {
+    expect(newId('req')).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+});
