@@ -10,7 +10,8 @@ import { AppError, handleFrameworkError, registerErrorHandling } from './http/er
 import { openApiOptions } from './http/openapi.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { HearthLogController, loggerOptions } from './http/logging.js';
-import { createValidatorCompiler } from './http/validation.js';
+import { lazySerializers } from './http/serialization.js';
+import { createValidatorCompiler, validatorFactory } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
@@ -65,8 +66,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: () => newId('req'),
     frameworkErrors: handleFrameworkError,
+    // Validators and serializers are compiled on a route's first use (see validation.ts,
+    // serialization.ts). Given here, not by setValidatorCompiler: Fastify then never loads its own.
+    schemaController: { compilersFactory: { buildValidator: validatorFactory(createValidatorCompiler()), buildSerializer: lazySerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(createValidatorCompiler());
   // Fastify runs onClose once the server stopped accepting and in-flight requests finished.
   app.addHook('onClose', () => container.close());
 

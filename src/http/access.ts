@@ -115,6 +115,8 @@ export interface CatalogRoute {
   path: string;
   operationId: string | undefined;
   summary: string | undefined;
+  /** The route's first OpenAPI tag (`schema.tags[0]`): the capability it belongs to. */
+  tag: string | undefined;
   access: Access;
 }
 
@@ -207,6 +209,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
         path: openApiPath(route.url),
         operationId: schema.operationId as string | undefined,
         summary: schema.summary as string | undefined,
+        tag: Array.isArray(schema.tags) && typeof schema.tags[0] === 'string' ? schema.tags[0] : undefined,
         access: rule,
       });
     }

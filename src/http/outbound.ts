@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AppError } from './errors.js';
 
 /**
@@ -179,12 +179,27 @@ export function createOutboundClient(options: OutboundOptions) {
   const defaultTimeout = options.timeoutMs ?? 30_000;
   const defaultMaxBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
   const trusted = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
-  const open = new Agent({ connect: { timeout: connectTimeout } });
-  const guarded = options.allowPrivateNetwork
-    ? open
-    : new Agent({ connect: { timeout: connectTimeout, lookup: guardedLookup as never } });
+  // The connection pools, made on the first outbound call: undici is a large library that most
+  // requests never need, and loading it at start-up cost a tenth of a second and megabytes.
+  let agents: Promise<{ open: Dispatcher; guarded: Dispatcher }> | undefined;
+  let closed = false;
+  function pools(): Promise<{ open: Dispatcher; guarded: Dispatcher }> {
+    // Closed before any call: refused as a closed pool refuses (undici's own code).
+    if (closed && !agents) return Promise.reject(Object.assign(new Error('The outbound client is closed'), { code: 'UND_ERR_CLOSED' }));
+    // undici is CommonJS: its exports are the default export both when Node imports it and when
+    // the compiled server carries it in a chunk of its own (which has no named exports).
+    agents ??= import('undici').then(({ default: { Agent } }) => {
+      const open = new Agent({ connect: { timeout: connectTimeout } });
+      const guarded = options.allowPrivateNetwork
+        ? open
+        : new Agent({ connect: { timeout: connectTimeout, lookup: guardedLookup as never } });
+      return { open, guarded };
+    });
+    return agents;
+  }
 
-  function dispatcherFor(url: URL): Dispatcher {
+  async function dispatcherFor(url: URL): Promise<Dispatcher> {
+    const { open, guarded } = await pools();
     if (trusted.has(url.origin)) return open;
     // A literal address never reaches DNS lookup, so it is checked here.
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -235,7 +250,7 @@ export function createOutboundClient(options: OutboundOptions) {
     for (let hop = 0; ; hop++) {
       let response: Dispatcher.ResponseData;
       try {
-        response = await dispatcherFor(url).request({
+        response = await (await dispatcherFor(url)).request({
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: currentMethod as Dispatcher.HttpMethod,
@@ -321,6 +336,9 @@ export function createOutboundClient(options: OutboundOptions) {
     },
 
     async close(): Promise<void> {
+      closed = true;
+      if (!agents) return;
+      const { open, guarded } = await agents;
       await Promise.all([open.close(), guarded === open ? undefined : guarded.close()]);
     },
   };

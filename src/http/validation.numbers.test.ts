@@ -4,7 +4,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { createValidatorCompiler, mayHoldNumber } from './validation.js';
+import { Ajv } from 'ajv';
+import { createValidatorCompiler, mayHoldNumber, withFinitenessCheck } from './validation.js';
 
 type Checked = ((data: unknown, context?: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 
@@ -50,11 +51,28 @@ describe('mayHoldNumber', () => {
 });
 
 describe('the compiled validator', () => {
-  it("answers Ajv's own function when the schema cannot hold a number, which still validates", () => {
-    const checked = compile(Type.Object({ name: Type.String() }));
+  it('compiles on first use, once for every schema that reads the same', () => {
+    const compiler = createValidatorCompiler();
+    const route = (schema: unknown) => compiler({ schema, method: 'GET', url: '/x', httpPart: 'querystring' } as never) as Checked;
+    // An invalid schema is not compiled until a request needs it.
+    const broken = route({ type: 'object', properties: { a: { type: 'string', pattern: '(' } } });
+    expect(() => broken({ a: 'x' })).toThrow();
+    const one = route(Type.Object({ limit: Type.Integer({ maximum: 10 }) }));
+    const two = route(Type.Object({ limit: Type.Integer({ maximum: 10 }) }));
+    expect(one({ limit: '5' })).toBe(true);
+    expect(two({ limit: '50' })).toBe(false);
+    expect(two.errors?.[0]?.instancePath).toBe('/limit');
+    expect(one({ limit: '1e999' })).toBe(false);
+    expect(one.errors?.[0]?.message).toMatch(/finite/);
+  });
+
+  it("keeps Ajv's own function when the schema cannot hold a number, which still validates", () => {
+    const ajv = new Ajv();
+    const wrap = (schema: object) => withFinitenessCheck(ajv.compile(schema), schema);
     // The finiteness wrapper is the function named `checked`; Ajv's own are `validate…`.
-    expect(checked.name).not.toBe('checked');
-    expect(compile(Type.Object({ n: Type.Number() })).name).toBe('checked');
+    expect(wrap(Type.Object({ name: Type.String() })).name).not.toBe('checked');
+    expect(wrap(Type.Object({ n: Type.Number() })).name).toBe('checked');
+    const checked = compile(Type.Object({ name: Type.String() }));
     expect(checked({ name: 'x' })).toBe(true);
     expect(checked({ name: 5 })).toBe(true); // coerced to "5"
     expect(checked({})).toBe(false);

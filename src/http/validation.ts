@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
 import { PATTERN_MESSAGE } from './schemas.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
@@ -92,6 +92,42 @@ export function mayHoldNumber(schema: unknown): boolean {
   return false;
 }
 
+type RouteValidator = ((data: unknown, context?: unknown) => boolean) & { errors?: ValidateFunction['errors']; schemaEnv?: unknown };
+
+/**
+ * Ajv's function for `schema`, wrapped with the finiteness check when the schema can hold a
+ * number (see createValidatorCompiler); Ajv's own function when it cannot.
+ */
+export function withFinitenessCheck(validate: ValidateFunction, schema: unknown): RouteValidator {
+  if (!mayHoldNumber(schema)) return validate as RouteValidator;
+  const checked = function (this: unknown, data: unknown, context?: { parentData?: Record<string, unknown>; parentDataProperty?: string }) {
+    const ok = validate.call(this, data, context as never);
+    if (!ok) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    // Ajv replaces a coerced root value in its parent; read it from there when it is given.
+    const value = context?.parentData && context.parentDataProperty !== undefined ? context.parentData[context.parentDataProperty] : data;
+    if (holdsNonFinite(value)) {
+      checked.errors = [
+        {
+          instancePath: nonFinitePath(value, '') ?? '',
+          schemaPath: '#',
+          keyword: 'type',
+          params: {},
+          message: 'must be a finite number (Infinity, 1e999 and numbers beyond about 1.8e308 are not numbers here)',
+        },
+      ] as ErrorObject[];
+      return false;
+    }
+    checked.errors = null;
+    return true;
+  } as RouteValidator;
+  // Fastify passes the parent only to Ajv functions (recognised by this property).
+  checked.schemaEnv = validate.schemaEnv;
+  return checked;
+}
+
 /**
  * The request validator: Ajv with the options the routes are written for (query strings are
  * coerced to the declared types, defaults filled in, every issue reported), plus one rule Ajv
@@ -104,6 +140,13 @@ export function mayHoldNumber(schema: unknown): boolean {
  *
  * Issues are `verbose`: each carries the schema it failed, so the error answer can say in words
  * what a field is for (its `description`) and what its pattern accepts (PATTERN_MESSAGE).
+ *
+ * Compiled on first use, once per distinct schema. Fastify asks for every route's validators
+ * when the app gets ready; compiling them all then was most of the start-up time and memory,
+ * for routes a server may never see. Routes repeat the same shapes (an `{id}` path, a page
+ * query), so one function serves every route whose schema reads the same. A schema is code,
+ * not configuration: the route tests compile them, and a compile error fails the request it
+ * belongs to (500), never silently.
  */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const ajv = new Ajv({
@@ -117,34 +160,39 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   addFormats(ajv);
   // An annotation: it validates nothing, the error answer reads it.
   ajv.addKeyword({ keyword: PATTERN_MESSAGE, schemaType: 'string' });
-  return ({ schema }) => {
-    const validate: ValidateFunction = ajv.compile(schema as object);
-    if (!mayHoldNumber(schema)) return validate;
-    const checked = function (this: unknown, data: unknown, context?: { parentData?: Record<string, unknown>; parentDataProperty?: string }) {
-      const ok = validate.call(this, data, context as never);
-      if (!ok) {
-        checked.errors = validate.errors;
-        return false;
-      }
-      // Ajv replaces a coerced root value in its parent; read it from there when it is given.
-      const value = context?.parentData && context.parentDataProperty !== undefined ? context.parentData[context.parentDataProperty] : data;
-      if (holdsNonFinite(value)) {
-        checked.errors = [
-          {
-            instancePath: nonFinitePath(value, '') ?? '',
-            schemaPath: '#',
-            keyword: 'type',
-            params: {},
-            message: 'must be a finite number (Infinity, 1e999 and numbers beyond about 1.8e308 are not numbers here)',
-          },
-        ] as ErrorObject[];
-        return false;
-      }
-      checked.errors = null;
-      return true;
-    } as ((data: unknown, context?: unknown) => boolean) & { errors: ValidateFunction['errors']; schemaEnv?: unknown };
-    // Fastify passes the parent only to Ajv functions (recognised by this property).
-    checked.schemaEnv = validate.schemaEnv;
-    return checked;
+  const compiled = new Map<string, RouteValidator>();
+  const compile = (schema: unknown): RouteValidator => {
+    const key = JSON.stringify(schema);
+    let validator = compiled.get(key);
+    if (!validator) {
+      validator = withFinitenessCheck(ajv.compile(schema as object), schema);
+      compiled.set(key, validator);
+    }
+    return validator;
   };
+  return ({ schema }) => {
+    let validator: RouteValidator | undefined;
+    const lazy = function (this: unknown, data: unknown, context?: unknown) {
+      validator ??= compile(schema);
+      const ok = validator.call(this, data, context);
+      lazy.errors = validator.errors;
+      return ok;
+    } as RouteValidator;
+    // Fastify passes the parent (where Ajv writes a coerced root value) only to functions that
+    // carry this property, as Ajv's do; every function here ends in Ajv's.
+    lazy.schemaEnv = true;
+    return lazy;
+  };
+}
+
+type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'] & {};
+
+/**
+ * `compiler` as Fastify's `schemaController.compilersFactory.buildValidator`: what
+ * `setValidatorCompiler` installs, given when the instance is made, so that Fastify does not
+ * load its own Ajv compiler first. Fastify types this option for its Ajv pool only; at run time
+ * it takes any compiler, as setValidatorCompiler does.
+ */
+export function validatorFactory(compiler: FastifySchemaCompiler<unknown>): ValidatorFactory {
+  return (() => compiler) as unknown as ValidatorFactory;
 }

@@ -1,6 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import pg from 'pg';
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
 import type { Dialect } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
@@ -24,9 +23,6 @@ export interface StorageOptions {
   /** PostgreSQL schema to use (created if missing); tests give each app its own. */
   pgSchema?: string;
 }
-
-// PostgreSQL returns int8 (COUNT(*), BIGINT) as strings; every count Hearth keeps fits a JS number.
-pg.types.setTypeParser(20, (value) => Number(value));
 
 /**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query it runs.
@@ -61,6 +57,10 @@ function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Kysely<Database>> {
+  // Loaded only when PostgreSQL is configured: an SQLite server never pays for the driver.
+  const { default: pg } = await import('pg');
+  // PostgreSQL returns int8 (COUNT(*), BIGINT) as strings; every count Hearth keeps fits a JS number.
+  pg.types.setTypeParser(20, (value) => Number(value));
   if (schema) {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
     const setup = new pg.Client({ connectionString: url });

@@ -145,7 +145,7 @@ export function createLlmClient(deps: { outbound: Pick<OutboundClient, 'open'>; 
           : response.status === 404
             ? ' Check LLM_BASE_URL (it should end where /chat/completions begins, e.g. https://api.openai.com/v1) and LLM_MODEL.'
             : '';
-      const said = reason ? `: ${reason}${/[.!?…]$/.test(reason) ? '' : '.'}` : '.';
+      const said = reason ? `: ${reason}${/[.!?\u2026]$/.test(reason) ? '' : '.'}` : '.';
       throw new AppError('UPSTREAM_ERROR', `The language model at ${host} answered ${response.status}${said}${hint}`, {
         details: { upstreamStatus: response.status },
       });

@@ -12,16 +12,17 @@ import {
   ScopeListSchema,
   TokenCapabilitiesSchema,
 } from './discovery.schemas.js';
-import type { DiscoveryService, OpenApiLike } from './discovery.service.js';
+import type { DiscoveryService } from './discovery.service.js';
 
 const tags = ['discovery'];
 
 export function discoveryRoutes(deps: { discovery: DiscoveryService }): FastifyPluginAsyncTypebox {
   const { discovery } = deps;
   return async (app) => {
-    // Every module's routes are registered by now, wherever they sit in app.ts.
+    // Every module's routes are registered by now, wherever they sit in app.ts. The OpenAPI
+    // document is not needed for this: it is built on its first request (GET /openapi.json).
     app.addHook('onReady', async () => {
-      discovery.useCatalog(app.routeCatalog, app.swagger() as OpenApiLike);
+      discovery.useCatalog(app.routeCatalog);
     });
 
     const publicAccess = { access: access.public() };

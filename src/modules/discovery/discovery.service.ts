@@ -12,14 +12,10 @@ import {
 } from './discovery.guide.js';
 
 /** The slice of an OpenAPI document read here: each operation's tags. */
-export interface OpenApiLike {
-  paths?: Record<string, Record<string, unknown> | undefined> | undefined;
-}
-
 export interface IndexedRoute extends CatalogRoute {
   operationId: string;
   summary: string;
-  /** The first OpenAPI tag: the capability the route belongs to. */
+  /** The first OpenAPI tag: the capability the route belongs to (`other` without one). */
   tag: string;
   /** `METHOD /path`. */
   endpoint: string;
@@ -51,18 +47,12 @@ function methodRank(method: string): number {
   return i === -1 ? METHOD_ORDER.length : i;
 }
 
-function tagOf(openapi: OpenApiLike, route: CatalogRoute): string {
-  const operation = openapi.paths?.[route.path]?.[route.method.toLowerCase()] as { tags?: unknown } | undefined;
-  const tags = operation?.tags;
-  return Array.isArray(tags) && typeof tags[0] === 'string' ? tags[0] : 'other';
-}
-
 /**
- * Orders the catalogue and joins it with the OpenAPI tags. Refuses a route without an
+ * Orders the catalogue. Refuses a route without an
  * operationId, or two routes sharing one: the discovery map is keyed by it, and a silent
  * collision would hide an endpoint from every agent.
  */
-export function indexRoutes(catalog: readonly CatalogRoute[], openapi: OpenApiLike): IndexedRoute[] {
+export function indexRoutes(catalog: readonly CatalogRoute[]): IndexedRoute[] {
   const seen = new Map<string, string>();
   const routes = catalog.map((route): IndexedRoute => {
     const endpoint = `${route.method} ${route.path}`;
@@ -70,7 +60,7 @@ export function indexRoutes(catalog: readonly CatalogRoute[], openapi: OpenApiLi
     const other = seen.get(route.operationId);
     if (other) throw new Error(`Routes ${other} and ${endpoint} share the operationId ${route.operationId}`);
     seen.set(route.operationId, endpoint);
-    return { ...route, operationId: route.operationId, summary: route.summary ?? '', tag: tagOf(openapi, route), endpoint };
+    return { ...route, operationId: route.operationId, summary: route.summary ?? '', tag: route.tag ?? 'other', endpoint };
   });
   return routes.sort((a, b) => (a.path === b.path ? methodRank(a.method) - methodRank(b.method) : a.path < b.path ? -1 : 1));
 }
@@ -123,8 +113,8 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
     };
   }
 
-  function buildIndex(catalog: readonly CatalogRoute[], openapi: OpenApiLike): CatalogIndex {
-    const routes = indexRoutes(catalog, openapi);
+  function buildIndex(catalog: readonly CatalogRoute[]): CatalogIndex {
+    const routes = indexRoutes(catalog);
     const endpoints: Record<string, string> = {};
     for (const r of routes) endpoints[r.operationId] = r.endpoint;
     const discovery: DiscoveryDocument = {
@@ -222,8 +212,8 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
 
   return {
     /** Takes the app's complete route catalogue and its OpenAPI document; called once the app is ready. */
-    useCatalog(catalog: readonly CatalogRoute[], openapi: OpenApiLike): void {
-      index = buildIndex(catalog, openapi);
+    useCatalog(catalog: readonly CatalogRoute[]): void {
+      index = buildIndex(catalog);
       views = new Map();
       viewByPrincipal = new WeakMap();
       capabilitiesBodyByPrincipal = new WeakMap();

@@ -42,6 +42,12 @@ describe('the built-in catalogue', () => {
     expect(catalogue.get('google')!.auth).toEqual({ kind: 'oauth', provider: 'google' });
   });
 
+  it('compiles every params schema in strict mode (start-up checks them; each compiles on first use)', () => {
+    for (const service of catalogue.services) {
+      for (const method of service.methods) expect(typeof method.validate, `${service.id}.${method.name}`).toBe('function');
+    }
+  });
+
   it('compiled each params schema once, and the validators work', () => {
     const createIssue = catalogue.get('github')!.methods.find((m) => m.name === 'createIssue')!;
     expect(createIssue.validate({ owner: 'a', repo: 'b', title: 't' })).toBe(true);
@@ -68,6 +74,11 @@ describe('start-up validation refuses a broken catalogue', () => {
     ['a duplicate method', (f: any) => f.services[0].methods.push(f.services[0].methods[0])],
     ['a method named request', (f: any) => (f.services[0].methods[0].name = 'request')],
     ['a typo in a params schema', (f: any) => (f.services[0].methods[0].params.propertiez = {})],
+    ['a typo deep in a params schema', (f: any) => (f.services[0].methods[0].params.properties = { a: { type: 'array', items: { type: 'string', minLenght: 1 } } })],
+    ['an unknown format', (f: any) => (f.services[0].methods[0].params.properties = { a: { type: 'string', format: 'colour' } })],
+    ['a pattern that is not a regular expression', (f: any) => (f.services[0].methods[0].params.properties = { a: { type: 'string', pattern: '(' } })],
+    ['a bound that is not a number', (f: any) => (f.services[0].methods[0].params.properties = { a: { type: 'string', minLength: 'one' } })],
+    ['required that is not a list', (f: any) => (f.services[0].methods[0].params.required = 'owner')],
     ['an invalid params schema', (f: any) => (f.services[0].methods[0].params.properties = { a: { type: 'strin' } })],
     [
       'a path placeholder that is not a required param',

@@ -1,19 +1,26 @@
 import { readFileSync } from 'node:fs';
-import { Type, type Static } from '@sinclair/typebox';
+import { FormatRegistry, Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { issueMessage } from '../../http/errors.js';
 
 /**
- * The built-in service catalogue: a data file (catalogue.json), validated once at start-up.
- * Every params schema is compiled here once; a broken catalogue stops the server from
- * starting instead of failing one request at a time.
+ * The built-in service catalogue: a data file (catalogue.json), validated once at start-up, so
+ * that a broken catalogue stops the server from starting instead of failing one request at a
+ * time. Each params schema is checked then (a valid JSON Schema, no keyword Ajv does not know)
+ * and compiled on its method's first call: compiling all of them took a third of a second of
+ * every start for methods most servers never call.
  */
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 const BODILESS: ReadonlySet<string> = new Set(['GET', 'DELETE', 'HEAD', 'OPTIONS']);
 export const methodTakesBody = (method: string) => !BODILESS.has(method);
+
+// TypeBox's checker knows no formats until they are registered: `uri` as Ajv checks it.
+if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (value) => (fullFormats.uri as (value: string) => boolean)(value));
 
 const Id = Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' });
 const HeaderName = Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" });
@@ -72,7 +79,7 @@ export type CatalogueServiceDef = Static<typeof CatalogueService>;
 export type CatalogueFile = Static<typeof CatalogueFile>;
 export type AuthKind = 'oauth' | 'bearer' | 'header' | 'query' | 'none';
 
-/** A method ready to run: its definition and its compiled params validator. */
+/** A method ready to run: its definition and its params validator (compiled on first use). */
 export interface MethodSpec {
   name: string;
   description: string;
@@ -107,7 +114,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
  * The validator for method params: strict about schema keywords (a typo in the catalogue fails
  * start-up), never coercing or filling in (what the caller sent is what is sent on).
  */
-export function createParamsAjv(options: { strict: boolean } = { strict: true }): Ajv {
+export function createParamsAjv(options: { strict: boolean; validateSchema?: boolean } = { strict: true }): Ajv {
   // `verbose`: each issue carries its schema, so a missing param is explained by its description.
   const ajv = new Ajv({
     allErrors: true,
@@ -118,6 +125,7 @@ export function createParamsAjv(options: { strict: boolean } = { strict: true })
     removeAdditional: false,
     validateFormats: true,
     verbose: true,
+    validateSchema: options.validateSchema ?? true,
   });
   addFormats(ajv);
   return ajv;
@@ -145,16 +153,98 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new CatalogueError(`Service catalogue: ${message}`);
 }
 
-/** Validates the catalogue file's content and compiles every params schema. */
+/** Keywords whose value is a map of subschemas, a subschema, or a list of subschemas. */
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
+const SUBSCHEMAS = new Set(['additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const COUNTS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains']);
+const NUMBERS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+
+/** Whether Ajv compiles `source` as a regular expression (it uses the `u` flag). */
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** What is wrong with one keyword's own value (its subschemas are looked at by the caller). */
+function keywordProblem(ajv: Ajv, keyword: string, value: unknown): string | undefined {
+  if (!ajv.RULES.keywords[keyword]) return 'is not a JSON Schema keyword';
+  if (keyword === 'type') {
+    const types = Array.isArray(value) ? value : [value];
+    return types.length > 0 && types.every((t) => typeof t === 'string' && JSON_TYPES.has(t)) ? undefined : `names no JSON type (${JSON_TYPES.size} exist)`;
+  }
+  if (keyword === 'required') return Array.isArray(value) && value.every((n) => typeof n === 'string') ? undefined : 'must list property names';
+  if (keyword === 'enum') return Array.isArray(value) && value.length > 0 ? undefined : 'must list the allowed values';
+  if (keyword === 'pattern') return typeof value === 'string' && isRegExp(value) ? undefined : 'is not a regular expression';
+  if (keyword === 'format') return typeof value === 'string' && ajv.formats[value] ? undefined : 'is not a format Ajv knows';
+  if (COUNTS.has(keyword)) return Number.isInteger(value) && (value as number) >= 0 ? undefined : 'must be a whole number';
+  if (NUMBERS.has(keyword)) return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
+  if (keyword === 'items') return isPlainObject(value) || typeof value === 'boolean' || Array.isArray(value) ? undefined : 'must be a schema';
+  if (SUBSCHEMAS.has(keyword)) return isPlainObject(value) || typeof value === 'boolean' ? undefined : 'must be a schema';
+  if (SUBSCHEMA_LISTS.has(keyword)) return Array.isArray(value) && value.length > 0 ? undefined : 'must list schemas';
+  if (SUBSCHEMA_MAPS.has(keyword)) return isPlainObject(value) ? undefined : 'must map names to schemas';
+  return undefined;
+}
+
+/**
+ * What Ajv would refuse in a params schema when it compiles it, found without compiling: a
+ * keyword it does not know (strict mode: `propertiez`), a type that does not exist, a pattern
+ * that is not a regular expression, an unknown format, a bound or list of the wrong kind.
+ * Answers the first problem with its place. The compile itself waits for the method's first
+ * call (the catalogue test compiles every one); compiling Ajv's meta-schema to check these
+ * would cost a tenth of a second of every start.
+ */
+export function schemaProblem(ajv: Ajv, schema: unknown, at = ''): string | undefined {
+  if (typeof schema === 'boolean') return undefined;
+  if (!isPlainObject(schema)) return `${at || '/'} must be a schema (an object)`;
+  for (const [keyword, value] of Object.entries(schema)) {
+    const where = `${at}/${keyword}`;
+    const problem = keywordProblem(ajv, keyword, value);
+    if (problem) return `${where} ${problem}`;
+    let found: string | undefined;
+    if (SUBSCHEMA_MAPS.has(keyword)) {
+      for (const [name, sub] of Object.entries(value as Record<string, unknown>)) {
+        if (keyword === 'patternProperties' && !isRegExp(name)) return `${where}/${name} is not a regular expression`;
+        // draft-07 `dependencies` may also list property names.
+        found = keyword === 'dependencies' && Array.isArray(sub) ? undefined : schemaProblem(ajv, sub, `${where}/${name}`);
+        if (found) return found;
+      }
+    } else if (SUBSCHEMA_LISTS.has(keyword) || (keyword === 'items' && Array.isArray(value))) {
+      for (let i = 0; i < (value as unknown[]).length; i++) {
+        found = schemaProblem(ajv, (value as unknown[])[i], `${where}/${i}`);
+        if (found) return found;
+      }
+    } else if (SUBSCHEMAS.has(keyword) || keyword === 'items') {
+      found = schemaProblem(ajv, value, where);
+    }
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Validates the catalogue file's content: its shape, the rules between its fields, and that
+ * every params schema is a JSON Schema Ajv will compile (schemaProblem). Each params validator
+ * is compiled on first use.
+ */
 export function buildCatalogue(raw: unknown): Catalogue {
-  const shapeAjv = createParamsAjv({ strict: false });
-  const validShape = shapeAjv.compile(CatalogueFile);
-  if (!validShape(raw)) {
-    const problems = (validShape.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`);
+  // The file's shape, checked by TypeBox's interpreter: compiling a validator for a file read
+  // once would cost more than the check itself.
+  if (!Value.Check(CatalogueFile, raw)) {
+    const problems = [...Value.Errors(CatalogueFile, raw)].slice(0, 5).map((e) => `${e.path || '/'} ${e.message}`);
     throw new CatalogueError(`Service catalogue: not in the expected shape: ${problems.join('; ')}`);
   }
   const file = raw as CatalogueFile;
-  const ajv = createParamsAjv();
+  // Each params schema is checked below (schemaProblem), so compiling it on first use need not
+  // check it against the meta-schema again; strict mode still refuses what the check missed.
+  const ajv = createParamsAjv({ strict: true, validateSchema: false });
   const categoryIds = new Set(file.categories.map((c) => c.id));
   check(categoryIds.size === file.categories.length, 'two categories share an id');
   const seen = new Set<string>();
@@ -172,12 +262,8 @@ export function buildCatalogue(raw: unknown): Catalogue {
       check(method.name !== 'request', `${where}: "request" is the generic method every service has`);
       check(!names.has(method.name), `${service.id} has two methods named ${method.name}`);
       names.add(method.name);
-      let validate: ValidateFunction;
-      try {
-        validate = ajv.compile(method.params);
-      } catch (error) {
-        throw new CatalogueError(`Service catalogue: ${where} params is not a valid JSON Schema: ${(error as Error).message}`);
-      }
+      const problem = schemaProblem(ajv, method.params);
+      check(!problem, `${where} params is not a valid JSON Schema: ${problem}`);
       const schema = method.params as { properties?: Record<string, { type?: unknown }>; required?: string[] };
       const properties = schema.properties ?? {};
       const required = new Set(schema.required ?? []);
@@ -188,7 +274,15 @@ export function buildCatalogue(raw: unknown): Catalogue {
       for (const name of method.queryParams ?? []) check(name in properties, `${where}: queryParams names unknown param ${name}`);
       check(!method.queryParams?.length || methodTakesBody(method.httpMethod), `${where}: queryParams only applies to methods with a body`);
       check(!(method.bodyTemplate || method.bodyKey) || methodTakesBody(method.httpMethod), `${where}: a ${method.httpMethod} has no body`);
-      return { ...method, params: method.params as Record<string, unknown>, validate };
+      let validate: ValidateFunction | undefined;
+      return {
+        ...method,
+        params: method.params as Record<string, unknown>,
+        get validate() {
+          validate ??= ajv.compile(method.params);
+          return validate;
+        },
+      };
     });
     return { ...service, methods };
   });

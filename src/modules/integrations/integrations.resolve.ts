@@ -129,16 +129,22 @@ export function createResolver(deps: ResolverDeps) {
   // Discovered operations have no schemas of their own; one validator per set of placeholders,
   // compiled when a method is first called. The names come from remote documents, so at most
   // DISCOVERED_VALIDATORS_MAX are kept (least recently used first out, and out of Ajv too).
-  const discoveredAjv = createParamsAjv();
+  // These schemas are written by this code, not read from a file: no meta-schema check needed.
+  const discoveredAjv = createParamsAjv({ strict: true, validateSchema: false });
   const discoveredValidators = new Map<string, { schema: Record<string, unknown>; validate: ValidateFunction }>();
   const validatorsMax = Math.max(1, deps.discoveredValidatorsMax ?? DISCOVERED_VALIDATORS_MAX);
+  // Compiled on the first generic request, like every other method's validator.
+  let requestValidator: ValidateFunction | undefined;
   const requestMethod: MethodSpec = {
     name: 'request',
     description: REQUEST_DESCRIPTION,
     httpMethod: 'GET',
     path: '',
     params: REQUEST_PARAMS as unknown as Record<string, unknown>,
-    validate: createParamsAjv().compile(REQUEST_PARAMS),
+    get validate() {
+      requestValidator ??= discoveredAjv.compile(REQUEST_PARAMS);
+      return requestValidator;
+    },
   };
 
   function baseUrlOf(service: CatalogueService): string {

@@ -6,7 +6,6 @@ import type { Dialect } from '../../storage/dialect.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database } from '../../storage/tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
-import { sanitizeSkillMarkdown } from './skills.frontmatter.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { createSkillsRepo, type SkillRow, type SkillSuggestionRow, type SkillSummaryRow } from './skills.repo.js';
@@ -116,7 +115,12 @@ function slugConflict(name: string): AppError {
  * written into the frontmatter; when the record has no description and the caller did not set
  * one, the frontmatter's own description becomes the record's.
  */
-function sanitizeFor(script: string, name: string, description: string, adoptDescription: boolean) {
+type Sanitizer = (typeof import('./skills.frontmatter.js'))['sanitizeSkillMarkdown'];
+let sanitizer: Promise<Sanitizer> | undefined;
+/** The SKILL.md sanitizer, loaded with its YAML library on the first write of a skill rather than at start-up. */
+const loadSanitizer = (): Promise<Sanitizer> => (sanitizer ??= import('./skills.frontmatter.js').then((m) => m.sanitizeSkillMarkdown));
+
+function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: string, description: string, adoptDescription: boolean) {
   if (script.length > SKILL_SCRIPT_MAX) {
     throw new AppError('PAYLOAD_TOO_LARGE', `A SKILL.md may have at most ${SKILL_SCRIPT_MAX} characters`);
   }
@@ -132,9 +136,10 @@ function sanitizeFor(script: string, name: string, description: string, adoptDes
 export function createSkillsService(deps: SkillsServiceOptions) {
   const { db, attachments } = deps;
   const repo = createSkillsRepo(db, deps.dialect);
-  // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the cache near 20 MB.
+  // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
+  // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
   const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes
-    ? createDerivedCache({ tracker: deps.writes, tables: ['skills'], maxEntries: 2000, maxWeight: 20_000, weigh: (rows) => Math.max(1, rows.length) })
+    ? createDerivedCache({ tracker: deps.writes, tables: ['skills'], maxEntries: 2000, maxWeight: 5_000, weigh: (rows) => Math.max(1, rows.length) })
     : uncached();
 
   // Skills fetched by slug, whole (SKILL.md included): agents look the same skills up by name again
@@ -162,7 +167,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
   async function insert(ownerId: string, input: SkillInput, origin: SkillOrigin): Promise<Skill> {
     const name = normalizeName(input.name);
     const category = (input.category ?? '').trim();
-    const { content, description } = sanitizeFor(input.scriptContent ?? '', name, (input.description ?? '').trim(), true);
+    const { content, description } = sanitizeFor(await loadSanitizer(), input.scriptContent ?? '', name, (input.description ?? '').trim(), true);
     const now = isoNow();
     const row = {
       owner_id: ownerId,
@@ -284,6 +289,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     async update(ownerId: string, id: number, patch: SkillPatch): Promise<Skill> {
       const name = patch.name !== undefined ? normalizeName(patch.name) : undefined;
+      const sanitize = await loadSanitizer();
       return change(
         ownerId,
         id,
@@ -291,6 +297,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
           const nextName = name ?? row.name;
           const category = patch.category !== undefined ? patch.category.trim() : row.category;
           const { content, description } = sanitizeFor(
+            sanitize,
             patch.scriptContent ?? row.script_content,
             nextName,
             patch.description !== undefined ? patch.description.trim() : row.description,
@@ -324,8 +331,9 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     /** PUT /skills/{id}/skill.md: the SKILL.md replaced and sanitized against the record. */
     async setMarkdown(ownerId: string, id: number, markdown: string): Promise<Skill> {
+      const sanitize = await loadSanitizer();
       return change(ownerId, id, (row) => {
-        const { content, description } = sanitizeFor(markdown, row.name, row.description, true);
+        const { content, description } = sanitizeFor(sanitize, markdown, row.name, row.description, true);
         return { script_content: content, description };
       });
     },
