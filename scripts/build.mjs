@@ -34,7 +34,10 @@ function walk(dir, files = []) {
 const sources = SOURCE_DIRS.flatMap((dir) => walk(path.join(root, dir))).filter((file) => !/\.test\.ts$/.test(file));
 const code = sources.filter((file) => file.endsWith('.ts'));
 const assets = sources.filter((file) => file.endsWith('.json'));
-const newest = Math.max(statSync(path.join(root, 'package.json')).mtimeMs, ...sources.map((file) => statSync(file).mtimeMs));
+// The bundle carries the libraries, so an install that changed them (npm rewrites
+// node_modules/.package-lock.json whenever it does) builds again too.
+const installed = [path.join(root, 'package.json'), path.join(root, 'node_modules', '.package-lock.json')].filter((file) => existsSync(file));
+const newest = Math.max(...installed.map((file) => statSync(file).mtimeMs), ...sources.map((file) => statSync(file).mtimeMs));
 
 if (!process.argv.includes('--force') && existsSync(stamp) && statSync(stamp).mtimeMs >= newest) process.exit(0);
 
