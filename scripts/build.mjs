@@ -149,7 +149,10 @@ const bundle = await build({
   format: 'esm',
   target: 'node20',
   // Native code, and optional native helpers of pg and ws that are required only when installed.
-  external: ['better-sqlite3', 'pg-native', 'bufferutil', 'utf-8-validate'],
+  // Then what Fastify requires only when asked and Hearth never asks for: its own Ajv compiler
+  // (the app gives its own) and light-my-request (app.inject, used by the tests on the source).
+  // Left out of the bundle, either would still load from node_modules if ever required.
+  external: ['better-sqlite3', 'pg-native', 'bufferutil', 'utf-8-validate', '@fastify/ajv-compiler', 'light-my-request'],
   // The CommonJS libraries inside call require() for Node's built-in modules.
   banner: { js: "import { createRequire as __hearthCreateRequire } from 'node:module'; const require = __hearthCreateRequire(import.meta.url);" },
   plugins: [ownModuleUrls()],
