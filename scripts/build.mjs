@@ -34,7 +34,10 @@ function walk(dir, files = []) {
 const sources = SOURCE_DIRS.flatMap((dir) => walk(path.join(root, dir))).filter((file) => !/\.test\.ts$/.test(file));
 const code = sources.filter((file) => file.endsWith('.ts'));
 const assets = sources.filter((file) => file.endsWith('.json'));
-const newest = Math.max(statSync(path.join(root, 'package.json')).mtimeMs, ...sources.map((file) => statSync(file).mtimeMs));
+// The bundle carries the libraries, so an install that changed them (npm rewrites
+// node_modules/.package-lock.json whenever it does) builds again too.
+const installed = [path.join(root, 'package.json'), path.join(root, 'node_modules', '.package-lock.json')].filter((file) => existsSync(file));
+const newest = Math.max(...installed.map((file) => statSync(file).mtimeMs), ...sources.map((file) => statSync(file).mtimeMs));
 
 if (!process.argv.includes('--force') && existsSync(stamp) && statSync(stamp).mtimeMs >= newest) process.exit(0);
 
@@ -146,7 +149,10 @@ const bundle = await build({
   format: 'esm',
   target: 'node20',
   // Native code, and optional native helpers of pg and ws that are required only when installed.
-  external: ['better-sqlite3', 'pg-native', 'bufferutil', 'utf-8-validate'],
+  // Then what Fastify requires only when asked and Hearth never asks for: its own Ajv compiler
+  // (the app gives its own) and light-my-request (app.inject, used by the tests on the source).
+  // Left out of the bundle, either would still load from node_modules if ever required.
+  external: ['better-sqlite3', 'pg-native', 'bufferutil', 'utf-8-validate', '@fastify/ajv-compiler', 'light-my-request'],
   // The CommonJS libraries inside call require() for Node's built-in modules.
   banner: { js: "import { createRequire as __hearthCreateRequire } from 'node:module'; const require = __hearthCreateRequire(import.meta.url);" },
   plugins: [ownModuleUrls()],
