@@ -199,6 +199,7 @@ export function createContainer(config: Config, storage: Storage) {
     accounts,
     tokens,
     audit,
+    sealer: keyring,
     ttlMs: config.handshakeTtlMs,
   });
   // Shared across owners; publishing and installing go through the skills and personas services.

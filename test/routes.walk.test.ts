@@ -29,6 +29,8 @@ const PUBLIC_ROUTES = new Set(
     'POST /api/v1/auth/login',
     'POST /api/v1/handshakes',
     'GET /api/v1/handshakes/{id}/status',
+    // The agent that asked collects its approved token with the claim secret, its only credential.
+    'POST /api/v1/handshakes/{id}/claim',
     'GET /api/v1/afp/download/{platform}',
     'GET /api/v1/billing/plans',
     // Called by the payment provider, which proves itself with a signature, not a token.

@@ -49,6 +49,13 @@ export interface HandshakesTable {
   expires_at: string;
   decided_at: string | null;
   revoked_at: string | null;
+  /** SHA-256 (hex) of the one-time claim secret; null on handshakes made before claiming existed. */
+  claim_hash: string | null;
+  /** The approved token, sealed for the owner, until it is claimed or can no longer be. */
+  claim_sealed: string | null;
+  claimed_at: string | null;
+  /** JSON array of the scopes granted on approval. */
+  granted_scopes: string | null;
 }
 
 export interface AuditLogTable {

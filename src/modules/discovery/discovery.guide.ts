@@ -69,10 +69,13 @@ export function noTokenSteps(): QuickStartStep[] {
       action: 'Request access',
       detail:
         'Send a handshake with a unique agentId of your choosing, the scopes you need (only read, professional and ' +
-        'availability can be requested this way) and a short message saying who you are and why you ask. Keep the ' +
-        'handshakeId from the answer.',
+        'availability can be requested this way) and a short message saying who you are and why you ask. A read token ' +
+        'sees only the gateway-context sections its scopes allow (the public profile; memory, the persona and services ' +
+        'need the memory, personas and services:read scopes): if you need more, say which scopes and why in the ' +
+        'message, since the owner may grant more than you asked for. Keep the handshakeId and the claimSecret from ' +
+        'the answer; the claimSecret is shown once.',
       endpoint: 'POST /api/v1/handshakes',
-      body: { agentId: 'my-agent-1', requestedScopes: ['read'], message: 'Assistant of <user>, wants to read the profile' },
+      body: { agentId: 'my-agent-1', requestedScopes: ['read'], message: 'Assistant of <user>; wants to read the profile and, if allowed, memory' },
     },
     {
       step: 2,
@@ -85,10 +88,13 @@ export function noTokenSteps(): QuickStartStep[] {
     },
     {
       step: 3,
-      action: 'Receive the token',
+      action: 'Collect the token',
       detail:
-        'On approval the owner hands you a new token out of band (the owner sees it when approving). Use it as the ' +
-        'bearer token from then on. On denial, do not retry without asking the human user.',
+        'Once the status reads approved, send the claimSecret to collect your token and the scopes the owner granted. ' +
+        'It is handed over once: store it and use it as the bearer token from then on. The owner may also pass the ' +
+        'same token on out of band. On denial, do not retry without asking the human user.',
+      endpoint: 'POST /api/v1/handshakes/{handshakeId}/claim',
+      body: { claimSecret: '<claimSecret from step 1>' },
     },
   ];
 }

@@ -91,6 +91,7 @@ describe('GET /api/v1/quick-start', () => {
     expect(qs.noTokenFlow.steps.map((s: any) => s.endpoint).filter(Boolean)).toEqual([
       'POST /api/v1/handshakes',
       'GET /api/v1/handshakes/{handshakeId}/status',
+      'POST /api/v1/handshakes/{handshakeId}/claim',
     ]);
     expect(qs.noTokenFlow.steps[0].body).toMatchObject({ agentId: expect.any(String), requestedScopes: ['read'], message: expect.any(String) });
     expect(qs.steps[0].done).toBeUndefined();

@@ -93,15 +93,72 @@ export function createHandshakesRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async setToken(ownerId: string, id: string, tokenId: string, trx: Transaction<Database>): Promise<void> {
-      await trx.updateTable('handshakes').set({ token_id: tokenId }).where('owner_id', '=', ownerId).where('id', '=', id).execute();
+    /** Stores what the approval made: the token's id, the granted scopes and the sealed token for the claim. */
+    async recordApproval(
+      ownerId: string,
+      id: string,
+      approval: { tokenId: string; grantedScopes: string; claimSealed: string | null },
+      trx: Transaction<Database>,
+    ): Promise<void> {
+      await trx
+        .updateTable('handshakes')
+        .set({ token_id: approval.tokenId, granted_scopes: approval.grantedScopes, claim_sealed: approval.claimSealed })
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** What a claim needs; the unguessable id and the claim secret are all the agent holds. */
+    async getForClaim(id: string) {
+      return db
+        .selectFrom('handshakes')
+        .select([
+          'id',
+          'owner_id',
+          'agent_id',
+          'status',
+          'token_id',
+          'expires_at',
+          'decided_at',
+          'revoked_at',
+          'claim_hash',
+          'claim_sealed',
+          'claimed_at',
+          'granted_scopes',
+        ])
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /**
+     * Hands the sealed token over once: erases it and stamps claimed_at only if it is still
+     * there and the handshake is still approved and unrevoked. Of two concurrent claims exactly
+     * one changes the row; answers whether this call was the one.
+     */
+    async markClaimed(id: string, at: string, trx?: Transaction<Database>): Promise<boolean> {
+      const result = await (trx ?? db)
+        .updateTable('handshakes')
+        .set({ claimed_at: at, claim_sealed: null })
+        .where('id', '=', id)
+        .where('status', '=', 'approved')
+        .where('revoked_at', 'is', null)
+        .where('claimed_at', 'is', null)
+        .where('claim_sealed', 'is not', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Erases a sealed token that can no longer be claimed (the claim window closed). */
+    async dropClaim(id: string): Promise<void> {
+      await db.updateTable('handshakes').set({ claim_sealed: null }).where('id', '=', id).execute();
     },
 
     /** Sets revoked_at once; answers whether this call did it. */
     async revoke(ownerId: string, id: string, at: string, trx: Transaction<Database>): Promise<boolean> {
       const result = await trx
         .updateTable('handshakes')
-        .set({ revoked_at: at })
+        // A revoked handshake's token can no longer be claimed: its sealed copy goes too.
+        .set({ revoked_at: at, claim_sealed: null })
         .where('owner_id', '=', ownerId)
         .where('id', '=', id)
         .where('revoked_at', 'is', null)

@@ -52,6 +52,8 @@ describe('with the default settings', () => {
         status: 'pending',
         expiresAt: expect.any(String),
         statusUrl: `/api/v1/handshakes/${handshakeId}/status`,
+        claimSecret: expect.stringMatching(/^hsc_[A-Za-z0-9_-]{43}$/),
+        claimUrl: `/api/v1/handshakes/${handshakeId}/claim`,
       });
       // Default lifetime: seven days.
       const ttl = Date.parse(created.body.data.expiresAt) - Date.now();
@@ -203,20 +205,29 @@ describe('with the default settings', () => {
       expect(res.body.data.handshake.requestedScopes).toEqual(['read', 'professional', 'availability']);
     });
 
-    it('refuses to widen the requested scopes, and leaves the handshake pending', async () => {
+    it('grants scopes an agent cannot ask for, such as memory and personas, when the owner widens them', async () => {
       const id = await createHandshake(t, { requestedScopes: ['read'] });
-      const error = expectError(
-        await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: { scopes: ['read', 'availability'] } }),
+      const res = await t.request('POST', `/api/v1/handshakes/${id}/approve`, {
+        token: admin.token,
+        body: { scopes: ['read', 'memory', 'personas'] },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data.handshake).toMatchObject({ requestedScopes: ['read'], grantedScopes: ['read', 'memory', 'personas'] });
+      expect((await t.request('GET', '/api/v1/memory', { token: res.body.data.token })).status).toBe(200);
+      expect((await t.request('GET', '/api/v1/personas', { token: res.body.data.token })).status).toBe(200);
+      expectError(await t.request('GET', '/api/v1/skills', { token: res.body.data.token }), 403, 'INSUFFICIENT_SCOPE');
+      const [token] = await handshakeTokens(t, admin, id);
+      expect(token).toMatchObject({ scopes: ['read', 'memory', 'personas'] });
+    });
+
+    it('refuses unknown or empty scopes and a past expiry, and leaves the handshake pending', async () => {
+      const id = await createHandshake(t, { requestedScopes: ['read'] });
+      const unknown = expectError(
+        await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: { scopes: ['read', 'admin'] } }),
         400,
         'VALIDATION_ERROR',
       );
-      expect(error.message).toContain('availability');
-      expect(error.details).toEqual([{ field: 'body.scopes', message: 'must be a subset of read' }]);
-      expectError(
-        await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: { scopes: ['identity'] } }),
-        400,
-        'VALIDATION_ERROR',
-      );
+      expect(unknown.details).toEqual([expect.objectContaining({ field: 'body.scopes.1' })]);
       expectError(
         await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: { scopes: [] } }),
         400,
@@ -233,7 +244,9 @@ describe('with the default settings', () => {
       expect(past.details).toEqual([{ field: 'body.expiresAt', message: 'must be in the future' }]);
       expect((await t.request('GET', `/api/v1/handshakes/${id}/status`)).body.data.status).toBe('pending');
       expect(await handshakeTokens(t, admin, id)).toHaveLength(0);
-      expect((await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: {} })).status).toBe(200);
+      const approved = await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: {} });
+      expect(approved.status).toBe(200);
+      expect(approved.body.data.handshake.grantedScopes).toEqual(['read']);
     });
 
     it('lets exactly one of two concurrent approvals win, and makes one token', async () => {
@@ -392,6 +405,113 @@ describe('with the default settings', () => {
       const session = await t.login(admin);
       const id = await createHandshake(t);
       expect((await t.request('POST', `/api/v1/handshakes/${id}/deny`, { token: session })).status).toBe(200);
+    });
+  });
+
+  describe('claim', () => {
+    async function ask(input: HandshakeInput = {}): Promise<{ id: string; claimSecret: string }> {
+      const res = await t.request('POST', '/api/v1/handshakes', {
+        body: { agentId: 'claimer', requestedScopes: ['read'], message: 'collects its own token', ...input },
+      });
+      expect(res.status).toBe(201);
+      return { id: res.body.data.handshakeId, claimSecret: res.body.data.claimSecret };
+    }
+    const claim = (id: string, claimSecret: string) => t.request('POST', `/api/v1/handshakes/${id}/claim`, { body: { claimSecret } });
+
+    it('hands the approved token to the agent once, with the granted scopes, and never through the status', async () => {
+      const { id, claimSecret } = await ask();
+      const early = expectError(await claim(id, claimSecret), 409, 'CONFLICT');
+      expect(early.message).toContain('pending');
+
+      const approved = await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token, body: { scopes: ['read', 'memory'] } });
+      expect(approved.status).toBe(200);
+      const status = await t.request('GET', `/api/v1/handshakes/${id}/status`);
+      expect(status.body.data.status).toBe('approved');
+      expect(status.text).not.toContain(approved.body.data.token);
+
+      const claimed = await claim(id, claimSecret);
+      expect(claimed.status).toBe(200);
+      // The same token the owner saw: the out-of-band path keeps working beside the claim.
+      expect(claimed.body).toEqual({ data: { token: approved.body.data.token, scopes: ['read', 'memory'] } });
+      expect((await t.request('GET', '/api/v1/memory', { token: claimed.body.data.token })).status).toBe(200);
+
+      const again = expectError(await claim(id, claimSecret), 409, 'CONFLICT');
+      expect(again.message).toContain('already claimed');
+      expect(JSON.stringify(again)).not.toContain(approved.body.data.token);
+      const listed = (await t.request('GET', '/api/v1/handshakes', { token: admin.token })).body.data.find(
+        (h: { handshakeId: string }) => h.handshakeId === id,
+      );
+      expect(listed).toMatchObject({ claimedAt: expect.any(String), grantedScopes: ['read', 'memory'] });
+    });
+
+    it('keeps the waiting token sealed at rest and erases it once claimed', async () => {
+      const { id, claimSecret } = await ask();
+      const approved = await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token });
+      const row = await t.storage.db.selectFrom('handshakes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      expect(row.claim_sealed).toMatch(/^v1\./);
+      expect(JSON.stringify(row)).not.toContain(approved.body.data.token);
+      expect(JSON.stringify(row)).not.toContain(claimSecret);
+      expect((await claim(id, claimSecret)).status).toBe(200);
+      const after = await t.storage.db.selectFrom('handshakes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      expect(after.claim_sealed).toBeNull();
+    });
+
+    it("refuses a wrong secret, another handshake's secret and a missing one, without a token", async () => {
+      const first = await ask();
+      const second = await ask();
+      await t.request('POST', `/api/v1/handshakes/${first.id}/approve`, { token: admin.token });
+      expectError(await claim(first.id, second.claimSecret), 403, 'FORBIDDEN');
+      expectError(await claim(first.id, `${first.claimSecret}x`), 403, 'FORBIDDEN');
+      expectError(await t.request('POST', `/api/v1/handshakes/${first.id}/claim`, { body: {} }), 400, 'VALIDATION_ERROR');
+      expectError(await claim('hs_unknownunknownunknow', first.claimSecret), 404, 'NOT_FOUND');
+      // The refusals did not use the claim up.
+      expect((await claim(first.id, first.claimSecret)).status).toBe(200);
+    });
+
+    it('has nothing to hand over after a denial or a revocation, and a revoked token stays refused', async () => {
+      const denied = await ask();
+      await t.request('POST', `/api/v1/handshakes/${denied.id}/deny`, { token: admin.token });
+      expect(expectError(await claim(denied.id, denied.claimSecret), 409, 'CONFLICT').message).toContain('denied');
+
+      const revoked = await ask();
+      const approved = await t.request('POST', `/api/v1/handshakes/${revoked.id}/approve`, { token: admin.token });
+      expect((await t.request('DELETE', `/api/v1/handshakes/${revoked.id}`, { token: admin.token })).status).toBe(200);
+      const refused = expectError(await claim(revoked.id, revoked.claimSecret), 409, 'CONFLICT');
+      expect(JSON.stringify(refused)).not.toContain(approved.body.data.token);
+      const row = await t.storage.db.selectFrom('handshakes').select('claim_sealed').where('id', '=', revoked.id).executeTakeFirstOrThrow();
+      expect(row.claim_sealed).toBeNull();
+    });
+
+    it('lets exactly one of several concurrent claims have the token', async () => {
+      const { id, claimSecret } = await ask();
+      await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token });
+      const answers = await Promise.all(Array.from({ length: 4 }, () => claim(id, claimSecret)));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
+    });
+
+    it('closes the claim window one handshake lifetime after approval, and erases the sealed token', async () => {
+      const { id, claimSecret } = await ask();
+      await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token });
+      // As if the approval had happened eight days ago (the default lifetime is seven).
+      const longAgo = new Date(Date.now() - 8 * 24 * 3_600_000).toISOString();
+      await t.storage.db.updateTable('handshakes').set({ decided_at: longAgo }).where('id', '=', id).execute();
+      const closed = expectError(await claim(id, claimSecret), 409, 'CONFLICT');
+      expect(closed.message).toContain('could be claimed until');
+      const row = await t.storage.db.selectFrom('handshakes').select('claim_sealed').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(row.claim_sealed).toBeNull();
+    });
+
+    it('records claims and refused claims in the owner’s log, never the token', async () => {
+      const { id, claimSecret } = await ask({ agentId: 'claim-audited' });
+      const approved = await t.request('POST', `/api/v1/handshakes/${id}/approve`, { token: admin.token });
+      await claim(id, 'hsc_wrong');
+      await claim(id, claimSecret);
+      const log = (await t.request('GET', '/api/v1/audit/log', { token: admin.token, query: { action: 'handshake.claim', limit: 200 } })).body
+        .data as Array<{ targetId: string; outcome: string; details: Record<string, unknown> }>;
+      const mine = log.filter((e) => e.targetId === id);
+      expect(mine.map((e) => e.outcome).sort()).toEqual(['failure', 'success']);
+      expect(JSON.stringify(mine)).not.toContain(approved.body.data.token);
+      expect(JSON.stringify(mine)).not.toContain(claimSecret);
     });
   });
 

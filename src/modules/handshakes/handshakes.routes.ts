@@ -7,6 +7,8 @@ import { actorOf } from '../audit/audit.service.js';
 import {
   ApprovedHandshakeResponse,
   ApproveHandshakeBody,
+  ClaimedHandshakeResponse,
+  ClaimHandshakeBody,
   CreatedHandshakeResponse,
   CreateHandshakeBody,
   HandshakePage,
@@ -45,13 +47,15 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
         },
       },
       async (request, reply) => {
-        const handshake = await handshakes.create(request.body, actorOf(request));
+        const { handshake, claimSecret } = await handshakes.create(request.body, actorOf(request));
         return reply.status(201).send({
           data: {
             handshakeId: handshake.handshakeId,
             status: 'pending' as const,
             expiresAt: handshake.expiresAt,
             statusUrl: `/api/v1/handshakes/${handshake.handshakeId}/status`,
+            claimSecret,
+            claimUrl: `/api/v1/handshakes/${handshake.handshakeId}/claim`,
           },
         });
       },
@@ -71,6 +75,23 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
         },
       },
       async (request) => ({ data: await handshakes.status(request.params.id) }),
+    );
+
+    app.post(
+      '/api/v1/handshakes/:id/claim',
+      {
+        config: { access: access.public() },
+        onRequest: async (request) => limiter.hit(`claim:${clientKey(request.ip)}`),
+        schema: {
+          operationId: 'claimHandshakeToken',
+          summary: 'Collect the token of an approved handshake with its claimSecret, once (agents without a token)',
+          tags,
+          params: IdParams,
+          body: ClaimHandshakeBody,
+          response: { 200: ClaimedHandshakeResponse },
+        },
+      },
+      async (request) => ({ data: await handshakes.claim(request.params.id, request.body.claimSecret, actorOf(request)) }),
     );
 
     app.get(

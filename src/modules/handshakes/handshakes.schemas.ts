@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { HANDSHAKE_SCOPES } from '../../http/access.js';
+import { HANDSHAKE_SCOPES, SCOPE_NAMES } from '../../http/access.js';
 import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
 
 export const HandshakeScope = Type.Union(
@@ -12,6 +12,12 @@ export type HandshakeScope = Static<typeof HandshakeScope>;
 export const HandshakeStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied')], {
   description: 'A handshake not decided in time, or revoked, reads `denied`',
 });
+
+/** Any scope of the vocabulary: the owner may grant more than an agent can ask for. */
+const GrantedScope = Type.Union(
+  SCOPE_NAMES.map((s) => Type.Literal(s)),
+  { description: 'A scope name; GET /api/v1/scopes lists them' },
+);
 
 const DecidedAt = Type.Union([IsoDateTime, Type.Null()], {
   description: 'When the handshake left `pending`: the decision, or the revocation or expiry that closed it undecided; null while pending',
@@ -31,6 +37,10 @@ export const HandshakeSchema = Type.Object(
     expiresAt: Type.String({ format: 'date-time', description: 'A pending handshake not decided by then reads `denied`' }),
     decidedAt: DecidedAt,
     revokedAt: NullableDateTime,
+    grantedScopes: Type.Union([Type.Array(GrantedScope), Type.Null()], {
+      description: 'The scopes granted on approval, which may differ from those asked for; null until approved',
+    }),
+    claimedAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When the agent collected its token with its claim secret' }),
   },
   { title: 'Handshake' },
 );
@@ -65,6 +75,11 @@ export const CreatedHandshakeResponse = Data(
       status: Type.Literal('pending'),
       expiresAt: IsoDateTime,
       statusUrl: Type.String({ description: 'Poll this path until the status is approved or denied' }),
+      claimSecret: Type.String({
+        description:
+          'Shown this once: keep it secret. Once the status reads approved, POST it to claimUrl to receive the token (once)',
+      }),
+      claimUrl: Type.String({ description: 'Where to collect the token after approval' }),
     },
     { title: 'HandshakeCreated' },
   ),
@@ -91,11 +106,12 @@ export const ListHandshakesQuery = Type.Object({
 export const ApproveHandshakeBody = Type.Object(
   {
     scopes: Type.Optional(
-      Type.Array(HandshakeScope, {
+      Type.Array(GrantedScope, {
         minItems: 1,
-        maxItems: HANDSHAKE_SCOPES.length,
+        maxItems: SCOPE_NAMES.length,
         uniqueItems: true,
-        description: 'Grant only some of the requested scopes; all of them when absent',
+        description:
+          'The scopes to grant, which may differ from those asked for (for example memory or personas besides read); the requested ones when absent',
       }),
     ),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: "When the agent's token stops working; never when absent" })),
@@ -116,3 +132,20 @@ export const ApprovedHandshakeResponse = Data(
 
 export const HandshakeResponse = Data(HandshakeSchema);
 export const HandshakePage = Page(HandshakeSchema);
+
+export const ClaimHandshakeBody = Type.Object(
+  {
+    claimSecret: Type.String({ minLength: 1, maxLength: 200, description: 'The claimSecret the handshake was created with' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ClaimedHandshakeTokenSchema = Type.Object(
+  {
+    token: Type.String({ description: 'Your bearer token. Handed over this once: store it safely' }),
+    scopes: Type.Array(GrantedScope, { description: 'What the owner granted, which may differ from what was asked' }),
+  },
+  { title: 'HandshakeClaim' },
+);
+export type ClaimedHandshakeToken = Static<typeof ClaimedHandshakeTokenSchema>;
+export const ClaimedHandshakeResponse = Data(ClaimedHandshakeTokenSchema);

@@ -1,13 +1,17 @@
+import { hash, randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import type { Scope } from '../../http/access.js';
 import { AppError, InputError, notFound } from '../../http/errors.js';
+import { constantTimeEqual } from '../../lib/crypto.js';
 import { newOpaqueId } from '../../lib/ids.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { Database, HandshakesTable } from '../../storage/tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
-import type { Handshake, HandshakeScope, HandshakeStatusView } from './handshakes.schemas.js';
+import type { ClaimedHandshakeToken, Handshake, HandshakeScope, HandshakeStatusView } from './handshakes.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
 type StatusFields = Pick<HandshakesTable, 'status' | 'expires_at' | 'decided_at' | 'revoked_at'>;
@@ -44,8 +48,23 @@ export function toHandshake(row: HandshakesTable, now = Date.now()): Handshake {
     expiresAt: row.expires_at,
     decidedAt: decidedAtOf(row, now),
     revokedAt: row.revoked_at,
+    grantedScopes: row.granted_scopes ? (JSON.parse(row.granted_scopes) as Scope[]) : null,
+    claimedAt: row.claimed_at,
   };
 }
+
+/** The one-time secret an agent receives with its handshake, to collect its token after approval. */
+function newClaimSecret(): string {
+  return `hsc_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Claim secrets carry 256 random bits, so one SHA-256 is as good as a slow hash here. */
+function claimHashOf(secret: string): string {
+  return hash('sha256', secret, 'hex');
+}
+
+/** The keyring context a sealed claim opens under: this handshake's row and nothing else. */
+const claimContext = (id: string) => `handshakes:${id}:claim`;
 
 /** Why a handshake can no longer be decided, for the 409 message. */
 function notPendingReason(row: HandshakesTable): string {
@@ -62,14 +81,35 @@ export interface HandshakesServiceOptions {
   db: Kysely<Database>;
   repo: HandshakesRepo;
   accounts: Pick<AccountsService, 'findHandshakeTarget'>;
-  tokens: Pick<TokensService, 'createForHandshake' | 'revoke'>;
+  tokens: Pick<TokensService, 'mintForHandshake' | 'saveForHandshake' | 'revoke'>;
   audit: Pick<AuditService, 'record'>;
+  /** Seals the approved token until the agent claims it. */
+  sealer: SecretSealer;
   /** How long a handshake waits for a decision before it reads `denied`. */
   ttlMs: number;
 }
 
 export function createHandshakesService(deps: HandshakesServiceOptions) {
-  const { db, repo, tokens, audit } = deps;
+  const { db, repo, tokens, audit, sealer } = deps;
+
+  /** Refuses a claim: recorded in the owner's log, answered without a token. */
+  async function refuseClaim(
+    row: { id: string; owner_id: string; agent_id: string },
+    actor: AuditActor,
+    error: AppError,
+  ): Promise<never> {
+    await audit.record(
+      { ...actor, ownerId: row.owner_id, tokenId: null },
+      {
+        action: 'handshake.claim',
+        outcome: 'failure',
+        targetType: 'handshake',
+        targetId: row.id,
+        details: { agentId: row.agent_id, reason: error.message },
+      },
+    );
+    throw error;
+  }
 
   async function requireHandshake(ownerId: string, id: string, trx: Transaction<Database>): Promise<HandshakesTable> {
     const row = await repo.get(ownerId, id, trx);
@@ -83,11 +123,9 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
     id: string,
     status: 'approved' | 'denied',
     trx: Transaction<Database>,
-    validate?: (row: HandshakesTable) => void,
   ): Promise<{ row: HandshakesTable; decidedAt: string }> {
     const row = await requireHandshake(ownerId, id, trx);
     if (effectiveStatus(row) !== 'pending') throw conflict(row);
-    validate?.(row);
     const decidedAt = isoNow();
     if (!(await repo.decide(ownerId, id, { status, decidedAt }, trx))) {
       // Another request decided or revoked it between the read and the update.
@@ -104,13 +142,14 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
     async create(
       input: { agentId: string; requestedScopes: HandshakeScope[]; message: string; ownerId?: string | undefined },
       actor: AuditActor,
-    ): Promise<Handshake> {
+    ): Promise<{ handshake: Handshake; claimSecret: string }> {
       const ownerId = await deps.accounts.findHandshakeTarget(input.ownerId);
       if (!ownerId) {
         throw input.ownerId === undefined
           ? new AppError('NOT_FOUND', 'This server has no account yet, so there is no owner to ask')
           : notFound('Account', input.ownerId);
       }
+      const claimSecret = newClaimSecret();
       const row: HandshakesTable = {
         id: newOpaqueId('hs'),
         owner_id: ownerId,
@@ -125,6 +164,10 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
         expires_at: isoIn(deps.ttlMs),
         decided_at: null,
         revoked_at: null,
+        claim_hash: claimHashOf(claimSecret),
+        claim_sealed: null,
+        claimed_at: null,
+        granted_scopes: null,
       };
       await db.transaction().execute(async (trx) => {
         await repo.insert(row, trx);
@@ -141,7 +184,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
           trx,
         );
       });
-      return toHandshake(row);
+      return { handshake: toHandshake(row), claimSecret };
     },
 
     /** What the agent may learn by polling: never the token. */
@@ -172,35 +215,32 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
     },
 
     /**
-     * Approves and makes the agent's token in one transaction: the conditional status change
-     * comes first, so a losing concurrent approval fails before any token exists.
+     * Approves and makes the agent's token. The token is minted and sealed for the agent's claim
+     * first (sealing may read the owner's key from the database); then one transaction makes the
+     * conditional status change before storing anything, so a losing concurrent approval fails
+     * before any token exists. The owner may grant any scopes, more or fewer than were asked.
      */
     async approve(
       ownerId: string,
       id: string,
-      input: { scopes?: HandshakeScope[] | undefined; expiresAt?: string | undefined },
+      input: { scopes?: Scope[] | undefined; expiresAt?: string | undefined },
       actor: AuditActor,
     ): Promise<{ handshake: Handshake; token: string }> {
       if (input.expiresAt && isPast(input.expiresAt)) {
         throw new InputError('expiresAt', 'must be in the future');
       }
       const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
+      const current = await repo.get(ownerId, id);
+      if (!current) throw notFound('Handshake', id);
+      if (effectiveStatus(current) !== 'pending') throw conflict(current);
+      const requested = JSON.parse(current.requested_scopes) as HandshakeScope[];
+      const scopes: Scope[] = input.scopes ? [...new Set(input.scopes)] : requested;
+      const minted = tokens.mintForHandshake(ownerId, { handshakeId: id, agentId: current.agent_id, scopes, expiresAt });
+      const claimSealed = current.claim_hash ? await sealer.seal(ownerId, claimContext(id), minted.secret) : null;
       return db.transaction().execute(async (trx) => {
-        let scopes: HandshakeScope[] = [];
-        const { row } = await claimDecision(ownerId, id, 'approved', trx, (current) => {
-          const requested = JSON.parse(current.requested_scopes) as HandshakeScope[];
-          scopes = input.scopes ?? requested;
-          const extra = scopes.filter((scope) => !requested.includes(scope));
-          if (extra.length > 0) {
-            throw new InputError(
-              'scopes',
-              `must be a subset of ${requested.join(', ')}`,
-              `Invalid request: scopes may only narrow the requested scopes (${requested.join(', ')}); not requested: ${extra.join(', ')}`,
-            );
-          }
-        });
-        const issued = await tokens.createForHandshake(ownerId, { handshakeId: id, agentId: row.agent_id, scopes, expiresAt }, trx);
-        await repo.setToken(ownerId, id, issued.record.id, trx);
+        const { row } = await claimDecision(ownerId, id, 'approved', trx);
+        const issued = await tokens.saveForHandshake(minted, trx);
+        await repo.recordApproval(ownerId, id, { tokenId: issued.record.id, grantedScopes: JSON.stringify(scopes), claimSealed }, trx);
         await audit.record(
           actor,
           {
@@ -208,13 +248,72 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
             outcome: 'success',
             targetType: 'handshake',
             targetId: id,
-            details: { agentId: row.agent_id, scopes, tokenId: issued.record.id, tokenExpiresAt: expiresAt },
+            details: { agentId: row.agent_id, requestedScopes: requested, scopes, tokenId: issued.record.id, tokenExpiresAt: expiresAt },
           },
           trx,
         );
         const updated = await requireHandshake(ownerId, id, trx);
         return { handshake: toHandshake(updated), token: issued.secret };
       });
+    },
+
+    /**
+     * The agent collects the token the owner approved, with the claim secret it received when it
+     * asked: once, within the claim window, and never after a denial or revocation. Every refusal
+     * answers without a token and says why; a wrong secret says nothing about the handshake.
+     */
+    async claim(id: string, claimSecret: string, actor: AuditActor): Promise<ClaimedHandshakeToken> {
+      const row = await repo.getForClaim(id);
+      if (!row) throw notFound('Handshake', id);
+      if (!row.claim_hash || !constantTimeEqual(claimHashOf(claimSecret), row.claim_hash)) {
+        return refuseClaim(
+          row,
+          actor,
+          new AppError('FORBIDDEN', 'claimSecret does not match this handshake: send the claimSecret the handshake was created with'),
+        );
+      }
+      const status = effectiveStatus(row);
+      if (status === 'pending') {
+        throw new AppError('CONFLICT', `Handshake ${id} is still pending: poll its status and claim once it reads approved`);
+      }
+      if (status === 'denied') {
+        return refuseClaim(row, actor, new AppError('CONFLICT', `Handshake ${id} was denied, revoked or expired: there is no token to claim`));
+      }
+      if (row.claimed_at) {
+        return refuseClaim(row, actor, new AppError('CONFLICT', `The token of handshake ${id} was already claimed at ${row.claimed_at}; it is handed over once`));
+      }
+      const windowEnd = row.decided_at ? new Date(Date.parse(row.decided_at) + deps.ttlMs).toISOString() : row.expires_at;
+      if (!row.claim_sealed || isPast(windowEnd)) {
+        if (row.claim_sealed) await repo.dropClaim(id);
+        return refuseClaim(
+          row,
+          actor,
+          new AppError('CONFLICT', `The token of handshake ${id} could be claimed until ${windowEnd}; ask the owner to pass it on or to approve a new handshake`),
+        );
+      }
+      // Opened before the handover: a value that does not open leaves the claim untouched.
+      const token = await sealer.open(row.owner_id, claimContext(id), row.claim_sealed);
+      const claimedAt = isoNow();
+      const claimed = await db.transaction().execute(async (trx) => {
+        if (!(await repo.markClaimed(id, claimedAt, trx))) return false;
+        await audit.record(
+          { ...actor, ownerId: row.owner_id, tokenId: null },
+          {
+            action: 'handshake.claim',
+            outcome: 'success',
+            targetType: 'handshake',
+            targetId: id,
+            details: { agentId: row.agent_id, tokenId: row.token_id },
+          },
+          trx,
+        );
+        return true;
+      });
+      if (!claimed) {
+        // A concurrent claim or a revocation came first.
+        throw new AppError('CONFLICT', `The token of handshake ${id} was already claimed or the handshake was revoked`);
+      }
+      return { token, scopes: row.granted_scopes ? (JSON.parse(row.granted_scopes) as Scope[]) : [] };
     },
 
     async deny(ownerId: string, id: string, actor: AuditActor): Promise<Handshake> {

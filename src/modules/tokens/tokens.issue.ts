@@ -5,7 +5,7 @@ import type { Scope } from '../../http/access.js';
 import { isoIn, isPast } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import { mintToken, toTokenRecord, type IssuedToken } from './tokens.records.js';
+import { mintToken, toTokenRecord, type IssuedToken, type MintedToken } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';
 import type { CreateTokenBody } from './tokens.schemas.js';
 
@@ -45,19 +45,26 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
       return { record: toTokenRecord(row), secret };
     },
 
-    async createForHandshake(
+    /**
+     * An agent's token, minted but not stored: the approval seals its secret for the agent's
+     * claim (which needs the database) before the transaction that stores it opens.
+     */
+    mintForHandshake(
       ownerId: string,
       fields: { handshakeId: string; agentId: string; scopes: Scope[]; expiresAt: string | null },
-      trx: Transaction<Database>,
-    ): Promise<IssuedToken> {
-      const { row, secret } = mintToken(ownerId, 'handshake', {
+    ): MintedToken {
+      return mintToken(ownerId, 'handshake', {
         name: `Agent ${fields.agentId}`,
         scopes: fields.scopes,
         expiresAt: fields.expiresAt,
         handshakeId: fields.handshakeId,
       });
-      await repo.insert(row, trx);
-      return { record: toTokenRecord(row), secret };
+    },
+
+    /** Stores a token `mintForHandshake` made, inside the approval's transaction. */
+    async saveForHandshake(minted: MintedToken, trx: Transaction<Database>): Promise<IssuedToken> {
+      await repo.insert(minted.row, trx);
+      return { record: toTokenRecord(minted.row), secret: minted.secret };
     },
 
     async create(ownerId: string, input: NewApiToken, actor: AuditActor): Promise<IssuedToken> {

@@ -44,11 +44,17 @@ export function toTokenRecord(row: TokensTable): TokenRecord {
  * A new token: its secret (shown once) and the row that keeps only the secret's hash and a
  * hint to recognise it by.
  */
+/** A token made in memory: the row to store and the secret, which is never stored. */
+export interface MintedToken {
+  row: TokensTable;
+  secret: string;
+}
+
 export function mintToken(
   ownerId: string,
   kind: TokenKind,
   fields: { name: string; scopes: Scope[]; expiresAt: string | null; handshakeId?: string | null },
-): { row: TokensTable; secret: string } {
+): MintedToken {
   const secret = generateTokenSecret(kind);
   const now = isoNow();
   return {
