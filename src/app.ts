@@ -27,6 +27,7 @@ import { googleRoutes } from './modules/google/google.routes.js';
 import { handshakesRoutes } from './modules/handshakes/handshakes.routes.js';
 import { identityRoutes } from './modules/identity/identity.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
+import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { personasRoutes } from './modules/personas/personas.routes.js';
@@ -144,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(vaultRoutes({ vault: container.vault, audit: container.audit }));
   await app.register(marketplaceRoutes({ marketplace: container.marketplace }));
   await app.register(chatRoutes({ chat: container.chat }));
+  await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl }));
   await app.register(
     afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
   );

@@ -66,6 +66,8 @@ const RULES: Rule[] = [
   // Any valid token (conventions: Scopes, last paragraph); logout revokes the calling token itself.
   rule('GET', /^\/api\/v1\/(capabilities|scopes|tokens\/me\/capabilities)$/, token),
   rule('POST', /^\/api\/v1\/auth\/logout$/, token),
+  // MCP: any token opens a session; each tool is the route it mirrors, checked as that route.
+  rule('*', /^\/mcp$/, token),
 
   rule('GET', /^\/api\/v1\/gateway\/context$/, scope('read')),
 

@@ -118,6 +118,16 @@ export interface CatalogRoute {
   /** The route's first OpenAPI tag (`schema.tags[0]`): the capability it belongs to. */
   tag: string | undefined;
   access: Access;
+  /** The route's schema as declared (params, querystring, body, response): MCP tools mirror it. */
+  schema: RouteSchemaParts;
+}
+
+/** The parts of a route's schema that describe its input and its answers. */
+export interface RouteSchemaParts {
+  params?: unknown;
+  querystring?: unknown;
+  body?: unknown;
+  response?: Record<string, unknown>;
 }
 
 /**
@@ -211,6 +221,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
         summary: schema.summary as string | undefined,
         tag: Array.isArray(schema.tags) && typeof schema.tags[0] === 'string' ? schema.tags[0] : undefined,
         access: rule,
+        schema: schema as RouteSchemaParts,
       });
     }
   });

@@ -36,6 +36,7 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'marketplace', description: 'Published skills and personas: browse, publish, install, rate' },
   { name: 'billing', description: 'Plans, checkout and the payment provider webhook' },
   { name: 'afp', description: "The owner's PCs, reached through the AFP daemon" },
+  { name: 'mcp', description: 'The Model Context Protocol endpoint: the API as tools for AI clients' },
 ];
 
 /** The wildcard route's documented form: Fastify's `*` is not an OpenAPI parameter name. */

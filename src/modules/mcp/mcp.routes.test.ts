@@ -1,0 +1,222 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
+import { MCP_SESSIONS_PER_TOKEN } from './mcp.routes.js';
+import { TOOL_SPECS } from './mcp.tools.js';
+
+let t: TestApp;
+let owner: Owner;
+let base: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await t.createOwner('Mcp Owner');
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => t.close());
+
+const clients: Client[] = [];
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+});
+
+async function connect(token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'hearth-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
+}
+
+/** An initialize request sent by hand, for what the SDK client does not let a test choose. */
+function initialize(token: string, protocolVersion = '2025-11-25', headers: Record<string, string> = {}) {
+  return fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+}
+
+async function bodyOf(res: Response): Promise<any> {
+  const text = await res.text();
+  if (res.headers.get('content-type')?.includes('text/event-stream')) {
+    const data = text.split('\n').find((line) => line.startsWith('data: '));
+    return JSON.parse(data!.slice(6));
+  }
+  return JSON.parse(text);
+}
+
+describe('MCP over Streamable HTTP with a bearer token', () => {
+  it('initializes on the current protocol revision and names itself', async () => {
+    const { client, transport } = await connect(owner.token);
+    expect(client.getServerVersion()).toMatchObject({ name: 'hearth' });
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    expect(client.getInstructions()).toContain('get_context');
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(transport.protocolVersion).toBe('2025-11-25');
+  });
+
+  it.each(['2025-06-18', '2025-03-26'])('accepts a client on revision %s', async (version) => {
+    const res = await initialize(owner.token, version);
+    expect(res.status).toBe(200);
+    const body = await bodyOf(res);
+    expect(body.result.protocolVersion).toBe(version);
+    expect(res.headers.get('mcp-session-id')).toBeTruthy();
+  });
+
+  it("lists only the tools the token may call, each with true annotations and both schemas", async () => {
+    const full = await (await connect(owner.token)).client.listTools();
+    expect(full.tools.map((tool) => tool.name).sort()).toEqual(TOOL_SPECS.map((spec) => spec.name).sort());
+    for (const tool of full.tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: expect.any(Boolean),
+      });
+    }
+    const byName = new Map(full.tools.map((tool) => [tool.name, tool]));
+    expect(byName.get('search_memory')!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(byName.get('delete_memory')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(byName.get('device_exec')!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(byName.get('add_memory')!.inputSchema).toMatchObject({ required: ['content'] });
+
+    const memoryOnly = await t.tokenWithScopes(owner, ['memory']);
+    const limited = await (await connect(memoryOnly)).client.listTools();
+    expect(limited.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search_memory', 'update_memory']);
+  });
+
+  it('adds a memory and finds it again, with structured content shaped as the API answers', async () => {
+    const token = await t.tokenWithScopes(owner, ['memory']);
+    const { client } = await connect(token);
+    const added = await client.callTool({ name: 'add_memory', arguments: { content: 'The owner prefers oat milk in coffee' } });
+    expect(added.isError).toBeFalsy();
+    const entry = (added.structuredContent as any).data;
+    expect(entry).toMatchObject({ id: expect.any(String), content: 'The owner prefers oat milk in coffee' });
+    const found = await client.callTool({ name: 'search_memory', arguments: { q: 'oat milk', limit: 5 } });
+    expect((found.structuredContent as any).data.map((e: { id: string }) => e.id)).toContain(entry.id);
+    // The text content carries the same JSON, for clients that read only text.
+    expect(JSON.parse((found.content as Array<{ text: string }>)[0]!.text)).toEqual(found.structuredContent);
+    // The API sees the same entry.
+    const api = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'oat milk' } });
+    expect(api.body.data.map((e: { id: string }) => e.id)).toContain(entry.id);
+  });
+
+  it('answers refusals as tool errors with the words of the API', async () => {
+    const token = await t.tokenWithScopes(owner, ['memory']);
+    const { client } = await connect(token);
+    const missing = await client.callTool({ name: 'delete_memory', arguments: { id: 'mem_doesnotexist' } });
+    const api = await t.request('DELETE', '/api/v1/memory/mem_doesnotexist', { token });
+    expect(missing.isError).toBe(true);
+    expect((missing.content as Array<{ text: string }>)[0]!.text).toBe(`${api.body.error}: ${api.body.message}`);
+    const blank = await client.callTool({ name: 'add_memory', arguments: { content: '   ' } });
+    expect(blank.isError).toBe(true);
+    expect((blank.content as Array<{ text: string }>)[0]!.text).toMatch(/^VALIDATION_ERROR: /);
+    const extra = await client.callTool({ name: 'add_memory', arguments: { content: 'x', colour: 'blue' } });
+    expect(extra.isError).toBe(true);
+    expect((extra.content as Array<{ text: string }>)[0]!.text).toContain('colour');
+    // A tool outside the token's scopes is refused by the route it mirrors, as the API would.
+    const identity = await client.callTool({ name: 'get_identity', arguments: {} });
+    expect(identity.isError).toBe(true);
+    expect((identity.content as Array<{ text: string }>)[0]!.text).toMatch(/^INSUFFICIENT_SCOPE: /);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('refuses a token revoked in the middle of a session on its next call', async () => {
+    const created = await t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'revoked mid-session', scopes: ['memory'] } });
+    const { client } = await connect(created.body.data.token);
+    expect((await client.callTool({ name: 'search_memory', arguments: {} })).isError).toBeFalsy();
+    expect((await t.request('DELETE', `/api/v1/tokens/${created.body.data.id}`, { token: owner.token })).status).toBe(200);
+    await expect(client.callTool({ name: 'search_memory', arguments: {} })).rejects.toThrow(/UNAUTHORIZED/);
+  });
+
+  it("binds a session to its token: another token cannot use its id", async () => {
+    const { transport } = await connect(owner.token);
+    const other = await t.tokenWithScopes(owner, ['memory']);
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${other}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': transport.sessionId!,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error).toBe('NOT_FOUND');
+  });
+
+  it('refuses a request without a token, and a web page of another origin', async () => {
+    const anonymous = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    expect(anonymous.status).toBe(401);
+    const foreign = await initialize(owner.token, '2025-11-25', { origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as any).message).toContain('evil.example');
+    const own = await initialize(owner.token, '2025-11-25', { origin: new URL(t.config.publicBaseUrl).origin });
+    expect(own.status).toBe(200);
+    const noSession = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }),
+    });
+    expect(noSession.status).toBe(400);
+  });
+
+  it('keeps at most the allowed number of sessions per token, closing the least recently used', async () => {
+    const token = await t.tokenWithScopes(owner, ['memory']);
+    const first = await initialize(token);
+    const firstId = first.headers.get('mcp-session-id')!;
+    await first.text();
+    for (let i = 0; i < MCP_SESSIONS_PER_TOKEN; i++) await (await initialize(token)).text();
+    const reuse = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': firstId,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+    });
+    expect(reuse.status).toBe(404);
+  });
+
+  it('ends a session on DELETE', async () => {
+    const { client, transport } = await connect(owner.token);
+    const id = transport.sessionId!;
+    await transport.terminateSession();
+    const after = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+    });
+    expect(after.status).toBe(404);
+    await client.close();
+  });
+
+  it('records every tool call in the audit log with the token, the tool and the outcome', async () => {
+    const created = await t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'audited mcp', scopes: ['memory'] } });
+    const { client } = await connect(created.body.data.token);
+    await client.callTool({ name: 'search_memory', arguments: {} });
+    await client.callTool({ name: 'get_identity', arguments: {} });
+    const log = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'mcp.tool_call', limit: 100 } });
+    const mine = log.body.data.filter((e: { tokenId: string }) => e.tokenId === created.body.data.id);
+    expect(mine.map((e: { targetId: string; outcome: string }) => `${e.targetId}:${e.outcome}`).sort()).toEqual([
+      'get_identity:denied',
+      'search_memory:success',
+    ]);
+  });
+});

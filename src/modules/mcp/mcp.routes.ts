@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { access, extractToken, principalOf } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import { actorOf, type AuditService } from '../audit/audit.service.js';
+import { createMcpServer, type ApiAnswer, type ApiCall, type McpCaller, type McpSdk } from './mcp.server.js';
+import { createSessionStore } from './mcp.sessions.js';
+import { buildTools, type Tool } from './mcp.tools.js';
+
+const tags = ['mcp'];
+
+/** Sessions one token may hold at once; opening one more closes its least recently used. */
+export const MCP_SESSIONS_PER_TOKEN = 16;
+/** A session unused for this long is closed; the client then simply initializes a new one. */
+export const MCP_SESSION_IDLE_MS = 60 * 60_000;
+
+type SdkWithTransport = McpSdk & { StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport };
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+/** The SDK is loaded on the first MCP request: a server nobody connects an agent to never pays for it. */
+async function loadSdk(): Promise<SdkWithTransport> {
+  const [server, types, http] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]);
+  return { ...server, ...types, StreamableHTTPServerTransport: http.StreamableHTTPServerTransport };
+}
+
+function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize');
+}
+
+const JsonRpcMessage = Type.Object(
+  { jsonrpc: Type.Literal('2.0') },
+  { additionalProperties: true, title: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 request, notification or response of the Model Context Protocol' },
+);
+
+const McpAnswer = {
+  description:
+    'A JSON-RPC response (application/json) or an event stream of messages (text/event-stream), as the Model Context Protocol\'s Streamable HTTP transport sends them. An initialize answer carries the session id in the Mcp-Session-Id header.',
+  content: { 'application/json': { schema: JsonRpcMessage }, 'text/event-stream': { schema: Type.String() } },
+};
+
+export interface McpRoutesDeps {
+  audit: Pick<AuditService, 'record'>;
+  publicBaseUrl: string;
+}
+
+export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    let sdk: Promise<SdkWithTransport> | undefined;
+    let tools: Promise<Tool[]> | undefined;
+    // Built on first use, once every route of the app is registered.
+    const listTools = () => (tools ??= Promise.resolve().then(() => buildTools(app.routeCatalog)));
+    const sessions = createSessionStore<Session>({ maxPerToken: MCP_SESSIONS_PER_TOKEN, idleMs: MCP_SESSION_IDLE_MS });
+    const sweeper = setInterval(() => void sessions.sweep(), 60_000);
+    sweeper.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(sweeper);
+      await sessions.closeAll();
+    });
+    // Browsers send Origin; agents' own HTTP clients do not. A page of another site must not
+    // drive the owner's MCP session through their browser (DNS rebinding): only Hearth's own
+    // origin may.
+    const ownOrigin = new URL(deps.publicBaseUrl).origin;
+
+    /** A tool call runs the route it mirrors, in-process, as the caller. */
+    async function runApi(call: ApiCall): Promise<ApiAnswer> {
+      const answer = await app.inject({
+        method: call.method as 'GET',
+        url: call.url,
+        headers: {
+          authorization: `Bearer ${call.token}`,
+          accept: 'application/json',
+          ...(call.userAgent ? { 'user-agent': call.userAgent } : {}),
+          ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(call.body !== undefined ? { payload: JSON.stringify(call.body) } : {}),
+        ...(call.ip ? { remoteAddress: call.ip } : {}),
+      });
+      return { status: answer.statusCode, contentType: String(answer.headers['content-type'] ?? ''), body: answer.body };
+    }
+
+    async function openSession(loaded: SdkWithTransport, tokenId: string): Promise<Session> {
+      const server = createMcpServer(loaded, { tools: listTools, runApi, audit: deps.audit });
+      const session: Session = {
+        transport: new loaded.StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => sessions.add(id, tokenId, session),
+          onsessionclosed: (id) => sessions.remove(id),
+        }),
+        close: () => server.close(),
+      };
+      session.transport.onclose = () => {
+        if (session.transport.sessionId) sessions.remove(session.transport.sessionId);
+      };
+      await server.connect(session.transport);
+      return session;
+    }
+
+    async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const origin = request.headers.origin;
+      if (origin !== undefined && origin !== ownOrigin) {
+        throw new AppError('FORBIDDEN', `Requests from the web page origin ${origin} may not use /mcp; only ${ownOrigin} may`);
+      }
+      const principal = principalOf(request);
+      const caller: McpCaller = { principal, token: extractToken(request)!, actor: actorOf(request) };
+      const loaded = await (sdk ??= loadSdk());
+      const sessionId = request.headers['mcp-session-id'];
+      let session: Session | undefined;
+      if (typeof sessionId === 'string') {
+        session = sessions.get(sessionId, principal.tokenId);
+        if (!session) {
+          throw new AppError('NOT_FOUND', 'This MCP session does not exist (it ended, was closed for being idle, or belongs to another token): initialize a new one');
+        }
+      } else if (request.method === 'POST' && isInitialize(request.body)) {
+        session = await openSession(loaded, principal.tokenId);
+      } else {
+        throw new AppError('VALIDATION_ERROR', 'Send the Mcp-Session-Id header the initialize answer gave, or start with an initialize request');
+      }
+      // The transport hands this to every handler of the request as extra.authInfo.
+      Object.assign(request.raw, {
+        auth: { token: caller.token, clientId: principal.tokenId, scopes: [...principal.scopes], extra: { caller } },
+      });
+      reply.hijack();
+      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+    }
+
+    const config = { access: access.anyToken() };
+    app.post(
+      '/mcp',
+      {
+        config,
+        schema: {
+          operationId: 'mcpPost',
+          summary: 'Model Context Protocol (Streamable HTTP): send a JSON-RPC message; initialize opens a session',
+          tags,
+          body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { maxItems: 100 })]),
+          response: { 200: McpAnswer, 202: { description: 'Accepted: a notification or response, which has no answer' } },
+        },
+      },
+      handle,
+    );
+    app.get(
+      '/mcp',
+      {
+        config,
+        schema: {
+          operationId: 'mcpStream',
+          summary: "Model Context Protocol: the session's stream of server messages (text/event-stream)",
+          tags,
+          response: { 200: { description: 'An event stream of JSON-RPC messages from the server', content: { 'text/event-stream': { schema: Type.String() } } } },
+        },
+      },
+      handle,
+    );
+    app.delete(
+      '/mcp',
+      {
+        config,
+        schema: {
+          operationId: 'mcpEndSession',
+          summary: 'Model Context Protocol: end the session named by Mcp-Session-Id',
+          tags,
+          response: { 200: { description: 'The session ended' } },
+        },
+      },
+      handle,
+    );
+  };
+}

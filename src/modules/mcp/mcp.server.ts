@@ -1,0 +1,126 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../../http/access.js';
+import { API_VERSION } from '../../version.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import { mayCall, toRequest, type Tool } from './mcp.tools.js';
+
+/** One API request run in-process on behalf of the MCP caller, with the caller's own token. */
+export interface ApiCall {
+  method: string;
+  url: string;
+  body: unknown;
+  token: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface ApiAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * Who is calling, for the request now being answered. The HTTP transport hands it to every
+ * handler (`extra.authInfo.extra`), freshly authenticated for each HTTP request: a token revoked
+ * mid-session never reaches a handler.
+ */
+export interface McpCaller {
+  principal: Principal;
+  token: string;
+  actor: AuditActor;
+}
+
+export interface McpServerDeps {
+  tools: () => Promise<Tool[]>;
+  runApi: (call: ApiCall) => Promise<ApiAnswer>;
+  audit: Pick<AuditService, 'record'>;
+}
+
+/** The parts of the SDK the server uses, loaded on the first MCP request (see mcp.routes.ts). */
+export type McpSdk = typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/types.js');
+
+const INSTRUCTIONS =
+  "Hearth holds one person's identity, personas, memory, knowledge base, skills and connected accounts. Call get_context " +
+  'first and adopt the active persona it returns. Tell the person what you are about to change before calling a tool ' +
+  'that is not read-only, and wait for their approval.';
+
+function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller {
+  const caller = extra.authInfo?.extra?.caller as McpCaller | undefined;
+  // The route sets it on every request it hands to the transport; without it nothing is allowed.
+  if (!caller) throw new Error('MCP request without an authenticated caller');
+  return caller;
+}
+
+function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** An API error body `{ error, message }` as the tool error text: the same words the API uses. */
+function errorText(answer: ApiAnswer): string {
+  try {
+    const parsed = JSON.parse(answer.body) as { error?: string; message?: string };
+    if (parsed.error && parsed.message) return `${parsed.error}: ${parsed.message}`;
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  return `HTTP ${answer.status}: ${answer.body.slice(0, 2000)}`;
+}
+
+/** A fresh SDK server for one session; every session has its own (the SDK binds one transport each). */
+export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
+  const server = new sdk.Server(
+    { name: 'hearth', title: 'Hearth', version: API_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+
+  server.setRequestHandler(sdk.ListToolsRequestSchema, async (_request, extra) => {
+    const { principal } = callerOf(extra);
+    const tools = (await deps.tools()).filter((tool) => mayCall(tool, principal));
+    return {
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+      })),
+    };
+  });
+
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const caller = callerOf(extra);
+    const name = request.params.name;
+    const tool = (await deps.tools()).find((candidate) => candidate.name === name);
+    if (!tool) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Unknown tool ${name}: tools/list names the tools this token may call`);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const known = new Set(Object.keys(tool.inputSchema.properties as object));
+    const unknown = Object.keys(args).filter((key) => !known.has(key));
+    let result: CallToolResult;
+    let status: number | null = null;
+    if (unknown.length > 0) {
+      result = toolError(`VALIDATION_ERROR: ${name} takes no argument ${unknown.join(', ')}; its inputSchema lists what it takes`);
+    } else {
+      const call = toRequest(tool, args);
+      const answer = await deps.runApi({ ...call, token: caller.token, ip: caller.actor.ip, userAgent: caller.actor.userAgent });
+      status = answer.status;
+      if (answer.status >= 400) result = toolError(errorText(answer));
+      else {
+        const structured = answer.body && answer.contentType.includes('json') ? (JSON.parse(answer.body) as Record<string, unknown>) : {};
+        result = { structuredContent: structured, content: [{ type: 'text', text: answer.body || '{}' }] };
+      }
+    }
+    await deps.audit.record(caller.actor, {
+      action: 'mcp.tool_call',
+      outcome: result.isError ? (status === 401 || status === 403 ? 'denied' : 'failure') : 'success',
+      targetType: 'mcp_tool',
+      targetId: name,
+      details: { tool: name, operationId: tool.operationId, status },
+    });
+    return result;
+  });
+
+  return server;
+}
