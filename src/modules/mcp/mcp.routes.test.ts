@@ -1,5 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
 import { MCP_SESSIONS_PER_TOKEN } from './mcp.routes.js';
@@ -218,5 +220,52 @@ describe('MCP over Streamable HTTP with a bearer token', () => {
       'get_identity:denied',
       'search_memory:success',
     ]);
+  });
+});
+
+describe('the stdio bridge (hearth mcp --url)', () => {
+  const bin = fileURLToPath(new URL('../../../bin/hearth.js', import.meta.url));
+
+  function spawnBridge(token: string, url = base): { client: Client; transport: StdioClientTransport } {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, 'mcp', '--url', url],
+      env: { PATH: process.env.PATH ?? '', HEARTH_TOKEN: token },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'desktop-client', version: '1.0.0' });
+    clients.push(client);
+    return { client, transport };
+  }
+
+  it('serves the same tools over stdio, and their calls reach the server', async () => {
+    const token = await t.tokenWithScopes(owner, ['memory']);
+    const { client, transport } = spawnBridge(token);
+    await client.connect(transport);
+    expect(client.getServerVersion()).toMatchObject({ name: 'hearth' });
+    const tools = await client.listTools();
+    expect(tools.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search_memory', 'update_memory']);
+    const added = await client.callTool({ name: 'add_memory', arguments: { content: 'Told over stdio: the owner cycles to work' } });
+    expect(added.isError).toBeFalsy();
+    const api = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'cycles to work' } });
+    expect(api.body.data.map((e: { id: string }) => e.id)).toContain((added.structuredContent as any).data.id);
+    await client.close();
+  });
+
+  it('answers a request the server refuses with an error instead of leaving the client waiting', async () => {
+    const created = await t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'bridge revoked', scopes: ['memory'] } });
+    const { client, transport } = spawnBridge(created.body.data.token);
+    await client.connect(transport);
+    await t.request('DELETE', `/api/v1/tokens/${created.body.data.id}`, { token: owner.token });
+    await expect(client.listTools()).rejects.toThrow(/UNAUTHORIZED/);
+    await client.close();
+  });
+
+  it('says in one line what is missing when started without a token', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(process.execPath, [bin, 'mcp', '--url', base], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim()).toMatch(/^hearth: HEARTH_TOKEN is not set/);
   });
 });

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// Hearth's command line. `hearth mcp` connects a desktop AI client that speaks MCP over stdio
+// (Claude Desktop, for one) to a Hearth server's /mcp endpoint: every message read on stdin is
+// sent to the server, every message of the server is written to stdout. The server does all the
+// work, so stdio and HTTP clients get exactly the same tools.
+import process from 'node:process';
+
+const USAGE = `Usage: hearth mcp --url <server base URL>
+
+Bridges MCP over stdio to the Hearth server at <server base URL>/mcp.
+The token is read from the HEARTH_TOKEN environment variable.
+
+Example (Claude Desktop, claude_desktop_config.json):
+  { "mcpServers": { "hearth": { "command": "node",
+                                "args": ["<hearth folder>/bin/hearth.js", "mcp", "--url", "https://hearth.example.org"],
+                                "env": { "HEARTH_TOKEN": "hth_pat_..." } } } }`;
+
+/** Everything this program says goes to stderr: stdout carries only protocol messages. */
+function fail(message) {
+  process.stderr.write(`hearth: ${message}\n`);
+  process.exit(1);
+}
+
+function parseArgs(argv) {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (command !== 'mcp') fail(`unknown command "${command}"\n\n${USAGE}`);
+  let url;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === '--url') url = rest[++i];
+    else if (arg.startsWith('--url=')) url = arg.slice('--url='.length);
+    else fail(`unknown option "${arg}"\n\n${USAGE}`);
+  }
+  if (!url) fail(`--url is required: the address of your Hearth server\n\n${USAGE}`);
+  let endpoint;
+  try {
+    endpoint = new URL(url);
+  } catch {
+    fail(`--url ${url} is not an address; give the server's base URL, such as https://hearth.example.org`);
+  }
+  if (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') fail(`--url must be an http or https address, not ${endpoint.protocol}`);
+  // The server's base URL, as the README and discovery give it; /mcp is added here.
+  if (!endpoint.pathname.replace(/\/+$/, '').endsWith('/mcp')) endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, '')}/mcp`;
+  const token = process.env.HEARTH_TOKEN;
+  if (!token) fail('HEARTH_TOKEN is not set: put the token the owner created for this client in the environment');
+  return { endpoint, token };
+}
+
+async function bridge({ endpoint, token }) {
+  const [{ StdioServerTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  const local = new StdioServerTransport();
+  const remote = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  // Request ids of initialize requests in flight: their answers carry the protocol version,
+  // which the HTTP transport must send on every later request.
+  const initializing = new Set();
+
+  remote.onmessage = (message) => {
+    if ('id' in message && initializing.has(message.id)) {
+      initializing.delete(message.id);
+      if (message.result?.protocolVersion) remote.setProtocolVersion(message.result.protocolVersion);
+    }
+    local.send(message).catch((error) => fail(`cannot write to stdout: ${error.message}`));
+  };
+  remote.onerror = (error) => process.stderr.write(`hearth: ${error.message}\n`);
+
+  local.onmessage = (message) => {
+    if (message.method === 'initialize' && 'id' in message) initializing.add(message.id);
+    remote.send(message).catch((error) => {
+      process.stderr.write(`hearth: ${endpoint.origin} refused a message: ${error.message}\n`);
+      // A request the server could not answer still gets an answer, so the client does not wait forever.
+      if ('id' in message && message.method) {
+        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Hearth server: ${error.message}` } });
+      }
+    });
+  };
+  local.onclose = () => {
+    // The client went away: end the server session too, then leave.
+    remote.terminateSession?.().catch(() => undefined).finally(() => process.exit(0));
+  };
+
+  await remote.start();
+  await local.start();
+}
+
+bridge(parseArgs(process.argv.slice(2))).catch((error) => fail(error.message));
