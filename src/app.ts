@@ -24,6 +24,7 @@ import { connectorsRoutes } from './modules/connectors/connectors.routes.js';
 import { discoveryRoutes } from './modules/discovery/discovery.routes.js';
 import { gatewayRoutes } from './modules/gateway/gateway.routes.js';
 import { googleRoutes } from './modules/google/google.routes.js';
+import { authorizationRoutes } from './modules/authorization/authorization.routes.js';
 import { handshakesRoutes } from './modules/handshakes/handshakes.routes.js';
 import { identityRoutes } from './modules/identity/identity.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(marketplaceRoutes({ marketplace: container.marketplace }));
   await app.register(chatRoutes({ chat: container.chat }));
   await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl }));
+  await app.register(authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl }));
   await app.register(
     afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
   );

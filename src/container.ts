@@ -23,6 +23,9 @@ import { createBillingService } from './modules/billing/billing.service.js';
 import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
 import { createGatewayService } from './modules/gateway/gateway.service.js';
+import { createClientDirectory } from './modules/authorization/authorization.clients.js';
+import { createAuthorizationRepo } from './modules/authorization/authorization.repo.js';
+import { createAuthorizationServer } from './modules/authorization/authorization.service.js';
 import { createHandshakesRepo } from './modules/handshakes/handshakes.repo.js';
 import { createHandshakesService } from './modules/handshakes/handshakes.service.js';
 import { createOwnerDocumentRepo } from './modules/identity/identity.repo.js';
@@ -193,6 +196,18 @@ export function createContainer(config: Config, storage: Storage) {
     ],
     writes: storage.writes,
   });
+  // Hearth as the OAuth authorization server of its own API: MCP clients get ordinary tokens
+  // of kind `oauth` with the owner's consent.
+  const authorizationRepo = createAuthorizationRepo(db);
+  const authorization = createAuthorizationServer({
+    db,
+    repo: authorizationRepo,
+    clients: createClientDirectory({ repo: authorizationRepo, outbound }),
+    tokens,
+    accounts,
+    audit,
+    publicBaseUrl: config.publicBaseUrl,
+  });
   const handshakes = createHandshakesService({
     db,
     repo: createHandshakesRepo(db),
@@ -275,6 +290,7 @@ export function createContainer(config: Config, storage: Storage) {
     discovery,
     gateway,
     handshakes,
+    authorization,
     attachments,
     personas,
     identity,

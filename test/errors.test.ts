@@ -184,7 +184,7 @@ describe('validation errors', () => {
     const queryFields = fieldsOf(query);
     expect(queryFields).toContain('querystring.limit');
     expect(queryFields).toContain('querystring.kind');
-    expect(query.body.details).toContainEqual({ field: 'querystring.kind', message: 'must be one of: master, session, api, handshake' });
+    expect(query.body.details).toContainEqual({ field: 'querystring.kind', message: 'must be one of: master, session, api, handshake, oauth' });
     expect(queryFields.filter((f) => f === 'querystring.kind')).toHaveLength(1);
 
     const params = await call(t, 'GET', `/api/v1/tokens/${'x'.repeat(101)}`, { token: owner.token });

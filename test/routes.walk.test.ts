@@ -31,6 +31,17 @@ const PUBLIC_ROUTES = new Set(
     'GET /api/v1/handshakes/{id}/status',
     // The agent that asked collects its approved token with the claim secret, its only credential.
     'POST /api/v1/handshakes/{id}/claim',
+    // The OAuth authorization server (RFC 8414, 9728, 7591, 6749, 7009): clients hold no token
+    // yet; registration is limited per address, the consent page needs the owner's password,
+    // the token and revocation endpoints authenticate the client.
+    'GET /.well-known/oauth-protected-resource',
+    'GET /.well-known/oauth-protected-resource/mcp',
+    'GET /.well-known/oauth-authorization-server',
+    'POST /register',
+    'GET /authorize',
+    'POST /authorize',
+    'POST /token',
+    'POST /revoke',
     'GET /api/v1/afp/download/{platform}',
     'GET /api/v1/billing/plans',
     // Called by the payment provider, which proves itself with a signature, not a token.

@@ -58,7 +58,7 @@ export const access = {
 export interface Principal {
   tokenId: string;
   ownerId: string;
-  kind: 'master' | 'session' | 'api' | 'handshake';
+  kind: 'master' | 'session' | 'api' | 'handshake' | 'oauth';
   /** True for master and session tokens, which hold every scope. */
   allScopes: boolean;
   scopes: ReadonlySet<Scope>;

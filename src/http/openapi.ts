@@ -37,6 +37,7 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'billing', description: 'Plans, checkout and the payment provider webhook' },
   { name: 'afp', description: "The owner's PCs, reached through the AFP daemon" },
   { name: 'mcp', description: 'The Model Context Protocol endpoint: the API as tools for AI clients' },
+  { name: 'authorization', description: 'The OAuth 2.1 authorization server MCP clients sign in with: metadata, registration, consent, tokens' },
 ];
 
 /** The wildcard route's documented form: Fastify's `*` is not an OpenAPI parameter name. */

@@ -9,6 +9,7 @@ export const TOKEN_KINDS = {
   session: 'ses',
   api: 'pat',
   handshake: 'agt',
+  oauth: 'oat',
 } as const;
 export type TokenKind = keyof typeof TOKEN_KINDS;
 

@@ -21,18 +21,78 @@ export interface UsersTable {
 export interface TokensTable {
   id: string;
   owner_id: string;
-  kind: 'master' | 'session' | 'api' | 'handshake';
+  kind: 'master' | 'session' | 'api' | 'handshake' | 'oauth';
   name: string;
   /** JSON array of scope names; empty for master and session tokens, which hold every scope. */
   scopes: string;
   secret_hash: string;
   hint: string;
   handshake_id: string | null;
+  /** The OAuth client a token of kind `oauth` was issued to (authorization_clients.id). */
+  client_id: string | null;
   created_at: string;
   updated_at: string;
   expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
+}
+
+export interface AuthorizationClientsTable {
+  /** `mcpc_…` for a registered client; the metadata document's https URL otherwise. */
+  id: string;
+  kind: 'registered' | 'metadata_document';
+  name: string;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
+  secret_hash: string | null;
+  client_uri: string | null;
+  created_at: string;
+  /** When a metadata document was last fetched. */
+  fetched_at: string | null;
+}
+
+export interface AuthorizationRequestsTable {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  /** JSON array of the scopes asked for. */
+  scopes: string;
+  resource: string;
+  csrf_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface AuthorizationCodesTable {
+  /** SHA-256 (hex) of the code. */
+  id: string;
+  owner_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scopes: string;
+  resource: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  /** The token the code was exchanged for: revoked if the code is presented again. */
+  token_id: string | null;
+}
+
+export interface AuthorizationRefreshTokensTable {
+  /** SHA-256 (hex) of the refresh token. */
+  id: string;
+  owner_id: string;
+  /** The grant: the `oauth` token it renews. Reusing a spent refresh token revokes it. */
+  token_id: string;
+  client_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface HandshakesTable {
@@ -336,6 +396,10 @@ export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   handshakes: HandshakesTable;
+  authorization_clients: AuthorizationClientsTable;
+  authorization_requests: AuthorizationRequestsTable;
+  authorization_codes: AuthorizationCodesTable;
+  authorization_refresh_tokens: AuthorizationRefreshTokensTable;
   audit_log: AuditLogTable;
   identity: OwnerDocumentTable;
   preferences: OwnerDocumentTable;

@@ -176,6 +176,17 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     },
 
     /**
+     * Signs the owner in on a page that is not a login (the OAuth consent page): the same
+     * checks and attempt limits as a login, without a session. Answers the account's id, or
+     * null for a wrong email or password; throws 429 RATE_LIMITED when the caller must wait.
+     */
+    async verifyCredentials(input: { email: string; password: string }, actor: AuditActor, action: string): Promise<string | null> {
+      const email = normaliseEmail(input.email);
+      const { row, ok } = await checkPassword(email, () => repo.findByEmail(email), input.password, actor, action);
+      return row && ok ? row.id : null;
+    },
+
+    /**
      * The account a public handshake is addressed to: the given user, or the administrator.
      * Answers only whether it exists, since the public endpoint must say nothing more of it.
      */

@@ -81,7 +81,7 @@ export const TokenCapabilitiesSchema = Data(
   Type.Object(
     {
       tokenId: Type.String(),
-      kind: Type.Union([Type.Literal('master'), Type.Literal('session'), Type.Literal('api'), Type.Literal('handshake')]),
+      kind: Type.Union([Type.Literal('master'), Type.Literal('session'), Type.Literal('api'), Type.Literal('handshake'), Type.Literal('oauth')]),
       scopes: Type.Array(Type.String(), { description: 'The scopes this token holds' }),
       ownerRights: Type.Boolean({ description: 'Master and session tokens: token management, handshakes, the audit log' }),
       master: Type.Boolean({ description: 'Only the master token may reveal vault tokens' }),

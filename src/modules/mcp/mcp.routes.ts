@@ -14,6 +14,8 @@ const tags = ['mcp'];
 
 /** Sessions one token may hold at once; opening one more closes its least recently used. */
 export const MCP_SESSIONS_PER_TOKEN = 16;
+/** What a client that asks for nothing in particular is offered: the context and memory. The owner decides on the consent page. */
+export const MCP_SUGGESTED_SCOPES = ['read', 'memory'];
 /** A session unused for this long is closed; the client then simply initializes a new one. */
 export const MCP_SESSION_IDLE_MS = 60 * 60_000;
 
@@ -72,6 +74,12 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
     // drive the owner's MCP session through their browser (DNS rebinding): only Hearth's own
     // origin may.
     const ownOrigin = new URL(deps.publicBaseUrl).origin;
+    // RFC 9728 §5.1: a refused client learns where to get a token, and which scopes to ask for.
+    const challenge = `Bearer resource_metadata="${deps.publicBaseUrl}/.well-known/oauth-protected-resource/mcp", scope="${MCP_SUGGESTED_SCOPES.join(' ')}"`;
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (reply.statusCode === 401) reply.header('www-authenticate', challenge);
+      return payload;
+    });
 
     /** A tool call runs the route it mirrors, in-process, as the caller. */
     async function runApi(call: ApiCall): Promise<ApiAnswer> {

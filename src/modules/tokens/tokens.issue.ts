@@ -67,6 +67,22 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
       return { record: toTokenRecord(minted.row), secret: minted.secret };
     },
 
+    /** A token for an OAuth client the owner approved (the authorization server's access token). */
+    async createForClient(
+      ownerId: string,
+      fields: { clientId: string; clientName: string; scopes: Scope[]; expiresAt: string },
+      trx: Transaction<Database>,
+    ): Promise<IssuedToken> {
+      const { row, secret } = mintToken(ownerId, 'oauth', {
+        name: fields.clientName.slice(0, 100),
+        scopes: fields.scopes,
+        expiresAt: fields.expiresAt,
+        clientId: fields.clientId,
+      });
+      await repo.insert(row, trx);
+      return { record: toTokenRecord(row), secret };
+    },
+
     async create(ownerId: string, input: NewApiToken, actor: AuditActor): Promise<IssuedToken> {
       checkFutureExpiry(input.expiresAt);
       const { row, secret } = mintToken(ownerId, 'api', {

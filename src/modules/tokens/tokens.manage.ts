@@ -37,7 +37,7 @@ export function createTokenManagement(deps: TokenManagementDeps) {
         limit: query.limit + 1,
         cursor: query.cursor,
         // Login sessions are many and short-lived: listed only when asked for.
-        kinds: query.kind ? [query.kind] : ['master', 'api', 'handshake'],
+        kinds: query.kind ? [query.kind] : ['master', 'api', 'handshake', 'oauth'],
         includeRevoked: query.includeRevoked ?? false,
       });
       const page = rows.slice(0, query.limit);

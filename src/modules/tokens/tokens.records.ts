@@ -32,6 +32,7 @@ export function toTokenRecord(row: TokensTable): TokenRecord {
     hint: row.hint,
     status: row.revoked_at ? 'revoked' : isPast(row.expires_at) ? 'expired' : 'active',
     handshakeId: row.handshake_id,
+    clientId: row.client_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
@@ -53,7 +54,7 @@ export interface MintedToken {
 export function mintToken(
   ownerId: string,
   kind: TokenKind,
-  fields: { name: string; scopes: Scope[]; expiresAt: string | null; handshakeId?: string | null },
+  fields: { name: string; scopes: Scope[]; expiresAt: string | null; handshakeId?: string | null; clientId?: string | null },
 ): MintedToken {
   const secret = generateTokenSecret(kind);
   const now = isoNow();
@@ -68,6 +69,7 @@ export function mintToken(
       secret_hash: hashToken(secret),
       hint: tokenHint(secret),
       handshake_id: fields.handshakeId ?? null,
+      client_id: fields.clientId ?? null,
       created_at: now,
       updated_at: now,
       expires_at: fields.expiresAt,

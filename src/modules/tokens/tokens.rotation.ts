@@ -1,7 +1,8 @@
+import type { Transaction } from 'kysely';
 import { AppError, notFound } from '../../http/errors.js';
 import { generateTokenSecret, hashToken, tokenHint } from '../../lib/crypto.js';
 import { isoNow } from '../../lib/time.js';
-import type { TokensTable } from '../../storage/tables.js';
+import type { Database, TokensTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { toTokenRecord, type IssuedToken } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';
@@ -37,7 +38,19 @@ export function createTokenRotation(deps: TokenRotationDeps) {
       const row = await deps.requireToken(ownerId, id);
       if (row.kind === 'master') throw new AppError('CONFLICT', 'The master token is replaced with POST /api/v1/tokens/master/regenerate');
       if (row.kind === 'session') throw new AppError('CONFLICT', 'A login session cannot be regenerated; log in again');
+      if (row.kind === 'oauth') throw new AppError('CONFLICT', 'An OAuth token is renewed by its client with its refresh token; revoke it to end the grant');
       return rotateSecret(ownerId, row, actor, 'token.regenerate');
+    },
+
+    /**
+     * The next access token of an OAuth grant: a new secret and expiry on the same token, so the
+     * grant stays one entry in the owner's list. The old secret is refused from the next request.
+     */
+    async renewForClient(ownerId: string, id: string, expiresAt: string, trx: Transaction<Database>): Promise<IssuedToken | undefined> {
+      const secret = generateTokenSecret('oauth');
+      const updated = await repo.update(ownerId, id, { secret_hash: hashToken(secret), hint: tokenHint(secret), expires_at: expiresAt, updated_at: isoNow() }, trx);
+      forget(id);
+      return updated ? { record: toTokenRecord(updated), secret } : undefined;
     },
 
     /**

@@ -5,6 +5,7 @@ import { generateTokenSecret } from '../../lib/crypto.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TOKEN_KEYS = [
+  'clientId',
   'createdAt',
   'expiresAt',
   'handshakeId',

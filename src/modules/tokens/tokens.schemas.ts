@@ -12,6 +12,7 @@ export const TokenKindSchema = Type.Union([
   Type.Literal('session'),
   Type.Literal('api'),
   Type.Literal('handshake'),
+  Type.Literal('oauth'),
 ]);
 
 export const TokenSchema = Type.Object(
@@ -23,6 +24,9 @@ export const TokenSchema = Type.Object(
     hint: Type.String({ description: 'The prefix and last four characters, to recognise the token; never the secret' }),
     status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
     handshakeId: Type.Union([Type.String(), Type.Null()]),
+    clientId: Type.Union([Type.String(), Type.Null()], {
+      description: 'For an `oauth` token: the client it was issued to through the authorization server (its registered id or metadata URL)',
+    }),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
     expiresAt: NullableDateTime,

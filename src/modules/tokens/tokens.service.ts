@@ -48,6 +48,8 @@ export function createTokensService(deps: TokensServiceOptions) {
     createSession: issuing.createSession,
     mintForHandshake: issuing.mintForHandshake,
     saveForHandshake: issuing.saveForHandshake,
+    createForClient: issuing.createForClient,
+    renewForClient: rotation.renewForClient,
     create: issuing.create,
     list: management.list,
     get: management.get,

@@ -15,6 +15,7 @@ import * as dropLoginLockout from './0015-drop-login-lockout.js';
 import * as oauthRefreshLease from './0016-oauth-refresh-lease.js';
 import * as skillsActiveIndex from './0017-skills-active-index.js';
 import * as handshakeClaim from './0018-handshake-claim.js';
+import * as authorizationServer from './0019-authorization-server.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -45,6 +46,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0016-oauth-refresh-lease', oauthRefreshLease],
   ['0017-skills-active-index', skillsActiveIndex],
   ['0018-handshake-claim', handshakeClaim],
+  ['0019-authorization-server', authorizationServer],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

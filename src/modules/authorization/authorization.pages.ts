@@ -1,0 +1,85 @@
+import type { FastifyReply } from 'fastify';
+import { SCOPES, SCOPE_NAMES } from '../../http/access.js';
+import type { ConsentView } from './authorization.service.js';
+
+/**
+ * The consent page and the page for a request that cannot go back to its client. Server-made
+ * HTML with one inline style sheet, no script, no image, nothing from elsewhere: it works
+ * without JavaScript and on a phone, and its policy lets it load nothing and post only here.
+ */
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const STYLE = `<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fff}
+h1{font-size:1.4rem;margin:.5rem 0 1rem}.who{background:#f4f4f6;border-radius:.5rem;padding:.75rem 1rem}
+.warn{background:#fff4e5;border-left:4px solid #e08a00;padding:.5rem .75rem;margin:1rem 0}.error{background:#fdecea;border-left:4px solid #c62828;padding:.5rem .75rem;margin:1rem 0}
+fieldset{border:1px solid #ddd;border-radius:.5rem;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}
+.scope{display:flex;gap:.6rem;align-items:flex-start;margin:.6rem 0}.scope input{margin-top:.3rem;width:1.1rem;height:1.1rem;flex:none}
+.scope small{display:block;color:#555}label.field{display:block;margin:.75rem 0 .25rem}input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #bbb;border-radius:.4rem}
+.actions{display:flex;gap:.75rem;margin:1.25rem 0}button{flex:1;padding:.75rem;font-size:1rem;border-radius:.4rem;border:1px solid #888;background:#fff}
+button.approve{background:#1a5fd0;border-color:#1a5fd0;color:#fff;font-weight:600}code{font-size:.9em}
+</style>`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Hearth</title>
+${STYLE}</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+/** Asks the owner to sign in and approve or deny a client's request, scope by scope. */
+export function consentPage(view: ConsentView, options: { formAction: string; error?: string | undefined; email?: string | undefined }): string {
+  const { client } = view;
+  const requested = new Set<string>(view.requestedScopes);
+  const scopes = SCOPE_NAMES.map((name) => {
+    const id = `scope-${name.replace(/[^a-z]/g, '-')}`;
+    return `<div class="scope"><input type="checkbox" id="${id}" name="scope" value="${escapeHtml(name)}"${requested.has(name) ? ' checked' : ''}><label for="${id}"><code>${escapeHtml(name)}</code>${requested.has(name) ? ' (asked for)' : ''}<small>${escapeHtml(SCOPES[name])}</small></label></div>`;
+  }).join('\n');
+  const registered = new Date(client.registeredAt).toUTCString();
+  const body = `<h1>${escapeHtml(client.name)} wants to use your Hearth</h1>
+<div class="who"><p><strong>${escapeHtml(client.name)}</strong> will receive access at <strong>${escapeHtml(client.redirectHost)}</strong>.</p>
+<p>Known by its ${escapeHtml(client.knownBy)} since ${escapeHtml(registered)}.</p></div>
+${client.newlyRegistered ? '<p class="warn">This app registered itself with Hearth in the last 24 hours. Approve only if you just connected it yourself.</p>' : ''}
+${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''}
+<form method="post" action="${escapeHtml(options.formAction)}">
+<input type="hidden" name="request_id" value="${escapeHtml(view.requestId)}">
+<input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
+<fieldset><legend>What it may do</legend>
+<p>The app asked for what is ticked. Untick what it should not have, or tick more.</p>
+${scopes}
+</fieldset>
+<label class="field" for="email">Your Hearth email</label>
+<input id="email" name="email" type="email" autocomplete="username"${options.email ? ` value="${escapeHtml(options.email)}"` : ''}>
+<label class="field" for="password">Your Hearth password</label>
+<input id="password" name="password" type="password" autocomplete="current-password">
+<div class="actions"><button type="submit" name="decision" value="deny">Deny</button><button class="approve" type="submit" name="decision" value="approve">Approve</button></div>
+</form>
+<p><small>You can revoke this access any time: it is listed among your tokens as <code>${escapeHtml(client.name)}</code>.</small></p>`;
+  return page(`Allow ${client.name}?`, body);
+}
+
+/** A request that cannot be sent back to its client (unknown client or redirect address, a stale form). */
+export function errorPage(message: string): string {
+  return page('Cannot continue', `<h1>This request cannot continue</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p>Nothing was approved. You can close this window.</p>`);
+}
+
+/** The headers of both pages: nothing cached, framed, referred or loaded from anywhere. */
+export function pageHeaders(reply: FastifyReply, redirectOrigin?: string): FastifyReply {
+  // Browsers apply form-action to where the form's answer redirects too: the consent form may
+  // lead to this server and to the one client address it was opened for.
+  const formAction = redirectOrigin ? `'self' ${redirectOrigin}` : "'self'";
+  return reply
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
+    .header('x-frame-options', 'DENY')
+    .type('text/html; charset=utf-8');
+}

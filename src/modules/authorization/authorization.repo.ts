@@ -1,0 +1,111 @@
+import type { Kysely, Transaction } from 'kysely';
+import type {
+  AuthorizationClientsTable,
+  AuthorizationCodesTable,
+  AuthorizationRefreshTokensTable,
+  AuthorizationRequestsTable,
+  Database,
+} from '../../storage/tables.js';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/** The authorization server's records. Codes and refresh tokens are found by the SHA-256 of their value. */
+export function createAuthorizationRepo(db: Kysely<Database>) {
+  return {
+    async getClient(id: string): Promise<AuthorizationClientsTable | undefined> {
+      return db.selectFrom('authorization_clients').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async insertClient(row: AuthorizationClientsTable): Promise<void> {
+      await db.insertInto('authorization_clients').values(row).execute();
+    },
+
+    /** Stores what a client metadata document said, replacing what an earlier fetch stored. */
+    async saveFetchedClient(row: AuthorizationClientsTable): Promise<void> {
+      await db
+        .insertInto('authorization_clients')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet({ name: row.name, redirect_uris: row.redirect_uris, client_uri: row.client_uri, fetched_at: row.fetched_at }),
+        )
+        .execute();
+    },
+
+    async insertRequest(row: AuthorizationRequestsTable): Promise<void> {
+      await db.insertInto('authorization_requests').values(row).execute();
+    },
+
+    async getRequest(id: string): Promise<AuthorizationRequestsTable | undefined> {
+      return db.selectFrom('authorization_requests').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Uses a pending request once, while it is still valid; answers whether this call did. */
+    async useRequest(id: string, at: string, trx: Executor = db): Promise<boolean> {
+      const result = await trx
+        .updateTable('authorization_requests')
+        .set({ used_at: at })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async insertCode(row: AuthorizationCodesTable, trx: Executor = db): Promise<void> {
+      await trx.insertInto('authorization_codes').values(row).execute();
+    },
+
+    async getCode(id: string, trx: Executor = db): Promise<AuthorizationCodesTable | undefined> {
+      return trx.selectFrom('authorization_codes').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Spends a code once, while it is still valid; answers whether this call did. */
+    async useCode(id: string, at: string, trx: Executor): Promise<boolean> {
+      const result = await trx
+        .updateTable('authorization_codes')
+        .set({ used_at: at })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async setCodeToken(id: string, tokenId: string, trx: Executor): Promise<void> {
+      await trx.updateTable('authorization_codes').set({ token_id: tokenId }).where('id', '=', id).execute();
+    },
+
+    async insertRefreshToken(row: AuthorizationRefreshTokensTable, trx: Executor): Promise<void> {
+      await trx.insertInto('authorization_refresh_tokens').values(row).execute();
+    },
+
+    async getRefreshToken(id: string, trx: Executor = db): Promise<AuthorizationRefreshTokensTable | undefined> {
+      return trx.selectFrom('authorization_refresh_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Spends a refresh token once; answers whether this call did (a second use is a replay). */
+    async useRefreshToken(id: string, at: string, trx: Executor): Promise<boolean> {
+      const result = await trx
+        .updateTable('authorization_refresh_tokens')
+        .set({ used_at: at })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Spends every refresh token of a grant: after a replay or a revocation none may renew it. */
+    async spendGrant(tokenId: string, at: string, trx: Executor = db): Promise<void> {
+      await trx.updateTable('authorization_refresh_tokens').set({ used_at: at }).where('token_id', '=', tokenId).where('used_at', 'is', null).execute();
+    },
+
+    /** Drops requests and codes well past their expiry; they can no longer be used anyway. */
+    async purgeExpired(before: string): Promise<void> {
+      await db.deleteFrom('authorization_requests').where('expires_at', '<', before).execute();
+      await db.deleteFrom('authorization_codes').where('expires_at', '<', before).execute();
+      await db.deleteFrom('authorization_refresh_tokens').where('expires_at', '<', before).execute();
+    },
+  };
+}
+
+export type AuthorizationRepo = ReturnType<typeof createAuthorizationRepo>;

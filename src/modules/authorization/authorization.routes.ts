@@ -1,0 +1,252 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { access } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
+import { actorOf } from '../audit/audit.service.js';
+import { AuthorizationPageError, AuthorizationRedirect, OAuthProtocolError } from './authorization.errors.js';
+import { consentPage, errorPage, pageHeaders } from './authorization.pages.js';
+import {
+  AuthorizationServerMetadata,
+  AuthorizeQuery,
+  ClientRegistration,
+  ConsentForm,
+  OAuthErrorBody,
+  OAuthForm,
+  ProtectedResourceMetadata,
+  RegisteredClientSchema,
+  TokenAnswer,
+} from './authorization.schemas.js';
+import { ConsentRetry, type AuthorizationServer, type ClientCredentials } from './authorization.service.js';
+
+const tags = ['authorization'];
+const html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+
+/** Client registrations one address may make per hour (RFC 7591 registration is open to anyone). */
+export const REGISTRATIONS_PER_HOUR = 20;
+
+/** `application/x-www-form-urlencoded`, keeping every value of a repeated field (the consent page's scopes). */
+function parseForm(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const existing = out[key];
+    out[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return out;
+}
+
+/** A protocol form's fields, each sent once (RFC 6749 §3.1: a parameter must not repeat). */
+function singleValues(form: Record<string, string | string[]>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(form)) {
+    if (Array.isArray(value)) throw new OAuthProtocolError(400, 'invalid_request', `${key} is sent more than once`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** The client's credentials: HTTP Basic (RFC 6749 §2.3.1, form-encoded id and secret) or the form. */
+function credentialsOf(request: FastifyRequest, form: Record<string, string | undefined>): ClientCredentials {
+  const header = request.headers.authorization;
+  const basic = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon > 0) {
+      return { clientId: decodeURIComponent(decoded.slice(0, colon)), clientSecret: decodeURIComponent(decoded.slice(colon + 1)) };
+    }
+  }
+  return { clientId: form.client_id, clientSecret: form.client_secret };
+}
+
+/** Answers a protocol error the way OAuth clients read it; any other error goes to the app's handler. */
+async function protocol<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof OAuthProtocolError)) throw error;
+    if (error.status === 401) reply.header('www-authenticate', 'Basic realm="hearth"');
+    return reply.status(error.status).header('cache-control', 'no-store').send(error.body());
+  }
+}
+
+export interface AuthorizationRoutesDeps {
+  server: AuthorizationServer;
+  publicBaseUrl: string;
+}
+
+export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPluginAsyncTypebox {
+  const { server } = deps;
+  const ownOrigin = new URL(deps.publicBaseUrl).origin;
+  const registrations = createRateLimiter({ max: REGISTRATIONS_PER_HOUR, windowMs: 3_600_000, what: 'client registrations from this address' });
+  const publicAccess = { access: access.public() };
+
+  return async (app) => {
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) => {
+      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
+    });
+
+    const resourceMetadata = async () => server.protectedResource();
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+      app.get(
+        path,
+        {
+          config: publicAccess,
+          schema: {
+            operationId: path.endsWith('/mcp') ? 'getMcpProtectedResourceMetadata' : 'getProtectedResourceMetadata',
+            summary: 'OAuth protected-resource metadata (RFC 9728) of the MCP endpoint: which authorization server issues its tokens',
+            tags,
+            response: { 200: ProtectedResourceMetadata },
+          },
+        },
+        resourceMetadata,
+      );
+    }
+
+    app.get(
+      '/.well-known/oauth-authorization-server',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'getAuthorizationServerMetadata',
+          summary: 'OAuth authorization-server metadata (RFC 8414): endpoints, PKCE S256, registration',
+          tags,
+          response: { 200: AuthorizationServerMetadata },
+        },
+      },
+      async () => server.metadata(),
+    );
+
+    app.post(
+      '/register',
+      {
+        config: publicAccess,
+        onRequest: async (request) => registrations.hit(clientKey(request.ip)),
+        schema: {
+          operationId: 'registerOAuthClient',
+          summary: 'Dynamic client registration (RFC 7591) of an OAuth client such as an MCP client',
+          tags,
+          body: ClientRegistration,
+          response: { 201: RegisteredClientSchema, 400: OAuthErrorBody },
+        },
+      },
+      async (request, reply) =>
+        protocol(reply, async () => {
+          const registered = await server.registerClient(request.body as Record<string, unknown>, actorOf(request));
+          return reply.status(201).header('cache-control', 'no-store').send(registered);
+        }),
+    );
+
+    app.get(
+      '/authorize',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'authorize',
+          summary: "The owner's consent page for an OAuth client (authorization code with PKCE S256)",
+          tags,
+          querystring: AuthorizeQuery,
+          response: { 200: html('The consent page: sign in, choose the scopes, approve or deny'), 302: { description: 'Back to the client with an error' }, 400: html('The request cannot go back to its client') },
+        },
+      },
+      async (request, reply) => {
+        try {
+          const view = await server.begin(request.query as Record<string, string | undefined>);
+          return pageHeaders(reply, view.redirectOrigin).send(consentPage(view, { formAction: '/authorize' }));
+        } catch (error) {
+          if (error instanceof AuthorizationRedirect) return reply.header('cache-control', 'no-store').redirect(error.location, 302);
+          if (error instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(error.message));
+          throw error;
+        }
+      },
+    );
+
+    app.post(
+      '/authorize',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'authorizeDecision',
+          summary: "The consent page's answer: the owner signs in and approves or denies",
+          tags,
+          consumes: ['application/x-www-form-urlencoded'],
+          body: ConsentForm,
+          response: {
+            200: html('The consent page again, saying what to correct'),
+            303: { description: "Back to the client's redirect URI with a code, or with access_denied" },
+            400: html('The form does not belong to an open request'),
+            403: html('The form was sent from another site'),
+          },
+        },
+      },
+      async (request, reply) => {
+        // Another site must not post a visitor's answer (consent CSRF): the browser says where
+        // the form came from, and the form carries the request's own secret.
+        const origin = request.headers.origin;
+        const site = request.headers['sec-fetch-site'];
+        if ((origin !== undefined && origin !== 'null' && origin !== ownOrigin) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
+          return pageHeaders(reply).status(403).send(errorPage(`The consent form must be sent from Hearth's own page (${ownOrigin}), not from another site.`));
+        }
+        const body = request.body as Record<string, string | string[]>;
+        const one = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
+        const scopes = body.scope === undefined ? [] : ([] as string[]).concat(body.scope);
+        const form = { requestId: one('request_id') ?? '', csrf: one('csrf') ?? '', decision: one('decision') ?? '', email: one('email'), password: one('password'), scopes };
+        try {
+          const location = await server.decide(form, actorOf(request));
+          return reply.header('cache-control', 'no-store').redirect(location, 303);
+        } catch (error) {
+          if (error instanceof ConsentRetry) {
+            const view = await server.reopen(form.requestId, form.csrf);
+            return pageHeaders(reply, view.redirectOrigin).send(consentPage(view, { formAction: '/authorize', error: error.message, email: form.email }));
+          }
+          if (error instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(error.message));
+          if (error instanceof AppError && error.code === 'RATE_LIMITED') throw error;
+          throw error;
+        }
+      },
+    );
+
+    app.post(
+      '/token',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'oauthToken',
+          summary: 'The token endpoint: exchange a code (with its PKCE verifier) or a refresh token (rotated on use)',
+          tags,
+          consumes: ['application/x-www-form-urlencoded'],
+          body: OAuthForm,
+          response: { 200: TokenAnswer, 400: OAuthErrorBody, 401: OAuthErrorBody },
+        },
+      },
+      async (request, reply) =>
+        protocol(reply, async () => {
+          const form = singleValues(request.body as Record<string, string | string[]>);
+          const answer = await server.token(form, credentialsOf(request, form), actorOf(request));
+          return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
+        }),
+    );
+
+    app.post(
+      '/revoke',
+      {
+        config: publicAccess,
+        schema: {
+          operationId: 'oauthRevoke',
+          summary: 'Token revocation (RFC 7009): ends the grant of an access or refresh token',
+          tags,
+          consumes: ['application/x-www-form-urlencoded'],
+          body: OAuthForm,
+          response: { 200: Type.Object({}, { description: 'Revoked, or nothing to revoke: the answer is the same' }), 400: OAuthErrorBody, 401: OAuthErrorBody },
+        },
+      },
+      async (request, reply) =>
+        protocol(reply, async () => {
+          const form = singleValues(request.body as Record<string, string | string[]>);
+          await server.revoke(form, credentialsOf(request, form), actorOf(request));
+          return reply.header('cache-control', 'no-store').send({});
+        }),
+    );
+  };
+}
