@@ -28,6 +28,7 @@ import { authorizationRoutes } from './modules/authorization/authorization.route
 import { handshakesRoutes } from './modules/handshakes/handshakes.routes.js';
 import { identityRoutes } from './modules/identity/identity.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
+import { createMcpHub } from './modules/mcp/mcp.hub.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
@@ -127,6 +128,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     what: 'registrations from this address',
   });
 
+  // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
+  // route (or tool) made them.
+  const mcpHub = createMcpHub();
+  app.addHook('onResponse', mcpHub.watchWrites);
   await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter }));
   await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
   await app.register(auditRoutes({ audit: container.audit }));
@@ -146,7 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(vaultRoutes({ vault: container.vault, audit: container.audit }));
   await app.register(marketplaceRoutes({ marketplace: container.marketplace }));
   await app.register(chatRoutes({ chat: container.chat }));
-  await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl }));
+  await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }));
   await app.register(authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl }));
   await app.register(
     afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),

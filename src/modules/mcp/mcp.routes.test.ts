@@ -2,9 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fileURLToPath } from 'node:url';
+import { ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
-import { MCP_SESSIONS_PER_TOKEN } from './mcp.routes.js';
+import { MCP_SESSIONS_PER_TOKEN } from './mcp.hub.js';
 import { TOOL_SPECS } from './mcp.tools.js';
 
 let t: TestApp;
@@ -267,5 +268,98 @@ describe('the stdio bridge (hearth mcp --url)', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim()).toMatch(/^hearth: HEARTH_TOKEN is not set/);
+  });
+});
+
+describe('resources and prompts', () => {
+  let skillSlug: string;
+  let documentId: string;
+
+  beforeAll(async () => {
+    const persona = await t.request('POST', '/api/v1/personas', { token: owner.token, body: { name: 'Ada', soul_content: 'You are Ada, calm and exact.' } });
+    expect((await t.request('POST', `/api/v1/personas/${persona.body.data.id}/activate`, { token: owner.token })).status).toBe(200);
+    const skill = await t.request('POST', '/api/v1/skills', {
+      token: owner.token,
+      body: { name: 'weekly-review', description: 'Reviews the week', scriptContent: 'Look back at the week, then plan the next.' },
+    });
+    expect(skill.status, skill.text).toBe(201);
+    skillSlug = skill.body.data.slug;
+    expect((await t.request('POST', `/api/v1/skills/${skill.body.data.id}/activate`, { token: owner.token })).status).toBe(200);
+    const document = await t.request('POST', '/api/v1/brain/knowledge-base', { token: owner.token, body: { title: 'Packing list', content: 'Passport, charger, socks.' } });
+    documentId = document.body.data.id;
+    // Enough skills to need a second page.
+    for (let i = 0; i < 55; i++) {
+      const res = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: `filler-${i}`, scriptContent: `Step ${i}` } });
+      expect(res.status).toBe(201);
+    }
+  });
+
+  it('lists the persona, every skill and every document, page by page, and reads each', async () => {
+    const { client } = await connect(owner.token);
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : {});
+      uris.push(...page.resources.map((resource) => resource.uri));
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor && pages < 10);
+    expect(pages).toBeGreaterThan(1);
+    expect(uris[0]).toBe('hearth://persona');
+    expect(uris).toContain(`hearth://skills/${skillSlug}`);
+    expect(uris).toContain(`hearth://knowledge/${documentId}`);
+    expect(new Set(uris).size).toBe(uris.length);
+    expect(uris.filter((uri) => uri.startsWith('hearth://skills/'))).toHaveLength(56);
+
+    const persona = await client.readResource({ uri: 'hearth://persona' });
+    expect(persona.contents[0]).toMatchObject({ uri: 'hearth://persona', mimeType: 'text/markdown', text: expect.stringContaining('You are Ada, calm and exact.') });
+    const skill = await client.readResource({ uri: `hearth://skills/${skillSlug}` });
+    expect((skill.contents[0] as { text: string }).text).toContain('Look back at the week, then plan the next.');
+    const document = await client.readResource({ uri: `hearth://knowledge/${documentId}` });
+    expect((document.contents[0] as { text: string }).text).toBe('Passport, charger, socks.');
+    await expect(client.readResource({ uri: 'hearth://skills/no-such-skill' })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: 'https://elsewhere.example/' })).rejects.toMatchObject({ code: -32002 });
+    const templates = await client.listResourceTemplates();
+    expect(templates.resourceTemplates.map((template) => template.uriTemplate)).toEqual(['hearth://skills/{slug}', 'hearth://knowledge/{id}']);
+  });
+
+  it('shows a token only the resources its scopes may read', async () => {
+    const { client } = await connect(await t.tokenWithScopes(owner, ['knowledge']));
+    const uris = (await client.listResources()).resources.map((resource) => resource.uri);
+    expect(uris).toEqual([`hearth://knowledge/${documentId}`]);
+    await expect(client.readResource({ uri: 'hearth://persona' })).rejects.toThrow();
+  });
+
+  it('offers each active skill as a prompt', async () => {
+    const { client } = await connect(owner.token);
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listPrompts(cursor ? { cursor } : {});
+      names.push(...page.prompts.map((prompt) => prompt.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(names).toContain(skillSlug);
+    // Skills not activated are not prompts.
+    expect(names).not.toContain('filler-1');
+    const prompt = await client.getPrompt({ name: skillSlug });
+    expect(prompt.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('Look back at the week') } });
+
+    const skill = await t.request('GET', `/api/v1/skills/_by_slug/${skillSlug}`, { token: owner.token });
+    await t.request('POST', `/api/v1/skills/${skill.body.data.id}/deactivate`, { token: owner.token });
+    await expect(client.getPrompt({ name: skillSlug })).rejects.toThrow(/not active/);
+    await t.request('POST', `/api/v1/skills/${skill.body.data.id}/activate`, { token: owner.token });
+  });
+
+  it("tells the owner's open sessions when their resources and prompts change", async () => {
+    const { client } = await connect(owner.token);
+    const resources = new Promise<void>((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+    const prompts = new Promise<void>((resolve) => client.setNotificationHandler(PromptListChangedNotificationSchema, () => resolve()));
+    // The server's stream opens once the client has initialized; a tools call makes sure it is up.
+    await client.listTools();
+    const created = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'fresh-skill', scriptContent: 'New.' } });
+    expect(created.status).toBe(201);
+    await Promise.all([resources, prompts]);
   });
 });

@@ -7,23 +7,18 @@ import { access, extractToken, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { actorOf, type AuditService } from '../audit/audit.service.js';
 import { createMcpServer, type ApiAnswer, type ApiCall, type McpCaller, type McpSdk } from './mcp.server.js';
-import { createSessionStore } from './mcp.sessions.js';
+import type { McpHub, NotifiableSession } from './mcp.hub.js';
 import { buildTools, type Tool } from './mcp.tools.js';
 
 const tags = ['mcp'];
 
-/** Sessions one token may hold at once; opening one more closes its least recently used. */
-export const MCP_SESSIONS_PER_TOKEN = 16;
 /** What a client that asks for nothing in particular is offered: the context and memory. The owner decides on the consent page. */
 export const MCP_SUGGESTED_SCOPES = ['read', 'memory'];
-/** A session unused for this long is closed; the client then simply initializes a new one. */
-export const MCP_SESSION_IDLE_MS = 60 * 60_000;
 
 type SdkWithTransport = McpSdk & { StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport };
 
-interface Session {
+interface Session extends NotifiableSession {
   transport: StreamableHTTPServerTransport;
-  close(): Promise<void>;
 }
 
 /** The SDK is loaded on the first MCP request: a server nobody connects an agent to never pays for it. */
@@ -55,6 +50,7 @@ const McpAnswer = {
 export interface McpRoutesDeps {
   audit: Pick<AuditService, 'record'>;
   publicBaseUrl: string;
+  hub: McpHub;
 }
 
 export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
@@ -63,7 +59,7 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
     let tools: Promise<Tool[]> | undefined;
     // Built on first use, once every route of the app is registered.
     const listTools = () => (tools ??= Promise.resolve().then(() => buildTools(app.routeCatalog)));
-    const sessions = createSessionStore<Session>({ maxPerToken: MCP_SESSIONS_PER_TOKEN, idleMs: MCP_SESSION_IDLE_MS });
+    const sessions = deps.hub.sessions;
     const sweeper = setInterval(() => void sessions.sweep(), 60_000);
     sweeper.unref();
     app.addHook('onClose', async () => {
@@ -98,9 +94,12 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
       return { status: answer.statusCode, contentType: String(answer.headers['content-type'] ?? ''), body: answer.body };
     }
 
-    async function openSession(loaded: SdkWithTransport, tokenId: string): Promise<Session> {
+    async function openSession(loaded: SdkWithTransport, tokenId: string, ownerId: string): Promise<Session> {
       const server = createMcpServer(loaded, { tools: listTools, runApi, audit: deps.audit });
       const session: Session = {
+        ownerId,
+        resourcesChanged: () => server.sendResourceListChanged(),
+        promptsChanged: () => server.sendPromptListChanged(),
         transport: new loaded.StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => sessions.add(id, tokenId, session),
@@ -126,12 +125,12 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
       const sessionId = request.headers['mcp-session-id'];
       let session: Session | undefined;
       if (typeof sessionId === 'string') {
-        session = sessions.get(sessionId, principal.tokenId);
+        session = sessions.get(sessionId, principal.tokenId) as Session | undefined;
         if (!session) {
           throw new AppError('NOT_FOUND', 'This MCP session does not exist (it ended, was closed for being idle, or belongs to another token): initialize a new one');
         }
       } else if (request.method === 'POST' && isInitialize(request.body)) {
-        session = await openSession(loaded, principal.tokenId);
+        session = await openSession(loaded, principal.tokenId, principal.ownerId);
       } else {
         throw new AppError('VALIDATION_ERROR', 'Send the Mcp-Session-Id header the initialize answer gave, or start with an initialize request');
       }

@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../http/access.js';
 import { API_VERSION } from '../../version.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import { getPrompt, listPrompts, listResources, McpLookupError, readResource, RESOURCE_TEMPLATES, type ApiGet } from './mcp.resources.js';
 import { mayCall, toRequest, type Tool } from './mcp.tools.js';
 
 /** One API request run in-process on behalf of the MCP caller, with the caller's own token. */
@@ -72,7 +73,35 @@ function errorText(answer: ApiAnswer): string {
 export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
   const server = new sdk.Server(
     { name: 'hearth', title: 'Hearth', version: API_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: true }, prompts: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
+
+  /** GETs of the API as the caller of the request being answered. */
+  const reader = (caller: McpCaller): ApiGet => (url) =>
+    deps.runApi({ method: 'GET', url, body: undefined, token: caller.token, ip: caller.actor.ip, userAgent: caller.actor.userAgent });
+  /** The API's refusal as a protocol error; an unknown resource has the code the MCP specification gives it. */
+  const lookup = async <T>(work: () => Promise<T>, notFoundCode: number): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof McpLookupError)) throw error;
+      throw new sdk.McpError(error.code === 'NOT_FOUND' ? notFoundCode : sdk.ErrorCode.InvalidParams, error.message);
+    }
+  };
+
+  server.setRequestHandler(sdk.ListResourcesRequestSchema, async (request, extra) =>
+    lookup(() => listResources(reader(callerOf(extra)), request.params?.cursor), sdk.ErrorCode.InvalidParams),
+  );
+  server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request, extra) => ({
+    // -32002: the code the MCP specification gives an unknown resource.
+    contents: [await lookup(() => readResource(reader(callerOf(extra)), request.params.uri), -32002)],
+  }));
+  server.setRequestHandler(sdk.ListPromptsRequestSchema, async (request, extra) =>
+    lookup(() => listPrompts(reader(callerOf(extra)), request.params?.cursor), sdk.ErrorCode.InvalidParams),
+  );
+  server.setRequestHandler(sdk.GetPromptRequestSchema, async (request, extra) =>
+    lookup(() => getPrompt(reader(callerOf(extra)), request.params.name), sdk.ErrorCode.InvalidParams),
   );
 
   server.setRequestHandler(sdk.ListToolsRequestSchema, async (_request, extra) => {

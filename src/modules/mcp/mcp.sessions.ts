@@ -88,6 +88,11 @@ export function createSessionStore<S extends SessionHandle>(options: SessionStor
       await Promise.all(ids.map((id) => closeQuietly(forget(id))));
     },
 
+    /** Every open session, for telling them of a change. */
+    all(): S[] {
+      return [...entries.values()].map((entry) => entry.session);
+    },
+
     count(tokenId?: string): number {
       return tokenId ? (byToken.get(tokenId)?.size ?? 0) : entries.size;
     },

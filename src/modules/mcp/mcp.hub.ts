@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createSessionStore, type SessionHandle } from './mcp.sessions.js';
+
+/** Sessions one token may hold at once; opening one more closes its least recently used. */
+export const MCP_SESSIONS_PER_TOKEN = 16;
+/** A session unused for this long is closed; the client then simply initializes a new one. */
+export const MCP_SESSION_IDLE_MS = 60 * 60_000;
+
+/** What an open session needs to be told that the owner's resources or prompts changed. */
+export interface NotifiableSession extends SessionHandle {
+  ownerId: string;
+  resourcesChanged(): Promise<void>;
+  promptsChanged(): Promise<void>;
+}
+
+/** Which lists a successful write to an API path changes: skills are resources and prompts. */
+const WATCHED: Array<{ path: RegExp; resources: boolean; prompts: boolean }> = [
+  { path: /^\/api\/v1\/skills(\/|\?|$)/, resources: true, prompts: true },
+  { path: /^\/api\/v1\/marketplace\/listings\/[^/]+\/install/, resources: true, prompts: true },
+  { path: /^\/api\/v1\/personas(\/|\?|$)/, resources: true, prompts: false },
+  { path: /^\/api\/v1\/brain\/knowledge-base(\/|\?|$)/, resources: true, prompts: false },
+];
+
+/**
+ * The open MCP sessions of this process, and the news they get: after a successful write to the
+ * owner's skills, personas or knowledge base (through the API or a tool), each of the owner's
+ * sessions is told its resource or prompt list changed, so clients list again.
+ */
+export function createMcpHub() {
+  const sessions = createSessionStore<NotifiableSession>({ maxPerToken: MCP_SESSIONS_PER_TOKEN, idleMs: MCP_SESSION_IDLE_MS });
+
+  function changed(ownerId: string, what: { resources: boolean; prompts: boolean }): void {
+    for (const session of sessions.all()) {
+      if (session.ownerId !== ownerId) continue;
+      // A session whose stream is gone simply misses the news; it lists again when it returns.
+      if (what.resources) void session.resourcesChanged().catch(() => undefined);
+      if (what.prompts) void session.promptsChanged().catch(() => undefined);
+    }
+  }
+
+  return {
+    sessions,
+    changed,
+    /** An onResponse hook for the whole app: cheap for reads, which return at once. */
+    watchWrites(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.principal && sessions.count() > 0) {
+        const rule = WATCHED.find((candidate) => candidate.path.test(request.url));
+        if (rule) changed(request.principal.ownerId, rule);
+      }
+      done();
+    },
+  };
+}
+
+export type McpHub = ReturnType<typeof createMcpHub>;
