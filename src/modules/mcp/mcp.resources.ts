@@ -1,4 +1,4 @@
-import type { ApiAnswer } from './mcp.server.js';
+import type { ApiAnswer } from './mcp.tools.js';
 
 /**
  * The owner's persona, skills and knowledge-base documents as MCP resources, and each active

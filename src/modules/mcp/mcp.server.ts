@@ -4,7 +4,9 @@ import type { Principal } from '../../http/access.js';
 import { API_VERSION } from '../../version.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { getPrompt, listPrompts, listResources, McpLookupError, readResource, RESOURCE_TEMPLATES, type ApiGet } from './mcp.resources.js';
-import { mayCall, toRequest, type Tool } from './mcp.tools.js';
+import { mayCall, toRequest, type ApiAnswer, type Tool } from './mcp.tools.js';
+
+export type { ApiAnswer } from './mcp.tools.js';
 
 /** One API request run in-process on behalf of the MCP caller, with the caller's own token. */
 export interface ApiCall {
@@ -14,12 +16,6 @@ export interface ApiCall {
   token: string;
   ip: string | null;
   userAgent: string | null;
-}
-
-export interface ApiAnswer {
-  status: number;
-  contentType: string;
-  body: string;
 }
 
 /**

@@ -109,6 +109,13 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
 
 type JsonSchema = Record<string, unknown>;
 
+/** What an API route answered to a tool call or a resource read. */
+export interface ApiAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
 /** A tool ready to list and to run: its schemas and the route it runs. */
 export interface Tool extends ToolSpec {
   route: CatalogRoute;
