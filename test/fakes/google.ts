@@ -846,6 +846,48 @@ export async function startFakeGoogle(initial: Partial<FakeGoogleOptions> & Pick
     json(res, 200, fileResource(file, fields ? fields.split(',').map((f) => f.trim()) : undefined));
   };
 
+  /** files.get: the metadata (with `fields`), or with alt=media the bytes, which Google's own documents do not have. */
+  const driveGet: Handler = (req, res, url) => {
+    count('drive.files.get');
+    const grant = bearer(req, res, [...DRIVE_ANY, 'https://www.googleapis.com/auth/drive.readonly'], 'drive.googleapis.com');
+    if (!grant) return;
+    const id = decodeURIComponent(url.pathname.split('/')[4] ?? '');
+    const file = files.get(id);
+    if (!file || !fileVisible(file, grant)) {
+      return sendApiError(res, 404, `File not found: ${id}.`, 'notFound', undefined, { location: 'fileId', locationType: 'parameter' });
+    }
+    if (url.searchParams.get('alt') === 'media') {
+      if (file.mimeType.startsWith('application/vnd.google-apps.')) {
+        return sendApiError(res, 403, 'Only files with binary content can be downloaded. Use Export with Docs Editors files.', 'fileNotDownloadable', undefined, {
+          location: 'alt',
+          locationType: 'parameter',
+        });
+      }
+      res.writeHead(200, { 'content-type': file.mimeType, 'content-length': String(file.content.length) });
+      return void res.end(file.content);
+    }
+    const fields = url.searchParams.get('fields');
+    json(res, 200, fileResource(file, fields ? fields.split(',').map((f) => f.trim()) : undefined));
+  };
+
+  /** files.export: a Google document in one of the types it exports to (the fake keeps its text). */
+  const driveExport: Handler = (req, res, url) => {
+    count('drive.files.export');
+    const grant = bearer(req, res, [...DRIVE_ANY, 'https://www.googleapis.com/auth/drive.readonly'], 'drive.googleapis.com');
+    if (!grant) return;
+    const id = decodeURIComponent(url.pathname.split('/')[4] ?? '');
+    const file = files.get(id);
+    if (!file || !fileVisible(file, grant)) {
+      return sendApiError(res, 404, `File not found: ${id}.`, 'notFound', undefined, { location: 'fileId', locationType: 'parameter' });
+    }
+    const mimeType = url.searchParams.get('mimeType');
+    if (!file.mimeType.startsWith('application/vnd.google-apps.') || !mimeType) {
+      return sendApiError(res, 403, 'Export only supports Docs Editors files.', 'fileNotExportable');
+    }
+    res.writeHead(200, { 'content-type': mimeType });
+    res.end(file.content);
+  };
+
   const driveDelete: Handler = (req, res, url) => {
     count('drive.files.delete');
     const grant = bearer(req, res, DRIVE_ANY, 'drive.googleapis.com');
@@ -872,6 +914,8 @@ export async function startFakeGoogle(initial: Partial<FakeGoogleOptions> & Pick
     { method: 'GET', path: /^\/drive\/v3\/files$/, key: 'drive.files.list', handler: driveList },
     { method: 'POST', path: /^\/upload\/drive\/v3\/files$/, key: 'drive.files.create', handler: driveUpload },
     { method: 'DELETE', path: /^\/drive\/v3\/files\/[^/]+$/, key: 'drive.files.delete', handler: driveDelete },
+    { method: 'GET', path: /^\/drive\/v3\/files\/[^/]+\/export$/, key: 'drive.files.export', handler: driveExport },
+    { method: 'GET', path: /^\/drive\/v3\/files\/[^/]+$/, key: 'drive.files.get', handler: driveGet },
   ];
 
   const server: Server = createServer(async (req, res) => {

@@ -268,6 +268,29 @@ describe('storage', () => {
     expectError(await t.request('POST', UPLOAD, { token: owner.token, body: { name: 'x', content: 'x', folderId: 'NoSuchFolder123' } }), 404, 'NOT_FOUND');
   });
 
+  it('reads a file: text as text, other bytes as base64, Google documents as an export', async () => {
+    const text = fake.addFile({ name: 'notes.md', mimeType: 'text/markdown', content: Buffer.from('# Grüße\n') });
+    const res = await t.request('GET', `${FILES}/${text.id}`, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      file: { id: text.id, name: 'notes.md', mimeType: 'text/markdown', size: Buffer.byteLength('# Grüße\n'), modifiedTime: expect.any(String), webViewLink: expect.any(String) },
+      content: '# Grüße\n',
+      encoding: 'utf8',
+      exportedAs: null,
+    });
+    const bytes = Buffer.from([0x00, 0xff, 0x10, 0x80]);
+    const binary = fake.addFile({ name: 'blob.bin', mimeType: 'application/octet-stream', content: bytes });
+    const read = await t.request('GET', `${FILES}/${binary.id}`, { token: owner.token });
+    expect(read.body).toMatchObject({ encoding: 'base64', content: bytes.toString('base64') });
+    const doc = fake.addFile({ name: 'Plan', mimeType: 'application/vnd.google-apps.document', content: Buffer.from('The plan, as text.') });
+    const exported = await t.request('GET', `${FILES}/${doc.id}`, { token: owner.token });
+    expect(exported.body).toMatchObject({ content: 'The plan, as text.', encoding: 'utf8', exportedAs: 'text/plain' });
+    expectError(await t.request('GET', `${FILES}/NoSuchFile123`, { token: owner.token }), 404, 'NOT_FOUND');
+    const big = fake.addFile({ name: 'big.bin', mimeType: 'application/octet-stream', content: Buffer.alloc(5 * 1024 * 1024 + 1) });
+    expectError(await t.request('GET', `${FILES}/${big.id}`, { token: owner.token }), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
   it('deletes a file; a second delete is 404', async () => {
     const file = fake.addFile({ name: 'old.txt', content: Buffer.from('old') });
     const res = await t.request('DELETE', `${FILES}/${file.id}`, { token: owner.token });
@@ -401,6 +424,7 @@ describe('not connected, scopes missing, and access', () => {
         'GET /api/v1/services/google/mail/messages',
         'GET /api/v1/services/google/mail/messages/{messageId}',
         'GET /api/v1/services/google/storage/files',
+        'GET /api/v1/services/google/storage/files/{fileId}',
         'POST /api/v1/services/google/mail/send',
         'POST /api/v1/services/google/storage/upload',
       ].sort(),

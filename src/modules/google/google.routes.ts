@@ -10,6 +10,7 @@ import {
   ListMessagesResponse,
   MessageIdParams,
   MessageResponse,
+  ReadFileResponse,
   SendBody,
   SendResponse,
   TrashResponse,
@@ -132,6 +133,21 @@ export function googleRoutes(deps: { google: GoogleService }): FastifyPluginAsyn
         const file = await inRequestPart('body', google.uploadFile(principalOf(request).ownerId, { name, content, mimeType, encoding, folderId }));
         return { success: true, file };
       },
+    );
+
+    app.get(
+      `${base}/storage/files/:fileId`,
+      {
+        config: read,
+        schema: {
+          operationId: 'readStorageFile',
+          summary: "A file of the connected Google Drive with its content (up to 5 MB; Google's documents exported as text)",
+          tags: storageTags,
+          params: FileIdParams,
+          response: { 200: ReadFileResponse },
+        },
+      },
+      async (request) => ({ success: true, ...(await google.readFile(principalOf(request).ownerId, request.params.fileId)) }),
     );
 
     app.delete(

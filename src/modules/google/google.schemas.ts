@@ -154,3 +154,16 @@ export const DeleteFileResponse = Type.Object(
   },
   { title: 'DriveFileDeleted' },
 );
+
+export const ReadFileResponse = Type.Object(
+  {
+    success: Type.Boolean(),
+    file: DriveFileSchema,
+    content: Type.String({ description: 'The file: text as it is, anything else base64 (see encoding)' }),
+    encoding: Type.Union([Type.Literal('utf8'), Type.Literal('base64')]),
+    exportedAs: Type.Union([Type.String(), Type.Null()], {
+      description: "For Google's own documents, the type they were exported as (text/plain, text/csv, image/svg+xml); null for ordinary files",
+    }),
+  },
+  { title: 'DriveFileContent' },
+);

@@ -27,6 +27,21 @@ const FILES_WRITE = ['https://www.googleapis.com/auth/drive', 'https://www.googl
 
 /** Drive's multipart upload takes files up to 5 MB; larger ones need a resumable upload. */
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
+/** The largest file read through Hearth; larger ones are opened with their web link. */
+export const MAX_READ_BYTES = 5 * 1024 * 1024;
+
+/** Google's own document types have no bytes of their own: they are read as an export. */
+const EXPORTS: Record<string, string> = {
+  'application/vnd.google-apps.document': 'text/plain',
+  'application/vnd.google-apps.spreadsheet': 'text/csv',
+  'application/vnd.google-apps.presentation': 'text/plain',
+  'application/vnd.google-apps.drawing': 'image/svg+xml',
+};
+
+/** Types whose bytes are text, answered as text rather than base64. */
+function isText(mimeType: string): boolean {
+  return /^text\//.test(mimeType) || /^application\/(json|xml|javascript|x-yaml|yaml|csv|x-sh|sql)\b/.test(mimeType) || /\+(json|xml)\b/.test(mimeType) || mimeType === 'image/svg+xml';
+}
 
 const FILE_FIELDS = 'id,name,mimeType,size,modifiedTime,webViewLink';
 
@@ -269,6 +284,27 @@ export function createGoogleService(deps: GoogleServiceDeps) {
         what: file.folderId ? `Folder ${file.folderId}` : 'The Drive',
       });
       return toFile(created);
+    },
+
+    /**
+     * A file's metadata and content: its bytes (files.get alt=media), or for Google's own
+     * documents an export as text, CSV or SVG. Text comes back as text, anything else as base64;
+     * a file over 5 MB is refused with its web link rather than held in memory.
+     */
+    async readFile(ownerId: string, fileId: string): Promise<{ file: DriveFile; content: string; encoding: 'utf8' | 'base64'; exportedAs: string | null }> {
+      const google = await session(ownerId, FILES_READ, 'read files');
+      const id = encodeURIComponent(fileId);
+      const file = toFile(await google.json<DriveFileResource>({ url: `${drive}/files/${id}?fields=${encodeURIComponent(FILE_FIELDS)}`, what: `File ${fileId}` }));
+      if (file.size !== null && file.size > MAX_READ_BYTES) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `File ${fileId} is ${file.size} bytes; Hearth reads files of at most ${MAX_READ_BYTES} bytes (5 MB). Open it at ${file.webViewLink ?? 'Google Drive'}`);
+      }
+      const exportedAs = EXPORTS[file.mimeType] ?? null;
+      const url = exportedAs ? `${drive}/files/${id}/export?mimeType=${encodeURIComponent(exportedAs)}` : `${drive}/files/${id}?alt=media`;
+      const response = await google.request({ url, what: `File ${fileId}`, maxResponseBytes: MAX_READ_BYTES });
+      const type = exportedAs ?? file.mimeType;
+      return isText(type)
+        ? { file, content: response.body.toString('utf8'), encoding: 'utf8', exportedAs }
+        : { file, content: response.body.toString('base64'), encoding: 'base64', exportedAs };
     },
 
     /** Deletes the file for good (Drive files.delete skips the trash). */

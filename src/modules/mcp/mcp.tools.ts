@@ -92,6 +92,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'read_mail', title: 'Read mail', operationId: 'getMailMessage', description: 'One message with its headers and text.', annotations: read(true) },
   { name: 'send_mail', title: 'Send mail', operationId: 'sendMail', description: "Send an email from the owner's connected mailbox.", annotations: add(true) },
   { name: 'list_files', title: 'List files', operationId: 'listStorageFiles', description: "Files in the owner's connected file storage; q searches.", annotations: read(true) },
+  { name: 'read_file', title: 'Read a file', operationId: 'readStorageFile', description: "Read a file of the owner's connected file storage (text as text, other files base64).", annotations: read(true) },
   { name: 'upload_file', title: 'Upload a file', operationId: 'uploadStorageFile', description: "Store a new file in the owner's connected file storage.", annotations: add(true) },
   { name: 'list_devices', title: 'List devices', operationId: 'listAfpDevices', description: "The owner's PCs running the Hearth daemon, and which are online.", annotations: read() },
   { name: 'device_ls', title: 'List a folder on a PC', operationId: 'afpListDir', description: 'The entries of a folder on one of the owner\'s PCs.', annotations: read(true) },
