@@ -108,18 +108,9 @@ interface PageOf<T> {
 
 /** The active persona, if the caller may read personas and one is active. */
 async function activePersona(get: ApiGet): Promise<Persona | undefined> {
-  let cursor: string | null = null;
-  // An owner has a handful of personas; ten pages bound the walk whatever happens.
-  for (let page = 0; page < 10; page++) {
-    const answer = await get(`/api/v1/personas?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    if (answer.status === 403) return undefined;
-    const { data, nextCursor }: PageOf<Persona> = parse(answer);
-    const active = data.find((persona) => persona.active);
-    if (active) return active;
-    if (!nextCursor) return undefined;
-    cursor = nextCursor;
-  }
-  return undefined;
+  const answer = await get('/api/v1/personas/active');
+  if (answer.status === 403 || answer.status === 404) return undefined;
+  return parse<{ data: Persona }>(answer).data;
 }
 
 /** A page of resources: the persona first, then skills, then documents, each as far as the token may read them. */

@@ -65,7 +65,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   { name: 'add_document', title: 'Add a document', operationId: 'createKBDocument', description: 'Add a text or markdown document to the knowledge base.', annotations: add() },
   { name: 'list_skills', title: 'List skills', operationId: 'listSkills', description: "The owner's skills; filter by q, category or slug.", annotations: read() },
   { name: 'get_skill', title: 'Get a skill', operationId: 'getSkillBySlug', description: 'One skill with its instructions, by its slug.', annotations: read() },
-  { name: 'get_persona', title: 'Get a persona', operationId: 'getPersona', description: 'One persona with its soul content, by id.', annotations: read() },
+  { name: 'get_persona', title: 'Get the persona', operationId: 'getActivePersona', description: 'The active persona with its soul content: adopt it.', annotations: read() },
   {
     name: 'get_identity',
     title: 'Get the identity',

@@ -170,6 +170,19 @@ describe('personas: happy path', () => {
 });
 
 describe('personas: activation', () => {
+  it('answers the active persona at /personas/active, and 404 when none is', async () => {
+    const who = await t.createOwner('Active Reader');
+    expectError(await t.request('GET', '/api/v1/personas/active', { token: who.token }), 404, 'NOT_FOUND');
+    const a = await createPersona(who, { name: 'Only' });
+    await t.request('POST', `/api/v1/personas/${a.id}/activate`, { token: who.token });
+    const res = await t.request('GET', '/api/v1/personas/active', { token: who.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: a.id, name: 'Only', active: true });
+    const other = await t.createOwner('Other Reader');
+    expectError(await t.request('GET', '/api/v1/personas/active', { token: other.token }), 404, 'NOT_FOUND');
+    expectError(await t.request('GET', '/api/v1/personas/active', { token: await t.tokenWithScopes(who, ['memory']) }), 403, 'INSUFFICIENT_SCOPE');
+  });
+
   it('activates, switches atomically from the previous persona, and deactivates', async () => {
     const who = await t.createOwner('Activator');
     const a = await createPersona(who, { name: 'A' });
@@ -455,13 +468,14 @@ function routesFor(personaId: string, docId: string, skillId: number): Route[] {
 }
 
 describe('personas: security', () => {
-  it('declares all thirteen routes with the personas scope and their operation ids', () => {
+  it('declares all fourteen routes with the personas scope and their operation ids', () => {
     const routes = t.app.routeCatalog.filter((r) => r.path.startsWith('/api/v1/personas'));
     expect(routes.map((r) => r.operationId).sort()).toEqual(
       [
         'listPersonas',
         'createPersona',
         'getPersona',
+        'getActivePersona',
         'updatePersona',
         'deletePersona',
         'activatePersona',

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
 import { IdParams } from '../../http/schemas.js';
 import {
   AttachDocumentBody,
@@ -69,6 +70,24 @@ export function personasRoutes(deps: {
         },
       },
       async (request, reply) => reply.status(201).send({ data: await personas.create(principalOf(request).ownerId, request.body) }),
+    );
+
+    app.get(
+      '/api/v1/personas/active',
+      {
+        config: scoped,
+        schema: {
+          operationId: 'getActivePersona',
+          summary: 'The active persona (404 NOT_FOUND when none is active)',
+          tags,
+          response: { 200: PersonaResponse },
+        },
+      },
+      async (request) => {
+        const active = await personas.getActive(principalOf(request).ownerId);
+        if (!active) throw new AppError('NOT_FOUND', 'No persona is active; activate one with POST /api/v1/personas/{id}/activate');
+        return { data: active };
+      },
     );
 
     app.get(
