@@ -152,7 +152,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(marketplaceRoutes({ marketplace: container.marketplace }));
   await app.register(chatRoutes({ chat: container.chat }));
   await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }));
-  await app.register(authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl }));
+  await app.register(
+    authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl, authorizationsPerMinute: config.authRateLimitPerMinute }),
+  );
   await app.register(
     afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
   );

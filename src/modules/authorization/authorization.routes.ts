@@ -26,6 +26,7 @@ const html = (description: string) => ({ description, content: { 'text/html': { 
 /** Client registrations one address may make per hour (RFC 7591 registration is open to anyone). */
 export const REGISTRATIONS_PER_HOUR = 20;
 
+
 /** `application/x-www-form-urlencoded`, keeping every value of a repeated field (the consent page's scopes). */
 function parseForm(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -74,12 +75,16 @@ async function protocol<T>(reply: FastifyReply, work: () => Promise<T>): Promise
 export interface AuthorizationRoutesDeps {
   server: AuthorizationServer;
   publicBaseUrl: string;
+  authorizationsPerMinute: number;
 }
 
 export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPluginAsyncTypebox {
   const { server } = deps;
   const ownOrigin = new URL(deps.publicBaseUrl).origin;
   const registrations = createRateLimiter({ max: REGISTRATIONS_PER_HOUR, windowMs: 3_600_000, what: 'client registrations from this address' });
+  // Each consent page opened stores a pending request: as many per address and minute as
+  // password checks (AUTH_RATE_LIMIT), which is what the page leads to.
+  const authorizations = createRateLimiter({ max: deps.authorizationsPerMinute, windowMs: 60_000, what: 'authorization requests from this address' });
   const publicAccess = { access: access.public() };
 
   return async (app) => {
@@ -142,6 +147,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
       '/authorize',
       {
         config: publicAccess,
+        onRequest: async (request) => authorizations.hit(clientKey(request.ip)),
         schema: {
           operationId: 'authorize',
           summary: "The owner's consent page for an OAuth client (authorization code with PKCE S256)",
