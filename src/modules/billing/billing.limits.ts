@@ -105,6 +105,22 @@ export function createLimitsService(deps: LimitsServiceOptions) {
     },
 
     /**
+     * The check split in two, for writes made in a group commit (storage/group-commit.ts): the
+     * plan is read now, outside the batch; the answer is then called inside the writing unit with
+     * what that unit counted through its transaction, so that the count and the write are in one
+     * transaction and the units of a batch, run one after another, see each other's writes.
+     * The check returns the refusal rather than throwing it (a throw makes the batch run again);
+     * the caller throws it once `run` resolves. Undefined when no limit applies.
+     */
+    async limitFor(ownerId: string, limit: LimitName): Promise<((used: number, adding: number) => AppError | undefined) | undefined> {
+      if (!deps.enabled) return undefined;
+      const plan = await planOf(ownerId);
+      const max = plan?.limits[limit];
+      if (plan == null || max == null) return undefined;
+      return (used, adding) => (adding > 0 && used + adding > max ? limitReached(limit, plan, used, max, adding) : undefined);
+    },
+
+    /**
      * For sizes that change in place (a document replaced by a longer one): `measure` answers
      * what is used now and by how much the change grows it. A change that does not grow is
      * always allowed, even over the limit (after a move to a smaller plan).

@@ -1,0 +1,172 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { AppError } from '../http/errors.js';
+import type { Dialect } from './dialect.js';
+import type { Database } from './tables.js';
+
+/**
+ * Group commit: the writes of concurrent requests share one transaction, so that one durable
+ * commit (one fsync with SQLite's synchronous=FULL, one WAL flush on PostgreSQL) acknowledges
+ * many of them. Commits, not statements, are what limit the rate of small writes.
+ *
+ * `run(unit)` queues a unit of work; the units queued while the previous batch was committing
+ * (or, when idle, in the same turn of the event loop) run back to back in ONE transaction, and
+ * each caller's promise settles only after that transaction has committed: a request is never
+ * acknowledged before its write is durable.
+ *
+ * A failing unit fails alone. The batch runs optimistically, with no savepoints; when a unit
+ * throws, the whole batch is rolled back and run again with a savepoint around each unit, so
+ * that the failing unit is rolled back to its savepoint and its error goes to its own caller,
+ * while the others commit.
+ *
+ * THE RULE FOR UNITS: a unit may run twice (the second time after the first was rolled back).
+ * It must therefore do all its database work through the `trx` it is given, never through the
+ * shared `db` (on SQLite that would wait for the connection the batch holds, for ever), and must
+ * have no other effect (no cache changes, no calls out, no events) before its promise settles;
+ * whatever must follow the write is done by the caller after `run` resolves. A unit should
+ * return, not throw, for outcomes that are not errors of the write (a row not found): a throw
+ * costs the whole batch a second run.
+ */
+export interface GroupCommit {
+  run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** Waits for every queued unit and every batch in flight; later `run` calls are refused. */
+  close(): Promise<void>;
+}
+
+export interface GroupCommitOptions {
+  /** Units in one transaction at most: bounds how long a batch holds its connection. */
+  maxBatch?: number;
+  /** Batches committing at once (each on its own connection): 1 on SQLite, which has one. */
+  maxInFlight?: number;
+  /** Units waiting at most; beyond, `run` answers 503 at once instead of holding more memory. */
+  maxQueued?: number;
+}
+
+interface Queued {
+  unit: (trx: Transaction<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Thrown inside the optimistic attempt to roll it back; never leaves this file. */
+class RetryWithSavepoints extends Error {}
+
+const DEFAULTS: Record<Dialect, Required<GroupCommitOptions>> = {
+  // One connection: one batch at a time. The batch is whatever queued during the last commit.
+  sqlite: { maxBatch: 256, maxInFlight: 1, maxQueued: 10_000 },
+  // The pool has 10 connections; a few batches commit at once and the rest stay for reads.
+  postgres: { maxBatch: 64, maxInFlight: 4, maxQueued: 10_000 },
+};
+
+export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, options: GroupCommitOptions = {}): GroupCommit {
+  const { maxBatch, maxInFlight, maxQueued } = { ...DEFAULTS[dialect], ...options };
+  const queue: Queued[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+  let closed = false;
+  let drained: (() => void) | undefined;
+
+  function schedule(): void {
+    if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return;
+    scheduled = true;
+    // setImmediate, not a microtask: the requests whose bodies arrived in this turn of the event
+    // loop all queue their units before the batch is taken.
+    setImmediate(() => {
+      scheduled = false;
+      while (queue.length > 0 && inFlight < maxInFlight) {
+        const batch = queue.splice(0, maxBatch);
+        inFlight += 1;
+        void commitBatch(batch).finally(() => {
+          inFlight -= 1;
+          if (queue.length > 0) schedule();
+          else if (inFlight === 0) drained?.();
+        });
+      }
+    });
+  }
+
+  async function runOptimistic(batch: Queued[]): Promise<Outcome[]> {
+    return db.transaction().execute(async (trx) => {
+      const outcomes: Outcome[] = [];
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: true, value: await item.unit(trx) });
+        } catch (error) {
+          // Alone, the unit's own error is the answer, and the transaction rolls back with it.
+          if (batch.length === 1) throw error;
+          throw new RetryWithSavepoints();
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  async function runIsolated(batch: Queued[]): Promise<Outcome[]> {
+    return db.transaction().execute(async (trx) => {
+      const outcomes: Outcome[] = [];
+      for (const item of batch) {
+        await sql`SAVEPOINT unit`.execute(trx);
+        try {
+          const value = await item.unit(trx);
+          await sql`RELEASE SAVEPOINT unit`.execute(trx);
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          await sql`ROLLBACK TO SAVEPOINT unit`.execute(trx);
+          await sql`RELEASE SAVEPOINT unit`.execute(trx);
+          outcomes.push({ ok: false, error });
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  async function commitBatch(batch: Queued[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      try {
+        outcomes = await runOptimistic(batch);
+      } catch (error) {
+        if (!(error instanceof RetryWithSavepoints)) throw error;
+        outcomes = await runIsolated(batch);
+      }
+    } catch (error) {
+      // BEGIN or COMMIT failed (or a lone unit threw): nothing of the batch was written.
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    // Committed: only now does any caller hear about its write.
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  }
+
+  return {
+    run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new Error('The storage is closing; no more writes are taken'));
+      if (queue.length >= maxQueued) {
+        return Promise.reject(
+          new AppError('RATE_LIMITED', `The server is taking more writes than it can commit (${queue.length} are waiting). Send it again in a moment`, {
+            status: 503,
+            headers: { 'Retry-After': '1' },
+          }),
+        );
+      }
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
+        schedule();
+      });
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      if (queue.length === 0 && inFlight === 0) return;
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+        schedule();
+      });
+    },
+  };
+}
