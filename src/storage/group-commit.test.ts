@@ -3,9 +3,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
-import { AppError } from '../http/errors.js';
+import { toAppError } from '../http/errors.js';
 import { DATABASE_FILE } from './data-dir.js';
-import { createGroupCommit } from './group-commit.js';
+import { createGroupCommit, WritesOverloadedError } from './group-commit.js';
 import { isUniqueViolation, type Storage } from './storage.js';
 import type { Database } from './tables.js';
 
@@ -164,10 +164,11 @@ describe(`group commit (${ENGINE})`, () => {
       ),
     );
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
-    const refusal = (settled[5] as PromiseRejectedResult).reason as AppError;
-    expect(refusal).toBeInstanceOf(AppError);
-    expect(refusal.status).toBe(503);
-    expect(refusal.headers['Retry-After']).toBe('1');
+    const refusal = (settled[5] as PromiseRejectedResult).reason;
+    expect(refusal).toBeInstanceOf(WritesOverloadedError);
+    // What a client is answered (the route's error handler maps it so).
+    const answer = toAppError(refusal);
+    expect([answer.status, answer.code, answer.headers['Retry-After']]).toEqual([503, 'RATE_LIMITED', '1']);
     expect(await stored(t.storage, rows.map((r) => r.id))).toHaveLength(5);
     await groupCommit.close();
   });

@@ -1,5 +1,4 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { AppError } from '../http/errors.js';
 import type { Dialect } from './dialect.js';
 import type { Database } from './tables.js';
 
@@ -48,6 +47,18 @@ interface Queued {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * More units wait than the queue holds. The HTTP layer answers it by its code (503 with
+ * Retry-After, see http/errors.ts): storage knows nothing of HTTP.
+ */
+export class WritesOverloadedError extends Error {
+  readonly code = 'WRITES_OVERLOADED';
+  constructor(readonly waiting: number) {
+    super(`The server is taking more writes than it can commit (${waiting} are waiting). Send it again in a moment`);
+    this.name = 'WritesOverloadedError';
+  }
+}
 
 /** Thrown inside the optimistic attempt to roll it back; never leaves this file. */
 class RetryWithSavepoints extends Error {}
@@ -147,12 +158,7 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
     run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
       if (closed) return Promise.reject(new Error('The storage is closing; no more writes are taken'));
       if (queue.length >= maxQueued) {
-        return Promise.reject(
-          new AppError('RATE_LIMITED', `The server is taking more writes than it can commit (${queue.length} are waiting). Send it again in a moment`, {
-            status: 503,
-            headers: { 'Retry-After': '1' },
-          }),
-        );
+        return Promise.reject(new WritesOverloadedError(queue.length));
       }
       return new Promise<T>((resolve, reject) => {
         queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
