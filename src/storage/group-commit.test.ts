@@ -69,7 +69,8 @@ describe(`group commit (${ENGINE})`, () => {
         }),
       ),
     );
-    expect([...batchSizes.values()]).toEqual([8, 8, 8, 6]);
+    // On PostgreSQL several batches commit at once, so their units interleave.
+    expect([...batchSizes.values()].sort((a, b) => b - a)).toEqual([8, 8, 8, 6]);
     expect(await stored(t.storage, rows.map((r) => r.id))).toHaveLength(30);
     await groupCommit.close();
   });
