@@ -56,7 +56,9 @@ function limitReached(limit: LimitName, plan: Plan, used: number, max: number, a
  *
  * A check counts what is stored, then the caller writes: two creations at the same moment can
  * both pass, so a burst may exceed a limit by the number of concurrent requests. Nothing is
- * locked for it; the next creation is refused.
+ * locked for it; the next creation is refused. Writes made in a group commit (memory, the
+ * knowledge base) use `limitFor` instead, counting inside the writing transaction: on SQLite
+ * they cannot pass a limit at all, on PostgreSQL only by the few batches in flight at once.
  */
 export function createLimitsService(deps: LimitsServiceOptions) {
   const { plans, accounts } = deps;
@@ -118,20 +120,6 @@ export function createLimitsService(deps: LimitsServiceOptions) {
       const max = plan?.limits[limit];
       if (plan == null || max == null) return undefined;
       return (used, adding) => (adding > 0 && used + adding > max ? limitReached(limit, plan, used, max, adding) : undefined);
-    },
-
-    /**
-     * For sizes that change in place (a document replaced by a longer one): `measure` answers
-     * what is used now and by how much the change grows it. A change that does not grow is
-     * always allowed, even over the limit (after a move to a smaller plan).
-     */
-    async assertCanGrow(ownerId: string, limit: LimitName, measure: () => Promise<{ used: number; adding: number }>): Promise<void> {
-      if (!deps.enabled) return;
-      const plan = await planOf(ownerId);
-      const max = plan?.limits[limit];
-      if (plan == null || max == null) return;
-      const { used, adding } = await measure();
-      if (adding > 0 && used + adding > max) throw limitReached(limit, plan, used, max, adding);
     },
 
     /**
