@@ -174,6 +174,35 @@ describe(`group commit (${ENGINE})`, () => {
     await groupCommit.close();
   });
 
+  it.runIf(ENGINE === 'postgres')('a unit that loses a deadlock against another batch is run again after it, not failed', async () => {
+    const a = entry();
+    const b = entry();
+    await t.storage.db.insertInto('memory_entries').values([a, b]).execute();
+    // One unit per batch, two batches at once: each locks one row, waits until the other has
+    // locked its own, then wants the other's. PostgreSQL aborts one of them.
+    const groupCommit = createGroupCommit(t.storage.db, 'postgres', { maxBatch: 1, maxInFlight: 2 });
+    let locked = 0;
+    let bothLocked!: () => void;
+    const barrier = new Promise<void>((resolve) => (bothLocked = resolve));
+    const crosswise = (first: typeof a, second: typeof a, content: string) =>
+      groupCommit.run(async (trx) => {
+        await trx.updateTable('memory_entries').set({ content }).where('id', '=', first.id).execute();
+        if (++locked === 2) bothLocked();
+        await barrier;
+        await trx.updateTable('memory_entries').set({ content }).where('id', '=', second.id).execute();
+        return content;
+      });
+    const settled = await Promise.allSettled([crosswise(a, b, 'one'), crosswise(b, a, 'two')]);
+    expect(settled).toEqual([
+      { status: 'fulfilled', value: 'one' },
+      { status: 'fulfilled', value: 'two' },
+    ]);
+    // Whichever committed last wrote both rows.
+    const contents = await t.storage.db.selectFrom('memory_entries').select('content').where('id', 'in', [a.id, b.id]).execute();
+    expect(new Set(contents.map((row) => row.content)).size).toBe(1);
+    await groupCommit.close();
+  });
+
   it.runIf(ENGINE === 'sqlite')('the write tracker counts the writes made in a batch', async () => {
     const before = t.storage.writes!.stamp(['memory_entries']);
     await Promise.all(

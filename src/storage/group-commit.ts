@@ -44,6 +44,8 @@ interface Queued {
   unit: (trx: Transaction<Database>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** Times the unit was put back in the queue after losing a lock conflict. */
+  requeued: number;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -58,6 +60,20 @@ export class WritesOverloadedError extends Error {
     super(`The server is taking more writes than it can commit (${waiting} are waiting). Send it again in a moment`);
     this.name = 'WritesOverloadedError';
   }
+}
+
+/**
+ * PostgreSQL's deadlock and serialization failures. Batches hold their row locks until they
+ * commit, so two batches in flight can deadlock where the single statements they carry never
+ * could (one updates entry a then b, the other b then a). PostgreSQL aborts one of them; its
+ * unit is then put back in the queue, to run once the other batch has committed, rather than
+ * failing a request that did nothing wrong.
+ */
+const LOCK_CONFLICTS = new Set(['40P01', '40001']);
+const MAX_REQUEUES = 3;
+
+function isLockConflict(error: unknown): boolean {
+  return LOCK_CONFLICTS.has((error as { code?: unknown } | undefined)?.code as string);
 }
 
 /** Thrown inside the optimistic attempt to roll it back; never leaves this file. */
@@ -132,7 +148,18 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
     });
   }
 
+  /** A unit that failed: answered, or queued again in front when it lost a lock conflict. */
+  function fail(item: Queued, error: unknown, again: Queued[]): void {
+    if (isLockConflict(error) && item.requeued < MAX_REQUEUES) {
+      item.requeued += 1;
+      again.push(item);
+    } else {
+      item.reject(error);
+    }
+  }
+
   async function commitBatch(batch: Queued[]): Promise<void> {
+    const again: Queued[] = [];
     let outcomes: Outcome[];
     try {
       try {
@@ -143,15 +170,18 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
       }
     } catch (error) {
       // BEGIN or COMMIT failed (or a lone unit threw): nothing of the batch was written.
-      for (const item of batch) item.reject(error);
+      for (const item of batch) fail(item, error, again);
+      queue.unshift(...again);
       return;
     }
     // Committed: only now does any caller hear about its write.
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
+      else fail(item, outcome.error, again);
     });
+    // Taken by the next batch, once this one's locks are released.
+    queue.unshift(...again);
   }
 
   return {
@@ -161,7 +191,7 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
         return Promise.reject(new WritesOverloadedError(queue.length));
       }
       return new Promise<T>((resolve, reject) => {
-        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject, requeued: 0 });
         schedule();
       });
     },
