@@ -93,6 +93,7 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
   let scheduled = false;
   let closed = false;
   let drained: (() => void) | undefined;
+  let closing: Promise<void> | undefined;
 
   function schedule(): void {
     if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return;
@@ -196,13 +197,15 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
       });
     },
 
-    async close(): Promise<void> {
+    close(): Promise<void> {
       closed = true;
-      if (queue.length === 0 && inFlight === 0) return;
-      await new Promise<void>((resolve) => {
+      if (queue.length === 0 && inFlight === 0) return Promise.resolve();
+      // One promise for every caller: closing twice waits for the same drain.
+      closing ??= new Promise<void>((resolve) => {
         drained = resolve;
         schedule();
       });
+      return closing;
     },
   };
 }
