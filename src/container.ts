@@ -132,7 +132,7 @@ export function createContainer(config: Config, storage: Storage) {
   });
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
-  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, writes: storage.writes });
+  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, groupCommit: storage.groupCommit, writes: storage.writes });
   const personas = createPersonasService({ db, repo: createPersonasRepo(db) });
   const identity = createIdentityService({
     db,
@@ -140,8 +140,13 @@ export function createContainer(config: Config, storage: Storage) {
     preferencesRepo: createOwnerDocumentRepo(db, storage.dialect, 'preferences'),
     accounts,
   });
-  const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect), limits, writes: storage.writes });
-  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits, parsing });
+  const memory = createMemoryService({
+    repo: createMemoryRepo(db, storage.dialect),
+    limits,
+    groupCommit: storage.groupCommit,
+    writes: storage.writes,
+  });
+  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits, groupCommit: storage.groupCommit, parsing });
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
   const oauth = createOAuthService({
     repo: createOAuthRepo(db),

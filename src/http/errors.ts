@@ -313,6 +313,12 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new AppError('VALIDATION_ERROR', 'A path segment of the request address is longer than this server accepts');
   }
+  // The group commit's queue is full (storage/group-commit.ts): the server is overloaded, for a
+  // moment. The closed list of codes has no "overloaded"; RATE_LIMITED with Retry-After tells a
+  // client what to do, and 503 says it is the server's state, not the client's rate.
+  if (e?.code === 'WRITES_OVERLOADED') {
+    return new AppError('RATE_LIMITED', e.message, { status: 503, headers: { 'Retry-After': '1' } });
+  }
   // PostgreSQL refuses text holding a NUL character (SQLite stores it): a client error, not a bug.
   if (e?.code === '22021' || e?.code === '22P05') {
     return new AppError('VALIDATION_ERROR', 'Text fields must not contain NUL (\\u0000) characters');

@@ -1,7 +1,21 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+} from 'kysely';
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
 import type { Dialect } from './dialect.js';
+import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
@@ -14,6 +28,9 @@ export interface Storage {
    * where this process makes every write; with PostgreSQL other nodes may write too.
    */
   writes: WriteTracker | undefined;
+  /** Batches concurrent writes into shared transactions; see group-commit.ts for the rule its units follow. */
+  groupCommit: GroupCommit;
+  /** Waits for the writes in flight (group commit), then closes the database. */
   close(): Promise<void>;
 }
 
@@ -46,6 +63,29 @@ function withStatementCache(database: BetterSqlite3.Database, max = 1000): Sqlit
   };
 }
 
+/**
+ * Kysely's SQLite driver opens transactions with a plain (deferred) BEGIN, which takes the write
+ * lock only at the first write: a transaction that reads first can then fail with SQLITE_BUSY
+ * against another process's writer (the key rotation script) instead of waiting its turn.
+ * BEGIN IMMEDIATE takes the write lock at once, under busy_timeout.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
 function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
   // Made 0600 before SQLite opens it; SQLite then gives -wal and -shm the same mode.
   const database = new BetterSqlite3(createDatabaseFile(dataDir));
@@ -53,7 +93,7 @@ function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<Kysely<Database>> {
@@ -111,7 +151,18 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     : openSqlite(options.dataDir, writes!);
   await migrateToLatest(db, dialect);
   if (dialect === 'sqlite') alignJournalModes(options.dataDir);
-  return { db, dialect, writes, close: () => db.destroy() };
+  const groupCommit = createGroupCommit(db, dialect);
+  return {
+    db,
+    dialect,
+    writes,
+    groupCommit,
+    async close() {
+      // Acknowledged writes are committed already; queued ones are committed before closing.
+      await groupCommit.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** True when the error is a unique-key violation, on either engine. */

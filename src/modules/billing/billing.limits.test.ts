@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDaemon, listen, type TestDaemon } from '../../../test/afp.helpers.js';
-import { createTestApp, expectError, type ApiResponse, type Owner, type TestApp } from '../../../test/harness.js';
+import { createTestApp, ENGINE, expectError, type ApiResponse, type Owner, type TestApp } from '../../../test/harness.js';
 import type { Principal } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { createLimitsService } from './billing.limits.js';
@@ -72,6 +72,16 @@ describe('memoryEntries', () => {
     // Changing an entry adds nothing.
     const list = await t.request('GET', '/api/v1/memory', { token: user.token });
     expect((await t.request('PATCH', `/api/v1/memory/${list.body.data[0].id}`, { token: user.token, body: { content: 'changed' } })).status).toBe(200);
+  });
+
+  // The count and the insert are one unit of a group commit, and on SQLite batches run one at a
+  // time, their units one after another: concurrent creations cannot pass the limit together.
+  it.runIf(ENGINE === 'sqlite')('a burst of concurrent creations stops exactly at the limit', async () => {
+    const user = await t.createOwner();
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => remember(user, `burst ${i}`)));
+    expect(answers.filter((res) => res.status === 201)).toHaveLength(2);
+    for (const res of answers.filter((r) => r.status !== 201)) expectLimit(res, 'memoryEntries', 2, 2);
+    expect((await t.request('GET', '/api/v1/memory', { token: user.token })).body.data).toHaveLength(2);
   });
 
   it('counts per owner, and a larger plan lifts the limit', async () => {

@@ -56,7 +56,9 @@ function limitReached(limit: LimitName, plan: Plan, used: number, max: number, a
  *
  * A check counts what is stored, then the caller writes: two creations at the same moment can
  * both pass, so a burst may exceed a limit by the number of concurrent requests. Nothing is
- * locked for it; the next creation is refused.
+ * locked for it; the next creation is refused. Writes made in a group commit (memory, the
+ * knowledge base) use `limitFor` instead, counting inside the writing transaction: on SQLite
+ * they cannot pass a limit at all, on PostgreSQL only by the few batches in flight at once.
  */
 export function createLimitsService(deps: LimitsServiceOptions) {
   const { plans, accounts } = deps;
@@ -105,17 +107,19 @@ export function createLimitsService(deps: LimitsServiceOptions) {
     },
 
     /**
-     * For sizes that change in place (a document replaced by a longer one): `measure` answers
-     * what is used now and by how much the change grows it. A change that does not grow is
-     * always allowed, even over the limit (after a move to a smaller plan).
+     * The check split in two, for writes made in a group commit (storage/group-commit.ts): the
+     * plan is read now, outside the batch; the answer is then called inside the writing unit with
+     * what that unit counted through its transaction, so that the count and the write are in one
+     * transaction and the units of a batch, run one after another, see each other's writes.
+     * The check returns the refusal rather than throwing it (a throw makes the batch run again);
+     * the caller throws it once `run` resolves. Undefined when no limit applies.
      */
-    async assertCanGrow(ownerId: string, limit: LimitName, measure: () => Promise<{ used: number; adding: number }>): Promise<void> {
-      if (!deps.enabled) return;
+    async limitFor(ownerId: string, limit: LimitName): Promise<((used: number, adding: number) => AppError | undefined) | undefined> {
+      if (!deps.enabled) return undefined;
       const plan = await planOf(ownerId);
       const max = plan?.limits[limit];
-      if (plan == null || max == null) return;
-      const { used, adding } = await measure();
-      if (adding > 0 && used + adding > max) throw limitReached(limit, plan, used, max, adding);
+      if (plan == null || max == null) return undefined;
+      return (used, adding) => (adding > 0 && used + adding > max ? limitReached(limit, plan, used, max, adding) : undefined);
     },
 
     /**

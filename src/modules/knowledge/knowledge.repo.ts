@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { Database, KbDocumentsTable } from '../../storage/tables.js';
@@ -24,19 +24,22 @@ export type KbDocumentRow = Pick<KbDocumentsTable, (typeof DOCUMENT_COLUMNS)[num
 export type KbSummaryRow = Pick<KbDocumentsTable, (typeof SUMMARY_COLUMNS)[number]> & { head: string };
 export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'source' | 'mime_type' | 'size_bytes' | 'updated_at'>>;
 
+/** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
+type Db = Kysely<Database> | Transaction<Database>;
+
 export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
   const index = kbIndex(dialect);
   // Lists show an excerpt: read only the start of each document, never whole 10 MiB texts.
   const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');
 
   return {
-    async insert(row: KbDocumentsTable): Promise<void> {
-      await db.insertInto('kb_documents').values(row).execute();
+    async insert(row: KbDocumentsTable, trx?: Db): Promise<void> {
+      await (trx ?? db).insertInto('kb_documents').values(row).execute();
     },
 
     /** Inserts unless the owner has a document with this title; true when inserted. */
-    async insertIfTitleFree(row: KbDocumentsTable): Promise<boolean> {
-      const result = await db
+    async insertIfTitleFree(row: KbDocumentsTable, trx?: Db): Promise<boolean> {
+      const result = await (trx ?? db)
         .insertInto('kb_documents')
         .values(row)
         .onConflict((oc) => oc.columns(['owner_id', 'title']).doNothing())
@@ -53,8 +56,8 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
       return row?.id;
     },
 
-    async update(ownerId: string, id: string, changes: KbChanges): Promise<KbDocumentRow | undefined> {
-      return db
+    async update(ownerId: string, id: string, changes: KbChanges, trx?: Db): Promise<KbDocumentRow | undefined> {
+      return (trx ?? db)
         .updateTable('kb_documents')
         .set(changes)
         .where('owner_id', '=', ownerId)
@@ -64,8 +67,8 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /** The id of the updated document, or undefined when the owner has none with this title. */
-    async updateByTitle(ownerId: string, title: string, changes: KbChanges): Promise<string | undefined> {
-      const row = await db
+    async updateByTitle(ownerId: string, title: string, changes: KbChanges, trx?: Db): Promise<string | undefined> {
+      const row = await (trx ?? db)
         .updateTable('kb_documents')
         .set(changes)
         .where('owner_id', '=', ownerId)
@@ -75,8 +78,8 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
       return row?.id;
     },
 
-    async delete(ownerId: string, id: string): Promise<boolean> {
-      const result = await db.deleteFrom('kb_documents').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+    async delete(ownerId: string, id: string, trx?: Db): Promise<boolean> {
+      const result = await (trx ?? db).deleteFrom('kb_documents').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
 
@@ -120,15 +123,15 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
      * it exists: what a plan's knowledgeBytes limit is checked against. Read from the
      * (owner_id, id, size_bytes) index of migration 0012, not from the rows and their text.
      */
-    async storedBytes(ownerId: string, one?: { id: string } | { title: string }): Promise<{ total: number; existing: number | undefined }> {
-      const totalRow = await db
+    async storedBytes(ownerId: string, one?: { id: string } | { title: string }, trx: Db = db): Promise<{ total: number; existing: number | undefined }> {
+      const totalRow = await trx
         .selectFrom('kb_documents')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('total'))
         .where('owner_id', '=', ownerId)
         .executeTakeFirst();
       let existing: number | undefined;
       if (one) {
-        let q = db.selectFrom('kb_documents').select('size_bytes').where('owner_id', '=', ownerId);
+        let q = trx.selectFrom('kb_documents').select('size_bytes').where('owner_id', '=', ownerId);
         q = 'id' in one ? q.where('id', '=', one.id) : q.where('title', '=', one.title);
         const row = await q.executeTakeFirst();
         existing = row ? Number(row.size_bytes) : undefined;

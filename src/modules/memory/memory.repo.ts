@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { searchRanked } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
@@ -6,14 +6,17 @@ import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
 // Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
 const COLUMNS = ['id', 'content', 'created_at', 'updated_at'] as const;
 
+/** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
+type Db = Kysely<Database> | Transaction<Database>;
+
 export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
 
 export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
 
   return {
-    async insert(row: MemoryEntriesTable): Promise<void> {
-      await db.insertInto('memory_entries').values(row).execute();
+    async insert(row: MemoryEntriesTable, trx?: Db): Promise<void> {
+      await (trx ?? db).insertInto('memory_entries').values(row).execute();
     },
 
     /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
@@ -37,8 +40,8 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect) {
       return hits.flatMap((hit) => byId.get(hit.id) ?? []);
     },
 
-    async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>): Promise<MemoryRow | undefined> {
-      return db
+    async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>, trx?: Db): Promise<MemoryRow | undefined> {
+      return (trx ?? db)
         .updateTable('memory_entries')
         .set(changes)
         .where('owner_id', '=', ownerId)
@@ -47,8 +50,8 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect) {
         .executeTakeFirst();
     },
 
-    async delete(ownerId: string, id: string): Promise<boolean> {
-      const result = await db.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+    async delete(ownerId: string, id: string, trx?: Db): Promise<boolean> {
+      const result = await (trx ?? db).deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
 
@@ -57,8 +60,8 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect) {
       return Number(result.numDeletedRows);
     },
 
-    async count(ownerId: string): Promise<number> {
-      const row = await db
+    async count(ownerId: string, trx?: Db): Promise<number> {
+      const row = await (trx ?? db)
         .selectFrom('memory_entries')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('owner_id', '=', ownerId)

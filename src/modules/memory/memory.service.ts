@@ -2,6 +2,7 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
+import type { GroupCommit } from '../../storage/group-commit.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
@@ -47,7 +48,9 @@ function pageWeight(page: MemoryPageResult): number {
 
 export interface MemoryServiceOptions {
   repo: MemoryRepo;
-  limits: Pick<LimitsService, 'assertCanAdd'>;
+  limits: Pick<LimitsService, 'limitFor'>;
+  /** Creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */
+  groupCommit: Pick<GroupCommit, 'run'>;
   /**
    * Keeps pages of the list while the table is unchanged (embedded engine only; see
    * storage/write-tracker.ts). Agents page through memory again and again within a session, and
@@ -57,7 +60,7 @@ export interface MemoryServiceOptions {
 }
 
 export function createMemoryService(deps: MemoryServiceOptions) {
-  const { repo, limits } = deps;
+  const { repo, limits, groupCommit } = deps;
   const pages: DerivedCache<MemoryPageResult> = deps.writes
     ? createDerivedCache({ tracker: deps.writes, tables: ['memory_entries'], maxEntries: PAGE_CACHE_ENTRIES, maxWeight: PAGE_CACHE_WEIGHT, weigh: pageWeight })
     : uncached();
@@ -65,10 +68,17 @@ export function createMemoryService(deps: MemoryServiceOptions) {
   return {
     async create(ownerId: string, content: string): Promise<MemoryEntry> {
       checkContent(content);
-      await limits.assertCanAdd(ownerId, 'memoryEntries', 1, () => repo.count(ownerId));
+      const check = await limits.limitFor(ownerId, 'memoryEntries');
       const now = isoNow();
       const row = { id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now };
-      await repo.insert(row);
+      // The count and the insert in one unit: the units of a batch run one after another, so a
+      // batch of creations cannot pass the plan's limit together.
+      const refused = await groupCommit.run(async (trx) => {
+        const refusal = check?.(await repo.count(ownerId, trx), 1);
+        if (!refusal) await repo.insert(row, trx);
+        return refusal;
+      });
+      if (refused) throw refused;
       return toEntry(row);
     },
 
@@ -110,13 +120,14 @@ export function createMemoryService(deps: MemoryServiceOptions) {
 
     async update(ownerId: string, id: string, content: string): Promise<MemoryEntry> {
       checkContent(content);
-      const row = await repo.update(ownerId, id, { content, updated_at: isoNow() });
+      const changes = { content, updated_at: isoNow() };
+      const row = await groupCommit.run((trx) => repo.update(ownerId, id, changes, trx));
       if (!row) throw notFound('Memory entry', id);
       return toEntry(row);
     },
 
     async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
-      if (!(await repo.delete(ownerId, id))) throw notFound('Memory entry', id);
+      if (!(await groupCommit.run((trx) => repo.delete(ownerId, id, trx)))) throw notFound('Memory entry', id);
       return { id, deleted: true };
     },
 

@@ -147,8 +147,8 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    async delete(ownerId: string, id: number): Promise<boolean> {
-      const result = await db.deleteFrom('skills').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+    async delete(ownerId: string, id: number, trx?: Db): Promise<boolean> {
+      const result = await (trx ?? db).deleteFrom('skills').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
   };

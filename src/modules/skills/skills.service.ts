@@ -3,6 +3,7 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
+import type { GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database } from '../../storage/tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
@@ -42,6 +43,8 @@ export interface SkillsServiceOptions {
   db: Kysely<Database>;
   dialect: Dialect;
   attachments: AttachmentsService;
+  /** Creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */
+  groupCommit: Pick<GroupCommit, 'run'>;
   /**
    * Keeps recent search and suggestion answers while the skills table is unchanged (embedded
    * engine only; see storage/write-tracker.ts). Ranking a common word scores every match, which
@@ -134,7 +137,7 @@ function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: str
 }
 
 export function createSkillsService(deps: SkillsServiceOptions) {
-  const { db, attachments } = deps;
+  const { db, attachments, groupCommit } = deps;
   const repo = createSkillsRepo(db, deps.dialect);
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
@@ -184,7 +187,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       updated_at: now,
     };
     try {
-      const id = await repo.insert(row);
+      const id = await groupCommit.run((trx) => repo.insert(row, trx));
       return toSkill({ ...row, id });
     } catch (error) {
       // The unique index decides, so two concurrent creates of one name cannot both succeed.
@@ -196,6 +199,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
   /**
    * Reads the row, computes the change from it and writes it in one transaction (the row is
    * locked on PostgreSQL), so a concurrent rename cannot leave a SKILL.md naming the old name.
+   * The unit of the group commit answers undefined for a missing skill rather than throwing.
    */
   async function change(
     ownerId: string,
@@ -204,20 +208,22 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     /** The new name, when the change renames: a unique violation then means it is taken. */
     newName?: string,
   ): Promise<Skill> {
-    const transaction = () =>
-      db.transaction().execute(async (trx) => {
+    const now = isoNow();
+    let skill: Skill | undefined;
+    try {
+      skill = await groupCommit.run(async (trx) => {
         const row = await repo.get(ownerId, id, trx);
-        if (!row) throw notFound('Skill', id);
-        const changes = { ...compute(row), updated_at: isoNow() };
+        if (!row) return undefined;
+        const changes = { ...compute(row), updated_at: now };
         await repo.update(ownerId, id, changes, trx);
         return toSkill({ ...row, ...changes });
       });
-    try {
-      return await transaction();
     } catch (error) {
       if (isUniqueViolation(error) && newName !== undefined) throw slugConflict(newName);
       throw error;
     }
+    if (!skill) throw notFound('Skill', id);
+    return skill;
   }
 
   return {
@@ -320,7 +326,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     async remove(ownerId: string, id: number): Promise<{ id: number; deleted: true }> {
       // Attachments go with it: the link tables cascade on delete.
-      if (!(await repo.delete(ownerId, id))) throw notFound('Skill', id);
+      if (!(await groupCommit.run((trx) => repo.delete(ownerId, id, trx)))) throw notFound('Skill', id);
       return { id, deleted: true };
     },
 

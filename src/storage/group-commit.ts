@@ -1,0 +1,211 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Dialect } from './dialect.js';
+import type { Database } from './tables.js';
+
+/**
+ * Group commit: the writes of concurrent requests share one transaction, so that one durable
+ * commit (one fsync with SQLite's synchronous=FULL, one WAL flush on PostgreSQL) acknowledges
+ * many of them. Commits, not statements, are what limit the rate of small writes.
+ *
+ * `run(unit)` queues a unit of work; the units queued while the previous batch was committing
+ * (or, when idle, in the same turn of the event loop) run back to back in ONE transaction, and
+ * each caller's promise settles only after that transaction has committed: a request is never
+ * acknowledged before its write is durable.
+ *
+ * A failing unit fails alone. The batch runs optimistically, with no savepoints; when a unit
+ * throws, the whole batch is rolled back and run again with a savepoint around each unit, so
+ * that the failing unit is rolled back to its savepoint and its error goes to its own caller,
+ * while the others commit.
+ *
+ * THE RULE FOR UNITS: a unit may run twice (the second time after the first was rolled back).
+ * It must therefore do all its database work through the `trx` it is given, never through the
+ * shared `db` (on SQLite that would wait for the connection the batch holds, for ever), and must
+ * have no other effect (no cache changes, no calls out, no events) before its promise settles;
+ * whatever must follow the write is done by the caller after `run` resolves. A unit should
+ * return, not throw, for outcomes that are not errors of the write (a row not found): a throw
+ * costs the whole batch a second run.
+ */
+export interface GroupCommit {
+  run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** Waits for every queued unit and every batch in flight; later `run` calls are refused. */
+  close(): Promise<void>;
+}
+
+export interface GroupCommitOptions {
+  /** Units in one transaction at most: bounds how long a batch holds its connection. */
+  maxBatch?: number;
+  /** Batches committing at once (each on its own connection): 1 on SQLite, which has one. */
+  maxInFlight?: number;
+  /** Units waiting at most; beyond, `run` answers 503 at once instead of holding more memory. */
+  maxQueued?: number;
+}
+
+interface Queued {
+  unit: (trx: Transaction<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  /** Times the unit was put back in the queue after losing a lock conflict. */
+  requeued: number;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * More units wait than the queue holds. The HTTP layer answers it by its code (503 with
+ * Retry-After, see http/errors.ts): storage knows nothing of HTTP.
+ */
+export class WritesOverloadedError extends Error {
+  readonly code = 'WRITES_OVERLOADED';
+  constructor(readonly waiting: number) {
+    super(`The server is taking more writes than it can commit (${waiting} are waiting). Send it again in a moment`);
+    this.name = 'WritesOverloadedError';
+  }
+}
+
+/**
+ * PostgreSQL's deadlock and serialization failures. Batches hold their row locks until they
+ * commit, so two batches in flight can deadlock where the single statements they carry never
+ * could (one updates entry a then b, the other b then a). PostgreSQL aborts one of them; its
+ * unit is then put back in the queue, to run once the other batch has committed, rather than
+ * failing a request that did nothing wrong.
+ */
+const LOCK_CONFLICTS = new Set(['40P01', '40001']);
+const MAX_REQUEUES = 3;
+
+function isLockConflict(error: unknown): boolean {
+  return LOCK_CONFLICTS.has((error as { code?: unknown } | undefined)?.code as string);
+}
+
+/** Thrown inside the optimistic attempt to roll it back; never leaves this file. */
+class RetryWithSavepoints extends Error {}
+
+const DEFAULTS: Record<Dialect, Required<GroupCommitOptions>> = {
+  // One connection: one batch at a time. The batch is whatever queued during the last commit.
+  sqlite: { maxBatch: 256, maxInFlight: 1, maxQueued: 10_000 },
+  // The pool has 10 connections; a few batches commit at once and the rest stay for reads.
+  postgres: { maxBatch: 64, maxInFlight: 4, maxQueued: 10_000 },
+};
+
+export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, options: GroupCommitOptions = {}): GroupCommit {
+  const { maxBatch, maxInFlight, maxQueued } = { ...DEFAULTS[dialect], ...options };
+  const queue: Queued[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+  let closed = false;
+  let drained: (() => void) | undefined;
+  let closing: Promise<void> | undefined;
+
+  function schedule(): void {
+    if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return;
+    scheduled = true;
+    // setImmediate, not a microtask: the requests whose bodies arrived in this turn of the event
+    // loop all queue their units before the batch is taken.
+    setImmediate(() => {
+      scheduled = false;
+      while (queue.length > 0 && inFlight < maxInFlight) {
+        const batch = queue.splice(0, maxBatch);
+        inFlight += 1;
+        void commitBatch(batch).finally(() => {
+          inFlight -= 1;
+          if (queue.length > 0) schedule();
+          else if (inFlight === 0) drained?.();
+        });
+      }
+    });
+  }
+
+  async function runOptimistic(batch: Queued[]): Promise<Outcome[]> {
+    return db.transaction().execute(async (trx) => {
+      const outcomes: Outcome[] = [];
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: true, value: await item.unit(trx) });
+        } catch (error) {
+          // Alone, the unit's own error is the answer, and the transaction rolls back with it.
+          if (batch.length === 1) throw error;
+          throw new RetryWithSavepoints();
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  async function runIsolated(batch: Queued[]): Promise<Outcome[]> {
+    return db.transaction().execute(async (trx) => {
+      const outcomes: Outcome[] = [];
+      for (const item of batch) {
+        await sql`SAVEPOINT unit`.execute(trx);
+        try {
+          const value = await item.unit(trx);
+          await sql`RELEASE SAVEPOINT unit`.execute(trx);
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          await sql`ROLLBACK TO SAVEPOINT unit`.execute(trx);
+          await sql`RELEASE SAVEPOINT unit`.execute(trx);
+          outcomes.push({ ok: false, error });
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  /** A unit that failed: answered, or queued again in front when it lost a lock conflict. */
+  function fail(item: Queued, error: unknown, again: Queued[]): void {
+    if (isLockConflict(error) && item.requeued < MAX_REQUEUES) {
+      item.requeued += 1;
+      again.push(item);
+    } else {
+      item.reject(error);
+    }
+  }
+
+  async function commitBatch(batch: Queued[]): Promise<void> {
+    const again: Queued[] = [];
+    let outcomes: Outcome[];
+    try {
+      try {
+        outcomes = await runOptimistic(batch);
+      } catch (error) {
+        if (!(error instanceof RetryWithSavepoints)) throw error;
+        outcomes = await runIsolated(batch);
+      }
+    } catch (error) {
+      // BEGIN or COMMIT failed (or a lone unit threw): nothing of the batch was written.
+      for (const item of batch) fail(item, error, again);
+      queue.unshift(...again);
+      return;
+    }
+    // Committed: only now does any caller hear about its write.
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else fail(item, outcome.error, again);
+    });
+    // Taken by the next batch, once this one's locks are released.
+    queue.unshift(...again);
+  }
+
+  return {
+    run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new Error('The storage is closing; no more writes are taken'));
+      if (queue.length >= maxQueued) {
+        return Promise.reject(new WritesOverloadedError(queue.length));
+      }
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject, requeued: 0 });
+        schedule();
+      });
+    },
+
+    close(): Promise<void> {
+      closed = true;
+      if (queue.length === 0 && inFlight === 0) return Promise.resolve();
+      // One promise for every caller: closing twice waits for the same drain.
+      closing ??= new Promise<void>((resolve) => {
+        drained = resolve;
+        schedule();
+      });
+      return closing;
+    },
+  };
+}
