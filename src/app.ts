@@ -109,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(websocket, { options: { maxPayload: AFP_LIMITS.maxMessageBytes } });
   registerAccessControl(app, {
     authenticate: (secret) => container.tokens.authenticate(secret),
+    ownOrigin: new URL(config.publicBaseUrl).origin,
     ...(tokenLimiter || config.planLimits
       ? {
           afterAuthenticated: (principal, request) => {
@@ -132,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // route (or tool) made them.
   const mcpHub = createMcpHub();
   app.addHook('onResponse', mcpHub.watchWrites);
-  await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter }));
+  await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }));
   await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
   await app.register(auditRoutes({ audit: container.audit }));
   await app.register(discoveryRoutes({ discovery: container.discovery }));

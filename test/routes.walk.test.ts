@@ -27,6 +27,8 @@ const PUBLIC_ROUTES = new Set(
     'GET /api/v1/health',
     'POST /api/v1/auth/register',
     'POST /api/v1/auth/login',
+    // The console's sign-in: the password is the proof, and only the console's own pages may send it.
+    'POST /api/v1/auth/session',
     'POST /api/v1/handshakes',
     'GET /api/v1/handshakes/{id}/status',
     // The agent that asked collects its approved token with the claim secret, its only credential.
@@ -77,6 +79,7 @@ const RULES: Rule[] = [
   // Any valid token (conventions: Scopes, last paragraph); logout revokes the calling token itself.
   rule('GET', /^\/api\/v1\/(capabilities|scopes|tokens\/me\/capabilities)$/, token),
   rule('POST', /^\/api\/v1\/auth\/logout$/, token),
+  rule('DELETE', /^\/api\/v1\/auth\/session$/, token),
   // MCP: any token opens a session; each tool is the route it mirrors, checked as that route.
   rule('*', /^\/mcp$/, token),
 

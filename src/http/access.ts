@@ -138,9 +138,36 @@ export function openApiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
 }
 
+/** The browser session cookie of the console: a login session's secret, HttpOnly and SameSite=Strict. */
+export const SESSION_COOKIE = 'hearth_session';
+
+/** The value of one cookie of a request, if it is there. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a request carrying the session cookie comes from the console's own pages. Browsers
+ * say where a request comes from (`Sec-Fetch-Site`, and `Origin` on anything but a plain GET);
+ * a request that does not say is not from a browser page of ours, and a cookie is no credential
+ * for it: other clients send a bearer token.
+ */
+export function fromOwnPages(request: FastifyRequest, ownOrigin: string): boolean {
+  if (request.headers['sec-fetch-site'] !== 'same-origin') return false;
+  const origin = request.headers.origin;
+  return origin === undefined || origin === ownOrigin;
+}
+
 export interface AccessControlOptions {
   /** Resolves a bearer secret to its principal, or null when it is not a live token. */
   authenticate(secret: string): Promise<Principal | null>;
+  /** The console's origin: the session cookie is accepted only on requests from its pages. */
+  ownOrigin?: string;
   /**
    * Called once an authenticated request passed its access check (rate limits, usage). May
    * answer a promise (a quota that looks up the owner's plan); it is awaited only then.
@@ -230,6 +257,16 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     const rule = request.routeOptions.config?.access ?? { kind: 'public' };
     const secret = extractToken(request);
     if (secret) request.principal = await options.authenticate(secret);
+    else if (options.ownOrigin && request.headers.cookie) {
+      // The console's session: only a login session, only from the console's own pages, so
+      // another site cannot ride the owner's browser (CSRF) and no other token travels this way.
+      const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      if (cookie && fromOwnPages(request, options.ownOrigin)) {
+        const principal = await options.authenticate(cookie);
+        request.principal = principal?.kind === 'session' ? principal : null;
+        if (rule.kind !== 'public' && !request.principal) throw unauthorized('invalid');
+      }
+    }
     if (rule.kind !== 'public' && secret && !request.principal) throw unauthorized('invalid');
     const refusal = checkAccess(rule, request.principal);
     if (refusal) throw refusal;

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access, principalOf } from '../../http/access.js';
+import { access, fromOwnPages, principalOf, SESSION_COOKIE } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
 import { clientKey, type RateLimiter } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import {
+  BrowserSessionResponse,
   ListUsersQuery,
   LoginBody,
   LoginResponse,
@@ -22,9 +23,62 @@ export function accountsRoutes(deps: {
   accounts: AccountsService;
   tokens: TokensService;
   authLimiter: RateLimiter;
+  publicBaseUrl: string;
 }): FastifyPluginAsyncTypebox {
   const { accounts, tokens, authLimiter } = deps;
+  const ownOrigin = new URL(deps.publicBaseUrl).origin;
+  // Secure wherever the console is served over https; on plain http (a local start) it could not be set.
+  const secure = ownOrigin.startsWith('https:') ? '; Secure' : '';
+  const sessionCookie = (value: string, maxAgeSeconds: number) =>
+    `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
   return async (app) => {
+    app.post(
+      '/api/v1/auth/session',
+      {
+        // Password checks are counted per address by the attempt limiter, as for login.
+        config: { access: access.public() },
+        schema: {
+          operationId: 'openBrowserSession',
+          summary: "The console's sign-in: a login session kept in an HttpOnly, SameSite=Strict cookie, accepted only from the console's own pages",
+          tags: ['accounts'],
+          body: LoginBody,
+          response: { 200: BrowserSessionResponse },
+        },
+      },
+      async (request, reply) => {
+        // Another site must not sign the visitor's browser in to an account of its choosing.
+        if (!fromOwnPages(request, ownOrigin)) {
+          throw new AppError('FORBIDDEN', `Browser sessions are opened from Hearth's own pages (${ownOrigin}); other clients log in with POST /api/v1/auth/login`);
+        }
+        const session = await accounts.login(request.body, actorOf(request));
+        const maxAge = Math.max(0, Math.floor((Date.parse(session.expiresAt) - Date.now()) / 1000));
+        reply.header('set-cookie', sessionCookie(session.token, maxAge)).header('cache-control', 'no-store');
+        return { data: { user: session.user, expiresAt: session.expiresAt } };
+      },
+    );
+
+    app.delete(
+      '/api/v1/auth/session',
+      {
+        config: { access: access.anyToken() },
+        schema: {
+          operationId: 'closeBrowserSession',
+          summary: "The console's sign-out: revokes the session of the cookie and clears it",
+          tags: ['accounts'],
+          response: { 200: LogoutResponse },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        if (principal.kind !== 'session') {
+          throw new AppError('CONFLICT', 'Only a login session is closed here; revoke other tokens with DELETE /api/v1/tokens/{id}');
+        }
+        await tokens.revoke(principal.ownerId, principal.tokenId, actorOf(request));
+        reply.header('set-cookie', sessionCookie('', 0));
+        return { data: { success: true, tokenId: principal.tokenId } };
+      },
+    );
+
     app.post(
       '/api/v1/auth/register',
       {

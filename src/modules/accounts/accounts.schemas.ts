@@ -52,6 +52,16 @@ export const LoginResponse = Data(
   ),
 );
 
+export const BrowserSessionResponse = Data(
+  Type.Object(
+    {
+      user: UserSchema,
+      expiresAt: IsoDateTime,
+    },
+    { title: 'BrowserSession', description: 'The session itself travels only in the HttpOnly cookie, never in the body' },
+  ),
+);
+
 export const LogoutResponse = Data(Type.Object({ success: Type.Boolean(), tokenId: Type.String() }, { title: 'LoggedOut' }));
 
 export const UserResponse = Data(UserSchema);
