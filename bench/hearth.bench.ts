@@ -11,7 +11,8 @@
  * Run: npm run bench
  *   BENCH_ROUNDS (3), BENCH_DURATION (5 s), BENCH_CONNECTIONS (50),
  *   BENCH_ENGINES (sqlite,postgres), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test:
- *   a database is created beside it for each empty start, and dropped at the end).
+ *   a database is created beside it for each empty start, and dropped at the end),
+ *   BENCH_ROWS (every row: a comma-separated list of row keys from bench/lib/rows.ts, to measure only those).
  * Exits with 1 on errors, non-2xx answers or a failed check; a missed goal is printed, not fatal.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +42,14 @@ const settings: RunSettings = {
   connections: Math.round(positive('BENCH_CONNECTIONS', 50)),
 };
 const databaseUrl = process.env.BENCH_DATABASE_URL || DEFAULT_DATABASE_URL;
+
+function chooseRows(): ThroughputRow[] {
+  const asked = process.env.BENCH_ROWS?.split(',').map((k) => k.trim()).filter(Boolean);
+  if (!asked || asked.length === 0) return THROUGHPUT_ROWS;
+  for (const key of asked) if (!THROUGHPUT_ROWS.some((r) => r.key === key)) throw new Error(`BENCH_ROWS: unknown row "${key}" (${THROUGHPUT_ROWS.map((r) => r.key).join(', ')})`);
+  return THROUGHPUT_ROWS.filter((r) => asked.includes(r.key));
+}
+const rows = chooseRows();
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
 async function chooseEngines(): Promise<Engine[]> {
@@ -179,9 +188,9 @@ async function measureRounds(hearth: RunningServer, minimal: RunningServer, seed
   try {
     // A short run of each first, so that every route is compiled by V8 before it is timed.
     await loadFor(minimalTarget, connections, WARMUP_SECONDS);
-    for (const row of THROUGHPUT_ROWS) await measureRow(row, true);
+    for (const row of rows) await measureRow(row, true);
     for (let round = 1; round <= settings.rounds; round++) {
-      for (const row of THROUGHPUT_ROWS) {
+      for (const row of rows) {
         const minimalSample = await loadFor(minimalTarget, connections, seconds);
         const route = await measureRow(row, false);
         console.log(roundLine(round, row.key, minimalSample, route));

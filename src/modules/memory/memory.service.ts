@@ -49,7 +49,7 @@ export interface MemoryServiceOptions {
   repo: MemoryRepo;
   limits: Pick<LimitsService, 'assertCanAdd'>;
   /**
-   * Keeps pages of the list while the table is unchanged (embedded engine only; see
+   * Keeps pages of the list while the table is unchanged (on either engine; see
    * storage/write-tracker.ts). Agents page through memory again and again within a session, and
    * a page read from the database costs far more than one served from here.
    */
