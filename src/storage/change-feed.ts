@@ -27,6 +27,8 @@ export interface ChangeFeed {
    */
   events: EventEmitter;
   readonly listening: boolean;
+  /** The notification channel: one per schema, so nodes sharing a schema share it. */
+  readonly channel: string;
   close(): Promise<void>;
 }
 
@@ -136,6 +138,7 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
       }
     },
     events,
+    channel,
     get listening() {
       return current !== undefined;
     },
