@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
 import { buildApp } from '../app.js';
 import { createContainer } from '../container.js';
@@ -40,12 +40,32 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
     }
   };
 
+  /**
+   * A token's first use on a node writes its lastUsedAt off the request path, which empties the
+   * token caches again when it commits. Waits until each node has counted the token's creation
+   * and both nodes' lastUsedAt writes (its own at commit, the other's by notification), so that
+   * what is cached after stays cached until the change under test. Without notifications a
+   * node counts two of these three at most, and this fails.
+   */
+  const touchesSettled = async (before: { a: number; b: number }) =>
+    vi.waitFor(
+      () => {
+        expect(a.storage.writes.stamp(['tokens'])).toBeGreaterThanOrEqual(before.a + 3);
+        expect(bStorage.writes.stamp(['tokens'])).toBeGreaterThanOrEqual(before.b + 3);
+      },
+      { timeout: 5_000, interval: 5 },
+    );
+  const tokenStamps = () => ({ a: a.storage.writes.stamp(['tokens'])!, b: bStorage.writes.stamp(['tokens'])! });
+
   beforeAll(async () => {
     a = await createTestApp();
     bStorage = await a.openStorage();
     b = await buildApp({ config: a.config, container: createContainer(a.config, bStorage) });
     await b.ready();
     owner = await a.createOwner();
+    // Node B's pool opens its connections now, so that the writes of its first requests (a
+    // token's lastUsedAt) commit before the checks below rather than during them.
+    await Promise.all(Array.from({ length: 10 }, () => onB('GET', '/api/v1/memory?limit=1', owner.token)));
     expect(a.storage.changes!.listening).toBe(true);
     expect(bStorage.changes!.listening).toBe(true);
   });
@@ -55,12 +75,15 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
   });
 
   it('a revoked token is refused at once by the node that revoked it, and by the other once notified', async () => {
+    const before = tokenStamps();
     const created = await a.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'agent', scopes: ['memory'] } });
     expect(created.status).toBe(201);
     const { id, token } = created.body.data as { id: string; token: string };
-    // Both nodes have looked it up, several times: each holds it in its cache now (the first use
-    // also writes lastUsedAt, which empties both caches once more).
-    for (let i = 0; i < 4; i++) {
+    expect((await a.request('GET', '/api/v1/tokens/me/capabilities', { token })).status).toBe(200);
+    expect((await onB('GET', '/api/v1/tokens/me/capabilities', token)).status).toBe(200);
+    await touchesSettled(before);
+    // Both nodes hold it in their caches now.
+    for (let i = 0; i < 2; i++) {
       expect((await a.request('GET', '/api/v1/tokens/me/capabilities', { token })).status).toBe(200);
       expect((await onB('GET', '/api/v1/tokens/me/capabilities', token)).status).toBe(200);
     }
@@ -70,10 +93,14 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
   });
 
   it('a token revoked through the other node is refused here too, once notified', async () => {
+    const before = tokenStamps();
     const created = await onB('POST', '/api/v1/tokens', owner.token, { name: 'agent 2', scopes: ['memory'] });
     expect(created.status).toBe(201);
     const { id, token } = created.body.data as { id: string; token: string };
-    for (let i = 0; i < 4; i++) expect((await a.request('GET', '/api/v1/memory', { token })).status).toBe(200);
+    expect((await a.request('GET', '/api/v1/memory', { token })).status).toBe(200);
+    expect((await onB('GET', '/api/v1/memory', token)).status).toBe(200);
+    await touchesSettled(before);
+    for (let i = 0; i < 2; i++) expect((await a.request('GET', '/api/v1/memory', { token })).status).toBe(200);
     expect((await onB('DELETE', `/api/v1/tokens/${id}`, owner.token)).status).toBe(200);
     expect((await onB('GET', '/api/v1/memory', token)).status).toBe(401);
     await afterNotification(a.storage, async () => (await a.request('GET', '/api/v1/memory', { token })).status === 401);
