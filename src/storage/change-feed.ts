@@ -37,7 +37,7 @@ export interface ChangeFeedOptions {
   tracker: WriteTracker;
   /** A new client for the listening connection (not from the pool: it stays open). */
   newClient(): pg.Client;
-  /** Sends one notification (through the pool). */
+  /** Sends one notification through the pool, while the listening connection is down. */
   notify(channel: string, payload: string): Promise<unknown>;
   /** First wait before reconnecting; doubled up to 30 s. */
   retryMs?: number;
@@ -117,8 +117,11 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     if (!tables || closing) return;
     let list = tables === 'unknown' ? '*' : [...tables].join(',');
     if (list.length > MAX_PAYLOAD) list = '*';
-    // Best effort: a lost notification is bounded by the other nodes' age period.
-    options.notify(channel, `${node} ${list}`).catch(() => {});
+    // Sent on the listening connection, which is otherwise idle, so that notifications never
+    // wait for a pool connection behind requests. Best effort: a lost notification is bounded
+    // by the other nodes' cache age.
+    const payload = `${node} ${list}`;
+    (current ? current.query('SELECT pg_notify($1, $2)', [channel, payload]) : options.notify(channel, payload)).catch(() => {});
   }
 
   try {

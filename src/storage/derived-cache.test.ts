@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, ENGINE, type TestApp } from '../../test/harness.js';
 import { newId } from '../lib/ids.js';
 import { isoNow } from '../lib/time.js';
 import { createDerivedCache } from './derived-cache.js';
-import type { WriteTracker } from './write-tracker.js';
+import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
 describe(`write tracker and derived cache (${ENGINE})`, () => {
   let t: TestApp;
@@ -106,5 +106,50 @@ describe(`write tracker and derived cache (${ENGINE})`, () => {
       }),
     ).rejects.toThrow('abort');
     if (ENGINE === 'postgres') expect(writes.stamp(['memory_entries'])).toBe(committed);
+  });
+});
+
+describe('derived cache where other processes write (the PostgreSQL rules)', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps no answer longer than the tracker allows, counted from before it was computed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const tracker = createWriteTracker({ maxAgeMs: 5_000 });
+    const cache = createDerivedCache<number>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    let computed = 0;
+    const compute = async () => {
+      computed += 1;
+      vi.advanceTimersByTime(1_000); // a slow computation: its age starts before it
+      return computed;
+    };
+    expect(await cache.get('k', compute)).toBe(1);
+    vi.advanceTimersByTime(3_999);
+    expect(await cache.get('k', compute)).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(await cache.get('k', compute)).toBe(2);
+  });
+
+  it('serves and keeps nothing while the tracker is suspended, and nothing from before once it resumes', async () => {
+    const tracker = createWriteTracker({ maxAgeMs: 60_000 });
+    const cache = createDerivedCache<string>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    expect(await cache.get('k', async () => 'first')).toBe('first');
+    expect(await cache.get('k', async () => 'unused')).toBe('first');
+    tracker.suspend();
+    expect(tracker.stamp(['t'])).toBeUndefined();
+    expect(await cache.get('k', async () => 'while suspended')).toBe('while suspended');
+    expect(await cache.get('k', async () => 'again')).toBe('again');
+    tracker.resume();
+    expect(await cache.get('k', async () => 'after resume')).toBe('after resume');
+    expect(await cache.get('k', async () => 'unused')).toBe('after resume');
+    // Suspended and resumed while an answer was being computed: it is not kept.
+    tracker.noteWrites(['t']);
+    expect(
+      await cache.get('k', async () => {
+        tracker.suspend();
+        tracker.resume();
+        return 'computed across a loss';
+      }),
+    ).toBe('computed across a loss');
+    expect(await cache.get('k', async () => 'fresh')).toBe('fresh');
   });
 });

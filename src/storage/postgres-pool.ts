@@ -110,6 +110,10 @@ export function createStatementPool(options: StatementPoolOptions): PostgresPool
           result = await client.query(name ? { name, text, values: parameters as unknown[] } : { text, values: parameters as unknown[] });
         } catch (error) {
           if (isStalePlan(error)) s.retire = true;
+          // A failed COMMIT or write may still have committed (the connection broke after the
+          // server did it): counted as written, which costs a recomputation at most.
+          if (statement.control === 'commit' && s.written) onCommit(s.written);
+          else if (statement.writes && !s.inTransaction) onCommit(statement.writes === 'unknown' ? 'unknown' : new Set([statement.writes]));
           if (statement.control === 'commit' || statement.control === 'rollback') {
             s.inTransaction = false;
             s.written = undefined;

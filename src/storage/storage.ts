@@ -102,10 +102,12 @@ async function openPostgres(
   try {
     // Nodes share a channel when they share a schema; a hash keeps any schema name a valid channel name.
     const current = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema ?? '';
+    const channel = `hearth_changes_${createHash('sha256').update(current).digest('hex').slice(0, 16)}`;
     changes = await startChangeFeed({
-      channel: `hearth_changes_${createHash('sha256').update(current).digest('hex').slice(0, 16)}`,
+      channel,
       tracker: writes,
-      newClient: () => new pg.Client({ ...clientConfig, application_name: 'hearth-changes', keepAlive: true }),
+      // Named after its channel, so that an operator can tell the listening connections apart in pg_stat_activity.
+      newClient: () => new pg.Client({ ...clientConfig, application_name: channel, keepAlive: true }),
       notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
     });
   } catch (error) {
