@@ -152,4 +152,25 @@ describe('derived cache where other processes write (the PostgreSQL rules)', () 
     ).toBe('computed across a loss');
     expect(await cache.get('k', async () => 'fresh')).toBe('fresh');
   });
+
+  it('runs one computation for requests that miss together, and a new one once a write was counted', async () => {
+    const tracker = createWriteTracker({ maxAgeMs: 60_000 });
+    const cache = createDerivedCache<number>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    let computed = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = async () => {
+      const n = ++computed;
+      await gate;
+      return n;
+    };
+    const together = [cache.get('k', slow), cache.get('k', slow), cache.get('k', slow)];
+    // A write counted meanwhile: a request after it must not join the computation begun before it.
+    tracker.noteWrites(['t']);
+    const after = cache.get('k', slow);
+    release();
+    expect(await Promise.all(together)).toEqual([1, 1, 1]);
+    expect(await after).toBe(2);
+    expect(computed).toBe(2);
+  });
 });

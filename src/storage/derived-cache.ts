@@ -26,6 +26,8 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   const entries = new Map<string, { stamp: number; at: number; value: V; weight: number }>();
   const { maxAgeMs } = tracker;
+  /** Computations under way, one per key at most: bounded by the requests in flight. */
+  const inflight = new Map<string, { stamp: number; value: Promise<V> }>();
   let totalWeight = 0;
 
   function remove(key: string): void {
@@ -47,15 +49,27 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
         entries.set(key, entry);
         return entry.value;
       }
-      const value = await compute();
-      const weight = options.weigh(value);
-      if (tracker.stamp(tables) === stamp && weight <= options.maxWeight) {
-        remove(key);
-        entries.set(key, { stamp, at, value, weight });
-        totalWeight += weight;
-        while (entries.size > options.maxEntries || totalWeight > options.maxWeight) remove(entries.keys().next().value!);
+      // Requests that miss together share one computation begun at the same stamp: no write
+      // was counted between its start and theirs, so its answer is as fresh as their own would be.
+      // (When a popular answer expires, fifty requests would otherwise run its queries fifty times.)
+      const running = inflight.get(key);
+      if (running && running.stamp === stamp) return running.value;
+      const value = compute().then((computed) => {
+        const weight = options.weigh(computed);
+        if (tracker.stamp(tables) === stamp && weight <= options.maxWeight) {
+          remove(key);
+          entries.set(key, { stamp, at, value: computed, weight });
+          totalWeight += weight;
+          while (entries.size > options.maxEntries || totalWeight > options.maxWeight) remove(entries.keys().next().value!);
+        }
+        return computed;
+      });
+      inflight.set(key, { stamp, value });
+      try {
+        return await value;
+      } finally {
+        if (inflight.get(key)?.value === value) inflight.delete(key);
       }
-      return value;
     },
   };
 }
