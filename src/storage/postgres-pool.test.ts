@@ -99,4 +99,29 @@ describe.skipIf(!TEST_DATABASE_URL)('the PostgreSQL statement pool', () => {
       client.release();
     }
   });
+
+  it('runs a statement again, unnamed, when a table changed under its prepared plan, and retires the connection', async () => {
+    const table = `pool_probe_${process.pid}_${Date.now()}`;
+    const client = await wrapped.connect();
+    const pid = await pidOf(client);
+    try {
+      await client.query(`CREATE TABLE ${table} (n int)`, []);
+      await client.query(`INSERT INTO ${table} (n) VALUES ($1)`, [1]);
+      const select = `SELECT * FROM ${table} WHERE n = $1`;
+      expect((await client.query(select, [1])).rows).toEqual([{ n: 1 }]);
+      // As another node's migration would: the prepared plan's result no longer fits.
+      await client.query(`ALTER TABLE ${table} ADD COLUMN m int`, []);
+      expect((await client.query(select, [1])).rows).toEqual([{ n: 1, m: null }]);
+    } finally {
+      client.release();
+    }
+    const next = await wrapped.connect();
+    try {
+      expect(await pidOf(next)).not.toBe(pid);
+      expect((await next.query(`SELECT * FROM ${table} WHERE n = $1`, [1])).rows).toEqual([{ n: 1, m: null }]);
+    } finally {
+      await next.query(`DROP TABLE ${table}`, []);
+      next.release();
+    }
+  });
 });

@@ -11,7 +11,8 @@ import type pg from 'pg';
  * keeps at most `maxStatements` of them (server memory stays bounded whatever SQL the app
  * builds): a statement past the bound runs unnamed, and the connection is closed when it is
  * released, so the pool opens a fresh one. A connection whose prepared plan no longer fits the
- * table (a migration changed it) is closed the same way.
+ * table (another node's migration changed it) is closed the same way, and the statement, unless
+ * inside a transaction, runs again unnamed.
  *
  * Committed writes. A write becomes visible to other connections when it commits: the
  * statement itself outside a transaction, or the COMMIT of its transaction. `onCommit` is told
@@ -107,9 +108,16 @@ export function createStatementPool(options: StatementPoolOptions): PostgresPool
         }
         let result: pg.QueryResult;
         try {
-          result = await client.query(name ? { name, text, values: parameters as unknown[] } : { text, values: parameters as unknown[] });
+          try {
+            result = await client.query(name ? { name, text, values: parameters as unknown[] } : { text, values: parameters as unknown[] });
+          } catch (error) {
+            if (!name || !isStalePlan(error)) throw error;
+            s.retire = true;
+            // Outside a transaction nothing else failed with it: the statement runs again, unnamed.
+            if (s.inTransaction) throw error;
+            result = await client.query({ text, values: parameters as unknown[] });
+          }
         } catch (error) {
-          if (isStalePlan(error)) s.retire = true;
           // A failed COMMIT or write may still have committed (the connection broke after the
           // server did it): counted as written, which costs a recomputation at most.
           if (statement.control === 'commit' && s.written) onCommit(s.written);
