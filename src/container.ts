@@ -103,7 +103,9 @@ export function createContainer(config: Config, storage: Storage) {
     repo: createTokensRepo(db),
     audit,
     sessionTtlMs: config.sessionTtlMs,
-    cacheTokens: storage.dialect === 'sqlite',
+    cacheTokens: true,
+    // On PostgreSQL other nodes may change tokens: cached principals follow the shared write feed.
+    writes: storage.dialect === 'postgres' ? storage.writes : undefined,
   });
   const accounts = createAccountsService({
     db,

@@ -1,13 +1,12 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, ENGINE, type TestApp } from '../../test/harness.js';
 import { newId } from '../lib/ids.js';
 import { isoNow } from '../lib/time.js';
 import { createDerivedCache } from './derived-cache.js';
-import type { WriteTracker } from './write-tracker.js';
+import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
-// The tracker exists only on the embedded engine, where this process makes every write.
-describe.skipIf(ENGINE === 'postgres')('write tracker and derived cache (embedded SQLite)', () => {
+describe(`write tracker and derived cache (${ENGINE})`, () => {
   let t: TestApp;
   let writes: WriteTracker;
   let ownerId: string;
@@ -25,7 +24,7 @@ describe.skipIf(ENGINE === 'postgres')('write tracker and derived cache (embedde
   };
 
   it('counts inserts, updates and deletes per table, and nothing for reads', async () => {
-    const memory = writes.stamp(['memory_entries']);
+    const memory = writes.stamp(['memory_entries'])!;
     const personas = writes.stamp(['personas']);
     await addMemory('one');
     expect(writes.stamp(['memory_entries'])).toBe(memory + 1);
@@ -38,7 +37,7 @@ describe.skipIf(ENGINE === 'postgres')('write tracker and derived cache (embedde
   });
 
   it('treats a raw write statement as a write to every table', async () => {
-    const before = writes.stamp(['personas']);
+    const before = writes.stamp(['personas'])!;
     await sql`UPDATE personas SET name = name WHERE owner_id = ${ownerId}`.execute(t.storage.db);
     expect(writes.stamp(['personas'])).toBeGreaterThan(before);
     const afterRead = writes.stamp(['personas']);
@@ -84,5 +83,94 @@ describe.skipIf(ENGINE === 'postgres')('write tracker and derived cache (embedde
     expect(await cache.get('b', async () => 'b2')).toBe('b2');
     expect(await cache.get('big', async () => 'x'.repeat(11))).toBe('x'.repeat(11)); // over budget: served, not kept
     expect(await cache.get('big', async () => 'again')).toBe('again');
+  });
+
+  it('counts a write in a transaction only once it has committed, and none that rolled back', async () => {
+    const before = writes.stamp(['memory_entries'])!;
+    let inside: number | undefined;
+    await t.storage.db.transaction().execute(async (trx) => {
+      const now = isoNow();
+      await trx.insertInto('memory_entries').values({ id: newId('mem'), owner_id: ownerId, content: 'in a transaction', created_at: now, updated_at: now }).execute();
+      inside = writes.stamp(['memory_entries']);
+    });
+    if (ENGINE === 'postgres') {
+      // Other connections cannot see the row before COMMIT: a reader then must not take it as written.
+      expect(inside).toBe(before);
+    }
+    expect(writes.stamp(['memory_entries'])!).toBeGreaterThan(before);
+    const committed = writes.stamp(['memory_entries'])!;
+    await expect(
+      t.storage.db.transaction().execute(async (trx) => {
+        await trx.updateTable('memory_entries').set({ content: 'rolled back' }).where('owner_id', '=', ownerId).execute();
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    if (ENGINE === 'postgres') expect(writes.stamp(['memory_entries'])).toBe(committed);
+  });
+});
+
+describe('derived cache where other processes write (the PostgreSQL rules)', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps no answer longer than the tracker allows, counted from before it was computed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const tracker = createWriteTracker({ maxAgeMs: 5_000 });
+    const cache = createDerivedCache<number>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    let computed = 0;
+    const compute = async () => {
+      computed += 1;
+      vi.advanceTimersByTime(1_000); // a slow computation: its age starts before it
+      return computed;
+    };
+    expect(await cache.get('k', compute)).toBe(1);
+    vi.advanceTimersByTime(3_999);
+    expect(await cache.get('k', compute)).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(await cache.get('k', compute)).toBe(2);
+  });
+
+  it('serves and keeps nothing while the tracker is suspended, and nothing from before once it resumes', async () => {
+    const tracker = createWriteTracker({ maxAgeMs: 60_000 });
+    const cache = createDerivedCache<string>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    expect(await cache.get('k', async () => 'first')).toBe('first');
+    expect(await cache.get('k', async () => 'unused')).toBe('first');
+    tracker.suspend();
+    expect(tracker.stamp(['t'])).toBeUndefined();
+    expect(await cache.get('k', async () => 'while suspended')).toBe('while suspended');
+    expect(await cache.get('k', async () => 'again')).toBe('again');
+    tracker.resume();
+    expect(await cache.get('k', async () => 'after resume')).toBe('after resume');
+    expect(await cache.get('k', async () => 'unused')).toBe('after resume');
+    // Suspended and resumed while an answer was being computed: it is not kept.
+    tracker.noteWrites(['t']);
+    expect(
+      await cache.get('k', async () => {
+        tracker.suspend();
+        tracker.resume();
+        return 'computed across a loss';
+      }),
+    ).toBe('computed across a loss');
+    expect(await cache.get('k', async () => 'fresh')).toBe('fresh');
+  });
+
+  it('runs one computation for requests that miss together, and a new one once a write was counted', async () => {
+    const tracker = createWriteTracker({ maxAgeMs: 60_000 });
+    const cache = createDerivedCache<number>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    let computed = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = async () => {
+      const n = ++computed;
+      await gate;
+      return n;
+    };
+    const together = [cache.get('k', slow), cache.get('k', slow), cache.get('k', slow)];
+    // A write counted meanwhile: a request after it must not join the computation begun before it.
+    tracker.noteWrites(['t']);
+    const after = cache.get('k', slow);
+    release();
+    expect(await Promise.all(together)).toEqual([1, 1, 1]);
+    expect(await after).toBe(2);
+    expect(computed).toBe(2);
   });
 });

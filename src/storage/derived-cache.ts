@@ -3,7 +3,9 @@ import type { WriteTracker } from './write-tracker.js';
 /**
  * A bounded cache of answers derived from some tables (see write-tracker.ts). An entry is
  * served only while none of those tables has been written since it was computed, and an
- * answer is stored only if no write finished while it was being computed.
+ * answer is stored only if no write finished while it was being computed. On PostgreSQL a
+ * write made by another node counts once its notification arrives (or the tracker's age
+ * period ends), and nothing is cached while that feed is down.
  */
 export interface DerivedCache<V> {
   get(key: string, compute: () => Promise<V>): Promise<V>;
@@ -22,7 +24,10 @@ export interface DerivedCacheOptions<V> {
 export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedCache<V> {
   const { tracker, tables } = options;
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  const entries = new Map<string, { stamp: number; value: V; weight: number }>();
+  const entries = new Map<string, { stamp: number; at: number; value: V; weight: number }>();
+  const { maxAgeMs } = tracker;
+  /** Computations under way, one per key at most: bounded by the requests in flight. */
+  const inflight = new Map<string, { stamp: number; value: Promise<V> }>();
   let totalWeight = 0;
 
   function remove(key: string): void {
@@ -35,26 +40,41 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
   return {
     async get(key, compute) {
       const stamp = tracker.stamp(tables);
+      // Undefined: changes made elsewhere cannot be seen now, so nothing is served or kept.
+      if (stamp === undefined) return compute();
+      const at = maxAgeMs === undefined ? 0 : Date.now();
       const entry = entries.get(key);
-      if (entry && entry.stamp === stamp) {
+      if (entry && entry.stamp === stamp && (maxAgeMs === undefined || at - entry.at < maxAgeMs)) {
         entries.delete(key);
         entries.set(key, entry);
         return entry.value;
       }
-      const value = await compute();
-      const weight = options.weigh(value);
-      if (tracker.stamp(tables) === stamp && weight <= options.maxWeight) {
-        remove(key);
-        entries.set(key, { stamp, value, weight });
-        totalWeight += weight;
-        while (entries.size > options.maxEntries || totalWeight > options.maxWeight) remove(entries.keys().next().value!);
+      // Requests that miss together share one computation begun at the same stamp: no write
+      // was counted between its start and theirs, so its answer is as fresh as their own would be.
+      // (When a popular answer expires, fifty requests would otherwise run its queries fifty times.)
+      const running = inflight.get(key);
+      if (running && running.stamp === stamp) return running.value;
+      const value = compute().then((computed) => {
+        const weight = options.weigh(computed);
+        if (tracker.stamp(tables) === stamp && weight <= options.maxWeight) {
+          remove(key);
+          entries.set(key, { stamp, at, value: computed, weight });
+          totalWeight += weight;
+          while (entries.size > options.maxEntries || totalWeight > options.maxWeight) remove(entries.keys().next().value!);
+        }
+        return computed;
+      });
+      inflight.set(key, { stamp, value });
+      try {
+        return await value;
+      } finally {
+        if (inflight.get(key)?.value === value) inflight.delete(key);
       }
-      return value;
     },
   };
 }
 
-/** For engines where caching derived answers is not sound (shared PostgreSQL): always computes. */
+/** Where no write tracker is given: always computes. */
 export function uncached<V>(): DerivedCache<V> {
   return { get: (_key, compute) => compute() };
 }

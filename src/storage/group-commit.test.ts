@@ -204,7 +204,7 @@ describe(`group commit (${ENGINE})`, () => {
   });
 
   it.runIf(ENGINE === 'sqlite')('the write tracker counts the writes made in a batch', async () => {
-    const before = t.storage.writes!.stamp(['memory_entries']);
+    const before = t.storage.writes.stamp(['memory_entries']);
     await Promise.all(
       [entry(), entry()].map((row) =>
         t.storage.groupCommit.run(async (trx) => {
@@ -212,7 +212,7 @@ describe(`group commit (${ENGINE})`, () => {
         }),
       ),
     );
-    expect(t.storage.writes!.stamp(['memory_entries'])).toBeGreaterThan(before);
+    expect(t.storage.writes.stamp(['memory_entries'])).toBeGreaterThan(before!);
   });
 
   it.runIf(ENGINE === 'sqlite')('SQLite transactions take the write lock when they begin (BEGIN IMMEDIATE)', async () => {

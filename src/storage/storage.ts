@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -13,10 +14,12 @@ import {
   type SqliteDialectConfig,
   type SqliteStatement,
 } from 'kysely';
+import { startChangeFeed, type ChangeFeed } from './change-feed.js';
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
 import type { Dialect } from './dialect.js';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import { migrationProvider } from './migrations/index.js';
+import { createStatementPool } from './postgres-pool.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
@@ -24,13 +27,15 @@ export interface Storage {
   db: Kysely<Database>;
   dialect: Dialect;
   /**
-   * Counts writes per table, for caches of derived answers. Only present on embedded SQLite,
-   * where this process makes every write; with PostgreSQL other nodes may write too.
+   * Counts committed writes per table, for caches of derived answers. With PostgreSQL other
+   * nodes' writes arrive through `changes`, and nothing is cached while that feed is down.
    */
-  writes: WriteTracker | undefined;
+  writes: WriteTracker;
+  /** PostgreSQL only: the feed of writes between the nodes sharing the schema. */
+  changes: ChangeFeed | undefined;
   /** Batches concurrent writes into shared transactions; see group-commit.ts for the rule its units follow. */
   groupCommit: GroupCommit;
-  /** Waits for the writes in flight (group commit), then closes the database. */
+  /** Waits for the writes in flight (group commit), then closes the change feed and the database. */
   close(): Promise<void>;
 }
 
@@ -96,7 +101,17 @@ function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
 }
 
-async function openPostgres(url: string, schema: string | undefined): Promise<Kysely<Database>> {
+/** Connections per node: enough to keep PostgreSQL busy on a small machine, few enough to leave room for several nodes. */
+const PG_POOL_MAX = 10;
+/** Prepared statements kept per connection (see postgres-pool.ts). */
+const PG_STATEMENTS_PER_CONNECTION = 200;
+/** The longest a cached answer is kept on PostgreSQL: how long it can outlive a change made on another node whose notification was lost. */
+const PG_CACHE_MAX_AGE_MS = 5_000;
+
+async function openPostgres(
+  url: string,
+  schema: string | undefined,
+): Promise<{ db: Kysely<Database>; writes: WriteTracker; changes: ChangeFeed }> {
   // Loaded only when PostgreSQL is configured: an SQLite server never pays for the driver.
   const { default: pg } = await import('pg');
   // PostgreSQL returns int8 (COUNT(*), BIGINT) as strings; every count Hearth keeps fits a JS number.
@@ -111,12 +126,35 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Ky
       await setup.end();
     }
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  const clientConfig = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
+  const pool = new pg.Pool({ ...clientConfig, max: PG_POOL_MAX });
+  const writes = createWriteTracker({ maxAgeMs: PG_CACHE_MAX_AGE_MS });
+  let changes: ChangeFeed | undefined;
+  const statementPool = createStatementPool({
+    pool,
+    maxStatements: PG_STATEMENTS_PER_CONNECTION,
+    onCommit(tables) {
+      writes.noteWrites(tables);
+      changes?.publish(tables);
+    },
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: statementPool }) });
+  try {
+    // Nodes share a channel when they share a schema; a hash keeps any schema name a valid channel name.
+    const current = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema ?? '';
+    const channel = `hearth_changes_${createHash('sha256').update(current).digest('hex').slice(0, 16)}`;
+    changes = await startChangeFeed({
+      channel,
+      tracker: writes,
+      // Named after its channel, so that an operator can tell the listening connections apart in pg_stat_activity.
+      newClient: () => new pg.Client({ ...clientConfig, application_name: channel, keepAlive: true }),
+      notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
+    });
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, writes, changes };
 }
 
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<void> {
@@ -145,21 +183,34 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
   // (0700) here, once, for PostgreSQL too: the server and the key rotation script both start here.
   prepareDataDir(options.dataDir);
   const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
-  const writes = options.databaseUrl ? undefined : createWriteTracker();
-  const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options.pgSchema)
-    : openSqlite(options.dataDir, writes!);
-  await migrateToLatest(db, dialect);
+  let db: Kysely<Database>;
+  let writes: WriteTracker;
+  let changes: ChangeFeed | undefined;
+  if (options.databaseUrl) {
+    ({ db, writes, changes } = await openPostgres(options.databaseUrl, options.pgSchema));
+  } else {
+    writes = createWriteTracker();
+    db = openSqlite(options.dataDir, writes);
+  }
+  try {
+    await migrateToLatest(db, dialect);
+  } catch (error) {
+    await changes?.close();
+    await db.destroy();
+    throw error;
+  }
   if (dialect === 'sqlite') alignJournalModes(options.dataDir);
   const groupCommit = createGroupCommit(db, dialect);
   return {
     db,
     dialect,
     writes,
+    changes,
     groupCommit,
     async close() {
       // Acknowledged writes are committed already; queued ones are committed before closing.
       await groupCommit.close();
+      await changes?.close();
       await db.destroy();
     },
   };

@@ -6,7 +6,7 @@ import type { ContextSection } from './gateway.section.js';
 
 export interface GatewayServiceOptions {
   sections: ContextSection[];
-  /** Caches rendered contexts while their tables are unchanged (embedded engine only). */
+  /** Caches rendered contexts while their tables are unchanged (see storage/derived-cache.ts). */
   writes?: WriteTracker | undefined;
 }
 

@@ -52,7 +52,7 @@ export interface MemoryServiceOptions {
   /** Creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */
   groupCommit: Pick<GroupCommit, 'run'>;
   /**
-   * Keeps pages of the list while the table is unchanged (embedded engine only; see
+   * Keeps pages of the list while the table is unchanged (on either engine; see
    * storage/write-tracker.ts). Agents page through memory again and again within a session, and
    * a page read from the database costs far more than one served from here.
    */

@@ -1,4 +1,5 @@
 import type { Principal } from '../../http/access.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 import { constantTimeEqual, hashToken, isWellFormedToken } from '../../lib/crypto.js';
 import { isPast } from '../../lib/time.js';
 import { ALL_SCOPES_KINDS, scopesOf } from './tokens.records.js';
@@ -8,7 +9,13 @@ interface CachedPrincipal {
   principal: Principal;
   secretHash: string;
   expiresAtMs: number | null;
+  /** With `writes`: the stamp of the tokens and users tables and the time it was taken, before the lookup. */
+  stamp: number;
+  at: number;
 }
+
+/** What a principal is read from: the token and its owner's role (a deleted owner's tokens go with it). */
+const PRINCIPAL_TABLES = ['tokens', 'users'] as const;
 
 /** lastUsedAt is precise to this interval: writing it on every request would double the work of a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -17,16 +24,23 @@ const CACHE_MAX = 10_000;
 export interface TokenAuthenticationDeps {
   repo: Pick<TokensRepo, 'findLiveByHash' | 'touch'>;
   /**
-   * Keep authenticated tokens in memory. Only safe when this process makes every change to
-   * the tokens table (embedded SQLite): every change to a token calls `forget` at once. With
-   * PostgreSQL several nodes may share the table, so every request looks up.
+   * Keep authenticated tokens in memory. Every change to a token made through this process
+   * calls `forget` at once.
    */
   cacheTokens: boolean;
+  /**
+   * Where other processes change tokens too (PostgreSQL): a cached principal is served only while
+   * no write to the tokens or users table has been counted since its lookup began (this
+   * node's own once they commit, other nodes' when their notification arrives), never while
+   * the tracker cannot see other nodes' changes, and for at most the tracker's maxAgeMs.
+   */
+  writes?: WriteTracker | undefined;
 }
 
 /** Bearer secret → principal, on every request: one indexed lookup, or none from the cache. */
 export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
-  const { repo } = deps;
+  const { repo, writes } = deps;
+  const maxAgeMs = writes?.maxAgeMs;
   const cache = new Map<string, CachedPrincipal>(); // by secret hash
   const hashById = new Map<string, string>();
   const lastTouched = new Map<string, number>();
@@ -72,7 +86,12 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
       const secretHash = hashToken(secret);
       const now = Date.now();
 
-      const cached = deps.cacheTokens ? cache.get(secretHash) : undefined;
+      const stamp = writes ? writes.stamp(PRINCIPAL_TABLES) : 0;
+      let cached = deps.cacheTokens && stamp !== undefined ? cache.get(secretHash) : undefined;
+      if (cached && writes && (cached.stamp !== stamp || (maxAgeMs !== undefined && now - cached.at >= maxAgeMs))) {
+        // Tokens or owners changed since (here or elsewhere), or it is too old: look up again.
+        cached = undefined;
+      }
       if (cached) {
         if (cached.expiresAtMs !== null && cached.expiresAtMs <= now) {
           forget(cached.principal.tokenId);
@@ -95,8 +114,8 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
         scopes: new Set(scopesOf(row)),
         role: row.role,
       };
-      if (deps.cacheTokens && generation === startedAt) {
-        remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null });
+      if (deps.cacheTokens && generation === startedAt && stamp !== undefined && (!writes || writes.stamp(PRINCIPAL_TABLES) === stamp)) {
+        remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null, stamp, at: now });
       }
       touch(row.id, now);
       return principal;

@@ -28,6 +28,7 @@ export interface TokensServiceOptions {
   audit: Pick<AuditService, 'record'>;
   sessionTtlMs: number;
   cacheTokens: TokenAuthenticationDeps['cacheTokens'];
+  writes?: TokenAuthenticationDeps['writes'];
 }
 
 /**
@@ -37,7 +38,7 @@ export interface TokensServiceOptions {
  */
 export function createTokensService(deps: TokensServiceOptions) {
   const { repo, audit } = deps;
-  const auth = createTokenAuthentication({ repo, cacheTokens: deps.cacheTokens });
+  const auth = createTokenAuthentication({ repo, cacheTokens: deps.cacheTokens, writes: deps.writes });
   const issuing = createTokenIssuing({ repo, audit, sessionTtlMs: deps.sessionTtlMs });
   const management = createTokenManagement({ repo, audit, forget: auth.forget });
   const rotation = createTokenRotation({ repo, audit, forget: auth.forget, requireToken: management.requireToken });
