@@ -137,8 +137,8 @@ export function createContainer(config: Config, storage: Storage) {
     preferencesRepo: createOwnerDocumentRepo(db, storage.dialect, 'preferences'),
     accounts,
   });
-  const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect), limits, writes: storage.writes });
-  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits, parsing });
+  const memory = createMemoryService({ repo: createMemoryRepo(db, storage.dialect, storage.writes), limits, writes: storage.writes });
+  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect, storage.writes), limits, parsing });
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
   const oauth = createOAuthService({
     repo: createOAuthRepo(db),

@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
+import { createSearchIndex } from '../../storage/search-index.js';
 import type { Database, KbDocumentsTable } from '../../storage/tables.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 
 /** The full-text index migration 0003 declared on kb_documents; a title word weighs four times a content word. */
 function kbIndex(dialect: Dialect): FullTextIndex {
@@ -24,8 +26,19 @@ export type KbDocumentRow = Pick<KbDocumentsTable, (typeof DOCUMENT_COLUMNS)[num
 export type KbSummaryRow = Pick<KbDocumentsTable, (typeof SUMMARY_COLUMNS)[number]> & { head: string };
 export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'source' | 'mime_type' | 'size_bytes' | 'updated_at'>>;
 
-export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
+/**
+ * Postings plus words the in-memory search index holds over all owners (some 15 MB at most);
+ * beyond it, say with many large documents, the database ranks.
+ */
+const SEARCH_INDEX_MAX_COST = 1_000_000;
+
+export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
   const index = kbIndex(dialect);
+  // Pages of a few rows: documents hold up to 10 MiB of text each.
+  const inMemory =
+    dialect === 'postgres' || writes
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 4, maxCost: SEARCH_INDEX_MAX_COST })
+      : undefined;
   // Lists show an excerpt: read only the start of each document, never whole 10 MiB texts.
   const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');
 
@@ -103,7 +116,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
-      return searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
+      return (await inMemory?.search(ownerId, { q, limit, mode })) ?? searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
     },
 
     async count(ownerId: string): Promise<number> {

@@ -135,7 +135,7 @@ function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: str
 
 export function createSkillsService(deps: SkillsServiceOptions) {
   const { db, attachments } = deps;
-  const repo = createSkillsRepo(db, deps.dialect);
+  const repo = createSkillsRepo(db, deps.dialect, deps.writes);
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
   const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes

@@ -14,6 +14,7 @@ import * as oauthBrowserBinding from './0014-oauth-browser-binding.js';
 import * as dropLoginLockout from './0015-drop-login-lockout.js';
 import * as oauthRefreshLease from './0016-oauth-refresh-lease.js';
 import * as skillsActiveIndex from './0017-skills-active-index.js';
+import * as searchGenerations from './0018-search-generations.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -43,6 +44,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0015-drop-login-lockout', dropLoginLockout],
   ['0016-oauth-refresh-lease', oauthRefreshLease],
   ['0017-skills-active-index', skillsActiveIndex],
+  ['0018-search-generations', searchGenerations],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

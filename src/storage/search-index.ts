@@ -1,0 +1,504 @@
+import { sql, type Kysely } from 'kysely';
+import { porterStem } from '../lib/stemmer.js';
+import type { Dialect } from './dialect.js';
+import { queryTerms, type FullTextIndex, type MatchMode, type RankedHit } from './full-text.js';
+import type { WriteTracker } from './write-tracker.js';
+
+/**
+ * An in-memory inverted index per owner over the columns a full-text index declares, so that a
+ * search over thousands of matches costs microseconds instead of scoring every match in the
+ * database on every call (docs/decisions.md, "Search").
+ *
+ * - Words are cut and stemmed as SQLite's FTS5 index cuts them (`unicode61 remove_diacritics 2`,
+ *   then Porter), and each query word matches as a prefix of a stem, as `"word"*` does.
+ * - Ranking is FTS5's bm25 with the index's column weights (k1 = 1.2, b = 0.75), computed from
+ *   the owner's own rows, best first, ties by id: the same order on both engines.
+ * - `all` mode walks the shortest posting list and looks the other words up by galloping, so the
+ *   work follows the rarest word, not the number of matches; a candidate whose score can no
+ *   longer reach the k-th best is dropped before its remaining words are looked up. `any` mode
+ *   skips candidates that only the words too weak to enter the top k carry (MaxScore).
+ * - Freshness: on SQLite the write tracker's stamp of the table (this process makes every
+ *   write); on PostgreSQL a per-owner generation that triggers bump in the writing transaction
+ *   (migration 0018), read with one indexed query. A changed stamp or generation rebuilds the
+ *   owner's index on the next search, so a write is seen by the next search on every node.
+ * - Bounded: an owner whose index would exceed `maxCost` (postings plus words) is searched by
+ *   the database instead, and the least recently used owners are dropped beyond the same total.
+ *
+ * `search` answers `undefined` when the database should answer instead (index too large, or a
+ * query word the index cannot express, such as one that the tokenizer splits in two).
+ */
+
+const K1 = 1.2;
+const B = 0.75;
+/** A word costs as much as this many postings: its key and its two arrays. */
+const WORD_COST = 8;
+
+export interface SearchIndexOptions {
+  db: Kysely<any>;
+  dialect: Dialect;
+  index: FullTextIndex;
+  /** Text columns kept for equality filters (e.g. skills' `category_key`). */
+  attributes?: readonly string[];
+  /** On SQLite: the tracker of this process's writes. Without it, the generation table is read. */
+  writes?: WriteTracker | undefined;
+  /** Rows read per query while building; small for tables with large texts. */
+  pageSize: number;
+  /** The most postings plus words held for this table, over all owners. */
+  maxCost: number;
+  /** Ids are integers (read back as numbers on both engines). */
+  integerIds?: boolean;
+}
+
+/** Owners whose index is kept at most, whatever their size (an empty index costs nothing else). */
+const MAX_OWNERS = 10_000;
+
+export interface IndexedSearch {
+  q: string;
+  limit: number;
+  mode: MatchMode;
+  /** Attribute equality filters, applied before the limit. */
+  where?: Record<string, string | undefined>;
+}
+
+export interface SearchIndex<Id extends string | number> {
+  search(ownerId: string, options: IndexedSearch): Promise<Array<RankedHit<Id>> | undefined>;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const COMBINING = /\p{M}+/gu;
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+
+/** Words of a text as FTS5's unicode61 tokenizer with remove_diacritics 2 cuts them, lower-cased. */
+export function tokenize(text: string): string[] {
+  let t = text.toLowerCase();
+  if (NON_ASCII.test(t)) t = t.normalize('NFD').replace(COMBINING, '');
+  return t.match(TOKEN) ?? [];
+}
+
+interface Postings {
+  /** Document slots, ascending. */
+  slots: number[];
+  /** Weighted frequency per slot: the sum of the column weights of each occurrence. */
+  freqs: number[];
+}
+
+interface OwnerIndex<Id> {
+  /** The stamp (SQLite) or generation (PostgreSQL) the index was built at. */
+  version: number;
+  ids: Id[];
+  /** Tokens per document, all columns. */
+  lengths: Float64Array;
+  attributes: Map<string, string[]>;
+  postings: Map<string, Postings>;
+  /** The words, sorted, for prefix lookups. */
+  words: string[];
+  avgLength: number;
+  cost: number;
+}
+
+/** Marks an owner whose index would be too large at this version: the database answers. */
+interface TooLarge {
+  version: number;
+  tooLarge: true;
+}
+
+function lowerBound(words: string[], prefix: string): number {
+  let lo = 0;
+  let hi = words.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (words[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first position at or after `from` whose slot is >= `slot` (galloping, then binary). */
+function seek(slots: number[], from: number, slot: number): number {
+  let step = 1;
+  let hi = from;
+  while (hi < slots.length && slots[hi]! < slot) {
+    from = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > slots.length) hi = slots.length;
+  while (from < hi) {
+    const mid = (from + hi) >>> 1;
+    if (slots[mid]! < slot) from = mid + 1;
+    else hi = mid;
+  }
+  return from;
+}
+
+function compareIds(a: string | number, b: string | number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A bounded min-heap of the best k hits (worst on top): better = higher score, then lower id. */
+class TopK<Id extends string | number> {
+  readonly scores: number[] = [];
+  readonly items: Id[] = [];
+  constructor(private readonly k: number) {}
+
+  get full(): boolean {
+    return this.scores.length >= this.k;
+  }
+
+  /** The score a candidate must beat (or tie with a lower id) to enter. */
+  get threshold(): number {
+    return this.full ? this.scores[0]! : -Infinity;
+  }
+
+  private worse(i: number, j: number): boolean {
+    const si = this.scores[i]!;
+    const sj = this.scores[j]!;
+    return si < sj || (si === sj && compareIds(this.items[i]!, this.items[j]!) > 0);
+  }
+
+  private swap(i: number, j: number): void {
+    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
+    [this.items[i], this.items[j]] = [this.items[j]!, this.items[i]!];
+  }
+
+  offer(score: number, id: Id): void {
+    if (this.k <= 0) return;
+    if (this.full) {
+      const top = this.scores[0]!;
+      if (score < top || (score === top && compareIds(id, this.items[0]!) > 0)) return;
+      this.scores[0] = score;
+      this.items[0] = id;
+      this.down(0);
+      return;
+    }
+    this.scores.push(score);
+    this.items.push(id);
+    let i = this.scores.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.worse(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.scores.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.worse(l, m)) m = l;
+      if (r < n && this.worse(r, m)) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+
+  /** Best first. */
+  sorted(): Array<RankedHit<Id>> {
+    const hits = this.items.map((id, i) => ({ id, rank: this.scores[i]! }));
+    return hits.sort((a, b) => b.rank - a.rank || compareIds(a.id, b.id));
+  }
+}
+
+/** One query word resolved against an owner's index: the documents holding a word it prefixes. */
+interface TermList {
+  slots: number[];
+  freqs: number[];
+  idf: number;
+  /** No document can get more than this from the word. */
+  bound: number;
+}
+
+/** The bm25 contribution of one word to one document, as FTS5 computes it. */
+function termScore(idf: number, freq: number, length: number, avgLength: number): number {
+  return (idf * (freq * (K1 + 1))) / (freq + K1 * (1 - B + (B * length) / avgLength));
+}
+
+/**
+ * Resolves the query words, or `undefined` when one of them is not a single token (then the
+ * database's own query parser must answer). Words without any match get an empty list.
+ */
+function termLists<Id>(owner: OwnerIndex<Id>, terms: string[]): TermList[] | undefined {
+  const n = owner.ids.length;
+  const lists: TermList[] = [];
+  for (const term of terms) {
+    const tokens = tokenize(term);
+    if (tokens.length !== 1) return undefined;
+    const stem = porterStem(tokens[0]!);
+    const words = owner.words;
+    const matching: Postings[] = [];
+    for (let i = lowerBound(words, stem); i < words.length && words[i]!.startsWith(stem); i++) matching.push(owner.postings.get(words[i]!)!);
+    let slots: number[];
+    let freqs: number[];
+    if (matching.length === 1) {
+      ({ slots, freqs } = matching[0]!);
+    } else {
+      // Several words share the prefix: merge their lists, adding the frequencies of a document.
+      const acc = new Map<number, number>();
+      for (const p of matching) for (let i = 0; i < p.slots.length; i++) acc.set(p.slots[i]!, (acc.get(p.slots[i]!) ?? 0) + p.freqs[i]!);
+      slots = [...acc.keys()].sort((a, b) => a - b);
+      freqs = slots.map((s) => acc.get(s)!);
+    }
+    let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
+    if (idf <= 0) idf = 1e-6;
+    let maxFreq = 0;
+    for (const f of freqs) if (f > maxFreq) maxFreq = f;
+    // The shortest possible document gives the largest share; length 0 bounds every document.
+    lists.push({ slots, freqs, idf, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength) });
+  }
+  return lists;
+}
+
+/** The best `limit` documents of an owner's index for these words; exported for the reference test. */
+export function rankInIndex<Id extends string | number>(
+  owner: OwnerIndex<Id>,
+  terms: string[],
+  mode: MatchMode,
+  limit: number,
+  accept: (slot: number) => boolean,
+): Array<RankedHit<Id>> | undefined {
+  const lists = termLists(owner, terms);
+  if (!lists) return undefined;
+  if (limit <= 0) return [];
+  const top = new TopK<Id>(limit);
+  const { lengths, avgLength, ids } = owner;
+  // The score of a document is summed in query order, so equal documents get equal scores.
+  const score = (slot: number, freqOf: (i: number) => number): number => {
+    let s = 0;
+    for (let i = 0; i < lists.length; i++) {
+      const f = freqOf(i);
+      if (f > 0) s += termScore(lists[i]!.idf, f, lengths[slot]!, avgLength);
+    }
+    return s;
+  };
+
+  if (mode === 'all') {
+    if (lists.some((l) => l.slots.length === 0)) return [];
+    // Rarest first: its list drives, the others are looked up.
+    const order = lists.map((_, i) => i).sort((a, b) => lists[a]!.slots.length - lists[b]!.slots.length);
+    const positions = new Array<number>(lists.length).fill(0);
+    const found = new Array<number>(lists.length).fill(0);
+    // What the words after the i-th (in lookup order) can still add at most.
+    const rest = new Array<number>(order.length + 1).fill(0);
+    for (let i = order.length - 1; i >= 0; i--) rest[i] = rest[i + 1]! + lists[order[i]!]!.bound;
+    const driver = lists[order[0]!]!;
+    candidates: for (let p = 0; p < driver.slots.length; p++) {
+      const slot = driver.slots[p]!;
+      if (!accept(slot)) continue;
+      found[order[0]!] = driver.freqs[p]!;
+      let partial = termScore(driver.idf, driver.freqs[p]!, lengths[slot]!, avgLength);
+      for (let j = 1; j < order.length; j++) {
+        if (top.full && partial + rest[j]! < top.threshold) continue candidates;
+        const li = order[j]!;
+        const list = lists[li]!;
+        const at = seek(list.slots, positions[li]!, slot);
+        positions[li] = at;
+        if (at >= list.slots.length) break candidates;
+        if (list.slots[at] !== slot) continue candidates;
+        found[li] = list.freqs[at]!;
+        partial += termScore(list.idf, list.freqs[at]!, lengths[slot]!, avgLength);
+      }
+      top.offer(score(slot, (i) => found[i]!), ids[slot]!);
+    }
+    return top.sorted();
+  }
+
+  // any: MaxScore. Words sorted by their bound; the weakest ones, whose bounds together cannot
+  // reach the k-th best score, only add to candidates found through the stronger ones.
+  const order = lists.map((_, i) => i).filter((i) => lists[i]!.slots.length > 0);
+  order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
+  const prefix = new Array<number>(order.length + 1).fill(0);
+  for (let i = 0; i < order.length; i++) prefix[i + 1] = prefix[i]! + lists[order[i]!]!.bound;
+  const positions = new Array<number>(lists.length).fill(0);
+  let essential = 0;
+  const freqAt = (li: number, slot: number): number => {
+    const list = lists[li]!;
+    const at = seek(list.slots, positions[li]!, slot);
+    positions[li] = at;
+    return at < list.slots.length && list.slots[at] === slot ? list.freqs[at]! : 0;
+  };
+  for (;;) {
+    while (top.full && essential < order.length && prefix[essential + 1]! < top.threshold) essential++;
+    if (essential >= order.length) break;
+    // The next candidate: the smallest slot among the essential words' lists.
+    let slot = Infinity;
+    for (let e = essential; e < order.length; e++) {
+      const li = order[e]!;
+      const at = positions[li]!;
+      if (at < lists[li]!.slots.length && lists[li]!.slots[at]! < slot) slot = lists[li]!.slots[at]!;
+    }
+    if (slot === Infinity) break;
+    const found = lists.map((_, li) => (order.indexOf(li) >= 0 ? freqAt(li, slot) : 0));
+    for (let e = essential; e < order.length; e++) {
+      const li = order[e]!;
+      if (lists[li]!.slots[positions[li]!] === slot) positions[li]! += 1;
+    }
+    if (!accept(slot)) continue;
+    top.offer(score(slot, (i) => found[i]!), ids[slot]!);
+  }
+  return top.sorted();
+}
+
+/** Builds an owner's index from rows; exported for the reference test. */
+export function buildOwnerIndex<Id extends string | number>(
+  rows: Array<Record<string, unknown>>,
+  index: FullTextIndex,
+  attributes: readonly string[],
+  version: number,
+  maxCost = Infinity,
+): OwnerIndex<Id> | undefined {
+  const builder = createBuilder<Id>(index, attributes, maxCost);
+  for (const row of rows) if (!builder.add(row)) return undefined;
+  return builder.finish(version);
+}
+
+function createBuilder<Id extends string | number>(index: FullTextIndex, attributes: readonly string[], maxCost: number) {
+  const ids: Id[] = [];
+  const lengths: number[] = [];
+  const attrs = new Map<string, string[]>(attributes.map((a) => [a, []]));
+  const postings = new Map<string, Postings>();
+  const stems = new Map<string, string>();
+  let cost = 0;
+  let total = 0;
+  return {
+    /** False once the index would cost more than allowed. */
+    add(row: Record<string, unknown>): boolean {
+      const slot = ids.length;
+      ids.push(row.id as Id);
+      for (const [name, values] of attrs) values.push(String(row[name] ?? ''));
+      const freqs = new Map<string, number>();
+      let length = 0;
+      for (const column of index.columns) {
+        const text = row[column.name];
+        if (typeof text !== 'string' || text === '') continue;
+        for (const token of tokenize(text)) {
+          let stem = stems.get(token);
+          if (stem === undefined) {
+            stem = porterStem(token);
+            if (stems.size < 100_000) stems.set(token, stem);
+          }
+          freqs.set(stem, (freqs.get(stem) ?? 0) + column.weight);
+          length++;
+        }
+      }
+      lengths.push(length);
+      total += length;
+      for (const [word, freq] of freqs) {
+        let p = postings.get(word);
+        if (!p) {
+          p = { slots: [], freqs: [] };
+          postings.set(word, p);
+          cost += WORD_COST;
+        }
+        p.slots.push(slot);
+        p.freqs.push(freq);
+        cost += 1;
+      }
+      return cost <= maxCost;
+    },
+    finish(version: number): OwnerIndex<Id> {
+      return {
+        version,
+        ids,
+        lengths: Float64Array.from(lengths),
+        attributes: attrs,
+        postings,
+        words: [...postings.keys()].sort(),
+        avgLength: ids.length === 0 ? 1 : total / ids.length || 1,
+        cost: cost + ids.length,
+      };
+    },
+  };
+}
+
+export function createSearchIndex<Id extends string | number>(options: SearchIndexOptions): SearchIndex<Id> {
+  const { db, index, writes, pageSize, maxCost } = options;
+  const attributes = options.attributes ?? [];
+  const columns = ['id', ...index.columns.map((c) => c.name), ...attributes];
+  // Least recently searched first (a Map keeps insertion order).
+  const owners = new Map<string, OwnerIndex<Id> | TooLarge>();
+  const building = new Map<string, Promise<OwnerIndex<Id> | TooLarge>>();
+  let totalCost = 0;
+
+  async function currentVersion(ownerId: string): Promise<number> {
+    if (writes) return writes.stamp([index.table]);
+    const result = await sql<{ generation: string | number }>`
+      SELECT generation FROM search_generations WHERE owner_id = ${ownerId} AND table_name = ${index.table}`.execute(db);
+    return Number(result.rows[0]?.generation ?? 0);
+  }
+
+  function forget(ownerId: string): void {
+    const entry = owners.get(ownerId);
+    if (!entry) return;
+    owners.delete(ownerId);
+    if (!('tooLarge' in entry)) totalCost -= entry.cost;
+  }
+
+  async function build(ownerId: string, version: number): Promise<OwnerIndex<Id> | TooLarge> {
+    const builder = createBuilder<Id>(index, attributes, maxCost);
+    const select = sql.raw(columns.join(', '));
+    let after: Id | undefined;
+    for (;;) {
+      // Pages by id, so that a table of large texts is never read at once.
+      const page = await sql<Record<string, unknown>>`
+        SELECT ${select} FROM ${sql.table(index.table)}
+        WHERE owner_id = ${ownerId} ${after === undefined ? sql`` : sql`AND id > ${after}`}
+        ORDER BY id LIMIT ${pageSize}`.execute(db);
+      for (const row of page.rows) {
+        if (options.integerIds) row.id = Number(row.id);
+        if (!builder.add(row)) return { version, tooLarge: true };
+      }
+      if (page.rows.length < pageSize) break;
+      after = page.rows[page.rows.length - 1]!.id as Id;
+    }
+    return builder.finish(version);
+  }
+
+  async function ownerIndex(ownerId: string): Promise<OwnerIndex<Id> | TooLarge> {
+    const version = await currentVersion(ownerId);
+    const known = owners.get(ownerId);
+    if (known && known.version === version) {
+      owners.delete(ownerId);
+      owners.set(ownerId, known);
+      return known;
+    }
+    const key = `${ownerId}\u0000${version}`;
+    let pending = building.get(key);
+    if (!pending) {
+      pending = build(ownerId, version).finally(() => building.delete(key));
+      building.set(key, pending);
+    }
+    const built = await pending;
+    // Kept only if nothing was written while it was read (SQLite), or if it is still the newest
+    // known (PostgreSQL, where the generation was read before the rows, so the rows are as new).
+    const stale = writes ? writes.stamp([index.table]) !== version : (owners.get(ownerId)?.version ?? -1) > version;
+    if (!stale) {
+      forget(ownerId);
+      owners.set(ownerId, built);
+      if (!('tooLarge' in built)) {
+        totalCost += built.cost;
+      }
+      while ((totalCost > maxCost || owners.size > MAX_OWNERS) && owners.size > 1) forget(owners.keys().next().value!);
+    }
+    return built;
+  }
+
+  return {
+    async search(ownerId, { q, limit, mode, where }) {
+      const terms = queryTerms(q);
+      if (terms.length === 0) return [];
+      const owner = await ownerIndex(ownerId);
+      if ('tooLarge' in owner) return undefined;
+      const filters = Object.entries(where ?? {})
+        .filter((e): e is [string, string] => e[1] !== undefined)
+        .map(([name, value]) => [owner.attributes.get(name)!, value] as const);
+      const accept = filters.length === 0 ? () => true : (slot: number) => filters.every(([values, value]) => values[slot] === value);
+      return rankInIndex(owner, terms, mode, limit, accept);
+    },
+  };
+}
+
+export type { OwnerIndex };
