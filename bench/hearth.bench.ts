@@ -10,7 +10,7 @@
  *
  * Run: npm run bench
  *   BENCH_ROUNDS (3), BENCH_DURATION (5 s), BENCH_CONNECTIONS (50),
- *   BENCH_ENGINES (sqlite,postgres), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test:
+ *   BENCH_ROWS (every row; e.g. "rare,common" measures only those), BENCH_ENGINES (sqlite,postgres), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test:
  *   a database is created beside it for each empty start, and dropped at the end).
  * Exits with 1 on errors, non-2xx answers or a failed check; a missed goal is printed, not fatal.
  */
@@ -40,6 +40,11 @@ const settings: RunSettings = {
   seconds: positive('BENCH_DURATION', 5),
   connections: Math.round(positive('BENCH_CONNECTIONS', 50)),
 };
+const rowKeys = process.env.BENCH_ROWS ? process.env.BENCH_ROWS.split(',').map((k) => k.trim()) : undefined;
+for (const key of rowKeys ?? []) {
+  if (!THROUGHPUT_ROWS.some((row) => row.key === key)) throw new Error(`BENCH_ROWS: unknown row "${key}" (${THROUGHPUT_ROWS.map((r) => r.key).join(', ')})`);
+}
+const ROWS = THROUGHPUT_ROWS.filter((row) => !rowKeys || rowKeys.includes(row.key));
 const databaseUrl = process.env.BENCH_DATABASE_URL || DEFAULT_DATABASE_URL;
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
@@ -179,9 +184,9 @@ async function measureRounds(hearth: RunningServer, minimal: RunningServer, seed
   try {
     // A short run of each first, so that every route is compiled by V8 before it is timed.
     await loadFor(minimalTarget, connections, WARMUP_SECONDS);
-    for (const row of THROUGHPUT_ROWS) await measureRow(row, true);
+    for (const row of ROWS) await measureRow(row, true);
     for (let round = 1; round <= settings.rounds; round++) {
-      for (const row of THROUGHPUT_ROWS) {
+      for (const row of ROWS) {
         const minimalSample = await loadFor(minimalTarget, connections, seconds);
         const route = await measureRow(row, false);
         console.log(roundLine(round, row.key, minimalSample, route));

@@ -214,7 +214,8 @@ interface TermList {
 
 /** The bm25 contribution of one word to one document, as FTS5 computes it. */
 function termScore(idf: number, freq: number, length: number, avgLength: number): number {
-  return (idf * (freq * (K1 + 1))) / (freq + K1 * (1 - B + (B * length) / avgLength));
+  // Grouped as fts5_aux.c groups it, so that equal inputs give the same double as SQLite's bm25.
+  return idf * ((freq * (K1 + 1)) / (freq + K1 * (1 - B + (B * length) / avgLength)));
 }
 
 /**
