@@ -80,7 +80,14 @@ interface Postings {
   slots: number[];
   /** Weighted frequency per slot: the sum of the column weights of each occurrence. */
   freqs: number[];
+  /** The largest of `freqs`. */
+  maxFreq: number;
+  /** For words in at least one document in DENSE_SHARE: the frequency by slot, for lookups in O(1). */
+  dense?: Float64Array;
 }
+
+/** A word in at least this share of an owner's documents gets a frequency array by slot. */
+const DENSE_SHARE = 1 / 8;
 
 interface OwnerIndex<Id> {
   /** The stamp (SQLite) or generation (PostgreSQL) the index was built at. */
@@ -207,8 +214,10 @@ class TopK<Id extends string | number> {
 interface TermList {
   slots: number[];
   freqs: number[];
+  dense: Float64Array | undefined;
   idf: number;
-  /** No document can get more than this from the word. */
+  maxFreq: number;
+  /** What the word gives a document of length 0: no document gets more from it. */
   bound: number;
 }
 
@@ -232,28 +241,48 @@ function termLists<Id>(owner: OwnerIndex<Id>, terms: string[]): TermList[] | und
     const words = owner.words;
     const matching: Postings[] = [];
     for (let i = lowerBound(words, stem); i < words.length && words[i]!.startsWith(stem); i++) matching.push(owner.postings.get(words[i]!)!);
-    let slots: number[];
-    let freqs: number[];
+    let slots: number[] = [];
+    let freqs: number[] = [];
+    let dense: Float64Array | undefined;
+    let maxFreq = 0;
     if (matching.length === 1) {
-      ({ slots, freqs } = matching[0]!);
-    } else {
-      // Several words share the prefix: merge their lists, adding the frequencies of a document.
-      const acc = new Map<number, number>();
-      for (const p of matching) for (let i = 0; i < p.slots.length; i++) acc.set(p.slots[i]!, (acc.get(p.slots[i]!) ?? 0) + p.freqs[i]!);
-      slots = [...acc.keys()].sort((a, b) => a - b);
-      freqs = slots.map((s) => acc.get(s)!);
+      ({ slots, freqs, dense, maxFreq } = matching[0]!);
+    } else if (matching.length > 1) {
+      // Several words share the prefix: add up their frequencies by slot.
+      const acc = new Float64Array(n);
+      for (const p of matching) {
+        for (let i = 0; i < p.slots.length; i++) {
+          const slot = p.slots[i]!;
+          if (acc[slot] === 0) slots.push(slot);
+          acc[slot] = acc[slot]! + p.freqs[i]!;
+        }
+      }
+      slots.sort((x, y) => x - y);
+      freqs = slots.map((slot) => acc[slot]!);
+      for (const f of freqs) if (f > maxFreq) maxFreq = f;
+      dense = acc;
     }
     let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
     if (idf <= 0) idf = 1e-6;
-    let maxFreq = 0;
-    for (const f of freqs) if (f > maxFreq) maxFreq = f;
-    // The shortest possible document gives the largest share; length 0 bounds every document.
-    lists.push({ slots, freqs, idf, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength) });
+    lists.push({ slots, freqs, dense, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength) });
   }
   return lists;
 }
 
-/** The best `limit` documents of an owner's index for these words; exported for the reference test. */
+/** The frequency of a word in a document: from the dense array, or by galloping from `positions[li]`. */
+function lookup(list: TermList, positions: number[], li: number, slot: number): number {
+  if (list.dense) return list.dense[slot]!;
+  const at = seek(list.slots, positions[li]!, slot);
+  positions[li] = at;
+  return at < list.slots.length && list.slots[at] === slot ? list.freqs[at]! : 0;
+}
+
+/**
+ * The best `limit` documents of an owner's index for these words; exported for the reference
+ * test. Slots are numbered from the shortest document to the longest, so the most a document
+ * can score only falls as the walk goes on: once it is below the k-th best score, no later
+ * document can enter and the walk stops.
+ */
 export function rankInIndex<Id extends string | number>(
   owner: OwnerIndex<Id>,
   terms: string[],
@@ -266,43 +295,47 @@ export function rankInIndex<Id extends string | number>(
   if (limit <= 0) return [];
   const top = new TopK<Id>(limit);
   const { lengths, avgLength, ids } = owner;
+  const found = new Array<number>(lists.length).fill(0);
+  const positions = new Array<number>(lists.length).fill(0);
   // The score of a document is summed in query order, so equal documents get equal scores.
-  const score = (slot: number, freqOf: (i: number) => number): number => {
+  const score = (slot: number): number => {
     let s = 0;
     for (let i = 0; i < lists.length; i++) {
-      const f = freqOf(i);
+      const f = found[i]!;
       if (f > 0) s += termScore(lists[i]!.idf, f, lengths[slot]!, avgLength);
     }
     return s;
+  };
+  // The most any document of this length can score (every word at its largest frequency).
+  let boundLength = -1;
+  let lengthBound = Infinity;
+  const cannotEnter = (slot: number): boolean => {
+    if (!top.full) return false;
+    const length = lengths[slot]!;
+    if (length !== boundLength) {
+      boundLength = length;
+      lengthBound = 0;
+      for (const list of lists) if (list.maxFreq > 0) lengthBound += termScore(list.idf, list.maxFreq, length, avgLength);
+    }
+    return lengthBound < top.threshold;
   };
 
   if (mode === 'all') {
     if (lists.some((l) => l.slots.length === 0)) return [];
     // Rarest first: its list drives, the others are looked up.
-    const order = lists.map((_, i) => i).sort((a, b) => lists[a]!.slots.length - lists[b]!.slots.length);
-    const positions = new Array<number>(lists.length).fill(0);
-    const found = new Array<number>(lists.length).fill(0);
-    // What the words after the i-th (in lookup order) can still add at most.
-    const rest = new Array<number>(order.length + 1).fill(0);
-    for (let i = order.length - 1; i >= 0; i--) rest[i] = rest[i + 1]! + lists[order[i]!]!.bound;
-    const driver = lists[order[0]!]!;
+    let driverIndex = 0;
+    for (let i = 1; i < lists.length; i++) if (lists[i]!.slots.length < lists[driverIndex]!.slots.length) driverIndex = i;
+    const driver = lists[driverIndex]!;
     candidates: for (let p = 0; p < driver.slots.length; p++) {
       const slot = driver.slots[p]!;
-      if (!accept(slot)) continue;
-      found[order[0]!] = driver.freqs[p]!;
-      let partial = termScore(driver.idf, driver.freqs[p]!, lengths[slot]!, avgLength);
-      for (let j = 1; j < order.length; j++) {
-        if (top.full && partial + rest[j]! < top.threshold) continue candidates;
-        const li = order[j]!;
-        const list = lists[li]!;
-        const at = seek(list.slots, positions[li]!, slot);
-        positions[li] = at;
-        if (at >= list.slots.length) break candidates;
-        if (list.slots[at] !== slot) continue candidates;
-        found[li] = list.freqs[at]!;
-        partial += termScore(list.idf, list.freqs[at]!, lengths[slot]!, avgLength);
+      if (cannotEnter(slot)) break;
+      for (let li = 0; li < lists.length; li++) {
+        const f = li === driverIndex ? driver.freqs[p]! : lookup(lists[li]!, positions, li, slot);
+        if (f === 0) continue candidates;
+        found[li] = f;
       }
-      top.offer(score(slot, (i) => found[i]!), ids[slot]!);
+      if (!accept(slot)) continue;
+      top.offer(score(slot), ids[slot]!);
     }
     return top.sorted();
   }
@@ -313,32 +346,36 @@ export function rankInIndex<Id extends string | number>(
   order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
   const prefix = new Array<number>(order.length + 1).fill(0);
   for (let i = 0; i < order.length; i++) prefix[i + 1] = prefix[i]! + lists[order[i]!]!.bound;
-  const positions = new Array<number>(lists.length).fill(0);
+  const next = new Array<number>(lists.length).fill(0);
   let essential = 0;
-  const freqAt = (li: number, slot: number): number => {
-    const list = lists[li]!;
-    const at = seek(list.slots, positions[li]!, slot);
-    positions[li] = at;
-    return at < list.slots.length && list.slots[at] === slot ? list.freqs[at]! : 0;
-  };
   for (;;) {
     while (top.full && essential < order.length && prefix[essential + 1]! < top.threshold) essential++;
     if (essential >= order.length) break;
     // The next candidate: the smallest slot among the essential words' lists.
     let slot = Infinity;
     for (let e = essential; e < order.length; e++) {
-      const li = order[e]!;
-      const at = positions[li]!;
-      if (at < lists[li]!.slots.length && lists[li]!.slots[at]! < slot) slot = lists[li]!.slots[at]!;
+      const list = lists[order[e]!]!;
+      const at = next[order[e]!]!;
+      if (at < list.slots.length && list.slots[at]! < slot) slot = list.slots[at]!;
     }
-    if (slot === Infinity) break;
-    const found = lists.map((_, li) => (order.indexOf(li) >= 0 ? freqAt(li, slot) : 0));
-    for (let e = essential; e < order.length; e++) {
+    if (slot === Infinity || cannotEnter(slot)) break;
+    for (let e = 0; e < order.length; e++) {
       const li = order[e]!;
-      if (lists[li]!.slots[positions[li]!] === slot) positions[li]! += 1;
+      const list = lists[li]!;
+      if (e >= essential) {
+        const at = next[li]!;
+        if (at < list.slots.length && list.slots[at] === slot) {
+          found[li] = list.freqs[at]!;
+          next[li] = at + 1;
+        } else {
+          found[li] = 0;
+        }
+      } else {
+        found[li] = lookup(list, positions, li, slot);
+      }
     }
     if (!accept(slot)) continue;
-    top.offer(score(slot, (i) => found[i]!), ids[slot]!);
+    top.offer(score(slot), ids[slot]!);
   }
   return top.sorted();
 }
@@ -356,20 +393,22 @@ export function buildOwnerIndex<Id extends string | number>(
   return builder.finish(version);
 }
 
+interface PendingDocument<Id> {
+  id: Id;
+  attributes: string[];
+  freqs: Map<string, number>;
+  length: number;
+}
+
 function createBuilder<Id extends string | number>(index: FullTextIndex, attributes: readonly string[], maxCost: number) {
-  const ids: Id[] = [];
-  const lengths: number[] = [];
-  const attrs = new Map<string, string[]>(attributes.map((a) => [a, []]));
-  const postings = new Map<string, Postings>();
+  const documents: Array<PendingDocument<Id>> = [];
   const stems = new Map<string, string>();
+  const seen = new Set<string>();
   let cost = 0;
   let total = 0;
   return {
     /** False once the index would cost more than allowed. */
     add(row: Record<string, unknown>): boolean {
-      const slot = ids.length;
-      ids.push(row.id as Id);
-      for (const [name, values] of attrs) values.push(String(row[name] ?? ''));
       const freqs = new Map<string, number>();
       let length = 0;
       for (const column of index.columns) {
@@ -385,31 +424,57 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
           length++;
         }
       }
-      lengths.push(length);
-      total += length;
-      for (const [word, freq] of freqs) {
-        let p = postings.get(word);
-        if (!p) {
-          p = { slots: [], freqs: [] };
-          postings.set(word, p);
+      for (const word of freqs.keys()) {
+        if (!seen.has(word)) {
+          seen.add(word);
           cost += WORD_COST;
         }
-        p.slots.push(slot);
-        p.freqs.push(freq);
-        cost += 1;
       }
+      cost += freqs.size + 1;
+      total += length;
+      documents.push({ id: row.id as Id, attributes: attributes.map((a) => String(row[a] ?? '')), freqs, length });
       return cost <= maxCost;
     },
-    finish(version: number): OwnerIndex<Id> {
+    /** The index, or `undefined` when its lookup arrays would cost more than allowed. */
+    finish(version: number): OwnerIndex<Id> | undefined {
+      // Shortest documents first (then by id, the order they were read in): see rankInIndex.
+      documents.sort((a, b) => a.length - b.length);
+      const n = documents.length;
+      const postings = new Map<string, Postings>();
+      const lengths = new Float64Array(n);
+      const ids: Id[] = [];
+      const attrs = new Map<string, string[]>(attributes.map((a) => [a, []]));
+      documents.forEach((doc, slot) => {
+        ids.push(doc.id);
+        lengths[slot] = doc.length;
+        attributes.forEach((a, i) => attrs.get(a)!.push(doc.attributes[i]!));
+        for (const [word, freq] of doc.freqs) {
+          let p = postings.get(word);
+          if (!p) {
+            p = { slots: [], freqs: [], maxFreq: 0 };
+            postings.set(word, p);
+          }
+          p.slots.push(slot);
+          p.freqs.push(freq);
+          if (freq > p.maxFreq) p.maxFreq = freq;
+        }
+      });
+      for (const p of postings.values()) {
+        if (p.slots.length < n * DENSE_SHARE || p.slots.length < 64) continue;
+        cost += n;
+        if (cost > maxCost) return undefined;
+        p.dense = new Float64Array(n);
+        for (let i = 0; i < p.slots.length; i++) p.dense[p.slots[i]!] = p.freqs[i]!;
+      }
       return {
         version,
         ids,
-        lengths: Float64Array.from(lengths),
+        lengths,
         attributes: attrs,
         postings,
         words: [...postings.keys()].sort(),
-        avgLength: ids.length === 0 ? 1 : total / ids.length || 1,
-        cost: cost + ids.length,
+        avgLength: n === 0 ? 1 : total / n || 1,
+        cost,
       };
     },
   };
@@ -455,7 +520,7 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
       if (page.rows.length < pageSize) break;
       after = page.rows[page.rows.length - 1]!.id as Id;
     }
-    return builder.finish(version);
+    return builder.finish(version) ?? { version, tooLarge: true };
   }
 
   async function ownerIndex(ownerId: string): Promise<OwnerIndex<Id> | TooLarge> {
