@@ -39,6 +39,11 @@ export interface SearchIndexOptions {
   index: FullTextIndex;
   /** Text columns kept for equality filters (e.g. skills' `category_key`). */
   attributes?: readonly string[];
+  /**
+   * Columns kept with each document and answered with each hit, so that a search needs no
+   * query for its rows. Only for short columns: they count towards `maxCost`.
+   */
+  payload?: readonly string[];
   /** On SQLite: the tracker of this process's writes. Without it, the generation table is read. */
   writes?: WriteTracker | undefined;
   /** Rows read per query while building; small for tables with large texts. */
@@ -60,8 +65,13 @@ export interface IndexedSearch {
   where?: Record<string, string | undefined>;
 }
 
+export interface IndexedHit<Id> extends RankedHit<Id> {
+  /** The `payload` columns of the row, when the index keeps any. */
+  row?: Record<string, unknown>;
+}
+
 export interface SearchIndex<Id extends string | number> {
-  search(ownerId: string, options: IndexedSearch): Promise<Array<RankedHit<Id>> | undefined>;
+  search(ownerId: string, options: IndexedSearch): Promise<Array<IndexedHit<Id>> | undefined>;
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -96,6 +106,8 @@ interface OwnerIndex<Id> {
   /** Tokens per document, all columns. */
   lengths: Float64Array;
   attributes: Map<string, string[]>;
+  /** The payload columns by id, when kept. */
+  rows: Map<Id, Record<string, unknown>> | undefined;
   postings: Map<string, Postings>;
   /** The words, sorted, for prefix lookups. */
   words: string[];
@@ -388,7 +400,7 @@ export function buildOwnerIndex<Id extends string | number>(
   version: number,
   maxCost = Infinity,
 ): OwnerIndex<Id> | undefined {
-  const builder = createBuilder<Id>(index, attributes, maxCost);
+  const builder = createBuilder<Id>(index, attributes, [], maxCost);
   for (const row of rows) if (!builder.add(row)) return undefined;
   return builder.finish(version);
 }
@@ -400,8 +412,9 @@ interface PendingDocument<Id> {
   length: number;
 }
 
-function createBuilder<Id extends string | number>(index: FullTextIndex, attributes: readonly string[], maxCost: number) {
+function createBuilder<Id extends string | number>(index: FullTextIndex, attributes: readonly string[], payload: readonly string[], maxCost: number) {
   const documents: Array<PendingDocument<Id>> = [];
+  const rows = payload.length > 0 ? new Map<Id, Record<string, unknown>>() : undefined;
   const stems = new Map<string, string>();
   const seen = new Set<string>();
   let cost = 0;
@@ -431,6 +444,16 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
         }
       }
       cost += freqs.size + 1;
+      if (rows) {
+        const kept: Record<string, unknown> = {};
+        for (const column of payload) {
+          const value = row[column];
+          kept[column] = value;
+          // A unit of cost is some 8 bytes; a string holds one or two per character.
+          cost += 2 + (typeof value === 'string' ? value.length >> 2 : 0);
+        }
+        rows.set(row.id as Id, kept);
+      }
       total += length;
       documents.push({ id: row.id as Id, attributes: attributes.map((a) => String(row[a] ?? '')), freqs, length });
       return cost <= maxCost;
@@ -471,6 +494,7 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
         ids,
         lengths,
         attributes: attrs,
+        rows,
         postings,
         words: [...postings.keys()].sort(),
         avgLength: n === 0 ? 1 : total / n || 1,
@@ -483,7 +507,8 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
 export function createSearchIndex<Id extends string | number>(options: SearchIndexOptions): SearchIndex<Id> {
   const { db, index, writes, pageSize, maxCost } = options;
   const attributes = options.attributes ?? [];
-  const columns = ['id', ...index.columns.map((c) => c.name), ...attributes];
+  const payload = options.payload ?? [];
+  const columns = [...new Set(['id', ...index.columns.map((c) => c.name), ...attributes, ...payload])];
   // Least recently searched first (a Map keeps insertion order).
   const owners = new Map<string, OwnerIndex<Id> | TooLarge>();
   const building = new Map<string, Promise<OwnerIndex<Id> | TooLarge>>();
@@ -504,7 +529,7 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
   }
 
   async function build(ownerId: string, version: number): Promise<OwnerIndex<Id> | TooLarge> {
-    const builder = createBuilder<Id>(index, attributes, maxCost);
+    const builder = createBuilder<Id>(index, attributes, payload, maxCost);
     const select = sql.raw(columns.join(', '));
     let after: Id | undefined;
     for (;;) {
@@ -562,7 +587,9 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
         .filter((e): e is [string, string] => e[1] !== undefined)
         .map(([name, value]) => [owner.attributes.get(name)!, value] as const);
       const accept = filters.length === 0 ? () => true : (slot: number) => filters.every(([values, value]) => values[slot] === value);
-      return rankInIndex(owner, terms, mode, limit, accept);
+      const hits: Array<IndexedHit<Id>> | undefined = rankInIndex(owner, terms, mode, limit, accept);
+      if (hits && owner.rows) for (const hit of hits) hit.row = owner.rows.get(hit.id)!;
+      return hits;
     },
   };
 }

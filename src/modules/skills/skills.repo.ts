@@ -47,8 +47,10 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
           dialect,
           index: SKILLS_FULL_TEXT,
           attributes: ['slug_key', 'category_key'],
+          // The summary columns (descriptions are at most 1,024 characters): a search reads no row.
+          payload: SUMMARY_COLUMNS,
           writes,
-          pageSize: 2000,
+          pageSize: 500,
           maxCost: SEARCH_INDEX_MAX_COST,
           integerIds: true,
         })
@@ -78,6 +80,10 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
     });
     if (hits) {
       if (hits.length === 0) return [];
+      if (hits.every((hit) => hit.row)) {
+        const pick = options.columns === 'summary' ? SUMMARY_COLUMNS : SUGGESTION_COLUMNS;
+        return hits.map((hit) => Object.fromEntries(pick.map((c) => [c, c === 'id' ? hit.id : hit.row![c]])) as Row);
+      }
       const rows = await db
         .selectFrom('skills')
         .select(options.columns === 'summary' ? SUMMARY_COLUMNS : SUGGESTION_COLUMNS)
