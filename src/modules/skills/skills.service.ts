@@ -44,8 +44,9 @@ export interface SkillsServiceOptions {
   attachments: AttachmentsService;
   /**
    * Keeps recent search and suggestion answers while the skills table is unchanged (embedded
-   * engine only; see storage/write-tracker.ts). Ranking a common word scores every match, which
-   * costs far more than serving the answer, and agents repeat searches within a session.
+   * engine only; see storage/write-tracker.ts), and tells the repository's in-memory search
+   * index when to rebuild. A search still costs more than serving its answer again, and agents
+   * repeat searches within a session.
    */
   writes?: WriteTracker | undefined;
 }
