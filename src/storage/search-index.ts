@@ -514,11 +514,55 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
   const building = new Map<string, Promise<OwnerIndex<Id> | TooLarge>>();
   let totalCost = 0;
 
-  async function currentVersion(ownerId: string): Promise<number> {
-    if (writes) return writes.stamp([index.table]);
+  async function readGeneration(ownerId: string): Promise<number> {
     const result = await sql<{ generation: string | number }>`
       SELECT generation FROM search_generations WHERE owner_id = ${ownerId} AND table_name = ${index.table}`.execute(db);
     return Number(result.rows[0]?.generation ?? 0);
+  }
+
+  /**
+   * Generation reads per owner: the one in flight, and the one that waits for it. A search joins
+   * only a read sent after it arrived (so it sees every write committed before it), but the
+   * searches that arrive while one read is in flight share the next: under load, one query
+   * answers many searches instead of one each.
+   */
+  const reads = new Map<string, { inFlight?: Promise<number> | undefined; next?: Promise<number> | undefined }>();
+
+  function generation(ownerId: string): Promise<number> {
+    let state = reads.get(ownerId);
+    if (!state) {
+      state = {};
+      reads.set(ownerId, state);
+    }
+    const s = state;
+    if (!s.inFlight) {
+      s.inFlight = readGeneration(ownerId).finally(() => {
+        s.inFlight = undefined;
+        if (!s.next && reads.get(ownerId) === s) reads.delete(ownerId);
+      });
+      return s.inFlight;
+    }
+    if (!s.next) {
+      s.next = s.inFlight
+        .catch(() => undefined)
+        .then(() => {
+          s.next = undefined;
+          // Sent now, after every search waiting here arrived.
+          const read = readGeneration(ownerId);
+          s.inFlight ??= read;
+          void read.finally(() => {
+            if (s.inFlight === read) s.inFlight = undefined;
+            if (!s.inFlight && !s.next && reads.get(ownerId) === s) reads.delete(ownerId);
+          }).catch(() => undefined);
+          return read;
+        });
+    }
+    return s.next;
+  }
+
+  async function currentVersion(ownerId: string): Promise<number> {
+    if (writes) return writes.stamp([index.table]);
+    return generation(ownerId);
   }
 
   function forget(ownerId: string): void {
