@@ -87,9 +87,9 @@ export function tokenize(text: string): string[] {
 
 interface Postings {
   /** Document slots, ascending. */
-  slots: number[];
+  slots: ArrayLike<number>;
   /** Weighted frequency per slot: the sum of the column weights of each occurrence. */
-  freqs: number[];
+  freqs: ArrayLike<number>;
   /** The largest of `freqs`. */
   maxFreq: number;
   /** For words in at least one document in DENSE_SHARE: the frequency by slot, for lookups in O(1). */
@@ -133,7 +133,7 @@ function lowerBound(words: string[], prefix: string): number {
 }
 
 /** The first position at or after `from` whose slot is >= `slot` (galloping, then binary). */
-function seek(slots: number[], from: number, slot: number): number {
+function seek(slots: ArrayLike<number>, from: number, slot: number): number {
   let step = 1;
   let hi = from;
   while (hi < slots.length && slots[hi]! < slot) {
@@ -224,8 +224,8 @@ class TopK<Id extends string | number> {
 
 /** One query word resolved against an owner's index: the documents holding a word it prefixes. */
 interface TermList {
-  slots: number[];
-  freqs: number[];
+  slots: ArrayLike<number>;
+  freqs: ArrayLike<number>;
   dense: Float64Array | undefined;
   idf: number;
   maxFreq: number;
@@ -253,8 +253,8 @@ function termLists<Id>(owner: OwnerIndex<Id>, terms: string[]): TermList[] | und
     const words = owner.words;
     const matching: Postings[] = [];
     for (let i = lowerBound(words, stem); i < words.length && words[i]!.startsWith(stem); i++) matching.push(owner.postings.get(words[i]!)!);
-    let slots: number[] = [];
-    let freqs: number[] = [];
+    let slots: ArrayLike<number> = [];
+    let freqs: ArrayLike<number> = [];
     let dense: Float64Array | undefined;
     let maxFreq = 0;
     if (matching.length === 1) {
@@ -262,16 +262,18 @@ function termLists<Id>(owner: OwnerIndex<Id>, terms: string[]): TermList[] | und
     } else if (matching.length > 1) {
       // Several words share the prefix: add up their frequencies by slot.
       const acc = new Float64Array(n);
+      const merged: number[] = [];
       for (const p of matching) {
         for (let i = 0; i < p.slots.length; i++) {
           const slot = p.slots[i]!;
-          if (acc[slot] === 0) slots.push(slot);
+          if (acc[slot] === 0) merged.push(slot);
           acc[slot] = acc[slot]! + p.freqs[i]!;
         }
       }
-      slots.sort((x, y) => x - y);
-      freqs = slots.map((slot) => acc[slot]!);
-      for (const f of freqs) if (f > maxFreq) maxFreq = f;
+      merged.sort((x, y) => x - y);
+      slots = merged;
+      freqs = merged.map((slot) => acc[slot]!);
+      for (let i = 0; i < freqs.length; i++) if (freqs[i]! > maxFreq) maxFreq = freqs[i]!;
       dense = acc;
     }
     let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
@@ -477,12 +479,17 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
             p = { slots: [], freqs: [], maxFreq: 0 };
             postings.set(word, p);
           }
-          p.slots.push(slot);
-          p.freqs.push(freq);
+          (p.slots as number[]).push(slot);
+          (p.freqs as number[]).push(freq);
           if (freq > p.maxFreq) p.maxFreq = freq;
         }
       });
       for (const p of postings.values()) {
+        // Packed arrays of their exact length: grown arrays keep spare room, and boxed numbers.
+        if (p.slots.length >= 8) {
+          p.slots = Int32Array.from(p.slots);
+          p.freqs = Float64Array.from(p.freqs);
+        }
         if (p.slots.length < n * DENSE_SHARE || p.slots.length < 64) continue;
         cost += n;
         if (cost > maxCost) return undefined;
