@@ -7,19 +7,21 @@ import type { WriteTracker } from './write-tracker.js';
 /**
  * An in-memory inverted index per owner over the columns a full-text index declares, so that a
  * search over thousands of matches costs microseconds instead of scoring every match in the
- * database on every call (docs/decisions.md, "Search").
+ * database on every call (docs/decisions.md, Storage).
  *
  * - Words are cut and stemmed as SQLite's FTS5 index cuts them (`unicode61 remove_diacritics 2`,
  *   then Porter), and each query word matches as a prefix of a stem, as `"word"*` does.
  * - Ranking is FTS5's bm25 with the index's column weights (k1 = 1.2, b = 0.75), computed from
  *   the owner's own rows, best first, ties by id: the same order on both engines.
- * - `all` mode walks the shortest posting list and looks the other words up by galloping, so the
- *   work follows the rarest word, not the number of matches; a candidate whose score can no
- *   longer reach the k-th best is dropped before its remaining words are looked up. `any` mode
- *   skips candidates that only the words too weak to enter the top k carry (MaxScore).
+ * - Documents are numbered shortest first, so the most a document can still score only falls
+ *   along a walk; the walk stops once that is below the k-th best score. `all` walks the
+ *   rarest word's list and looks the others up (an array by document for frequent words, else
+ *   galloping); `any` skips documents that only words too weak to enter the top k carry
+ *   (MaxScore).
  * - Freshness: on SQLite the write tracker's stamp of the table (this process makes every
  *   write); on PostgreSQL a per-owner generation that triggers bump in the writing transaction
- *   (migration 0018), read with one indexed query. A changed stamp or generation rebuilds the
+ *   (migration 0018), read with one indexed query (shared by the searches that arrive while
+ *   one is in flight). A changed stamp or generation rebuilds the
  *   owner's index on the next search, so a write is seen by the next search on every node.
  * - Bounded: an owner whose index would exceed `maxCost` (postings plus words) is searched by
  *   the database instead, and the least recently used owners are dropped beyond the same total.
