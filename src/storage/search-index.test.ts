@@ -227,6 +227,18 @@ describe('in-memory search against a full ranking of every row', () => {
       expect(await searchSkills(t, alice, 'okapi')).toEqual([Number(inserted.id)]);
       await other.db.deleteFrom('skills').where('id', '=', inserted.id).execute();
       expect(await searchSkills(t, alice, 'okapi')).toEqual([]);
+      // Searches in flight share generation reads; one sent after a commit still sees it.
+      const busy = Array.from({ length: 30 }, () => searchSkills(t, alice, 'okapi'));
+      const again = await other.db
+        .insertInto('skills')
+        .values({
+          owner_id: alice.id, slug: 'okapi-2', slug_key: 'okapi-2', name: 'okapi-2', description: 'More okapi facts', category: 'Home',
+          category_key: 'home', script_content: '', active: 0, origin: '{"type":"created"}', created_at: now, updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const [after] = await Promise.all([searchSkills(t, alice, 'okapi'), ...busy]);
+      expect(after).toEqual([Number(again.id)]);
     } finally {
       await other.close();
     }

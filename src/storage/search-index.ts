@@ -525,7 +525,8 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
 
   async function readGeneration(ownerId: string): Promise<number> {
     const result = await sql<{ generation: string | number }>`
-      SELECT generation FROM search_generations WHERE owner_id = ${ownerId} AND table_name = ${index.table}`.execute(db);
+      SELECT coalesce(sum(generation), 0) AS generation FROM search_generations
+      WHERE owner_id = ${ownerId} AND table_name = ${index.table}`.execute(db);
     return Number(result.rows[0]?.generation ?? 0);
   }
 
