@@ -409,24 +409,23 @@ export function buildOwnerIndex<Id extends string | number>(
   return builder.finish(version);
 }
 
-interface PendingDocument<Id> {
-  id: Id;
-  attributes: string[];
-  freqs: Map<string, number>;
-  length: number;
-}
-
 function createBuilder<Id extends string | number>(index: FullTextIndex, attributes: readonly string[], payload: readonly string[], maxCost: number) {
-  const documents: Array<PendingDocument<Id>> = [];
+  // Postings are gathered in reading order and renumbered shortest first at the end: no
+  // per-document structure is kept, so a build makes little garbage.
+  const readIds: Id[] = [];
+  const readLengths: number[] = [];
+  const readAttributes: string[][] = attributes.map(() => []);
+  const postings = new Map<string, Postings>();
   const rows = payload.length > 0 ? new Map<Id, Record<string, unknown>>() : undefined;
   const stems = new Map<string, string>();
-  const seen = new Set<string>();
+  const freqs = new Map<string, number>();
   let cost = 0;
   let total = 0;
   return {
     /** False once the index would cost more than allowed. */
     add(row: Record<string, unknown>): boolean {
-      const freqs = new Map<string, number>();
+      const order = readIds.length;
+      freqs.clear();
       let length = 0;
       for (const column of index.columns) {
         const text = row[column.name];
@@ -441,13 +440,22 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
           length++;
         }
       }
-      for (const word of freqs.keys()) {
-        if (!seen.has(word)) {
-          seen.add(word);
+      for (const [word, freq] of freqs) {
+        let p = postings.get(word);
+        if (!p) {
+          p = { slots: [], freqs: [], maxFreq: 0 };
+          postings.set(word, p);
           cost += WORD_COST;
         }
+        (p.slots as number[]).push(order);
+        (p.freqs as number[]).push(freq);
+        if (freq > p.maxFreq) p.maxFreq = freq;
       }
       cost += freqs.size + 1;
+      total += length;
+      readIds.push(row.id as Id);
+      readLengths.push(length);
+      attributes.forEach((a, i) => readAttributes[i]!.push(String(row[a] ?? '')));
       if (rows) {
         const kept: Record<string, unknown> = {};
         for (const column of payload) {
@@ -458,45 +466,35 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
         }
         rows.set(row.id as Id, kept);
       }
-      total += length;
-      documents.push({ id: row.id as Id, attributes: attributes.map((a) => String(row[a] ?? '')), freqs, length });
       return cost <= maxCost;
     },
     /** The index, or `undefined` when its lookup arrays would cost more than allowed. */
     finish(version: number): OwnerIndex<Id> | undefined {
-      // Shortest documents first (then by id, the order they were read in): see rankInIndex.
-      documents.sort((a, b) => a.length - b.length);
-      const n = documents.length;
-      const postings = new Map<string, Postings>();
-      const lengths = new Float64Array(n);
-      const ids: Id[] = [];
-      const attrs = new Map<string, string[]>(attributes.map((a) => [a, []]));
-      documents.forEach((doc, slot) => {
-        ids.push(doc.id);
-        lengths[slot] = doc.length;
-        attributes.forEach((a, i) => attrs.get(a)!.push(doc.attributes[i]!));
-        for (const [word, freq] of doc.freqs) {
-          let p = postings.get(word);
-          if (!p) {
-            p = { slots: [], freqs: [], maxFreq: 0 };
-            postings.set(word, p);
-          }
-          (p.slots as number[]).push(slot);
-          (p.freqs as number[]).push(freq);
-          if (freq > p.maxFreq) p.maxFreq = freq;
-        }
-      });
+      const n = readIds.length;
+      // Shortest documents first, then in reading order (by id): see rankInIndex.
+      const byLength = Array.from({ length: n }, (_, i) => i).sort((x, y) => readLengths[x]! - readLengths[y]! || x - y);
+      const slotOf = new Int32Array(n);
+      byLength.forEach((order, slot) => (slotOf[order] = slot));
+      const lengths = Float64Array.from(byLength, (order) => readLengths[order]!);
+      const ids = byLength.map((order) => readIds[order]!);
+      const attrs = new Map<string, string[]>(attributes.map((a, i) => [a, byLength.map((order) => readAttributes[i]![order]!)]));
       for (const p of postings.values()) {
+        const m = p.slots.length;
+        const renumbered = Array.from({ length: m }, (_, i) => i).sort((x, y) => slotOf[p.slots[x]!]! - slotOf[p.slots[y]!]!);
         // Packed arrays of their exact length: grown arrays keep spare room, and boxed numbers.
-        if (p.slots.length >= 8) {
-          p.slots = Int32Array.from(p.slots);
-          p.freqs = Float64Array.from(p.freqs);
-        }
-        if (p.slots.length < n * DENSE_SHARE || p.slots.length < 64) continue;
+        const slots = m >= 8 ? new Int32Array(m) : new Array<number>(m);
+        const fs = m >= 8 ? new Float64Array(m) : new Array<number>(m);
+        renumbered.forEach((i, k) => {
+          slots[k] = slotOf[p.slots[i]!]!;
+          fs[k] = p.freqs[i]!;
+        });
+        p.slots = slots;
+        p.freqs = fs;
+        if (m < n * DENSE_SHARE || m < 64) continue;
         cost += n;
         if (cost > maxCost) return undefined;
         p.dense = new Float64Array(n);
-        for (let i = 0; i < p.slots.length; i++) p.dense[p.slots[i]!] = p.freqs[i]!;
+        for (let i = 0; i < m; i++) p.dense[slots[i]!] = fs[i]!;
       }
       return {
         version,
