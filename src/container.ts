@@ -143,12 +143,17 @@ export function createContainer(config: Config, storage: Storage) {
     accounts,
   });
   const memory = createMemoryService({
-    repo: createMemoryRepo(db, storage.dialect),
+    repo: createMemoryRepo(db, storage.dialect, storage.writes),
     limits,
     groupCommit: storage.groupCommit,
     writes: storage.writes,
   });
-  const knowledge = createKnowledgeService({ repo: createKnowledgeRepo(db, storage.dialect), limits, groupCommit: storage.groupCommit, parsing });
+  const knowledge = createKnowledgeService({
+    repo: createKnowledgeRepo(db, storage.dialect, storage.writes),
+    limits,
+    groupCommit: storage.groupCommit,
+    parsing,
+  });
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
   const oauth = createOAuthService({
     repo: createOAuthRepo(db),

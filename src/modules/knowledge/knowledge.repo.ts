@@ -1,7 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
+import { createSearchIndex } from '../../storage/search-index.js';
 import type { Database, KbDocumentsTable } from '../../storage/tables.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 
 /** The full-text index migration 0003 declared on kb_documents; a title word weighs four times a content word. */
 function kbIndex(dialect: Dialect): FullTextIndex {
@@ -27,8 +29,19 @@ export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'so
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
 type Db = Kysely<Database> | Transaction<Database>;
 
-export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
+/**
+ * Postings plus words the in-memory search index holds over all owners (some 15 MB at most);
+ * beyond it, say with many large documents, the database ranks.
+ */
+const SEARCH_INDEX_MAX_COST = 1_000_000;
+
+export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
   const index = kbIndex(dialect);
+  // Pages of a few rows: documents hold up to 10 MiB of text each.
+  const inMemory =
+    dialect === 'postgres' || writes
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 4, maxCost: SEARCH_INDEX_MAX_COST })
+      : undefined;
   // Lists show an excerpt: read only the start of each document, never whole 10 MiB texts.
   const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');
 
@@ -106,7 +119,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
-      return searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
+      return (await inMemory?.search(ownerId, { q, limit, mode })) ?? searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
     },
 
     async count(ownerId: string): Promise<number> {

@@ -1,7 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import { searchRanked } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
+import { createSearchIndex } from '../../storage/search-index.js';
 import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
 const COLUMNS = ['id', 'content', 'created_at', 'updated_at'] as const;
@@ -11,8 +13,16 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
 
-export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect) {
+/** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
+const SEARCH_INDEX_MAX_COST = 500_000;
+
+export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
+  // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
+  const inMemory =
+    dialect === 'postgres' || writes
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: SEARCH_INDEX_MAX_COST })
+      : undefined;
 
   return {
     async insert(row: MemoryEntriesTable, trx?: Db): Promise<void> {
@@ -28,7 +38,8 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect) {
 
     /** The owner's entries matching `q`, best first. */
     async search(ownerId: string, q: string, limit: number): Promise<MemoryRow[]> {
-      const hits = await searchRanked<string>(db, dialect, index, { ownerId, q, limit });
+      const hits =
+        (await inMemory?.search(ownerId, { q, limit, mode: 'all' })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit }));
       if (hits.length === 0) return [];
       const rows = await db
         .selectFrom('memory_entries')

@@ -1,7 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { pgTsQueryText, queryTerms, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
+import { createSearchIndex } from '../../storage/search-index.js';
 import type { Database, SkillsTable } from '../../storage/tables.js';
+import type { WriteTracker } from '../../storage/write-tracker.js';
 
 /** The index created in migration 0003; its weights rank a name match above a description match. */
 export const SKILLS_FULL_TEXT: FullTextIndex = {
@@ -16,6 +18,7 @@ export const SKILLS_FULL_TEXT: FullTextIndex = {
 
 // Columns by name: PostgreSQL's table also has `search_vector`, which is never read.
 const SUMMARY_COLUMNS = ['id', 'slug', 'name', 'description', 'category', 'active', 'origin', 'created_at', 'updated_at'] as const;
+const SUGGESTION_COLUMNS = ['id', 'slug', 'name', 'description', 'category'] as const;
 const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'script_content'] as const;
 
 export type SkillRow = Omit<SkillsTable, 'id' | 'owner_id' | 'slug_key' | 'category_key'> & { id: number };
@@ -32,11 +35,32 @@ export interface SkillFilters {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect) {
+/** Postings plus words the in-memory search index holds over all owners (some 20 MB at most). */
+const SEARCH_INDEX_MAX_COST = 1_500_000;
+
+export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+  // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
+  const index =
+    dialect === 'postgres' || writes
+      ? createSearchIndex<number>({
+          db,
+          dialect,
+          index: SKILLS_FULL_TEXT,
+          attributes: ['slug_key', 'category_key'],
+          // The summary columns (descriptions are at most 1,024 characters): a search reads no row.
+          payload: SUMMARY_COLUMNS,
+          writes,
+          pageSize: 500,
+          maxCost: SEARCH_INDEX_MAX_COST,
+          integerIds: true,
+        })
+      : undefined;
   const sqliteWeights = sql.raw(SKILLS_FULL_TEXT.columns.map((c) => c.weight.toFixed(1)).join(', '));
 
   /**
-   * The owner's skills matching `q`, best first, rows and rank in one query. The ranking is
+   * The owner's skills matching `q`, best first: ranked by the in-memory index, then read by
+   * id; or, where the index does not answer (too large, unusual query words), by the database,
+   * rows and rank in one query. The database's ranking is
    * the same as `searchRanked` (bm25 with the index weights on SQLite, ts_rank over the
    * weighted tsvector on PostgreSQL); it is written out here so that the category and slug
    * filters apply before the limit and the rows come back without a second query.
@@ -48,6 +72,27 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect) {
   ): Promise<Row[]> {
     const terms = queryTerms(q);
     if (terms.length === 0) return [];
+    const hits = await index?.search(ownerId, {
+      q,
+      limit: options.limit,
+      mode: options.mode,
+      where: { slug_key: options.slugKey, category_key: options.categoryKey },
+    });
+    if (hits) {
+      if (hits.length === 0) return [];
+      if (hits.every((hit) => hit.row)) {
+        const pick = options.columns === 'summary' ? SUMMARY_COLUMNS : SUGGESTION_COLUMNS;
+        return hits.map((hit) => Object.fromEntries(pick.map((c) => [c, c === 'id' ? hit.id : hit.row![c]])) as Row);
+      }
+      const rows = await db
+        .selectFrom('skills')
+        .select(options.columns === 'summary' ? SUMMARY_COLUMNS : SUGGESTION_COLUMNS)
+        .where('owner_id', '=', ownerId)
+        .where('id', 'in', hits.map((hit) => hit.id))
+        .execute();
+      const byId = new Map(rows.map((row) => [Number(row.id), row]));
+      return hits.flatMap((hit) => (byId.get(hit.id) as Row | undefined) ?? []);
+    }
     const columns =
       options.columns === 'summary'
         ? sql.raw(SUMMARY_COLUMNS.map((c) => `t.${c}`).join(', '))

@@ -47,8 +47,9 @@ export interface SkillsServiceOptions {
   groupCommit: Pick<GroupCommit, 'run'>;
   /**
    * Keeps recent search and suggestion answers while the skills table is unchanged (embedded
-   * engine only; see storage/write-tracker.ts). Ranking a common word scores every match, which
-   * costs far more than serving the answer, and agents repeat searches within a session.
+   * engine only; see storage/write-tracker.ts), and tells the repository's in-memory search
+   * index when to rebuild. A search still costs more than serving its answer again, and agents
+   * repeat searches within a session.
    */
   writes?: WriteTracker | undefined;
 }
@@ -138,7 +139,7 @@ function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: str
 
 export function createSkillsService(deps: SkillsServiceOptions) {
   const { db, attachments, groupCommit } = deps;
-  const repo = createSkillsRepo(db, deps.dialect);
+  const repo = createSkillsRepo(db, deps.dialect, deps.writes);
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
   const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes

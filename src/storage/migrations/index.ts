@@ -16,6 +16,7 @@ import * as oauthRefreshLease from './0016-oauth-refresh-lease.js';
 import * as skillsActiveIndex from './0017-skills-active-index.js';
 import * as handshakeClaim from './0018-handshake-claim.js';
 import * as authorizationServer from './0019-authorization-server.js';
+import * as searchGenerations from './0020-search-generations.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -47,6 +48,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0017-skills-active-index', skillsActiveIndex],
   ['0018-handshake-claim', handshakeClaim],
   ['0019-authorization-server', authorizationServer],
+  ['0020-search-generations', searchGenerations],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

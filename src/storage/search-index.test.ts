@@ -1,0 +1,355 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
+import { newId } from '../lib/ids.js';
+import { porterStem } from '../lib/stemmer.js';
+import { isoNow } from '../lib/time.js';
+import { SKILLS_FULL_TEXT } from '../modules/skills/skills.repo.js';
+import { queryTerms, type FullTextIndex, type MatchMode } from './full-text.js';
+import { createSearchIndex, tokenize } from './search-index.js';
+
+/**
+ * The in-memory index (search-index.ts) against a brute-force reference that scores every row
+ * of the owner with FTS5's bm25, on random queries over a seeded catalogue, through the HTTP
+ * routes; and, on SQLite, against FTS5's own ranking.
+ */
+
+/** mulberry32, so that a failure can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Word families that stem together, prefixes of one another, diacritics, digits and case.
+const VOCABULARY = `
+  deploy deploying deployed deployment deployments garden gardens gardening gardener café cafe cafés
+  connect connected connecting connection connections run running runner runs note notes notebook
+  notebooks calendar calendars contract contractor contracts database databases data date dated
+  relational rational ration happy happiness happily generalization general generals test tests
+  testing tester Résumé resume resumed naïve naive 2024 v2 x1 alpha beta gamma delta sky skies
+  organize organized organization organizer market marketing marketplace trip tripod triple
+`
+  .trim()
+  .split(/\s+/);
+
+function pick<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)]!;
+}
+
+function words(random: () => number, count: number): string {
+  return Array.from({ length: count }, () => pick(random, VOCABULARY)).join(' ');
+}
+
+interface Hit {
+  id: string | number;
+  score: number;
+}
+
+/** Scores every row: the definition the index must reproduce. */
+function reference(
+  rows: Array<Record<string, unknown>>,
+  index: FullTextIndex,
+  q: string,
+  mode: MatchMode,
+  limit: number,
+  accept: (row: Record<string, unknown>) => boolean = () => true,
+): Array<string | number> {
+  const terms = queryTerms(q).map((t) => porterStem(tokenize(t)[0]!));
+  const docs = rows.map((row) => {
+    const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name] ?? '')).map(porterStem) }));
+    return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
+  });
+  const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
+  const freqs = docs.map((d) => terms.map((t) => d.columns.reduce((f, c) => f + c.weight * c.stems.filter((s) => s.startsWith(t)).length, 0)));
+  const idfs = terms.map((_, i) => {
+    const hits = freqs.filter((f) => f[i]! > 0).length;
+    const idf = Math.log((docs.length - hits + 0.5) / (hits + 0.5));
+    return idf <= 0 ? 1e-6 : idf;
+  });
+  const hits: Hit[] = [];
+  docs.forEach((d, di) => {
+    const f = freqs[di]!;
+    const matches = mode === 'all' ? f.every((x) => x > 0) : f.some((x) => x > 0);
+    if (!matches || !accept(d.row)) return;
+    let score = 0;
+    f.forEach((x, i) => {
+      if (x > 0) score += idfs[i]! * ((x * (1.2 + 1)) / (x + 1.2 * (1 - 0.75 + (0.75 * d.length) / avg)));
+    });
+    hits.push({ id: d.row.id as string | number, score });
+  });
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return hits.slice(0, limit).map((h) => h.id);
+}
+
+function randomQuery(random: () => number): string {
+  const n = 1 + Math.floor(random() * 3);
+  return Array.from({ length: n }, () => {
+    const word = pick(random, VOCABULARY);
+    // Now and then a prefix, as a user types it.
+    return random() < 0.3 && word.length > 4 ? word.slice(0, 3 + Math.floor(random() * (word.length - 3))) : word;
+  }).join(' ');
+}
+
+const CATEGORIES = ['Ops', 'Home', 'Work'];
+
+async function seedSkills(t: TestApp, owner: Owner, count: number, random: () => number): Promise<void> {
+  const now = isoNow();
+  const rows = Array.from({ length: count }, (_, i) => {
+    const slug = `s-${owner.id.slice(-6)}-${i}`;
+    const category = pick(random, CATEGORIES);
+    return {
+      owner_id: owner.id,
+      slug,
+      slug_key: slug.toLowerCase(),
+      name: random() < 0.3 ? `${pick(random, VOCABULARY)}-${i}` : slug,
+      description: words(random, 3 + Math.floor(random() * 12)),
+      category,
+      category_key: category.toLowerCase(),
+      script_content: '---\nname: x\n---\n',
+      active: 0,
+      origin: '{"type":"created"}',
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  for (let i = 0; i < rows.length; i += 100) await t.storage.db.insertInto('skills').values(rows.slice(i, i + 100)).execute();
+}
+
+async function skillRows(t: TestApp, owner: Owner): Promise<Array<Record<string, unknown>>> {
+  const rows = await t.storage.db
+    .selectFrom('skills')
+    .select(['id', 'name', 'description', 'category', 'category_key'])
+    .where('owner_id', '=', owner.id)
+    .execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+async function searchSkills(t: TestApp, owner: Owner, q: string, extra = ''): Promise<number[]> {
+  const res = await t.request('GET', `/api/v1/skills?q=${encodeURIComponent(q)}&limit=20${extra}`, { token: owner.token });
+  expect(res.status).toBe(200);
+  return res.body.data.map((s: { id: number }) => s.id);
+}
+
+describe('in-memory search against a full ranking of every row', () => {
+  let t: TestApp;
+  let alice: Owner;
+  let bob: Owner;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    alice = await t.createOwner('Alice');
+    bob = await t.createOwner('Bob');
+    await seedSkills(t, alice, 600, seeded(1));
+    await seedSkills(t, bob, 200, seeded(2));
+  });
+  afterAll(async () => t.close());
+
+  it('answers the same skills in the same order as the reference, on random queries', async () => {
+    const rows = await skillRows(t, alice);
+    const random = seeded(3);
+    let nonEmpty = 0;
+    for (let i = 0; i < 150; i++) {
+      const q = randomQuery(random);
+      const expected = reference(rows, SKILLS_FULL_TEXT, q, 'all', 20);
+      if (expected.length > 0) nonEmpty++;
+      expect(await searchSkills(t, alice, q), q).toEqual(expected);
+    }
+    // The queries are not all empty answers, which would prove nothing.
+    expect(nonEmpty).toBeGreaterThan(50);
+  });
+
+  it('applies the category filter before the limit', async () => {
+    const rows = await skillRows(t, alice);
+    const random = seeded(4);
+    for (let i = 0; i < 30; i++) {
+      const q = randomQuery(random);
+      const expected = reference(rows, SKILLS_FULL_TEXT, q, 'all', 20, (row) => row.category_key === 'home');
+      expect(await searchSkills(t, alice, q, '&category=Home'), q).toEqual(expected);
+    }
+  });
+
+  it('answers suggestions (any word) as the reference does', async () => {
+    const rows = await skillRows(t, alice);
+    const random = seeded(5);
+    for (let i = 0; i < 60; i++) {
+      const q = randomQuery(random);
+      const res = await t.request('GET', `/api/v1/skills/suggestions?q=${encodeURIComponent(q)}`, { token: alice.token });
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((s: { id: number }) => s.id), q).toEqual(reference(rows, SKILLS_FULL_TEXT, q, 'any', 10));
+    }
+  });
+
+  it("never considers another owner's skills", async () => {
+    const bobIds = new Set((await skillRows(t, bob)).map((r) => r.id));
+    const random = seeded(6);
+    for (let i = 0; i < 30; i++) {
+      for (const id of await searchSkills(t, alice, randomQuery(random))) expect(bobIds.has(id)).toBe(false);
+    }
+  });
+
+  it('sees creations, updates and deletes at once', async () => {
+    const created = await t.request('POST', '/api/v1/skills', {
+      token: alice.token,
+      body: { name: 'zebrafish-care', description: 'Feeding the zebrafish', category: 'Home' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as number;
+    expect(await searchSkills(t, alice, 'zebrafish')).toEqual([id]);
+    const patched = await t.request('PUT', `/api/v1/skills/${id}`, { token: alice.token, body: { description: 'Walking the quokka' } });
+    expect(patched.status).toBe(200);
+    expect(await searchSkills(t, alice, 'quokka')).toEqual([id]);
+    expect(await searchSkills(t, alice, 'feeding')).toEqual([]);
+    expect((await t.request('DELETE', `/api/v1/skills/${id}`, { token: alice.token })).status).toBe(200);
+    expect(await searchSkills(t, alice, 'quokka')).toEqual([]);
+    expect(await searchSkills(t, bob, 'quokka')).toEqual([]);
+  });
+
+  it('sees a write made by another node of the same database', async () => {
+    // Another process writing the SQLite file is not a supported setup; PostgreSQL nodes share one database.
+    if (ENGINE !== 'postgres') return;
+    expect(await searchSkills(t, alice, 'okapi')).toEqual([]);
+    const other = await t.openStorage();
+    try {
+      const now = isoNow();
+      const inserted = await other.db
+        .insertInto('skills')
+        .values({
+          owner_id: alice.id, slug: 'okapi', slug_key: 'okapi', name: 'okapi', description: 'Okapi facts', category: 'Home',
+          category_key: 'home', script_content: '', active: 0, origin: '{"type":"created"}', created_at: now, updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      // The answer cache in front of the index hears of the other node's write through the change
+      // feed (storage/change-feed.ts), a few milliseconds later; the index itself is current at once.
+      await vi.waitFor(async () => expect(await searchSkills(t, alice, 'okapi')).toEqual([Number(inserted.id)]), { timeout: 5_000 });
+      await other.db.deleteFrom('skills').where('id', '=', inserted.id).execute();
+      await vi.waitFor(async () => expect(await searchSkills(t, alice, 'okapi')).toEqual([]), { timeout: 5_000 });
+      // Searches in flight share generation reads; one sent after a commit still sees it.
+      const busy = Array.from({ length: 30 }, () => searchSkills(t, alice, 'okapi'));
+      const again = await other.db
+        .insertInto('skills')
+        .values({
+          owner_id: alice.id, slug: 'okapi-2', slug_key: 'okapi-2', name: 'okapi-2', description: 'More okapi facts', category: 'Home',
+          category_key: 'home', script_content: '', active: 0, origin: '{"type":"created"}', created_at: now, updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await Promise.all(busy);
+      await vi.waitFor(async () => expect(await searchSkills(t, alice, 'okapi')).toEqual([Number(again.id)]), { timeout: 5_000 });
+      // The index, asked directly, sees the second node's write without waiting for any notice.
+      const index = createSearchIndex<number>({ db: t.storage.db, dialect: t.storage.dialect, index: SKILLS_FULL_TEXT, writes: t.storage.writes, pageSize: 100, maxCost: 1_000_000, integerIds: true });
+      const third = await other.db
+        .insertInto('skills')
+        .values({
+          owner_id: alice.id, slug: 'okapi-3', slug_key: 'okapi-3', name: 'okapi-3', description: 'Okapi facts again', category: 'Home',
+          category_key: 'home', script_content: '', active: 0, origin: '{"type":"created"}', created_at: now, updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const direct = await index.search(alice.id, { q: 'okapi', limit: 10, mode: 'all' });
+      expect(direct?.map((hit) => hit.id).sort()).toEqual([Number(again.id), Number(third.id)].sort());
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('leaves an owner whose index would be too large to the database', async () => {
+    const index = createSearchIndex<number>({
+      db: t.storage.db,
+      dialect: t.storage.dialect,
+      index: SKILLS_FULL_TEXT,
+      writes: t.storage.writes,
+      pageSize: 50,
+      maxCost: 100,
+      integerIds: true,
+    });
+    expect(await index.search(alice.id, { q: 'deploy', limit: 5, mode: 'all' })).toBeUndefined();
+    // Bob's few skills fit a larger budget.
+    const roomy = createSearchIndex<number>({ db: t.storage.db, dialect: t.storage.dialect, index: SKILLS_FULL_TEXT, writes: t.storage.writes, pageSize: 50, maxCost: 100_000, integerIds: true });
+    const hits = await roomy.search(bob.id, { q: 'deploy', limit: 5, mode: 'all' });
+    expect(hits?.map((h) => h.id)).toEqual(reference(await skillRows(t, bob), SKILLS_FULL_TEXT, 'deploy', 'all', 5));
+  });
+});
+
+describe('in-memory search of memory and the knowledge base', () => {
+  let t: TestApp;
+  let owner: Owner;
+  const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
+  const KNOWLEDGE: FullTextIndex = { table: 'kb_documents', rowKey: 'id', columns: [{ name: 'title', weight: 4 }, { name: 'content', weight: 1 }] };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    owner = await t.createOwner();
+    const random = seeded(7);
+    const now = isoNow();
+    const memory = Array.from({ length: 300 }, () => ({ id: newId('mem'), owner_id: owner.id, content: words(random, 4 + Math.floor(random() * 20)), created_at: now, updated_at: now }));
+    await t.storage.db.insertInto('memory_entries').values(memory).execute();
+    for (let i = 0; i < 60; i++) {
+      const content = words(random, 50 + Math.floor(random() * 200));
+      await t.storage.db
+        .insertInto('kb_documents')
+        .values({ id: newId('doc'), owner_id: owner.id, title: `${words(random, 2)} ${i}`, content, source: 'agent', mime_type: null, size_bytes: content.length, created_at: now, updated_at: now })
+        .execute();
+    }
+  });
+  afterAll(async () => t.close());
+
+  it('ranks memory entries as the reference does', async () => {
+    const rows = await t.storage.db.selectFrom('memory_entries').select(['id', 'content']).where('owner_id', '=', owner.id).execute();
+    const random = seeded(8);
+    for (let i = 0; i < 60; i++) {
+      const q = randomQuery(random);
+      const res = await t.request('GET', `/api/v1/memory?q=${encodeURIComponent(q)}&limit=15`, { token: owner.token });
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((e: { id: string }) => e.id), q).toEqual(reference(rows, MEMORY, q, 'all', 15));
+    }
+  });
+
+  it('ranks knowledge documents as the reference does, in both modes', async () => {
+    const rows = await t.storage.db.selectFrom('kb_documents').select(['id', 'title', 'content']).where('owner_id', '=', owner.id).execute();
+    const random = seeded(9);
+    for (let i = 0; i < 40; i++) {
+      const q = randomQuery(random);
+      const res = await t.request('GET', `/api/v1/brain/knowledge-base?q=${encodeURIComponent(q)}&limit=10`, { token: owner.token });
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((d: { id: string }) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'all', 10));
+      const any = await t.container.knowledge.search(owner.id, q, { limit: 8, mode: 'any' });
+      expect(any.map((d) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'any', 8));
+    }
+  });
+});
+
+describe.runIf(ENGINE === 'sqlite')("the same order as SQLite's own bm25", () => {
+  let t: TestApp;
+  let owner: Owner;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    owner = await t.createOwner();
+    await seedSkills(t, owner, 500, seeded(10));
+  });
+  afterAll(async () => t.close());
+
+  it('agrees with FTS5 (porter, prefix queries, bm25 with the column weights) on random queries', async () => {
+    const random = seeded(11);
+    let nonEmpty = 0;
+    for (let i = 0; i < 150; i++) {
+      const q = randomQuery(random);
+      const match = queryTerms(q)
+        .map((w) => `"${w}"*`)
+        .join(' ');
+      const fts = await sql<{ id: number }>`
+        SELECT t.id AS id FROM skills_fts JOIN skills t ON t.id = skills_fts.rowid
+        WHERE skills_fts MATCH ${match} AND t.owner_id = ${owner.id}
+        ORDER BY bm25(skills_fts, 10.0, 4.0, 2.0), t.id LIMIT 20`.execute(t.storage.db);
+      if (fts.rows.length > 0) nonEmpty++;
+      expect(await searchSkills(t, owner, q), q).toEqual(fts.rows.map((r) => Number(r.id)));
+    }
+    expect(nonEmpty).toBeGreaterThan(50);
+  });
+});
