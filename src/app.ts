@@ -133,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // route (or tool) made them.
   const mcpHub = createMcpHub();
   app.addHook('onResponse', mcpHub.watchWrites);
+  app.addHook('onRequest', mcpHub.guardToolRoutes);
   await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }));
   await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
   await app.register(auditRoutes({ audit: container.audit }));

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../http/errors.js';
 import { createSessionStore, type SessionHandle } from './mcp.sessions.js';
 
 /** Sessions one token may hold at once; opening one more closes its least recently used. */
@@ -12,6 +13,12 @@ export interface NotifiableSession extends SessionHandle {
   resourcesChanged(): Promise<void>;
   promptsChanged(): Promise<void>;
 }
+
+/**
+ * The header a tool call's in-process request carries: the operation it mirrors. A request
+ * routed anywhere else is refused, so that no argument can steer a tool to another route.
+ */
+export const TOOL_OPERATION_HEADER = 'x-hearth-tool-operation';
 
 /** Which lists a successful write to an API path changes: skills are resources and prompts. */
 const WATCHED: Array<{ path: RegExp; resources: boolean; prompts: boolean }> = [
@@ -41,6 +48,14 @@ export function createMcpHub() {
   return {
     sessions,
     changed,
+    /** An onRequest hook for the whole app: a tool's request reaches the route it mirrors, or nothing. */
+    guardToolRoutes(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+      const expected = request.headers[TOOL_OPERATION_HEADER];
+      if (expected !== undefined && (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId !== expected) {
+        return done(new AppError('VALIDATION_ERROR', `This tool runs ${String(expected)} only; its arguments led to another address`));
+      }
+      done();
+    },
     /** An onResponse hook for the whole app: cheap for reads, which return at once. */
     watchWrites(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
       if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.principal && sessions.count() > 0) {

@@ -135,6 +135,23 @@ describe('MCP over Streamable HTTP with a bearer token', () => {
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 
+  it('never lets arguments steer a tool to another route (a missing or dot id is not the list)', async () => {
+    const token = await t.tokenWithScopes(owner, ['memory']);
+    const { client } = await connect(token);
+    const kept = await client.callTool({ name: 'add_memory', arguments: { content: 'Must survive a malformed delete' } });
+    for (const args of [{}, { id: '.' }, { id: '..' }, { id: '' }]) {
+      const refused = await client.callTool({ name: 'delete_memory', arguments: args });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as Array<{ text: string }>)[0]!.text).toMatch(/^VALIDATION_ERROR: /);
+    }
+    const listed = await t.request('GET', '/api/v1/memory', { token, query: { limit: 200 } });
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain((kept.structuredContent as any).data.id);
+    // Whatever the path, a tool's request that is routed elsewhere is refused by the app itself.
+    const misrouted = await t.request('DELETE', '/api/v1/memory', { token, headers: { 'x-hearth-tool-operation': 'deleteMemory' } });
+    expect(misrouted.status).toBe(400);
+    expect((await t.request('GET', '/api/v1/memory', { token })).body.data.length).toBeGreaterThan(0);
+  });
+
   it('refuses a token revoked in the middle of a session on its next call', async () => {
     const created = await t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'revoked mid-session', scopes: ['memory'] } });
     const { client } = await connect(created.body.data.token);

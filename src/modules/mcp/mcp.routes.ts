@@ -7,7 +7,7 @@ import { access, extractToken, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { actorOf, type AuditService } from '../audit/audit.service.js';
 import { createMcpServer, type ApiAnswer, type ApiCall, type McpCaller, type McpSdk } from './mcp.server.js';
-import type { McpHub, NotifiableSession } from './mcp.hub.js';
+import { TOOL_OPERATION_HEADER, type McpHub, type NotifiableSession } from './mcp.hub.js';
 import { buildTools, type Tool } from './mcp.tools.js';
 
 const tags = ['mcp'];
@@ -85,6 +85,7 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
         headers: {
           authorization: `Bearer ${call.token}`,
           accept: 'application/json',
+          ...(call.operationId ? { [TOOL_OPERATION_HEADER]: call.operationId } : {}),
           ...(call.userAgent ? { 'user-agent': call.userAgent } : {}),
           ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
         },

@@ -4,12 +4,14 @@ import type { Principal } from '../../http/access.js';
 import { API_VERSION } from '../../version.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { getPrompt, listPrompts, listResources, McpLookupError, readResource, RESOURCE_TEMPLATES, type ApiGet } from './mcp.resources.js';
-import { mayCall, toRequest, type ApiAnswer, type Tool } from './mcp.tools.js';
+import { argumentsProblem, mayCall, toRequest, type ApiAnswer, type Tool } from './mcp.tools.js';
 
 export type { ApiAnswer } from './mcp.tools.js';
 
 /** One API request run in-process on behalf of the MCP caller, with the caller's own token. */
 export interface ApiCall {
+  /** The operation the call must reach: the request is refused if it is routed anywhere else. */
+  operationId?: string;
   method: string;
   url: string;
   body: unknown;
@@ -125,11 +127,12 @@ export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
     const unknown = Object.keys(args).filter((key) => !known.has(key));
     let result: CallToolResult;
     let status: number | null = null;
-    if (unknown.length > 0) {
-      result = toolError(`VALIDATION_ERROR: ${name} takes no argument ${unknown.join(', ')}; its inputSchema lists what it takes`);
+    const problem = unknown.length > 0 ? `${name} takes no argument ${unknown.join(', ')}; its inputSchema lists what it takes` : argumentsProblem(tool, args);
+    if (problem) {
+      result = toolError(`VALIDATION_ERROR: ${problem}`);
     } else {
       const call = toRequest(tool, args);
-      const answer = await deps.runApi({ ...call, token: caller.token, ip: caller.actor.ip, userAgent: caller.actor.userAgent });
+      const answer = await deps.runApi({ ...call, operationId: tool.operationId, token: caller.token, ip: caller.actor.ip, userAgent: caller.actor.userAgent });
       status = answer.status;
       if (answer.status >= 400) result = toolError(errorText(answer));
       else {

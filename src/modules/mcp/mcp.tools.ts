@@ -1,3 +1,4 @@
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { CatalogRoute, Principal } from '../../http/access.js';
 import { checkAccess } from '../../http/access.js';
 
@@ -200,11 +201,41 @@ export function mayCall(tool: Tool, principal: Principal): boolean {
   return checkAccess(tool.route.access, principal) === null;
 }
 
-/** The request a tool call makes: method, URL with path and query filled in, and body. */
+/**
+ * Arguments are checked against the tool's input schema before any request is made: a missing
+ * or malformed path argument must never turn into another route's address. Formats and the
+ * finer rules are left to the route, whose messages are the API's.
+ */
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, coerceTypes: true });
+const validators = new WeakMap<Tool, ValidateFunction>();
+
+/** Why the arguments do not fit the tool, or null when they do. */
+export function argumentsProblem(tool: Tool, args: Record<string, unknown>): string | null {
+  let validate = validators.get(tool);
+  if (!validate) {
+    validate = ajv.compile(tool.inputSchema);
+    validators.set(tool, validate);
+  }
+  if (!validate(args)) {
+    return (validate.errors ?? [])
+      .map((error) => `${error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'arguments'} ${error.message ?? 'is not valid'}${error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : ''}`)
+      .join('; ');
+  }
+  for (const name of tool.placement.path) {
+    const value = String(args[name] ?? '');
+    // A dot segment is resolved away by URL parsing, and would name the parent route.
+    if (value === '' || value === '.' || value === '..') return `${name} must name one record`;
+  }
+  return null;
+}
+
+/** The request a tool call makes: method, URL with path and query filled in, and body. Call argumentsProblem first. */
 export function toRequest(tool: Tool, args: Record<string, unknown>): { method: string; url: string; body: unknown } {
   let url = tool.route.path;
   for (const name of tool.placement.path) {
-    url = url.replace(`{${name}}`, encodeURIComponent(String(args[name] ?? '')));
+    const value = String(args[name] ?? '');
+    if (value === '' || value === '.' || value === '..') throw new Error(`${tool.name}: ${name} must name one record`);
+    url = url.replace(`{${name}}`, encodeURIComponent(value));
   }
   const query = new URLSearchParams();
   for (const name of tool.placement.query) {
