@@ -43,6 +43,10 @@ function parseArgs(argv) {
     fail(`--url ${url} is not an address; give the server's base URL, such as https://hearth.example.org`);
   }
   if (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') fail(`--url must be an http or https address, not ${endpoint.protocol}`);
+  // The token travels with every message: in clear only to this machine.
+  if (endpoint.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(endpoint.hostname)) {
+    fail(`--url ${url} is plain http to another machine, which would send the token in clear; use https`);
+  }
   // The server's base URL, as the README and discovery give it; /mcp is added here.
   if (!endpoint.pathname.replace(/\/+$/, '').endsWith('/mcp')) endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, '')}/mcp`;
   const token = process.env.HEARTH_TOKEN;

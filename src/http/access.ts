@@ -138,8 +138,14 @@ export function openApiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
 }
 
-/** The browser session cookie of the console: a login session's secret, HttpOnly and SameSite=Strict. */
-export const SESSION_COOKIE = 'hearth_session';
+/**
+ * The browser session cookie of the console: a login session's secret, HttpOnly and
+ * SameSite=Strict. Behind https it is a `__Host-` cookie, which browsers accept only from this
+ * very host (Secure, Path=/, no Domain): a sibling subdomain cannot plant one of its own.
+ */
+export function sessionCookieName(ownOrigin: string): string {
+  return ownOrigin.startsWith('https:') ? '__Host-hearth_session' : 'hearth_session';
+}
 
 /** The value of one cookie of a request, if it is there. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
@@ -253,6 +259,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     }
   });
 
+  const cookieName = options.ownOrigin ? sessionCookieName(options.ownOrigin) : '';
   app.addHook('onRequest', async (request) => {
     const rule = request.routeOptions.config?.access ?? { kind: 'public' };
     const secret = extractToken(request);
@@ -260,7 +267,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     else if (options.ownOrigin && request.headers.cookie) {
       // The console's session: only a login session, only from the console's own pages, so
       // another site cannot ride the owner's browser (CSRF) and no other token travels this way.
-      const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      const cookie = cookieValue(request.headers.cookie, cookieName);
       if (cookie && fromOwnPages(request, options.ownOrigin)) {
         const principal = await options.authenticate(cookie);
         request.principal = principal?.kind === 'session' ? principal : null;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access, fromOwnPages, principalOf, SESSION_COOKIE } from '../../http/access.js';
+import { access, fromOwnPages, principalOf, sessionCookieName } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
 import { clientKey, type RateLimiter } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
@@ -29,8 +29,9 @@ export function accountsRoutes(deps: {
   const ownOrigin = new URL(deps.publicBaseUrl).origin;
   // Secure wherever the console is served over https; on plain http (a local start) it could not be set.
   const secure = ownOrigin.startsWith('https:') ? '; Secure' : '';
+  const cookieName = sessionCookieName(ownOrigin);
   const sessionCookie = (value: string, maxAgeSeconds: number) =>
-    `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
+    `${cookieName}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
   return async (app) => {
     app.post(
       '/api/v1/auth/session',

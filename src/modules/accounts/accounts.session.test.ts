@@ -25,7 +25,7 @@ describe('the browser session cookie', () => {
     const res = await t.request('POST', '/api/v1/auth/session', { body: { email: owner.email, password: owner.password }, headers: ownPage });
     expect(res.status).toBe(200);
     const setCookie = String(res.headers['set-cookie']);
-    expect(setCookie).toMatch(/^hearth_session=hth_ses_[0-9A-Za-z]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
+    expect(setCookie).toMatch(/^__Host-hearth_session=hth_ses_[0-9A-Za-z]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
     const secret = setCookie.split(';')[0]!.split('=')[1]!;
     expect(res.text).not.toContain(secret);
     expect(res.body.data).toMatchObject({ user: { id: owner.id }, expiresAt: expect.any(String) });
@@ -52,9 +52,9 @@ describe('the browser session cookie', () => {
   });
 
   it('carries nothing but a login session: another kind of token in the cookie is refused', async () => {
-    expectError(await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, cookie: `hearth_session=${owner.token}` } }), 401, 'UNAUTHORIZED');
+    expectError(await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, cookie: `__Host-hearth_session=${owner.token}` } }), 401, 'UNAUTHORIZED');
     const scoped = await t.tokenWithScopes(owner, ['memory']);
-    expectError(await t.request('GET', '/api/v1/memory', { headers: { ...ownPage, cookie: `hearth_session=${scoped}` } }), 401, 'UNAUTHORIZED');
+    expectError(await t.request('GET', '/api/v1/memory', { headers: { ...ownPage, cookie: `__Host-hearth_session=${scoped}` } }), 401, 'UNAUTHORIZED');
   });
 
   it("is opened only from the console's own pages, with the right password", async () => {
@@ -71,12 +71,18 @@ describe('the browser session cookie', () => {
     const { cookie } = await signIn();
     const out = await t.request('DELETE', '/api/v1/auth/session', { headers: { ...ownPage, cookie } });
     expect(out.status).toBe(200);
-    expect(String(out.headers['set-cookie'])).toMatch(/^hearth_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict; Secure$/);
+    expect(String(out.headers['set-cookie'])).toMatch(/^__Host-hearth_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict; Secure$/);
     expectError(await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, cookie } }), 401, 'UNAUTHORIZED');
   });
 
+  it('reads only the __Host- cookie behind https, which a sibling subdomain cannot set', async () => {
+    const { cookie } = await signIn();
+    const secret = cookie.split('=')[1]!;
+    expectError(await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, cookie: `hearth_session=${secret}` } }), 401, 'UNAUTHORIZED');
+  });
+
   it('leaves bearer tokens working as before, whatever cookie comes along', async () => {
-    const res = await t.request('GET', '/api/v1/tokens', { token: owner.token, headers: { cookie: 'hearth_session=hth_ses_forged' } });
+    const res = await t.request('GET', '/api/v1/tokens', { token: owner.token, headers: { cookie: '__Host-hearth_session=hth_ses_forged' } });
     expect(res.status).toBe(200);
   });
 });

@@ -86,7 +86,9 @@ function checkMetadata(body: Record<string, unknown>): { name: string; redirectU
   if (unsupportedGrant) throw new OAuthProtocolError(400, 'invalid_client_metadata', `grant type ${unsupportedGrant} is not supported: only authorization_code and refresh_token`);
   const responses = stringArray(body.response_types) ?? ['code'];
   if (responses.some((type) => type !== 'code')) throw new OAuthProtocolError(400, 'invalid_client_metadata', 'only the response type code is supported');
-  const rawName = typeof body.client_name === 'string' ? body.client_name.trim() : '';
+  // Control and invisible formatting characters (bidirectional overrides) could make a name read
+  // as another on the consent page.
+  const rawName = typeof body.client_name === 'string' ? body.client_name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim() : '';
   const clientUri = typeof body.client_uri === 'string' && /^https:\/\//.test(body.client_uri) ? body.client_uri.slice(0, 500) : null;
   return { name: rawName.slice(0, 200) || 'Unnamed client', redirectUris, authMethod: method as AuthMethod, clientUri };
 }

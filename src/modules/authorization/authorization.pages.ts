@@ -46,7 +46,7 @@ export function consentPage(view: ConsentView, options: { formAction: string; er
   const registered = new Date(client.registeredAt).toUTCString();
   const body = `<h1>${escapeHtml(client.name)} wants to use your Hearth</h1>
 <div class="who"><p><strong>${escapeHtml(client.name)}</strong> will receive access at <strong>${escapeHtml(client.redirectHost)}</strong>.</p>
-<p>Known by its ${escapeHtml(client.knownBy)} since ${escapeHtml(registered)}.</p></div>
+<p>Known by its ${escapeHtml(client.knownBy)}${client.documentHost ? `, published at <strong>${escapeHtml(client.documentHost)}</strong>,` : ''} since ${escapeHtml(registered)}.</p></div>
 ${client.newlyRegistered ? '<p class="warn">This app registered itself with Hearth in the last 24 hours. Approve only if you just connected it yourself.</p>' : ''}
 ${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(options.formAction)}">

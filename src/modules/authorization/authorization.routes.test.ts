@@ -275,6 +275,25 @@ describe('security', () => {
     expect(await register({ redirect_uris: ['http://evil.example/cb'] })).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
   });
 
+  it('lets a native app listen on any port of its loopback redirect (RFC 8252), and nothing else vary', async () => {
+    const client = (await register()).body;
+    const { verifier, challenge } = pkce();
+    const otherPort = 'http://127.0.0.1:51234/callback';
+    const { location } = await consent(authorizeUrl({ response_type: 'code', client_id: client.client_id, redirect_uri: otherPort, code_challenge: challenge, code_challenge_method: 'S256' }));
+    expect(location!.startsWith(`${otherPort}?`)).toBe(true);
+    const tokens = await tokenRequest({ grant_type: 'authorization_code', code: new URL(location!).searchParams.get('code')!, code_verifier: verifier, redirect_uri: otherPort, client_id: client.client_id });
+    expect(tokens.status).toBe(200);
+    for (const uri of ['http://127.0.0.1:51234/other', 'http://localhost:33418/callback', 'https://127.0.0.1:33418/callback']) {
+      const res = await fetch(authorizeUrl({ response_type: 'code', client_id: client.client_id, redirect_uri: uri, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it('answers malformed client credentials with invalid_client, not an error of the server', async () => {
+    const bad = Buffer.from('%E0%A4%A:secret').toString('base64');
+    expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: 'x' }, { authorization: `Basic ${bad}` })).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+  });
+
   it('requires PKCE with S256', async () => {
     const client = (await register()).body;
     const variants: Array<Record<string, string>> = [{}, { code_challenge: pkce().challenge, code_challenge_method: 'plain' }];

@@ -55,7 +55,11 @@ function credentialsOf(request: FastifyRequest, form: Record<string, string | un
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon > 0) {
-      return { clientId: decodeURIComponent(decoded.slice(0, colon)), clientSecret: decodeURIComponent(decoded.slice(colon + 1)) };
+      try {
+        return { clientId: decodeURIComponent(decoded.slice(0, colon)), clientSecret: decodeURIComponent(decoded.slice(colon + 1)) };
+      } catch {
+        throw new OAuthProtocolError(401, 'invalid_client', 'The Basic credentials are not form-encoded client_id:client_secret');
+      }
     }
   }
   return { clientId: form.client_id, clientSecret: form.client_secret };

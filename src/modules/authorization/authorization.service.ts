@@ -36,7 +36,16 @@ export interface ConsentView {
   csrf: string;
   /** Where the approved browser goes: the consent page's policy lets its form lead there and nowhere else. */
   redirectOrigin: string;
-  client: { id: string; name: string; redirectHost: string; registeredAt: string; newlyRegistered: boolean; knownBy: 'registration' | 'metadata document' };
+  client: {
+    id: string;
+    name: string;
+    redirectHost: string;
+    registeredAt: string;
+    newlyRegistered: boolean;
+    knownBy: 'registration' | 'metadata document';
+    /** Where a metadata document client's description is published (its client_id's host). */
+    documentHost: string | null;
+  };
   requestedScopes: Scope[];
 }
 
@@ -56,10 +65,37 @@ export interface ClientCredentials {
   clientSecret: string | undefined;
 }
 
-/** A redirect URI's origin as a policy source: `https://host:port`, or the scheme of an app's own URI (`cursor:`). */
+/**
+ * A redirect URI's origin as a policy source: `https://host:port`, or the scheme of an app's
+ * own URI (`cursor:`). A policy cannot name an IPv6 address, so `http://[::1]:port` is allowed
+ * as `http:` (for this one page of this one request).
+ */
 function originOf(uri: string): string {
   const url = new URL(uri);
+  if (url.hostname.startsWith('[')) return url.protocol;
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Whether a requested redirect URI is one the client registered: exactly, or (RFC 8252 §7.3,
+ * OAuth 2.1 §8.4.2) an http loopback URI that differs only in its port, which a native app
+ * picks when it starts listening.
+ */
+export function redirectMatches(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  let asked: URL;
+  try {
+    asked = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (asked.protocol !== 'http:' || !LOOPBACK_HOSTS.has(asked.hostname)) return false;
+  return registered.some((uri) => {
+    const known = new URL(uri);
+    return known.protocol === 'http:' && known.hostname === asked.hostname && known.pathname === asked.pathname && known.search === asked.search;
+  });
 }
 
 function parseScopes(value: string | undefined): Scope[] {
@@ -197,7 +233,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
       if (!client) throw new AuthorizationPageError(`No client ${clientId} is registered here. Start again from the app that sent you here.`);
       const registered = redirectUrisOf(client);
       const redirectUri = query.redirect_uri ?? (registered.length === 1 ? registered[0] : undefined);
-      if (!redirectUri || !registered.includes(redirectUri)) {
+      if (!redirectUri || !redirectMatches(registered, redirectUri)) {
         throw new AuthorizationPageError(`The address this request wants to return to is not one ${client.name} registered, so Hearth will not send you there.`);
       }
       const state = query.state;
@@ -236,6 +272,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
           registeredAt: client.created_at,
           newlyRegistered: Date.now() - Date.parse(client.created_at) < NEW_CLIENT_MS,
           knownBy: client.kind === 'registered' ? 'registration' : 'metadata document',
+          documentHost: client.kind === 'metadata_document' ? new URL(client.id).host : null,
         },
         requestedScopes: requested.length > 0 ? requested : DEFAULT_SCOPES,
         redirectOrigin: originOf(redirectUri),
@@ -260,6 +297,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
           registeredAt: client.created_at,
           newlyRegistered: Date.now() - Date.parse(client.created_at) < NEW_CLIENT_MS,
           knownBy: client.kind === 'registered' ? 'registration' : 'metadata document',
+          documentHost: client.kind === 'metadata_document' ? new URL(client.id).host : null,
         },
         requestedScopes: JSON.parse(request.scopes) as Scope[],
         redirectOrigin: originOf(request.redirect_uri),

@@ -148,6 +148,16 @@ export function createHandshakesRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) === 1;
     },
 
+    /** Erases every sealed token whose claim window closed (approved before `decidedBefore`). */
+    async dropExpiredClaims(decidedBefore: string): Promise<void> {
+      await db
+        .updateTable('handshakes')
+        .set({ claim_sealed: null })
+        .where('claim_sealed', 'is not', null)
+        .where('decided_at', '<', decidedBefore)
+        .execute();
+    },
+
     /** Erases a sealed token that can no longer be claimed (the claim window closed). */
     async dropClaim(id: string): Promise<void> {
       await db.updateTable('handshakes').set({ claim_sealed: null }).where('id', '=', id).execute();

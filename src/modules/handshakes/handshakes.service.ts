@@ -149,6 +149,8 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
           ? new AppError('NOT_FOUND', 'This server has no account yet, so there is no owner to ask')
           : notFound('Account', input.ownerId);
       }
+      // Tokens nobody claimed within their window are erased as new requests come in.
+      await repo.dropExpiredClaims(new Date(Date.now() - deps.ttlMs).toISOString());
       const claimSecret = newClaimSecret();
       const row: HandshakesTable = {
         id: newOpaqueId('hs'),
