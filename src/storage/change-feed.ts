@@ -111,7 +111,12 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     events.emit('listening');
   }
 
+  /** A notification in flight: the next waits for it (a pg client runs one query at a time). */
+  let sending = false;
+
   function flush(): void {
+    // The send in flight flushes again when it is done, with whatever gathered meanwhile.
+    if (sending) return;
     const tables = pending;
     pending = undefined;
     if (!tables || closing) return;
@@ -121,7 +126,13 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     // wait for a pool connection behind requests. Best effort: a lost notification is bounded
     // by the other nodes' cache age.
     const payload = `${node} ${list}`;
-    (current ? current.query('SELECT pg_notify($1, $2)', [channel, payload]) : options.notify(channel, payload)).catch(() => {});
+    sending = true;
+    (current ? current.query('SELECT pg_notify($1, $2)', [channel, payload]) : options.notify(channel, payload))
+      .catch(() => {})
+      .finally(() => {
+        sending = false;
+        if (pending !== undefined) flush();
+      });
   }
 
   try {
