@@ -43,6 +43,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     const config = { access: access.scope('skills') };
     // A skill the service serves from its cache is serialized once (see http/serialized.ts).
     const skillBodies = createSerializedBodies();
+    const searchBodies = createSerializedBodies();
     const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
 
     app.get(
@@ -59,9 +60,12 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           response: { 200: SkillPage },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { limit = 50, ...rest } = request.query;
         const page = await inRequestPart('querystring', skills.list(owner(request), { ...rest, limit }));
+        // A search's answer is the list the service keeps while the skills are unchanged, and it
+        // has no cursor: its body is serialized once for as long as that list lives.
+        if (rest.q !== undefined) return searchBodies.send(reply as FastifyReply, page.skills, (found): Static<typeof SkillPage> => ({ data: found, nextCursor: null }));
         return { data: page.skills, nextCursor: page.nextCursor };
       },
     );
