@@ -23,6 +23,24 @@ describe(`write tracker and derived cache (${ENGINE})`, () => {
     return t.storage.db.insertInto('memory_entries').values({ id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now }).execute();
   };
 
+  it('with admission, keeps an answer only from the second request of its key on', async () => {
+    const cache = createDerivedCache<number>({ tracker: writes, tables: ['memory_entries'], maxEntries: 10, maxWeight: 100, weigh: () => 1, admitAfter: 2 });
+    let computed = 0;
+    const compute = async () => ++computed;
+    await cache.get('a', compute);
+    await cache.get('a', compute);
+    expect(computed).toBe(2);
+    expect(await cache.get('a', compute)).toBe(2);
+    expect(computed).toBe(2);
+    // Only the last keys seen once are remembered: 'b' is forgotten after 'c' and 'd'.
+    await cache.get('b', compute);
+    await cache.get('c', compute);
+    await cache.get('d', compute);
+    await cache.get('b', compute);
+    await cache.get('b', compute);
+    expect(computed).toBe(7);
+  });
+
   it('counts inserts, updates and deletes per table, and nothing for reads', async () => {
     const memory = writes.stamp(['memory_entries'])!;
     const personas = writes.stamp(['personas']);

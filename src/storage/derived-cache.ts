@@ -19,6 +19,14 @@ export interface DerivedCacheOptions<V> {
   /** The most total weight kept (e.g. bytes), so memory stays bounded whatever the answers' sizes. */
   maxWeight: number;
   weigh(value: V): number;
+  /**
+   * Keep an answer only when its key was asked for before (the last `admitAfter` keys are
+   * remembered). For answers whose keys rarely repeat (free-text searches), caching every first
+   * answer only churns the cache: each is kept long enough to age into V8's old generation, then
+   * evicted unused, and memory under load grows with it. Repeated keys (an agent asking again)
+   * are kept from their second request on.
+   */
+  admitAfter?: number;
 }
 
 export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedCache<V> {
@@ -29,6 +37,16 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
   /** Computations under way, one per key at most: bounded by the requests in flight. */
   const inflight = new Map<string, { stamp: number; value: Promise<V> }>();
   let totalWeight = 0;
+  /** Keys seen once, most recent last: the second request of one of them is admitted. */
+  const seen = new Set<string>();
+
+  /** Whether an answer for this key may be kept now (always, unless admission is asked for). */
+  function admit(key: string): boolean {
+    if (options.admitAfter === undefined || seen.delete(key)) return true;
+    seen.add(key);
+    if (seen.size > options.admitAfter) seen.delete(seen.values().next().value!);
+    return false;
+  }
 
   function remove(key: string): void {
     const entry = entries.get(key);
@@ -56,7 +74,7 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
       if (running && running.stamp === stamp) return running.value;
       const value = compute().then((computed) => {
         const weight = options.weigh(computed);
-        if (tracker.stamp(tables) === stamp && weight <= options.maxWeight) {
+        if (tracker.stamp(tables) === stamp && weight <= options.maxWeight && admit(key)) {
           remove(key);
           entries.set(key, { stamp, at, value: computed, weight });
           totalWeight += weight;

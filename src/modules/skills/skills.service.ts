@@ -143,7 +143,15 @@ export function createSkillsService(deps: SkillsServiceOptions) {
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
   const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes
-    ? createDerivedCache({ tracker: deps.writes, tables: ['skills'], maxEntries: 2000, maxWeight: 5_000, weigh: (rows) => Math.max(1, rows.length) })
+    ? createDerivedCache({
+        tracker: deps.writes,
+        tables: ['skills'],
+        maxEntries: 2000,
+        maxWeight: 5_000,
+        weigh: (rows) => Math.max(1, rows.length),
+        // Free-text searches rarely repeat word for word: a search's answer is kept from its second request on.
+        admitAfter: 4000,
+      })
     : uncached();
 
   // Skills fetched by slug, whole (SKILL.md included): agents look the same skills up by name again
