@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from './harness.js';
+import { listeningAddress } from './server-process.js';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
 const WRITERS = 50;
@@ -50,17 +51,7 @@ async function startCompiled(dataDir: string, databaseUrl: string | undefined): 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let log = '';
-  const base = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${log}`)));
-  });
+  const { base } = await listeningAddress(child);
   // Only the first lines matter; the rest is drained so that the pipes never fill.
   child.stdout.removeAllListeners('data').resume();
   child.stderr.removeAllListeners('data').resume();

@@ -28,17 +28,8 @@ export interface RunningServer {
   output: () => string;
 }
 
-/**
- * A server listening on a free port with a fresh DATA_DIR, the test's environment without the
- * machine's own server settings, plus `env`; its owner is registered.
- */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-server-'));
-  // The machine's own settings stay out: the server reads only what the test gives it.
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(EXTRACT_|DATABASE_URL|TEST_DATABASE_URL|PORT|HOST|DATA_DIR|LOG_LEVEL|REGISTRATION)/.test(name)),
-  );
-  const child = spawnServer({ ...clean, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env });
+/** The address a spawned server says it listens at, and everything it has written so far. */
+export async function listeningAddress(child: ChildProcessByStdio<null, Readable, Readable>): Promise<{ base: string; output: () => string }> {
   let log = '';
   const base = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -50,6 +41,21 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${log}`)));
   });
+  return { base, output: () => log };
+}
+
+/**
+ * A server listening on a free port with a fresh DATA_DIR, the test's environment without the
+ * machine's own server settings, plus `env`; its owner is registered.
+ */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-server-'));
+  // The machine's own settings stay out: the server reads only what the test gives it.
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(EXTRACT_|DATABASE_URL|TEST_DATABASE_URL|PORT|HOST|DATA_DIR|LOG_LEVEL|REGISTRATION)/.test(name)),
+  );
+  const child = spawnServer({ ...clean, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env });
+  const { base, output } = await listeningAddress(child);
   const register = await fetch(`${base}/api/v1/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -57,7 +63,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   });
   expect(register.status).toBe(201);
   const token = ((await register.json()) as { data: { token: string } }).data.token;
-  return { child, base, token, dataDir, output: () => log };
+  return { child, base, token, dataDir, output };
 }
 
 /** Stops the server (SIGTERM, SIGKILL after 5 s) and removes its DATA_DIR. */

@@ -846,16 +846,24 @@ export async function startFakeGoogle(initial: Partial<FakeGoogleOptions> & Pick
     json(res, 200, fileResource(file, fields ? fields.split(',').map((f) => f.trim()) : undefined));
   };
 
-  /** files.get: the metadata (with `fields`), or with alt=media the bytes, which Google's own documents do not have. */
-  const driveGet: Handler = (req, res, url) => {
-    count('drive.files.get');
+  /** The file a read names (`/drive/v3/files/{id}…`), if the token may read it; otherwise the answer is sent. */
+  function readableFile(req: IncomingMessage, res: ServerResponse, url: URL): FakeFile | undefined {
     const grant = bearer(req, res, [...DRIVE_ANY, 'https://www.googleapis.com/auth/drive.readonly'], 'drive.googleapis.com');
-    if (!grant) return;
+    if (!grant) return undefined;
     const id = decodeURIComponent(url.pathname.split('/')[4] ?? '');
     const file = files.get(id);
     if (!file || !fileVisible(file, grant)) {
-      return sendApiError(res, 404, `File not found: ${id}.`, 'notFound', undefined, { location: 'fileId', locationType: 'parameter' });
+      sendApiError(res, 404, `File not found: ${id}.`, 'notFound', undefined, { location: 'fileId', locationType: 'parameter' });
+      return undefined;
     }
+    return file;
+  }
+
+  /** files.get: the metadata (with `fields`), or with alt=media the bytes, which Google's own documents do not have. */
+  const driveGet: Handler = (req, res, url) => {
+    count('drive.files.get');
+    const file = readableFile(req, res, url);
+    if (!file) return;
     if (url.searchParams.get('alt') === 'media') {
       if (file.mimeType.startsWith('application/vnd.google-apps.')) {
         return sendApiError(res, 403, 'Only files with binary content can be downloaded. Use Export with Docs Editors files.', 'fileNotDownloadable', undefined, {
@@ -873,13 +881,8 @@ export async function startFakeGoogle(initial: Partial<FakeGoogleOptions> & Pick
   /** files.export: a Google document in one of the types it exports to (the fake keeps its text). */
   const driveExport: Handler = (req, res, url) => {
     count('drive.files.export');
-    const grant = bearer(req, res, [...DRIVE_ANY, 'https://www.googleapis.com/auth/drive.readonly'], 'drive.googleapis.com');
-    if (!grant) return;
-    const id = decodeURIComponent(url.pathname.split('/')[4] ?? '');
-    const file = files.get(id);
-    if (!file || !fileVisible(file, grant)) {
-      return sendApiError(res, 404, `File not found: ${id}.`, 'notFound', undefined, { location: 'fileId', locationType: 'parameter' });
-    }
+    const file = readableFile(req, res, url);
+    if (!file) return;
     const mimeType = url.searchParams.get('mimeType');
     if (!file.mimeType.startsWith('application/vnd.google-apps.') || !mimeType) {
       return sendApiError(res, 403, 'Export only supports Docs Editors files.', 'fileNotExportable');

@@ -9,6 +9,20 @@ import type {
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
+/** The records used once: a consent request, a code, a refresh token. */
+type OneTimeTable = 'authorization_requests' | 'authorization_codes' | 'authorization_refresh_tokens';
+
+/**
+ * Marks a one-time record used if it still is unused (and, with `unexpired`, valid at `at`), in
+ * one statement: of two concurrent uses exactly one changes the row. Answers whether this call did.
+ */
+async function spend(trx: Executor, table: OneTimeTable, id: string, at: string, unexpired: boolean): Promise<boolean> {
+  let update = trx.updateTable(table).set({ used_at: at }).where('id', '=', id).where('used_at', 'is', null);
+  if (unexpired) update = update.where('expires_at', '>', at);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** The authorization server's records. Codes and refresh tokens are found by the SHA-256 of their value. */
 export function createAuthorizationRepo(db: Kysely<Database>) {
   return {
@@ -41,14 +55,7 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
 
     /** Uses a pending request once, while it is still valid; answers whether this call did. */
     async useRequest(id: string, at: string, trx: Executor = db): Promise<boolean> {
-      const result = await trx
-        .updateTable('authorization_requests')
-        .set({ used_at: at })
-        .where('id', '=', id)
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', at)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return spend(trx, 'authorization_requests', id, at, true);
     },
 
     async insertCode(row: AuthorizationCodesTable, trx: Executor = db): Promise<void> {
@@ -61,14 +68,7 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
 
     /** Spends a code once, while it is still valid; answers whether this call did. */
     async useCode(id: string, at: string, trx: Executor): Promise<boolean> {
-      const result = await trx
-        .updateTable('authorization_codes')
-        .set({ used_at: at })
-        .where('id', '=', id)
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', at)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return spend(trx, 'authorization_codes', id, at, true);
     },
 
     async setCodeToken(id: string, tokenId: string, trx: Executor): Promise<void> {
@@ -85,13 +85,7 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
 
     /** Spends a refresh token once; answers whether this call did (a second use is a replay). */
     async useRefreshToken(id: string, at: string, trx: Executor): Promise<boolean> {
-      const result = await trx
-        .updateTable('authorization_refresh_tokens')
-        .set({ used_at: at })
-        .where('id', '=', id)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return spend(trx, 'authorization_refresh_tokens', id, at, false);
     },
 
     /** Spends every refresh token of a grant: after a replay or a revocation none may renew it. */

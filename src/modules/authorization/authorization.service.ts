@@ -76,6 +76,26 @@ function originOf(uri: string): string {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
 }
 
+/** What the consent page shows of a request: the client, where the browser goes, the scopes asked for. */
+function consentView(requestId: string, csrf: string, client: AuthorizationClientsTable, redirectUri: string, requestedScopes: Scope[]): ConsentView {
+  const redirect = new URL(redirectUri);
+  return {
+    requestId,
+    csrf,
+    client: {
+      id: client.id,
+      name: client.name,
+      redirectHost: redirect.host || redirect.protocol,
+      registeredAt: client.created_at,
+      newlyRegistered: Date.now() - Date.parse(client.created_at) < NEW_CLIENT_MS,
+      knownBy: client.kind === 'registered' ? 'registration' : 'metadata document',
+      documentHost: client.kind === 'metadata_document' ? new URL(client.id).host : null,
+    },
+    requestedScopes,
+    redirectOrigin: originOf(redirectUri),
+  };
+}
+
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
@@ -262,21 +282,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
         expires_at: isoIn(REQUEST_TTL_MS),
         used_at: null,
       });
-      return {
-        requestId,
-        csrf,
-        client: {
-          id: client.id,
-          name: client.name,
-          redirectHost: new URL(redirectUri).host || new URL(redirectUri).protocol,
-          registeredAt: client.created_at,
-          newlyRegistered: Date.now() - Date.parse(client.created_at) < NEW_CLIENT_MS,
-          knownBy: client.kind === 'registered' ? 'registration' : 'metadata document',
-          documentHost: client.kind === 'metadata_document' ? new URL(client.id).host : null,
-        },
-        requestedScopes: requested.length > 0 ? requested : DEFAULT_SCOPES,
-        redirectOrigin: originOf(redirectUri),
-      };
+      return consentView(requestId, csrf, client, redirectUri, requested.length > 0 ? requested : DEFAULT_SCOPES);
     },
 
     /** The view of a request still open, to show the consent page again (after a wrong password). */
@@ -287,21 +293,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
       }
       const client = await repo.getClient(request.client_id);
       if (!client) throw new AuthorizationPageError('The client of this request is gone.');
-      return {
-        requestId,
-        csrf,
-        client: {
-          id: client.id,
-          name: client.name,
-          redirectHost: new URL(request.redirect_uri).host || new URL(request.redirect_uri).protocol,
-          registeredAt: client.created_at,
-          newlyRegistered: Date.now() - Date.parse(client.created_at) < NEW_CLIENT_MS,
-          knownBy: client.kind === 'registered' ? 'registration' : 'metadata document',
-          documentHost: client.kind === 'metadata_document' ? new URL(client.id).host : null,
-        },
-        requestedScopes: JSON.parse(request.scopes) as Scope[],
-        redirectOrigin: originOf(request.redirect_uri),
-      };
+      return consentView(requestId, csrf, client, request.redirect_uri, JSON.parse(request.scopes) as Scope[]);
     },
 
     /**
