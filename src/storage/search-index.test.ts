@@ -214,16 +214,20 @@ describe('in-memory search against a full ranking of every row', () => {
     if (ENGINE !== 'postgres') return;
     expect(await searchSkills(t, alice, 'okapi')).toEqual([]);
     const other = await t.openStorage();
-    try {
+    /** A skill written by the other node, straight into the database. */
+    const insertSkill = (slug: string, description: string) => {
       const now = isoNow();
-      const inserted = await other.db
+      return other.db
         .insertInto('skills')
         .values({
-          owner_id: alice.id, slug: 'okapi', slug_key: 'okapi', name: 'okapi', description: 'Okapi facts', category: 'Home',
+          owner_id: alice.id, slug, slug_key: slug, name: slug, description, category: 'Home',
           category_key: 'home', script_content: '', active: 0, origin: '{"type":"created"}', created_at: now, updated_at: now,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
+    };
+    try {
+      const inserted = await insertSkill('okapi', 'Okapi facts');
       // The answer cache in front of the index hears of the other node's write through the change
       // feed (storage/change-feed.ts), a few milliseconds later; the index itself is current at once.
       await vi.waitFor(async () => expect(await searchSkills(t, alice, 'okapi')).toEqual([Number(inserted.id)]), { timeout: 5_000 });
@@ -231,26 +235,12 @@ describe('in-memory search against a full ranking of every row', () => {
       await vi.waitFor(async () => expect(await searchSkills(t, alice, 'okapi')).toEqual([]), { timeout: 5_000 });
       // Searches in flight share generation reads; one sent after a commit still sees it.
       const busy = Array.from({ length: 30 }, () => searchSkills(t, alice, 'okapi'));
-      const again = await other.db
-        .insertInto('skills')
-        .values({
-          owner_id: alice.id, slug: 'okapi-2', slug_key: 'okapi-2', name: 'okapi-2', description: 'More okapi facts', category: 'Home',
-          category_key: 'home', script_content: '', active: 0, origin: '{"type":"created"}', created_at: now, updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const again = await insertSkill('okapi-2', 'More okapi facts');
       await Promise.all(busy);
       await vi.waitFor(async () => expect(await searchSkills(t, alice, 'okapi')).toEqual([Number(again.id)]), { timeout: 5_000 });
       // The index, asked directly, sees the second node's write without waiting for any notice.
       const index = createSearchIndex<number>({ db: t.storage.db, dialect: t.storage.dialect, index: SKILLS_FULL_TEXT, writes: t.storage.writes, pageSize: 100, maxCost: 1_000_000, integerIds: true });
-      const third = await other.db
-        .insertInto('skills')
-        .values({
-          owner_id: alice.id, slug: 'okapi-3', slug_key: 'okapi-3', name: 'okapi-3', description: 'Okapi facts again', category: 'Home',
-          category_key: 'home', script_content: '', active: 0, origin: '{"type":"created"}', created_at: now, updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const third = await insertSkill('okapi-3', 'Okapi facts again');
       const direct = await index.search(alice.id, { q: 'okapi', limit: 10, mode: 'all' });
       expect(direct?.map((hit) => hit.id).sort()).toEqual([Number(again.id), Number(third.id)].sort());
     } finally {
