@@ -51,6 +51,16 @@ describe('the browser session cookie', () => {
     expect(memory.body.data.some((entry: { content: string }) => entry.content === 'planted')).toBe(false);
   });
 
+  it('is no credential for /mcp, whose tools run with a bearer token', async () => {
+    const { cookie } = await signIn();
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } };
+    expectError(
+      await t.request('POST', '/mcp', { body: initialize, headers: { ...ownPage, cookie, accept: 'application/json, text/event-stream' } }),
+      401,
+      'UNAUTHORIZED',
+    );
+  });
+
   it('carries nothing but a login session: another kind of token in the cookie is refused', async () => {
     expectError(await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, cookie: `__Host-hearth_session=${owner.token}` } }), 401, 'UNAUTHORIZED');
     const scoped = await t.tokenWithScopes(owner, ['memory']);

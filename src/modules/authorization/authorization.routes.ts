@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { access } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizationPageError, AuthorizationRedirect, OAuthProtocolError } from './authorization.errors.js';
@@ -206,13 +205,18 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
           const location = await server.decide(form, actorOf(request));
           return reply.header('cache-control', 'no-store').redirect(location, 303);
         } catch (error) {
+          let refusal = error;
           if (error instanceof ConsentRetry) {
-            const view = await server.reopen(form.requestId, form.csrf);
-            return pageHeaders(reply, view.redirectOrigin).send(consentPage(view, { formAction: '/authorize', error: error.message, email: form.email }));
+            try {
+              const view = await server.reopen(form.requestId, form.csrf);
+              return pageHeaders(reply, view.redirectOrigin).send(consentPage(view, { formAction: '/authorize', error: error.message, email: form.email }));
+            } catch (reopenError) {
+              // The request expired meanwhile: that page error is the answer.
+              refusal = reopenError;
+            }
           }
-          if (error instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(error.message));
-          if (error instanceof AppError && error.code === 'RATE_LIMITED') throw error;
-          throw error;
+          if (refusal instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(refusal.message));
+          throw refusal;
         }
       },
     );

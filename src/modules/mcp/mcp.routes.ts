@@ -121,7 +121,11 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
         throw new AppError('FORBIDDEN', `Requests from the web page origin ${origin} may not use /mcp; only ${ownOrigin} may`);
       }
       const principal = principalOf(request);
-      const caller: McpCaller = { principal, token: extractToken(request)!, actor: actorOf(request) };
+      // Tool calls run API routes with the caller's bearer token; the console's session cookie is
+      // not one, and /mcp is for agents, not for the console's pages.
+      const token = extractToken(request);
+      if (!token) throw new AppError('UNAUTHORIZED', '/mcp takes a bearer token: send Authorization: Bearer <token>');
+      const caller: McpCaller = { principal, token, actor: actorOf(request) };
       const loaded = await (sdk ??= loadSdk());
       const sessionId = request.headers['mcp-session-id'];
       let session: Session | undefined;
