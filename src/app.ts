@@ -10,7 +10,7 @@ import { AppError, handleFrameworkError, registerErrorHandling } from './http/er
 import { openApiOptions } from './http/openapi.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { HearthLogController, loggerOptions } from './http/logging.js';
-import { lazySerializers } from './http/serialization.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 import { createValidatorCompiler, validatorFactory } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
