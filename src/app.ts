@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => newId('req'),
     frameworkErrors: handleFrameworkError,
     // Validators and serializers are compiled on a route's first use (see validation.ts,
-    // serialization.ts). Given here, not by setValidatorCompiler: Fastify then never loads its own.
+    // lazy-serializers.ts). Given here, not by setValidatorCompiler: Fastify then never loads its own.
     schemaController: { compilersFactory: { buildValidator: validatorFactory(createValidatorCompiler()), buildSerializer: lazySerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Fastify runs onClose once the server stopped accepting and in-flight requests finished.
