@@ -20,6 +20,7 @@ import { LIMITS as AFP_LIMITS } from './shared/afp.protocol.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { chatRoutes } from './modules/chat/chat.routes.js';
+import { consoleRoutes } from './modules/console/console.routes.js';
 import { connectorsRoutes } from './modules/connectors/connectors.routes.js';
 import { discoveryRoutes } from './modules/discovery/discovery.routes.js';
 import { gatewayRoutes } from './modules/gateway/gateway.routes.js';
@@ -160,6 +161,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
   );
+  // The owner's console at `/`, a client of the routes above like any other.
+  await app.register(consoleRoutes());
 
   return app;
 }

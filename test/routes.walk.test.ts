@@ -46,6 +46,10 @@ const PUBLIC_ROUTES = new Set(
     'POST /revoke',
     'GET /api/v1/afp/download/{platform}',
     'GET /api/v1/billing/plans',
+    // The console: its page and files; everything it shows comes from the API with the owner's session.
+    'GET /',
+    'GET /{page}',
+    'GET /assets/{file}',
     // Called by the payment provider, which proves itself with a signature, not a token.
     'POST /api/v1/billing/webhook',
     // Where Stripe's hosted checkout sends the customer's browser back: a static page.

@@ -132,10 +132,13 @@ export interface RouteSchemaParts {
 
 /**
  * Fastify's `:id` and `*` in the OpenAPI spelling the documents use; the wildcard is documented
- * as a `{path}` parameter that may hold slashes (see http/openapi.ts).
+ * as a `{path}` parameter that may hold slashes (see http/openapi.ts). A parameter's pattern
+ * (`:page(^(?:a|b)$)`) is left out: the schema documents the values it takes.
  */
 export function openApiPath(url: string): string {
-  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
+  return url
+    .replace(/:([A-Za-z0-9_]+)(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?/g, '{$1}')
+    .replace(/\*$/, '{path}');
 }
 
 /**

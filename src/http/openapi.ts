@@ -38,6 +38,7 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'afp', description: "The owner's PCs, reached through the AFP daemon" },
   { name: 'mcp', description: 'The Model Context Protocol endpoint: the API as tools for AI clients' },
   { name: 'authorization', description: 'The OAuth 2.1 authorization server MCP clients sign in with: metadata, registration, consent, tokens' },
+  { name: 'console', description: "The owner's web console: its pages and files (it uses the API like any client)" },
 ];
 
 /** The wildcard route's documented form: Fastify's `*` is not an OpenAPI parameter name. */

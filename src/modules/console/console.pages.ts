@@ -1,0 +1,21 @@
+/**
+ * The console's pages: each is an address the server answers with the console itself, so a
+ * reload or a shared link opens the right page. The console (web/) builds its navigation from
+ * this list (it is data only), so the two cannot disagree.
+ */
+export const CONSOLE_PAGES = [
+  { path: '/', title: 'Home' },
+  { path: '/agents', title: 'Agents and tokens' },
+  { path: '/memory', title: 'Memory' },
+  { path: '/knowledge', title: 'Knowledge base' },
+  { path: '/personas', title: 'Personas' },
+  { path: '/skills', title: 'Skills' },
+  { path: '/profile', title: 'Identity and preferences' },
+  { path: '/vault', title: 'Vault' },
+  { path: '/connections', title: 'Connections' },
+  { path: '/devices', title: 'Devices' },
+  { path: '/audit', title: 'Audit log' },
+  { path: '/plan', title: 'Plan and usage' },
+] as const;
+
+export type ConsolePath = (typeof CONSOLE_PAGES)[number]['path'];

@@ -1,0 +1,11459 @@
+/**
+ * Generated from the server's /openapi.json by `npm run console:api-types`; do not edit.
+ * The console's only view of the API: a route or field missing here cannot be called.
+ */
+export interface paths {
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The console's sign-in: a login session kept in an HttpOnly, SameSite=Strict cookie, accepted only from the console's own pages
+         * @description Public: no token needed.
+         */
+        post: operations["openBrowserSession"];
+        /**
+         * The console's sign-out: revokes the session of the cookie and clears it
+         * @description Any valid token.
+         */
+        delete: operations["closeBrowserSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an account; the first one is the administrator. Answers the master token once
+         * @description Public: no token needed.
+         */
+        post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with email and password; answers a session token that expires
+         * @description Public: no token needed.
+         */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke the calling token (a login session, or any token but the master token)
+         * @description Any valid token.
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account the calling token belongs to
+         * @description Requires scope: `identity`.
+         */
+        get: operations["getAuthMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account the calling token belongs to
+         * @description Requires scope: `identity`.
+         */
+        get: operations["getUsersMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every account
+         * @description Administrator only: the administrator's master token or login session.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create an account (works whatever REGISTRATION says)
+         * @description Administrator only: the administrator's master token or login session.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change an account's plan
+         * @description Administrator only: the administrator's master token or login session.
+         */
+        put: operations["setUserPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the owner's tokens (login sessions only with kind=session)
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Create a scoped API token; its secret is shown once
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/master/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the master token; the old one stops working at once
+         * @description With the master token no body is needed. From a login session (how an owner who lost the master token gets a new one), send the account password: `{ "password": "…" }`.
+         *
+         *     Owner only: the master token or a login session.
+         */
+        post: operations["regenerateMasterToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a token (never its secret)
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["getToken"];
+        /**
+         * Rename a token, change its scopes or expiry
+         * @description Owner only: the master token or a login session.
+         */
+        put: operations["updateToken"];
+        post?: never;
+        /**
+         * Revoke a token
+         * @description Owner only: the master token or a login session.
+         */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{id}/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a token a new secret; the old secret stops working at once
+         * @description Regenerating the master token from a login session needs the account password, as on /tokens/master/regenerate.
+         *
+         *     Owner only: the master token or a login session.
+         */
+        post: operations["regenerateToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Security events, newest first
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The discovery document: what Hearth is, where its docs are, how to authenticate, every endpoint
+         * @description Public: no token needed.
+         */
+        get: operations["getDiscovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quick-start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Step-by-step start for an agent; `authenticated` tells whether the request carried a valid token
+         * @description Public: no token needed.
+         */
+        get: operations["getQuickStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This API as an OpenAPI 3.1 document
+         * @description Public: no token needed.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/llms.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A plain-text guide for language-model clients
+         * @description Public: no token needed.
+         */
+        get: operations["getLlmsTxt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: answers while the process serves requests
+         * @description Public: no token needed.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every scope a token can hold and the routes it opens
+         * @description Any valid token.
+         */
+        get: operations["listScopes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/me/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling token: its kind, scopes, rights and every endpoint it may call
+         * @description Any valid token.
+         */
+        get: operations["getTokenCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Capabilities grouped by area, with each endpoint marked allowed or not for the calling token
+         * @description Any valid token.
+         */
+        get: operations["getCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gateway/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Call first: the persona, the user, memory, connected services and the endpoints this token may call
+         * @description Requires scope: `read`.
+         */
+        get: operations["getGatewayContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/handshakes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's handshakes, newest first
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listHandshakes"];
+        put?: never;
+        /**
+         * Ask the owner for a token (agents without one); poll statusUrl for the answer
+         * @description Public: no token needed.
+         */
+        post: operations["createHandshake"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/handshakes/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A handshake's status: pending, approved or denied. Never the token, which the owner passes on
+         * @description Public: no token needed.
+         */
+        get: operations["getHandshakeStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/handshakes/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Collect the token of an approved handshake with its claimSecret, once (agents without a token)
+         * @description Public: no token needed.
+         */
+        post: operations["claimHandshakeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/handshakes/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending handshake; answers the agent's new token once, to pass on out of band
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["approveHandshake"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/handshakes/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a pending handshake
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["denyHandshake"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/handshakes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a handshake; the token it produced stops working at once. It then reads denied
+         * @description Owner only: the master token or a login session.
+         */
+        delete: operations["revokeHandshake"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's personas, newest first
+         * @description Requires scope: `personas`.
+         */
+        get: operations["listPersonas"];
+        put?: never;
+        /**
+         * Create a persona (inactive until activated)
+         * @description Requires scope: `personas`.
+         */
+        post: operations["createPersona"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The active persona (404 NOT_FOUND when none is active)
+         * @description Requires scope: `personas`.
+         */
+        get: operations["getActivePersona"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a persona
+         * @description Requires scope: `personas`.
+         */
+        get: operations["getPersona"];
+        /**
+         * Change some of name, description and soul_content
+         * @description Requires scope: `personas`.
+         */
+        put: operations["updatePersona"];
+        post?: never;
+        /**
+         * Delete a persona and its attachments (the documents and skills themselves stay)
+         * @description Requires scope: `personas`.
+         */
+        delete: operations["deletePersona"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/{id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make this the active persona; the previously active one is deactivated in the same step
+         * @description Exactly one persona is active afterwards. Its soul_content applies to POST /brain/chat and appears in GET /gateway/context.
+         *
+         *     Requires scope: `personas`.
+         */
+        post: operations["activatePersona"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a persona, leaving none active if it was the active one
+         * @description Added to the specification, which has no other way back to "no persona". Deactivating an inactive persona changes nothing and answers it.
+         *
+         *     Requires scope: `personas`.
+         */
+        post: operations["deactivatePersona"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The knowledge-base documents attached to a persona
+         * @description Requires scope: `personas`.
+         */
+        get: operations["listPersonaDocuments"];
+        put?: never;
+        /**
+         * Attach one of the owner's knowledge-base documents; 201 when new, 200 when already attached
+         * @description Requires scope: `personas`.
+         */
+        post: operations["attachPersonaDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/{id}/documents/{docId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Detach a document from a persona (the document itself stays)
+         * @description Requires scope: `personas`.
+         */
+        delete: operations["detachPersonaDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/{id}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The skills attached to a persona
+         * @description Requires scope: `personas`.
+         */
+        get: operations["listPersonaSkills"];
+        put?: never;
+        /**
+         * Attach one of the owner's skills; 201 when new, 200 when already attached
+         * @description Requires scope: `personas`.
+         */
+        post: operations["attachPersonaSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/personas/{id}/skills/{skillId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Detach a skill from a persona (the skill itself stays)
+         * @description Requires scope: `personas`.
+         */
+        delete: operations["detachPersonaSkill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/identity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's public profile, with the professional and availability sections this token may read
+         * @description Requires scope: `read` or `identity`.
+         */
+        get: operations["getIdentity"];
+        /**
+         * Change the identity with a JSON Merge Patch; answers the whole document
+         * @description Requires scope: `identity`.
+         */
+        put: operations["updateIdentity"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/identity/professional": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The professional section of the identity
+         * @description Requires scope: `professional` or `identity`.
+         */
+        get: operations["getProfessionalIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/identity/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The availability section of the identity
+         * @description Requires scope: `availability` or `identity`.
+         */
+        get: operations["getAvailabilityIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's preferences: a free JSON object
+         * @description Requires scope: `identity`.
+         */
+        get: operations["getPreferences"];
+        /**
+         * Change the preferences with a JSON Merge Patch; answers the whole object
+         * @description Requires scope: `identity`.
+         */
+        put: operations["updatePreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Memory entries, newest first; with q, a full-text search, best match first
+         * @description Requires scope: `memory`.
+         */
+        get: operations["listMemory"];
+        put?: never;
+        /**
+         * Store a memory entry
+         * @description Requires scope: `memory`.
+         */
+        post: operations["createMemory"];
+        /**
+         * Delete every memory entry of the owner (irreversible)
+         * @description Requires scope: `memory`.
+         */
+        delete: operations["clearMemory"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a memory entry
+         * @description Requires scope: `memory`.
+         */
+        delete: operations["deleteMemory"];
+        options?: never;
+        head?: never;
+        /**
+         * Replace a memory entry's content
+         * @description Requires scope: `memory`.
+         */
+        patch: operations["updateMemory"];
+        trace?: never;
+    };
+    "/api/v1/brain/knowledge-base": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List knowledge-base documents, newest first, or search them with q
+         * @description Requires scope: `knowledge`.
+         */
+        get: operations["listKBDocuments"];
+        put?: never;
+        /**
+         * Create a document; a title already in use answers 409 (use upsert to replace)
+         * @description Requires scope: `knowledge`.
+         */
+        post: operations["createKBDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/knowledge-base/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the document with this title, or replace its content if it exists
+         * @description Requires scope: `knowledge`.
+         */
+        post: operations["upsertKBDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/knowledge-base/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a .txt, .md, .html, .pdf or .docx file (at most 10 MiB); its text becomes a document
+         * @description multipart/form-data with one file part named file, document, upload or kbFile, and optional title (default: the file name) and source (default: upload) fields.
+         *
+         *     Requires scope: `knowledge`.
+         */
+        post: operations["uploadKBDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/knowledge-base/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a document with its full text
+         * @description Requires scope: `knowledge`.
+         */
+        get: operations["getKBDocument"];
+        /**
+         * Replace a document's content, and its title or source when given
+         * @description Requires scope: `knowledge`.
+         */
+        put: operations["updateKBDocument"];
+        post?: never;
+        /**
+         * Delete a document; it is detached from every persona and skill
+         * @description Requires scope: `knowledge`.
+         */
+        delete: operations["deleteKBDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/knowledge-base/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The personas and skills this document is attached to
+         * @description Requires scope: `knowledge`.
+         */
+        get: operations["getKBDocumentAttachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List skills, newest first; filter by slug or category, or search with q (ranked, best first)
+         * @description Items carry every field of a skill except `scriptContent`, which can be large: read it from GET /api/v1/skills/{id} or /content.
+         *
+         *     Requires scope: `skills`.
+         */
+        get: operations["listSkills"];
+        put?: never;
+        /**
+         * Create a skill; the YAML frontmatter of scriptContent is sanitized
+         * @description Requires scope: `skills`.
+         */
+        post: operations["createSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Up to 10 skills matching what was typed so far, best first
+         * @description Requires scope: `skills`.
+         */
+        get: operations["getSkillSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/_by_slug/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a skill by its slug, in any case
+         * @description Requires scope: `skills`.
+         */
+        get: operations["getSkillBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/_batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get several skills at once by id and by slug (at most 200 together); unknown ones are left out
+         * @description Requires scope: `skills`.
+         */
+        get: operations["batchGetSkills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a skill with its SKILL.md
+         * @description Requires scope: `skills`.
+         */
+        get: operations["getSkill"];
+        /**
+         * Change some fields of a skill; a new name is a new slug (409 when taken)
+         * @description Requires scope: `skills`.
+         */
+        put: operations["updateSkill"];
+        post?: never;
+        /**
+         * Delete a skill and its attachments
+         * @description Requires scope: `skills`.
+         */
+        delete: operations["deleteSkill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The SKILL.md of a skill: JSON by default, raw markdown with Accept: text/markdown
+         * @description Requires scope: `skills`.
+         */
+        get: operations["getSkillContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/skill.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The raw SKILL.md of a skill
+         * @description Requires scope: `skills`.
+         */
+        get: operations["getSkillMarkdown"];
+        /**
+         * Replace the SKILL.md with a raw text/markdown body; its YAML frontmatter is sanitized
+         * @description Requires scope: `skills`.
+         */
+        put: operations["putSkillMarkdown"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a skill active
+         * @description Requires scope: `skills`.
+         */
+        post: operations["activateSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a skill inactive
+         * @description Requires scope: `skills`.
+         */
+        post: operations["deactivateSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The knowledge-base documents attached to a skill
+         * @description Requires scope: `skills`.
+         */
+        get: operations["listSkillDocuments"];
+        put?: never;
+        /**
+         * Attach one of your knowledge-base documents to a skill (201 when new, 200 when already attached)
+         * @description Requires scope: `skills`.
+         */
+        post: operations["attachSkillDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/documents/{docId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Detach a document from a skill (the document itself stays)
+         * @description Requires scope: `skills`.
+         */
+        delete: operations["detachSkillDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The personas this skill is attached to
+         * @description Requires scope: `skills`.
+         */
+        get: operations["listSkillAttachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/authorize/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The address that connects an account: Hearth's connect page, then the provider's consent (PKCE; single-use state, valid 10 minutes)
+         * @description Requires scope: `services:write`.
+         */
+        get: operations["oauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/callback/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends the owner's browser back: exchanges the code and stores the tokens encrypted
+         * @description Public: no token needed.
+         */
+        get: operations["oauthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/connect/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page the authorize url opens: the flow's owner signs in to Hearth, which binds the flow to this browser
+         * @description A browser page, not an API call. It names the Hearth account the provider account will be connected to and asks for its password; the callback is refused in any other browser.
+         *
+         *     Public: no token needed.
+         */
+        get: operations["oauthConnectPage"];
+        put?: never;
+        /**
+         * The connect page's sign-in: with the owner's password, binds the flow to this browser (a cookie) and goes on to the provider
+         * @description Public: no token needed.
+         */
+        post: operations["oauthConnectSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each OAuth provider: whether it is configured, and the owner's connection to it
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["oauthStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oauth/disconnect/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke the grant at the provider (best effort) and delete the stored tokens
+         * @description Requires scope: `services:write`.
+         */
+        post: operations["oauthDisconnect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/google/mail/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages of the connected Gmail account, newest first (403 PROVIDER_NOT_CONNECTED when not connected)
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["listMailMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/google/mail/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One message with its text body
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["getMailMessage"];
+        put?: never;
+        post?: never;
+        /**
+         * Move a message to Trash (not a permanent deletion)
+         * @description Requires scope: `services:write`.
+         */
+        delete: operations["trashMailMessage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/google/mail/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a plain-text message from the connected Gmail account
+         * @description Requires scope: `services:write`.
+         */
+        post: operations["sendMail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/google/storage/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Files of the connected Google Drive (401 PROVIDER_NOT_CONNECTED when not connected or the file scope is missing)
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["listStorageFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/google/storage/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file (up to 5 MB) to the connected Google Drive
+         * @description Requires scope: `services:write`.
+         */
+        post: operations["uploadStorageFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/google/storage/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the connected Google Drive with its content (up to 5 MB; Google's documents exported as text)
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["readStorageFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file from the connected Google Drive
+         * @description Requires scope: `services:write`.
+         */
+        delete: operations["deleteStorageFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service categories, with how many of the services are in each
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["listServiceCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every service the owner can call: the built-in catalogue, the owner's connectors and discovered APIs
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["listServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One service: how it authenticates, how to connect it, and its methods
+         * @description The specification names this parameter {name}; it is the same value as {service} in the other service routes.
+         *
+         *     Requires scope: `services:read`.
+         */
+        get: operations["getService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{service}/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A service's methods with the JSON Schema of their params, and the generic `request`
+         * @description The specification names this parameter {serviceId}; it is the same value as {service} in the other service routes.
+         *
+         *     Requires scope: `services:read`.
+         */
+        get: operations["listServiceMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{service}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one of a service's methods with the owner's credential
+         * @description params are checked against the method's schema (400 with details). The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it. The specification names this parameter {serviceName}.
+         *
+         *     Requires scope: `services:write`.
+         */
+        post: operations["executeServiceMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{service}/proxy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a raw request to a service, relative to its base address, with the owner's credential
+         * @description The path cannot leave the service's base address (absolute addresses, //host, backslashes and dot segments are refused). The caller never sets nor sees the credential. The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it. The specification names this parameter {serviceName}.
+         *
+         *     Requires scope: `services:write`.
+         */
+        post: operations["proxyServiceRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{service}/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pass a GET through to a service, with its query string and the owner's stored credential
+         * @description GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it.
+         *
+         *     Requires scope: `services:read`.
+         */
+        get: operations["callConnectedService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's connectors, newest first
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["listConnectors"];
+        put?: never;
+        /**
+         * Define a service by base address and credential, callable through execute and proxy by its name
+         * @description The credential is one of the owner's vault tokens (POST /vault/tokens), never given here. A vault token is attached freely to an address on the site it was stored for (its websiteUrl, or a subdomain of it). Attaching it anywhere else (on create, or when baseUrl or vaultTokenId changes) needs the master token, or a login session that sends the account password in `password` (403 FORBIDDEN without it or when it is wrong; wrong passwords count towards the login slowdown, 429 RATE_LIMITED); a token with only services:write never may. Each such binding and each refusal is audited (`connector.bind`).
+         *
+         *     Requires scope: `services:write`.
+         */
+        post: operations["createConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connectors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a connector
+         * @description Requires scope: `services:read`.
+         */
+        get: operations["getConnector"];
+        /**
+         * Change some of a connector's fields
+         * @description A vault token is attached freely to an address on the site it was stored for (its websiteUrl, or a subdomain of it). Attaching it anywhere else (on create, or when baseUrl or vaultTokenId changes) needs the master token, or a login session that sends the account password in `password` (403 FORBIDDEN without it or when it is wrong; wrong passwords count towards the login slowdown, 429 RATE_LIMITED); a token with only services:write never may. Each such binding and each refusal is audited (`connector.bind`).
+         *
+         *     Requires scope: `services:write`.
+         */
+        put: operations["updateConnector"];
+        post?: never;
+        /**
+         * Delete a connector (its vault token stays in the vault)
+         * @description Requires scope: `services:write`.
+         */
+        delete: operations["deleteConnector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plans, with their prices (in cents) and limits
+         * @description Public: no token needed.
+         */
+        get: operations["listBillingPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a Stripe Checkout page for a paid plan; the plan changes when Stripe confirms the payment
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["createBillingCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Stripe's checkout page sends the browser back: a short HTML page
+         * @description Public: no token needed.
+         */
+        get: operations["billingCheckoutReturn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook endpoint: signed events (checkout.session.completed moves the payer to the plan bought)
+         * @description Register this address in Stripe (Developers → Webhooks) for checkout.session.completed, checkout.session.async_payment_succeeded and customer.subscription.deleted. Requests must carry a valid Stripe-Signature header.
+         *
+         *     Public: no token needed.
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vault/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List stored vault tokens, newest first (never their secrets)
+         * @description Requires scope: `vault`.
+         */
+        get: operations["listVaultTokens"];
+        put?: never;
+        /**
+         * Store a third-party token, encrypted; optionally discover the API of its website
+         * @description Requires scope: `vault`.
+         */
+        post: operations["createVaultToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vault/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a vault token and its encrypted secret
+         * @description Requires scope: `vault`.
+         */
+        delete: operations["deleteVaultToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vault/tokens/{id}/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Decrypt a vault token: the secret is in data.token (master token only; audited)
+         * @description Master token only.
+         */
+        get: operations["revealVaultToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vault/discover-api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discover what a website publishes for machines: OpenAPI, llms.txt, AI plugin manifest
+         * @description Requires scope: `vault`.
+         */
+        post: operations["discoverApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Browse every publisher's listings: filter by type or words, sort by newest, rating or installs, paged by cursor
+         * @description Items carry every listing field except `snapshot` (the published content), which GET /api/v1/marketplace/listings/{id} shows.
+         *
+         *     Requires scope: `marketplace`.
+         */
+        get: operations["listMarketplaceListings"];
+        put?: never;
+        /**
+         * Publish one of your skills or personas; the listing keeps a snapshot of it as it is now
+         * @description The token also needs the `skills` scope to publish a skill, or `personas` to publish a persona. Listings are free (`price` is 0). One listing per original: publishing it again answers 409; refresh the existing listing instead.
+         *
+         *     Requires scope: `marketplace`.
+         */
+        post: operations["createMarketplaceListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/listings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One listing with its published snapshot (any publisher)
+         * @description Requires scope: `marketplace`.
+         */
+        get: operations["getMarketplaceListing"];
+        /**
+         * Change your listing's title or description, or refresh its snapshot from the original
+         * @description Only the publisher; another publisher's listing answers 404. `refreshSnapshot: true` needs the `skills` or `personas` scope too.
+         *
+         *     Requires scope: `marketplace`.
+         */
+        put: operations["updateMarketplaceListing"];
+        post?: never;
+        /**
+         * Withdraw your listing; copies already installed stay with those who installed them
+         * @description Requires scope: `marketplace`.
+         */
+        delete: operations["deleteMarketplaceListing"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/listings/{id}/rate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate a listing 1 to 5, with an optional review; a second rating replaces your first
+         * @description Publishers cannot rate their own listings (403). Answers the listing with its updated average and count.
+         *
+         *     Requires scope: `marketplace`.
+         */
+        post: operations["rateMarketplaceListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/listings/{id}/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A listing's ratings and reviews, most recently rated first
+         * @description Requires scope: `marketplace`.
+         */
+        get: operations["listMarketplaceListingRatings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/listings/{id}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy the listing's snapshot into your account as a new skill or persona
+         * @description Needs the `skills` or `personas` scope too, by the listing type. A skill copy keeps `origin: { type: "installed", listingId, installedAt, snapshotAt }` and needs a free name (409 when you already have a skill of that name); a persona copy is a new, inactive persona.
+         *
+         *     Requires scope: `marketplace`.
+         */
+        post: operations["installMarketplaceListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/my-listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your own listings, with the same filters, sorts and paging as the marketplace
+         * @description Requires scope: `marketplace`.
+         */
+        get: operations["listMyMarketplaceListings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat with the active persona (JSON, or server-sent events with Accept: text/event-stream)
+         * @description Builds the prompt from the active persona (its `soul_content` is the system message), the documents attached to it, the knowledge-base passages that best match the message, recent memory entries and the conversation history, within the context budget (CHAT_CONTEXT_TOKENS, README "Chat").
+         *
+         *     With LLM_BASE_URL set the reply comes from that OpenAI-compatible endpoint (`mode: "llm"`); without it the reply quotes the best-matching passages with their titles and says that no language model is configured (`mode: "retrieval"`). `sources` lists the documents used. Omit `conversationId` to start a conversation; the message and the reply are stored together once the reply is complete (a failed turn stores nothing). A failing model answers 502 `UPSTREAM_ERROR`.
+         *
+         *     Streaming: send `Accept: text/event-stream` to receive the reply as server-sent events: `event: meta` (`{ conversationId, mode, sources, persona, model? }`) first, then `event: delta` (`{ "text": "…" }`) pieces, then `event: done` with the same object as the JSON answer's `data`. A failure after the stream began arrives as `event: error` (`{ "error", "message" }`) and ends the stream; failures before it began are ordinary JSON errors.
+         *
+         *     Requires scope: `chat`.
+         */
+        post: operations["chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Chat conversations, most recently active first
+         * @description Requires scope: `chat`.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation with its newest messages (oldest of them first)
+         * @description Requires scope: `chat`.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a conversation and all its messages
+         * @description Requires scope: `chat`.
+         */
+        delete: operations["deleteConversation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Model Context Protocol: the session's stream of server messages (text/event-stream)
+         * @description Any valid token.
+         */
+        get: operations["mcpStream"];
+        put?: never;
+        /**
+         * Model Context Protocol (Streamable HTTP): send a JSON-RPC message; initialize opens a session
+         * @description Any valid token.
+         */
+        post: operations["mcpPost"];
+        /**
+         * Model Context Protocol: end the session named by Mcp-Session-Id
+         * @description Any valid token.
+         */
+        delete: operations["mcpEndSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata (RFC 9728) of the MCP endpoint: which authorization server issues its tokens
+         * @description Public: no token needed.
+         */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata (RFC 9728) of the MCP endpoint: which authorization server issues its tokens
+         * @description Public: no token needed.
+         */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth authorization-server metadata (RFC 8414): endpoints, PKCE S256, registration
+         * @description Public: no token needed.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dynamic client registration (RFC 7591) of an OAuth client such as an MCP client
+         * @description Public: no token needed.
+         */
+        post: operations["registerOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's consent page for an OAuth client (authorization code with PKCE S256)
+         * @description Public: no token needed.
+         */
+        get: operations["authorize"];
+        put?: never;
+        /**
+         * The consent page's answer: the owner signs in and approves or denies
+         * @description Public: no token needed.
+         */
+        post: operations["authorizeDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The token endpoint: exchange a code (with its PKCE verifier) or a refresh token (rotated on use)
+         * @description Public: no token needed.
+         */
+        post: operations["oauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation (RFC 7009): ends the grant of an access or refresh token
+         * @description Public: no token needed.
+         */
+        post: operations["oauthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The AFP daemon's WebSocket: the daemon connects here with a token holding the devices scope
+         * @description Requires scope: `devices`.
+         */
+        get: operations["afpConnect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Registered remote PCs with their online/offline status, platform and privilege
+         * @description Requires scope: `devices`.
+         */
+        get: operations["listAfpDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One remote PC
+         * @description Requires scope: `devices`.
+         */
+        get: operations["getAfpDevice"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget a remote PC: its record is removed and its daemon's connection closed (the daemon stops). Owner only (master token or login session): it frees the name for a daemon with another device key
+         * @description Owner only: the master token or a login session.
+         */
+        delete: operations["deleteAfpDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/{deviceId}/ls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a folder on the device; 503 when it is offline
+         * @description Requires scope: `devices`.
+         */
+        get: operations["afpListDir"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/{deviceId}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a file (at most 10 MiB): text as UTF-8, binary as base64; 503 when the device is offline
+         * @description Requires scope: `devices`.
+         */
+        get: operations["afpReadFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/{deviceId}/write": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write a file (created or replaced; its folder must exist); needs the write privilege; 503 when offline
+         * @description Requires scope: `devices`.
+         */
+        post: operations["afpWriteFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/{deviceId}/exec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a shell command; needs the exec privilege; 503 when offline, 504 when it runs past its timeout
+         * @description Requires scope: `devices`.
+         */
+        post: operations["afpExec"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/{deviceId}/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metadata of a file or folder; 503 when the device is offline
+         * @description Requires scope: `devices`.
+         */
+        get: operations["afpStat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/{deviceId}/rm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a file, link or folder (recursive for one that is not empty); needs the write privilege; 503 when offline
+         * @description Requires scope: `devices`.
+         */
+        delete: operations["afpDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/{deviceId}/mkdir": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a folder (with its parents unless recursive is false); needs the write privilege; 503 when offline
+         * @description Requires scope: `devices`.
+         */
+        post: operations["afpMkdir"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/afp/download/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the AFP daemon for a platform (the README says what each file is and how to run it)
+         * @description Public: no token needed.
+         */
+        get: operations["downloadAfpDaemon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's console, a web app for everything this API offers (sign in with the account's email and password)
+         * @description Public: no token needed.
+         */
+        get: operations["getConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, plan
+         * @description Public: no token needed.
+         */
+        get: operations["getConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A script, style or image of the console; its name carries its content's hash, so it is kept for a year
+         * @description Public: no token needed.
+         */
+        get: operations["getConsoleAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** AfpDaemonMessage */
+        AfpDaemonMessage: {
+            /** @enum {string} */
+            type: "hello";
+            protocol: number;
+            name: string;
+            platform: string;
+            privilege: "read" | "write" | "exec";
+            root: string;
+            version: string;
+            key?: string;
+        } | {
+            /** @enum {string} */
+            type: "heartbeat";
+        } | ({
+            /** @enum {string} */
+            type: "response";
+            id: string;
+            /** @enum {boolean} */
+            ok: true;
+            result: unknown;
+        } | {
+            /** @enum {string} */
+            type: "response";
+            id: string;
+            /** @enum {boolean} */
+            ok: false;
+            error: {
+                code: "FORBIDDEN" | "NOT_FOUND" | "INVALID" | "CONFLICT" | "TOO_LARGE" | "TIMEOUT" | "BUSY" | "INTERNAL";
+                message: string;
+                details?: unknown;
+            };
+        });
+        /** AfpDeleteResult */
+        AfpDeleteResult: {
+            /** @description The absolute path on the device, symbolic links resolved */
+            path: string;
+            /** @description file, directory, symlink (ls shows links as they are) or other (device, socket, pipe) */
+            type: "file" | "directory" | "symlink" | "other";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        /** AfpDeleteResultResponse */
+        AfpDeleteResultResponse: {
+            data: components["schemas"]["AfpDeleteResult"];
+        };
+        /** AfpDevice */
+        AfpDevice: {
+            id: string;
+            /** @description The name the daemon registered with (--name; the host name by default) */
+            name: string;
+            /** @description Operating system and architecture: linux-x64, darwin-arm64, win32-x64… */
+            platform: string;
+            /** @description read: ls, read, stat; write: also write, mkdir, rm; exec: also exec. Set on the PC, enforced by the daemon */
+            privilege: "read" | "write" | "exec";
+            status: "online" | "offline";
+            /**
+             * Format: date-time
+             * @description When the server last heard from the daemon
+             */
+            lastSeenAt: string;
+            /** @description The only folder the daemon may touch (absolute paths must lie inside it) */
+            root: string;
+            /** @description The daemon's version */
+            version: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** AfpDeviceList */
+        AfpDeviceList: {
+            data: components["schemas"]["AfpDevice"][];
+        };
+        /** AfpDeviceResponse */
+        AfpDeviceResponse: {
+            data: components["schemas"]["AfpDevice"];
+        };
+        /** AfpDirectoryListing */
+        AfpDirectoryListing: {
+            /** @description The absolute path on the device, symbolic links resolved */
+            path: string;
+            /** @description Sorted by name */
+            entries: {
+                name: string;
+                /** @description file, directory, symlink (ls shows links as they are) or other (device, socket, pipe) */
+                type: "file" | "directory" | "symlink" | "other";
+                /** @description Bytes (of the link itself for a symlink) */
+                size: number;
+                /**
+                 * Format: date-time
+                 * @description Last modification, ISO 8601 UTC
+                 */
+                modifiedAt: string;
+            }[];
+            /** @description True when the directory holds more than 10000 entries and only the first ones are listed */
+            truncated: boolean;
+        };
+        /** AfpDirectoryListingResponse */
+        AfpDirectoryListingResponse: {
+            data: components["schemas"]["AfpDirectoryListing"];
+        };
+        /** AfpExecResult */
+        AfpExecResult: {
+            stdout: string;
+            stderr: string;
+            /** @description Null when the command was ended by a signal */
+            exitCode: number | null;
+            /** @description The signal that ended the command, if one did */
+            signal: string | null;
+            /** @description True when stdout or stderr was longer than 1048576 bytes and was cut */
+            truncated: boolean;
+            durationMs: number;
+        };
+        /** AfpExecResultResponse */
+        AfpExecResultResponse: {
+            data: components["schemas"]["AfpExecResult"];
+        };
+        /** AfpFileContent */
+        AfpFileContent: {
+            /** @description The absolute path on the device, symbolic links resolved */
+            path: string;
+            content: string;
+            /** @description utf8 for text; base64 for binary files (a NUL byte or invalid UTF-8), or when asked for */
+            encoding: "utf8" | "base64";
+            /** @description Bytes of the file */
+            size: number;
+        };
+        /** AfpFileContentResponse */
+        AfpFileContentResponse: {
+            data: components["schemas"]["AfpFileContent"];
+        };
+        /** AfpLinkFrames */
+        AfpLinkFrames: {
+            daemonSends: components["schemas"]["AfpDaemonMessage"];
+            serverSends: components["schemas"]["AfpServerMessage"];
+        };
+        /** AfpMkdirResult */
+        AfpMkdirResult: {
+            /** @description The absolute path on the device, symbolic links resolved */
+            path: string;
+            /** @description False when the directory already existed */
+            created: boolean;
+        };
+        /** AfpMkdirResultResponse */
+        AfpMkdirResultResponse: {
+            data: components["schemas"]["AfpMkdirResult"];
+        };
+        /** AfpServerMessage */
+        AfpServerMessage: {
+            /** @enum {string} */
+            type: "registered";
+            deviceId: string;
+            heartbeatMs: number;
+        } | {
+            /** @enum {string} */
+            type: "heartbeat";
+        } | {
+            /** @enum {string} */
+            type: "request";
+            id: string;
+            op: "ls" | "read" | "write" | "exec" | "stat" | "rm" | "mkdir";
+            args: {
+                [key: string]: unknown;
+            };
+        };
+        /** AfpStat */
+        AfpStat: {
+            /** @description The absolute path on the device, symbolic links resolved */
+            path: string;
+            /** @description file, directory, symlink (ls shows links as they are) or other (device, socket, pipe) */
+            type: "file" | "directory" | "symlink" | "other";
+            size: number;
+            /**
+             * Format: date-time
+             * @description Last modification, ISO 8601 UTC
+             */
+            modifiedAt: string;
+            /** @description Permission bits in octal, e.g. 0644 */
+            mode: string;
+        };
+        /** AfpStatResponse */
+        AfpStatResponse: {
+            data: components["schemas"]["AfpStat"];
+        };
+        /** AfpWriteResult */
+        AfpWriteResult: {
+            /** @description The absolute path on the device, symbolic links resolved */
+            path: string;
+            /** @description Bytes written */
+            size: number;
+            /** @description True when the file did not exist before */
+            created: boolean;
+        };
+        /** AfpWriteResultResponse */
+        AfpWriteResultResponse: {
+            data: components["schemas"]["AfpWriteResult"];
+        };
+        /** AttachResultResponse */
+        AttachResultResponse: {
+            data: {
+                /** @enum {boolean} */
+                attached: true;
+                /** @description false when the link already existed (attaching is idempotent) */
+                created: boolean;
+            };
+        };
+        /** AttachedDocument */
+        AttachedDocument: {
+            id: string;
+            title: string;
+            source: string;
+            sizeBytes: number;
+            /** Format: date-time */
+            attachedAt: string;
+        };
+        /** AttachedDocumentList */
+        AttachedDocumentList: {
+            data: components["schemas"]["AttachedDocument"][];
+        };
+        /** AttachedSkill */
+        AttachedSkill: {
+            id: number;
+            slug: string;
+            name: string;
+            description: string;
+            category: string;
+            /** Format: date-time */
+            attachedAt: string;
+        };
+        /** AttachedSkillList */
+        AttachedSkillList: {
+            data: components["schemas"]["AttachedSkill"][];
+        };
+        /** AttachingPersona */
+        AttachingPersona: {
+            id: string;
+            name: string;
+            active: boolean;
+            /** Format: date-time */
+            attachedAt: string;
+        };
+        /** AttachingPersonaList */
+        AttachingPersonaList: {
+            data: components["schemas"]["AttachingPersona"][];
+        };
+        /** AttachingSkill */
+        AttachingSkill: {
+            id: number;
+            slug: string;
+            name: string;
+            /** Format: date-time */
+            attachedAt: string;
+        };
+        /** AuditEntry */
+        AuditEntry: {
+            id: string;
+            /** @description What happened, e.g. auth.login, token.create, handshake.approve, vault.reveal */
+            action: string;
+            outcome: "success" | "failure" | "denied";
+            /** @description The acting token (never its secret) */
+            tokenId: string | null;
+            ip: string | null;
+            userAgent: string | null;
+            targetType: string | null;
+            targetId: string | null;
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** AuditEntryPage */
+        AuditEntryPage: {
+            data: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** AuthorizationServerMetadata */
+        AuthorizationServerMetadata: {
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            registration_endpoint: string;
+            revocation_endpoint: string;
+            scopes_supported: string[];
+            response_types_supported: string[];
+            response_modes_supported: string[];
+            grant_types_supported: string[];
+            token_endpoint_auth_methods_supported: string[];
+            revocation_endpoint_auth_methods_supported: string[];
+            code_challenge_methods_supported: string[];
+            authorization_response_iss_parameter_supported: boolean;
+            client_id_metadata_document_supported: boolean;
+            service_documentation: string;
+        };
+        /**
+         * BrowserSession
+         * @description The session itself travels only in the HttpOnly cookie, never in the body
+         */
+        BrowserSession: {
+            user: components["schemas"]["User"];
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** BrowserSessionResponse */
+        BrowserSessionResponse: {
+            data: components["schemas"]["BrowserSession"];
+        };
+        /** Capability */
+        Capability: {
+            /** @description The capability: the OpenAPI tag of its routes, e.g. `memory` */
+            name: string;
+            /** @description True when this token may call at least one of its endpoints */
+            available: boolean;
+            endpoints: {
+                method: string;
+                path: string;
+                operationId: string;
+                summary: string;
+                /** @description Whether this token may call it */
+                allowed: boolean;
+            }[];
+            /** @description Scopes that would open the endpoints this token may not call (owner-only routes need the master token or a login session instead) */
+            missingScopes: string[];
+        };
+        /** CapabilityManifest */
+        CapabilityManifest: {
+            version: string;
+            /** @description The scopes this token holds */
+            scopes: string[];
+            capabilities: components["schemas"]["Capability"][];
+        };
+        /** CapabilityManifestResponse */
+        CapabilityManifestResponse: {
+            data: components["schemas"]["CapabilityManifest"];
+        };
+        /** ChatMessage */
+        ChatMessage: {
+            id: string;
+            role: "user" | "assistant";
+            content: string;
+            /** @description Empty on user messages */
+            sources: components["schemas"]["ChatSource"][];
+            /** @description Null on user messages */
+            mode: ("llm" | "retrieval") | null;
+            model: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** ChatReply */
+        ChatReply: {
+            conversationId: string;
+            reply: string;
+            /** @description The knowledge-base documents the prompt (or the quoted answer) used */
+            sources: components["schemas"]["ChatSource"][];
+            /** @description `llm`: written by the configured language model (LLM_BASE_URL). `retrieval`: no model is configured; the reply quotes the best-matching knowledge-base passages */
+            mode: "llm" | "retrieval";
+            /** @description The persona that was active for this reply; null when none is */
+            persona: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description The model that answered (mode `llm`) */
+            model?: string;
+            usage?: components["schemas"]["ChatUsage"];
+        };
+        /** ChatReplyResponse */
+        ChatReplyResponse: {
+            data: components["schemas"]["ChatReply"];
+        };
+        /** ChatSource */
+        ChatSource: {
+            /** @description Knowledge-base document id */
+            id: string;
+            title: string;
+        };
+        /**
+         * ChatUsage
+         * @description Token counts as the language model reported them (mode `llm`, when the endpoint reports them)
+         */
+        ChatUsage: {
+            promptTokens: number;
+            completionTokens: number;
+            totalTokens: number;
+        };
+        /** CheckoutSession */
+        CheckoutSession: {
+            /** @description Stripe's hosted checkout page: open it in a browser */
+            url: string;
+            /** @description The Stripe Checkout Session id (cs_…) */
+            sessionId: string;
+        };
+        /** CheckoutSessionResponse */
+        CheckoutSessionResponse: {
+            data: components["schemas"]["CheckoutSession"];
+        };
+        /** ClientRegistration */
+        ClientRegistration: {
+            redirect_uris?: string[];
+            client_name?: string;
+            client_uri?: string;
+            token_endpoint_auth_method?: string;
+            grant_types?: string[];
+            response_types?: string[];
+            scope?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** Connector */
+        Connector: {
+            id: string;
+            name: string;
+            baseUrl: string;
+            authType: "bearer" | "header" | "query" | "none";
+            vaultTokenId: string | null;
+            headerName: string | null;
+            queryParam: string | null;
+            /** @description False when the vault token the connector uses has been deleted */
+            connected: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** ConnectorPage */
+        ConnectorPage: {
+            data: components["schemas"]["Connector"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** ConnectorResponse */
+        ConnectorResponse: {
+            data: components["schemas"]["Connector"];
+        };
+        /** ConsentForm */
+        ConsentForm: {
+            [key: string]: string | string[];
+        };
+        /** Conversation */
+        Conversation: {
+            id: string;
+            title: string;
+            /** @description All messages of the conversation */
+            messageCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The newest `limit` messages, oldest of them first */
+            messages: components["schemas"]["ChatMessage"][];
+            /** @description Pass as `before` to read the messages older than these; null when there are none */
+            olderMessagesCursor: string | null;
+        };
+        /** ConversationResponse */
+        ConversationResponse: {
+            data: components["schemas"]["Conversation"];
+        };
+        /** ConversationSummary */
+        ConversationSummary: {
+            id: string;
+            /** @description The start of the first message */
+            title: string;
+            messageCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** ConversationSummaryPage */
+        ConversationSummaryPage: {
+            data: components["schemas"]["ConversationSummary"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** Deleted */
+        Deleted: {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        /** DeletedResponse */
+        DeletedResponse: {
+            data: components["schemas"]["Deleted"];
+        };
+        /** Detached */
+        Detached: {
+            /** @enum {boolean} */
+            detached: true;
+        };
+        /** DetachedResponse */
+        DetachedResponse: {
+            data: components["schemas"]["Detached"];
+        };
+        /** DiscoveredApi */
+        DiscoveredApi: {
+            title: string | null;
+            description: string | null;
+            /** @description The document's first server, else the site's origin */
+            baseUrl: string;
+            /** @description The document's server, when it is not on the website's site (or is cleartext for an https site): baseUrl is then the site's origin */
+            baseUrlRejected?: string;
+            documents: {
+                kind: "openapi" | "llms" | "ai-plugin";
+                url: string;
+            }[];
+            authSchemes: {
+                name: string;
+                /** @description OpenAPI 3 terms: http, apiKey, oauth2, openIdConnect, mutualTLS */
+                type: string;
+                /** @description For http: bearer, basic, … */
+                scheme?: string;
+                /** @description For apiKey: header, query or cookie */
+                in?: string;
+                /** @description For apiKey: the header, query parameter or cookie name */
+                paramName?: string;
+            }[];
+            /** @description All operations in the document */
+            operationCount: number;
+            /** @description The first 200 operations */
+            operations: {
+                operationId: string;
+                method: string;
+                path: string;
+                summary: string | null;
+            }[];
+        };
+        /** DiscoveredApiResponse */
+        DiscoveredApiResponse: {
+            data: components["schemas"]["DiscoveredApi"];
+        };
+        /** DiscoveryDocument */
+        DiscoveryDocument: {
+            name: string;
+            /** @description The API version; the same as the OpenAPI document's info.version */
+            version: string;
+            /** @description Guidance every agent client must follow */
+            important: string;
+            description: string;
+            /** @description The base address to use as is (PUBLIC_BASE_URL): every path already begins with /api/v1, so add the paths to it unchanged */
+            canonicalBaseUrl: string;
+            documentation: {
+                /** @description Absolute address of the OpenAPI 3.1 document */
+                openapi: string;
+                /** @description Absolute address of the quick-start document */
+                quickStart: string;
+                /** @description Absolute address of the text guide for language-model clients */
+                llms: string;
+            };
+            authentication: {
+                /** @enum {string} */
+                type: "bearer";
+                header: string;
+                /** @description The query parameter that carries the token for tools that cannot set headers */
+                query_param: string;
+                hint: string;
+            };
+            /** @description Every route: its operationId mapped to `METHOD /path` */
+            endpoints: {
+                [key: string]: string;
+            };
+        };
+        /** DiscoveryRequest */
+        DiscoveryRequest: {
+            /**
+             * Format: uri
+             * @description An http(s) address, e.g. https://api.example.com
+             */
+            websiteUrl: string;
+        };
+        /** DocumentUsageResponse */
+        DocumentUsageResponse: {
+            data: {
+                documentId: string;
+                personas: components["schemas"]["AttachingPersona"][];
+                skills: components["schemas"]["AttachingSkill"][];
+            };
+        };
+        /** DriveFile */
+        DriveFile: {
+            id: string;
+            name: string;
+            mimeType: string;
+            /** @description Bytes; null for Google Docs, Sheets and folders */
+            size: number | null;
+            modifiedTime: string | null;
+            webViewLink: string | null;
+        };
+        /** DriveFileContent */
+        DriveFileContent: {
+            success: boolean;
+            file: components["schemas"]["DriveFile"];
+            /** @description The file: text as it is, anything else base64 (see encoding) */
+            content: string;
+            encoding: "utf8" | "base64";
+            /** @description For Google's own documents, the type they were exported as (text/plain, text/csv, image/svg+xml); null for ordinary files */
+            exportedAs: string | null;
+        };
+        /** DriveFileDeleted */
+        DriveFileDeleted: {
+            success: boolean;
+            fileId: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        /** DriveFileList */
+        DriveFileList: {
+            success: boolean;
+            files: components["schemas"]["DriveFile"][];
+            nextPageToken: string | null;
+        };
+        /** DriveUploadResult */
+        DriveUploadResult: {
+            success: boolean;
+            file: components["schemas"]["DriveFile"];
+        };
+        /** ErrorResponse */
+        ErrorResponse: {
+            /** @description A code from the closed list in the README, e.g. NOT_FOUND */
+            error: string;
+            /** @description What went wrong and how to fix it */
+            message: string;
+            details?: unknown;
+            /** @description Present on 5xx answers, to find the failure in the logs */
+            requestId?: string;
+        };
+        /** GatewayContext */
+        GatewayContext: {
+            /** @description The owner of this Hearth */
+            user?: {
+                id: string;
+                name: string | null;
+                /** @description Only for tokens holding the `identity` scope */
+                email?: string;
+            };
+            /** @description The active persona (scope `personas`); null when none is active */
+            persona?: {
+                id: string;
+                name: string;
+                description: string;
+                /** @description The persona instructions to follow */
+                soul_content: string;
+                skills: {
+                    id: number;
+                    slug: string;
+                    name: string;
+                }[];
+                documents: {
+                    id: string;
+                    title: string;
+                }[];
+            } | null;
+            /** @description The owner's identity, limited to the sections the token may read (`read`, `professional`, `availability`, `identity`) */
+            identity?: {
+                [key: string]: unknown;
+            };
+            /** @description The owner's preferences (scope `identity`) */
+            preferences?: {
+                [key: string]: unknown;
+            };
+            /** @description Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100) (scope `memory`) */
+            memory?: {
+                entries: components["schemas"]["MemoryEntry"][];
+                /** @description How many entries the owner has */
+                total: number;
+                /** @description True when only the newest entries are shown (GATEWAY_MEMORY_LIMIT, default 100) */
+                truncated: boolean;
+            };
+            /** @description The active skills (scope `skills`) */
+            skills?: {
+                id: number;
+                slug: string;
+                name: string;
+                description: string;
+                category: string;
+            }[];
+            /** @description The knowledge base: how many documents, and the most recently changed (scope `knowledge`) */
+            knowledge?: {
+                documentCount: number;
+                recent: {
+                    id: string;
+                    title: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                }[];
+            };
+            /** @description Accounts connected through OAuth (scope `services:read`); never their tokens */
+            services?: {
+                provider: string;
+                account: string | null;
+                /** @description `connected`, or `needs_reauth` when the owner must connect again */
+                status: string;
+                scopes: string[];
+            }[];
+            /** @description The owner's own services, callable by name through /services/{name}/execute and /proxy (scope `services:read`) */
+            connectors?: {
+                id: string;
+                name: string;
+                baseUrl: string;
+                authType: string;
+                connected: boolean;
+            }[];
+            /** @description Every non-public route this token may call, as `METHOD /path` */
+            endpoints: string[];
+            /** @description The calling token */
+            token: {
+                id: string;
+                kind: string;
+                scopes: string[];
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** GatewayContextResponse */
+        GatewayContextResponse: {
+            data: components["schemas"]["GatewayContext"];
+        };
+        /** Handshake */
+        Handshake: {
+            handshakeId: string;
+            agentId: string;
+            requestedScopes: ("read" | "professional" | "availability")[];
+            message: string;
+            /** @description A handshake not decided in time, or revoked, reads `denied` */
+            status: "pending" | "approved" | "denied";
+            /** @description The token made on approval (never its secret) */
+            tokenId: string | null;
+            /** @description The address the request came from */
+            clientIp: string | null;
+            userAgent: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description A pending handshake not decided by then reads `denied`
+             */
+            expiresAt: string;
+            /** @description When the handshake left `pending`: the decision, or the revocation or expiry that closed it undecided; null while pending */
+            decidedAt: string | null;
+            revokedAt: string | null;
+            /** @description The scopes granted on approval, which may differ from those asked for; null until approved */
+            grantedScopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[] | null;
+            /** @description When the agent collected its token with its claim secret */
+            claimedAt: string | null;
+        };
+        /** HandshakeApproval */
+        HandshakeApproval: {
+            handshake: components["schemas"]["Handshake"];
+            /** @description The agent's new token. Shown this once: pass it on to the agent out of band */
+            token: string;
+        };
+        /** HandshakeApprovalResponse */
+        HandshakeApprovalResponse: {
+            data: components["schemas"]["HandshakeApproval"];
+        };
+        /** HandshakeClaim */
+        HandshakeClaim: {
+            /** @description Your bearer token. Handed over this once: store it safely */
+            token: string;
+            /** @description What the owner granted, which may differ from what was asked */
+            scopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+        };
+        /** HandshakeClaimResponse */
+        HandshakeClaimResponse: {
+            data: components["schemas"]["HandshakeClaim"];
+        };
+        /** HandshakeCreated */
+        HandshakeCreated: {
+            /** @description Keep it: it is the only way to read the answer */
+            handshakeId: string;
+            /** @enum {string} */
+            status: "pending";
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description Poll this path until the status is approved or denied */
+            statusUrl: string;
+            /** @description Shown this once: keep it secret. Once the status reads approved, POST it to claimUrl to receive the token (once) */
+            claimSecret: string;
+            /** @description Where to collect the token after approval */
+            claimUrl: string;
+        };
+        /** HandshakeCreatedResponse */
+        HandshakeCreatedResponse: {
+            data: components["schemas"]["HandshakeCreated"];
+        };
+        /** HandshakePage */
+        HandshakePage: {
+            data: components["schemas"]["Handshake"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** HandshakeResponse */
+        HandshakeResponse: {
+            data: components["schemas"]["Handshake"];
+        };
+        /** HandshakeStatus */
+        HandshakeStatus: {
+            handshakeId: string;
+            /** @description A handshake not decided in time, or revoked, reads `denied` */
+            status: "pending" | "approved" | "denied";
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description When the handshake left `pending`: the decision, or the revocation or expiry that closed it undecided; null while pending */
+            decidedAt: string | null;
+        };
+        /** HandshakeStatusResponse */
+        HandshakeStatusResponse: {
+            data: components["schemas"]["HandshakeStatus"];
+        };
+        /** Health */
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        /**
+         * Identity
+         * @description The owner's public profile with any further fields the owner keeps; sections the token may not read are absent
+         */
+        Identity: {
+            name?: string;
+            bio?: string;
+            location?: string;
+            /** @description URLs or `{ label, url }` objects */
+            links?: unknown[];
+            /** @description Work: role, company, skills… (scope `professional` or `identity`) */
+            professional?: {
+                [key: string]: unknown;
+            };
+            /** @description When and how the owner can be reached (scope `availability` or `identity`) */
+            availability?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * IdentityPatch
+         * @description A JSON Merge Patch (RFC 7396): objects merge recursively, null deletes a key, arrays and other values replace. The stored document is at most 64 KiB of JSON (413 beyond) and nests at most 32 levels
+         */
+        IdentityPatch: {
+            name?: string | null;
+            bio?: string | null;
+            location?: string | null;
+            links?: unknown[] | null;
+            professional?: {
+                [key: string]: unknown;
+            } | null;
+            availability?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** IdentityResponse */
+        IdentityResponse: {
+            data: components["schemas"]["Identity"];
+        };
+        /**
+         * IdentitySection
+         * @description One section of the identity
+         */
+        IdentitySection: {
+            [key: string]: unknown;
+        };
+        /** IdentitySectionResponse */
+        IdentitySectionResponse: {
+            data: components["schemas"]["IdentitySection"];
+        };
+        /** IssuedToken */
+        IssuedToken: {
+            id: string;
+            name: string;
+            kind: "master" | "session" | "api" | "handshake" | "oauth";
+            /** @description Master and session tokens hold every scope */
+            scopes: string[];
+            /** @description The prefix and last four characters, to recognise the token; never the secret */
+            hint: string;
+            status: "active" | "revoked" | "expired";
+            handshakeId: string | null;
+            /** @description For an `oauth` token: the client it was issued to through the authorization server (its registered id or metadata URL) */
+            clientId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            expiresAt: string | null;
+            /** @description Precise to the minute */
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+            /** @description The secret. Shown this once: store it now */
+            token: string;
+        };
+        /** IssuedTokenResponse */
+        IssuedTokenResponse: {
+            data: components["schemas"]["IssuedToken"];
+        };
+        /**
+         * JsonRpcMessage
+         * @description A JSON-RPC 2.0 request, notification or response of the Model Context Protocol
+         */
+        JsonRpcMessage: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+        } & {
+            [key: string]: unknown;
+        };
+        /** KBDocument */
+        KBDocument: {
+            id: string;
+            title: string;
+            content: string;
+            source: string;
+            /** @description The type of the file the text was extracted from; text/markdown for text sent as JSON */
+            mimeType: string | null;
+            /** @description Size of the stored text in bytes (UTF-8) */
+            sizeBytes: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** KBDocumentDeleted */
+        KBDocumentDeleted: {
+            id: string;
+            deleted: boolean;
+        };
+        /** KBDocumentDeletedResponse */
+        KBDocumentDeletedResponse: {
+            data: components["schemas"]["KBDocumentDeleted"];
+        };
+        /** KBDocumentResponse */
+        KBDocumentResponse: {
+            data: components["schemas"]["KBDocument"];
+        };
+        /** KBDocumentSummary */
+        KBDocumentSummary: {
+            id: string;
+            title: string;
+            source: string;
+            /** @description The type of the file the text was extracted from; text/markdown for text sent as JSON */
+            mimeType: string | null;
+            /** @description Size of the stored text in bytes (UTF-8) */
+            sizeBytes: number;
+            /** @description About 200 characters: the start of the text, or, with `q`, around the first matching word */
+            excerpt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Only with `q`: relevance, higher is better */
+            rank?: number;
+        };
+        /** KBDocumentSummaryPage */
+        KBDocumentSummaryPage: {
+            data: components["schemas"]["KBDocumentSummary"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** KBUpsertResult */
+        KBUpsertResult: {
+            ok: boolean;
+            action: "created" | "updated";
+            document: {
+                id: string;
+                title: string;
+            };
+        };
+        /** LoggedOut */
+        LoggedOut: {
+            success: boolean;
+            tokenId: string;
+        };
+        /** LoggedOutResponse */
+        LoggedOutResponse: {
+            data: components["schemas"]["LoggedOut"];
+        };
+        /** MailMessageList */
+        MailMessageList: {
+            success: boolean;
+            messages: components["schemas"]["MailMessageSummary"][];
+            nextPageToken: string | null;
+        };
+        /** MailMessageResponse */
+        MailMessageResponse: {
+            success: boolean;
+            message: {
+                id: string;
+                subject: string;
+                from: string;
+                to: string;
+                /** @description When Gmail received the message, ISO 8601 UTC */
+                date: string;
+                snippet: string;
+                /** @description The text of the message: the text/plain part, or the HTML part turned into text */
+                body: string;
+                isUnread: boolean;
+            };
+        };
+        /** MailMessageSummary */
+        MailMessageSummary: {
+            id: string;
+            threadId: string;
+            subject: string;
+            from: string;
+            to: string;
+            /** @description When Gmail received the message, ISO 8601 UTC */
+            date: string;
+            snippet: string;
+            isUnread: boolean;
+        };
+        /** MailSendResult */
+        MailSendResult: {
+            success: boolean;
+            messageId: string;
+            threadId: string;
+        };
+        /** MailTrashResult */
+        MailTrashResult: {
+            success: boolean;
+            messageId: string;
+            trashed: boolean;
+        };
+        /** MarketplaceInstallation */
+        MarketplaceInstallation: {
+            /** @description What the listing offers: one of the publisher's skills or personas */
+            type: "skill" | "persona";
+            /** @description The new copy: a skill id (integer) or a persona id (string) */
+            id: number | string;
+        };
+        /** MarketplaceInstallationResponse */
+        MarketplaceInstallationResponse: {
+            data: components["schemas"]["MarketplaceInstallation"];
+        };
+        /** MarketplaceListing */
+        MarketplaceListing: {
+            id: string;
+            /** @description What the listing offers: one of the publisher's skills or personas */
+            type: "skill" | "persona";
+            /** @description The publisher's original (skill id integer, persona id string); it may since have changed or been deleted */
+            refId: number | string;
+            title: string;
+            description: string;
+            /** @description Always 0: listings are free and installing never charges */
+            price: number;
+            /** @description The mean of the ratings (1 to 5), rounded to two decimals; null while nobody has rated */
+            ratingAverage: number | null;
+            ratingCount: number;
+            /** @description How many copies have been installed from this listing */
+            installs: number;
+            /** @description The publisher's user id */
+            ownerId: string;
+            /**
+             * Format: date-time
+             * @description When the published content was taken from the original (publish, or a refresh)
+             */
+            snapshotAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description What an install copies, exactly as published: later edits to the original do not change it */
+            snapshot: components["schemas"]["SkillSnapshot"] | components["schemas"]["PersonaSnapshot"];
+        };
+        /** MarketplaceListingResponse */
+        MarketplaceListingResponse: {
+            data: components["schemas"]["MarketplaceListing"];
+        };
+        /** MarketplaceListingSummary */
+        MarketplaceListingSummary: {
+            id: string;
+            /** @description What the listing offers: one of the publisher's skills or personas */
+            type: "skill" | "persona";
+            /** @description The publisher's original (skill id integer, persona id string); it may since have changed or been deleted */
+            refId: number | string;
+            title: string;
+            description: string;
+            /** @description Always 0: listings are free and installing never charges */
+            price: number;
+            /** @description The mean of the ratings (1 to 5), rounded to two decimals; null while nobody has rated */
+            ratingAverage: number | null;
+            ratingCount: number;
+            /** @description How many copies have been installed from this listing */
+            installs: number;
+            /** @description The publisher's user id */
+            ownerId: string;
+            /**
+             * Format: date-time
+             * @description When the published content was taken from the original (publish, or a refresh)
+             */
+            snapshotAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** MarketplaceListingSummaryPage */
+        MarketplaceListingSummaryPage: {
+            data: components["schemas"]["MarketplaceListingSummary"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** MarketplaceRating */
+        MarketplaceRating: {
+            userId: string;
+            rating: number;
+            review: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** MarketplaceRatingPage */
+        MarketplaceRatingPage: {
+            data: components["schemas"]["MarketplaceRating"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** MemoryCleared */
+        MemoryCleared: {
+            success: boolean;
+            /** @description How many entries were deleted */
+            deleted: number;
+        };
+        /** MemoryEntry */
+        MemoryEntry: {
+            id: string;
+            /** @description Freeform markdown */
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** MemoryEntryPage */
+        MemoryEntryPage: {
+            data: components["schemas"]["MemoryEntry"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** MemoryEntryResponse */
+        MemoryEntryResponse: {
+            data: components["schemas"]["MemoryEntry"];
+        };
+        /** OAuthAuthorization */
+        OAuthAuthorization: {
+            /** @description Hearth's connect page: the owner opens it in a browser, signs in with the account password, and goes on to the provider's consent page. It works once, for 10 minutes, and only in the browser that signed in */
+            url: string;
+            provider: string;
+            /** @description Where the provider sends the browser back; the OAuth client must list it */
+            redirectUri: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** OAuthAuthorizationResponse */
+        OAuthAuthorizationResponse: {
+            data: components["schemas"]["OAuthAuthorization"];
+        };
+        /** OAuthDisconnection */
+        OAuthDisconnection: {
+            provider: string;
+            /** @enum {boolean} */
+            disconnected: true;
+            /** @description Whether the provider confirmed the grant is revoked */
+            revoked: boolean;
+            /** @description Why revocation at the provider failed; the tokens are deleted from this server all the same */
+            revokeError: string | null;
+        };
+        /** OAuthDisconnectionResponse */
+        OAuthDisconnectionResponse: {
+            data: components["schemas"]["OAuthDisconnection"];
+        };
+        /** OAuthError */
+        OAuthError: {
+            /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, unsupported_grant_type, invalid_redirect_uri, invalid_client_metadata */
+            error: string;
+            /** @description What is wrong, in words */
+            error_description: string;
+        };
+        /** OAuthForm */
+        OAuthForm: {
+            [key: string]: string | string[];
+        };
+        /** OAuthProviderStatus */
+        OAuthProviderStatus: {
+            provider: string;
+            /** @description Whether the server has client credentials for the provider */
+            configured: boolean;
+            connected: boolean;
+            /** @description `needs_reauth`: the provider refused the stored grant; reconnect with GET /api/v1/oauth/authorize/{service} */
+            status: "connected" | "needs_reauth" | "not_connected";
+            /** @description The connected account's email address */
+            account: string | null;
+            /** @description The scopes the provider granted */
+            scopes: string[];
+            /** @description When the current access token expires (it is refreshed automatically) */
+            expiresAt: string | null;
+            connectedAt: string | null;
+            /** @description Why the connection needs re-authorisation */
+            lastError: string | null;
+        };
+        /** OAuthProviderStatusList */
+        OAuthProviderStatusList: {
+            data: components["schemas"]["OAuthProviderStatus"][];
+        };
+        /** OAuthTokenAnswer */
+        OAuthTokenAnswer: {
+            /** @description A Hearth token of kind oauth; send it as Authorization: Bearer */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description Seconds until the access token expires */
+            expires_in: number;
+            /** @description Used once: each refresh answers a new one. Using a spent one revokes the grant */
+            refresh_token: string;
+            /** @description The scopes the owner granted, space-separated */
+            scope: string;
+        };
+        /** OpenApiDocument */
+        OpenApiDocument: {
+            [key: string]: unknown;
+        };
+        /** Persona */
+        Persona: {
+            id: string;
+            name: string;
+            description: string;
+            soul_content: string;
+            /** @description At most one persona of an owner is active at a time */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** PersonaPage */
+        PersonaPage: {
+            data: components["schemas"]["Persona"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** PersonaResponse */
+        PersonaResponse: {
+            data: components["schemas"]["Persona"];
+        };
+        /** PersonaSnapshot */
+        PersonaSnapshot: {
+            name: string;
+            description: string;
+            soul_content: string;
+        };
+        /** Plan */
+        Plan: {
+            /** @description Pass as `planId` to checkout */
+            id: string;
+            name: string;
+            /** @description Per interval, in minor units of the currency (cents): 900 is 9.00 */
+            price: number;
+            /** @description ISO 4217, lowercase (usd) */
+            currency: string;
+            interval: "month" | "year";
+            limits: components["schemas"]["PlanLimits"];
+        };
+        /** PlanLimits */
+        PlanLimits: {
+            /** @description Memory entries stored at once; null means unlimited */
+            memoryEntries: number | null;
+            /** @description Bytes of knowledge-base document text stored at once; null means unlimited */
+            knowledgeBytes: number | null;
+            /** @description Vault tokens stored at once; null means unlimited */
+            vaultTokens: number | null;
+            /** @description Remote PCs (AFP devices) registered at once; null means unlimited */
+            devices: number | null;
+            /** @description Authenticated API requests per UTC day; null means unlimited */
+            apiRequestsPerDay: number | null;
+        };
+        /** PlanList */
+        PlanList: {
+            data: components["schemas"]["Plan"][];
+        };
+        /**
+         * Preferences
+         * @description A free JSON object
+         */
+        Preferences: {
+            [key: string]: unknown;
+        };
+        /**
+         * PreferencesPatch
+         * @description A JSON Merge Patch (RFC 7396): objects merge recursively, null deletes a key, arrays and other values replace. The stored document is at most 64 KiB of JSON (413 beyond) and nests at most 32 levels
+         */
+        PreferencesPatch: {
+            [key: string]: unknown;
+        };
+        /** PreferencesResponse */
+        PreferencesResponse: {
+            data: components["schemas"]["Preferences"];
+        };
+        /** ProtectedResourceMetadata */
+        ProtectedResourceMetadata: {
+            /** @description The MCP endpoint: <PUBLIC_BASE_URL>/mcp */
+            resource: string;
+            authorization_servers: string[];
+            scopes_supported: string[];
+            bearer_methods_supported: string[];
+            resource_name: string;
+            resource_documentation: string;
+        };
+        /** QuickStart */
+        QuickStart: {
+            title: string;
+            important: string;
+            /** @description True when this request carried a valid token */
+            authenticated: boolean;
+            /** @description The base address to use as is; paths already start with /api/v1 */
+            canonicalBaseUrl: string;
+            urlWarning: string;
+            prerequisite: {
+                action: string;
+                detail: string;
+                required: boolean;
+            };
+            noTokenFlow: {
+                description: string;
+                steps: components["schemas"]["QuickStartStep"][];
+            };
+            /** @description The recommended order of calls for an agent session */
+            steps: components["schemas"]["QuickStartStep"][];
+            /** @description Absolute address of the OpenAPI document */
+            fullDocs: string;
+        };
+        /** QuickStartStep */
+        QuickStartStep: {
+            step: number;
+            action: string;
+            detail: string;
+            /** @description `METHOD /path`, e.g. `GET /api/v1/memory` */
+            endpoint?: string;
+            /** @description An example request body */
+            body?: {
+                [key: string]: unknown;
+            };
+            /** @description The scope the endpoint needs */
+            requiredScope?: string;
+            /** @description Skipping this step makes the session fail or misbehave */
+            critical?: boolean;
+            /** @description Already done by this request (e.g. it carried a valid token) */
+            done?: boolean;
+        };
+        /** RegisteredClient */
+        RegisteredClient: {
+            client_id: string;
+            client_id_issued_at: number;
+            /** @description Only for clients that authenticate with a secret; shown this once */
+            client_secret?: string;
+            /** @description 0: never */
+            client_secret_expires_at?: number;
+            client_name: string;
+            redirect_uris: string[];
+            grant_types: string[];
+            response_types: string[];
+            token_endpoint_auth_method: string;
+        };
+        /** Registration */
+        Registration: {
+            user: components["schemas"]["User"];
+            /** @description The master token. Shown this once: store it now */
+            token: string;
+        };
+        /** RegistrationResponse */
+        RegistrationResponse: {
+            data: components["schemas"]["Registration"];
+        };
+        /** RevealedVaultToken */
+        RevealedVaultToken: {
+            id: string;
+            name: string;
+            service: string;
+            websiteUrl: string;
+            /** @description The last four characters (`…abcd`), to recognise the token; never the secret */
+            hint: string;
+            discoverApi: boolean;
+            /** @description What API discovery found; null when not asked for */
+            api: components["schemas"]["VaultApiSummary"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The decrypted secret */
+            token: string;
+        };
+        /** RevealedVaultTokenResponse */
+        RevealedVaultTokenResponse: {
+            data: components["schemas"]["RevealedVaultToken"];
+        };
+        /** ScopeInfo */
+        ScopeInfo: {
+            name: string;
+            description: string;
+            /** @description The routes this scope opens */
+            grants: string[];
+        };
+        /** ScopeInfoList */
+        ScopeInfoList: {
+            data: components["schemas"]["ScopeInfo"][];
+        };
+        /** Service */
+        Service: {
+            /** @description The name to use in /services/{service}/… */
+            id: string;
+            name: string;
+            description: string;
+            category: string;
+            /** @description catalogue: built into Hearth; connector: defined by the owner (POST /connectors); discovered: found on the website of a vault token stored with discoverApi */
+            source: "catalogue" | "connector" | "discovered";
+            /** @description How the service's credential travels */
+            authKind: "oauth" | "bearer" | "header" | "query" | "none";
+            /** @description Whether the owner has a credential for it (an OAuth connection or a vault token), or it needs none */
+            connected: boolean;
+            /** @description Named methods plus the generic `request` */
+            methodsCount: number;
+        };
+        /** ServiceCallResult */
+        ServiceCallResult: {
+            /** @description The service's HTTP status; 4xx and 5xx are the service's answer, not Hearth's */
+            status: number;
+            /** @description Safe response headers (never Set-Cookie or credentials); redirects carry location */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description Parsed JSON, text, base64 for binary, or null when empty (see encoding) */
+            body: unknown;
+            encoding: "json" | "text" | "base64" | "empty";
+        };
+        /** ServiceCallResultResponse */
+        ServiceCallResultResponse: {
+            data: components["schemas"]["ServiceCallResult"];
+        };
+        /** ServiceCategory */
+        ServiceCategory: {
+            id: string;
+            name: string;
+            description: string;
+            /** @description How many of the owner's services are in it */
+            count: number;
+        };
+        /** ServiceCategoryList */
+        ServiceCategoryList: {
+            data: components["schemas"]["ServiceCategory"][];
+        };
+        /** ServiceDetail */
+        ServiceDetail: {
+            /** @description The name to use in /services/{service}/… */
+            id: string;
+            name: string;
+            description: string;
+            category: string;
+            /** @description catalogue: built into Hearth; connector: defined by the owner (POST /connectors); discovered: found on the website of a vault token stored with discoverApi */
+            source: "catalogue" | "connector" | "discovered";
+            /** @description How the service's credential travels */
+            authKind: "oauth" | "bearer" | "header" | "query" | "none";
+            /** @description Whether the owner has a credential for it (an OAuth connection or a vault token), or it needs none */
+            connected: boolean;
+            /** @description Named methods plus the generic `request` */
+            methodsCount: number;
+            baseUrl: string;
+            docsUrl: string | null;
+            auth: {
+                /** @description How the service's credential travels */
+                kind: "oauth" | "bearer" | "header" | "query" | "none";
+                /** @description The OAuth provider (kind oauth) */
+                provider?: string;
+                /** @description The header the credential occupies (kind header) */
+                headerName?: string;
+                /** @description The query parameter the credential occupies (kind query) */
+                param?: string;
+            };
+            connect: {
+                /** @description How the owner provides the credential */
+                how: string;
+                oauthAuthorize: string | null;
+                /** @description The `service` to store a vault token under */
+                vaultService: string | null;
+            };
+            methods: {
+                /** @description The `method` of POST /services/{service}/execute */
+                name: string;
+                description: string;
+                /** @description Null for `request`, whose params name it */
+                httpMethod: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS") | null;
+                /** @description Relative to the base address, with {placeholders}; null for `request` */
+                path: string | null;
+            }[];
+        };
+        /** ServiceDetailResponse */
+        ServiceDetailResponse: {
+            data: components["schemas"]["ServiceDetail"];
+        };
+        /** ServiceList */
+        ServiceList: {
+            data: components["schemas"]["Service"][];
+        };
+        /** ServiceMethod */
+        ServiceMethod: {
+            /** @description The `method` of POST /services/{service}/execute */
+            name: string;
+            description: string;
+            /** @description Null for `request`, whose params name it */
+            httpMethod: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS") | null;
+            /** @description Relative to the base address, with {placeholders}; null for `request` */
+            path: string | null;
+            /** @description JSON Schema of the params object of execute */
+            params: unknown;
+        };
+        /** ServiceMethodList */
+        ServiceMethodList: {
+            data: components["schemas"]["ServiceMethod"][];
+        };
+        /** Session */
+        Session: {
+            user: components["schemas"]["User"];
+            /** @description A session token with every scope and every owner right except vault reveal */
+            token: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** SessionResponse */
+        SessionResponse: {
+            data: components["schemas"]["Session"];
+        };
+        /** Skill */
+        Skill: {
+            /** @description The numeric skill id */
+            id: number;
+            /** @description Equals the name; matched case-insensitively */
+            slug: string;
+            name: string;
+            description: string;
+            category: string;
+            /** @description The sanitized SKILL.md */
+            scriptContent: string;
+            active: boolean;
+            /** @description Where the skill came from; other fields depend on `type` */
+            origin: {
+                /** @description `created` for skills made here, `installed` for skills installed from the marketplace */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** SkillContent */
+        SkillContent: {
+            /** @description The numeric skill id */
+            id: number;
+            slug: string;
+            name: string;
+            /** @description The SKILL.md */
+            content: string;
+        };
+        /** SkillContentResponse */
+        SkillContentResponse: {
+            data: components["schemas"]["SkillContent"];
+        };
+        /** SkillDeleted */
+        SkillDeleted: {
+            /** @description The numeric skill id */
+            id: number;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        /** SkillDeletedResponse */
+        SkillDeletedResponse: {
+            data: components["schemas"]["SkillDeleted"];
+        };
+        /** SkillList */
+        SkillList: {
+            data: components["schemas"]["Skill"][];
+        };
+        /** SkillResponse */
+        SkillResponse: {
+            data: components["schemas"]["Skill"];
+        };
+        /** SkillSnapshot */
+        SkillSnapshot: {
+            /** @description The skill name, which becomes the installed copy's name and slug */
+            name: string;
+            description: string;
+            category: string;
+            /** @description The SKILL.md */
+            scriptContent: string;
+        };
+        /** SkillSuggestion */
+        SkillSuggestion: {
+            /** @description The numeric skill id */
+            id: number;
+            slug: string;
+            name: string;
+            description: string;
+            category: string;
+        };
+        /** SkillSuggestionList */
+        SkillSuggestionList: {
+            data: components["schemas"]["SkillSuggestion"][];
+        };
+        /** SkillSummary */
+        SkillSummary: {
+            /** @description The numeric skill id */
+            id: number;
+            /** @description Equals the name; matched case-insensitively */
+            slug: string;
+            name: string;
+            description: string;
+            category: string;
+            active: boolean;
+            /** @description Where the skill came from; other fields depend on `type` */
+            origin: {
+                /** @description `created` for skills made here, `installed` for skills installed from the marketplace */
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** SkillSummaryPage */
+        SkillSummaryPage: {
+            data: components["schemas"]["SkillSummary"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** Token */
+        Token: {
+            id: string;
+            name: string;
+            kind: "master" | "session" | "api" | "handshake" | "oauth";
+            /** @description Master and session tokens hold every scope */
+            scopes: string[];
+            /** @description The prefix and last four characters, to recognise the token; never the secret */
+            hint: string;
+            status: "active" | "revoked" | "expired";
+            handshakeId: string | null;
+            /** @description For an `oauth` token: the client it was issued to through the authorization server (its registered id or metadata URL) */
+            clientId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            expiresAt: string | null;
+            /** @description Precise to the minute */
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+        };
+        /** TokenCapabilities */
+        TokenCapabilities: {
+            tokenId: string;
+            kind: "master" | "session" | "api" | "handshake" | "oauth";
+            /** @description The scopes this token holds */
+            scopes: string[];
+            /** @description Master and session tokens: token management, handshakes, the audit log */
+            ownerRights: boolean;
+            /** @description Only the master token may reveal vault tokens */
+            master: boolean;
+            /** @description The administrator's master or session token: user management */
+            admin: boolean;
+            /** @description Every non-public route this token may call */
+            endpoints: string[];
+        };
+        /** TokenCapabilitiesResponse */
+        TokenCapabilitiesResponse: {
+            data: components["schemas"]["TokenCapabilities"];
+        };
+        /** TokenPage */
+        TokenPage: {
+            data: components["schemas"]["Token"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** TokenResponse */
+        TokenResponse: {
+            data: components["schemas"]["Token"];
+        };
+        /** User */
+        User: {
+            id: string;
+            email: string;
+            name: string | null;
+            /** @description The first account is the administrator */
+            role: "admin" | "user";
+            planId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** UserPage */
+        UserPage: {
+            data: components["schemas"]["User"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** UserResponse */
+        UserResponse: {
+            data: components["schemas"]["User"];
+        };
+        /** VaultApiSummary */
+        VaultApiSummary: {
+            /** @description found: an API description; none: the site publishes nothing for machines; failed: discovery could not run (see error) */
+            status: "found" | "none" | "failed";
+            /** Format: date-time */
+            discoveredAt: string;
+            error?: string;
+            title?: string | null;
+            description?: string | null;
+            baseUrl?: string;
+            /** @description The document's server, not used: it is not on the website's site */
+            baseUrlRejected?: string;
+            documents?: {
+                kind: "openapi" | "llms" | "ai-plugin";
+                url: string;
+            }[];
+            authSchemes?: {
+                name: string;
+                /** @description OpenAPI 3 terms: http, apiKey, oauth2, openIdConnect, mutualTLS */
+                type: string;
+                /** @description For http: bearer, basic, … */
+                scheme?: string;
+                /** @description For apiKey: header, query or cookie */
+                in?: string;
+                /** @description For apiKey: the header, query parameter or cookie name */
+                paramName?: string;
+            }[];
+            operationCount?: number;
+        };
+        /** VaultToken */
+        VaultToken: {
+            id: string;
+            name: string;
+            service: string;
+            websiteUrl: string;
+            /** @description The last four characters (`…abcd`), to recognise the token; never the secret */
+            hint: string;
+            discoverApi: boolean;
+            /** @description What API discovery found; null when not asked for */
+            api: components["schemas"]["VaultApiSummary"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** VaultTokenCreateRequest */
+        VaultTokenCreateRequest: {
+            /** @description A name to recognise the token by */
+            name: string;
+            /** @description The service the token is for (`github`, `openai`); matched case-insensitively. Letters, digits, space, `.`, `_`, `-` */
+            service: string;
+            /** @description The secret to store. It is encrypted and never shown again except by reveal */
+            token: string;
+            /**
+             * Format: uri
+             * @description An http(s) address, e.g. https://api.example.com
+             */
+            websiteUrl: string;
+            /**
+             * @description Discover the site's API (OpenAPI, llms.txt, AI plugin manifest) and offer it as a callable service that uses this token
+             * @default false
+             */
+            discoverApi?: boolean;
+        };
+        /** VaultTokenPage */
+        VaultTokenPage: {
+            data: components["schemas"]["VaultToken"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** VaultTokenResponse */
+        VaultTokenResponse: {
+            data: components["schemas"]["VaultToken"];
+        };
+        /** WebhookReceipt */
+        WebhookReceipt: {
+            received: boolean;
+            eventId: string;
+            /** @description True when this event id was handled before; nothing was done again */
+            duplicate: boolean;
+            /** @description `applied`: a plan changed; `ignored`: the event needs nothing from Hearth */
+            outcome: "applied" | "ignored";
+        };
+        /** WebhookReceiptResponse */
+        WebhookReceiptResponse: {
+            data: components["schemas"]["WebhookReceipt"];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    openBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The email address the account was registered with */
+                    email: string;
+                    /** @description The account's password */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowserSessionResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    closeBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoggedOutResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The email address the account signs in with
+                     */
+                    email: string;
+                    /** @description At least 8 characters */
+                    password: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The email address the account was registered with */
+                    email: string;
+                    /** @description The account's password */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoggedOutResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getAuthMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getUsersMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The email address the account signs in with
+                     */
+                    email: string;
+                    /** @description At least 8 characters */
+                    password: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setUserPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The plan to move the account to: an id of GET /api/v1/billing/plans */
+                    planId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                kind?: "master" | "session" | "api" | "handshake" | "oauth";
+                includeRevoked?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A name to recognise the token by, e.g. the agent it is for */
+                    name: string;
+                    /** @description What the token may do: one or more scope names of GET /api/v1/scopes */
+                    scopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+                    /** @description When the token stops working; never when absent or null */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedTokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    regenerateMasterToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The account password; needed from a login session */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedTokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    scopes?: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+                    /** @description null removes the expiry */
+                    expiresAt?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    regenerateToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The account password; needed from a login session */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedTokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Exact action (token.create) or a family (token.*) */
+                action?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getDiscovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveryDocument"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getQuickStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuickStart"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getLlmsTxt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Markdown-style text */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listScopes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeInfoList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTokenCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCapabilitiesResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapabilityManifestResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getGatewayContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayContextResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listHandshakes: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description A handshake not decided in time, or revoked, reads `denied` */
+                status?: "pending" | "approved" | "denied";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandshakePage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createHandshake: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A unique id the agent chooses for itself */
+                    agentId: string;
+                    /** @description The scopes the agent asks for: read, professional or availability */
+                    requestedScopes: ("read" | "professional" | "availability")[];
+                    /** @description A short self-description of the agent, shown to the owner */
+                    message: string;
+                    /** @description The user id of the account to ask; without it the request goes to the instance's administrator */
+                    ownerId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandshakeCreatedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getHandshakeStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandshakeStatusResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    claimHandshakeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The claimSecret the handshake was created with */
+                    claimSecret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandshakeClaimResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    approveHandshake: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description May be left out entirely to approve exactly what was asked */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The scopes to grant, which may differ from those asked for (for example memory or personas besides read); the requested ones when absent */
+                    scopes?: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+                    /**
+                     * Format: date-time
+                     * @description When the agent's token stops working; never when absent
+                     */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandshakeApprovalResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    denyHandshake: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandshakeResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    revokeHandshake: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandshakeResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPersonas: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPersona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 characters, not only spaces */
+                    name: string;
+                    /** @description The persona's instructions (markdown), applied to chat while it is active. Up to 65536 bytes of UTF-8; more answers 413 */
+                    soul_content: string;
+                    /** @description A short description shown in listings; up to 2000 characters */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getActivePersona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPersona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updatePersona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; at least one */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 characters, not only spaces */
+                    name?: string;
+                    /** @description A short description shown in listings; up to 2000 characters */
+                    description?: string;
+                    /** @description The persona's instructions (markdown), applied to chat while it is active. Up to 65536 bytes of UTF-8; more answers 413 */
+                    soul_content?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deletePersona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    activatePersona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deactivatePersona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPersonaDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachedDocumentList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    attachPersonaDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The id of one of your knowledge-base documents */
+                    documentId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    detachPersonaDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPersonaSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachedSkillList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    attachPersonaSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The id (an integer) of one of your skills */
+                    skillId: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    detachPersonaSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A skill id (integer) */
+                skillId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON Merge Patch (RFC 7396): objects merge recursively, null deletes a key, arrays and other values replace. The stored document is at most 64 KiB of JSON (413 beyond) and nests at most 32 levels */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityPatch"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getProfessionalIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentitySectionResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getAvailabilityIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentitySectionResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreferencesResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updatePreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON Merge Patch (RFC 7396): objects merge recursively, null deletes a key, arrays and other values replace. The stored document is at most 64 KiB of JSON (413 beyond) and nests at most 32 levels */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreferencesPatch"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreferencesResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMemory: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Full-text search: entries containing every word, best match first, in one page (`nextCursor` is null) */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond) */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clearMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryCleared"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond) */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listKBDocuments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Full-text search over titles and contents: every word must match (as a word prefix); best matches first, in one page */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBDocumentSummaryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createKBDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the owner's documents: the upsert key. Leading and trailing spaces are removed */
+                    title: string;
+                    /** @description Markdown or plain text, at most 10 MiB (UTF-8) */
+                    content: string;
+                    /**
+                     * @description Where the text came from, e.g. agent, upload, web
+                     * @default agent
+                     */
+                    source?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    upsertKBDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among the owner's documents: the upsert key. Leading and trailing spaces are removed */
+                    title: string;
+                    /** @description Markdown or plain text, at most 10 MiB (UTF-8) */
+                    content: string;
+                    /** @description Where the text came from, e.g. agent, upload, web. Default agent when created; kept as it is when updated and not given */
+                    source?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBUpsertResult"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    uploadKBDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (.txt, .md, .html, .pdf or .docx, at most 10 MiB); the part may also be named document, upload or kbFile
+                     */
+                    file?: string;
+                    /** @description Default: the file name */
+                    title?: string;
+                    /** @description Default: upload */
+                    source?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getKBDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateKBDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Markdown or plain text, at most 10 MiB (UTF-8) */
+                    content: string;
+                    /** @description Unique among the owner's documents: the upsert key. Leading and trailing spaces are removed */
+                    title?: string;
+                    /** @description Where the text came from, e.g. agent, upload, web */
+                    source?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteKBDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBDocumentDeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getKBDocumentAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentUsageResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSkills: {
+        parameters: {
+            query?: {
+                /** @description Exact slug, any case */
+                slug?: string;
+                /** @description Exact category, any case */
+                category?: string;
+                /** @description Full-text search over name, description and category; every word must match (prefixes match too). Results are ranked best first and not paged */
+                q?: string;
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page (not with `q`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillSummaryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The skill name, which is also its slug: 1 to 100 ASCII letters, digits, `.`, `_` or `-`, starting with a letter or digit. Unique per owner, case-insensitively
+                     * @example pdf-tools
+                     */
+                    name: string;
+                    /** @description What the skill does and when to use it */
+                    description?: string;
+                    /** @description Free text, matched case-insensitively in filters */
+                    category?: string;
+                    /** @description The SKILL.md (Agent Skills format). Its YAML frontmatter is sanitized: only name, description, license, compatibility, metadata and allowed-tools are kept, name and description are set from the skill, and a missing or broken frontmatter is rebuilt */
+                    scriptContent?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSkillSuggestions: {
+        parameters: {
+            query: {
+                /** @description What the user typed so far; any word may match, prefixes included */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillSuggestionList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSkillBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    batchGetSkills: {
+        parameters: {
+            query?: {
+                /** @description Repeat for several: ?id=1&id=2 */
+                id?: number[];
+                /** @description Repeat for several: ?slug=a&slug=b; any case */
+                slug?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The skill name, which is also its slug: 1 to 100 ASCII letters, digits, `.`, `_` or `-`, starting with a letter or digit. Unique per owner, case-insensitively
+                     * @example pdf-tools
+                     */
+                    name?: string;
+                    /** @description What the skill does and when to use it */
+                    description?: string;
+                    /** @description Free text, matched case-insensitively in filters */
+                    category?: string;
+                    /** @description The SKILL.md (Agent Skills format). Its YAML frontmatter is sanitized: only name, description, license, compatibility, metadata and allowed-tools are kept, name and description are set from the skill, and a missing or broken frontmatter is rebuilt */
+                    scriptContent?: string;
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillDeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSkillContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SKILL.md, in the form the Accept header asks for */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillContentResponse"];
+                    "text/markdown": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSkillMarkdown: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The raw SKILL.md */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    putSkillMarkdown: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/markdown": string;
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    activateSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deactivateSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSkillDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachedDocumentList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    attachSkillDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The id of one of your knowledge-base documents */
+                    documentId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    detachSkillDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSkillAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The numeric skill id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachingPersonaList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthAuthorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The OAuth provider: `google` */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAuthorizationResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                scope?: string;
+                authuser?: string;
+                hd?: string;
+                prompt?: string;
+                iss?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The OAuth provider: `google` */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page saying the account is connected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthConnectPage: {
+        parameters: {
+            query: {
+                /** @description The connect flow this page belongs to: the `state` of the address GET /api/v1/oauth/authorize/{service} answered */
+                state: string;
+            };
+            header?: never;
+            path: {
+                /** @description The OAuth provider: `google` */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthConnectSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The OAuth provider: `google` */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The connect flow this page belongs to: the `state` of the address GET /api/v1/oauth/authorize/{service} answered */
+                    state: string;
+                    /** @description The Hearth account's password, proving that its owner is the one connecting */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page that opens the provider's consent screen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthProviderStatusList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthDisconnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The OAuth provider: `google` */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDisconnectionResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMailMessages: {
+        parameters: {
+            query?: {
+                /** @description Messages per page, 1 to 20 (default 5) */
+                maxResults?: number;
+                /** @description A Gmail search query, as in the Gmail search box: `from:ann is:unread` */
+                q?: string;
+                /** @description The `nextPageToken` of the previous page */
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailMessageList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMailMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Google's id of the message or file, as a list answered it */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailMessageResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    trashMailMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Google's id of the message or file, as a list answered it */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTrashResult"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    sendMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Recipients, comma-separated: `ann@example.org, Bob <bob@example.org>` */
+                    to: string;
+                    /** @description The subject line; may be empty */
+                    subject: string;
+                    /** @description Plain text; sent as UTF-8 */
+                    body: string;
+                    /** @description Copy recipients, comma-separated */
+                    cc?: string | null;
+                    /** @description Blind copy recipients, comma-separated; recipients do not see them */
+                    bcc?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSendResult"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listStorageFiles: {
+        parameters: {
+            query?: {
+                /** @description A Drive search query: `name contains 'report' and trashed = false` */
+                q?: string;
+                /** @description Files per page, 1 to 100 (default 20) */
+                pageSize?: number;
+                /** @description The `nextPageToken` of the previous page */
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriveFileList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    uploadStorageFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The file's name in Drive, e.g. notes.txt */
+                    name: string;
+                    /** @description The file content, as text (utf8) or base64 */
+                    content: string;
+                    /** @default text/plain */
+                    mimeType?: string;
+                    /** @default utf8 */
+                    encoding?: "utf8" | "base64";
+                    /** @description The Drive folder to put it in */
+                    folderId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriveUploadResult"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    readStorageFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Google's id of the message or file, as a list answered it */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriveFileContent"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteStorageFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Google's id of the message or file, as a list answered it */
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriveFileDeleted"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listServiceCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceCategoryList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listServices: {
+        parameters: {
+            query?: {
+                /** @description Only services of this category (GET /services/categories) */
+                category?: string;
+                /** @description catalogue: built into Hearth; connector: defined by the owner (POST /connectors); discovered: found on the website of a vault token stored with discoverApi */
+                source?: "catalogue" | "connector" | "discovered";
+                /** @description Only connected (true) or unconnected (false) services */
+                connected?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A built-in service id (github), a connector name or a discovered API name */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceDetailResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listServiceMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A built-in service id (github), a connector name or a discovered API name */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceMethodList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    executeServiceMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A built-in service id (github), a connector name or a discovered API name */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A method name from GET /services/{service}/methods, or `request` */
+                    method: string;
+                    /** @description The method's params, checked against its schema */
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceCallResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    proxyServiceRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A built-in service id (github), a connector name or a discovered API name */
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The HTTP method to send: GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS */
+                    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+                    /** @description Relative to the service's base address, e.g. /user/repos; never an absolute address */
+                    path: string;
+                    /** @description Query parameters; arrays repeat the parameter */
+                    query?: {
+                        [key: string]: string | number | boolean | (string | number | boolean)[];
+                    };
+                    /** @description Extra request headers: content negotiation, conditional, x-* and *-version headers. Credential, routing and cookie headers are refused (400); Hearth attaches the credential */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description JSON body; a string with a non-JSON Content-Type is sent as it is */
+                    body?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceCallResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    callConnectedService: {
+        parameters: {
+            query?: {
+                /** @description The service's own query parameters, passed on as they are (`?per_page=5&page=2`; form style, exploded). ?token= is not passed on when it carried Hearth's token. */
+                query?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                /** @description A built-in service id (github), a connector name or a discovered API name */
+                service: string;
+                /** @description The path on the service, relative to its base address. May contain slashes, which are sent unencoded (`repos/octocat/hello/issues`); a %2F stays %2F. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceCallResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listConnectors: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How the connector is called in /services/{name}/…: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit; unique per owner whatever the case, and not a built-in service id */
+                    name: string;
+                    /** @description The http(s) address every call is relative to, e.g. https://api.example.com/v2 (no query, fragment or user:password@) */
+                    baseUrl: string;
+                    /** @description How the credential travels: bearer = Authorization: Bearer <secret>; header = <headerName>: <secret>; query = ?<queryParam>=<secret>; none = no credential */
+                    authType: "bearer" | "header" | "query" | "none";
+                    /** @description One of the owner's vault tokens (GET /vault/tokens); required unless authType is none */
+                    vaultTokenId?: string;
+                    /** @description The header carrying the secret (authType header), e.g. X-API-Key */
+                    headerName?: string;
+                    /** @description The query parameter carrying the secret (authType query), e.g. api_key */
+                    queryParam?: string;
+                    /** @description The account password. Needed only from a login session, and only when this request binds the vault token to an address off the site it was stored for (its websiteUrl's host or a subdomain; https unless the site is http; the site's port when it names one). The master token needs none (a password sent with it is ignored); a scoped token can never bind off the site. Checked under the same attempt limits as login, never stored */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How the connector is called in /services/{name}/…: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit; unique per owner whatever the case, and not a built-in service id */
+                    name?: string;
+                    /** @description The http(s) address every call is relative to, e.g. https://api.example.com/v2 (no query, fragment or user:password@) */
+                    baseUrl?: string;
+                    /** @description How the credential travels: bearer = Authorization: Bearer <secret>; header = <headerName>: <secret>; query = ?<queryParam>=<secret>; none = no credential */
+                    authType?: "bearer" | "header" | "query" | "none";
+                    /** @description One of the owner's vault tokens (GET /vault/tokens); required unless authType is none */
+                    vaultTokenId?: string;
+                    /** @description The header carrying the secret (authType header), e.g. X-API-Key */
+                    headerName?: string;
+                    /** @description The query parameter carrying the secret (authType query), e.g. api_key */
+                    queryParam?: string;
+                    /** @description The account password. Needed only from a login session, and only when this request binds the vault token to an address off the site it was stored for (its websiteUrl's host or a subdomain; https unless the site is http; the site's port when it names one). The master token needs none (a password sent with it is ignored); a scoped token can never bind off the site. Checked under the same attempt limits as login, never stored */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listBillingPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createBillingCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A paid plan of GET /api/v1/billing/plans */
+                    planId: string;
+                    /** @description Where Stripe sends the browser after payment. Default: a page of this server saying so. `{CHECKOUT_SESSION_ID}` is replaced by Stripe */
+                    successUrl?: string;
+                    /** @description Where Stripe sends the browser when the customer leaves checkout. Default: a page of this server saying so. `{CHECKOUT_SESSION_ID}` is replaced by Stripe */
+                    cancelUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSessionResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    billingCheckoutReturn: {
+        parameters: {
+            query?: {
+                result?: "success" | "cancel";
+                session_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "stripe-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReceiptResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listVaultTokens: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Only tokens for this service (case-insensitive) */
+                service?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultTokenPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createVaultToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VaultTokenCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultTokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteVaultToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    revealVaultToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevealedVaultTokenResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    discoverApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiscoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveredApiResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMarketplaceListings: {
+        parameters: {
+            query?: {
+                /** @description Full-text filter over title and description: every word must match (word prefixes match too). The sort still applies */
+                q?: string;
+                /** @description What the listing offers: one of the publisher's skills or personas */
+                type?: "skill" | "persona";
+                /** @description `newest` (default), `rating` (highest average first, then most ratings) or `installs` (most installed first) */
+                sort?: "newest" | "rating" | "installs";
+                /** @description Page size, 1 to 100 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceListingSummaryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createMarketplaceListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the listing offers: one of the publisher's skills or personas */
+                    type: "skill" | "persona";
+                    /** @description The published original: a skill id (integer) for `skill`, a persona id (string) for `persona` */
+                    refId: number | string;
+                    /** @description 1 to 200 characters, not only spaces; trimmed */
+                    title: string;
+                    /** @description Up to 2000 characters; trimmed. Omitted: the original's description */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceListingResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMarketplaceListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceListingResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateMarketplaceListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; at least one */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 200 characters, not only spaces; trimmed */
+                    title?: string;
+                    /** @description Up to 2000 characters; trimmed */
+                    description?: string;
+                    /** @description true: take the snapshot again from the original as it is now (which must still exist) */
+                    refreshSnapshot?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceListingResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteMarketplaceListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rateMarketplaceListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 (worst) to 5 (best) */
+                    rating: number;
+                    /** @description Up to 2000 characters */
+                    review?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceListingResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMarketplaceListingRatings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceRatingPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    installMarketplaceListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceInstallationResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMyMarketplaceListings: {
+        parameters: {
+            query?: {
+                /** @description Full-text filter over title and description: every word must match (word prefixes match too). The sort still applies */
+                q?: string;
+                /** @description What the listing offers: one of the publisher's skills or personas */
+                type?: "skill" | "persona";
+                /** @description `newest` (default), `rating` (highest average first, then most ratings) or `installs` (most installed first) */
+                sort?: "newest" | "rating" | "installs";
+                /** @description Page size, 1 to 100 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketplaceListingSummaryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to say to the active persona: not blank, at most 32,768 bytes of UTF-8 (413 beyond) */
+                    message: string;
+                    /** @description Continue this conversation (its history is part of the prompt); omit to start a new one */
+                    conversationId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The reply: JSON by default, a stream of server-sent events with Accept: text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatReplyResponse"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listConversations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationSummaryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: {
+                /** @description How many of the newest messages, 1 to 500 */
+                limit?: number;
+                /** @description Only messages older than this message id (`olderMessagesCursor`) */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    mcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream of JSON-RPC messages from the server */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    mcpPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcMessage"] | components["schemas"]["JsonRpcMessage"][];
+            };
+        };
+        responses: {
+            /** @description A JSON-RPC response (application/json) or an event stream of messages (text/event-stream), as the Model Context Protocol's Streamable HTTP transport sends them. An initialize answer carries the session id in the Mcp-Session-Id header. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessage"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted: a notification or response, which has no answer */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    mcpEndSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    registerOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientRegistration"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisteredClient"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    authorize: {
+        parameters: {
+            query?: {
+                response_type?: string;
+                client_id?: string;
+                redirect_uri?: string;
+                scope?: string;
+                state?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                resource?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent page: sign in, choose the scopes, approve or deny */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client with an error */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The request cannot go back to its client */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    authorizeDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["ConsentForm"];
+            };
+        };
+        responses: {
+            /** @description The consent page again, saying what to correct */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client's redirect URI with a code, or with access_denied */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The form does not belong to an open request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form was sent from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthForm"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenAnswer"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    oauthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthForm"];
+            };
+        };
+        responses: {
+            /** @description Revoked, or nothing to revoke: the answer is the same */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the daemon's WebSocket. The daemon sends `hello`, the server answers `registered`; then the server sends `request` frames and the daemon `response` frames, with `heartbeat` both ways every heartbeatMs. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpLinkFrames"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listAfpDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpDeviceList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getAfpDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpDeviceResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteAfpDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpDeviceResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpListDir: {
+        parameters: {
+            query: {
+                /** @description An absolute path on the device, inside its root: /home/me/notes.txt, or C:\Users\me\notes.txt on Windows */
+                path: string;
+            };
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpDirectoryListingResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpReadFile: {
+        parameters: {
+            query: {
+                /** @description An absolute path on the device, inside its root: /home/me/notes.txt, or C:\Users\me\notes.txt on Windows */
+                path: string;
+                /** @description base64 always answers base64; by default text is UTF-8 and binary files base64 */
+                encoding?: "utf8" | "base64";
+            };
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpFileContentResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpWriteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An absolute path on the device, inside its root: /home/me/notes.txt, or C:\Users\me\notes.txt on Windows */
+                    path: string;
+                    /** @description The file's new content, at most 10485760 bytes (10 MiB) once decoded */
+                    content: string;
+                    /** @default utf8 */
+                    encoding?: "utf8" | "base64";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpWriteResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpExec: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A shell command (/bin/sh -c on Linux and macOS, cmd.exe /c on Windows) */
+                    cmd: string;
+                    /** @description The working folder, inside the root; the root by default */
+                    cwd?: string;
+                    /**
+                     * @description Milliseconds, at most 60000. At the timeout the command and everything it started are ended and the answer is 504 DEVICE_TIMEOUT
+                     * @default 30000
+                     */
+                    timeout?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpExecResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpStat: {
+        parameters: {
+            query: {
+                /** @description An absolute path on the device, inside its root: /home/me/notes.txt, or C:\Users\me\notes.txt on Windows */
+                path: string;
+            };
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpStatResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An absolute path on the device, inside its root: /home/me/notes.txt, or C:\Users\me\notes.txt on Windows */
+                    path: string;
+                    /**
+                     * @description Required to remove a folder that is not empty
+                     * @default false
+                     */
+                    recursive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpDeleteResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    afpMkdir: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An absolute path on the device, inside its root: /home/me/notes.txt, or C:\Users\me\notes.txt on Windows */
+                    path: string;
+                    /**
+                     * @description Create missing parent folders too; an existing folder is then not an error
+                     * @default true
+                     */
+                    recursive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AfpMkdirResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    downloadAfpDaemon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description linux (x86-64), mac (Intel), mac-arm (Apple silicon), win (x86-64) */
+                platform: "linux" | "mac" | "mac-arm" | "win";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The daemon executable */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The page's name */
+                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "plan";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConsoleAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file name, as the console page names it */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,165 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { api, errorMessage, unwrap, type Schemas } from './api/client';
+import { Loading } from './components/ui';
+import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/console.pages';
+import { useLiveChanges } from './live';
+import { AgentsPage } from './pages/agents';
+import { AuditPage } from './pages/audit';
+import { ConnectionsPage } from './pages/connections';
+import { DevicesPage } from './pages/devices';
+import { HomePage } from './pages/home';
+import { KnowledgePage } from './pages/knowledge';
+import { MemoryPage } from './pages/memory';
+import { PersonasPage } from './pages/personas';
+import { PlanPage } from './pages/plan';
+import { ProfilePage } from './pages/profile';
+import { SignInPage } from './pages/sign-in';
+import { SkillsPage } from './pages/skills';
+import { VaultPage } from './pages/vault';
+import { Link, navigate, usePath } from './router';
+import { SessionContext, type Session } from './session';
+
+const PAGES: Record<ConsolePath, () => ReactNode> = {
+  '/': () => <HomePage />,
+  '/agents': () => <AgentsPage />,
+  '/memory': () => <MemoryPage />,
+  '/knowledge': () => <KnowledgePage />,
+  '/personas': () => <PersonasPage />,
+  '/skills': () => <SkillsPage />,
+  '/profile': () => <ProfilePage />,
+  '/vault': () => <VaultPage />,
+  '/connections': () => <ConnectionsPage />,
+  '/devices': () => <DevicesPage />,
+  '/audit': () => <AuditPage />,
+  '/plan': () => <PlanPage />,
+};
+
+type State = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; user: Schemas['User'] } | { kind: 'unreachable'; message: string };
+
+export function App() {
+  const [state, setState] = useState<State>({ kind: 'checking' });
+
+  const check = useCallback(async () => {
+    const answer = await api.GET('/api/v1/auth/me');
+    if (answer.response.status === 401) return setState({ kind: 'signed-out' });
+    try {
+      setState({ kind: 'signed-in', user: unwrap(answer).data });
+    } catch (error) {
+      setState({ kind: 'unreachable', message: errorMessage(error) });
+    }
+  }, []);
+
+  useEffect(() => {
+    check().catch((error: unknown) => setState({ kind: 'unreachable', message: errorMessage(error) }));
+    // Any answer 401 (the session expired or was revoked elsewhere) returns to the sign-in page.
+    const signedOut = () => setState({ kind: 'signed-out' });
+    window.addEventListener('hearth:signed-out', signedOut);
+    return () => window.removeEventListener('hearth:signed-out', signedOut);
+  }, [check]);
+
+  if (state.kind === 'checking') return <Loading what="Opening Hearth" />;
+  if (state.kind === 'unreachable') {
+    return (
+      <main className="center">
+        <h1>Hearth</h1>
+        <p className="error" role="alert">
+          {state.message}
+        </p>
+        <button type="button" onClick={() => void check()}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (state.kind === 'signed-out') return <SignInPage onSignedIn={(user) => setState({ kind: 'signed-in', user })} />;
+  const session: Session = { user: state.user, signedOut: () => setState({ kind: 'signed-out' }) };
+  return (
+    <SessionContext.Provider value={session}>
+      <Shell />
+    </SessionContext.Provider>
+  );
+}
+
+/** How many things wait for the owner: pending handshakes (and approvals, where they exist). */
+function usePendingCount(): number | undefined {
+  const [count, setCount] = useState<number>();
+  const refresh = useCallback(() => {
+    api
+      .GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } })
+      .then((answer) => setCount(unwrap(answer).data.length))
+      .catch(() => undefined);
+  }, []);
+  useEffect(refresh, [refresh]);
+  useLiveChanges(refresh);
+  return count;
+}
+
+function Shell() {
+  const path = usePath();
+  const pending = usePendingCount();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const main = useRef<HTMLElement>(null);
+  const known = CONSOLE_PAGES.find((page) => page.path === path);
+
+  useEffect(() => {
+    document.title = known ? `${known.title} · Hearth` : 'Hearth';
+    setMenuOpen(false);
+    // A new page moves keyboard and screen-reader focus to its heading, as a page load would.
+    main.current?.querySelector<HTMLElement>('h1')?.focus();
+  }, [path, known]);
+
+  const signOut = async () => {
+    await api.DELETE('/api/v1/auth/session').catch(() => undefined);
+    window.dispatchEvent(new CustomEvent('hearth:signed-out'));
+    navigate('/');
+  };
+
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link href="/" className="brand">
+          Hearth
+        </Link>
+        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu{pending ? ` (${pending})` : ''}
+        </button>
+      </header>
+      <nav id="nav" aria-label="Console" className={menuOpen ? 'open' : undefined}>
+        <ul>
+          {CONSOLE_PAGES.map((page) => (
+            <li key={page.path}>
+              <Link href={page.path} aria-current={page.path === path ? 'page' : undefined}>
+                {page.title}
+                {page.path === '/' && pending ? (
+                  <span className="badge" aria-label={`${pending} waiting for you`}>
+                    {pending}
+                  </span>
+                ) : null}
+              </Link>
+            </li>
+          ))}
+        </ul>
+        <button type="button" className="link sign-out" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </nav>
+      <main id="main" ref={main}>
+        {known ? PAGES[known.path]() : <NotFound />}
+      </main>
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1 tabIndex={-1}>Page not found</h1>
+      <p>
+        This address is not a page of the console. <Link href="/">Go home</Link>.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui';
+
+export function AgentsPage() {
+  return <PageHeader title="Agents and tokens" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui';
+
+export function AuditPage() {
+  return <PageHeader title="Audit log" />;
+}

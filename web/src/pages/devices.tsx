@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui';
+
+export function DevicesPage() {
+  return <PageHeader title="Devices" />;
+}

@@ -1,0 +1,145 @@
+import { useCallback, useState } from 'react';
+import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { Empty, OnceSecret, PageHeader, ScopePicker, Show, useLoad, When } from '../components/ui';
+import { useLiveChanges } from '../live';
+
+type Handshake = Schemas['Handshake'];
+type Scope = NonNullable<Handshake['grantedScopes']>[number];
+
+/** Home: what waits for the owner's decision, live. */
+export function HomePage() {
+  const handshakes = useLoad(async () => unwrap(await api.GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } })).data);
+  const reload = handshakes.reload;
+  useLiveChanges(useCallback(() => reload(), [reload]), ['handshake.created', 'handshake.decided']);
+  return (
+    <>
+      <PageHeader title="Home" />
+      <section aria-labelledby="pending-heading">
+        <h2 id="pending-heading">Waiting for you</h2>
+        <Show loaded={handshakes} what="Loading requests">
+          {(list) =>
+            list.length === 0 ? (
+              <Empty>Nothing waits for you. When an agent asks for access, it appears here at once.</Empty>
+            ) : (
+              <ul className="cards">
+                {list.map((handshake) => (
+                  <li key={handshake.handshakeId}>
+                    <HandshakeCard handshake={handshake} onDecided={reload} />
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </Show>
+      </section>
+    </>
+  );
+}
+
+function HandshakeCard({ handshake, onDecided }: { handshake: Handshake; onDecided: () => void }) {
+  const [choosing, setChoosing] = useState(false);
+  const [scopes, setScopes] = useState<string[]>(handshake.requestedScopes);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [approved, setApproved] = useState<{ token: string; scopes: string[] }>();
+  const [showToken, setShowToken] = useState(false);
+  const path = { params: { path: { id: handshake.handshakeId } } };
+
+  const approve = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = unwrap(await api.POST('/api/v1/handshakes/{id}/approve', { ...path, body: { scopes: scopes as Scope[] } }));
+      setApproved({ token: answer.data.token, scopes: answer.data.handshake.grantedScopes ?? [] });
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const deny = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      unwrap(await api.POST('/api/v1/handshakes/{id}/deny', path));
+      onDecided();
+    } catch (caught) {
+      setError(errorMessage(caught));
+      setBusy(false);
+    }
+  };
+
+  if (approved) {
+    return (
+      <article className="card" aria-label={`Request from ${handshake.agentId}`}>
+        <h3>{handshake.agentId} may now use: {approved.scopes.join(', ') || 'nothing'}</h3>
+        <p>The agent collects its token by itself with the claim secret it was given when it asked.</p>
+        {showToken ? (
+          <OnceSecret label={`Token for ${handshake.agentId}`} value={approved.token} />
+        ) : (
+          <button type="button" onClick={() => setShowToken(true)}>
+            The agent cannot collect it: show the token to pass on
+          </button>
+        )}
+        <button type="button" className="link" onClick={onDecided}>
+          Done
+        </button>
+      </article>
+    );
+  }
+
+  return (
+    <article className="card" aria-label={`Request from ${handshake.agentId}`}>
+      <h3>
+        <span className="mono">{handshake.agentId}</span> asks for access
+      </h3>
+      {handshake.message ? <blockquote>{handshake.message}</blockquote> : null}
+      <dl className="facts">
+        <dt>Asks for</dt>
+        <dd className="mono">{handshake.requestedScopes.join(', ')}</dd>
+        <dt>Asked</dt>
+        <dd>
+          <When at={handshake.createdAt} />
+        </dd>
+        <dt>Expires</dt>
+        <dd>
+          <When at={handshake.expiresAt} />
+        </dd>
+        {handshake.clientIp ? (
+          <>
+            <dt>From</dt>
+            <dd className="mono">{handshake.clientIp}</dd>
+          </>
+        ) : null}
+      </dl>
+      {choosing ? (
+        <div className="stack">
+          <ScopePicker value={scopes} onChange={setScopes} legend="Grant these scopes" />
+          <div className="row">
+            <button type="button" className="primary" disabled={busy || scopes.length === 0} onClick={() => void approve()}>
+              Approve with {scopes.length} {scopes.length === 1 ? 'scope' : 'scopes'}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setChoosing(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="row">
+          <button type="button" className="primary" disabled={busy} onClick={() => setChoosing(true)}>
+            Approve
+          </button>
+          <button type="button" className="danger" disabled={busy} onClick={() => void deny()}>
+            Deny
+          </button>
+        </div>
+      )}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </article>
+  );
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui';
+
+export function KnowledgePage() {
+  return <PageHeader title="Knowledge base" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui';
+
+export function SkillsPage() {
+  return <PageHeader title="Skills" />;
+}
