@@ -11,6 +11,19 @@ import { CONSOLE_PAGES } from '../../src/modules/console/console.pages.js';
 import { CONSOLE_CSP } from '../../src/modules/console/console.routes.js';
 import { BROWSER_TESTS, signIn, startConsole, type ConsoleUnderTest } from './browser.js';
 
+// The page's globals the callbacks run in the browser use (this suite compiles without the DOM library).
+interface WebStorage {
+  getItem(key: string): string | null;
+}
+declare const localStorage: WebStorage;
+declare const sessionStorage: WebStorage;
+declare const document: {
+  cookie: string;
+  documentElement: { scrollWidth: number };
+  body: { append(node: unknown): void };
+  createElement(tag: 'form'): { method: string; action: string; submit(): void };
+};
+
 const EMAIL = 'owner@example.test';
 const PASSWORD = 'a-long-password-1';
 
@@ -181,6 +194,7 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
         form.method = 'POST';
         form.action = `${target}/api/v1/auth/logout`;
         document.body.append(form);
+        form.submit();
         return 'sent';
       }, c.base);
       expect(outcome).toBe('sent');
