@@ -68,30 +68,25 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
         let closed = false;
         let unsubscribe = () => {};
         let heartbeat: NodeJS.Timeout | undefined;
-        const stream: OpenStream = {
-          raw,
-          close() {
-            if (closed) return;
-            closed = true;
-            unsubscribe();
-            clearInterval(heartbeat);
-            const forOwner = streams.get(ownerId);
-            forOwner?.delete(stream);
-            if (forOwner?.size === 0) streams.delete(ownerId);
-            raw.end();
-          },
+        /** Ends the stream once: `abort` drops the connection instead of sending what is still unsent. */
+        const finish = (abort: boolean) => {
+          if (closed) return;
+          closed = true;
+          unsubscribe();
+          clearInterval(heartbeat);
+          const forOwner = streams.get(ownerId);
+          forOwner?.delete(stream);
+          if (forOwner?.size === 0) streams.delete(ownerId);
+          if (abort) raw.destroy();
+          else raw.end();
         };
+        const stream: OpenStream = { raw, close: () => finish(false) };
         /** Writes, or drops the stream when the client reads too slowly to keep up. */
         const send = (text: string) => {
           if (closed) return;
           if (raw.writableLength > MAX_UNSENT_BYTES) {
             request.log.info({ ownerId }, 'event stream dropped: the client reads too slowly');
-            closed = true;
-            unsubscribe();
-            clearInterval(heartbeat);
-            streams.get(ownerId)?.delete(stream);
-            raw.destroy();
-            return;
+            return finish(true);
           }
           raw.write(text);
         };

@@ -10,7 +10,7 @@ import { IsoDateTime } from '../../http/schemas.js';
 
 const ScopeName = Type.Union(SCOPE_NAMES.map((scope) => Type.Literal(scope)));
 
-const TokenKind = Type.Union(['master', 'session', 'api', 'handshake', 'oauth'].map((kind) => Type.Literal(kind)));
+const TokenKind = Type.Union([Type.Literal('master'), Type.Literal('session'), Type.Literal('api'), Type.Literal('handshake'), Type.Literal('oauth')]);
 
 const HandshakeRef = {
   handshakeId: Type.String(),
