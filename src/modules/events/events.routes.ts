@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ServerResponse } from 'node:http';
 import { access, cookieValue, extractToken, principalOf, sessionCookieName, type Principal } from '../../http/access.js';
 import type { EventsBus } from './events.bus.js';
 import { EventStreamResponse, type AccountEvent } from './events.schemas.js';
@@ -21,7 +20,6 @@ export interface EventsRoutesDeps {
 }
 
 interface OpenStream {
-  raw: ServerResponse;
   close(): void;
 }
 
@@ -80,7 +78,7 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
           if (abort) raw.destroy();
           else raw.end();
         };
-        const stream: OpenStream = { raw, close: () => finish(false) };
+        const stream: OpenStream = { close: () => finish(false) };
         /** Writes, or drops the stream when the client reads too slowly to keep up. */
         const send = (text: string) => {
           if (closed) return;
