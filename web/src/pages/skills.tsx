@@ -124,7 +124,7 @@ function SkillCard({ skill, onEdit, onChanged, onDeleted }: { skill: Summary; on
     <article className={skill.active ? 'card active-card' : 'card'} aria-label={skill.name}>
       <h3 className="card-title">
         <span className="mono">{skill.name}</span>
-        {skill.active ? <span className="tag active-tag">Active</span> : <span className="tag">Inactive</span>}
+        {skill.active ? <span className="tag active-tag">Active</span> : null}
         {skill.category ? <span className="tag">{skill.category}</span> : null}
       </h3>
       {skill.description ? <p className="prose">{skill.description}</p> : <p className="muted">No description.</p>}
