@@ -31,12 +31,13 @@ type Answer<T> = { data?: T; error?: unknown; response: Response };
 export function unwrap<T>(answer: Answer<T>): T {
   if (answer.response.ok && answer.data !== undefined) return answer.data;
   if (answer.response.ok) return undefined as T;
-  const body = answer.error as { error?: { code?: string; message?: string; details?: unknown } } | undefined;
+  // The API's error shape: { error: CODE, message, details? } (ErrorResponse).
+  const body = answer.error as Partial<Schemas['ErrorResponse']> | undefined;
   const error = new ApiError(
     answer.response.status,
-    body?.error?.code ?? 'HTTP_' + answer.response.status,
-    body?.error?.message ?? `The server answered ${answer.response.status} ${answer.response.statusText}`,
-    body?.error?.details,
+    typeof body?.error === 'string' ? body.error : `HTTP_${answer.response.status}`,
+    typeof body?.message === 'string' ? body.message : `The server answered ${answer.response.status} ${answer.response.statusText}`,
+    body?.details,
   );
   if (answer.response.status === 401) window.dispatchEvent(new CustomEvent('hearth:signed-out'));
   throw error;

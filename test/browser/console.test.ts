@@ -1,0 +1,219 @@
+/**
+ * The console in a real browser, as its owner uses it: the first visit to a new server, signing
+ * in, answering an agent's request live, and the safety of the session in the page. The pages
+ * of each area have their own file beside this one.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_PAGES } from '../../src/modules/console/console.pages.js';
+import { CONSOLE_CSP } from '../../src/modules/console/console.routes.js';
+import { BROWSER_TESTS, signIn, startConsole, type ConsoleUnderTest } from './browser.js';
+
+// The page's globals the callbacks run in the browser use (this suite compiles without the DOM library).
+interface WebStorage {
+  getItem(key: string): string | null;
+}
+declare const localStorage: WebStorage;
+declare const sessionStorage: WebStorage;
+declare const document: {
+  cookie: string;
+  documentElement: { scrollWidth: number };
+  body: { append(node: unknown): void };
+  createElement(tag: 'form'): { method: string; action: string; submit(): void };
+};
+
+const EMAIL = 'owner@example.test';
+const PASSWORD = 'a-long-password-1';
+
+describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
+  let c: ConsoleUnderTest;
+  beforeAll(async () => {
+    c = await startConsole();
+  }, 60_000);
+  afterAll(async () => c?.close());
+  afterEach(() => expect(c.problems).toEqual([]));
+
+  it('on a new server, creates the owner account, shows the master token once, and signs in', async () => {
+    const { page } = await c.newPage();
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Create your Hearth account' }).waitFor();
+    await c.screenshot(page, '01-first-run');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+
+    const token = page.getByLabel('Master token');
+    await token.waitFor();
+    const masterToken = await token.inputValue();
+    expect(masterToken).toMatch(/^hth_/);
+    await expect(page.getByText('This is the only time it is shown')).toBeTruthy();
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    await c.screenshot(page, '02-master-token');
+    // The token shown is the account's master token.
+    const me = await fetch(`${c.base}/api/v1/auth/me`, { headers: { authorization: `Bearer ${masterToken}` } });
+    expect(me.status).toBe(200);
+
+    await page.getByRole('button', { name: 'I have saved it, continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    await c.screenshot(page, '03-home-empty');
+  });
+
+  it('signs in with email and password, and signs out', async () => {
+    const { page } = await c.newPage();
+    await page.goto('/');
+    // The account exists now: the page offers to sign in.
+    await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/password/i);
+    await c.screenshot(page, '04-sign-in-refused');
+
+    await signIn(page, EMAIL, PASSWORD);
+    await c.screenshot(page, '05-home');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
+    // The session is gone on the server too: a reload does not bring the console back.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
+  });
+
+  /** An agent asks through the API, as agents do; answers the handshake's id. */
+  async function agentAsks(agentId: string, requestedScopes: string[]): Promise<string> {
+    const res = await fetch(`${c.base}/api/v1/handshakes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agentId, requestedScopes, message: `I am ${agentId}, and I would like to read your profile.` }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { data: { handshakeId: string } }).data.handshakeId;
+  }
+
+  /** The scopes of the token an approved handshake made, read with the master token. */
+  async function grantedScopes(handshakeId: string): Promise<string[]> {
+    const owner = await c.t.request('POST', '/api/v1/auth/login', { body: { email: EMAIL, password: PASSWORD } });
+    const session = owner.body.data.token as string;
+    const list = await c.t.request('GET', '/api/v1/handshakes', { token: session, query: { status: 'approved' } });
+    const handshake = (list.body.data as Array<{ handshakeId: string; tokenId: string }>).find((h) => h.handshakeId === handshakeId)!;
+    const token = await c.t.request('GET', `/api/v1/tokens/${handshake.tokenId}`, { token: session });
+    return [...(token.body.data.scopes as string[])].sort();
+  }
+
+  async function approveNarrowed(page: Page, agentId: string): Promise<void> {
+    const card = page.getByRole('article', { name: `Request from ${agentId}` });
+    // Live: the request shows up without a reload, within 5 seconds.
+    await card.waitFor({ timeout: 5_000 });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    const picker = card.getByRole('group', { name: 'Grant these scopes' });
+    // The scopes asked for are ticked, each labelled with its meaning.
+    await expect(picker.getByRole('checkbox', { name: /^read\b/ }).isChecked()).resolves.toBe(true);
+    await expect(picker.getByRole('checkbox', { name: /^professional\b/ }).isChecked()).resolves.toBe(true);
+    await expect(picker.getByRole('checkbox', { name: /^memory\b/ }).isChecked()).resolves.toBe(false);
+    await picker.getByRole('checkbox', { name: /^professional\b/ }).uncheck();
+    await card.getByRole('button', { name: 'Approve with 2 scopes' }).click();
+    await card.getByRole('heading', { name: `${agentId} may now use: read, availability` }).waitFor();
+  }
+
+  it('shows an agent\'s request live and approves it with fewer scopes than asked', async () => {
+    const { page } = await c.newPage();
+    await signIn(page, EMAIL, PASSWORD);
+    await page.getByText('Nothing waits for you').waitFor();
+    const handshakeId = await agentAsks('calendar-agent', ['read', 'professional', 'availability']);
+    const card = page.getByRole('article', { name: 'Request from calendar-agent' });
+    await card.waitFor({ timeout: 5_000 });
+    // The navigation counts what waits.
+    await page.getByRole('navigation').getByText('1', { exact: true }).waitFor({ timeout: 5_000 });
+    await c.screenshot(page, '06-handshake-pending');
+    await approveNarrowed(page, 'calendar-agent');
+    await c.screenshot(page, '07-handshake-approved');
+    expect(await grantedScopes(handshakeId)).toEqual(['availability', 'read']);
+  });
+
+  it('runs the approve flow on a phone-width screen', async () => {
+    const { page } = await c.newPage({ width: 390, height: 844 });
+    await signIn(page, EMAIL, PASSWORD);
+    const handshakeId = await agentAsks('phone-agent', ['read', 'professional', 'availability']);
+    await page.getByRole('article', { name: 'Request from phone-agent' }).waitFor({ timeout: 5_000 });
+    // The navigation folds into a menu that carries the count.
+    await page.getByRole('button', { name: 'Menu (1)' }).waitFor({ timeout: 5_000 });
+    expect(await page.getByRole('navigation').isVisible()).toBe(false);
+    // Nothing is wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await c.screenshot(page, '08-phone-pending');
+    await approveNarrowed(page, 'phone-agent');
+    await c.screenshot(page, '09-phone-approved');
+    expect(await grantedScopes(handshakeId)).toEqual(['availability', 'read']);
+  });
+
+  describe('safety of the session in the page', () => {
+    let evil: Server;
+    let evilOrigin: string;
+    beforeAll(async () => {
+      // Another site the owner visits while signed in: it tries to use the owner's session.
+      evil = createServer((request, response) => {
+        response.setHeader('content-type', 'text/html');
+        response.end(`<!doctype html><title>Win a prize</title><p>Hello</p>`);
+      });
+      await new Promise<void>((resolve) => evil.listen(0, 'localhost', resolve));
+      evilOrigin = `http://localhost:${(evil.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => new Promise<void>((resolve) => evil.close(() => resolve())));
+
+    it('keeps the session in an HttpOnly, SameSite=Strict cookie and writes no token to web storage', async () => {
+      const { context, page } = await c.newPage();
+      await signIn(page, EMAIL, PASSWORD);
+      for (const path of ['/agents', '/', '/memory']) {
+        await page.goto(path);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+      }
+      const stored = await page.evaluate(() => ({
+        local: Object.keys(localStorage).map((key) => `${key}=${localStorage.getItem(key)}`),
+        session: Object.keys(sessionStorage).map((key) => `${key}=${sessionStorage.getItem(key)}`),
+        cookie: document.cookie,
+      }));
+      expect(stored).toEqual({ local: [], session: [], cookie: '' });
+      const cookies = await context.cookies();
+      expect(cookies.map((cookie) => ({ name: cookie.name, httpOnly: cookie.httpOnly, sameSite: cookie.sameSite }))).toEqual([
+        { name: 'hearth_session', httpOnly: true, sameSite: 'Strict' },
+      ]);
+      // No page of the console holds a token in its markup either.
+      expect(await page.content()).not.toMatch(/hth_[a-z]+_[0-9A-Za-z]{8,}/);
+    });
+
+    it('refuses what another site makes the signed-in browser send', async () => {
+      const { page } = await c.newPage();
+      await signIn(page, EMAIL, PASSWORD);
+      await page.goto(`${evilOrigin}/`);
+      const outcome = await page.evaluate(async (target) => {
+        // A simple request needs no CORS preflight: it reaches the server whatever CORS says.
+        await fetch(`${target}/api/v1/memory`, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{"content":"planted by another site"}' });
+        const form = document.createElement('form');
+        form.method = 'POST';
+        form.action = `${target}/api/v1/auth/logout`;
+        document.body.append(form);
+        form.submit();
+        return 'sent';
+      }, c.base);
+      expect(outcome).toBe('sent');
+      const owner = await c.t.request('POST', '/api/v1/auth/login', { body: { email: EMAIL, password: PASSWORD } });
+      const memory = await c.t.request('GET', '/api/v1/memory', { token: owner.body.data.token });
+      expect(JSON.stringify(memory.body.data)).not.toContain('planted by another site');
+      // The console's own session still works: nothing was done with it.
+      await page.goto(`${c.base}/`);
+      await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    });
+
+    it('sends the strict CSP with every page of the console', async () => {
+      const { page } = await c.newPage();
+      await signIn(page, EMAIL, PASSWORD);
+      for (const { path } of CONSOLE_PAGES) {
+        const response = await page.goto(path);
+        expect(response?.headers()['content-security-policy'], path).toBe(CONSOLE_CSP);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+      }
+    });
+  });
+});
