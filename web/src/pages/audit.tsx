@@ -109,7 +109,6 @@ export function AuditPage() {
                   <tr>
                     <th scope="col">When</th>
                     <th scope="col">Action</th>
-                    <th scope="col">Outcome</th>
                     <th scope="col" className="optional">
                       Token
                     </th>
@@ -147,16 +146,13 @@ function AuditRow({ entry, tokenName }: { entry: Entry; tokenName: string | unde
         <When at={entry.createdAt} />
       </td>
       <td className="mono">
-        {entry.action}
+        {entry.action} <span className={`tag outcome-${entry.outcome}`}>{entry.outcome}</span>
         {entry.details && Object.keys(entry.details).length ? (
           <details>
             <summary>Details</summary>
             <pre className="output">{JSON.stringify(entry.details, null, 2)}</pre>
           </details>
         ) : null}
-      </td>
-      <td>
-        <span className={`tag outcome-${entry.outcome}`}>{entry.outcome}</span>
       </td>
       <td className="optional">{entry.tokenId ? (tokenName ?? <span className="mono">{entry.tokenId}</span>) : <span className="muted">none</span>}</td>
       <td className="optional mono">{entry.targetType ? `${entry.targetType} ${entry.targetId ?? ''}` : '—'}</td>

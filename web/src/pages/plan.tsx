@@ -30,10 +30,15 @@ interface Usage {
  */
 async function loadUsage(): Promise<Usage> {
   const response = await fetch('/api/v1/billing/usage', { credentials: 'same-origin', headers: { accept: 'application/json' } });
-  const body = (await response.json().catch(() => undefined)) as { data?: Usage; error?: { code?: string; message?: string } } | undefined;
+  // A success is { data }; an error is the API's ErrorResponse, { error: CODE, message }.
+  const body = (await response.json().catch(() => undefined)) as { data?: Usage; error?: unknown; message?: unknown } | undefined;
   if (!response.ok || !body?.data) {
     if (response.status === 401) window.dispatchEvent(new CustomEvent('hearth:signed-out'));
-    throw new ApiError(response.status, body?.error?.code ?? `HTTP_${response.status}`, body?.error?.message ?? `The server answered ${response.status} ${response.statusText}`);
+    throw new ApiError(
+      response.status,
+      typeof body?.error === 'string' ? body.error : `HTTP_${response.status}`,
+      typeof body?.message === 'string' ? body.message : `The server answered ${response.status} ${response.statusText}`,
+    );
   }
   return body.data;
 }

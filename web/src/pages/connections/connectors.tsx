@@ -14,7 +14,7 @@ const AUTH_TYPES: Array<{ value: AuthType; label: string }> = [
 ];
 
 /** Connectors: the owner's own APIs, called with a vault secret Hearth attaches. */
-export function Connectors() {
+export function Connectors({ onChanged }: { onChanged: () => void }) {
   const [adding, setAdding] = useState(false);
   const connectors = usePaged(async (cursor) => unwrap(await api.GET('/api/v1/connectors', { params: { query: { cursor, limit: 50 } } })));
   return (
@@ -32,6 +32,7 @@ export function Connectors() {
           onCreated={() => {
             setAdding(false);
             connectors.reload();
+            onChanged();
           }}
           onCancel={() => setAdding(false)}
         />
@@ -44,7 +45,13 @@ export function Connectors() {
             <ul className="cards">
               {list.map((connector) => (
                 <li key={connector.id}>
-                  <ConnectorCard connector={connector} onDeleted={connectors.reload} />
+                  <ConnectorCard
+                    connector={connector}
+                    onDeleted={() => {
+                      connectors.reload();
+                      onChanged();
+                    }}
+                  />
                 </li>
               ))}
             </ul>

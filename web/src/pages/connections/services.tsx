@@ -2,8 +2,8 @@ import { api, unwrap } from '../../api/client';
 import { Empty, Show, useLoad } from '../../components/ui';
 
 /** Every service the owner's agents can call through Hearth, and whether it has a credential. */
-export function Services() {
-  const services = useLoad(async () => unwrap(await api.GET('/api/v1/services')).data);
+export function Services({ round }: { round: number }) {
+  const services = useLoad(async () => unwrap(await api.GET('/api/v1/services')).data, [round]);
   return (
     <section aria-labelledby="services-heading">
       <h2 id="services-heading">Services</h2>

@@ -6,8 +6,8 @@ import { useLoad } from '../../components/ui';
 type Result = Schemas['ServiceCallResult'];
 
 /** Sends one GET through the service proxy, as an agent would, and shows the service's answer. */
-export function TryRequest() {
-  const services = useLoad(async () => unwrap(await api.GET('/api/v1/services')).data);
+export function TryRequest({ round }: { round: number }) {
+  const services = useLoad(async () => unwrap(await api.GET('/api/v1/services')).data, [round]);
   const [service, setService] = useState('');
   const [path, setPath] = useState('/');
   const [result, setResult] = useState<Result>();

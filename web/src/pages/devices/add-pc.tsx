@@ -101,7 +101,7 @@ export function AddPc() {
           </select>
         </div>
       </div>
-      <pre className="output" aria-label={`Commands for ${PLATFORMS.find((item) => item.id === platform)!.label}`}>
+      <pre className="output command" aria-label={`Commands for ${PLATFORMS.find((item) => item.id === platform)!.label}`}>
         {commands(platform, origin, token ?? TOKEN_PLACEHOLDER, privilege)}
       </pre>
       <p className="muted">
