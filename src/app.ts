@@ -23,6 +23,7 @@ import { chatRoutes } from './modules/chat/chat.routes.js';
 import { consoleRoutes } from './modules/console/console.routes.js';
 import { connectorsRoutes } from './modules/connectors/connectors.routes.js';
 import { discoveryRoutes } from './modules/discovery/discovery.routes.js';
+import { eventsRoutes } from './modules/events/events.routes.js';
 import { gatewayRoutes } from './modules/gateway/gateway.routes.js';
 import { googleRoutes } from './modules/google/google.routes.js';
 import { authorizationRoutes } from './modules/authorization/authorization.routes.js';
@@ -140,6 +141,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(auditRoutes({ audit: container.audit }));
   await app.register(discoveryRoutes({ discovery: container.discovery }));
   await app.register(gatewayRoutes({ gateway: container.gateway }));
+  await app.register(
+    eventsRoutes({
+      events: container.events,
+      authenticate: (secret) => container.tokens.authenticate(secret),
+      publicBaseUrl: config.publicBaseUrl,
+      heartbeatMs: config.events.heartbeatMs,
+      maxStreamsPerOwner: config.events.maxStreamsPerOwner,
+    }),
+  );
   await app.register(handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute }));
   await app.register(personasRoutes({ personas: container.personas, attachments: container.attachments }));
   await app.register(identityRoutes({ identity: container.identity }));

@@ -84,6 +84,12 @@ export interface Config {
    * the daemons' heartbeat interval, and where daemon downloads are built.
    */
   afp: { requestTimeoutMs: number; heartbeatMs: number; buildDir: string };
+
+  /**
+   * The console's live event stream (GET /api/v1/events): how often a heartbeat comment is sent
+   * (and the stream's token checked again), and how many streams one owner may hold open.
+   */
+  events: { heartbeatMs: number; maxStreamsPerOwner: number };
 }
 
 export interface ExtractSettings {
@@ -275,6 +281,11 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int(env, 'AFP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
       heartbeatMs: int(env, 'AFP_HEARTBEAT_MS', 15_000, 1000, 300_000),
       buildDir: path.resolve(env.AFP_BUILD_DIR || './build/afp'),
+    },
+
+    events: {
+      heartbeatMs: int(env, 'EVENTS_HEARTBEAT_MS', 25_000, 1000, 300_000),
+      maxStreamsPerOwner: int(env, 'EVENTS_MAX_STREAMS_PER_OWNER', 8, 1, 100),
     },
   };
 }

@@ -20,6 +20,7 @@ import { createChatService } from './modules/chat/chat.service.js';
 import { createLimitsService } from './modules/billing/billing.limits.js';
 import { createBillingRepo } from './modules/billing/billing.repo.js';
 import { createBillingService } from './modules/billing/billing.service.js';
+import { createInProcessEventsBus } from './modules/events/events.bus.js';
 import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
 import { createGatewayService } from './modules/gateway/gateway.service.js';
@@ -97,6 +98,9 @@ export function createContainer(config: Config, storage: Storage) {
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
   const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
+  // What happens in an owner's account, to the console's live stream; in this process only
+  // (another node's events reach it once the bus is carried over PostgreSQL, see docs/decisions.md).
+  const events = createInProcessEventsBus();
   // The plans come from PLANS_FILE or the built-in list, checked here at start.
   const plans = createPlansService(loadPlans(config.plansFile));
   const tokens = createTokensService({
@@ -106,6 +110,7 @@ export function createContainer(config: Config, storage: Storage) {
     cacheTokens: true,
     // On PostgreSQL other nodes may change tokens: cached principals follow the shared write feed.
     writes: storage.dialect === 'postgres' ? storage.writes : undefined,
+    events,
   });
   const accounts = createAccountsService({
     db,
@@ -228,6 +233,7 @@ export function createContainer(config: Config, storage: Storage) {
     audit,
     sealer: keyring,
     ttlMs: config.handshakeTtlMs,
+    events,
   });
   // Shared across owners; publishing and installing go through the skills and personas services.
   const marketplace = createMarketplaceService({ db, repo: createMarketplaceRepo(db, storage.dialect), skills, personas, audit });
@@ -247,6 +253,10 @@ export function createContainer(config: Config, storage: Storage) {
       : undefined,
     contextTokens: config.chatContextTokens,
   });
+  // Remote PCs: requests reach a daemon connected to this process (see docs/decisions.md for several nodes).
+  const afpRelay = createInProcessRelay();
+  const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
+  const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
   // Plans, Stripe checkout and Stripe's webhook; the plan itself is kept by accounts.
   const billing = createBillingService({
     db,
@@ -254,15 +264,18 @@ export function createContainer(config: Config, storage: Storage) {
     plans,
     accounts,
     limits,
+    // Usage against the plan's limits, counted by the modules that own the records.
+    usage: {
+      memoryEntries: memory.count,
+      knowledgeBytes: knowledge.storedBytes,
+      vaultTokens: vault.count,
+      devices: afp.countDevices,
+    },
     audit,
     outbound,
     stripe: config.stripe,
     publicBaseUrl: config.publicBaseUrl,
   });
-  // Remote PCs: requests reach a daemon connected to this process (see docs/decisions.md for several nodes).
-  const afpRelay = createInProcessRelay();
-  const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
-  const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
 
   let closing: Promise<void> | undefined;
   /**
@@ -281,6 +294,7 @@ export function createContainer(config: Config, storage: Storage) {
 
   return {
     storage,
+    events,
     parsing,
     afp,
     afpRelay,

@@ -26,6 +26,8 @@ const PUBLIC_ROUTES = new Set(
     'GET /llms.txt',
     'GET /api/v1/health',
     'POST /api/v1/auth/register',
+    // Whether a sign-in page should offer registration: two booleans, asked before signing in.
+    'GET /api/v1/auth/registration',
     'POST /api/v1/auth/login',
     // The console's sign-in: the password is the proof, and only the console's own pages may send it.
     'POST /api/v1/auth/session',
@@ -110,6 +112,8 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/tokens(\/.*)?$/, owner),
   rule('*', /^\/api\/v1\/handshakes(\/.*)?$/, owner),
   rule('GET', /^\/api\/v1\/audit\/log$/, owner),
+  // The console's live view of handshakes and tokens: the owner's, like the routes it reports on.
+  rule('GET', /^\/api\/v1\/events$/, owner),
 
   rule('GET', /^\/api\/v1\/vault\/tokens\/\{\}\/reveal$/, master),
   rule('*', /^\/api\/v1\/vault(\/.*)?$/, scope('vault')),
@@ -131,6 +135,8 @@ const RULES: Rule[] = [
 
   // Paying for the owner's own plan: the conventions say only "bearer required".
   rule('POST', /^\/api\/v1\/billing\/checkout$/, owner, token),
+  // The owner's plan page: what the account holds, against the plan.
+  rule('GET', /^\/api\/v1\/billing\/usage$/, owner),
 ];
 
 function sameAccess(a: Access, b: Access): boolean {

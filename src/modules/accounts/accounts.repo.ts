@@ -12,6 +12,11 @@ export function createAccountsRepo(db: Kysely<Database>) {
       return Number(row.n);
     },
 
+    /** Whether any account exists: reads one row of the primary key, however many there are. */
+    async any(): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+    },
+
     async findByEmail(email: string): Promise<UsersTable | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },

@@ -14,6 +14,7 @@ import {
   PlanBody,
   RegisterBody,
   RegisterResponse,
+  RegistrationStatusResponse,
   UserPage,
   UserResponse,
 } from './accounts.schemas.js';
@@ -96,6 +97,25 @@ export function accountsRoutes(deps: {
       async (request, reply) => {
         const { user, masterToken } = await accounts.register(request.body, actorOf(request));
         return reply.status(201).send({ data: { user, token: masterToken } });
+      },
+    );
+
+    app.get(
+      '/api/v1/auth/registration',
+      {
+        // A sign-in page asks before anyone has signed in; the answer is two booleans, no secret.
+        config: { access: access.public() },
+        schema: {
+          operationId: 'getRegistrationStatus',
+          summary: 'Whether this server accepts new accounts now: lets a sign-in page decide whether to offer "Create account"',
+          tags: ['accounts'],
+          response: { 200: RegistrationStatusResponse },
+        },
+      },
+      async (_request, reply) => {
+        // The first registration changes the answer; nothing may keep the old one.
+        reply.header('cache-control', 'no-store');
+        return { data: await accounts.registrationStatus() };
       },
     );
 

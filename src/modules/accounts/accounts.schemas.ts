@@ -62,6 +62,16 @@ export const BrowserSessionResponse = Data(
   ),
 );
 
+export const RegistrationStatusSchema = Type.Object(
+  {
+    open: Type.Boolean({ description: 'Whether POST /api/v1/auth/register would be accepted now (REGISTRATION=open, or first-user before the first account)' }),
+    hasAccounts: Type.Boolean({ description: 'Whether any account exists on this server (the first one becomes the administrator)' }),
+  },
+  { title: 'RegistrationStatus' },
+);
+export type RegistrationStatus = Static<typeof RegistrationStatusSchema>;
+export const RegistrationStatusResponse = Data(RegistrationStatusSchema);
+
 export const LogoutResponse = Data(Type.Object({ success: Type.Boolean(), tokenId: Type.String() }, { title: 'LoggedOut' }));
 
 export const UserResponse = Data(UserSchema);

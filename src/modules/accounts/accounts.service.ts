@@ -11,7 +11,7 @@ import type { PlansService } from '../plans/plans.service.js';
 import type { IssuedToken, MasterProof, TokensService } from '../tokens/tokens.service.js';
 import type { PasswordAttemptLimiter } from './accounts.attempts.js';
 import type { AccountsRepo } from './accounts.repo.js';
-import type { User } from './accounts.schemas.js';
+import type { RegistrationStatus, User } from './accounts.schemas.js';
 
 export function toUser(row: UsersTable): User {
   return {
@@ -140,6 +140,15 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   const planChangeListeners: Array<(userId: string) => void> = [];
 
   return {
+    /**
+     * Whether POST /auth/register would be accepted now, for a sign-in page deciding whether to
+     * offer it: always with REGISTRATION=open, only before the first account with first-user.
+     */
+    async registrationStatus(): Promise<RegistrationStatus> {
+      const hasAccounts = await repo.any();
+      return { open: deps.registration === 'open' || !hasAccounts, hasAccounts };
+    },
+
     async register(input: { email: string; password: string; name?: string | undefined }, actor: AuditActor) {
       const result = await createAccount(input, 'register');
       await audit.record({ ...actor, ownerId: result.user.id }, {

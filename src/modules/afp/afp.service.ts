@@ -220,6 +220,11 @@ export function createAfpService(deps: AfpServiceDeps) {
       await repo.touch(deviceId, at);
     },
 
+    /** How many devices the owner has registered: what the plan's devices limit counts. */
+    async countDevices(ownerId: string): Promise<number> {
+      return repo.count(ownerId);
+    },
+
     async list(ownerId: string): Promise<Device[]> {
       const rows = await repo.list(ownerId);
       const live = await relay.presence(rows.map((row) => row.id));

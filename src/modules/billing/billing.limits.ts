@@ -151,6 +151,21 @@ export function createLimitsService(deps: LimitsServiceOptions) {
       });
     },
 
+    /**
+     * The owner's plan and whether its limits apply to them, with today's request count as
+     * this process counted it (null when nothing is counted: limits off, or the administrator)
+     * and when that count starts again.
+     */
+    async standing(ownerId: string): Promise<{ plan: Plan; applies: boolean; requestsToday: number | null; resetsAt: string }> {
+      const user = await accounts.getUser(ownerId);
+      const plan = plans.effective(user.planId);
+      const at = now();
+      const applies = deps.enabled && user.role !== 'admin';
+      // A new day's count starts at the next request; until then, today's is zero.
+      const requestsToday = applies ? (utcDay(at) === day ? (requests.get(ownerId) ?? 0) : 0) : null;
+      return { plan, applies, requestsToday, resetsAt: new Date(nextUtcMidnight(at)).toISOString() };
+    },
+
     /** Drops what the request counter remembers of the owner's plan (after a plan change). */
     forget(ownerId: string): void {
       cachedPlans.delete(ownerId);

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
-import { CheckoutBody, CheckoutResponse, PlanList, ReturnQuery, WebhookResponse } from './billing.schemas.js';
+import { CheckoutBody, CheckoutResponse, PlanList, ReturnQuery, UsageResponse, WebhookResponse } from './billing.schemas.js';
 import type { BillingService } from './billing.service.js';
 
 /** Stripe's events are small; a webhook body larger than this is not Stripe's. */
@@ -43,6 +43,22 @@ export function billingRoutes(deps: { billing: BillingService }): FastifyPluginA
         },
       },
       async () => ({ data: billing.listPlans() }),
+    );
+
+    app.get(
+      '/api/v1/billing/usage',
+      {
+        // What the account holds, in numbers: the owner's view (the console's plan page).
+        // Exempt like the other billing routes: an owner at the daily cap can still see why.
+        config: { access: access.owner(), dailyQuotaExempt: true },
+        schema: {
+          operationId: 'getBillingUsage',
+          summary: "The owner's plan and what they use of each of its limits",
+          tags,
+          response: { 200: UsageResponse },
+        },
+      },
+      async (request) => ({ data: await billing.usage(principalOf(request).ownerId) }),
     );
 
     app.post(

@@ -31,6 +31,46 @@ export type PublicPlan = Static<typeof PlanSchema>;
 
 export const PlanList = List(PlanSchema);
 
+const Meter = (what: string) =>
+  Type.Object(
+    {
+      used: Type.Integer({ minimum: 0, description: `${what} now` }),
+      limit: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+        description: "The plan's limit; null when nothing limits it (plan limits off on this server, the administrator, or an unlimited plan)",
+      }),
+    },
+    { additionalProperties: false },
+  );
+
+export const UsageSchema = Type.Object(
+  {
+    plan: Type.Object({ id: Type.String(), name: Type.String() }, { description: "The owner's plan (GET /api/v1/billing/plans lists them all)" }),
+    limitsApply: Type.Boolean({
+      description: 'Whether plan limits apply to this owner: false when the server runs without plan limits, and for the administrator',
+    }),
+    usage: Type.Object({
+      memoryEntries: Meter('Memory entries stored'),
+      knowledgeBytes: Meter('Bytes of knowledge-base document text stored'),
+      vaultTokens: Meter('Vault tokens stored'),
+      devices: Meter('Remote PCs registered'),
+      apiRequestsPerDay: Type.Object(
+        {
+          used: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+            description:
+              'Authenticated requests counted today (UTC) by the server that answers (billing routes, this one among them, are not counted); null when requests are not counted at all (limitsApply is false)',
+          }),
+          limit: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "The plan's daily limit; null when nothing limits it" }),
+          resetsAt: Type.String({ format: 'date-time', description: 'When the count starts again: the next UTC midnight' }),
+        },
+        { additionalProperties: false },
+      ),
+    }),
+  },
+  { title: 'Usage' },
+);
+export type Usage = Static<typeof UsageSchema>;
+export const UsageResponse = Data(UsageSchema);
+
 const RedirectUrl = (what: string) =>
   Type.String({
     maxLength: 2000,

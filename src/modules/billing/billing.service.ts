@@ -9,7 +9,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { LimitsService } from './billing.limits.js';
 import type { Plan, PlansService } from '../plans/plans.service.js';
 import type { BillingRepo } from './billing.repo.js';
-import type { CheckoutSession, PublicPlan, WebhookReceipt } from './billing.schemas.js';
+import type { CheckoutSession, PublicPlan, Usage, WebhookReceipt } from './billing.schemas.js';
 import { createStripeClient, verifyStripeSignature, type FormValue } from './billing.stripe.js';
 
 export interface BillingServiceOptions {
@@ -17,7 +17,12 @@ export interface BillingServiceOptions {
   repo: BillingRepo;
   plans: Pick<PlansService, 'list' | 'get' | 'ids' | 'defaultPlanId'>;
   accounts: Pick<AccountsService, 'getUser' | 'setPlan'>;
-  limits: Pick<LimitsService, 'forget'>;
+  limits: Pick<LimitsService, 'forget' | 'standing'>;
+  /**
+   * What each stored-resource limit counts, from the module that owns the records (the same
+   * counts the limit checks use).
+   */
+  usage: Record<'memoryEntries' | 'knowledgeBytes' | 'vaultTokens' | 'devices', (ownerId: string) => Promise<number>>;
   audit: Pick<AuditService, 'record'>;
   outbound: Pick<OutboundClient, 'request'>;
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiBaseUrl: string };
@@ -136,6 +141,29 @@ export function createBillingService(deps: BillingServiceOptions) {
   }
 
   return {
+    /** The owner's plan and what they use of each of its limits. */
+    async usage(ownerId: string): Promise<Usage> {
+      const { plan, applies, requestsToday, resetsAt } = await limits.standing(ownerId);
+      const limitOf = (name: keyof typeof plan.limits) => (applies ? plan.limits[name] : null);
+      const [memoryEntries, knowledgeBytes, vaultTokens, devices] = await Promise.all([
+        deps.usage.memoryEntries(ownerId),
+        deps.usage.knowledgeBytes(ownerId),
+        deps.usage.vaultTokens(ownerId),
+        deps.usage.devices(ownerId),
+      ]);
+      return {
+        plan: { id: plan.id, name: plan.name },
+        limitsApply: applies,
+        usage: {
+          memoryEntries: { used: memoryEntries, limit: limitOf('memoryEntries') },
+          knowledgeBytes: { used: knowledgeBytes, limit: limitOf('knowledgeBytes') },
+          vaultTokens: { used: vaultTokens, limit: limitOf('vaultTokens') },
+          devices: { used: devices, limit: limitOf('devices') },
+          apiRequestsPerDay: { used: requestsToday, limit: limitOf('apiRequestsPerDay'), resetsAt },
+        },
+      };
+    },
+
     listPlans(): PublicPlan[] {
       return plans.list().map(toPublicPlan);
     },

@@ -8,6 +8,7 @@ import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { Database, HandshakesTable } from '../../storage/tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
@@ -87,10 +88,13 @@ export interface HandshakesServiceOptions {
   sealer: SecretSealer;
   /** How long a handshake waits for a decision before it reads `denied`. */
   ttlMs: number;
+  /** Told, after each commit, of requests, decisions, claims and revocations (the console's live view). */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
 export function createHandshakesService(deps: HandshakesServiceOptions) {
   const { db, repo, tokens, audit, sealer } = deps;
+  const publish: EventsBus['publish'] | undefined = deps.events ? (ownerId, event) => deps.events!.publish(ownerId, event) : undefined;
 
   /** Refuses a claim: recorded in the owner's log, answered without a token. */
   async function refuseClaim(
@@ -186,6 +190,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
           trx,
         );
       });
+      publish?.(ownerId, { type: 'handshake.created', data: { handshakeId: row.id, agentId: row.agent_id, requestedScopes: input.requestedScopes } });
       return { handshake: toHandshake(row), claimSecret };
     },
 
@@ -239,7 +244,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
       const scopes: Scope[] = input.scopes ? [...new Set(input.scopes)] : requested;
       const minted = tokens.mintForHandshake(ownerId, { handshakeId: id, agentId: current.agent_id, scopes, expiresAt });
       const claimSealed = current.claim_hash ? await sealer.seal(ownerId, claimContext(id), minted.secret) : null;
-      return db.transaction().execute(async (trx) => {
+      const approved = await db.transaction().execute(async (trx) => {
         const { row } = await claimDecision(ownerId, id, 'approved', trx);
         const issued = await tokens.saveForHandshake(minted, trx);
         await repo.recordApproval(ownerId, id, { tokenId: issued.record.id, grantedScopes: JSON.stringify(scopes), claimSealed }, trx);
@@ -257,6 +262,12 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
         const updated = await requireHandshake(ownerId, id, trx);
         return { handshake: toHandshake(updated), token: issued.secret };
       });
+      const { handshake } = approved;
+      publish?.(ownerId, {
+        type: 'handshake.decided',
+        data: { handshakeId: id, agentId: handshake.agentId, decision: 'approved', tokenId: handshake.tokenId },
+      });
+      return approved;
     },
 
     /**
@@ -315,11 +326,12 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
         // A concurrent claim or a revocation came first.
         throw new AppError('CONFLICT', `The token of handshake ${id} was already claimed or the handshake was revoked`);
       }
+      publish?.(row.owner_id, { type: 'handshake.claimed', data: { handshakeId: id, agentId: row.agent_id, tokenId: row.token_id } });
       return { token, scopes: row.granted_scopes ? (JSON.parse(row.granted_scopes) as Scope[]) : [] };
     },
 
     async deny(ownerId: string, id: string, actor: AuditActor): Promise<Handshake> {
-      return db.transaction().execute(async (trx) => {
+      const denied = await db.transaction().execute(async (trx) => {
         const { row } = await claimDecision(ownerId, id, 'denied', trx);
         await audit.record(
           actor,
@@ -328,11 +340,13 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
         );
         return toHandshake(await requireHandshake(ownerId, id, trx));
       });
+      publish?.(ownerId, { type: 'handshake.decided', data: { handshakeId: id, agentId: denied.agentId, decision: 'denied', tokenId: null } });
+      return denied;
     },
 
     /** Closes a handshake for good; the token it produced, if any, is refused from its next request. */
     async revoke(ownerId: string, id: string, actor: AuditActor): Promise<Handshake> {
-      return db.transaction().execute(async (trx) => {
+      const result = await db.transaction().execute(async (trx) => {
         // The update comes first so that, against a concurrent approval, it waits for that
         // approval to commit and then sees the token it made.
         const changed = await repo.revoke(ownerId, id, isoNow(), trx);
@@ -351,8 +365,15 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
             trx,
           );
         }
-        return toHandshake(row);
+        return { handshake: toHandshake(row), changed };
       });
+      const { handshake, changed } = result;
+      if (changed && publish) {
+        publish(ownerId, { type: 'handshake.revoked', data: { handshakeId: id, agentId: handshake.agentId, tokenId: handshake.tokenId } });
+        // The token was revoked inside this transaction, so its announcement waited for the commit.
+        if (handshake.tokenId) publish(ownerId, { type: 'token.revoked', data: { tokenId: handshake.tokenId, kind: 'handshake' } });
+      }
+      return handshake;
     },
   };
 }

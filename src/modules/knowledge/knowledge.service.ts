@@ -275,6 +275,11 @@ export function createKnowledgeService(deps: {
       return repo.count(ownerId);
     },
 
+    /** Bytes of document text the owner stores: what the plan's knowledgeBytes limit counts. */
+    async storedBytes(ownerId: string): Promise<number> {
+      return (await repo.storedBytes(ownerId)).total;
+    },
+
     /** The most recently changed documents: ids and titles only. */
     async recent(ownerId: string, limit: number) {
       const rows = await repo.recent(ownerId, limit);

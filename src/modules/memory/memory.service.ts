@@ -109,6 +109,11 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       });
     },
 
+    /** How many entries the owner stores: what the plan's memoryEntries limit counts. */
+    async count(ownerId: string): Promise<number> {
+      return repo.count(ownerId);
+    },
+
     /** The newest `limit` entries and whether there are more, with the total only then. */
     async recent(ownerId: string, limit: number): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean }> {
       // One more than asked tells whether there are more, without counting in the common case.

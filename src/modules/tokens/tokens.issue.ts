@@ -5,6 +5,7 @@ import type { Scope } from '../../http/access.js';
 import { isoIn, isPast } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import { mintToken, toTokenRecord, type IssuedToken, type MintedToken } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';
 import type { CreateTokenBody } from './tokens.schemas.js';
@@ -22,6 +23,8 @@ export interface TokenIssuingDeps {
   repo: Pick<TokensRepo, 'insert'>;
   audit: Pick<AuditService, 'record'>;
   sessionTtlMs: number;
+  /** Told of each API token the owner makes (the console's live view). */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
 /** Making tokens: the master token with the account, login sessions, agents' tokens, API tokens. */
@@ -98,6 +101,7 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
         targetId: row.id,
         details: { name: row.name, scopes: input.scopes, expiresAt: row.expires_at },
       });
+      deps.events?.publish(ownerId, { type: 'token.created', data: { tokenId: row.id, name: row.name, kind: row.kind, scopes: [...new Set(input.scopes)] } });
       return { record: toTokenRecord(row), secret };
     },
   };

@@ -4,6 +4,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database, TokensTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import { checkFutureExpiry } from './tokens.issue.js';
 import { ALL_SCOPES_KINDS, toTokenRecord, type TokenRecord } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';
@@ -17,6 +18,8 @@ export interface TokenManagementDeps {
   audit: Pick<AuditService, 'record'>;
   /** Drops a changed token's cached principal, so the change holds from the very next request. */
   forget(tokenId: string): void;
+  /** Told of each revocation (the console's live view; open event streams of the token end). */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
 /** The owner's tokens: listing, reading, renaming and rescoping, revoking. */
@@ -74,7 +77,10 @@ export function createTokenManagement(deps: TokenManagementDeps) {
       return toTokenRecord(updated!);
     },
 
-    /** Revokes a token; it is refused from its very next request. */
+    /**
+     * Revokes a token; it is refused from its very next request. Inside a caller's transaction
+     * (`trx`) the caller announces the revocation once it has committed; alone, this does.
+     */
     async revoke(ownerId: string, id: string, actor: AuditActor, trx?: Transaction<Database>): Promise<TokenRecord> {
       const row = await requireToken(ownerId, id, trx);
       if (row.kind === 'master') {
@@ -85,6 +91,7 @@ export function createTokenManagement(deps: TokenManagementDeps) {
       const updated = await repo.update(ownerId, id, { revoked_at: now, updated_at: now }, trx);
       forget(id);
       await audit.record(actor, { action: 'token.revoke', outcome: 'success', targetType: 'token', targetId: id }, trx);
+      if (!trx) deps.events?.publish(ownerId, { type: 'token.revoked', data: { tokenId: id, kind: row.kind } });
       return toTokenRecord(updated!);
     },
   };

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { TokensTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import { createTokenAuthentication, type TokenAuthenticationDeps } from './tokens.auth.js';
 import { createTokenIssuing } from './tokens.issue.js';
 import { createTokenManagement } from './tokens.manage.js';
@@ -29,6 +30,8 @@ export interface TokensServiceOptions {
   sessionTtlMs: number;
   cacheTokens: TokenAuthenticationDeps['cacheTokens'];
   writes?: TokenAuthenticationDeps['writes'];
+  /** Told when API tokens are made and tokens revoked. */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
 /**
@@ -39,8 +42,8 @@ export interface TokensServiceOptions {
 export function createTokensService(deps: TokensServiceOptions) {
   const { repo, audit } = deps;
   const auth = createTokenAuthentication({ repo, cacheTokens: deps.cacheTokens, writes: deps.writes });
-  const issuing = createTokenIssuing({ repo, audit, sessionTtlMs: deps.sessionTtlMs });
-  const management = createTokenManagement({ repo, audit, forget: auth.forget });
+  const issuing = createTokenIssuing({ repo, audit, sessionTtlMs: deps.sessionTtlMs, events: deps.events });
+  const management = createTokenManagement({ repo, audit, forget: auth.forget, events: deps.events });
   const rotation = createTokenRotation({ repo, audit, forget: auth.forget, requireToken: management.requireToken });
 
   return {

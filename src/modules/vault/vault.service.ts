@@ -137,6 +137,11 @@ export function createVaultService(deps: VaultServiceDeps) {
 
   return {
     /** Stores a token: the secret is sealed before it reaches the database. */
+    /** How many vault tokens the owner stores: what the plan's vaultTokens limit counts. */
+    async count(ownerId: string): Promise<number> {
+      return repo.count(ownerId);
+    },
+
     async create(
       ownerId: string,
       body: VaultTokenCreateRequest,

@@ -31,16 +31,23 @@ type Answer<T> = { data?: T; error?: unknown; response: Response };
 export function unwrap<T>(answer: Answer<T>): T {
   if (answer.response.ok && answer.data !== undefined) return answer.data;
   if (answer.response.ok) return undefined as T;
-  // The API's error shape: { error: CODE, message, details? } (ErrorResponse).
-  const body = answer.error as Partial<Schemas['ErrorResponse']> | undefined;
-  const error = new ApiError(
-    answer.response.status,
-    typeof body?.error === 'string' ? body.error : `HTTP_${answer.response.status}`,
-    typeof body?.message === 'string' ? body.message : `The server answered ${answer.response.status} ${answer.response.statusText}`,
-    body?.details,
-  );
+  const error = apiError(answer.response.status, answer.response.statusText, answer.error);
   if (answer.response.status === 401) window.dispatchEvent(new CustomEvent('hearth:signed-out'));
   throw error;
+}
+
+/**
+ * An error answer's body as an ApiError. The API answers `{ error: "<CODE>", message, details? }`;
+ * a body of another shape (a proxy's page, nothing at all) still gives a sentence with the status.
+ */
+export function apiError(status: number, statusText: string, body: unknown): ApiError {
+  const shaped = typeof body === 'object' && body !== null ? (body as { error?: unknown; message?: unknown; details?: unknown }) : {};
+  return new ApiError(
+    status,
+    typeof shaped.error === 'string' ? shaped.error : 'HTTP_' + status,
+    typeof shaped.message === 'string' && shaped.message ? shaped.message : `The server answered ${status} ${statusText}`.trim(),
+    shaped.details,
+  );
 }
 
 /** A thrown value as words for the page. */

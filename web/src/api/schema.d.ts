@@ -47,6 +47,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this server accepts new accounts now: lets a sign-in page decide whether to offer "Create account"
+         * @description Public: no token needed.
+         */
+        get: operations["getRegistrationStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -459,6 +479,26 @@ export interface paths {
          * @description Requires scope: `read`.
          */
         get: operations["getGatewayContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's events as they happen (handshakes asked and decided, tokens made and revoked), as Server-Sent Events
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1771,6 +1811,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billing/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The owner's plan and what they use of each of its limits
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["getBillingUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billing/checkout": {
         parameters: {
             query?: never;
@@ -2589,6 +2649,74 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AccountEvent */
+        AccountEvent: {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "handshake.created";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["HandshakeCreatedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "handshake.decided";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["HandshakeDecidedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "handshake.claimed";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["HandshakeClaimedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "handshake.revoked";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["HandshakeRevokedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "token.created";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["TokenCreatedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "token.revoked";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["TokenRevokedData"];
+        };
         /** AfpDaemonMessage */
         AfpDaemonMessage: {
             /** @enum {string} */
@@ -3353,6 +3481,13 @@ export interface components {
         HandshakeClaimResponse: {
             data: components["schemas"]["HandshakeClaim"];
         };
+        /** HandshakeClaimedData */
+        HandshakeClaimedData: {
+            handshakeId: string;
+            /** @description The name the agent gave itself */
+            agentId: string;
+            tokenId: string | null;
+        };
         /** HandshakeCreated */
         HandshakeCreated: {
             /** @description Keep it: it is the only way to read the answer */
@@ -3368,9 +3503,25 @@ export interface components {
             /** @description Where to collect the token after approval */
             claimUrl: string;
         };
+        /** HandshakeCreatedData */
+        HandshakeCreatedData: {
+            handshakeId: string;
+            /** @description The name the agent gave itself */
+            agentId: string;
+            requestedScopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+        };
         /** HandshakeCreatedResponse */
         HandshakeCreatedResponse: {
             data: components["schemas"]["HandshakeCreated"];
+        };
+        /** HandshakeDecidedData */
+        HandshakeDecidedData: {
+            handshakeId: string;
+            /** @description The name the agent gave itself */
+            agentId: string;
+            decision: "approved" | "denied";
+            /** @description The token an approval made; null for a denial */
+            tokenId: string | null;
         };
         /** HandshakePage */
         HandshakePage: {
@@ -3381,6 +3532,13 @@ export interface components {
         /** HandshakeResponse */
         HandshakeResponse: {
             data: components["schemas"]["Handshake"];
+        };
+        /** HandshakeRevokedData */
+        HandshakeRevokedData: {
+            handshakeId: string;
+            /** @description The name the agent gave itself */
+            agentId: string;
+            tokenId: string | null;
         };
         /** HandshakeStatus */
         HandshakeStatus: {
@@ -3959,6 +4117,17 @@ export interface components {
         RegistrationResponse: {
             data: components["schemas"]["Registration"];
         };
+        /** RegistrationStatus */
+        RegistrationStatus: {
+            /** @description Whether POST /api/v1/auth/register would be accepted now (REGISTRATION=open, or first-user before the first account) */
+            open: boolean;
+            /** @description Whether any account exists on this server (the first one becomes the administrator) */
+            hasAccounts: boolean;
+        };
+        /** RegistrationStatusResponse */
+        RegistrationStatusResponse: {
+            data: components["schemas"]["RegistrationStatus"];
+        };
         /** RevealedVaultToken */
         RevealedVaultToken: {
             id: string;
@@ -4263,6 +4432,13 @@ export interface components {
         TokenCapabilitiesResponse: {
             data: components["schemas"]["TokenCapabilities"];
         };
+        /** TokenCreatedData */
+        TokenCreatedData: {
+            tokenId: string;
+            name: string;
+            kind: "master" | "session" | "api" | "handshake" | "oauth";
+            scopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+        };
         /** TokenPage */
         TokenPage: {
             data: components["schemas"]["Token"][];
@@ -4272,6 +4448,62 @@ export interface components {
         /** TokenResponse */
         TokenResponse: {
             data: components["schemas"]["Token"];
+        };
+        /** TokenRevokedData */
+        TokenRevokedData: {
+            tokenId: string;
+            kind: "master" | "session" | "api" | "handshake" | "oauth";
+        };
+        /** Usage */
+        Usage: {
+            /** @description The owner's plan (GET /api/v1/billing/plans lists them all) */
+            plan: {
+                id: string;
+                name: string;
+            };
+            /** @description Whether plan limits apply to this owner: false when the server runs without plan limits, and for the administrator */
+            limitsApply: boolean;
+            usage: {
+                memoryEntries: {
+                    /** @description Memory entries stored now */
+                    used: number;
+                    /** @description The plan's limit; null when nothing limits it (plan limits off on this server, the administrator, or an unlimited plan) */
+                    limit: number | null;
+                };
+                knowledgeBytes: {
+                    /** @description Bytes of knowledge-base document text stored now */
+                    used: number;
+                    /** @description The plan's limit; null when nothing limits it (plan limits off on this server, the administrator, or an unlimited plan) */
+                    limit: number | null;
+                };
+                vaultTokens: {
+                    /** @description Vault tokens stored now */
+                    used: number;
+                    /** @description The plan's limit; null when nothing limits it (plan limits off on this server, the administrator, or an unlimited plan) */
+                    limit: number | null;
+                };
+                devices: {
+                    /** @description Remote PCs registered now */
+                    used: number;
+                    /** @description The plan's limit; null when nothing limits it (plan limits off on this server, the administrator, or an unlimited plan) */
+                    limit: number | null;
+                };
+                apiRequestsPerDay: {
+                    /** @description Authenticated requests counted today (UTC) by the server that answers (billing routes, this one among them, are not counted); null when requests are not counted at all (limitsApply is false) */
+                    used: number | null;
+                    /** @description The plan's daily limit; null when nothing limits it */
+                    limit: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the count starts again: the next UTC midnight
+                     */
+                    resetsAt: string;
+                };
+            };
+        };
+        /** UsageResponse */
+        UsageResponse: {
+            data: components["schemas"]["Usage"];
         };
         /** User */
         User: {
@@ -4506,6 +4738,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RegistrationResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRegistrationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationStatusResponse"];
                 };
             };
             /** @description Default Response */
@@ -5519,6 +5789,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GatewayContextResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A Server-Sent Events stream (text/event-stream). It opens with `retry: 3000`; each event is `id: <id>`, `event: <type>` and `data: <the event as JSON, this schema>` followed by a blank line; a comment line (`: heartbeat`) comes about every 25 seconds. The stream ends when the token is revoked or expires, when the server shuts down, or when the owner opens more streams than allowed (the oldest closes). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["AccountEvent"];
                 };
             };
             /** @description Default Response */
@@ -9280,6 +9588,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlanList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBillingUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
                 };
             };
             /** @description Default Response */

@@ -66,7 +66,7 @@ export function Confirm({
     );
   }
   return (
-    <div className="confirm stack" role="group" aria-label={name ? `${label} ${name}?` : `${label}?`}>
+    <div className="confirm-ask stack" role="group" aria-label={name ? `${label} ${name}?` : `${label}?`}>
       <p className="warning">{question}</p>
       {children}
       <div className="row">

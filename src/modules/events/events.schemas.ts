@@ -1,0 +1,68 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { SCOPE_NAMES } from '../../http/access.js';
+import { IsoDateTime } from '../../http/schemas.js';
+
+/*
+ * What happened in an owner's account, as the console's live stream (and later webhooks) carry it.
+ * An event names things by id and name only: never a secret, never free text an agent wrote,
+ * so that any channel that carries it (another node, a webhook endpoint) learns nothing more.
+ */
+
+const ScopeName = Type.Union(SCOPE_NAMES.map((scope) => Type.Literal(scope)));
+
+const TokenKind = Type.Union([Type.Literal('master'), Type.Literal('session'), Type.Literal('api'), Type.Literal('handshake'), Type.Literal('oauth')]);
+
+const HandshakeRef = {
+  handshakeId: Type.String(),
+  agentId: Type.String({ description: 'The name the agent gave itself' }),
+};
+
+/** Each event type with the shape of its `data`. */
+export const EVENT_DATA = {
+  'handshake.created': Type.Object({ ...HandshakeRef, requestedScopes: Type.Array(ScopeName) }, { title: 'HandshakeCreatedData' }),
+  'handshake.decided': Type.Object(
+    {
+      ...HandshakeRef,
+      decision: Type.Union([Type.Literal('approved'), Type.Literal('denied')]),
+      tokenId: Type.Union([Type.String(), Type.Null()], { description: 'The token an approval made; null for a denial' }),
+    },
+    { title: 'HandshakeDecidedData' },
+  ),
+  'handshake.claimed': Type.Object({ ...HandshakeRef, tokenId: Type.Union([Type.String(), Type.Null()]) }, { title: 'HandshakeClaimedData' }),
+  'handshake.revoked': Type.Object({ ...HandshakeRef, tokenId: Type.Union([Type.String(), Type.Null()]) }, { title: 'HandshakeRevokedData' }),
+  'token.created': Type.Object(
+    { tokenId: Type.String(), name: Type.String(), kind: TokenKind, scopes: Type.Array(ScopeName) },
+    { title: 'TokenCreatedData' },
+  ),
+  'token.revoked': Type.Object({ tokenId: Type.String(), kind: TokenKind }, { title: 'TokenRevokedData' }),
+} as const;
+
+export type EventType = keyof typeof EVENT_DATA;
+export const EVENT_TYPES = Object.keys(EVENT_DATA) as EventType[];
+
+/** What a service publishes: the type and its data; the bus gives it an id and a time. */
+export type NewEvent = { [T in EventType]: { type: T; data: Static<(typeof EVENT_DATA)[T]> } }[EventType];
+
+/** One event as every channel carries it. */
+export const EventSchema = Type.Union(
+  EVENT_TYPES.map((type) =>
+    Type.Object(
+      {
+        id: Type.String({ description: 'Unique; sent as the SSE `id:` line' }),
+        type: Type.Literal(type, { description: 'Sent as the SSE `event:` line' }),
+        occurredAt: IsoDateTime,
+        data: EVENT_DATA[type],
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  { title: 'AccountEvent' },
+);
+export type AccountEvent = NewEvent & { id: string; occurredAt: string };
+
+/** The stream in the OpenAPI document: its framing in words, each event's JSON as the schema. */
+export const EventStreamResponse = {
+  description:
+    'A Server-Sent Events stream (text/event-stream). It opens with `retry: 3000`; each event is `id: <id>`, `event: <type>` and `data: <the event as JSON, this schema>` followed by a blank line; a comment line (`: heartbeat`) comes about every 25 seconds. The stream ends when the token is revoked or expires, when the server shuts down, or when the owner opens more streams than allowed (the oldest closes).',
+  content: { 'text/event-stream': { schema: EventSchema } },
+};

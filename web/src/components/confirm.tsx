@@ -1,0 +1,62 @@
+import { useState } from 'react';
+import { errorMessage } from '../api/client';
+
+/**
+ * A destructive action confirmed in place: "Delete" first, then "Yes, delete" and "Cancel".
+ * The action's failure is shown beside the buttons, with the API's own message.
+ */
+export function ConfirmButton({
+  onConfirm,
+  label = 'Delete',
+  confirmLabel = 'Yes, delete',
+  question,
+}: {
+  onConfirm: () => Promise<unknown>;
+  label?: string;
+  confirmLabel?: string;
+  /** Said before the confirming buttons, e.g. "Delete this entry?" */
+  question?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  const confirm = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onConfirm();
+      // The owner usually unmounts this with the deleted record; if not, it returns to its first state.
+      setAsking(false);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <span className="confirm">
+      {asking ? (
+        <>
+          {question ? <span>{question}</span> : null}
+          <button type="button" className="danger" disabled={busy} onClick={() => void confirm()}>
+            {confirmLabel}
+          </button>
+          <button type="button" disabled={busy} onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+        </>
+      ) : (
+        <button type="button" className="danger" onClick={() => setAsking(true)}>
+          {label}
+        </button>
+      )}
+      {error ? (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      ) : null}
+    </span>
+  );
+}
