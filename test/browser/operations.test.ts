@@ -204,6 +204,9 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
   it("shows the plans, the owner's plan, and the API's words when billing is not configured", async () => {
     await open('/plan', 'Plan and usage');
     await page.getByRole('article', { name: 'Free' }).getByText('your plan').waitFor();
+    // This server runs without plan limits: the usage is shown, and nothing can run out.
+    await page.getByText('No plan limits apply to your account').waitFor();
+    await page.getByText(/^\d+ \(unlimited\)$/).first().waitFor();
     await page.getByRole('button', { name: 'Upgrade to Pro' }).click();
     const alert = page.getByRole('article', { name: 'Pro' }).getByRole('alert');
     await alert.waitFor();

@@ -1,6 +1,8 @@
 import { useCallback, useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { ActionError, Confirm, LoadMore, ScopeTags, useAction, usePaged } from '../components/actions';
+import { ActionError, ScopeTags, useAction } from '../components/actions';
+import { ConfirmButton } from '../components/confirm';
+import { LoadMore, usePaged } from '../components/paged';
 import { Empty, OnceSecret, PageHeader, ScopePicker, Show, When } from '../components/ui';
 import { useLiveChanges } from '../live';
 import { MasterToken } from './agents/master';
@@ -89,8 +91,7 @@ export function AgentsPage() {
         <Show loaded={tokens} what="Loading tokens">
           {(list) => <TokenGroups tokens={list} onChanged={reload} />}
         </Show>
-        <LoadMore cursor={tokens.cursor} onMore={tokens.more} busy={tokens.moreBusy} />
-        <ActionError error={tokens.moreError} />
+        <LoadMore paged={tokens} />
       </section>
 
       <MasterToken />
@@ -182,7 +183,7 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
       {active ? (
         <div className="row">
           {token.kind === 'api' || token.kind === 'handshake' ? (
-            <Confirm
+            <ConfirmButton
               label="Regenerate"
               name={token.name}
               question={`The current secret of "${token.name}" stops working at once; whatever uses it needs the new one.`}
@@ -190,8 +191,9 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
               onConfirm={regenerate}
             />
           ) : null}
-          <Confirm
+          <ConfirmButton
             label="Revoke"
+            confirmLabel="Yes, revoke"
             name={token.name}
             question={token.kind === 'session' ? 'That browser is signed out at once.' : `"${token.name}" stops working at once. This cannot be undone.`}
             onConfirm={revoke}

@@ -1,6 +1,7 @@
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { ActionError, LoadMore, usePaged } from '../components/actions';
+import { ActionError } from '../components/actions';
+import { LoadMore, usePaged } from '../components/paged';
 import { saveFile } from '../components/download';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 
@@ -133,8 +134,7 @@ export function AuditPage() {
       <p className="muted" aria-live="polite">
         {entries.data ? `${rows.length} of ${entries.data.length} loaded entries shown.` : ''}
       </p>
-      <LoadMore cursor={entries.cursor} onMore={entries.more} busy={entries.moreBusy} />
-      <ActionError error={entries.moreError} />
+      <LoadMore paged={entries} />
     </>
   );
 }

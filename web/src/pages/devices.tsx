@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { Confirm } from '../components/actions';
+import { ConfirmButton } from '../components/confirm';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 import { AddPc } from './devices/add-pc';
 import { DeviceWorkspace } from './devices/workspace';
@@ -88,8 +88,9 @@ function DeviceCard({ device, chosen, onChoose, onRemoved }: { device: Device; c
         <button type="button" aria-pressed={chosen} onClick={onChoose}>
           {chosen ? 'Close files' : 'Open files'}
         </button>
-        <Confirm
+        <ConfirmButton
           label="Remove"
+          confirmLabel="Yes, remove"
           name={device.name}
           question={`"${device.name}" is forgotten and its daemon stops; started again, it registers as a new device.`}
           onConfirm={remove}

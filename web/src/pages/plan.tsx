@@ -1,47 +1,12 @@
 import { useId, type ReactNode } from 'react';
-import { api, ApiError, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
 import { ActionError, useAction } from '../components/actions';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 
 type Plan = Schemas['Plan'];
 
-/** One measured quantity: what is used, and the plan's limit (null: unlimited). */
-interface Meter {
-  used: number;
-  limit: number | null;
-}
-
-/** GET /api/v1/billing/usage's body. */
-interface Usage {
-  plan: { id: string; name: string };
-  usage: {
-    memoryEntries: Meter;
-    knowledgeBytes: Meter;
-    vaultTokens: Meter;
-    devices: Meter;
-    requestsToday: Meter & { resetsAt: string };
-  };
-}
-
-/**
- * The owner's usage against the plan's limits. Read with a plain request for now, as the route
- * is newer than the API document the console is typed from; it moves to the typed client once
- * the route is in the document.
- */
-async function loadUsage(): Promise<Usage> {
-  const response = await fetch('/api/v1/billing/usage', { credentials: 'same-origin', headers: { accept: 'application/json' } });
-  // A success is { data }; an error is the API's ErrorResponse, { error: CODE, message }.
-  const body = (await response.json().catch(() => undefined)) as { data?: Usage; error?: unknown; message?: unknown } | undefined;
-  if (!response.ok || !body?.data) {
-    if (response.status === 401) window.dispatchEvent(new CustomEvent('hearth:signed-out'));
-    throw new ApiError(
-      response.status,
-      typeof body?.error === 'string' ? body.error : `HTTP_${response.status}`,
-      typeof body?.message === 'string' ? body.message : `The server answered ${response.status} ${response.statusText}`,
-    );
-  }
-  return body.data;
-}
+/** One measured quantity: what is used (null: not counted), and the limit (null: none). */
+type Meter = { used: number | null; limit: number | null };
 
 const formatBytes = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : bytes < 1024 ** 3 ? `${(bytes / 1024 ** 2).toFixed(1)} MB` : `${(bytes / 1024 ** 3).toFixed(1)} GB`;
@@ -57,7 +22,7 @@ function formatPrice(plan: Plan): string {
 export function PlanPage() {
   const me = useLoad(async () => unwrap(await api.GET('/api/v1/auth/me')).data);
   const plans = useLoad(async () => unwrap(await api.GET('/api/v1/billing/plans')).data);
-  const usage = useLoad(loadUsage);
+  const usage = useLoad(async () => unwrap(await api.GET('/api/v1/billing/usage')).data);
   const currentId = usage.data?.plan.id ?? me.data?.planId;
   return (
     <>
@@ -70,14 +35,14 @@ export function PlanPage() {
               <p>
                 Your plan: <strong>{data.plan.name}</strong>
               </p>
+              {data.limitsApply ? null : <p className="muted">No plan limits apply to your account on this server: nothing below can run out.</p>}
               <UsageMeter label="Memory entries" meter={data.usage.memoryEntries} format={formatCount} />
               <UsageMeter label="Knowledge base text" meter={data.usage.knowledgeBytes} format={formatBytes} />
               <UsageMeter label="Vault secrets" meter={data.usage.vaultTokens} format={formatCount} />
               <UsageMeter label="Devices" meter={data.usage.devices} format={formatCount} />
-              <UsageMeter label="API requests today" meter={data.usage.requestsToday} format={formatCount}>
+              <UsageMeter label="API requests today" meter={data.usage.apiRequestsPerDay} format={formatCount}>
                 <span className="muted">
-                  {' '}
-                  Resets <When at={data.usage.requestsToday.resetsAt} />.
+                  Resets <When at={data.usage.apiRequestsPerDay.resetsAt} />.
                 </span>
               </UsageMeter>
             </div>
@@ -108,15 +73,17 @@ export function PlanPage() {
 
 function UsageMeter({ label, meter, format, children }: { label: string; meter: Meter; format: (value: number) => string; children?: ReactNode }) {
   const id = useId();
-  const words = meter.limit === null ? `${format(meter.used)} (unlimited)` : `${format(meter.used)} of ${format(meter.limit)}`;
-  const full = meter.limit !== null && meter.used >= meter.limit;
+  const used = meter.used === null ? 'not counted' : format(meter.used);
+  const words = meter.limit === null ? `${used} (unlimited)` : `${used} of ${format(meter.limit)}`;
+  const full = meter.limit !== null && meter.used !== null && meter.used >= meter.limit;
+  const measured = meter.limit !== null && meter.used !== null;
   return (
     <div className="usage">
       <div className="row spread">
-        <label htmlFor={id}>{label}</label>
+        {measured ? <label htmlFor={id}>{label}</label> : <strong>{label}</strong>}
         <span className={full ? 'warning' : undefined}>{words}</span>
       </div>
-      {meter.limit === null ? null : (
+      {!measured || meter.limit === null || meter.used === null ? null : (
         <meter id={id} min={0} max={Math.max(meter.limit, 1)} low={meter.limit * 0.8} high={meter.limit * 0.95} optimum={0} value={Math.min(meter.used, meter.limit)} aria-valuetext={words}>
           {words}
         </meter>

@@ -1,6 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { ActionError, Confirm, LoadMore, useAction, usePaged } from '../components/actions';
+import { ActionError, useAction } from '../components/actions';
+import { ConfirmButton } from '../components/confirm';
+import { LoadMore, usePaged } from '../components/paged';
 import { Empty, PageHeader, Show, When } from '../components/ui';
 
 type VaultToken = Schemas['VaultToken'];
@@ -47,8 +49,7 @@ export function VaultPage() {
             )
           }
         </Show>
-        <LoadMore cursor={entries.cursor} onMore={entries.more} busy={entries.moreBusy} />
-        <ActionError error={entries.moreError} />
+        <LoadMore paged={entries} />
       </section>
     </>
   );
@@ -87,7 +88,7 @@ function VaultCard({ entry, onDeleted }: { entry: VaultToken; onDeleted: () => v
         ) : null}
       </dl>
       <div className="row">
-        <Confirm label="Delete" name={entry.name} question={`"${entry.name}" is erased; connectors using it stop working.`} onConfirm={remove} />
+        <ConfirmButton label="Delete" name={entry.name} question={`"${entry.name}" is erased; connectors using it stop working.`} onConfirm={remove} />
       </div>
     </article>
   );

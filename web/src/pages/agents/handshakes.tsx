@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import { ActionError, LoadMore, ScopeTags, usePaged } from '../../components/actions';
+import { ActionError, ScopeTags } from '../../components/actions';
+import { LoadMore, usePaged } from '../../components/paged';
 import { Empty, Show, When } from '../../components/ui';
 
 type Status = 'approved' | 'denied';
@@ -59,8 +60,7 @@ export function HandshakeHistory() {
           )
         }
       </Show>
-      <LoadMore cursor={handshakes.cursor} onMore={handshakes.more} busy={handshakes.moreBusy} />
-      <ActionError error={handshakes.moreError} />
+      <LoadMore paged={handshakes} />
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import { Confirm } from '../../components/actions';
+import { ConfirmButton } from '../../components/confirm';
 import { OnceSecret, Show, useLoad, When } from '../../components/ui';
 
 /**
@@ -47,7 +47,7 @@ export function MasterToken() {
         <OnceSecret label="New master token" value={secret} onDone={() => setSecret(undefined)} />
       ) : (
         <div className="master-actions">
-          <Confirm
+          <ConfirmButton
             label="Regenerate master token"
             question="The current master token stops working at once, everywhere. Every script, agent or daemon that uses it fails until you give it the new one, which is shown here only once."
             confirmLabel="Yes, regenerate the master token"
@@ -57,7 +57,7 @@ export function MasterToken() {
               <label htmlFor={passwordId}>Your account password</label>
               <input id={passwordId} type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
             </div>
-          </Confirm>
+          </ConfirmButton>
         </div>
       )}
     </section>

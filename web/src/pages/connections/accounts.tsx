@@ -1,5 +1,6 @@
 import { api, unwrap, type Schemas } from '../../api/client';
-import { ActionError, Confirm, useAction } from '../../components/actions';
+import { ActionError, useAction } from '../../components/actions';
+import { ConfirmButton } from '../../components/confirm';
 import { Empty, Show, useLoad, When } from '../../components/ui';
 
 type Provider = Schemas['OAuthProviderStatus'];
@@ -85,7 +86,7 @@ function ProviderCard({ provider, onChanged }: { provider: Provider; onChanged: 
             </button>
           ) : null}
           {provider.status !== 'not_connected' ? (
-            <Confirm label="Disconnect" name={name} question={`Hearth forgets its access to your ${name} account; mail and files stop working until you connect again.`} onConfirm={disconnect} />
+            <ConfirmButton label="Disconnect" confirmLabel="Yes, disconnect" name={name} question={`Hearth forgets its access to your ${name} account; mail and files stop working until you connect again.`} onConfirm={disconnect} />
           ) : null}
         </div>
       )}

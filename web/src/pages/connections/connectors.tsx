@@ -1,6 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
-import { ActionError, Confirm, LoadMore, useAction, usePaged } from '../../components/actions';
+import { ActionError, useAction } from '../../components/actions';
+import { ConfirmButton } from '../../components/confirm';
+import { LoadMore, usePaged } from '../../components/paged';
 import { Empty, Show, useLoad, When } from '../../components/ui';
 
 type Connector = Schemas['Connector'];
@@ -58,8 +60,7 @@ export function Connectors({ onChanged }: { onChanged: () => void }) {
           )
         }
       </Show>
-      <LoadMore cursor={connectors.cursor} onMore={connectors.more} busy={connectors.moreBusy} />
-      <ActionError error={connectors.moreError} />
+      <LoadMore paged={connectors} />
     </section>
   );
 }
@@ -87,7 +88,7 @@ function ConnectorCard({ connector, onDeleted }: { connector: Connector; onDelet
         </dd>
       </dl>
       <div className="row">
-        <Confirm label="Delete" name={connector.name} question={`Agents can no longer call "${connector.name}". The vault secret stays.`} onConfirm={remove} />
+        <ConfirmButton label="Delete" name={connector.name} question={`Agents can no longer call "${connector.name}". The vault secret stays.`} onConfirm={remove} />
       </div>
     </article>
   );
