@@ -44,7 +44,7 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
 
-    const token = page.getByLabel('Master token');
+    const token = page.getByRole('textbox', { name: 'Master token' });
     await token.waitFor();
     const masterToken = await token.inputValue();
     expect(masterToken).toMatch(/^hth_/);

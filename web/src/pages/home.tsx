@@ -11,32 +11,44 @@ export function HomePage() {
   const handshakes = useLoad(async () => unwrap(await api.GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } })).data);
   const reload = handshakes.reload;
   useLiveChanges(useCallback(() => reload(), [reload]), ['handshake.created', 'handshake.decided']);
+  // A request just approved here stays on the page (with its token, if the owner wants to pass
+  // it on) until the owner closes it, though the live list no longer holds it as pending.
+  const [kept, setKept] = useState<Handshake[]>([]);
+  const keep = useCallback((handshake: Handshake) => setKept((list) => [...list.filter((h) => h.handshakeId !== handshake.handshakeId), handshake]), []);
+  const release = useCallback(
+    (handshake: Handshake) => {
+      setKept((list) => list.filter((h) => h.handshakeId !== handshake.handshakeId));
+      reload();
+    },
+    [reload],
+  );
   return (
     <>
       <PageHeader title="Home" />
       <section aria-labelledby="pending-heading">
         <h2 id="pending-heading">Waiting for you</h2>
         <Show loaded={handshakes} what="Loading requests">
-          {(list) =>
-            list.length === 0 ? (
+          {(pending) => {
+            const list = [...kept, ...pending.filter((h) => !kept.some((k) => k.handshakeId === h.handshakeId))];
+            return list.length === 0 ? (
               <Empty>Nothing waits for you. When an agent asks for access, it appears here at once.</Empty>
             ) : (
               <ul className="cards">
                 {list.map((handshake) => (
                   <li key={handshake.handshakeId}>
-                    <HandshakeCard handshake={handshake} onDecided={reload} />
+                    <HandshakeCard handshake={handshake} onApproved={keep} onDone={release} />
                   </li>
                 ))}
               </ul>
-            )
-          }
+            );
+          }}
         </Show>
       </section>
     </>
   );
 }
 
-function HandshakeCard({ handshake, onDecided }: { handshake: Handshake; onDecided: () => void }) {
+function HandshakeCard({ handshake, onApproved, onDone }: { handshake: Handshake; onApproved: (handshake: Handshake) => void; onDone: (handshake: Handshake) => void }) {
   const [choosing, setChoosing] = useState(false);
   const [scopes, setScopes] = useState<string[]>(handshake.requestedScopes);
   const [busy, setBusy] = useState(false);
@@ -50,6 +62,7 @@ function HandshakeCard({ handshake, onDecided }: { handshake: Handshake; onDecid
     setError(undefined);
     try {
       const answer = unwrap(await api.POST('/api/v1/handshakes/{id}/approve', { ...path, body: { scopes: scopes as Scope[] } }));
+      onApproved(handshake);
       setApproved({ token: answer.data.token, scopes: answer.data.handshake.grantedScopes ?? [] });
     } catch (caught) {
       setError(errorMessage(caught));
@@ -63,7 +76,7 @@ function HandshakeCard({ handshake, onDecided }: { handshake: Handshake; onDecid
     setError(undefined);
     try {
       unwrap(await api.POST('/api/v1/handshakes/{id}/deny', path));
-      onDecided();
+      onDone(handshake);
     } catch (caught) {
       setError(errorMessage(caught));
       setBusy(false);
@@ -82,7 +95,7 @@ function HandshakeCard({ handshake, onDecided }: { handshake: Handshake; onDecid
             The agent cannot collect it: show the token to pass on
           </button>
         )}
-        <button type="button" className="link" onClick={onDecided}>
+        <button type="button" className="link" onClick={() => onDone(handshake)}>
           Done
         </button>
       </article>
