@@ -67,6 +67,7 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     await open('/agents', 'Agents and tokens');
     await page.getByRole('button', { name: 'Regenerate master token' }).click();
     await page.getByLabel('Your account password').fill('not the password');
+    await c.screenshot(page, 'ops-01b-master-token-phone');
     await page.getByRole('button', { name: 'Yes, regenerate the master token' }).click();
     await page.getByRole('alert').waitFor();
     expect((await c.t.request('GET', '/api/v1/auth/me', { token: owner.token })).status).toBe(200);

@@ -49,7 +49,12 @@ export function MasterToken() {
         <div className="master-actions">
           <ConfirmButton
             label="Regenerate master token"
-            question="The current master token stops working at once, everywhere. Every script, agent or daemon that uses it fails until you give it the new one, which is shown here only once."
+            question={
+              <strong className="warning">
+                The current master token stops working at once, everywhere. Every script, agent or daemon that uses it fails until you give it the new one, which is shown
+                here only once.
+              </strong>
+            }
             confirmLabel="Yes, regenerate the master token"
             onConfirm={regenerate}
           >
