@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { errorMessage } from '../api/client';
 
 /**
@@ -10,12 +10,18 @@ export function ConfirmButton({
   label = 'Delete',
   confirmLabel = 'Yes, delete',
   question,
+  name,
+  children,
 }: {
   onConfirm: () => Promise<unknown>;
   label?: string;
   confirmLabel?: string;
   /** Said before the confirming buttons, e.g. "Delete this entry?" */
-  question?: string;
+  question?: ReactNode;
+  /** What is acted on, when a page lists several: the first button is then named "<label> <name>". */
+  name?: string;
+  /** More fields the confirmation needs (a password), shown with the question. */
+  children?: ReactNode;
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -40,6 +46,7 @@ export function ConfirmButton({
       {asking ? (
         <>
           {question ? <span>{question}</span> : null}
+          {children}
           <button type="button" className="danger" disabled={busy} onClick={() => void confirm()}>
             {confirmLabel}
           </button>
@@ -48,7 +55,7 @@ export function ConfirmButton({
           </button>
         </>
       ) : (
-        <button type="button" className="danger" onClick={() => setAsking(true)}>
+        <button type="button" className="danger" aria-label={name ? `${label} ${name}` : undefined} onClick={() => setAsking(true)}>
           {label}
         </button>
       )}

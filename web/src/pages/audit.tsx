@@ -1,5 +1,187 @@
-import { PageHeader } from '../components/ui';
+import { useId, useMemo, useState, type FormEvent } from 'react';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ActionError } from '../components/actions';
+import { LoadMore, usePaged } from '../components/paged';
+import { saveFile } from '../components/download';
+import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 
+type Entry = Schemas['AuditEntry'];
+
+interface Filters {
+  action: string;
+  from: string;
+  to: string;
+}
+
+const NO_FILTERS: Filters = { action: '', from: '', to: '' };
+const COLUMNS = ['createdAt', 'action', 'outcome', 'tokenId', 'tokenName', 'ip', 'userAgent', 'targetType', 'targetId', 'details'] as const;
+
+/** A datetime-local value (the owner's local time) as the API's ISO time, or nothing. */
+const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+
+/** Audit log: security events, newest first, filtered on the server (action, time) and here (token). */
 export function AuditPage() {
-  return <PageHeader title="Audit log" />;
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [tokenId, setTokenId] = useState('');
+  const id = useId();
+  const entries = usePaged(
+    async (cursor) =>
+      unwrap(
+        await api.GET('/api/v1/audit/log', {
+          params: { query: { cursor, limit: 100, action: filters.action.trim() || undefined, from: iso(filters.from), to: iso(filters.to) } },
+        }),
+      ),
+    [filters],
+  );
+  const names = useTokenNames();
+  const rows = useMemo(() => (entries.data ?? []).filter((entry) => !tokenId || entry.tokenId === tokenId), [entries.data, tokenId]);
+  const tokenIds = useMemo(() => [...new Set((entries.data ?? []).map((entry) => entry.tokenId).filter((value): value is string => !!value))], [entries.data]);
+
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    setFilters(draft);
+  };
+  const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+  const exportJson = () => saveFile(`hearth-audit-${stamp}.json`, JSON.stringify(rows, null, 2), 'application/json');
+  const exportCsv = () => saveFile(`hearth-audit-${stamp}.csv`, toCsv(rows, names), 'text/csv');
+
+  return (
+    <>
+      <PageHeader title="Audit log">
+        <button type="button" disabled={rows.length === 0} onClick={exportCsv}>
+          Export CSV
+        </button>
+        <button type="button" disabled={rows.length === 0} onClick={exportJson}>
+          Export JSON
+        </button>
+      </PageHeader>
+      <form className="card stack" onSubmit={apply} aria-label="Filters">
+        <div className="form-grid">
+          <div>
+            <label htmlFor={`${id}-action`}>Action</label>
+            <input id={`${id}-action`} className="mono" value={draft.action} onChange={(event) => setDraft({ ...draft, action: event.currentTarget.value })} placeholder="token.* or auth.login" />
+          </div>
+          <div>
+            <label htmlFor={`${id}-from`}>From</label>
+            <input id={`${id}-from`} type="datetime-local" value={draft.from} onChange={(event) => setDraft({ ...draft, from: event.currentTarget.value })} />
+          </div>
+          <div>
+            <label htmlFor={`${id}-to`}>Until</label>
+            <input id={`${id}-to`} type="datetime-local" value={draft.to} onChange={(event) => setDraft({ ...draft, to: event.currentTarget.value })} />
+          </div>
+          <div>
+            <label htmlFor={`${id}-token`}>Token</label>
+            <select id={`${id}-token`} value={tokenId} onChange={(event) => setTokenId(event.currentTarget.value)}>
+              <option value="">Any token</option>
+              {tokenIds.map((value) => (
+                <option key={value} value={value}>
+                  {names.get(value) ?? value}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div className="row">
+          <button type="submit" className="primary">
+            Apply
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(NO_FILTERS);
+              setFilters(NO_FILTERS);
+              setTokenId('');
+            }}
+          >
+            Clear
+          </button>
+        </div>
+        <p className="muted">The token filter and the exports apply to the entries loaded so far; load more to include older ones.</p>
+      </form>
+      <Show loaded={entries} what="Loading the audit log">
+        {() =>
+          rows.length === 0 ? (
+            <Empty>No entries match.</Empty>
+          ) : (
+            <div className="table-wrap">
+              <table className="audit">
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Action</th>
+                    <th scope="col" className="optional">
+                      Token
+                    </th>
+                    <th scope="col" className="optional">
+                      Target
+                    </th>
+                    <th scope="col" className="optional">
+                      From
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((entry) => (
+                    <AuditRow key={entry.id} entry={entry} tokenName={entry.tokenId ? names.get(entry.tokenId) : undefined} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+      <p className="muted" aria-live="polite">
+        {entries.data ? `${rows.length} of ${entries.data.length} loaded entries shown.` : ''}
+      </p>
+      <LoadMore paged={entries} />
+    </>
+  );
+}
+
+function AuditRow({ entry, tokenName }: { entry: Entry; tokenName: string | undefined }) {
+  return (
+    <tr>
+      <td>
+        <When at={entry.createdAt} />
+      </td>
+      <td className="mono">
+        {entry.action} <span className={`tag outcome-${entry.outcome}`}>{entry.outcome}</span>
+        {entry.details && Object.keys(entry.details).length ? (
+          <details>
+            <summary>Details</summary>
+            <pre className="output">{JSON.stringify(entry.details, null, 2)}</pre>
+          </details>
+        ) : null}
+      </td>
+      <td className="optional">{entry.tokenId ? (tokenName ?? <span className="mono">{entry.tokenId}</span>) : <span className="muted">none</span>}</td>
+      <td className="optional mono">{entry.targetType ? `${entry.targetType} ${entry.targetId ?? ''}` : '—'}</td>
+      <td className="optional mono">{entry.ip ?? '—'}</td>
+    </tr>
+  );
+}
+
+/** The owner's token names by id (revoked ones and sessions too), to name the actors. */
+function useTokenNames(): Map<string, string> {
+  const tokens = useLoad(async () => {
+    const [others, sessions] = await Promise.all([
+      api.GET('/api/v1/tokens', { params: { query: { includeRevoked: true, limit: 200 } } }),
+      api.GET('/api/v1/tokens', { params: { query: { kind: 'session', includeRevoked: true, limit: 200 } } }),
+    ]);
+    return [...unwrap(others).data, ...unwrap(sessions).data];
+  });
+  return useMemo(() => new Map((tokens.data ?? []).map((token) => [token.id, token.kind === 'session' ? `${token.name} (sign-in)` : token.name])), [tokens.data]);
+}
+
+function toCsv(rows: Entry[], names: Map<string, string>): string {
+  const cell = (value: unknown) => {
+    const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+    // Quoted always; a leading =, +, - or @ is prefixed so a spreadsheet does not run it as a formula.
+    const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
+    return `"${safe.replace(/"/g, '""')}"`;
+  };
+  const lines = rows.map((entry) =>
+    COLUMNS.map((column) => cell(column === 'tokenName' ? (entry.tokenId ? names.get(entry.tokenId) : undefined) : entry[column])).join(','),
+  );
+  return [COLUMNS.join(','), ...lines].join('\r\n') + '\r\n';
 }
