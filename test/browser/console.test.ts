@@ -213,6 +213,9 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
         const response = await page.goto(path);
         expect(response?.headers()['content-security-policy'], path).toBe(CONSOLE_CSP);
         await page.getByRole('heading', { level: 1 }).waitFor();
+        // Each page as it looks once loaded, for the record CI keeps.
+        await expect.poll(() => page.getByText(/^Loading[^…]*…$/).count()).toBe(0);
+        await c.screenshot(page, `page${path === '/' ? '-home' : path.replaceAll('/', '-')}`);
       }
     });
   });
