@@ -198,6 +198,9 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
         return 'sent';
       }, c.base);
       expect(outcome).toBe('sent');
+      // The form's answer: the server saw no session (SameSite=Strict kept the cookie home).
+      await page.waitForURL(/\/api\/v1\/auth\/logout$/);
+      expect(await page.locator('body').textContent()).toContain('UNAUTHORIZED');
       const owner = await c.t.request('POST', '/api/v1/auth/login', { body: { email: EMAIL, password: PASSWORD } });
       const memory = await c.t.request('GET', '/api/v1/memory', { token: owner.body.data.token });
       expect(JSON.stringify(memory.body.data)).not.toContain('planted by another site');
