@@ -172,7 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
   );
   // The owner's console at `/`, a client of the routes above like any other.
-  await app.register(consoleRoutes());
+  await app.register(consoleRoutes({ publicBaseUrl: config.publicBaseUrl }));
 
   return app;
 }

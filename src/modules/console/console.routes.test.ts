@@ -58,6 +58,18 @@ describe('the console page', () => {
     expect(gzip.headers.vary).toBe('accept-encoding');
   });
 
+  it('sends a browser that came by another loopback name to the public address, where signing in works', async () => {
+    const canonical = new URL(t.config.publicBaseUrl);
+    const other = canonical.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+    const res = await get('/agents?x=1', { host: `${other}:${canonical.port}` });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe(`${canonical.origin}/agents?x=1`);
+    // Another port, or a name that is not a loopback one, is served as it comes.
+    expect((await get('/', { host: `${other}:1` })).statusCode).toBe(200);
+    expect((await get('/', { host: 'hearth.example.org' })).statusCode).toBe(200);
+    expect((await get('/', { host: canonical.host })).statusCode).toBe(200);
+  });
+
   it('leaves every other address as it was: unknown ones 404, routes of another method 405, the API untouched', async () => {
     expectError(await t.request('GET', '/nothing-here'), 404, 'ROUTE_NOT_FOUND');
     expectError(await t.request('GET', '/agents/extra'), 404, 'ROUTE_NOT_FOUND');

@@ -51,12 +51,37 @@ function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile): 
  * opens the right page) and its hashed script and style files. Everything it shows it fetches
  * from the public API, like any client.
  */
-export function consoleRoutes(deps: { files?: () => ConsoleFiles } = {}): FastifyPluginAsyncTypebox {
+export function consoleRoutes(deps: { publicBaseUrl: string; files?: () => ConsoleFiles }): FastifyPluginAsyncTypebox {
   // Read on first use: a server that never serves the console never reads it.
   let files: ConsoleFiles | undefined;
   const built = () => (files ??= (deps.files ?? loadConsoleFiles)());
+  const canonical = new URL(deps.publicBaseUrl);
+  const loopback = (hostname: string) => hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
+
+  /**
+   * The console signs in only from PUBLIC_BASE_URL's origin (its cookie and the Origin check).
+   * On a local start that is http://127.0.0.1:8080; someone who opens http://localhost:8080 is
+   * sent there, instead of a sign-in that cannot work. Only between loopback names of the same
+   * port: behind a proxy the Host header is not second-guessed.
+   */
+  const elsewhere = (request: FastifyRequest): string | undefined => {
+    const host = request.headers.host;
+    if (!host || host === canonical.host || !loopback(canonical.hostname)) return undefined;
+    let asked: URL;
+    try {
+      asked = new URL(`${canonical.protocol}//${host}`);
+    } catch {
+      return undefined;
+    }
+    return loopback(asked.hostname) && asked.port === canonical.port ? `${canonical.origin}${request.url}` : undefined;
+  };
 
   const page = (request: FastifyRequest, reply: FastifyReply): void => {
+    const target = elsewhere(request);
+    if (target) {
+      reply.redirect(target, 302);
+      return;
+    }
     const index = built().index;
     if (!index) throw notBuilt();
     reply
