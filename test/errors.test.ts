@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('unknown routes', () => {
   it('answer 404 ROUTE_NOT_FOUND naming the path, with or without a token', async () => {
-    for (const url of ['/api/v1/nothing-here', '/api/v2/tokens', '/', '/favicon.ico', '/api/v1/tokens/abc/def/ghi']) {
+    for (const url of ['/api/v1/nothing-here', '/api/v2/tokens', '/no-page-here', '/favicon.ico', '/api/v1/tokens/abc/def/ghi']) {
       const res = await call(t, 'GET', url);
       expectShape(res);
       expectError(res, 404, 'ROUTE_NOT_FOUND');
