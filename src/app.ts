@@ -148,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       publicBaseUrl: config.publicBaseUrl,
       heartbeatMs: config.events.heartbeatMs,
       maxStreamsPerOwner: config.events.maxStreamsPerOwner,
+      maxStreams: config.events.maxStreams,
     }),
   );
   await app.register(handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute }));

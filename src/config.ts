@@ -89,7 +89,7 @@ export interface Config {
    * The console's live event stream (GET /api/v1/events): how often a heartbeat comment is sent
    * (and the stream's token checked again), and how many streams one owner may hold open.
    */
-  events: { heartbeatMs: number; maxStreamsPerOwner: number };
+  events: { heartbeatMs: number; maxStreamsPerOwner: number; maxStreams: number };
 }
 
 export interface ExtractSettings {
@@ -286,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     events: {
       heartbeatMs: int(env, 'EVENTS_HEARTBEAT_MS', 25_000, 1000, 300_000),
       maxStreamsPerOwner: int(env, 'EVENTS_MAX_STREAMS_PER_OWNER', 8, 1, 100),
+      maxStreams: int(env, 'EVENTS_MAX_STREAMS', 2_000, 1, 100_000),
     },
   };
 }

@@ -150,14 +150,21 @@ export function sessionCookieName(ownOrigin: string): string {
   return ownOrigin.startsWith('https:') ? '__Host-hearth_session' : 'hearth_session';
 }
 
-/** The value of one cookie of a request, if it is there. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
+/**
+ * The session cookie's value, when the request carries exactly one. On plain http a cookie is
+ * shared by every port of the host, so a page on another local port could plant a second
+ * `hearth_session` (for a narrower path, sent first) to run the console as another account:
+ * a request carrying two is answered as carrying none.
+ */
+export function sessionCookie(header: string, name: string): string | undefined {
+  let found: string | undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue;
+    if (found !== undefined) return undefined;
+    found = part.slice(eq + 1).trim();
   }
-  return undefined;
+  return found || undefined;
 }
 
 /**
@@ -263,18 +270,22 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
   });
 
   const cookieName = options.ownOrigin ? sessionCookieName(options.ownOrigin) : '';
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const rule = request.routeOptions.config?.access ?? { kind: 'public' };
     const secret = extractToken(request);
     if (secret) request.principal = await options.authenticate(secret);
-    else if (options.ownOrigin && request.headers.cookie) {
+    else if (options.ownOrigin && request.headers.cookie && rule.kind !== 'public') {
       // The console's session: only a login session, only from the console's own pages, so
       // another site cannot ride the owner's browser (CSRF) and no other token travels this way.
-      const cookie = cookieValue(request.headers.cookie, cookieName);
+      // Public routes (the console's own files among them) never read it: they need no one, and
+      // so cost no lookup and count against no quota.
+      const cookie = sessionCookie(request.headers.cookie, cookieName);
       if (cookie && fromOwnPages(request, options.ownOrigin)) {
         const principal = await options.authenticate(cookie);
         request.principal = principal?.kind === 'session' ? principal : null;
-        if (rule.kind !== 'public' && !request.principal) throw unauthorized('invalid');
+        if (!request.principal) throw unauthorized('invalid');
+        // An answer for a browser session is the owner's alone: no shared cache may keep it.
+        reply.header('cache-control', 'private, no-store');
       }
     }
     if (rule.kind !== 'public' && secret && !request.principal) throw unauthorized('invalid');

@@ -119,6 +119,10 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
 
   it('shows an agent\'s request live and approves it with fewer scopes than asked', async () => {
     const { page } = await c.newPage();
+    const streams: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/events')) streams.push(request.url());
+    });
     await signIn(page, EMAIL, PASSWORD);
     await page.getByText('Nothing waits for you').waitFor();
     const handshakeId = await agentAsks('calendar-agent', ['read', 'professional', 'availability']);
@@ -130,6 +134,8 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
     await approveNarrowed(page, 'calendar-agent');
     await c.screenshot(page, '07-handshake-approved');
     expect(await grantedScopes(handshakeId)).toEqual(['availability', 'read']);
+    // The navigation's count and the page share one stream: a tab holds one connection for it.
+    expect(streams).toHaveLength(1);
   });
 
   it('runs the approve flow on a phone-width screen', async () => {

@@ -1,10 +1,67 @@
 import { useEffect, useRef } from 'react';
 
+/** The account events the console reacts to (GET /api/v1/events names them). */
+const WATCHED = [
+  'handshake.created',
+  'handshake.decided',
+  'handshake.claimed',
+  'handshake.revoked',
+  'token.created',
+  'token.revoked',
+  'authorization.requested',
+  'authorization.decided',
+  'approval.requested',
+  'approval.decided',
+];
+
+type Listener = (type: string) => void;
+const listeners = new Set<Listener>();
+let source: EventSource | undefined;
+let poll: number | undefined;
+
+function notify(type: string): void {
+  for (const listener of [...listeners]) listener(type);
+}
+
+function startPolling(): void {
+  poll ??= window.setInterval(() => notify('poll'), 4000);
+}
+
+function stopPolling(): void {
+  if (poll !== undefined) window.clearInterval(poll);
+  poll = undefined;
+}
+
 /**
- * The owner's live events (GET /api/v1/events, server-sent events): `onChange` runs whenever
- * something the console shows may have changed (a handshake asked for, a token made…). While
- * the stream is down (a proxy that cuts it, a server restarting) the browser reconnects on its
- * own, and `onChange` also runs every few seconds, so nothing waits longer than that.
+ * One stream per tab, whatever the number of components listening: a browser opens only six
+ * connections to a server over HTTP/1.1, and the server keeps a few streams per owner.
+ */
+function connect(): void {
+  if (source || typeof EventSource === 'undefined') {
+    if (!source) startPolling();
+    return;
+  }
+  source = new EventSource('/api/v1/events');
+  for (const type of WATCHED) source.addEventListener(type, (event) => notify(event.type));
+  source.onopen = () => {
+    // Anything missed while the stream was down is picked up once.
+    if (poll !== undefined) notify('reconnected');
+    stopPolling();
+  };
+  source.onerror = () => startPolling();
+}
+
+function disconnect(): void {
+  source?.close();
+  source = undefined;
+  stopPolling();
+}
+
+/**
+ * The owner's live events: `onChange` runs whenever something the console shows may have
+ * changed (a handshake asked for, a token made…), for the given event types or all. While the
+ * stream is down (a proxy that cuts it, a server restarting) the browser reconnects on its own,
+ * and `onChange` also runs every few seconds, so nothing waits longer than that.
  */
 export function useLiveChanges(onChange: (type: string) => void, types?: string[]): void {
   const callback = useRef(onChange);
@@ -12,33 +69,14 @@ export function useLiveChanges(onChange: (type: string) => void, types?: string[
   const key = types?.join(',') ?? '*';
   useEffect(() => {
     const wanted = types ? new Set(types) : undefined;
-    let poll: number | undefined;
-    const startPolling = () => {
-      poll ??= window.setInterval(() => callback.current('poll'), 4000);
+    const listener: Listener = (type) => {
+      if (!wanted || wanted.has(type) || type === 'poll' || type === 'reconnected') callback.current(type);
     };
-    const stopPolling = () => {
-      if (poll !== undefined) window.clearInterval(poll);
-      poll = undefined;
-    };
-    if (typeof EventSource === 'undefined') {
-      startPolling();
-      return stopPolling;
-    }
-    const source = new EventSource('/api/v1/events');
-    const onMessage = (event: MessageEvent) => {
-      if (!wanted || wanted.has(event.type)) callback.current(event.type);
-    };
-    const listened = types ?? ['handshake.created', 'handshake.decided', 'token.created', 'token.revoked', 'approval.requested', 'approval.decided'];
-    for (const type of listened) source.addEventListener(type, onMessage);
-    source.onopen = () => {
-      // Anything missed while the stream was down is picked up once.
-      if (poll !== undefined) callback.current('reconnected');
-      stopPolling();
-    };
-    source.onerror = () => startPolling();
+    listeners.add(listener);
+    connect();
     return () => {
-      source.close();
-      stopPolling();
+      listeners.delete(listener);
+      if (listeners.size === 0) disconnect();
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);

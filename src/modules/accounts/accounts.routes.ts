@@ -164,7 +164,9 @@ export function accountsRoutes(deps: {
       app.get(
         url,
         {
-          config: { access: access.scope('identity') },
+          // Not counted against the daily quota: a client (the console first) must still learn
+          // whose account it is to explain a refusal or offer the upgrade.
+          config: { access: access.scope('identity'), dailyQuotaExempt: true },
           schema: { operationId, summary: 'The account the calling token belongs to', tags: ['accounts'], response: { 200: UserResponse } },
         },
         async (request) => ({ data: await accounts.getUser(principalOf(request).ownerId) }),

@@ -95,4 +95,26 @@ describe('the browser session cookie', () => {
     const res = await t.request('GET', '/api/v1/tokens', { token: owner.token, headers: { cookie: '__Host-hearth_session=hth_ses_forged' } });
     expect(res.status).toBe(200);
   });
+
+  it('is refused when a request carries two of it (one planted by a page on another port or path)', async () => {
+    const { cookie } = await signIn();
+    const other = await signIn();
+    const res = await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, cookie: `${other.cookie}; ${cookie}` } });
+    expectError(res, 401, 'UNAUTHORIZED');
+    expect((await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, cookie: `theme=dark; ${cookie}` } })).status).toBe(200);
+  });
+
+  it("marks every answer to the session private, so no shared cache keeps the owner's data", async () => {
+    const { cookie } = await signIn();
+    const res = await t.request('GET', '/api/v1/memory', { headers: { ...ownPage, cookie } });
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('private, no-store');
+  });
+
+  it('is not read on public routes: they need no one, and a dead cookie does not break them', async () => {
+    const res = await t.request('GET', '/api/v1/auth/registration', { headers: { ...ownPage, cookie: '__Host-hearth_session=hth_ses_revoked' } });
+    expect(res.status).toBe(200);
+    const page = await t.request('GET', '/', { headers: { ...ownPage, cookie: '__Host-hearth_session=hth_ses_revoked' } });
+    expect(page.status).toBe(200);
+  });
 });

@@ -302,7 +302,7 @@ describe('bounds', () => {
 
   beforeAll(async () => {
     // The shortest heartbeat the setting allows, so that the token check it makes is seen.
-    bounded = await createTestApp({ config: { events: { heartbeatMs: 1000, maxStreamsPerOwner: 2 } } });
+    bounded = await createTestApp({ config: { events: { heartbeatMs: 1000, maxStreamsPerOwner: 2, maxStreams: 3 } } });
     boundedOwner = await bounded.createOwner('Bounded Owner');
     boundedBase = await listen(bounded);
   });
@@ -328,6 +328,27 @@ describe('bounds', () => {
     expect(third.ended).toBe(false);
     second.close();
     third.close();
+  });
+
+  it('refuses a stream past the process-wide bound with 429 and Retry-After, and takes one again once a stream ends', async () => {
+    const other = await bounded.createOwner('Second Bounded Owner');
+    const a = await boundedStream(boundedOwner.token);
+    const b = await boundedStream(boundedOwner.token);
+    const c = await boundedStream(other.token);
+    const refused = await fetch(`${boundedBase}/api/v1/events`, { headers: bearer(other.token) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(((await refused.json()) as { error: string }).error).toBe('RATE_LIMITED');
+    c.close();
+    // The server notices the closed connection on its own time: the next stream is let in once it has.
+    await expect.poll(async () => {
+      const res = await fetch(`${boundedBase}/api/v1/events`, { headers: bearer(other.token) });
+      const status = res.status;
+      await res.body?.cancel();
+      return status;
+    }).toBe(200);
+    a.close();
+    b.close();
   });
 
   it('sends heartbeats, and at a heartbeat ends the stream of a token no longer valid', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access, cookieValue, extractToken, principalOf, sessionCookieName, type Principal } from '../../http/access.js';
+import { access, extractToken, principalOf, sessionCookie, sessionCookieName, type Principal } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
 import type { EventsBus } from './events.bus.js';
 import { EventStreamResponse, type AccountEvent } from './events.schemas.js';
 
@@ -17,6 +18,8 @@ export interface EventsRoutesDeps {
   heartbeatMs: number;
   /** Open streams per owner; opening one more closes the oldest. */
   maxStreamsPerOwner: number;
+  /** Open streams the process holds, whatever the owners: past it a new one is refused with 429. */
+  maxStreams: number;
 }
 
 interface OpenStream {
@@ -29,6 +32,7 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
   return async (app) => {
     // Per owner, oldest first (a Set keeps insertion order).
     const streams = new Map<string, Set<OpenStream>>();
+    let openStreams = 0;
     // Streams never end on their own: Fastify waits for open responses before it stops, so they
     // are ended before it does.
     app.addHook('preClose', async () => {
@@ -50,8 +54,12 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
       async (request, reply) => {
         const principal = principalOf(request);
         const { ownerId, tokenId } = principal;
+        // Each open stream holds a socket, a timer and a listener: the process holds a bounded number.
+        if (openStreams >= deps.maxStreams) {
+          throw new AppError('RATE_LIMITED', `This server holds ${deps.maxStreams} event streams already; try again in a minute`, { headers: { 'Retry-After': '60' } });
+        }
         // The credential the access hook accepted: the bearer token, else the console's cookie.
-        const secret = extractToken(request) ?? cookieValue(request.headers.cookie, cookieName);
+        const secret = extractToken(request) ?? sessionCookie(request.headers.cookie ?? '', cookieName);
         const raw = reply.raw;
         reply.hijack();
         raw.writeHead(200, {
@@ -72,6 +80,7 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
           closed = true;
           unsubscribe();
           clearInterval(heartbeat);
+          openStreams--;
           const forOwner = streams.get(ownerId);
           forOwner?.delete(stream);
           if (forOwner?.size === 0) streams.delete(ownerId);
@@ -89,6 +98,7 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
           raw.write(text);
         };
 
+        openStreams++;
         let forOwner = streams.get(ownerId);
         if (!forOwner) streams.set(ownerId, (forOwner = new Set()));
         forOwner.add(stream);

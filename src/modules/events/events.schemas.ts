@@ -4,8 +4,9 @@ import { IsoDateTime } from '../../http/schemas.js';
 
 /*
  * What happened in an owner's account, as the console's live stream (and later webhooks) carry it.
- * An event names things by id and name only: never a secret, never free text an agent wrote,
- * so that any channel that carries it (another node, a webhook endpoint) learns nothing more.
+ * An event names things by id and name only: never a secret, and no free text beyond a name
+ * (an agent's id is the name it chose, at most 128 characters; its message stays out), so that
+ * any channel that carries it (another node, a webhook endpoint) learns nothing more.
  */
 
 const ScopeName = Type.Union(SCOPE_NAMES.map((scope) => Type.Literal(scope)));

@@ -177,7 +177,7 @@ function toCsv(rows: Entry[], names: Map<string, string>): string {
   const cell = (value: unknown) => {
     const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
     // Quoted always; a leading =, +, - or @ is prefixed so a spreadsheet does not run it as a formula.
-    const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
+    const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
     return `"${safe.replace(/"/g, '""')}"`;
   };
   const lines = rows.map((entry) =>
