@@ -73,7 +73,10 @@ export function consoleRoutes(deps: { publicBaseUrl: string; files?: () => Conso
     } catch {
       return undefined;
     }
-    return loopback(asked.hostname) && asked.port === canonical.port ? `${canonical.origin}${request.url}` : undefined;
+    if (!loopback(asked.hostname) || asked.port !== canonical.port) return undefined;
+    // Only the path and query are kept: a request line in absolute form names no other host here.
+    const { pathname, search } = new URL(request.url, canonical.origin);
+    return `${canonical.origin}${pathname}${search}`;
   };
 
   const page = (request: FastifyRequest, reply: FastifyReply): void => {
