@@ -199,6 +199,19 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     const rows = JSON.parse(await streamText(await (await json).createReadStream())) as Array<{ action: string }>;
     expect(rows.length).toBe(actions.length);
     expect(rows.every((row) => row.action.startsWith('token.'))).toBe(true);
+
+    // By the token that acted, on the server: the owner's sign-in session made those tokens.
+    const tokenFilter = page.getByLabel('Token', { exact: true });
+    const session = (await tokenFilter.locator('option').allTextContents()).find((label) => label.endsWith('(sign-in)'))!;
+    await tokenFilter.selectOption({ label: session });
+    const chosen = await tokenFilter.inputValue();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText(/loaded entries shown/).waitFor();
+    const byToken = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export JSON' }).click();
+    const acted = JSON.parse(await streamText(await (await byToken).createReadStream())) as Array<{ action: string; tokenId: string }>;
+    expect(acted.length).toBeGreaterThan(0);
+    expect(acted.every((row) => row.tokenId === chosen && row.action.startsWith('token.'))).toBe(true);
     await c.screenshot(page, 'ops-05-audit-phone');
   });
 

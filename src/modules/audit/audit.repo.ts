@@ -7,6 +7,7 @@ export interface AuditQuery {
   action?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
+  tokenId?: string | undefined;
 }
 
 /** Append and read; the table itself refuses updates and deletes (see migration 0001). */
@@ -28,6 +29,7 @@ export function createAuditRepo(db: Kysely<Database>) {
           ? q.where(sql<string>`substr(action, 1, ${sql.lit(prefix.length)})`, '=', prefix)
           : q.where('action', '=', query.action);
       }
+      if (query.tokenId) q = q.where('token_id', '=', query.tokenId);
       if (query.from) q = q.where('created_at', '>=', query.from);
       if (query.to) q = q.where('created_at', '<', query.to);
       return q.orderBy('id', 'desc').limit(query.limit).execute();

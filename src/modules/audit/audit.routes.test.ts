@@ -185,6 +185,17 @@ describe('GET /api/v1/audit/log: paging and filters', () => {
     expect(await readAll(owner.token, { action: 'token' })).toEqual([]);
   });
 
+  it('filters by the token that acted, alone or with the other filters', async () => {
+    const all = await readAll(owner.token);
+    const actor = all.find((e) => e.tokenId !== null)!.tokenId!;
+    const res = await readAll(owner.token, { tokenId: actor });
+    expect(res.length).toBeGreaterThan(0);
+    expect(res.map((e) => e.id)).toEqual(all.filter((e) => e.tokenId === actor).map((e) => e.id));
+    const both = await readAll(owner.token, { tokenId: actor, action: 'token.*' });
+    expect(both.map((e) => e.id)).toEqual(all.filter((e) => e.tokenId === actor && e.action.startsWith('token.')).map((e) => e.id));
+    expect(await readAll(owner.token, { tokenId: 'tok_nothing_here' })).toEqual([]);
+  });
+
   it('filters by a family with `token.*`', async () => {
     const res = await readAll(owner.token, { action: 'token.*' });
     expect(res.map((e) => e.action)).toEqual(['token.master_regenerate', 'token.revoke', 'token.regenerate', 'token.create']);

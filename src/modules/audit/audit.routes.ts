@@ -26,6 +26,7 @@ export function auditRoutes(deps: { audit: AuditService }): FastifyPluginAsyncTy
           action,
           from: from && new Date(from).toISOString(),
           to: to && new Date(to).toISOString(),
+          tokenId: request.query.tokenId,
         });
         return { data: page.entries, nextCursor: page.nextCursor };
       },

@@ -25,6 +25,7 @@ export const AuditListQuery = Type.Object({
   ),
   from: Type.Optional(Type.String({ format: 'date-time', description: 'Only entries at or after this time' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Only entries before this time' })),
+  tokenId: Type.Optional(Type.String({ maxLength: 100, description: 'Only what this token did (its id, as in tokenId)' })),
 });
 export type AuditListQuery = Static<typeof AuditListQuery>;
 

@@ -5433,6 +5433,8 @@ export interface operations {
                 from?: string;
                 /** @description Only entries before this time */
                 to?: string;
+                /** @description Only what this token did (its id, as in tokenId) */
+                tokenId?: string;
             };
             header?: never;
             path?: never;

@@ -11,32 +11,33 @@ interface Filters {
   action: string;
   from: string;
   to: string;
+  tokenId: string;
 }
 
-const NO_FILTERS: Filters = { action: '', from: '', to: '' };
+const NO_FILTERS: Filters = { action: '', from: '', to: '', tokenId: '' };
 const COLUMNS = ['createdAt', 'action', 'outcome', 'tokenId', 'tokenName', 'ip', 'userAgent', 'targetType', 'targetId', 'details'] as const;
 
 /** A datetime-local value (the owner's local time) as the API's ISO time, or nothing. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
-/** Audit log: security events, newest first, filtered on the server (action, time) and here (token). */
+/** Audit log: security events, newest first, filtered on the server by action, token and time. */
 export function AuditPage() {
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [tokenId, setTokenId] = useState('');
   const id = useId();
   const entries = usePaged(
     async (cursor) =>
       unwrap(
         await api.GET('/api/v1/audit/log', {
-          params: { query: { cursor, limit: 100, action: filters.action.trim() || undefined, from: iso(filters.from), to: iso(filters.to) } },
+          params: {
+            query: { cursor, limit: 100, action: filters.action.trim() || undefined, tokenId: filters.tokenId || undefined, from: iso(filters.from), to: iso(filters.to) },
+          },
         }),
       ),
     [filters],
   );
   const names = useTokenNames();
-  const rows = useMemo(() => (entries.data ?? []).filter((entry) => !tokenId || entry.tokenId === tokenId), [entries.data, tokenId]);
-  const tokenIds = useMemo(() => [...new Set((entries.data ?? []).map((entry) => entry.tokenId).filter((value): value is string => !!value))], [entries.data]);
+  const rows = entries.data ?? [];
 
   const apply = (event: FormEvent) => {
     event.preventDefault();
@@ -72,11 +73,11 @@ export function AuditPage() {
           </div>
           <div>
             <label htmlFor={`${id}-token`}>Token</label>
-            <select id={`${id}-token`} value={tokenId} onChange={(event) => setTokenId(event.currentTarget.value)}>
+            <select id={`${id}-token`} value={draft.tokenId} onChange={(event) => setDraft({ ...draft, tokenId: event.currentTarget.value })}>
               <option value="">Any token</option>
-              {tokenIds.map((value) => (
+              {[...names].map(([value, name]) => (
                 <option key={value} value={value}>
-                  {names.get(value) ?? value}
+                  {name}
                 </option>
               ))}
             </select>
@@ -91,13 +92,12 @@ export function AuditPage() {
             onClick={() => {
               setDraft(NO_FILTERS);
               setFilters(NO_FILTERS);
-              setTokenId('');
             }}
           >
             Clear
           </button>
         </div>
-        <p className="muted">The token filter and the exports apply to the entries loaded so far; load more to include older ones.</p>
+        <p className="muted">The exports hold the entries loaded so far; load more to include older ones.</p>
       </form>
       <Show loaded={entries} what="Loading the audit log">
         {() =>
