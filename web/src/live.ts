@@ -28,7 +28,7 @@ export function useLiveChanges(onChange: (type: string) => void, types?: string[
     const onMessage = (event: MessageEvent) => {
       if (!wanted || wanted.has(event.type)) callback.current(event.type);
     };
-    const listened = types ?? ['handshake.created', 'handshake.decided', 'token.created', 'token.revoked', 'approval.requested', 'approval.decided'];
+    const listened = types ?? ['handshake.created', 'handshake.decided', 'token.created', 'token.revoked', 'approval.requested', 'approval.decided', 'authorization.requested', 'authorization.decided'];
     for (const type of listened) source.addEventListener(type, onMessage);
     source.onopen = () => {
       // Anything missed while the stream was down is picked up once.
