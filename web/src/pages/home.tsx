@@ -61,19 +61,22 @@ function AppRequests() {
   return (
     <section aria-labelledby="apps-heading">
       <h2 id="apps-heading">Apps asking to connect</h2>
-      <p className="warning">Approve only if you started connecting this app yourself, just now.</p>
       <Show loaded={requests} what="Loading app requests">
         {(pending) =>
           pending.length === 0 ? (
             <Empty>No app is waiting. When you choose “Send to my console” on an app's consent page, it appears here at once.</Empty>
           ) : (
-            <ul className="cards">
-              {pending.map((request) => (
-                <li key={request.id}>
-                  <AppRequestCard request={request} onDone={reload} />
-                </li>
-              ))}
-            </ul>
+            <>
+              {/* Anyone who knows the owner's email can send a request here: the owner's own action is the proof. */}
+              <p className="warning">Approve only if you started connecting this app yourself, just now.</p>
+              <ul className="cards">
+                {pending.map((request) => (
+                  <li key={request.id}>
+                    <AppRequestCard request={request} onDone={reload} />
+                  </li>
+                ))}
+              </ul>
+            </>
           )
         }
       </Show>
