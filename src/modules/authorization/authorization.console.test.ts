@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
+import { createTestApp, type ApiResponse, type Owner, type TestApp } from '../../../test/harness.js';
 import type { AccountEvent } from '../events/events.schemas.js';
 import { CONSOLE_WAITING_PER_EMAIL } from './authorization.service.js';
 
@@ -154,7 +154,7 @@ describe('approving from the console', () => {
 
     // A login session may decide, like the master token.
     const session = await t.login(owner);
-    let approved!: Awaited<ReturnType<typeof t.request>>;
+    let approved!: ApiResponse;
     const decided = await eventsDuring(owner, async () => {
       approved = await t.request('POST', `/api/v1/authorization/requests/${flow.requestId}/approve`, { token: session, body: { scopes: ['read'] } });
     });
