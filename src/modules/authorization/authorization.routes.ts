@@ -214,7 +214,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
           // A request sent to a console is stored as waiting, like a consent page opened: the
           // same per-address limit applies.
           if (form.decision === 'console') authorizations.hit(clientKey(request.ip));
-          const location = form.decision === 'console' ? await server.sendToConsole(form, actorOf(request)) : await server.decide(form, actorOf(request));
+          const location = form.decision === 'console' ? await server.sendToConsole(form) : await server.decide(form, actorOf(request));
           return reply.header('cache-control', 'no-store').redirect(location, 303);
         } catch (error) {
           let refusal = error;

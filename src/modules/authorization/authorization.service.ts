@@ -467,7 +467,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
      * secret). An email no account has is treated exactly alike, from the outside: the request
      * then simply waits until it expires. Answers the waiting page's address.
      */
-    async sendToConsole(form: { requestId: string; csrf: string; email?: string | undefined }, actor: AuditActor): Promise<string> {
+    async sendToConsole(form: { requestId: string; csrf: string; email?: string | undefined }): Promise<string> {
       const request = await repo.getRequest(form.requestId);
       if (!request || !constantTimeEqual(sha256(form.csrf), request.csrf_hash)) {
         throw new AuthorizationPageError('This form does not belong to a consent page Hearth showed you; nothing was sent.');
@@ -485,12 +485,10 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
         throw new AuthorizationPageError('This request was already sent to a console, answered, or it expired. Start again from the app that sent you here.');
       }
       await repo.expireOldestWaiting(emailHash, CONSOLE_WAITING_PER_EMAIL, at);
+      // Nothing more is stored or awaited for a known email than for an unknown one, so neither
+      // the answer nor its timing tells them apart; the owner's decision is what the log records.
       if (ownerId) {
         const requestedScopes = JSON.parse(request.scopes) as Scope[];
-        await audit.record(
-          { ...actor, ownerId, tokenId: null },
-          { action: 'oauth.console_request', outcome: 'success', targetType: 'oauth_client', targetId: client.id, details: { clientName: client.name, requestId: request.id, requestedScopes } },
-        );
         publish(ownerId, { type: 'authorization.requested', data: { requestId: request.id, clientId: client.id, clientName: client.name, requestedScopes } });
       }
       return waitPath(request.id, secret);
