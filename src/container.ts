@@ -224,6 +224,7 @@ export function createContainer(config: Config, storage: Storage) {
     accounts,
     audit,
     publicBaseUrl: config.publicBaseUrl,
+    events,
   });
   const handshakes = createHandshakesService({
     db,

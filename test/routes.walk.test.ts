@@ -44,6 +44,8 @@ const PUBLIC_ROUTES = new Set(
     'POST /register',
     'GET /authorize',
     'POST /authorize',
+    // The page that waits for a console decision: its address carries the secret only that browser got.
+    'GET /authorize/wait',
     'POST /token',
     'POST /revoke',
     'GET /api/v1/afp/download/{platform}',
@@ -112,6 +114,8 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/tokens(\/.*)?$/, owner),
   rule('*', /^\/api\/v1\/handshakes(\/.*)?$/, owner),
   rule('GET', /^\/api\/v1\/audit\/log$/, owner),
+  // Apps' OAuth requests sent to the console: deciding them grants access, like a handshake.
+  rule('*', /^\/api\/v1\/authorization\/requests(\/.*)?$/, owner),
   // The console's live view of handshakes and tokens: the owner's, like the routes it reports on.
   rule('GET', /^\/api\/v1\/events$/, owner),
 

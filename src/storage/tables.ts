@@ -65,6 +65,17 @@ export interface AuthorizationRequestsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** SHA-256 of the email typed to send the request to a console (with or without an account). */
+  console_email_hash: string | null;
+  /** The account whose console the request was sent to; null until then, and for an unknown email. */
+  owner_id: string | null;
+  /** SHA-256 (hex) of the waiting page's secret. */
+  wait_hash: string | null;
+  /** The owner's answer in the console: approved or denied; null while undecided. */
+  decision: 'approved' | 'denied' | null;
+  /** JSON array of the scopes granted in the console. */
+  granted_scopes: string | null;
+  decided_at: string | null;
 }
 
 export interface AuthorizationCodesTable {

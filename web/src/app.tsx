@@ -80,13 +80,13 @@ export function App() {
   );
 }
 
-/** How many things wait for the owner: pending handshakes (and approvals, where they exist). */
+/** How many things wait for the owner: pending handshakes and apps' authorization requests sent to the console. */
 function usePendingCount(): number | undefined {
   const [count, setCount] = useState<number>();
   const refresh = useCallback(() => {
-    api
-      .GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } })
-      .then((answer) => setCount(unwrap(answer).data.length))
+    // Agents' handshakes and apps' authorization requests both wait for the owner.
+    Promise.all([api.GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } }), api.GET('/api/v1/authorization/requests')])
+      .then(([handshakes, apps]) => setCount(unwrap(handshakes).data.length + unwrap(apps).data.length))
       .catch(() => undefined);
   }, []);
   useEffect(refresh, [refresh]);

@@ -196,6 +196,17 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     },
 
     /**
+     * The account with this email, for a request addressed to it by email (the consent page's
+     * "send to my console"). The caller must answer the same whether or not there is one.
+     */
+    async findIdByEmail(email: string): Promise<string | undefined> {
+      return (await repo.findByEmail(normaliseEmail(email)))?.id;
+    },
+
+    /** How an email is compared: what `findIdByEmail` looks up, so callers can key by the same value. */
+    normaliseEmail,
+
+    /**
      * The account a public handshake is addressed to: the given user, or the administrator.
      * Answers only whether it exists, since the public endpoint must say nothing more of it.
      */

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { SCOPES, SCOPE_NAMES } from '../../http/access.js';
-import type { ConsentView } from './authorization.service.js';
+import { WAIT_REFRESH_SECONDS, type ConsentView, type WaitingView } from './authorization.service.js';
 
 /**
  * The consent page and the page for a request that cannot go back to its client. Server-made
@@ -21,12 +21,13 @@ fieldset{border:1px solid #ddd;border-radius:.5rem;margin:1rem 0;padding:.5rem 1
 .scope small{display:block;color:#555}label.field{display:block;margin:.75rem 0 .25rem}input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #bbb;border-radius:.4rem}
 .actions{display:flex;gap:.75rem;margin:1.25rem 0}button{flex:1;padding:.75rem;font-size:1rem;border-radius:.4rem;border:1px solid #888;background:#fff}
 button.approve{background:#1a5fd0;border-color:#1a5fd0;color:#fff;font-weight:600}code{font-size:.9em}
+.or{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}h2{font-size:1.1rem;margin:.75rem 0 .25rem}
 </style>`;
 
-function page(title: string, body: string): string {
+function page(title: string, body: string, head = ''): string {
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Hearth</title>
+<head><meta charset="utf-8">${head}<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Hearth</title>
 ${STYLE}</head>
 <body>
 ${body}
@@ -62,8 +63,31 @@ ${scopes}
 <input id="password" name="password" type="password" autocomplete="current-password">
 <div class="actions"><button type="submit" name="decision" value="deny">Deny</button><button class="approve" type="submit" name="decision" value="approve">Approve</button></div>
 </form>
+<form method="post" action="${escapeHtml(options.formAction)}" class="or">
+<input type="hidden" name="request_id" value="${escapeHtml(view.requestId)}">
+<input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
+<h2>Or approve from your Hearth console</h2>
+<p>No password here: the request appears in your console, signed in on another device or tab, and you choose the scopes there. This page goes on by itself once you decide.</p>
+<label class="field" for="console-email">Email of your Hearth account</label>
+<input id="console-email" name="email" type="email" autocomplete="username">
+<div class="actions"><button type="submit" name="decision" value="console">Send to my console</button></div>
+</form>
 <p><small>You can revoke this access any time: it is listed among your tokens as <code>${escapeHtml(client.name)}</code>.</small></p>`;
   return page(`Allow ${client.name}?`, body);
+}
+
+/**
+ * Waits for the owner's decision in the console. It reloads itself (a meta refresh: the page runs
+ * no script) until the decision is there; the server then sends the browser on to the client.
+ */
+export function waitingPage(view: WaitingView): string {
+  const refresh = escapeHtml(`${WAIT_REFRESH_SECONDS};url=${view.refreshPath}`);
+  const until = new Date(view.expiresAt).toUTCString();
+  const body = `<h1>Waiting for your decision in the Hearth console</h1>
+<div class="who"><p><strong>${escapeHtml(view.clientName)}</strong> asks to use your Hearth, with access sent to <strong>${escapeHtml(view.redirectHost)}</strong>.</p></div>
+<p>Open your Hearth console: the request is on its home page, under “Apps asking to connect”. Approve it there, and this page continues by itself.</p>
+<p><small>This page checks every ${WAIT_REFRESH_SECONDS} seconds. The request expires at ${escapeHtml(until)}.</small></p>`;
+  return page('Waiting for your decision', body, `<meta http-equiv="refresh" content="${refresh}">`);
 }
 
 /** A request that cannot be sent back to its client (unknown client or redirect address, a stale form). */

@@ -30,6 +30,11 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
       return db.selectFrom('authorization_clients').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
+    async getClients(ids: string[]): Promise<AuthorizationClientsTable[]> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('authorization_clients').selectAll().where('id', 'in', ids).execute();
+    },
+
     async insertClient(row: AuthorizationClientsTable): Promise<void> {
       await db.insertInto('authorization_clients').values(row).execute();
     },
@@ -56,6 +61,82 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
     /** Uses a pending request once, while it is still valid; answers whether this call did. */
     async useRequest(id: string, at: string, trx: Executor = db): Promise<boolean> {
       return spend(trx, 'authorization_requests', id, at, true);
+    },
+
+    /**
+     * Sends an undecided, unused, unexpired request to a console, once: of two concurrent sends
+     * exactly one changes the row. Answers whether this call did.
+     */
+    async sendToConsole(
+      id: string,
+      fields: { consoleEmailHash: string; ownerId: string | null; waitHash: string },
+      at: string,
+    ): Promise<boolean> {
+      const result = await db
+        .updateTable('authorization_requests')
+        .set({ console_email_hash: fields.consoleEmailHash, owner_id: fields.ownerId, wait_hash: fields.waitHash })
+        .where('id', '=', id)
+        .where('wait_hash', 'is', null)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Ends the waiting of all but the `keep` newest undecided requests sent with this email: they
+     * expire now. Bounds what one email address can queue in a console.
+     */
+    async expireOldestWaiting(consoleEmailHash: string, keep: number, at: string): Promise<void> {
+      const waiting = await db
+        .selectFrom('authorization_requests')
+        .select('id')
+        .where('console_email_hash', '=', consoleEmailHash)
+        .where('decision', 'is', null)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      const excess = waiting.slice(keep).map((row) => row.id);
+      if (excess.length === 0) return;
+      await db.updateTable('authorization_requests').set({ expires_at: at }).where('id', 'in', excess).where('decision', 'is', null).execute();
+    },
+
+    /** The owner's requests waiting in the console for a decision, oldest first. */
+    async listWaiting(ownerId: string, at: string, limit: number): Promise<AuthorizationRequestsTable[]> {
+      return db
+        .selectFrom('authorization_requests')
+        .selectAll()
+        .where('owner_id', '=', ownerId)
+        .where('decision', 'is', null)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+    },
+
+    async getOwned(ownerId: string, id: string): Promise<AuthorizationRequestsTable | undefined> {
+      return db.selectFrom('authorization_requests').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
+    },
+
+    /**
+     * Records the owner's decision on a request of theirs still waiting, once: of two concurrent
+     * decisions exactly one changes the row. Answers whether this call did.
+     */
+    async decideInConsole(ownerId: string, id: string, decision: { decision: 'approved' | 'denied'; grantedScopes: string | null }, at: string): Promise<boolean> {
+      const result = await db
+        .updateTable('authorization_requests')
+        .set({ decision: decision.decision, granted_scopes: decision.grantedScopes, decided_at: at })
+        .where('id', '=', id)
+        .where('owner_id', '=', ownerId)
+        .where('decision', 'is', null)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async insertCode(row: AuthorizationCodesTable, trx: Executor = db): Promise<void> {

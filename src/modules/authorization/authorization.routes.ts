@@ -1,12 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { access } from '../../http/access.js';
+import { access, principalOf } from '../../http/access.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
+import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizationPageError, AuthorizationRedirect, OAuthProtocolError } from './authorization.errors.js';
-import { consentPage, errorPage, pageHeaders } from './authorization.pages.js';
+import { consentPage, errorPage, pageHeaders, waitingPage } from './authorization.pages.js';
 import {
+  ApproveAuthorizationRequestBody,
+  ConsoleAuthorizationRequestList,
+  ConsoleAuthorizationRequestResponse,
   AuthorizationServerMetadata,
   AuthorizeQuery,
   ClientRegistration,
@@ -16,6 +20,7 @@ import {
   ProtectedResourceMetadata,
   RegisteredClientSchema,
   TokenAnswer,
+  WaitQuery,
 } from './authorization.schemas.js';
 import { ConsentRetry, type AuthorizationServer, type ClientCredentials } from './authorization.service.js';
 
@@ -24,6 +29,8 @@ const html = (description: string) => ({ description, content: { 'text/html': { 
 
 /** Client registrations one address may make per hour (RFC 7591 registration is open to anyone). */
 export const REGISTRATIONS_PER_HOUR = 20;
+/** Waiting-page refreshes one address may make per minute: a few pages open at once, each every few seconds. */
+export const WAIT_REFRESHES_PER_MINUTE = 120;
 
 
 /** `application/x-www-form-urlencoded`, keeping every value of a repeated field (the consent page's scopes). */
@@ -88,7 +95,9 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
   // Each consent page opened stores a pending request: as many per address and minute as
   // password checks (AUTH_RATE_LIMIT), which is what the page leads to.
   const authorizations = createRateLimiter({ max: deps.authorizationsPerMinute, windowMs: 60_000, what: 'authorization requests from this address' });
+  const waits = createRateLimiter({ max: WAIT_REFRESHES_PER_MINUTE, windowMs: 60_000, what: 'waiting-page refreshes from this address' });
   const publicAccess = { access: access.public() };
+  const ownerAccess = { access: access.owner() };
 
   return async (app) => {
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) => {
@@ -183,7 +192,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
           body: ConsentForm,
           response: {
             200: html('The consent page again, saying what to correct'),
-            303: { description: "Back to the client's redirect URI with a code, or with access_denied" },
+            303: { description: "Back to the client's redirect URI with a code, or with access_denied; or, sent to the console, to the waiting page" },
             400: html('The form does not belong to an open request'),
             403: html('The form was sent from another site'),
           },
@@ -202,7 +211,10 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
         const scopes = body.scope === undefined ? [] : ([] as string[]).concat(body.scope);
         const form = { requestId: one('request_id') ?? '', csrf: one('csrf') ?? '', decision: one('decision') ?? '', email: one('email'), password: one('password'), scopes };
         try {
-          const location = await server.decide(form, actorOf(request));
+          // A request sent to a console is stored as waiting, like a consent page opened: the
+          // same per-address limit applies.
+          if (form.decision === 'console') authorizations.hit(clientKey(request.ip));
+          const location = form.decision === 'console' ? await server.sendToConsole(form) : await server.decide(form, actorOf(request));
           return reply.header('cache-control', 'no-store').redirect(location, 303);
         } catch (error) {
           let refusal = error;
@@ -219,6 +231,82 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
           throw refusal;
         }
       },
+    );
+
+    app.get(
+      '/authorize/wait',
+      {
+        config: publicAccess,
+        onRequest: async (request) => waits.hit(clientKey(request.ip)),
+        schema: {
+          operationId: 'authorizeWait',
+          summary: "The page that waits for the owner's decision in the console, refreshing itself; then goes on to the client",
+          tags,
+          querystring: WaitQuery,
+          response: {
+            200: html('Still waiting: the page refreshes itself every few seconds'),
+            303: { description: "Decided: to the client's redirect URI with a code, or with access_denied" },
+            400: html('The request expired, was answered already, or this address is not one Hearth gave'),
+          },
+        },
+      },
+      async (request, reply) => {
+        try {
+          const outcome = await server.wait(request.query.request_id, request.query.wait);
+          if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(outcome.location, 303);
+          return pageHeaders(reply).send(waitingPage(outcome.view));
+        } catch (error) {
+          if (error instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(error.message));
+          throw error;
+        }
+      },
+    );
+
+    app.get(
+      '/api/v1/authorization/requests',
+      {
+        config: ownerAccess,
+        schema: {
+          operationId: 'listAuthorizationRequests',
+          summary: "Apps' authorization requests sent to this console for a decision, oldest first",
+          tags,
+          response: { 200: ConsoleAuthorizationRequestList },
+        },
+      },
+      async (request) => ({ data: await server.listConsoleRequests(principalOf(request).ownerId) }),
+    );
+
+    app.post(
+      '/api/v1/authorization/requests/:id/approve',
+      {
+        config: ownerAccess,
+        // The body is optional: approving as asked needs none.
+        preValidation: emptyBodyAsObject,
+        schema: {
+          operationId: 'approveAuthorizationRequest',
+          summary: "Approve an app's authorization request from the console; the waiting browser then receives the code",
+          tags,
+          params: IdParams,
+          body: ApproveAuthorizationRequestBody,
+          response: { 200: ConsoleAuthorizationRequestResponse },
+        },
+      },
+      async (request) => ({ data: await server.approveConsoleRequest(principalOf(request).ownerId, request.params.id, request.body, actorOf(request)) }),
+    );
+
+    app.post(
+      '/api/v1/authorization/requests/:id/deny',
+      {
+        config: ownerAccess,
+        schema: {
+          operationId: 'denyAuthorizationRequest',
+          summary: "Deny an app's authorization request from the console; the waiting browser goes back to the app with access_denied",
+          tags,
+          params: IdParams,
+          response: { 200: ConsoleAuthorizationRequestResponse },
+        },
+      },
+      async (request) => ({ data: await server.denyConsoleRequest(principalOf(request).ownerId, request.params.id, actorOf(request)) }),
     );
 
     app.post(

@@ -1,4 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { SCOPE_NAMES } from '../../http/access.js';
+import { Data, IsoDateTime, List } from '../../http/schemas.js';
 
 /** `{ error, error_description }`: how the OAuth endpoints refuse (RFC 6749 §5.2, RFC 7591 §3.2.2). */
 export const OAuthErrorBody = Type.Object(
@@ -109,4 +111,54 @@ export const TokenAnswer = Type.Object(
     scope: Type.String({ description: 'The scopes the owner granted, space-separated' }),
   },
   { title: 'OAuthTokenAnswer' },
+);
+
+/** The waiting page's address: the request and the secret only that browser was given. */
+export const WaitQuery = Type.Object({
+  request_id: Type.String({ maxLength: 100 }),
+  wait: Type.String({ maxLength: 200 }),
+});
+
+const ScopeNameSchema = Type.Union(
+  SCOPE_NAMES.map((scope) => Type.Literal(scope)),
+  { description: 'A scope name; GET /api/v1/scopes lists them' },
+);
+
+export const ConsoleAuthorizationRequestSchema = Type.Object(
+  {
+    id: Type.String(),
+    client: Type.Object(
+      {
+        id: Type.String({ description: 'The OAuth client id' }),
+        name: Type.String({ description: 'The name the client registered under (its own words: not proof of who it is)' }),
+        redirectHost: Type.String({ description: 'Where the access would be sent: the host of the redirect URI' }),
+      },
+      { title: 'AuthorizationRequestClient' },
+    ),
+    requestedScopes: Type.Array(ScopeNameSchema),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied')], {
+      description: 'pending until the owner decides; the waiting browser then goes on to the client with a code or access_denied',
+    }),
+    grantedScopes: Type.Union([Type.Array(ScopeNameSchema), Type.Null()], { description: 'What the owner granted; null until approved' }),
+    createdAt: IsoDateTime,
+    expiresAt: Type.String({ format: 'date-time', description: 'Not decided by then, the request expires and the app must start again' }),
+  },
+  { title: 'AuthorizationRequest' },
+);
+export type ConsoleAuthorizationRequest = Static<typeof ConsoleAuthorizationRequestSchema>;
+
+export const ConsoleAuthorizationRequestList = List(ConsoleAuthorizationRequestSchema);
+export const ConsoleAuthorizationRequestResponse = Data(ConsoleAuthorizationRequestSchema);
+
+export const ApproveAuthorizationRequestBody = Type.Object(
+  {
+    scopes: Type.Optional(
+      Type.Array(ScopeNameSchema, {
+        minItems: 1,
+        maxItems: SCOPE_NAMES.length,
+        description: 'The scopes to grant, more or fewer than were asked; without it, those asked for',
+      }),
+    ),
+  },
+  { additionalProperties: false },
 );

@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { SCOPE_NAMES, type Scope } from '../../http/access.js';
+import { AppError, notFound } from '../../http/errors.js';
 import { constantTimeEqual, hashToken } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
-import type { AuthorizationClientsTable, AuthorizationCodesTable, Database } from '../../storage/tables.js';
+import type { AuthorizationClientsTable, AuthorizationCodesTable, AuthorizationRequestsTable, Database } from '../../storage/tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { redirectUrisOf, type ClientDirectory } from './authorization.clients.js';
 import { AuthorizationPageError, AuthorizationRedirect, OAuthProtocolError } from './authorization.errors.js';
@@ -21,6 +23,17 @@ export const CODE_TTL_MS = 60_000;
 export const REQUEST_TTL_MS = 10 * 60_000;
 /** A client registered this recently is pointed out on the consent page. */
 const NEW_CLIENT_MS = 24 * 3_600_000;
+
+/**
+ * Requests one email address may keep waiting for a console decision. A newer one ends the
+ * oldest (its waiting page then reads expired), counted by email whether or not an account has
+ * it, so that the bound says nothing about which emails exist.
+ */
+export const CONSOLE_WAITING_PER_EMAIL = 10;
+/** Requests the owner's list shows at most (each email keeps at most CONSOLE_WAITING_PER_EMAIL). */
+const CONSOLE_LIST_LIMIT = 100;
+/** How often the waiting page refreshes itself, in seconds. */
+export const WAIT_REFRESH_SECONDS = 3;
 
 /** The scopes the protected resource suggests when a client asks for none. */
 export const DEFAULT_SCOPES: Scope[] = ['read'];
@@ -54,10 +67,35 @@ export interface AuthorizationServerDeps {
   repo: AuthorizationRepo;
   clients: ClientDirectory;
   tokens: Pick<TokensService, 'createForClient' | 'renewForClient' | 'revoke' | 'authenticate' | 'get'>;
-  accounts: Pick<AccountsService, 'verifyCredentials'>;
+  accounts: Pick<AccountsService, 'verifyCredentials' | 'findIdByEmail' | 'normaliseEmail'>;
   audit: Pick<AuditService, 'record'>;
   publicBaseUrl: string;
+  /** Told, after each commit, of requests sent to a console and of the owner's decisions there. */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
+
+/** A request waiting in the owner's console, as the owner's API shows it. */
+export interface ConsoleRequestView {
+  id: string;
+  client: { id: string; name: string; redirectHost: string };
+  requestedScopes: Scope[];
+  status: 'pending' | 'approved' | 'denied';
+  grantedScopes: Scope[] | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** What the waiting page shows while the owner has not decided yet. */
+export interface WaitingView {
+  clientName: string;
+  redirectHost: string;
+  /** The page's own address (with its wait secret), which it refreshes to. */
+  refreshPath: string;
+  expiresAt: string;
+}
+
+/** The waiting page's next step: show it again, or send the browser on (to the client, with a code or a denial). */
+export type WaitOutcome = { kind: 'waiting'; view: WaitingView } | { kind: 'redirect'; location: string };
 
 /** Client credentials as sent: HTTP Basic, or client_id (and client_secret) in the form. */
 export interface ClientCredentials {
@@ -118,6 +156,17 @@ export function redirectMatches(registered: readonly string[], requested: string
   });
 }
 
+function redirectHostOf(redirectUri: string): string {
+  const redirect = new URL(redirectUri);
+  return redirect.host || redirect.protocol;
+}
+
+function waitPath(requestId: string, secret: string): string {
+  return `/authorize/wait?${new URLSearchParams({ request_id: requestId, wait: secret }).toString()}`;
+}
+
+const EXPIRED_OR_ANSWERED = 'This authorization request expired or was already answered. Start again from the app that sent you here.';
+
 function parseScopes(value: string | undefined): Scope[] {
   const known = new Set<string>(SCOPE_NAMES);
   // Names this server does not have (openid, offline_access, …) are left out, not refused:
@@ -127,6 +176,7 @@ function parseScopes(value: string | undefined): Scope[] {
 
 export function createAuthorizationServer(deps: AuthorizationServerDeps) {
   const { db, repo, clients, tokens, audit } = deps;
+  const publish = (ownerId: string, event: Parameters<EventsBus['publish']>[1]) => deps.events?.publish(ownerId, event);
   const issuer = deps.publicBaseUrl;
   const mcpResource = `${issuer}/mcp`;
 
@@ -190,6 +240,74 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
       );
       return { access_token: issued.secret, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS, refresh_token: refreshToken, scope: scopes.join(' ') };
     });
+  }
+
+  /**
+   * The one way an approval becomes a code, whichever way the owner approved (password on the
+   * consent page, or the console): spends the request once, while it is valid, and stores the
+   * code. Answers the client's redirect with the code, or undefined when the request was spent
+   * or expired meanwhile (the caller's transaction then stores nothing).
+   */
+  async function grantCode(request: AuthorizationRequestsTable, ownerId: string, scopes: Scope[], trx: Transaction<Database>): Promise<string | undefined> {
+    const at = isoNow();
+    if (!(await repo.useRequest(request.id, at, trx))) return undefined;
+    const code = randomValue('hac_');
+    await repo.insertCode(
+      {
+        id: sha256(code),
+        owner_id: ownerId,
+        client_id: request.client_id,
+        redirect_uri: request.redirect_uri,
+        code_challenge: request.code_challenge,
+        scopes: JSON.stringify(scopes),
+        resource: request.resource,
+        created_at: at,
+        expires_at: isoIn(CODE_TTL_MS),
+        used_at: null,
+        token_id: null,
+      },
+      trx,
+    );
+    return redirectWith(request.redirect_uri, { code, state: request.state ?? undefined });
+  }
+
+  function consoleView(request: AuthorizationRequestsTable, client: AuthorizationClientsTable | undefined): ConsoleRequestView {
+    return {
+      id: request.id,
+      client: { id: request.client_id, name: client?.name ?? request.client_id, redirectHost: redirectHostOf(request.redirect_uri) },
+      requestedScopes: JSON.parse(request.scopes) as Scope[],
+      status: request.decision ?? 'pending',
+      grantedScopes: request.granted_scopes ? (JSON.parse(request.granted_scopes) as Scope[]) : null,
+      createdAt: request.created_at,
+      expiresAt: request.expires_at,
+    };
+  }
+
+  /**
+   * Records the owner's console decision on a request of theirs, once. Another owner's request
+   * is not found; one already decided, answered on the consent page or expired is a conflict.
+   */
+  async function decideInConsole(ownerId: string, id: string, decision: 'approved' | 'denied', scopes: Scope[] | null, actor: AuditActor): Promise<ConsoleRequestView> {
+    const request = await repo.getOwned(ownerId, id);
+    if (!request) throw notFound('Authorization request', id);
+    const client = await repo.getClient(request.client_id);
+    const at = isoNow();
+    if (!(await repo.decideInConsole(ownerId, id, { decision, grantedScopes: scopes ? JSON.stringify(scopes) : null }, at))) {
+      const current = (await repo.getOwned(ownerId, id)) ?? request;
+      if (current.decision) throw new AppError('CONFLICT', `Authorization request ${id} was already ${current.decision}`);
+      if (current.used_at) throw new AppError('CONFLICT', `Authorization request ${id} was already answered on the consent page`);
+      throw new AppError('CONFLICT', `Authorization request ${id} expired without a decision; the app must ask again`);
+    }
+    const clientName = client?.name ?? request.client_id;
+    await audit.record(actor, {
+      action: 'oauth.authorize',
+      outcome: decision === 'approved' ? 'success' : 'denied',
+      targetType: 'oauth_client',
+      targetId: request.client_id,
+      details: { clientName, requestId: id, via: 'console', requestedScopes: JSON.parse(request.scopes), ...(scopes ? { scopes } : {}) },
+    });
+    publish(ownerId, { type: 'authorization.decided', data: { requestId: id, clientId: request.client_id, clientName, decision } });
+    return consoleView({ ...request, decision, granted_scopes: scopes ? JSON.stringify(scopes) : null, decided_at: at }, client);
   }
 
   return {
@@ -281,6 +399,12 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
         created_at: isoNow(),
         expires_at: isoIn(REQUEST_TTL_MS),
         used_at: null,
+        console_email_hash: null,
+        owner_id: null,
+        wait_hash: null,
+        decision: null,
+        granted_scopes: null,
+        decided_at: null,
       });
       return consentView(requestId, csrf, client, redirectUri, requested.length > 0 ? requested : DEFAULT_SCOPES);
     },
@@ -325,33 +449,97 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
       if (!form.email || !form.password) throw new ConsentRetry('Sign in with your Hearth email and password to approve.');
       const ownerId = await deps.accounts.verifyCredentials({ email: form.email, password: form.password }, actor, 'oauth.consent_sign_in');
       if (!ownerId) throw new ConsentRetry('Wrong email or password.');
-      const code = randomValue('hac_');
-      const at = isoNow();
-      await db.transaction().execute(async (trx) => {
-        if (!(await repo.useRequest(request.id, at, trx))) throw new AuthorizationPageError('This authorization request was already answered.');
-        await repo.insertCode(
-          {
-            id: sha256(code),
-            owner_id: ownerId,
-            client_id: client.id,
-            redirect_uri: request.redirect_uri,
-            code_challenge: request.code_challenge,
-            scopes: JSON.stringify(scopes),
-            resource: request.resource,
-            created_at: at,
-            expires_at: isoIn(CODE_TTL_MS),
-            used_at: null,
-            token_id: null,
-          },
-          trx,
-        );
+      return db.transaction().execute(async (trx) => {
+        const location = await grantCode(request, ownerId, scopes, trx);
+        if (!location) throw new AuthorizationPageError('This authorization request was already answered.');
         await audit.record(
           { ...actor, ownerId },
           { action: 'oauth.authorize', outcome: 'success', targetType: 'oauth_client', targetId: client.id, details: { clientName: client.name, scopes, requestedScopes: JSON.parse(request.scopes) } },
           trx,
         );
+        return location;
       });
-      return redirectWith(request.redirect_uri, { code, state });
+    },
+
+    /**
+     * "Approve from my Hearth console": the request goes to the console of the account with this
+     * email, and the browser waits on a page of its own (answered by its address, with a fresh
+     * secret). An email no account has is treated exactly alike, from the outside: the request
+     * then simply waits until it expires. Answers the waiting page's address.
+     */
+    async sendToConsole(form: { requestId: string; csrf: string; email?: string | undefined }): Promise<string> {
+      const request = await repo.getRequest(form.requestId);
+      if (!request || !constantTimeEqual(sha256(form.csrf), request.csrf_hash)) {
+        throw new AuthorizationPageError('This form does not belong to a consent page Hearth showed you; nothing was sent.');
+      }
+      if (request.used_at || isPast(request.expires_at)) throw new AuthorizationPageError(EXPIRED_OR_ANSWERED);
+      const email = form.email?.trim() ?? '';
+      if (!email || email.length > 320 || !email.includes('@')) throw new ConsentRetry('Enter the email of your Hearth account to send this request to your console.');
+      const client = await repo.getClient(request.client_id);
+      if (!client) throw new AuthorizationPageError('The client of this request is gone.');
+      const ownerId = (await deps.accounts.findIdByEmail(email)) ?? null;
+      const emailHash = sha256(deps.accounts.normaliseEmail(email));
+      const secret = randomValue('');
+      const at = isoNow();
+      if (!(await repo.sendToConsole(request.id, { consoleEmailHash: emailHash, ownerId, waitHash: sha256(secret) }, at))) {
+        throw new AuthorizationPageError('This request was already sent to a console, answered, or it expired. Start again from the app that sent you here.');
+      }
+      await repo.expireOldestWaiting(emailHash, CONSOLE_WAITING_PER_EMAIL, at);
+      // Nothing more is stored or awaited for a known email than for an unknown one, so neither
+      // the answer nor its timing tells them apart; the owner's decision is what the log records.
+      if (ownerId) {
+        const requestedScopes = JSON.parse(request.scopes) as Scope[];
+        publish(ownerId, { type: 'authorization.requested', data: { requestId: request.id, clientId: client.id, clientName: client.name, requestedScopes } });
+      }
+      return waitPath(request.id, secret);
+    },
+
+    /**
+     * The waiting page's refresh: still waiting, or the owner's console decision carried out now.
+     * An approval becomes a code here, through the same path as the consent page's approval,
+     * exactly once however many refreshes arrive together.
+     */
+    async wait(requestId: string, secret: string): Promise<WaitOutcome> {
+      const request = await repo.getRequest(requestId);
+      if (!request || !request.wait_hash || !constantTimeEqual(sha256(secret), request.wait_hash)) {
+        throw new AuthorizationPageError('This waiting page is not one Hearth showed you. Start again from the app that sent you here.');
+      }
+      if (request.used_at) throw new AuthorizationPageError(EXPIRED_OR_ANSWERED);
+      if (request.decision === 'approved' && request.owner_id && request.granted_scopes) {
+        const { owner_id: ownerId, granted_scopes: granted } = request;
+        const location = await db.transaction().execute(async (trx) => grantCode(request, ownerId, JSON.parse(granted) as Scope[], trx));
+        if (!location) throw new AuthorizationPageError(EXPIRED_OR_ANSWERED);
+        return { kind: 'redirect', location };
+      }
+      if (request.decision === 'denied') {
+        if (!(await repo.useRequest(request.id, isoNow()))) throw new AuthorizationPageError(EXPIRED_OR_ANSWERED);
+        return { kind: 'redirect', location: redirectWith(request.redirect_uri, { error: 'access_denied', error_description: 'The owner denied the request', state: request.state ?? undefined }) };
+      }
+      if (isPast(request.expires_at)) throw new AuthorizationPageError('Nobody answered this request in the Hearth console in time, so it expired. Start again from the app that sent you here.');
+      const client = await repo.getClient(request.client_id);
+      return {
+        kind: 'waiting',
+        view: { clientName: client?.name ?? request.client_id, redirectHost: redirectHostOf(request.redirect_uri), refreshPath: waitPath(request.id, secret), expiresAt: request.expires_at },
+      };
+    },
+
+    /** The owner's requests waiting in the console for a decision, oldest first. */
+    async listConsoleRequests(ownerId: string): Promise<ConsoleRequestView[]> {
+      const rows = await repo.listWaiting(ownerId, isoNow(), CONSOLE_LIST_LIMIT);
+      const known = new Map((await repo.getClients([...new Set(rows.map((row) => row.client_id))])).map((client) => [client.id, client]));
+      return rows.map((row) => consoleView(row, known.get(row.client_id)));
+    },
+
+    /** Approves in the console, with the requested scopes or those the owner chose (more or fewer). */
+    async approveConsoleRequest(ownerId: string, id: string, input: { scopes?: Scope[] | undefined }, actor: AuditActor): Promise<ConsoleRequestView> {
+      const request = await repo.getOwned(ownerId, id);
+      if (!request) throw notFound('Authorization request', id);
+      const scopes = input.scopes ? [...new Set(input.scopes)] : (JSON.parse(request.scopes) as Scope[]);
+      return decideInConsole(ownerId, id, 'approved', scopes, actor);
+    },
+
+    async denyConsoleRequest(ownerId: string, id: string, actor: AuditActor): Promise<ConsoleRequestView> {
+      return decideInConsole(ownerId, id, 'denied', null, actor);
     },
 
     /** The token endpoint: a code for a grant, or a refresh token for the grant's next access token. */

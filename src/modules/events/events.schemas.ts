@@ -18,6 +18,12 @@ const HandshakeRef = {
   agentId: Type.String({ description: 'The name the agent gave itself' }),
 };
 
+const AuthorizationRequestRef = {
+  requestId: Type.String(),
+  clientId: Type.String({ description: 'The OAuth client asking to connect' }),
+  clientName: Type.String({ description: 'The name the client registered under' }),
+};
+
 /** Each event type with the shape of its `data`. */
 export const EVENT_DATA = {
   'handshake.created': Type.Object({ ...HandshakeRef, requestedScopes: Type.Array(ScopeName) }, { title: 'HandshakeCreatedData' }),
@@ -31,6 +37,14 @@ export const EVENT_DATA = {
   ),
   'handshake.claimed': Type.Object({ ...HandshakeRef, tokenId: Type.Union([Type.String(), Type.Null()]) }, { title: 'HandshakeClaimedData' }),
   'handshake.revoked': Type.Object({ ...HandshakeRef, tokenId: Type.Union([Type.String(), Type.Null()]) }, { title: 'HandshakeRevokedData' }),
+  'authorization.requested': Type.Object(
+    { ...AuthorizationRequestRef, requestedScopes: Type.Array(ScopeName) },
+    { title: 'AuthorizationRequestedData', description: "An app's authorization request was sent to the owner's console for a decision" },
+  ),
+  'authorization.decided': Type.Object(
+    { ...AuthorizationRequestRef, decision: Type.Union([Type.Literal('approved'), Type.Literal('denied')]) },
+    { title: 'AuthorizationDecidedData' },
+  ),
   'token.created': Type.Object(
     { tokenId: Type.String(), name: Type.String(), kind: TokenKind, scopes: Type.Array(ScopeName) },
     { title: 'TokenCreatedData' },

@@ -495,7 +495,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's events as they happen (handshakes asked and decided, tokens made and revoked), as Server-Sent Events
+         * The account's events as they happen (handshakes and app authorizations asked and decided, tokens made and revoked), as Server-Sent Events
          * @description Owner only: the master token or a login session.
          */
         get: operations["streamEvents"];
@@ -2321,6 +2321,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/authorize/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page that waits for the owner's decision in the console, refreshing itself; then goes on to the client
+         * @description Public: no token needed.
+         */
+        get: operations["authorizeWait"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorization/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Apps' authorization requests sent to this console for a decision, oldest first
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listAuthorizationRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorization/requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an app's authorization request from the console; the waiting browser then receives the code
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["approveAuthorizationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorization/requests/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny an app's authorization request from the console; the waiting browser goes back to the app with access_denied
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["denyAuthorizationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/token": {
         parameters: {
             query?: never;
@@ -2701,6 +2781,28 @@ export interface components {
              * @description Sent as the SSE `event:` line
              * @enum {string}
              */
+            type: "authorization.requested";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["AuthorizationRequestedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "authorization.decided";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["AuthorizationDecidedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
             type: "token.created";
             /** Format: date-time */
             occurredAt: string;
@@ -2992,6 +3094,61 @@ export interface components {
             data: components["schemas"]["AuditEntry"][];
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
+        };
+        /** AuthorizationDecidedData */
+        AuthorizationDecidedData: {
+            requestId: string;
+            /** @description The OAuth client asking to connect */
+            clientId: string;
+            /** @description The name the client registered under */
+            clientName: string;
+            decision: "approved" | "denied";
+        };
+        /** AuthorizationRequest */
+        AuthorizationRequest: {
+            id: string;
+            client: components["schemas"]["AuthorizationRequestClient"];
+            requestedScopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+            /** @description pending until the owner decides; the waiting browser then goes on to the client with a code or access_denied */
+            status: "pending" | "approved" | "denied";
+            /** @description What the owner granted; null until approved */
+            grantedScopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Not decided by then, the request expires and the app must start again
+             */
+            expiresAt: string;
+        };
+        /** AuthorizationRequestClient */
+        AuthorizationRequestClient: {
+            /** @description The OAuth client id */
+            id: string;
+            /** @description The name the client registered under (its own words: not proof of who it is) */
+            name: string;
+            /** @description Where the access would be sent: the host of the redirect URI */
+            redirectHost: string;
+        };
+        /** AuthorizationRequestList */
+        AuthorizationRequestList: {
+            data: components["schemas"]["AuthorizationRequest"][];
+        };
+        /** AuthorizationRequestResponse */
+        AuthorizationRequestResponse: {
+            data: components["schemas"]["AuthorizationRequest"];
+        };
+        /**
+         * AuthorizationRequestedData
+         * @description An app's authorization request was sent to the owner's console for a decision
+         */
+        AuthorizationRequestedData: {
+            requestId: string;
+            /** @description The OAuth client asking to connect */
+            clientId: string;
+            /** @description The name the client registered under */
+            clientName: string;
+            requestedScopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
         };
         /** AuthorizationServerMetadata */
         AuthorizationServerMetadata: {
@@ -10970,7 +11127,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Back to the client's redirect URI with a code, or with access_denied */
+            /** @description Back to the client's redirect URI with a code, or with access_denied; or, sent to the console, to the waiting page */
             303: {
                 headers: {
                     [name: string]: unknown;
@@ -10995,6 +11152,192 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    authorizeWait: {
+        parameters: {
+            query: {
+                request_id: string;
+                wait: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Still waiting: the page refreshes itself every few seconds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Decided: to the client's redirect URI with a code, or with access_denied */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The request expired, was answered already, or this address is not one Hearth gave */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listAuthorizationRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationRequestList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    approveAuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The scopes to grant, more or fewer than were asked; without it, those asked for */
+                    scopes?: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationRequestResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    denyAuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationRequestResponse"];
                 };
             };
             /** @description Default Response */

@@ -5,6 +5,7 @@ import { useLiveChanges } from '../live';
 
 type Handshake = Schemas['Handshake'];
 type Scope = NonNullable<Handshake['grantedScopes']>[number];
+type AppRequest = Schemas['AuthorizationRequest'];
 
 /** Home: what waits for the owner's decision, live. */
 export function HomePage() {
@@ -44,7 +45,111 @@ export function HomePage() {
           }}
         </Show>
       </section>
+      <AppRequests />
     </>
+  );
+}
+
+/**
+ * OAuth apps (MCP clients) whose consent page was sent to this console. Approving here sends the
+ * waiting browser on to the app with its code; nothing secret is shown on this side.
+ */
+function AppRequests() {
+  const requests = useLoad(async () => unwrap(await api.GET('/api/v1/authorization/requests')).data);
+  const reload = requests.reload;
+  useLiveChanges(useCallback(() => reload(), [reload]), ['authorization.requested', 'authorization.decided']);
+  return (
+    <section aria-labelledby="apps-heading">
+      <h2 id="apps-heading">Apps asking to connect</h2>
+      <Show loaded={requests} what="Loading app requests">
+        {(pending) =>
+          pending.length === 0 ? (
+            <Empty>No app is waiting. When you choose “Send to my console” on an app's consent page, it appears here at once.</Empty>
+          ) : (
+            <>
+              {/* Anyone who knows the owner's email can send a request here: the owner's own action is the proof. */}
+              <p className="warning">Approve only if you started connecting this app yourself, just now.</p>
+              <ul className="cards">
+                {pending.map((request) => (
+                  <li key={request.id}>
+                    <AppRequestCard request={request} onDone={reload} />
+                  </li>
+                ))}
+              </ul>
+            </>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+function AppRequestCard({ request, onDone }: { request: AppRequest; onDone: () => void }) {
+  const [choosing, setChoosing] = useState(false);
+  const [scopes, setScopes] = useState<string[]>(request.requestedScopes);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const path = { params: { path: { id: request.id } } };
+
+  const decide = async (send: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await send();
+      onDone();
+    } catch (caught) {
+      setError(errorMessage(caught));
+      setBusy(false);
+    }
+  };
+  const approve = () => decide(async () => unwrap(await api.POST('/api/v1/authorization/requests/{id}/approve', { ...path, body: { scopes: scopes as Scope[] } })));
+  const deny = () => decide(async () => unwrap(await api.POST('/api/v1/authorization/requests/{id}/deny', path)));
+
+  return (
+    <article className="card" aria-label={`App ${request.client.name}`}>
+      <h3>{request.client.name} asks to connect</h3>
+      <dl className="facts">
+        <dt>Access sent to</dt>
+        <dd className="mono">{request.client.redirectHost}</dd>
+        <dt>Asks for</dt>
+        <dd className="mono">{request.requestedScopes.join(', ')}</dd>
+        <dt>Asked</dt>
+        <dd>
+          <When at={request.createdAt} />
+        </dd>
+        <dt>Expires</dt>
+        <dd>
+          <When at={request.expiresAt} />
+        </dd>
+      </dl>
+      {choosing ? (
+        <div className="stack">
+          <ScopePicker value={scopes} onChange={setScopes} legend="Grant these scopes" />
+          <div className="row">
+            <button type="button" className="primary" disabled={busy || scopes.length === 0} onClick={() => void approve()}>
+              Approve with {scopes.length} {scopes.length === 1 ? 'scope' : 'scopes'}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setChoosing(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="row">
+          <button type="button" className="primary" disabled={busy} onClick={() => setChoosing(true)}>
+            Approve
+          </button>
+          <button type="button" className="danger" disabled={busy} onClick={() => void deny()}>
+            Deny
+          </button>
+        </div>
+      )}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </article>
   );
 }
 
