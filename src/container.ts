@@ -62,6 +62,9 @@ import { createVaultService } from './modules/vault/vault.service.js';
 import { createIdentityContextSection, createPreferencesContextSection } from './modules/identity/identity.context.js';
 import { createKnowledgeContextSection } from './modules/knowledge/knowledge.context.js';
 import { createMemoryContextSection } from './modules/memory/memory.context.js';
+import { createWebhookDeliverer } from './modules/webhooks/webhooks.deliverer.js';
+import { createWebhooksRepo } from './modules/webhooks/webhooks.repo.js';
+import { createWebhooksService, secretContext as webhookSecretContext } from './modules/webhooks/webhooks.service.js';
 import { createPersonaContextSection } from './modules/personas/personas.context.js';
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
@@ -277,13 +280,36 @@ export function createContainer(config: Config, storage: Storage) {
     publicBaseUrl: config.publicBaseUrl,
   });
 
+  // Webhooks: every owner's events, stored as deliveries before they are sent, and sent by one
+  // worker per process (started by the app once ready) through the guarded outbound client.
+  const webhooksRepo = createWebhooksRepo(db);
+  const webhookDeliverer = createWebhookDeliverer({
+    repo: webhooksRepo,
+    outbound,
+    openSecret: (ownerId, endpointId, sealed) => keyring.open(ownerId, webhookSecretContext(endpointId), sealed),
+    settings: config.webhooks,
+  });
+  const webhooks = createWebhooksService({
+    repo: webhooksRepo,
+    keyring,
+    deliverer: webhookDeliverer,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    maxEndpointsPerOwner: config.webhooks.maxEndpointsPerOwner,
+  });
+  const stopWebhookEvents = events.subscribeAll((ownerId, event) => {
+    webhooks.enqueue(ownerId, event).catch((error: unknown) => webhookDeliverer.report(error, `webhooks: the deliveries of event ${event.id} could not be stored`));
+  });
+
   let closing: Promise<void> | undefined;
   /**
-   * Releases what the container holds, newest first: the parsing workers, the outbound
+   * Releases what the container holds, newest first: the webhook worker, the parsing workers, the outbound
    * connection pools, then storage. Once only; later calls wait for the first.
    */
   function close(): Promise<void> {
     closing ??= (async () => {
+      // The webhook worker first: its attempts in flight use the outbound client and storage.
+      stopWebhookEvents();
+      await webhookDeliverer.close();
       parsing.close();
       await llmOutbound?.close();
       await outbound.close();
@@ -325,6 +351,8 @@ export function createContainer(config: Config, storage: Storage) {
     knowledge,
     marketplace,
     chat,
+    webhooks,
+    webhookDeliverer,
     close,
   };
 }

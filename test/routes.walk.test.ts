@@ -114,6 +114,8 @@ const RULES: Rule[] = [
   rule('GET', /^\/api\/v1\/audit\/log$/, owner),
   // The console's live view of handshakes and tokens: the owner's, like the routes it reports on.
   rule('GET', /^\/api\/v1\/events$/, owner),
+  // Where the account's events are sent, signed with a secret shown once: the owner's alone.
+  rule('*', /^\/api\/v1\/webhooks(\/.*)?$/, owner),
 
   rule('GET', /^\/api\/v1\/vault\/tokens\/\{\}\/reveal$/, master),
   rule('*', /^\/api\/v1\/vault(\/.*)?$/, scope('vault')),

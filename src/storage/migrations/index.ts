@@ -17,6 +17,7 @@ import * as skillsActiveIndex from './0017-skills-active-index.js';
 import * as handshakeClaim from './0018-handshake-claim.js';
 import * as authorizationServer from './0019-authorization-server.js';
 import * as searchGenerations from './0020-search-generations.js';
+import * as webhooks from './0022-webhooks.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -49,6 +50,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0018-handshake-claim', handshakeClaim],
   ['0019-authorization-server', authorizationServer],
   ['0020-search-generations', searchGenerations],
+  ['0022-webhooks', webhooks],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
