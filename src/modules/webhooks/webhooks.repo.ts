@@ -146,16 +146,15 @@ export function createWebhooksRepo(db: Kysely<Database>) {
      * it is not due, or it is no longer pending.
      */
     async claim(id: string, lease: string, now: string, leaseUntil: string): Promise<DeliveryRow | undefined> {
-      const result = await db
+      return db
         .updateTable('webhook_deliveries')
         .set({ lease, lease_until: leaseUntil })
         .where('id', '=', id)
         .where('state', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('lease', 'is', null), eb('lease_until', '<=', now)]))
+        .returningAll()
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return undefined;
-      return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('lease', '=', lease).executeTakeFirst();
     },
 
     /**
