@@ -125,7 +125,9 @@ export function createContainer(config: Config, storage: Storage) {
     // Every password check, on every route, is counted here, per process like the other limits.
     attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute }),
     plans,
+    events,
   });
+  accounts.onPlanChange((ownerId, change) => events.publish(ownerId, { type: 'plan.changed', data: { planId: change.to, previousPlanId: change.from } }));
   // Plan limits, checked where records are created; off (no work at all) unless config.planLimits.
   const limits = createLimitsService({ enabled: config.planLimits, plans, accounts });
   // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
@@ -176,6 +178,7 @@ export function createContainer(config: Config, storage: Storage) {
     },
     // A refresh's claim outlasts its provider call, which the outbound timeout bounds.
     refreshLeaseMs: config.outboundTimeoutMs + 30_000,
+    events,
   });
   // Gmail and Google Drive of the connected account.
   const google = createGoogleService({ oauth, outbound, google: config.google });
@@ -257,7 +260,9 @@ export function createContainer(config: Config, storage: Storage) {
     contextTokens: config.chatContextTokens,
   });
   // Remote PCs: requests reach a daemon connected to this process (see docs/decisions.md for several nodes).
-  const afpRelay = createInProcessRelay();
+  const afpRelay = createInProcessRelay({
+    onPresence: (link, status) => events.publish(link.ownerId, { type: `device.${status}`, data: { deviceId: link.deviceId, name: link.name } }),
+  });
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
   // Plans, Stripe checkout and Stripe's webhook; the plan itself is kept by accounts.

@@ -49,7 +49,7 @@ export const EVENT_DATA = {
   'login.failed': Type.Object(
     {
       userId: Type.String(),
-      consecutiveFailures: Type.Integer({ description: 'Failed password attempts in a row that started the slowdown' }),
+      consecutiveFailures: Type.Integer({ description: 'Failed password attempts in a row from this address on the account' }),
       slowdown: Type.Union([Type.Literal('address'), Type.Literal('account')], {
         description: '`address`: one address now waits between attempts; `account`: several addresses guessing together slowed every unfamiliar address down',
       }),
