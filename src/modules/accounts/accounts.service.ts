@@ -275,7 +275,13 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       id: string,
       planId: string,
       actor: AuditActor,
-      options: { trx?: Transaction<Database>; auditAction?: string; auditDetails?: Record<string, unknown> } = {},
+      options: {
+        trx?: Transaction<Database>;
+        auditAction?: string;
+        auditDetails?: Record<string, unknown>;
+        /** With `trx`: where the change's announcement waits, for the caller to run once `trx` committed. */
+        afterCommit?: Array<() => void>;
+      } = {},
     ): Promise<User> {
       if (!plans.isKnown(planId)) {
         const known = plans.ids().join(', ');
@@ -297,9 +303,15 @@ export function createAccountsService(deps: AccountsServiceOptions) {
         },
         trx,
       );
-      // Within billing's transaction, listeners hear of it just before that commits: nothing
-      // between the two can fail but the commit itself.
-      if (row.plan_id !== planId) for (const listener of planChangeListeners) listener(id, { from: row.plan_id, to: planId });
+      if (row.plan_id !== planId) {
+        const change = { from: row.plan_id, to: planId };
+        const announce = () => {
+          for (const listener of planChangeListeners) listener(id, change);
+        };
+        // Inside a caller's transaction, listeners hear of it once that committed.
+        if (options.afterCommit) options.afterCommit.push(announce);
+        else announce();
+      }
       return toUser({ ...row, plan_id: planId, updated_at: updatedAt });
     },
   };
