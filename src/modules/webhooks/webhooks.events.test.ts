@@ -13,6 +13,9 @@ import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET } from '../../../test/google-app.js';
 
+/** How long a delivery may take to be recorded, polled every 20 ms. */
+const SETTLE = { timeout: 10_000, interval: 20 };
+
 let fake: FakeGoogle;
 let t: TestApp;
 let receiver: WebhookReceiver;
@@ -118,7 +121,7 @@ it('login.failed: once, when failed passwords start slowing sign-ins down', asyn
   const marker = receiver.received.length;
   await t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'marker', scopes: ['memory'] } });
   await nextOfType('token.created', marker);
-  await vi.waitFor(async () => expect((await deliveredTypes()).filter((type) => type === 'login.failed')).toHaveLength(1));
+  await vi.waitFor(async () => expect((await deliveredTypes()).filter((type) => type === 'login.failed')).toHaveLength(1), SETTLE);
 });
 
 describe('what is not sent', () => {
