@@ -40,6 +40,7 @@ import { integrationsRoutes } from './modules/integrations/integrations.routes.j
 import { skillsRoutes } from './modules/skills/skills.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { vaultRoutes } from './modules/vault/vault.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import type { Container } from './container.js';
 import { API_VERSION } from './version.js';
 
@@ -77,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Fastify runs onClose once the server stopped accepting and in-flight requests finished.
   app.addHook('onClose', () => container.close());
+  // The webhook worker sends only once the app is up, and logs through the app's logger.
+  app.addHook('onReady', async () => container.webhookDeliverer.start(app.log));
 
   // A callback hook, not an async one: it runs on every answer, and needs no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -164,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes({ billing: container.billing }));
   await app.register(vaultRoutes({ vault: container.vault, audit: container.audit }));
   await app.register(marketplaceRoutes({ marketplace: container.marketplace }));
+  await app.register(webhooksRoutes({ webhooks: container.webhooks }));
   await app.register(chatRoutes({ chat: container.chat }));
   await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }));
   await app.register(

@@ -90,6 +90,12 @@ export interface Config {
    * (and the stream's token checked again), and how many streams one owner may hold open.
    */
   events: { heartbeatMs: number; maxStreamsPerOwner: number; maxStreams: number };
+
+  /**
+   * Webhook deliveries: the first two retry delays (then each delay doubles), how long a delivery
+   * is retried before it is given up, the time one attempt may take, and endpoints per owner.
+   */
+  webhooks: { firstRetryMs: number; secondRetryMs: number; retryForMs: number; timeoutMs: number; maxEndpointsPerOwner: number };
 }
 
 export interface ExtractSettings {
@@ -287,6 +293,13 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: int(env, 'EVENTS_HEARTBEAT_MS', 25_000, 1000, 300_000),
       maxStreamsPerOwner: int(env, 'EVENTS_MAX_STREAMS_PER_OWNER', 8, 1, 100),
       maxStreams: int(env, 'EVENTS_MAX_STREAMS', 2_000, 1, 100_000),
+    },
+    webhooks: {
+      firstRetryMs: int(env, 'WEBHOOK_FIRST_RETRY_MS', 2_000, 1, 3_600_000),
+      secondRetryMs: int(env, 'WEBHOOK_SECOND_RETRY_MS', 10_000, 1, 3_600_000),
+      retryForMs: int(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 3_600_000, 1, 7 * 24 * 3_600_000),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+      maxEndpointsPerOwner: int(env, 'WEBHOOK_MAX_ENDPOINTS', 20, 1, 1000),
     },
   };
 }

@@ -62,6 +62,9 @@ import { createVaultService } from './modules/vault/vault.service.js';
 import { createIdentityContextSection, createPreferencesContextSection } from './modules/identity/identity.context.js';
 import { createKnowledgeContextSection } from './modules/knowledge/knowledge.context.js';
 import { createMemoryContextSection } from './modules/memory/memory.context.js';
+import { createWebhookDeliverer } from './modules/webhooks/webhooks.deliverer.js';
+import { createWebhooksRepo } from './modules/webhooks/webhooks.repo.js';
+import { createWebhooksService, secretContext as webhookSecretContext } from './modules/webhooks/webhooks.service.js';
 import { createPersonaContextSection } from './modules/personas/personas.context.js';
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
@@ -122,7 +125,9 @@ export function createContainer(config: Config, storage: Storage) {
     // Every password check, on every route, is counted here, per process like the other limits.
     attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute }),
     plans,
+    events,
   });
+  accounts.onPlanChange((ownerId, change) => events.publish(ownerId, { type: 'plan.changed', data: { planId: change.to, previousPlanId: change.from } }));
   // Plan limits, checked where records are created; off (no work at all) unless config.planLimits.
   const limits = createLimitsService({ enabled: config.planLimits, plans, accounts });
   // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
@@ -173,6 +178,7 @@ export function createContainer(config: Config, storage: Storage) {
     },
     // A refresh's claim outlasts its provider call, which the outbound timeout bounds.
     refreshLeaseMs: config.outboundTimeoutMs + 30_000,
+    events,
   });
   // Gmail and Google Drive of the connected account.
   const google = createGoogleService({ oauth, outbound, google: config.google });
@@ -255,7 +261,9 @@ export function createContainer(config: Config, storage: Storage) {
     contextTokens: config.chatContextTokens,
   });
   // Remote PCs: requests reach a daemon connected to this process (see docs/decisions.md for several nodes).
-  const afpRelay = createInProcessRelay();
+  const afpRelay = createInProcessRelay({
+    onPresence: (link, status) => events.publish(link.ownerId, { type: `device.${status}`, data: { deviceId: link.deviceId, name: link.name } }),
+  });
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
   // Plans, Stripe checkout and Stripe's webhook; the plan itself is kept by accounts.
@@ -278,13 +286,36 @@ export function createContainer(config: Config, storage: Storage) {
     publicBaseUrl: config.publicBaseUrl,
   });
 
+  // Webhooks: every owner's events, stored as deliveries before they are sent, and sent by one
+  // worker per process (started by the app once ready) through the guarded outbound client.
+  const webhooksRepo = createWebhooksRepo(db);
+  const webhookDeliverer = createWebhookDeliverer({
+    repo: webhooksRepo,
+    outbound,
+    openSecret: (ownerId, endpointId, sealed) => keyring.open(ownerId, webhookSecretContext(endpointId), sealed),
+    settings: config.webhooks,
+  });
+  const webhooks = createWebhooksService({
+    repo: webhooksRepo,
+    keyring,
+    deliverer: webhookDeliverer,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    maxEndpointsPerOwner: config.webhooks.maxEndpointsPerOwner,
+  });
+  const stopWebhookEvents = events.subscribeAll((ownerId, event) => {
+    webhooks.enqueue(ownerId, event).catch((error: unknown) => webhookDeliverer.report(error, `webhooks: the deliveries of event ${event.id} could not be stored`));
+  });
+
   let closing: Promise<void> | undefined;
   /**
-   * Releases what the container holds, newest first: the parsing workers, the outbound
+   * Releases what the container holds, newest first: the webhook worker, the parsing workers, the outbound
    * connection pools, then storage. Once only; later calls wait for the first.
    */
   function close(): Promise<void> {
     closing ??= (async () => {
+      // The webhook worker first: its attempts in flight use the outbound client and storage.
+      stopWebhookEvents();
+      await webhookDeliverer.close();
       parsing.close();
       await llmOutbound?.close();
       await outbound.close();
@@ -326,6 +357,8 @@ export function createContainer(config: Config, storage: Storage) {
     knowledge,
     marketplace,
     chat,
+    webhooks,
+    webhookDeliverer,
     close,
   };
 }

@@ -118,6 +118,8 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/authorization\/requests(\/.*)?$/, owner),
   // The console's live view of handshakes and tokens: the owner's, like the routes it reports on.
   rule('GET', /^\/api\/v1\/events$/, owner),
+  // Where the account's events are sent, signed with a secret shown once: the owner's alone.
+  rule('*', /^\/api\/v1\/webhooks(\/.*)?$/, owner),
 
   rule('GET', /^\/api\/v1\/vault\/tokens\/\{\}\/reveal$/, master),
   rule('*', /^\/api\/v1\/vault(\/.*)?$/, scope('vault')),

@@ -19,6 +19,7 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'tokens', description: "The owner's API tokens: create, list, change, regenerate, revoke" },
   { name: 'handshakes', description: 'How an agent without a token asks the owner for one' },
   { name: 'audit', description: 'What was done with which token' },
+  { name: 'webhooks', description: "Account events POSTed to the owner's addresses, signed as Standard Webhooks defines" },
   { name: 'gateway', description: 'One call that hands an agent everything its token may read' },
   { name: 'identity', description: "The owner's identity: public profile, professional and availability sections" },
   { name: 'preferences', description: "The owner's preferences" },

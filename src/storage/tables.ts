@@ -401,6 +401,49 @@ export interface AfpDevicesTable {
   key_hash: string | null;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  owner_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  enabled: number;
+  /** The signing secret (`whsec_…`), sealed by the keyring. */
+  secret_sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  owner_id: string;
+  endpoint_id: string;
+  /** The event's id: the `webhook-id` of every attempt. */
+  event_id: string;
+  event_type: string;
+  /** The JSON body sent (and signed), the same on every attempt. */
+  body: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempt_count: number;
+  /** When the next attempt is due; null once delivered or failed. */
+  next_attempt_at: string | null;
+  /** Who holds the attempt being made, and until when (see migration 0022). */
+  lease: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: string;
+  outcome: 'succeeded' | 'failed';
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 export interface Database {
   marketplace_listings: MarketplaceListingsTable;
   marketplace_ratings: MarketplaceRatingsTable;
@@ -430,4 +473,7 @@ export interface Database {
   billing_events: BillingEventsTable;
   connectors: ConnectorsTable;
   afp_devices: AfpDevicesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -42,6 +42,13 @@ export interface PasswordAttemptOptions {
 export interface PasswordAttempt {
   /** Consecutive failures from this address on this account, this attempt included. */
   readonly failures: number;
+  /**
+   * Which slowdown this attempt starts if it fails: `address` when it is this address's first
+   * failure past the free ones on the account, `account` when it brings the account's shared
+   * count to its ceiling; null otherwise. Each is started once per streak (until a success, or
+   * a day without attempts), so whoever reports it does so at most once per streak.
+   */
+  readonly startsSlowdown: 'address' | 'account' | null;
   /** The password was right: clears this address's failures on the account and trusts the address for it. */
   succeeded(): void;
 }
@@ -129,6 +136,7 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
       streaks.set(pairKey, mine, now);
       // The account counter this attempt added a failure to, taken back on success.
       let added: Counter | undefined;
+      let startsSlowdown: PasswordAttempt['startsSlowdown'] = mine.failures === free ? 'address' : null;
       if (!known) {
         const all = shared ?? { failures: 0, lockedUntil: 0 };
         // One address adds at most its free failures: alone it can never reach the ceiling.
@@ -137,12 +145,14 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
           added = all;
         }
         if (all.failures >= accountFree) all.lockedUntil = now + lockDurationMs(free + all.failures - accountFree, free, maxLockMs);
+        if (added && all.failures === accountFree) startsSlowdown = 'account';
         if (added || shared) accounts.set(account, all, now);
       }
 
       let settled = false;
       return {
         failures: mine.failures,
+        startsSlowdown,
         succeeded() {
           if (settled) return;
           settled = true;

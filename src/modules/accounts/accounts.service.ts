@@ -7,6 +7,7 @@ import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database, UsersTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import type { PlansService } from '../plans/plans.service.js';
 import type { IssuedToken, MasterProof, TokensService } from '../tokens/tokens.service.js';
 import type { PasswordAttemptLimiter } from './accounts.attempts.js';
@@ -25,6 +26,12 @@ export function toUser(row: UsersTable): User {
   };
 }
 
+/** An account's move from one plan to another. */
+export interface PlanChange {
+  from: string;
+  to: string;
+}
+
 export interface AccountsServiceOptions {
   db: Kysely<Database>;
   repo: AccountsRepo;
@@ -36,6 +43,8 @@ export interface AccountsServiceOptions {
   attempts: PasswordAttemptLimiter;
   /** Which plans exist and which one new accounts get. */
   plans: Pick<PlansService, 'defaultPlanId' | 'isKnown' | 'ids'>;
+  /** Told when failed passwords start slowing an account's sign-ins down (`login.failed`). */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
 export function createAccountsService(deps: AccountsServiceOptions) {
@@ -77,6 +86,13 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       { ...actor, ownerId: row?.id ?? null },
       { action, outcome: 'failure', details: row ? { reason: 'wrong password', consecutiveFailures: attempt.failures } : { reason: 'unknown email' } },
     );
+    // Once per streak, when the slowdown starts: the owner hears that someone is guessing.
+    if (row && attempt.startsSlowdown) {
+      deps.events?.publish(row.id, {
+        type: 'login.failed',
+        data: { userId: row.id, consecutiveFailures: attempt.failures, slowdown: attempt.startsSlowdown, ip: actor.ip ?? null },
+      });
+    }
     return { row, ok: false };
   }
 
@@ -136,8 +152,9 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     return result.ok;
   }
 
-  // Told after an account's plan changed (billing's request counter forgets the old plan).
-  const planChangeListeners: Array<(userId: string) => void> = [];
+  // Told after an account's plan changed (billing's request counter forgets the old plan; the
+  // account's events announce it).
+  const planChangeListeners: Array<(userId: string, change: PlanChange) => void> = [];
 
   return {
     /**
@@ -245,7 +262,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     },
 
     /** Registers `listener` to be told after an account's plan changed; services above accounts use it. */
-    onPlanChange(listener: (userId: string) => void): void {
+    onPlanChange(listener: (userId: string, change: PlanChange) => void): void {
       planChangeListeners.push(listener);
     },
 
@@ -269,7 +286,13 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       id: string,
       planId: string,
       actor: AuditActor,
-      options: { trx?: Transaction<Database>; auditAction?: string; auditDetails?: Record<string, unknown> } = {},
+      options: {
+        trx?: Transaction<Database>;
+        auditAction?: string;
+        auditDetails?: Record<string, unknown>;
+        /** With `trx`: where the change's announcement waits, for the caller to run once `trx` committed. */
+        afterCommit?: Array<() => void>;
+      } = {},
     ): Promise<User> {
       if (!plans.isKnown(planId)) {
         const known = plans.ids().join(', ');
@@ -291,7 +314,15 @@ export function createAccountsService(deps: AccountsServiceOptions) {
         },
         trx,
       );
-      for (const listener of planChangeListeners) listener(id);
+      if (row.plan_id !== planId) {
+        const change = { from: row.plan_id, to: planId };
+        const announce = () => {
+          for (const listener of planChangeListeners) listener(id, change);
+        };
+        // Inside a caller's transaction, listeners hear of it once that committed.
+        if (options.afterCommit) options.afterCommit.push(announce);
+        else announce();
+      }
       return toUser({ ...row, plan_id: planId, updated_at: updatedAt });
     },
   };

@@ -96,6 +96,7 @@ export function serveDaemonLink(socket: WebSocket, request: FastifyRequest, deps
       {
         deviceId: device.id,
         ownerId: principal.ownerId,
+        name: device.name,
         send,
         close,
       },

@@ -27,6 +27,8 @@ export interface DeviceRelay {
 export interface DeviceLink {
   deviceId: string;
   ownerId: string;
+  /** The device's name, for whoever hears it come and go. */
+  name: string;
   send(message: ServerMessage): void;
   close(code: number, reason: string): void;
 }
@@ -62,7 +64,16 @@ export function offline(deviceId: string, detail = 'its daemon is not connected'
   return new AppError('DEVICE_OFFLINE', `Device ${deviceId} is offline: ${detail}. Start the AFP daemon on the PC, or wait for it to reconnect`);
 }
 
-export function createInProcessRelay(options: { maxConcurrent?: number } = {}): DeviceRelay & DeviceLinkHost {
+export interface RelayOptions {
+  maxConcurrent?: number;
+  /**
+   * Told when a device comes online (its first live link) and goes offline (its live link
+   * closes, or it is removed); a daemon reconnecting over a link still open is neither.
+   */
+  onPresence?: (link: Pick<DeviceLink, 'deviceId' | 'ownerId' | 'name'>, status: 'online' | 'offline') => void;
+}
+
+export function createInProcessRelay(options: RelayOptions = {}): DeviceRelay & DeviceLinkHost {
   const maxConcurrent = options.maxConcurrent ?? LIMITS.maxConcurrentRequests;
   const links = new Map<string, LiveLink>();
   let sequence = 0;
@@ -85,6 +96,7 @@ export function createInProcessRelay(options: { maxConcurrent?: number } = {}): 
       }
       const live: LiveLink = { link, pending: new Map(), lastSeenAt: Date.now() };
       links.set(link.deviceId, live);
+      if (!previous) options.onPresence?.(link, 'online');
       return {
         received(response) {
           const pending = live.pending.get(response.id);
@@ -98,7 +110,10 @@ export function createInProcessRelay(options: { maxConcurrent?: number } = {}): 
           live.lastSeenAt = Date.now();
         },
         detach() {
-          if (links.get(link.deviceId) === live) links.delete(link.deviceId);
+          if (links.get(link.deviceId) === live) {
+            links.delete(link.deviceId);
+            options.onPresence?.(link, 'offline');
+          }
           failAll(live, offline(link.deviceId, 'its daemon disconnected while the request ran'));
         },
       };
@@ -144,6 +159,7 @@ export function createInProcessRelay(options: { maxConcurrent?: number } = {}): 
       const live = links.get(deviceId);
       if (!live) return;
       links.delete(deviceId);
+      options.onPresence?.(live.link, 'offline');
       failAll(live, offline(deviceId, 'the device was removed'));
       live.link.close(code, reason);
     },

@@ -260,6 +260,8 @@ export function createBillingService(deps: BillingServiceOptions) {
 
       const intent = await intentOf(event);
       const created = typeof event.created === 'number' ? new Date(event.created * 1000).toISOString() : isoNow();
+      // The plan change is announced (account events, webhooks) once it is committed.
+      const afterCommit: Array<() => void> = [];
       const recorded = await db.transaction().execute(async (trx) => {
         const inserted = await repo.recordEvent(
           {
@@ -278,6 +280,7 @@ export function createBillingService(deps: BillingServiceOptions) {
         if (intent.outcome === 'applied') {
           await accounts.setPlan(intent.userId, intent.planId, { ...actor, ownerId: intent.userId, tokenId: null }, {
             trx,
+            afterCommit,
             auditAction: 'billing.plan_change',
             auditDetails: { eventId: event.id, eventType: event.type, ...intent.reference },
           });
@@ -285,6 +288,7 @@ export function createBillingService(deps: BillingServiceOptions) {
         return true;
       });
       if (!recorded) return { received: true, eventId: event.id, duplicate: true, outcome: intent.outcome };
+      for (const announce of afterCommit) announce();
       if (intent.outcome === 'applied') limits.forget(intent.userId);
       return { received: true, eventId: event.id, duplicate: false, outcome: intent.outcome };
     },

@@ -46,7 +46,7 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
         config: { access: access.owner() },
         schema: {
           operationId: 'streamEvents',
-          summary: "The account's events as they happen (handshakes and app authorizations asked and decided, tokens made and revoked), as Server-Sent Events",
+          summary: "The account's events as they happen (handshakes and app authorizations asked and decided, tokens, devices, connections, plan, failed sign-ins), as Server-Sent Events",
           tags: ['audit'],
           response: { 200: EventStreamResponse },
         },

@@ -3,7 +3,7 @@ import { SCOPE_NAMES } from '../../http/access.js';
 import { IsoDateTime } from '../../http/schemas.js';
 
 /*
- * What happened in an owner's account, as the console's live stream (and later webhooks) carry it.
+ * What happened in an owner's account, as the console's live stream and the owner's webhooks carry it.
  * An event names things by id and name only: never a secret, and no free text beyond a name
  * (an agent's id is the name it chose, at most 128 characters; its message stays out), so that
  * any channel that carries it (another node, a webhook endpoint) learns nothing more.
@@ -22,6 +22,11 @@ const AuthorizationRequestRef = {
   requestId: Type.String(),
   clientId: Type.String({ description: 'The OAuth client asking to connect' }),
   clientName: Type.String({ description: 'The name the client registered under' }),
+};
+
+const DeviceRef = {
+  deviceId: Type.String(),
+  name: Type.String({ description: 'The name the daemon registered the PC under' }),
 };
 
 /** Each event type with the shape of its `data`. */
@@ -50,6 +55,27 @@ export const EVENT_DATA = {
     { title: 'TokenCreatedData' },
   ),
   'token.revoked': Type.Object({ tokenId: Type.String(), kind: TokenKind }, { title: 'TokenRevokedData' }),
+  'device.online': Type.Object({ ...DeviceRef }, { title: 'DeviceOnlineData' }),
+  'device.offline': Type.Object({ ...DeviceRef }, { title: 'DeviceOfflineData' }),
+  'oauth.needs_reauth': Type.Object(
+    { provider: Type.String({ description: 'The OAuth service whose connection needs the owner to connect it again (`google`)' }) },
+    { title: 'OAuthNeedsReauthData' },
+  ),
+  'login.failed': Type.Object(
+    {
+      userId: Type.String(),
+      consecutiveFailures: Type.Integer({ description: 'Failed password attempts in a row from this address on the account' }),
+      slowdown: Type.Union([Type.Literal('address'), Type.Literal('account')], {
+        description: '`address`: one address now waits between attempts; `account`: several addresses guessing together slowed every unfamiliar address down',
+      }),
+      ip: Type.Union([Type.String(), Type.Null()], { description: 'The client address of the attempt that started the slowdown' }),
+    },
+    { title: 'LoginFailedData' },
+  ),
+  'plan.changed': Type.Object(
+    { planId: Type.String(), previousPlanId: Type.String() },
+    { title: 'PlanChangedData' },
+  ),
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { AppError } from '../../http/errors.js';
 import { isoIn, isoNow } from '../../lib/time.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import { TokenEndpointError, grantedScopes, lifetimeSeconds, type OAuthClient, type TokenResponse } from './oauth.client.js';
 import { configuredProvider, needsReauth, notConnected, parseScopes, systemActor } from './oauth.common.js';
 import type { OAuthProviderDefinition, OAuthProviderRegistry } from './oauth.providers.js';
@@ -36,6 +37,8 @@ export interface TokenRefreshDeps {
    * A node that dies mid-refresh holds the others up for at most this long.
    */
   refreshLeaseMs: number;
+  /** Told once per connection that turns to needs_reauth (the one request that marked it). */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
 /** How often a request waiting on another node's refresh looks again, at first and at most. */
@@ -77,6 +80,7 @@ export function createTokenRefresh(deps: TokenRefreshDeps) {
       targetId: provider.id,
       details: { provider: provider.id, reason },
     });
+    deps.events?.publish(ownerId, { type: 'oauth.needs_reauth', data: { provider: provider.id } });
     throw needsReauth(provider, reason);
   }
 

@@ -1,5 +1,6 @@
 import type { OutboundClient } from '../../http/outbound.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
 import { createOAuthClient } from './oauth.client.js';
 import { createConnectFlow, type ConnectFlowDeps } from './oauth.connect.js';
 import { createConnections } from './oauth.connections.js';
@@ -28,6 +29,8 @@ export interface OAuthServiceDeps {
   refreshMarginMs?: number;
   /** How long a claimed refresh is its claimant's alone; longer than a provider call can take (default 2 minutes). */
   refreshLeaseMs?: number;
+  /** Told when a connection needs the owner to connect it again (`oauth.needs_reauth`). */
+  events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
 const DEFAULT_STATE_TTL_MS = 10 * 60_000;
@@ -61,6 +64,7 @@ export function createOAuthService(deps: OAuthServiceDeps) {
     audit,
     refreshMarginMs: deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
     refreshLeaseMs: deps.refreshLeaseMs ?? DEFAULT_REFRESH_LEASE_MS,
+    events: deps.events,
   });
   const connections = createConnections({ repo, providers, sealing, client, audit });
 

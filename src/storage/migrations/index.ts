@@ -18,6 +18,7 @@ import * as handshakeClaim from './0018-handshake-claim.js';
 import * as authorizationServer from './0019-authorization-server.js';
 import * as searchGenerations from './0020-search-generations.js';
 import * as consoleConsent from './0021-console-consent.js';
+import * as webhooks from './0022-webhooks.js';
 import * as auditTokenIndex from './0023-audit-token-index.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
@@ -52,6 +53,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0019-authorization-server', authorizationServer],
   ['0020-search-generations', searchGenerations],
   ['0021-console-consent', consoleConsent],
+  ['0022-webhooks', webhooks],
   ['0023-audit-token-index', auditTokenIndex],
 ];
 

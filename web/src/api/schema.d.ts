@@ -495,7 +495,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's events as they happen (handshakes and app authorizations asked and decided, tokens made and revoked), as Server-Sent Events
+         * The account's events as they happen (handshakes and app authorizations asked and decided, tokens, devices, connections, plan, failed sign-ins), as Server-Sent Events
          * @description Owner only: the master token or a login session.
          */
         get: operations["streamEvents"];
@@ -2119,6 +2119,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's webhooks (never their secrets)
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe an address to account events; the answer holds the signing secret, shown this once
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook (never its secret)
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook with its deliveries (pending ones are never sent)
+         * @description Owner only: the master token or a login session.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook's address, events or whether it is enabled (disabling gives up its pending deliveries)
+         * @description Owner only: the master token or a login session.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `webhook.test` event to this webhook now; the answer is the new delivery, still pending
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's deliveries, newest first, each with its attempts
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/brain/chat": {
         parameters: {
             query?: never;
@@ -2818,6 +2910,61 @@ export interface components {
             /** Format: date-time */
             occurredAt: string;
             data: components["schemas"]["TokenRevokedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "device.online";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["DeviceOnlineData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "device.offline";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["DeviceOfflineData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "oauth.needs_reauth";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["OAuthNeedsReauthData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "login.failed";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["LoginFailedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "plan.changed";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["PlanChangedData"];
         };
         /** AfpDaemonMessage */
         AfpDaemonMessage: {
@@ -3347,6 +3494,24 @@ export interface components {
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
         };
+        /** CreatedWebhook */
+        CreatedWebhook: {
+            id: string;
+            url: string;
+            events: string[];
+            /** @description A disabled webhook is sent nothing; its pending deliveries are given up */
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret (`whsec_` + base64 of 32 random bytes, as Standard Webhooks defines it). Shown only in this answer: keep it, it cannot be read again */
+            secret: string;
+        };
+        /** CreatedWebhookResponse */
+        CreatedWebhookResponse: {
+            data: components["schemas"]["CreatedWebhook"];
+        };
         /** Deleted */
         Deleted: {
             id: string;
@@ -3357,6 +3522,16 @@ export interface components {
         DeletedResponse: {
             data: components["schemas"]["Deleted"];
         };
+        /** DeletedWebhook */
+        DeletedWebhook: {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        /** DeletedWebhookResponse */
+        DeletedWebhookResponse: {
+            data: components["schemas"]["DeletedWebhook"];
+        };
         /** Detached */
         Detached: {
             /** @enum {boolean} */
@@ -3365,6 +3540,18 @@ export interface components {
         /** DetachedResponse */
         DetachedResponse: {
             data: components["schemas"]["Detached"];
+        };
+        /** DeviceOfflineData */
+        DeviceOfflineData: {
+            deviceId: string;
+            /** @description The name the daemon registered the PC under */
+            name: string;
+        };
+        /** DeviceOnlineData */
+        DeviceOnlineData: {
+            deviceId: string;
+            /** @description The name the daemon registered the PC under */
+            name: string;
         };
         /** DiscoveredApi */
         DiscoveredApi: {
@@ -3878,6 +4065,16 @@ export interface components {
         LoggedOutResponse: {
             data: components["schemas"]["LoggedOut"];
         };
+        /** LoginFailedData */
+        LoginFailedData: {
+            userId: string;
+            /** @description Failed password attempts in a row from this address on the account */
+            consecutiveFailures: number;
+            /** @description `address`: one address now waits between attempts; `account`: several addresses guessing together slowed every unfamiliar address down */
+            slowdown: "address" | "account";
+            /** @description The client address of the attempt that started the slowdown */
+            ip: string | null;
+        };
         /** MailMessageList */
         MailMessageList: {
             success: boolean;
@@ -4084,6 +4281,11 @@ export interface components {
         OAuthForm: {
             [key: string]: string | string[];
         };
+        /** OAuthNeedsReauthData */
+        OAuthNeedsReauthData: {
+            /** @description The OAuth service whose connection needs the owner to connect it again (`google`) */
+            provider: string;
+        };
         /** OAuthProviderStatus */
         OAuthProviderStatus: {
             provider: string;
@@ -4163,6 +4365,11 @@ export interface components {
             currency: string;
             interval: "month" | "year";
             limits: components["schemas"]["PlanLimits"];
+        };
+        /** PlanChangedData */
+        PlanChangedData: {
+            planId: string;
+            previousPlanId: string;
         };
         /** PlanLimits */
         PlanLimits: {
@@ -4759,6 +4966,61 @@ export interface components {
         VaultTokenResponse: {
             data: components["schemas"]["VaultToken"];
         };
+        /** Webhook */
+        Webhook: {
+            id: string;
+            url: string;
+            events: string[];
+            /** @description A disabled webhook is sent nothing; its pending deliveries are given up */
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** WebhookAttempt */
+        WebhookAttempt: {
+            /** Format: date-time */
+            attemptedAt: string;
+            outcome: "succeeded" | "failed";
+            /** @description The endpoint's HTTP status; null when it was not reached */
+            responseStatus: number | null;
+            /** @description Why the attempt failed; null when it succeeded */
+            error: string | null;
+            durationMs: number;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            id: string;
+            webhookId: string;
+            /** @description The `webhook-id` header of every attempt: the receiver deduplicates by it */
+            eventId: string;
+            eventType: string;
+            /** @description `pending` until an attempt succeeds (`delivered`) or retrying ends (`failed`) */
+            state: "pending" | "delivered" | "failed";
+            /** @description The JSON body sent, exactly as signed: `{ "type", "timestamp", "data" }` */
+            body: string;
+            attemptCount: number;
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Oldest first */
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        /** WebhookDeliveryPage */
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** WebhookDeliveryResponse */
+        WebhookDeliveryResponse: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        /** WebhookList */
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+        };
         /** WebhookReceipt */
         WebhookReceipt: {
             received: boolean;
@@ -4771,6 +5033,10 @@ export interface components {
         /** WebhookReceiptResponse */
         WebhookReceiptResponse: {
             data: components["schemas"]["WebhookReceipt"];
+        };
+        /** WebhookResponse */
+        WebhookResponse: {
+            data: components["schemas"]["Webhook"];
         };
     };
     responses: never;
@@ -10547,6 +10813,311 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MarketplaceListingSummaryPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where events are POSTed: an https address (http, and loopback or private addresses, only when the server allows private network calls) */
+                    url: string;
+                    /** @description The event types to send */
+                    events: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "plan.changed" | "approval.requested" | "approval.decided")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedWebhookResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where events are POSTed: an https address (http, and loopback or private addresses, only when the server allows private network calls) */
+                    url?: string;
+                    /** @description The event types to send */
+                    events?: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "plan.changed" | "approval.requested" | "approval.decided")[];
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
             /** @description Default Response */

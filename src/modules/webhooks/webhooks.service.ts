@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { AppError, InputError, notFound } from '../../http/errors.js';
+import { isBlockedAddress } from '../../http/outbound.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import type { AccountEvent } from '../events/events.schemas.js';
+import type { Keyring } from '../keyring/keyring.service.js';
+import type { WebhookDeliverer } from './webhooks.deliverer.js';
+import type { AttemptRow, DeliveryRow, EndpointRow, WebhooksRepo } from './webhooks.repo.js';
+import {
+  TEST_EVENT_TYPE,
+  type CreatedWebhook,
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
+  type Webhook,
+  type WebhookDelivery,
+} from './webhooks.schemas.js';
+
+export interface WebhooksServiceOptions {
+  repo: WebhooksRepo;
+  keyring: Pick<Keyring, 'seal' | 'open'>;
+  deliverer: Pick<WebhookDeliverer, 'wake'>;
+  /** ALLOW_PRIVATE_NETWORK: http, loopback and private addresses are accepted only with it. */
+  allowPrivateNetwork: boolean;
+  maxEndpointsPerOwner: number;
+}
+
+/** Where an endpoint's sealed secret lives: the keyring binds the ciphertext to it. */
+export const secretContext = (endpointId: string) => `webhook_endpoints:${endpointId}`;
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+function toWebhook(row: EndpointRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    enabled: row.enabled === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
+  return {
+    id: row.id,
+    webhookId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    state: row.state,
+    body: row.body,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    attempts: attempts.map((a) => ({
+      attemptedAt: a.attempted_at,
+      outcome: a.outcome,
+      responseStatus: a.response_status,
+      error: a.error,
+      durationMs: a.duration_ms,
+    })),
+  };
+}
+
+/** The body of every attempt, as Standard Webhooks recommends: `{ type, timestamp, data }`. */
+function bodyOf(event: { type: string; occurredAt: string; data: unknown }): string {
+  return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: event.data });
+}
+
+export function createWebhooksService(deps: WebhooksServiceOptions) {
+  const { repo, keyring, deliverer } = deps;
+
+  /**
+   * Refuses an address deliveries could never reach: not http(s), http or a loopback/private
+   * host while the server forbids private network calls. A name that resolves to such an
+   * address is refused when it is called (the outbound client checks every connection).
+   */
+  function checkUrl(raw: string): string {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new InputError('url', 'must be an absolute address', `url is not an absolute address: give one such as https://example.com/hooks/hearth`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new InputError('url', 'must be https', `url must be an https address, not ${url.protocol}`);
+    }
+    if (url.username || url.password) {
+      throw new InputError('url', 'must not hold credentials', 'url must not hold a user name or password; authenticate deliveries by their signature');
+    }
+    if (url.hash) throw new InputError('url', 'must not have a fragment', 'url must not have a #fragment: it is never sent');
+    if (!deps.allowPrivateNetwork) {
+      if (url.protocol === 'http:') {
+        throw new InputError('url', 'must be https', 'url must be an https address: deliveries carry account events. (http is accepted only when the server allows private network calls)');
+      }
+      const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+      const local = host === 'localhost' || host.endsWith('.localhost');
+      if (local || (isIP(host) && isBlockedAddress(host))) {
+        throw new InputError(
+          'url',
+          'must not be a loopback or private address',
+          `url names ${url.hostname}, a loopback, private or reserved address; this server does not call those (its ALLOW_PRIVATE_NETWORK setting allows them)`,
+        );
+      }
+    }
+    return url.toString();
+  }
+
+  async function getRow(ownerId: string, id: string): Promise<EndpointRow> {
+    const row = await repo.getEndpoint(ownerId, id);
+    if (!row) throw notFound('Webhook', id);
+    return row;
+  }
+
+  /** Stores the deliveries of one event and wakes the worker; answers how many were new. */
+  async function store(ownerId: string, endpoints: EndpointRow[], event: { id: string; type: string; occurredAt: string; data: unknown }): Promise<DeliveryRow[]> {
+    const now = isoNow();
+    const body = bodyOf(event);
+    const rows: DeliveryRow[] = endpoints.map((endpoint) => ({
+      id: newId('whd'),
+      owner_id: ownerId,
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: event.type,
+      body,
+      state: 'pending',
+      attempt_count: 0,
+      next_attempt_at: now,
+      lease: null,
+      lease_until: null,
+      created_at: now,
+      updated_at: now,
+    }));
+    if ((await repo.insertDeliveries(rows)) > 0) deliverer.wake();
+    return rows;
+  }
+
+  return {
+    async create(ownerId: string, input: CreateWebhookInput): Promise<CreatedWebhook> {
+      const url = checkUrl(input.url);
+      const count = await repo.countEndpoints(ownerId);
+      if (count >= deps.maxEndpointsPerOwner) {
+        throw new AppError(
+          'CONFLICT',
+          `This account already has ${count} webhooks, the most it may hold (${deps.maxEndpointsPerOwner}); delete one, or subscribe an existing one to more events`,
+          { details: { limit: deps.maxEndpointsPerOwner } },
+        );
+      }
+      const id = newId('whk');
+      const secret = newSecret();
+      const now = isoNow();
+      const row: EndpointRow = {
+        id,
+        owner_id: ownerId,
+        url,
+        events: JSON.stringify(input.events),
+        enabled: 1,
+        secret_sealed: await keyring.seal(ownerId, secretContext(id), secret),
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertEndpoint(row);
+      return { ...toWebhook(row), secret };
+    },
+
+    async list(ownerId: string): Promise<Webhook[]> {
+      return (await repo.listEndpoints(ownerId)).map(toWebhook);
+    },
+
+    async get(ownerId: string, id: string): Promise<Webhook> {
+      return toWebhook(await getRow(ownerId, id));
+    },
+
+    /** Changes the address, the events or whether it is enabled; disabling gives up its pending deliveries. */
+    async update(ownerId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+      const changes: Parameters<WebhooksRepo['updateEndpoint']>[2] = { updated_at: isoNow() };
+      if (input.url !== undefined) changes.url = checkUrl(input.url);
+      if (input.events !== undefined) changes.events = JSON.stringify(input.events);
+      if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
+      const row = await repo.updateEndpoint(ownerId, id, changes);
+      if (!row) throw notFound('Webhook', id);
+      if (input.enabled === false) await repo.failPending(id, changes.updated_at!);
+      return toWebhook(row);
+    },
+
+    async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
+      if (!(await repo.deleteEndpoint(ownerId, id))) throw notFound('Webhook', id);
+      return { id, deleted: true };
+    },
+
+    /** Sends a `webhook.test` event to this webhook alone, whatever it subscribes to. */
+    async sendTest(ownerId: string, id: string): Promise<WebhookDelivery> {
+      const row = await getRow(ownerId, id);
+      if (!row.enabled) {
+        throw new AppError('CONFLICT', `Webhook ${id} is disabled; enable it (PATCH { "enabled": true }) before sending it a test event`);
+      }
+      const event = { id: newId('evt'), type: TEST_EVENT_TYPE, occurredAt: isoNow(), data: { webhookId: id } };
+      const [delivery] = await store(ownerId, [row], event);
+      return toDelivery(delivery!, []);
+    },
+
+    async listDeliveries(
+      ownerId: string,
+      id: string,
+      query: { limit: number; cursor?: string | undefined },
+    ): Promise<{ deliveries: WebhookDelivery[]; nextCursor: string | null }> {
+      await getRow(ownerId, id);
+      const rows = await repo.listDeliveries(ownerId, id, { limit: query.limit + 1, cursor: query.cursor });
+      const page = rows.slice(0, query.limit);
+      const attempts = await repo.attemptsOf(page.map((r) => r.id));
+      const byDelivery = new Map<string, AttemptRow[]>();
+      for (const a of attempts) {
+        const list = byDelivery.get(a.delivery_id) ?? [];
+        list.push(a);
+        byDelivery.set(a.delivery_id, list);
+      }
+      return {
+        deliveries: page.map((r) => toDelivery(r, byDelivery.get(r.id) ?? [])),
+        nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
+      };
+    },
+
+    /**
+     * Stores a delivery of `event` for each of the owner's enabled webhooks that subscribe to
+     * its type, before anything is sent (a restart loses nothing); the bus calls it for every event.
+     */
+    async enqueue(ownerId: string, event: AccountEvent): Promise<void> {
+      const endpoints = (await repo.listEndpoints(ownerId)).filter(
+        (endpoint) => endpoint.enabled === 1 && (JSON.parse(endpoint.events) as string[]).includes(event.type),
+      );
+      if (endpoints.length > 0) await store(ownerId, endpoints, event);
+    },
+
+    /** Opens an endpoint's signing secret for the deliverer. */
+    openSecret(ownerId: string, endpointId: string, sealed: string): Promise<string> {
+      return keyring.open(ownerId, secretContext(endpointId), sealed);
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
