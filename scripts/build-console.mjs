@@ -14,7 +14,8 @@ const webDir = path.join(root, 'web');
 const out = path.join(root, 'dist', 'web');
 const stamp = path.join(out, '.built');
 
-function walk(dir, files = []) {
+/** Every file below `dir`. */
+export function walk(dir, files = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) walk(full, files);

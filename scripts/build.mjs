@@ -12,10 +12,10 @@
  * Incremental: when no source file is newer than the last build, nothing is done, so the
  * `prestart` step costs a directory walk. `--force` builds anyway.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildConsole } from './build-console.mjs';
+import { buildConsole, walk } from './build-console.mjs';
 
 // The console first: it has its own up-to-date check, and the server's may end the script.
 await buildConsole({ force: process.argv.includes('--force') });
@@ -25,15 +25,6 @@ const out = path.join(root, 'dist');
 const stamp = path.join(out, '.built');
 // The server and the daemon's build script (run by the server to make the downloads).
 const SOURCE_DIRS = ['src', 'daemon'];
-
-function walk(dir, files = []) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(full, files);
-    else files.push(full);
-  }
-  return files;
-}
 
 const sources = SOURCE_DIRS.flatMap((dir) => walk(path.join(root, dir))).filter((file) => !/\.test\.ts$/.test(file));
 const code = sources.filter((file) => file.endsWith('.ts'));
