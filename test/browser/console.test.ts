@@ -18,6 +18,7 @@ interface WebStorage {
 declare const localStorage: WebStorage;
 declare const sessionStorage: WebStorage;
 declare const document: {
+  activeElement: { textContent: string | null } | null;
   cookie: string;
   documentElement: { scrollWidth: number };
   body: { append(node: unknown): void };
@@ -72,7 +73,17 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
     expect(await page.getByRole('alert').textContent()).toMatch(/password/i);
     await c.screenshot(page, '04-sign-in-refused');
 
-    await signIn(page, EMAIL, PASSWORD);
+    // With the keyboard alone: the email field has focus on arrival, Tab leads to the password, Enter sends.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    // The first Tab on a page reaches the link that skips the navigation.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await c.screenshot(page, '05-home');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();

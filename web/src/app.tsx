@@ -101,11 +101,14 @@ function Shell() {
   const main = useRef<HTMLElement>(null);
   const known = CONSOLE_PAGES.find((page) => page.path === path);
 
+  const arrived = useRef(false);
   useEffect(() => {
     document.title = known ? `${known.title} · Hearth` : 'Hearth';
     setMenuOpen(false);
-    // A new page moves keyboard and screen-reader focus to its heading, as a page load would.
-    main.current?.querySelector<HTMLElement>('h1')?.focus();
+    // Moving to another page moves keyboard and screen-reader focus to its heading, as a page
+    // load would. On arrival focus stays at the start of the page, where "Skip to content" is.
+    if (arrived.current) main.current?.querySelector<HTMLElement>('h1')?.focus();
+    arrived.current = true;
   }, [path, known]);
 
   const signOut = async () => {
