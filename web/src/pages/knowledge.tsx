@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, errorMessage, unwrap, type Schemas } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
+import { SearchForm } from '../components/search-form';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 import { Uploader } from './knowledge/uploader';
 
@@ -11,7 +12,6 @@ const PAGE_SIZE = 25;
 
 /** The knowledge base: documents agents may read and search, uploaded or written here. */
 export function KnowledgePage() {
-  const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const [open, setOpen] = useState<string>();
   const documents = usePaged(
@@ -24,10 +24,6 @@ export function KnowledgePage() {
     [searched],
   );
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    setSearched(query.trim());
-  };
   const removed = (id: string) => {
     documents.update((list) => list.filter((item) => item.id !== id));
     if (open === id) setOpen(undefined);
@@ -43,24 +39,7 @@ export function KnowledgePage() {
       }} />
       <section aria-labelledby="kb-documents" className="stack">
         <h2 id="kb-documents">{searched ? `Documents matching “${searched}”` : 'Documents'}</h2>
-        <form role="search" className="search-row" onSubmit={search}>
-          <label>
-            Search the knowledge base
-            <input type="search" value={query} onChange={(event) => setQuery(event.currentTarget.value)} />
-          </label>
-          <button type="submit">Search</button>
-          {searched ? (
-            <button
-              type="button"
-              onClick={() => {
-                setQuery('');
-                setSearched('');
-              }}
-            >
-              Show all
-            </button>
-          ) : null}
-        </form>
+        <SearchForm label="Search the knowledge base" searched={searched} onSearch={setSearched} />
         <Show loaded={documents} what="Loading documents">
           {(list) =>
             list.length === 0 ? (

@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { api, errorMessage, unwrap, type Schemas } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
+import { SearchForm } from '../components/search-form';
 import { Empty, PageHeader, Show, When } from '../components/ui';
 
 type Entry = Schemas['MemoryEntry'];
@@ -10,7 +11,6 @@ const PAGE_SIZE = 25;
 
 /** Memory: what agents (and the owner) wrote down, searchable, editable in place. */
 export function MemoryPage() {
-  const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const entries = usePaged(
     async (cursor) =>
@@ -18,10 +18,6 @@ export function MemoryPage() {
     [searched],
   );
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    setSearched(query.trim());
-  };
 
   return (
     <>
@@ -29,24 +25,7 @@ export function MemoryPage() {
       <AddMemory onAdded={(entry) => (searched ? entries.reload() : entries.update((list) => [entry, ...list]))} />
       <section aria-labelledby="memory-entries" className="stack">
         <h2 id="memory-entries">{searched ? `Entries matching “${searched}”` : 'Entries'}</h2>
-        <form role="search" className="search-row" onSubmit={search}>
-          <label>
-            Search memory
-            <input type="search" value={query} onChange={(event) => setQuery(event.currentTarget.value)} />
-          </label>
-          <button type="submit">Search</button>
-          {searched ? (
-            <button
-              type="button"
-              onClick={() => {
-                setQuery('');
-                setSearched('');
-              }}
-            >
-              Show all
-            </button>
-          ) : null}
-        </form>
+        <SearchForm label="Search memory" searched={searched} onSearch={setSearched} />
         <Show loaded={entries} what="Loading memory">
           {(list) =>
             list.length === 0 ? (
