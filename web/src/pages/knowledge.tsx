@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
 import { SearchForm } from '../components/search-form';
@@ -124,24 +125,17 @@ function WriteDocument({ onCreated }: { onCreated: (document: Schemas['KBDocumen
   const [expanded, setExpanded] = useState(false);
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const document = unwrap(await api.POST('/api/v1/brain/knowledge-base', { body: { title, content, source: 'console' } })).data;
       setTitle('');
       setContent('');
       setExpanded(false);
       onCreated(document);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (!expanded) {
@@ -163,11 +157,7 @@ function WriteDocument({ onCreated }: { onCreated: (document: Schemas['KBDocumen
         Content
         <textarea className="mono" rows={10} value={content} required onChange={(event) => setContent(event.currentTarget.value)} />
       </label>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       <div className="row">
         <button type="submit" className="primary" disabled={busy || !title.trim() || !content}>
           {busy ? 'Saving…' : 'Save document'}

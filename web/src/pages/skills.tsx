@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
 import { SearchForm } from '../components/search-form';
@@ -82,21 +83,14 @@ export function SkillsPage() {
 }
 
 function SkillCard({ skill, onEdit, onChanged, onDeleted }: { skill: Summary; onEdit: () => void; onChanged: (skill: Summary) => void; onDeleted: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const path = { params: { path: { id: skill.id } } };
 
   const toggle = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const answer = skill.active ? await api.POST('/api/v1/skills/{id}/deactivate', path) : await api.POST('/api/v1/skills/{id}/activate', path);
       onChanged(unwrap(answer).data);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -110,11 +104,7 @@ function SkillCard({ skill, onEdit, onChanged, onDeleted }: { skill: Summary; on
       <p className="muted meta">
         {skill.origin.type === 'installed' ? 'Installed from the marketplace' : 'Created here'} · updated <When at={skill.updatedAt} />
       </p>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       <div className="row">
         <button type="button" onClick={onEdit}>
           Edit

@@ -208,21 +208,14 @@ function Attachments<T>({
   onRemove: (key: string) => Promise<void>;
 }) {
   const [choice, setChoice] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const heading = useId();
 
   const act = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await action();
       setChoice('');
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const attachedKeys = new Set(attached.data ? items(attached.data).map((item) => item.key) : []);
@@ -279,11 +272,7 @@ function Attachments<T>({
           {errorMessage(optionsError)}
         </p>
       ) : null}
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
     </section>
   );
 }
