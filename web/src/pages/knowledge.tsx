@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
+import { SubmitOrCancel } from '../components/submit-or-cancel';
 import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
@@ -158,14 +159,7 @@ function WriteDocument({ onCreated }: { onCreated: (document: Schemas['KBDocumen
         <textarea className="mono" rows={10} value={content} required onChange={(event) => setContent(event.currentTarget.value)} />
       </label>
       <ActionError error={error} />
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy || !title.trim() || !content}>
-          {busy ? 'Saving…' : 'Save document'}
-        </button>
-        <button type="button" disabled={busy} onClick={() => setExpanded(false)}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel label={busy ? 'Saving…' : 'Save document'} busy={busy} disabled={!title.trim() || !content} onCancel={() => setExpanded(false)} />
     </form>
   );
 }

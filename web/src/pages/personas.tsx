@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
+import { SubmitOrCancel } from '../components/submit-or-cancel';
 import { ActionError, useAction } from '../components/actions';
 import { LoadMore, usePaged } from '../components/paged';
 import { PersonaFields, type PersonaDraft } from '../components/persona-fields';
@@ -113,14 +114,7 @@ function CreatePersona({ onCreated, onCancel }: { onCreated: (persona: Persona) 
       <h2 id={heading}>New persona</h2>
       <PersonaFields value={draft} onChange={setDraft} />
       <ActionError error={error} />
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy || !draft.name.trim()}>
-          {busy ? 'Creating…' : 'Create persona'}
-        </button>
-        <button type="button" disabled={busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel label={busy ? 'Creating…' : 'Create persona'} busy={busy} disabled={!draft.name.trim()} onCancel={onCancel} />
     </form>
   );
 }
