@@ -1,5 +1,6 @@
 import { useCallback, useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
+import { SubmitOrCancel } from '../components/submit-or-cancel';
 import { ActionError, ScopeTags, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
@@ -236,14 +237,7 @@ function CreateToken({ onCreated, onCancel }: { onCreated: (secret: string) => v
         <input id={expiresId} type="datetime-local" value={expires} onChange={(event) => setExpires(event.currentTarget.value)} />
         <p className="muted">Leave empty for a token that works until you revoke it.</p>
       </div>
-      <div className="row">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Create
-        </button>
-        <button type="button" disabled={action.busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel label="Create" busy={action.busy} onCancel={onCancel} />
       <ActionError error={action.error} />
     </form>
   );

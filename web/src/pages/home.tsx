@@ -1,6 +1,7 @@
 import { useCallback, useState } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
-import { Empty, OnceSecret, PageHeader, ScopePicker, Show, useLoad, When } from '../components/ui';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ApproveOrDeny } from '../components/approve-or-deny';
+import { Empty, OnceSecret, PageHeader, Show, useLoad, When } from '../components/ui';
 import { useLiveChanges } from '../live';
 
 type Handshake = Schemas['Handshake'];
@@ -85,25 +86,15 @@ function AppRequests() {
 }
 
 function AppRequestCard({ request, onDone }: { request: AppRequest; onDone: () => void }) {
-  const [choosing, setChoosing] = useState(false);
-  const [scopes, setScopes] = useState<string[]>(request.requestedScopes);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
   const path = { params: { path: { id: request.id } } };
-
-  const decide = async (send: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await send();
-      onDone();
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setBusy(false);
-    }
+  const approve = async (scopes: string[]) => {
+    unwrap(await api.POST('/api/v1/authorization/requests/{id}/approve', { ...path, body: { scopes: scopes as Scope[] } }));
+    onDone();
   };
-  const approve = () => decide(async () => unwrap(await api.POST('/api/v1/authorization/requests/{id}/approve', { ...path, body: { scopes: scopes as Scope[] } })));
-  const deny = () => decide(async () => unwrap(await api.POST('/api/v1/authorization/requests/{id}/deny', path)));
+  const deny = async () => {
+    unwrap(await api.POST('/api/v1/authorization/requests/{id}/deny', path));
+    onDone();
+  };
 
   return (
     <article className="card" aria-label={`App ${request.client.name}`}>
@@ -122,70 +113,24 @@ function AppRequestCard({ request, onDone }: { request: AppRequest; onDone: () =
           <When at={request.expiresAt} />
         </dd>
       </dl>
-      {choosing ? (
-        <div className="stack">
-          <ScopePicker value={scopes} onChange={setScopes} legend="Grant these scopes" />
-          <div className="row">
-            <button type="button" className="primary" disabled={busy || scopes.length === 0} onClick={() => void approve()}>
-              Approve with {scopes.length} {scopes.length === 1 ? 'scope' : 'scopes'}
-            </button>
-            <button type="button" disabled={busy} onClick={() => setChoosing(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      ) : (
-        <div className="row">
-          <button type="button" className="primary" disabled={busy} onClick={() => setChoosing(true)}>
-            Approve
-          </button>
-          <button type="button" className="danger" disabled={busy} onClick={() => void deny()}>
-            Deny
-          </button>
-        </div>
-      )}
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ApproveOrDeny requested={request.requestedScopes} onApprove={approve} onDeny={deny} />
     </article>
   );
 }
 
 function HandshakeCard({ handshake, onApproved, onDone }: { handshake: Handshake; onApproved: (handshake: Handshake) => void; onDone: (handshake: Handshake) => void }) {
-  const [choosing, setChoosing] = useState(false);
-  const [scopes, setScopes] = useState<string[]>(handshake.requestedScopes);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
   const [approved, setApproved] = useState<{ token: string; scopes: string[] }>();
   const [showToken, setShowToken] = useState(false);
   const path = { params: { path: { id: handshake.handshakeId } } };
 
-  const approve = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const answer = unwrap(await api.POST('/api/v1/handshakes/{id}/approve', { ...path, body: { scopes: scopes as Scope[] } }));
-      onApproved(handshake);
-      setApproved({ token: answer.data.token, scopes: answer.data.handshake.grantedScopes ?? [] });
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+  const approve = async (scopes: string[]) => {
+    const answer = unwrap(await api.POST('/api/v1/handshakes/{id}/approve', { ...path, body: { scopes: scopes as Scope[] } }));
+    onApproved(handshake);
+    setApproved({ token: answer.data.token, scopes: answer.data.handshake.grantedScopes ?? [] });
   };
-
   const deny = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      unwrap(await api.POST('/api/v1/handshakes/{id}/deny', path));
-      onDone(handshake);
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setBusy(false);
-    }
+    unwrap(await api.POST('/api/v1/handshakes/{id}/deny', path));
+    onDone(handshake);
   };
 
   if (approved) {
@@ -231,33 +176,7 @@ function HandshakeCard({ handshake, onApproved, onDone }: { handshake: Handshake
           </>
         ) : null}
       </dl>
-      {choosing ? (
-        <div className="stack">
-          <ScopePicker value={scopes} onChange={setScopes} legend="Grant these scopes" />
-          <div className="row">
-            <button type="button" className="primary" disabled={busy || scopes.length === 0} onClick={() => void approve()}>
-              Approve with {scopes.length} {scopes.length === 1 ? 'scope' : 'scopes'}
-            </button>
-            <button type="button" disabled={busy} onClick={() => setChoosing(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      ) : (
-        <div className="row">
-          <button type="button" className="primary" disabled={busy} onClick={() => setChoosing(true)}>
-            Approve
-          </button>
-          <button type="button" className="danger" disabled={busy} onClick={() => void deny()}>
-            Deny
-          </button>
-        </div>
-      )}
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ApproveOrDeny requested={handshake.requestedScopes} onApprove={approve} onDeny={deny} />
     </article>
   );
 }

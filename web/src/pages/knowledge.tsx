@@ -1,7 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
+import { SubmitOrCancel } from '../components/submit-or-cancel';
+import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
+import { SearchForm } from '../components/search-form';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 import { Uploader } from './knowledge/uploader';
 
@@ -11,7 +14,6 @@ const PAGE_SIZE = 25;
 
 /** The knowledge base: documents agents may read and search, uploaded or written here. */
 export function KnowledgePage() {
-  const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const [open, setOpen] = useState<string>();
   const documents = usePaged(
@@ -24,10 +26,6 @@ export function KnowledgePage() {
     [searched],
   );
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    setSearched(query.trim());
-  };
   const removed = (id: string) => {
     documents.update((list) => list.filter((item) => item.id !== id));
     if (open === id) setOpen(undefined);
@@ -43,24 +41,7 @@ export function KnowledgePage() {
       }} />
       <section aria-labelledby="kb-documents" className="stack">
         <h2 id="kb-documents">{searched ? `Documents matching “${searched}”` : 'Documents'}</h2>
-        <form role="search" className="search-row" onSubmit={search}>
-          <label>
-            Search the knowledge base
-            <input type="search" value={query} onChange={(event) => setQuery(event.currentTarget.value)} />
-          </label>
-          <button type="submit">Search</button>
-          {searched ? (
-            <button
-              type="button"
-              onClick={() => {
-                setQuery('');
-                setSearched('');
-              }}
-            >
-              Show all
-            </button>
-          ) : null}
-        </form>
+        <SearchForm label="Search the knowledge base" searched={searched} onSearch={setSearched} />
         <Show loaded={documents} what="Loading documents">
           {(list) =>
             list.length === 0 ? (
@@ -145,24 +126,17 @@ function WriteDocument({ onCreated }: { onCreated: (document: Schemas['KBDocumen
   const [expanded, setExpanded] = useState(false);
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const document = unwrap(await api.POST('/api/v1/brain/knowledge-base', { body: { title, content, source: 'console' } })).data;
       setTitle('');
       setContent('');
       setExpanded(false);
       onCreated(document);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (!expanded) {
@@ -184,19 +158,8 @@ function WriteDocument({ onCreated }: { onCreated: (document: Schemas['KBDocumen
         Content
         <textarea className="mono" rows={10} value={content} required onChange={(event) => setContent(event.currentTarget.value)} />
       </label>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy || !title.trim() || !content}>
-          {busy ? 'Saving…' : 'Save document'}
-        </button>
-        <button type="button" disabled={busy} onClick={() => setExpanded(false)}>
-          Cancel
-        </button>
-      </div>
+      <ActionError error={error} />
+      <SubmitOrCancel label={busy ? 'Saving…' : 'Save document'} busy={busy} disabled={!title.trim() || !content} onCancel={() => setExpanded(false)} />
     </form>
   );
 }

@@ -1,7 +1,9 @@
 import { useId, useState, type FormEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
+import { SearchForm } from '../components/search-form';
 import { Empty, PageHeader, Show, When } from '../components/ui';
 
 type Entry = Schemas['MemoryEntry'];
@@ -10,7 +12,6 @@ const PAGE_SIZE = 25;
 
 /** Memory: what agents (and the owner) wrote down, searchable, editable in place. */
 export function MemoryPage() {
-  const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   const entries = usePaged(
     async (cursor) =>
@@ -18,10 +19,6 @@ export function MemoryPage() {
     [searched],
   );
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    setSearched(query.trim());
-  };
 
   return (
     <>
@@ -29,24 +26,7 @@ export function MemoryPage() {
       <AddMemory onAdded={(entry) => (searched ? entries.reload() : entries.update((list) => [entry, ...list]))} />
       <section aria-labelledby="memory-entries" className="stack">
         <h2 id="memory-entries">{searched ? `Entries matching “${searched}”` : 'Entries'}</h2>
-        <form role="search" className="search-row" onSubmit={search}>
-          <label>
-            Search memory
-            <input type="search" value={query} onChange={(event) => setQuery(event.currentTarget.value)} />
-          </label>
-          <button type="submit">Search</button>
-          {searched ? (
-            <button
-              type="button"
-              onClick={() => {
-                setQuery('');
-                setSearched('');
-              }}
-            >
-              Show all
-            </button>
-          ) : null}
-        </form>
+        <SearchForm label="Search memory" searched={searched} onSearch={setSearched} />
         <Show loaded={entries} what="Loading memory">
           {(list) =>
             list.length === 0 ? (
@@ -74,23 +54,16 @@ export function MemoryPage() {
 
 function AddMemory({ onAdded }: { onAdded: (entry: Entry) => void }) {
   const [content, setContent] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const id = useId();
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const entry = unwrap(await api.POST('/api/v1/memory', { body: { content } })).data;
       setContent('');
       onAdded(entry);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -105,11 +78,7 @@ function AddMemory({ onAdded }: { onAdded: (entry: Entry) => void }) {
           {busy ? 'Adding…' : 'Add memory'}
         </button>
       </div>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
     </form>
   );
 }
@@ -117,22 +86,15 @@ function AddMemory({ onAdded }: { onAdded: (entry: Entry) => void }) {
 function MemoryCard({ entry, onChanged, onDeleted }: { entry: Entry; onChanged: (entry: Entry) => void; onDeleted: () => void }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(entry.content);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run, clearError } = useAction();
   const path = { params: { path: { id: entry.id } } };
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       onChanged(unwrap(await api.PATCH('/api/v1/memory/{id}', { ...path, body: { content: draft } })).data);
       setEditing(false);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -153,7 +115,7 @@ function MemoryCard({ entry, onChanged, onDeleted }: { entry: Entry; onChanged: 
               onClick={() => {
                 setDraft(entry.content);
                 setEditing(false);
-                setError(undefined);
+                clearError();
               }}
             >
               Cancel
@@ -171,11 +133,7 @@ function MemoryCard({ entry, onChanged, onDeleted }: { entry: Entry; onChanged: 
           </>
         ) : null}
       </p>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       {editing ? null : (
         <div className="row">
           <button

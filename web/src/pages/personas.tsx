@@ -1,8 +1,11 @@
 import { useId, useState, type FormEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
+import { SubmitOrCancel } from '../components/submit-or-cancel';
+import { ActionError, useAction } from '../components/actions';
 import { LoadMore, usePaged } from '../components/paged';
+import { PersonaFields, type PersonaDraft } from '../components/persona-fields';
 import { Empty, PageHeader, Show, When } from '../components/ui';
-import { PersonaEditor, SoulField } from './personas/editor';
+import { PersonaEditor } from './personas/editor';
 
 type Persona = Schemas['Persona'];
 
@@ -94,51 +97,24 @@ function PersonaCard({ persona, onOpen }: { persona: Persona; onOpen: () => void
 }
 
 function CreatePersona({ onCreated, onCancel }: { onCreated: (persona: Persona) => void; onCancel: () => void }) {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [soul, setSoul] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const [draft, setDraft] = useState<PersonaDraft>({ name: '', description: '', soul: '' });
+  const { busy, error, run } = useAction();
   const heading = useId();
 
-  const create = async (event: FormEvent) => {
+  const create = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const body = { name, soul_content: soul, ...(description.trim() ? { description } : {}) };
+    void run(async () => {
+      const body = { name: draft.name, soul_content: draft.soul, ...(draft.description.trim() ? { description: draft.description } : {}) };
       onCreated(unwrap(await api.POST('/api/v1/personas', { body })).data);
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setBusy(false);
-    }
+    });
   };
 
   return (
-    <form className="card" aria-labelledby={heading} onSubmit={(event) => void create(event)}>
+    <form className="card" aria-labelledby={heading} onSubmit={create}>
       <h2 id={heading}>New persona</h2>
-      <label>
-        Name
-        <input value={name} required maxLength={100} onChange={(event) => setName(event.currentTarget.value)} />
-      </label>
-      <label>
-        Description
-        <textarea rows={2} value={description} maxLength={2000} onChange={(event) => setDescription(event.currentTarget.value)} />
-      </label>
-      <SoulField value={soul} onChange={setSoul} />
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy || !name.trim()}>
-          {busy ? 'Creating…' : 'Create persona'}
-        </button>
-        <button type="button" disabled={busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <PersonaFields value={draft} onChange={setDraft} />
+      <ActionError error={error} />
+      <SubmitOrCancel label={busy ? 'Creating…' : 'Create persona'} busy={busy} disabled={!draft.name.trim()} onCancel={onCancel} />
     </form>
   );
 }

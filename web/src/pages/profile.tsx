@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { ActionError } from '../components/actions';
 import { isObject, KeyValueRows, mergePatch, objectOf, rowsOf, type KeyValueRow } from '../components/key-values';
 import { PageHeader, Show, useLoad } from '../components/ui';
 
@@ -201,11 +202,7 @@ function PreferencesForm({ initial }: { initial: Record<string, unknown> }) {
 function SaveRow({ busy, label, error, status }: { busy: boolean; label: string; error: string | undefined; status: string | undefined }) {
   return (
     <>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       <div className="row">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Saving…' : label}

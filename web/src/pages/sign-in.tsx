@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { ActionError } from '../components/actions';
 import { OnceSecret } from '../components/ui';
 
 type Mode = 'sign-in' | 'create';
@@ -94,11 +95,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (user: Schemas['User'])
             autoComplete={creating ? 'new-password' : 'current-password'}
           />
         </label>
-        {error ? (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <ActionError error={error} />
         <button type="submit" className="primary" disabled={busy}>
           {creating ? 'Create account' : 'Sign in'}
         </button>
@@ -120,11 +117,7 @@ function ContinueButton({ onContinue }: { onContinue: () => Promise<void> }) {
   const [busy, setBusy] = useState(false);
   return (
     <>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       <button
         type="button"
         className="primary"

@@ -1,7 +1,9 @@
-import { useState, type FormEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { useState } from 'react';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
+import { SearchForm } from '../components/search-form';
 import { Empty, PageHeader, Show, When } from '../components/ui';
 import { SkillEditor } from './skills/editor';
 
@@ -11,7 +13,6 @@ const PAGE_SIZE = 25;
 
 /** Skills: SKILL.md instructions agents can look up and follow. */
 export function SkillsPage() {
-  const [query, setQuery] = useState('');
   const [searched, setSearched] = useState('');
   // undefined: no editor open; 'new': creating; a number: editing that skill.
   const [editing, setEditing] = useState<number | 'new'>();
@@ -21,10 +22,6 @@ export function SkillsPage() {
     [searched],
   );
 
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    setSearched(query.trim());
-  };
   const replace = (changed: Summary) => skills.update((list) => list.map((item) => (item.id === changed.id ? changed : item)));
 
   return (
@@ -47,24 +44,7 @@ export function SkillsPage() {
       ) : null}
       <section aria-labelledby="skills-list" className="stack">
         <h2 id="skills-list">{searched ? `Skills matching “${searched}”` : 'Your skills'}</h2>
-        <form role="search" className="search-row" onSubmit={search}>
-          <label>
-            Search skills
-            <input type="search" value={query} onChange={(event) => setQuery(event.currentTarget.value)} />
-          </label>
-          <button type="submit">Search</button>
-          {searched ? (
-            <button
-              type="button"
-              onClick={() => {
-                setQuery('');
-                setSearched('');
-              }}
-            >
-              Show all
-            </button>
-          ) : null}
-        </form>
+        <SearchForm label="Search skills" searched={searched} onSearch={setSearched} />
         <Show loaded={skills} what="Loading skills">
           {(list) =>
             list.length === 0 ? (
@@ -103,21 +83,14 @@ export function SkillsPage() {
 }
 
 function SkillCard({ skill, onEdit, onChanged, onDeleted }: { skill: Summary; onEdit: () => void; onChanged: (skill: Summary) => void; onDeleted: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const path = { params: { path: { id: skill.id } } };
 
   const toggle = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const answer = skill.active ? await api.POST('/api/v1/skills/{id}/deactivate', path) : await api.POST('/api/v1/skills/{id}/activate', path);
       onChanged(unwrap(answer).data);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -131,11 +104,7 @@ function SkillCard({ skill, onEdit, onChanged, onDeleted }: { skill: Summary; on
       <p className="muted meta">
         {skill.origin.type === 'installed' ? 'Installed from the marketplace' : 'Created here'} · updated <When at={skill.updatedAt} />
       </p>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       <div className="row">
         <button type="button" onClick={onEdit}>
           Edit

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
+import { SubmitOrCancel } from '../components/submit-or-cancel';
 import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
@@ -131,14 +132,7 @@ function StoreEntry({ onStored, onCancel }: { onStored: () => void; onCancel: ()
         <input type="checkbox" checked={form.discoverApi} onChange={(event) => setForm({ ...form, discoverApi: event.currentTarget.checked })} /> Look for the
         site's API description and offer it as a service
       </label>
-      <div className="row">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Store
-        </button>
-        <button type="button" disabled={action.busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel label="Store" busy={action.busy} onCancel={onCancel} />
       <ActionError error={action.error} />
     </form>
   );

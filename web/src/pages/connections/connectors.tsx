@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
+import { SubmitOrCancel } from '../../components/submit-or-cancel';
 import { ActionError, useAction } from '../../components/actions';
 import { ConfirmButton } from '../../components/confirm';
 import { LoadMore, usePaged } from '../../components/paged';
@@ -174,14 +175,7 @@ function ConnectorForm({ onCreated, onCancel }: { onCreated: () => void; onCance
         </div>
       ) : null}
       {vault.error ? <ActionError error="The vault could not be read, so no secret can be chosen." /> : null}
-      <div className="row">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Add connector
-        </button>
-        <button type="button" disabled={action.busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <SubmitOrCancel label="Add connector" busy={action.busy} onCancel={onCancel} />
       <ActionError error={action.error} />
     </form>
   );

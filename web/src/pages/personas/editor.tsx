@@ -1,36 +1,11 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, errorMessage, unwrap, type Schemas } from '../../api/client';
+import { ActionError, useAction } from '../../components/actions';
 import { ConfirmButton } from '../../components/confirm';
+import { PersonaFields, type PersonaDraft } from '../../components/persona-fields';
 import { Empty, Show, useLoad, When, type Loaded } from '../../components/ui';
 
 type Persona = Schemas['Persona'];
-
-const SOUL_MAX_BYTES = 64 * 1024;
-
-/** The soul: a large monospace editor with its size, since the API's limit is in bytes. */
-export function SoulField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
-  const id = useId();
-  const bytes = new TextEncoder().encode(value).length;
-  return (
-    <div className="soul">
-      <label htmlFor={id}>Soul</label>
-      <textarea
-        id={id}
-        className="mono soul-text"
-        rows={18}
-        spellCheck={false}
-        value={value}
-        aria-describedby={`${id}-count`}
-        onChange={(event) => onChange(event.currentTarget.value)}
-        placeholder="The persona's instructions, in markdown: who it is, how it speaks, what it must never do."
-      />
-      <p id={`${id}-count`} className={bytes > SOUL_MAX_BYTES ? 'error meta' : 'muted meta'}>
-        {value.length.toLocaleString()} characters
-        {bytes > SOUL_MAX_BYTES ? ` — ${bytes.toLocaleString()} bytes, over the ${SOUL_MAX_BYTES.toLocaleString()}-byte limit` : ''}
-      </p>
-    </div>
-  );
-}
 
 /** One persona: its fields, its activation, and the documents and skills attached to it. */
 export function PersonaEditor({ id, onChanged, onDeleted }: { id: string; onChanged: () => void; onDeleted: () => void }) {
@@ -74,11 +49,9 @@ function PersonaForm({
   onFailed: () => void;
   onDeleted: () => void;
 }) {
-  const [name, setName] = useState(persona.name);
-  const [description, setDescription] = useState(persona.description);
-  const [soul, setSoul] = useState(persona.soul_content);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const [draft, setDraft] = useState<PersonaDraft>({ name: persona.name, description: persona.description, soul: persona.soul_content });
+  const { name, description, soul } = draft;
+  const { busy, error, run: runAction } = useAction();
   const path = { params: { path: { id: persona.id } } };
   const changed = name !== persona.name || description !== persona.description || soul !== persona.soul_content;
 
@@ -90,19 +63,16 @@ function PersonaForm({
     return () => window.removeEventListener('beforeunload', warn);
   }, [changed]);
 
-  const run = async (action: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await action();
+  const run = (action: () => Promise<unknown>, done: string) =>
+    runAction(async () => {
+      try {
+        await action();
+      } catch (caught) {
+        onFailed();
+        throw caught;
+      }
       onSaved(done);
-    } catch (caught) {
-      setError(errorMessage(caught));
-      onFailed();
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const save = (event: FormEvent) => {
     event.preventDefault();
@@ -124,20 +94,8 @@ function PersonaForm({
           Created <When at={persona.createdAt} /> · updated <When at={persona.updatedAt} />
         </p>
       </div>
-      <label>
-        Name
-        <input value={name} required maxLength={100} onChange={(event) => setName(event.currentTarget.value)} />
-      </label>
-      <label>
-        Description
-        <textarea rows={2} value={description} maxLength={2000} onChange={(event) => setDescription(event.currentTarget.value)} />
-      </label>
-      <SoulField value={soul} onChange={setSoul} />
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <PersonaFields value={draft} onChange={setDraft} />
+      <ActionError error={error} />
       {notice && !changed ? (
         <p className="ok" role="status">
           {notice}
@@ -250,21 +208,14 @@ function Attachments<T>({
   onRemove: (key: string) => Promise<void>;
 }) {
   const [choice, setChoice] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const heading = useId();
 
   const act = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await action();
       setChoice('');
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const attachedKeys = new Set(attached.data ? items(attached.data).map((item) => item.key) : []);
@@ -321,11 +272,7 @@ function Attachments<T>({
           {errorMessage(optionsError)}
         </p>
       ) : null}
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
     </section>
   );
 }
