@@ -72,6 +72,25 @@ export const EVENT_DATA = {
     },
     { title: 'LoginFailedData' },
   ),
+  'approval.requested': Type.Object(
+    {
+      approvalId: Type.String(),
+      tokenId: Type.String({ description: 'The token whose request waits for the decision' }),
+      tokenName: Type.String(),
+      actionClass: Type.String({ description: 'The action class its policy asks about (`devices.exec`)' }),
+      expiresAt: IsoDateTime,
+    },
+    { title: 'ApprovalRequestedData', description: "A token's request was held for the owner's approval; its description is read from the approval" },
+  ),
+  'approval.decided': Type.Object(
+    {
+      approvalId: Type.String(),
+      tokenId: Type.String(),
+      actionClass: Type.String(),
+      decision: Type.Union([Type.Literal('approved'), Type.Literal('denied')]),
+    },
+    { title: 'ApprovalDecidedData' },
+  ),
   'plan.changed': Type.Object(
     { planId: Type.String(), previousPlanId: Type.String() },
     { title: 'PlanChangedData' },
