@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../app.js';
+import { createContainer } from '../../container.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ACTION_CLASS_NAMES, APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
 import type { AccountEvent } from '../events/events.schemas.js';
@@ -229,6 +231,30 @@ describe('ask, then approve', () => {
     expect(answers.filter((a) => a.status === 409 && a.body.error === 'CONFLICT')).toHaveLength(7);
     const stored = (await t.request('GET', '/api/v1/vault/tokens', { token: owner.token })).body.data.filter((v: any) => v.name === 'once-only');
     expect(stored).toHaveLength(1);
+  });
+});
+
+describe('two nodes', () => {
+  it('an approval sent to both nodes at once runs on one of them, once', async () => {
+    const second = await t.openStorage();
+    const container = createContainer(t.config, second);
+    const other = await buildApp({ config: t.config, container });
+    await other.ready();
+    try {
+      const { token } = await agent(['vault'], { 'vault.write': 'ask' });
+      const approvalId = held(await t.request('POST', '/api/v1/vault/tokens', { token, body: { name: 'two-nodes', service: 'example', token: 'sk-two-1234567890', websiteUrl: 'https://example.org' } }));
+      const approveOn = (node: typeof other) =>
+        node.inject({ method: 'POST', url: `/api/v1/approvals/${approvalId}/approve`, headers: { authorization: `Bearer ${owner.token}` } });
+      const answers = await Promise.all([approveOn(t.app), approveOn(other), approveOn(t.app), approveOn(other)]);
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409, 409, 409]);
+      const stored = (await t.request('GET', '/api/v1/vault/tokens', { token: owner.token })).body.data.filter((v: any) => v.name === 'two-nodes');
+      expect(stored).toHaveLength(1);
+      // Whichever node ran it, the requesting token reads the answer on either.
+      const onOther = await other.inject({ method: 'GET', url: `/api/v1/approvals/${approvalId}`, headers: { authorization: `Bearer ${token}` } });
+      expect(onOther.json().data).toMatchObject({ status: 'executed', result: { status: 201 } });
+    } finally {
+      await other.close();
+    }
   });
 });
 
