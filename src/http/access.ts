@@ -46,6 +46,8 @@ export const ACTION_CLASSES = {
 
 export type ActionClass = keyof typeof ACTION_CLASSES;
 export const ACTION_CLASS_NAMES = Object.keys(ACTION_CLASSES) as ActionClass[];
+/** An action class's name, as schemas carry it. */
+export const ActionClassName = Type.Union(ACTION_CLASS_NAMES.map((name) => Type.Literal(name)), { description: 'An action class (`devices.exec`)' });
 
 /**
  * A route's action class: fixed, or read from the validated request (a service call is a write

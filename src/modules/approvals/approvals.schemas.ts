@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ACTION_CLASS_NAMES, ACTION_CLASSES } from '../../http/access.js';
+import { ACTION_CLASS_NAMES, ACTION_CLASSES, ActionClassName } from '../../http/access.js';
 import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
 
 export const PolicyRule = Type.Union([Type.Literal('allow'), Type.Literal('ask'), Type.Literal('deny')], {
@@ -44,7 +44,7 @@ export const ApprovalSchema = Type.Object(
   {
     id: Type.String(),
     status: ApprovalStatus,
-    actionClass: Type.String(),
+    actionClass: ActionClassName,
     tokenId: Type.String({ description: 'The token that made the request, and as which it runs once approved' }),
     tokenName: Type.String(),
     method: Type.String(),

@@ -46,6 +46,9 @@ export interface ApprovalsServiceDeps {
   ttlMs: number;
 }
 
+/** The class stored with an approval: written only by `hold`, from the closed list. */
+const classOf = (row: Pick<ApprovalsTable, 'action_class'>) => row.action_class as ActionClass;
+
 const bodyContext = (id: string) => `approvals:${id}:body`;
 const resultContext = (id: string) => `approvals:${id}:result`;
 
@@ -99,7 +102,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
     return {
       id: row.id,
       status: statusOf(row, now),
-      actionClass: row.action_class,
+      actionClass: classOf(row),
       tokenId: row.token_id,
       tokenName: row.token_name,
       method: row.method,
@@ -211,7 +214,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
       const row = await requireApproval(ownerId, id);
       if (!(await repo.decide(ownerId, id, 'denied', actor.tokenId ?? 'owner', isoNow()))) throw notPending(row);
       await audit.record(actor, { action: 'approval.denied', outcome: 'success', targetType: 'approval', targetId: id, details: { actionClass: row.action_class, tokenId: row.token_id } });
-      events.publish(ownerId, { type: 'approval.decided', data: { approvalId: id, tokenId: row.token_id, actionClass: row.action_class, decision: 'denied' } });
+      events.publish(ownerId, { type: 'approval.decided', data: { approvalId: id, tokenId: row.token_id, actionClass: classOf(row), decision: 'denied' } });
       return toView(await requireApproval(ownerId, id), false);
     },
 
@@ -224,7 +227,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
       const row = await requireApproval(ownerId, id);
       if (!(await repo.decide(ownerId, id, 'approved', actor.tokenId ?? 'owner', isoNow()))) throw notPending(row);
       await audit.record(actor, { action: 'approval.approved', outcome: 'success', targetType: 'approval', targetId: id, details: { actionClass: row.action_class, tokenId: row.token_id } });
-      events.publish(ownerId, { type: 'approval.decided', data: { approvalId: id, tokenId: row.token_id, actionClass: row.action_class, decision: 'approved' } });
+      events.publish(ownerId, { type: 'approval.decided', data: { approvalId: id, tokenId: row.token_id, actionClass: classOf(row), decision: 'approved' } });
 
       const body = row.body_sealed ? (JSON.parse(await sealer.open(ownerId, bodyContext(id), row.body_sealed)) as unknown) : undefined;
       const replayValue = randomBytes(32).toString('base64url');

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { ActionClassName, SCOPE_NAMES } from '../../http/access.js';
 import { IsoDateTime } from '../../http/schemas.js';
 
 /*
@@ -77,7 +77,7 @@ export const EVENT_DATA = {
       approvalId: Type.String(),
       tokenId: Type.String({ description: 'The token whose request waits for the decision' }),
       tokenName: Type.String(),
-      actionClass: Type.String({ description: 'The action class its policy asks about (`devices.exec`)' }),
+      actionClass: ActionClassName,
       expiresAt: IsoDateTime,
     },
     { title: 'ApprovalRequestedData', description: "A token's request was held for the owner's approval; its description is read from the approval" },
@@ -86,7 +86,7 @@ export const EVENT_DATA = {
     {
       approvalId: Type.String(),
       tokenId: Type.String(),
-      actionClass: Type.String(),
+      actionClass: ActionClassName,
       decision: Type.Union([Type.Literal('approved'), Type.Literal('denied')]),
     },
     { title: 'ApprovalDecidedData' },

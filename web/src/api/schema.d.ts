@@ -3293,7 +3293,8 @@ export interface components {
             id: string;
             /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) */
             status: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
-            actionClass: string;
+            /** @description An action class (`devices.exec`) */
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
             /** @description The token that made the request, and as which it runs once approved */
             tokenId: string;
             tokenName: string;
@@ -3324,7 +3325,8 @@ export interface components {
         ApprovalDecidedData: {
             approvalId: string;
             tokenId: string;
-            actionClass: string;
+            /** @description An action class (`devices.exec`) */
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
             decision: "approved" | "denied";
         };
         /** ApprovalPage */
@@ -3352,8 +3354,8 @@ export interface components {
             /** @description The token whose request waits for the decision */
             tokenId: string;
             tokenName: string;
-            /** @description The action class its policy asks about (`devices.exec`) */
-            actionClass: string;
+            /** @description An action class (`devices.exec`) */
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
             /** Format: date-time */
             expiresAt: string;
         };
