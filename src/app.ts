@@ -15,6 +15,8 @@ import { createValidatorCompiler, validatorFactory } from './http/validation.js'
 import { newId } from './lib/ids.js';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
+import { approvalsRoutes } from './modules/approvals/approvals.routes.js';
+import { registerApprovalPolicies } from './modules/approvals/approvals.hook.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
 import { LIMITS as AFP_LIMITS } from './shared/afp.protocol.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
@@ -115,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAccessControl(app, {
     authenticate: (secret) => container.tokens.authenticate(secret),
     ownOrigin: new URL(config.publicBaseUrl).origin,
+    authenticateReplay: (value, request) => container.approvals.takeReplay(value, request.method, request.url),
     ...(tokenLimiter || config.planLimits
       ? {
           afterAuthenticated: (principal, request) => {
@@ -133,6 +136,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     windowMs: 60_000,
     what: 'registrations from this address',
   });
+
+  // Token policies (allow, ask, deny) on every route that declares an action class.
+  registerApprovalPolicies(app, container.approvals);
 
   // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
   // route (or tool) made them.
@@ -154,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxStreams: config.events.maxStreams,
     }),
   );
+  await app.register(approvalsRoutes({ approvals: container.approvals }));
   await app.register(handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute }));
   await app.register(personasRoutes({ personas: container.personas, attachments: container.attachments }));
   await app.register(identityRoutes({ identity: container.identity }));

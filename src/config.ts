@@ -35,6 +35,8 @@ export interface Config {
   sessionTtlMs: number;
   /** A pending handshake not decided within this time reads `denied`. */
   handshakeTtlMs: number;
+  /** A request held for the owner's approval and not decided within this time expires. */
+  approvalTtlMs: number;
   /** Register and login attempts per client address per minute. */
   authRateLimitPerMinute: number;
   /** Public handshake requests (create and status) per client address per minute. */
@@ -246,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     sessionTtlMs: int(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365) * 3_600_000,
     handshakeTtlMs: int(env, 'HANDSHAKE_TTL_HOURS', 24 * 7, 1, 24 * 365) * 3_600_000,
+    approvalTtlMs: int(env, 'APPROVAL_TTL_MINUTES', 15, 1, 24 * 60 * 7) * 60_000,
     authRateLimitPerMinute: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     handshakeRateLimitPerMinute: int(env, 'HANDSHAKE_RATE_LIMIT', 30, 1, 1_000_000),
     tokenRateLimitPerMinute: int(env, 'TOKEN_RATE_LIMIT', 0, 0, 10_000_000),

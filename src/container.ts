@@ -12,6 +12,8 @@ import { createAfpRepo } from './modules/afp/afp.repo.js';
 import { createDaemonDownloads } from './modules/afp/afp.downloads.js';
 import { createInProcessRelay } from './modules/afp/afp.relay.js';
 import { createAfpService } from './modules/afp/afp.service.js';
+import { createApprovalsRepo } from './modules/approvals/approvals.repo.js';
+import { createApprovalsService } from './modules/approvals/approvals.service.js';
 import { createAuditRepo } from './modules/audit/audit.repo.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createLlmClient } from './modules/chat/chat.llm.js';
@@ -232,6 +234,8 @@ export function createContainer(config: Config, storage: Storage) {
     publicBaseUrl: config.publicBaseUrl,
     events,
   });
+  // Requests that token policies hold for the owner's decision; bodies and answers sealed by the keyring.
+  const approvals = createApprovalsService({ repo: createApprovalsRepo(db), sealer: keyring, audit, events, tokens, ttlMs: config.approvalTtlMs });
   const handshakes = createHandshakesService({
     db,
     repo: createHandshakesRepo(db),
@@ -348,6 +352,7 @@ export function createContainer(config: Config, storage: Storage) {
     discovery,
     gateway,
     handshakes,
+    approvals,
     authorization,
     attachments,
     personas,

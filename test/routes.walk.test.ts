@@ -7,7 +7,7 @@
  *    it answers 403, before any handler runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPE_NAMES, type Access, type CatalogRoute, type Scope } from '../src/http/access.js';
+import { SCOPE_NAMES, type Access, type ActionClass, type CatalogRoute, type Scope } from '../src/http/access.js';
 import { createTestApp, type Owner, type TestApp } from './harness.js';
 
 /** Path parameters spelled alike, so the table does not depend on what a module names them. */
@@ -112,6 +112,10 @@ const RULES: Rule[] = [
 
   // Owner rights that no scope grants.
   rule('*', /^\/api\/v1\/tokens(\/.*)?$/, owner),
+  // Requests held by token policies: the owner lists and decides them; the token that made one
+  // reads it (the route answers 404 to any other token).
+  rule('GET', /^\/api\/v1\/approvals\/\{\}$/, token),
+  rule('*', /^\/api\/v1\/approvals(\/.*)?$/, owner),
   rule('*', /^\/api\/v1\/handshakes(\/.*)?$/, owner),
   rule('GET', /^\/api\/v1\/audit\/log$/, owner),
   // Apps' OAuth requests sent to the console: deciding them grants access, like a handshake.
@@ -216,6 +220,46 @@ describe('a. access map', () => {
   it('no method and path is served twice', () => {
     const keys = catalog.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+/**
+ * The routes a token's policy may hold (the approvals issue's list), by operationId, with their
+ * action class; `by-request` where the class depends on the request (services.write for methods
+ * other than GET and HEAD).
+ */
+const ACTION_CLASS_ROUTES: Record<string, ActionClass | 'by-request'> = {
+  afpExec: 'devices.exec',
+  afpWriteFile: 'devices.write',
+  afpMkdir: 'devices.write',
+  afpDelete: 'devices.delete',
+  sendMail: 'mail.send',
+  trashMailMessage: 'mail.trash',
+  uploadStorageFile: 'files.upload',
+  deleteStorageFile: 'files.delete',
+  executeServiceMethod: 'by-request',
+  proxyServiceRequest: 'by-request',
+  createConnector: 'services.write',
+  deleteMemory: 'memory.delete',
+  clearMemory: 'memory.delete',
+  deleteKBDocument: 'knowledge.delete',
+  createVaultToken: 'vault.write',
+  deleteVaultToken: 'vault.write',
+};
+
+describe('a2. action classes', () => {
+  it('are declared on exactly the routes a policy may hold, each with its class', () => {
+    const declared = Object.fromEntries(
+      catalog
+        .filter((route) => route.actionClass !== undefined)
+        .map((route) => [route.operationId, typeof route.actionClass === 'function' ? 'by-request' : route.actionClass]),
+    );
+    expect(declared).toEqual(ACTION_CLASS_ROUTES);
+  });
+
+  it('only on routes that need a scope (owner-only routes are never held)', () => {
+    const wrong = catalog.filter((route) => route.actionClass !== undefined && route.access.kind !== 'scope').map((r) => `${r.method} ${r.path}`);
+    expect(wrong).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from './errors.js';
-import { ErrorBodySchema } from './schemas.js';
+import { ErrorBodySchema, IsoDateTime } from './schemas.js';
 
 /** Every scope a token can hold, with what it grants (served by GET /api/v1/scopes). */
 export const SCOPES = {
@@ -23,6 +24,55 @@ export const SCOPES = {
 
 export type Scope = keyof typeof SCOPES;
 export const SCOPE_NAMES = Object.keys(SCOPES) as Scope[];
+
+/**
+ * The kinds of action an owner may put behind a policy (allow, ask or deny) for each token that
+ * is not the owner's own. A route names its class next to its access rule (`config.actionClass`);
+ * one hook (modules/approvals/approvals.hook.ts) enforces the policy on every such route.
+ */
+export const ACTION_CLASSES = {
+  'devices.exec': 'Run a command on a remote PC',
+  'devices.write': 'Write a file or make a folder on a remote PC',
+  'devices.delete': 'Delete a file or folder on a remote PC',
+  'mail.send': 'Send mail from the connected mailbox',
+  'mail.trash': 'Move a message of the connected mailbox to the trash',
+  'files.upload': 'Upload a file to the connected file storage',
+  'files.delete': 'Delete a file of the connected file storage',
+  'services.write': 'Call a service with a method other than GET or HEAD (execute, proxy), and create connectors',
+  'memory.delete': 'Delete memory entries',
+  'knowledge.delete': 'Delete knowledge-base documents',
+  'vault.write': 'Store or delete vault tokens',
+} as const;
+
+export type ActionClass = keyof typeof ACTION_CLASSES;
+export const ACTION_CLASS_NAMES = Object.keys(ACTION_CLASSES) as ActionClass[];
+/** An action class's name, as schemas carry it. */
+export const ActionClassName = Type.Union(ACTION_CLASS_NAMES.map((name) => Type.Literal(name)), { description: 'An action class (`devices.exec`)' });
+
+/**
+ * A route's action class: fixed, or read from the validated request (a service call is a write
+ * only for methods other than GET and HEAD); null means this request is in no class.
+ */
+export type ActionClassRule = ActionClass | ((request: FastifyRequest) => ActionClass | null);
+
+/** What a request held back for the owner's approval answers (202), on every route with an action class. */
+export const ApprovalPendingBody = Type.Object(
+  {
+    data: Type.Object({
+      approvalId: Type.String(),
+      status: Type.Literal('pending'),
+      expiresAt: IsoDateTime,
+    }),
+  },
+  { title: 'ApprovalPending' },
+);
+
+/**
+ * The header that marks an in-process replay of an approved request. Its value is a one-time
+ * secret the approvals module made for that one replay and keeps in memory: a value sent from
+ * outside matches nothing and is refused.
+ */
+export const APPROVAL_REPLAY_HEADER = 'x-hearth-approval-replay';
 
 /** The scopes an agent may ask for through the public handshake. */
 export const HANDSHAKE_SCOPES = ['read', 'professional', 'availability'] as const satisfies readonly Scope[];
@@ -118,6 +168,8 @@ export interface CatalogRoute {
   /** The route's first OpenAPI tag (`schema.tags[0]`): the capability it belongs to. */
   tag: string | undefined;
   access: Access;
+  /** The route's action class, when its requests may be held by a token's policy. */
+  actionClass: ActionClassRule | undefined;
   /** The route's schema as declared (params, querystring, body, response): MCP tools mirror it. */
   schema: RouteSchemaParts;
 }
@@ -189,14 +241,23 @@ export interface AccessControlOptions {
    * answer a promise (a quota that looks up the owner's plan); it is awaited only then.
    */
   afterAuthenticated?(principal: Principal, request: FastifyRequest): void | Promise<void>;
+  /**
+   * Resolves the value of the approval-replay header to the token the approved request runs as,
+   * with the approval it executes; null when the value is not a live replay of this very request
+   * (or the token is no longer valid).
+   */
+  authenticateReplay?(value: string, request: FastifyRequest): Promise<{ principal: Principal; approvalId: string } | null>;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    actionClass?: ActionClassRule;
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set when the request is the replay of an approval the owner approved: its id. */
+    approvalReplay: string | null;
   }
   interface FastifyInstance {
     routeCatalog: CatalogRoute[];
@@ -238,6 +299,7 @@ function describeAccess(rule: Access): string {
  */
 export function registerAccessControl(app: FastifyInstance, options: AccessControlOptions): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('approvalReplay', null);
   app.decorate('routeCatalog', [] as CatalogRoute[]);
 
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -251,9 +313,18 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     schema.security = rule.kind === 'public' ? [] : [{ bearerAuth: [] }, { queryToken: [] }];
     schema['x-access'] = rule.kind;
     if (rule.kind === 'scope') schema['x-required-scopes'] = [...rule.anyOf];
-    const note = describeAccess(rule);
+    const actionClass = route.config?.actionClass;
+    const note =
+      describeAccess(rule) +
+      (actionClass
+        ? ` Subject to the token's policy (${typeof actionClass === 'string' ? `\`${actionClass}\`` : 'an action class read from the request'}): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.`
+        : '');
     schema.description = schema.description ? `${String(schema.description)}\n\n${note}` : note;
     const response = (schema.response ??= {}) as Record<string, unknown>;
+    if (actionClass) {
+      schema['x-action-class'] = typeof actionClass === 'string' ? actionClass : 'by-request';
+      response[202] ??= ApprovalPendingBody;
+    }
     response['4xx'] ??= ErrorBodySchema;
     response['5xx'] ??= ErrorBodySchema;
     for (const method of [route.method].flat()) {
@@ -264,6 +335,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
         summary: schema.summary as string | undefined,
         tag: Array.isArray(schema.tags) && typeof schema.tags[0] === 'string' ? schema.tags[0] : undefined,
         access: rule,
+        actionClass,
         schema: schema as RouteSchemaParts,
       });
     }
@@ -273,7 +345,14 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
   app.addHook('onRequest', async (request, reply) => {
     const rule = request.routeOptions.config?.access ?? { kind: 'public' };
     const secret = extractToken(request);
-    if (secret) request.principal = await options.authenticate(secret);
+    const replay = request.headers[APPROVAL_REPLAY_HEADER];
+    if (replay !== undefined) {
+      // An approved request run again as the token that asked; a value from outside matches nothing.
+      const resolved = typeof replay === 'string' && options.authenticateReplay ? await options.authenticateReplay(replay, request) : null;
+      if (!resolved) throw unauthorized('invalid');
+      request.principal = resolved.principal;
+      request.approvalReplay = resolved.approvalId;
+    } else if (secret) request.principal = await options.authenticate(secret);
     else if (options.ownOrigin && request.headers.cookie && rule.kind !== 'public') {
       // The console's session: only a login session, only from the console's own pages, so
       // another site cannot ride the owner's browser (CSRF) and no other token travels this way.

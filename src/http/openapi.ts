@@ -18,6 +18,7 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'users', description: "The administrator's view of the accounts on this server" },
   { name: 'tokens', description: "The owner's API tokens: create, list, change, regenerate, revoke" },
   { name: 'handshakes', description: 'How an agent without a token asks the owner for one' },
+  { name: 'approvals', description: "Requests a token's policy held for the owner's decision, and running them once approved" },
   { name: 'audit', description: 'What was done with which token' },
   { name: 'webhooks', description: "Account events POSTed to the owner's addresses, signed as Standard Webhooks defines" },
   { name: 'gateway', description: 'One call that hands an agent everything its token may read' },

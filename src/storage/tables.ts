@@ -444,7 +444,39 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
 }
 
+export interface TokenPoliciesTable {
+  token_id: string;
+  owner_id: string;
+  /** JSON: action class → 'ask' | 'deny' (classes left out are allowed). */
+  rules: string;
+  updated_at: string;
+}
+
+export interface ApprovalsTable {
+  id: string;
+  owner_id: string;
+  token_id: string;
+  token_name: string;
+  action_class: string;
+  method: string;
+  url: string;
+  operation_id: string | null;
+  description: string;
+  body_sealed: string | null;
+  status: 'pending' | 'approved' | 'denied' | 'expired' | 'executed' | 'failed';
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  executed_at: string | null;
+  result_status: number | null;
+  result_sealed: string | null;
+  result_expires_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  token_policies: TokenPoliciesTable;
+  approvals: ApprovalsTable;
   marketplace_listings: MarketplaceListingsTable;
   marketplace_ratings: MarketplaceRatingsTable;
   users: UsersTable;

@@ -55,6 +55,16 @@ function ok<T>(what: string, result: { data?: T; error?: unknown; response: Resp
   return result.data;
 }
 
+/** A held request's answer (202): a token's policy kept the call for the owner's approval. */
+type HeldForApproval = { data: { approvalId: string; status: 'pending'; expiresAt: string } };
+
+/** The answer of a call that ran; a call held for the owner's approval (202) throws, naming it. */
+function ran<T>(what: string, answer: T): Exclude<T, HeldForApproval> {
+  const data = (answer as { data?: unknown }).data;
+  if (typeof data === 'object' && data !== null && 'approvalId' in data) throw new Error(`${what}: held for the owner's approval`);
+  return answer as Exclude<T, HeldForApproval>;
+}
+
 function client(options: ClientRunOptions, exchanges: Exchange[], token?: string): Api {
   const api = createClient<paths>({ baseUrl: options.baseUrl, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
   api.use(recorder(exchanges));
@@ -159,15 +169,15 @@ export const runClientProgram: RunClientProgram = async (options: ClientRunOptio
   ok('conversation', await api.GET('/api/v1/brain/conversations/{id}', { params: { path: { id: reply.conversationId } } }));
 
   // Vault, connectors and services, the pass-through included.
-  const stored = ok(
+  const stored = ran(
     'store vault token',
-    await api.POST('/api/v1/vault/tokens', { body: { name: 'echo key', service: 'echo', token: options.upstreamKey, websiteUrl: options.upstreamUrl } }),
+    ok('store vault token', await api.POST('/api/v1/vault/tokens', { body: { name: 'echo key', service: 'echo', token: options.upstreamKey, websiteUrl: options.upstreamUrl } })),
   ).data;
   ok('list vault tokens', await api.GET('/api/v1/vault/tokens'));
   ok('reveal vault token', await api.GET('/api/v1/vault/tokens/{id}/reveal', { params: { path: { id: stored.id } } }));
-  const connector = ok(
+  const connector = ran(
     'add connector',
-    await api.POST('/api/v1/connectors', { body: { name: 'echo', baseUrl: options.upstreamUrl, authType: 'bearer', vaultTokenId: stored.id } }),
+    ok('add connector', await api.POST('/api/v1/connectors', { body: { name: 'echo', baseUrl: options.upstreamUrl, authType: 'bearer', vaultTokenId: stored.id } })),
   ).data;
   ok('list connectors', await api.GET('/api/v1/connectors'));
   ok('get connector', await api.GET('/api/v1/connectors/{id}', { params: { path: { id: connector.id } } }));

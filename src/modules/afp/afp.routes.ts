@@ -162,7 +162,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/api/v1/afp/:deviceId/write',
       {
-        config,
+        config: { ...config, actionClass: 'devices.write' },
         bodyLimit: WRITE_BODY_LIMIT,
         schema: {
           operationId: 'afpWriteFile',
@@ -179,7 +179,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/api/v1/afp/:deviceId/exec',
       {
-        config,
+        config: { ...config, actionClass: 'devices.exec' },
         schema: {
           operationId: 'afpExec',
           summary: 'Run a shell command; needs the exec privilege; 503 when offline, 504 when it runs past its timeout',
@@ -216,7 +216,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
     app.delete(
       '/api/v1/afp/:deviceId/rm',
       {
-        config,
+        config: { ...config, actionClass: 'devices.delete' },
         schema: {
           operationId: 'afpDelete',
           summary: 'Remove a file, link or folder (recursive for one that is not empty); needs the write privilege; 503 when offline',
@@ -232,7 +232,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
     app.post(
       '/api/v1/afp/:deviceId/mkdir',
       {
-        config,
+        config: { ...config, actionClass: 'devices.write' },
         schema: {
           operationId: 'afpMkdir',
           summary: 'Create a folder (with its parents unless recursive is false); needs the write privilege; 503 when offline',

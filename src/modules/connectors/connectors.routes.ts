@@ -53,7 +53,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
     app.post(
       '/api/v1/connectors',
       {
-        config: write,
+        config: { ...write, actionClass: 'services.write' },
         schema: {
           operationId: 'createConnector',
           summary: 'Define a service by base address and credential, callable through execute and proxy by its name',

@@ -36,6 +36,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNAUTHORIZED: 'no token, or the token is unknown, revoked or expired (or a wrong email or password at login)',
   PLAN_LIMIT_REACHED: "the owner's plan allows no more of this; `details` says which limit (the daily request quota adds Retry-After)",
   INSUFFICIENT_SCOPE: 'the token lacks the scope the route needs; the message names it, so ask the owner for a token that has it',
+  POLICY_DENIED: "the owner's policy for this token denies this kind of action (the message names the class); ask the owner to change the token's policy",
   FORBIDDEN: "this caller may not do this: an owner-only, master-only or administrator route, a path outside a remote PC's root, or an action the rules refuse (rating your own listing); the message says which",
   REGISTRATION_CLOSED: 'this server takes no new accounts: ask the administrator for one',
   PROVIDER_NOT_CONNECTED: 'the owner has not connected the outside account this needs (Google, a vault token for a service), or it must be reconnected; the message says how (401 on the Google Drive file list)',

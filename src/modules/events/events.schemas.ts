@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { ActionClassName, SCOPE_NAMES } from '../../http/access.js';
 import { IsoDateTime } from '../../http/schemas.js';
 
 /*
@@ -71,6 +71,25 @@ export const EVENT_DATA = {
       ip: Type.Union([Type.String(), Type.Null()], { description: 'The client address of the attempt that started the slowdown' }),
     },
     { title: 'LoginFailedData' },
+  ),
+  'approval.requested': Type.Object(
+    {
+      approvalId: Type.String(),
+      tokenId: Type.String({ description: 'The token whose request waits for the decision' }),
+      tokenName: Type.String(),
+      actionClass: ActionClassName,
+      expiresAt: IsoDateTime,
+    },
+    { title: 'ApprovalRequestedData', description: "A token's request was held for the owner's approval; its description is read from the approval" },
+  ),
+  'approval.decided': Type.Object(
+    {
+      approvalId: Type.String(),
+      tokenId: Type.String(),
+      actionClass: ActionClassName,
+      decision: Type.Union([Type.Literal('approved'), Type.Literal('denied')]),
+    },
+    { title: 'ApprovalDecidedData' },
   ),
   'plan.changed': Type.Object(
     { planId: Type.String(), previousPlanId: Type.String() },

@@ -70,7 +70,7 @@ export function googleRoutes(deps: { google: GoogleService }): FastifyPluginAsyn
     app.delete(
       `${base}/mail/messages/:messageId`,
       {
-        config: write,
+        config: { ...write, actionClass: 'mail.trash' },
         schema: {
           operationId: 'trashMailMessage',
           summary: 'Move a message to Trash (not a permanent deletion)',
@@ -85,7 +85,7 @@ export function googleRoutes(deps: { google: GoogleService }): FastifyPluginAsyn
     app.post(
       `${base}/mail/send`,
       {
-        config: write,
+        config: { ...write, actionClass: 'mail.send' },
         schema: {
           operationId: 'sendMail',
           summary: 'Send a plain-text message from the connected Gmail account',
@@ -119,7 +119,7 @@ export function googleRoutes(deps: { google: GoogleService }): FastifyPluginAsyn
     app.post(
       `${base}/storage/upload`,
       {
-        config: write,
+        config: { ...write, actionClass: 'files.upload' },
         schema: {
           operationId: 'uploadStorageFile',
           summary: 'Upload a file (up to 5 MB) to the connected Google Drive',
@@ -153,7 +153,7 @@ export function googleRoutes(deps: { google: GoogleService }): FastifyPluginAsyn
     app.delete(
       `${base}/storage/files/:fileId`,
       {
-        config: write,
+        config: { ...write, actionClass: 'files.delete' },
         schema: {
           operationId: 'deleteStorageFile',
           summary: 'Delete a file from the connected Google Drive',

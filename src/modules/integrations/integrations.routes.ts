@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { access, principalOf } from '../../http/access.js';
+import { access, principalOf, type ActionClass } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
 import { decodeQueryName } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
@@ -40,6 +40,22 @@ function rawPassthroughTarget(request: FastifyRequest): { path: string; search: 
   // Names compared decoded, as the query parser that found the token read them (`%74oken`).
   if (!request.headers.authorization) pairs = pairs.filter((p) => decodeQueryName(p.split('=')[0]!) !== 'token');
   return { path, search: pairs.join('&') };
+}
+
+/** GET and HEAD read; every other method may change something at the service. */
+const isRead = (method: unknown) => typeof method === 'string' && ['GET', 'HEAD'].includes(method.toUpperCase());
+
+/**
+ * A proxied request is a write (`services.write`) unless its method is GET or HEAD. A named
+ * method's HTTP method is the catalogue's, not the request's: it is treated as a write, and so
+ * is the generic `request` method unless its params say GET or HEAD.
+ */
+function proxyClass(request: FastifyRequest): ActionClass | null {
+  return isRead((request.body as { method?: unknown } | undefined)?.method) ? null : 'services.write';
+}
+function executeClass(request: FastifyRequest): ActionClass | null {
+  const body = request.body as { method?: unknown; params?: { httpMethod?: unknown } } | undefined;
+  return body?.method === 'request' && isRead(body.params?.httpMethod) ? null : 'services.write';
 }
 
 export function integrationsRoutes(deps: { integrations: IntegrationsService }): FastifyPluginAsyncTypebox {
@@ -113,7 +129,7 @@ export function integrationsRoutes(deps: { integrations: IntegrationsService }):
     app.post(
       '/api/v1/services/:service/execute',
       {
-        config: write,
+        config: { ...write, actionClass: executeClass },
         schema: {
           operationId: 'executeServiceMethod',
           summary: "Run one of a service's methods with the owner's credential",
@@ -132,7 +148,7 @@ export function integrationsRoutes(deps: { integrations: IntegrationsService }):
     app.post(
       '/api/v1/services/:service/proxy',
       {
-        config: write,
+        config: { ...write, actionClass: proxyClass },
         schema: {
           operationId: 'proxyServiceRequest',
           summary: 'Send a raw request to a service, relative to its base address, with the owner\'s credential',

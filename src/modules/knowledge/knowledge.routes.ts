@@ -223,7 +223,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
     app.delete(
       `${BASE}/:id`,
       {
-        config,
+        config: { ...config, actionClass: 'knowledge.delete' },
         schema: {
           operationId: 'deleteKBDocument',
           summary: 'Delete a document; it is detached from every persona and skill',

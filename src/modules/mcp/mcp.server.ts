@@ -67,6 +67,36 @@ function errorText(answer: ApiAnswer): string {
   return `HTTP ${answer.status}: ${answer.body.slice(0, 2000)}`;
 }
 
+/**
+ * A call the token's policy held for the owner's approval (202): not run yet. Told as an error
+ * result, since the tool's output schema describes what the route answers once run, which this
+ * is not; the words say it is no failure, what to do, and how to learn the outcome.
+ */
+function heldForApproval(answer: ApiAnswer): CallToolResult | null {
+  if (answer.status !== 202) return null;
+  let pending: { approvalId?: string; expiresAt?: string } | undefined;
+  try {
+    pending = (JSON.parse(answer.body) as { data?: { approvalId?: string; expiresAt?: string } }).data;
+  } catch {
+    return null;
+  }
+  if (!pending?.approvalId) return null;
+  const url = `/api/v1/approvals/${pending.approvalId}`;
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text:
+          `APPROVAL_PENDING: the owner's policy for this token asks for their approval before this runs; it has not run yet. ` +
+          `Approval ${pending.approvalId} waits for the owner until ${pending.expiresAt ?? 'it expires'}. Tell the person, wait, then check it with GET ${url} ` +
+          '(status pending, approved, denied, expired, executed or failed; once executed, `result` holds what the call answered). Do not call the tool again for the same action.',
+      },
+    ],
+    _meta: { approvalId: pending.approvalId, status: 'pending', expiresAt: pending.expiresAt, location: url },
+  };
+}
+
 /** A fresh SDK server for one session; every session has its own (the SDK binds one transport each). */
 export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
   const server = new sdk.Server(
@@ -134,7 +164,9 @@ export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
       const call = toRequest(tool, args);
       const answer = await deps.runApi({ ...call, operationId: tool.operationId, token: caller.token, ip: caller.actor.ip, userAgent: caller.actor.userAgent });
       status = answer.status;
-      if (answer.status >= 400) result = toolError(errorText(answer));
+      const held = heldForApproval(answer);
+      if (held) result = held;
+      else if (answer.status >= 400) result = toolError(errorText(answer));
       else {
         const structured = answer.body && answer.contentType.includes('json') ? (JSON.parse(answer.body) as Record<string, unknown>) : {};
         result = { structuredContent: structured, content: [{ type: 'text', text: answer.body || '{}' }] };
@@ -142,7 +174,8 @@ export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
     }
     await deps.audit.record(caller.actor, {
       action: 'mcp.tool_call',
-      outcome: result.isError ? (status === 401 || status === 403 ? 'denied' : 'failure') : 'success',
+      // A call held for approval was accepted (the approval's own audit records what follows).
+      outcome: status === 202 ? 'success' : result.isError ? (status === 401 || status === 403 ? 'denied' : 'failure') : 'success',
       targetType: 'mcp_tool',
       targetId: name,
       details: { tool: name, operationId: tool.operationId, status },

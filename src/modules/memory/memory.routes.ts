@@ -63,7 +63,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
     app.delete(
       '/api/v1/memory',
       {
-        config,
+        config: { ...config, actionClass: 'memory.delete' },
         schema: {
           operationId: 'clearMemory',
           summary: 'Delete every memory entry of the owner (irreversible)',
@@ -93,7 +93,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
     app.delete(
       '/api/v1/memory/:id',
       {
-        config,
+        config: { ...config, actionClass: 'memory.delete' },
         schema: {
           operationId: 'deleteMemory',
           summary: 'Delete a memory entry',

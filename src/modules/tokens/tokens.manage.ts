@@ -1,12 +1,14 @@
 import type { Static } from '@sinclair/typebox';
+import type { Principal } from '../../http/access.js';
 import type { Transaction } from 'kysely';
 import { AppError, notFound } from '../../http/errors.js';
-import { isoNow } from '../../lib/time.js';
+import { isoNow, isPast } from '../../lib/time.js';
 import type { Database, TokensTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { checkFutureExpiry } from './tokens.issue.js';
-import { ALL_SCOPES_KINDS, toTokenRecord, type TokenRecord } from './tokens.records.js';
+import { ALL_SCOPES_KINDS, scopesOf, toTokenRecord, type TokenRecord } from './tokens.records.js';
+
 import type { TokensRepo } from './tokens.repo.js';
 import type { ListTokensQuery, UpdateTokenBody } from './tokens.schemas.js';
 
@@ -45,6 +47,18 @@ export function createTokenManagement(deps: TokenManagementDeps) {
       });
       const page = rows.slice(0, query.limit);
       return { tokens: page.map(toTokenRecord), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+    },
+
+    /**
+     * The principal of a live token, by id: how an approved request runs again as the token that
+     * asked, whose secret is not kept. Null when the token is gone, revoked or expired. Only for
+     * tokens without owner rights (the only ones a policy holds back): `role` matters only with
+     * owner rights, so it reads `user`.
+     */
+    async livePrincipal(ownerId: string, id: string): Promise<Principal | null> {
+      const row = await repo.get(ownerId, id);
+      if (!row || row.revoked_at || isPast(row.expires_at) || ALL_SCOPES_KINDS.has(row.kind)) return null;
+      return { tokenId: row.id, ownerId: row.owner_id, kind: row.kind, allScopes: false, scopes: new Set(scopesOf(row)), role: 'user' };
     },
 
     async get(ownerId: string, id: string): Promise<TokenRecord> {

@@ -57,6 +57,7 @@ export function createTokensService(deps: TokensServiceOptions) {
     create: issuing.create,
     list: management.list,
     get: management.get,
+    livePrincipal: management.livePrincipal,
     update: management.update,
     revoke: management.revoke,
     regenerate: rotation.regenerate,

@@ -26,7 +26,7 @@ export function vaultRoutes(deps: { vault: VaultService; audit: Pick<AuditServic
     app.post(
       '/api/v1/vault/tokens',
       {
-        config,
+        config: { ...config, actionClass: 'vault.write' },
         schema: {
           operationId: 'createVaultToken',
           summary: 'Store a third-party token, encrypted; optionally discover the API of its website',
@@ -63,7 +63,7 @@ export function vaultRoutes(deps: { vault: VaultService; audit: Pick<AuditServic
     app.delete(
       '/api/v1/vault/tokens/:id',
       {
-        config,
+        config: { ...config, actionClass: 'vault.write' },
         schema: {
           operationId: 'deleteVaultToken',
           summary: 'Delete a vault token and its encrypted secret',

@@ -2,12 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, List, NoNul, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
 import { EVENT_TYPES } from '../events/events.schemas.js';
 
-/**
- * The events a webhook may subscribe to: every account event the bus carries, and the approval
- * events, which arrive with approvals (accepted now so that a subscription made today hears them).
- */
-export const FUTURE_EVENT_TYPES = ['approval.requested', 'approval.decided'] as const;
-export const WEBHOOK_EVENT_TYPES = [...EVENT_TYPES, ...FUTURE_EVENT_TYPES] as const;
+/** The events a webhook may subscribe to: every account event the bus carries. */
+export const WEBHOOK_EVENT_TYPES = [...EVENT_TYPES] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The event `POST /webhooks/{id}/test` sends; no subscription is needed for it. */
@@ -15,7 +11,7 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 
 const EventTypeName = Type.Union(
   WEBHOOK_EVENT_TYPES.map((type) => Type.Literal(type)),
-  { description: 'An event type (approval.* events arrive once approvals exist)' },
+  { description: 'An event type' },
 );
 
 const Url = Type.String({

@@ -20,6 +20,7 @@ import * as searchGenerations from './0020-search-generations.js';
 import * as consoleConsent from './0021-console-consent.js';
 import * as webhooks from './0022-webhooks.js';
 import * as auditTokenIndex from './0023-audit-token-index.js';
+import * as approvals from './0024-approvals.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -55,6 +56,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0021-console-consent', consoleConsent],
   ['0022-webhooks', webhooks],
   ['0023-audit-token-index', auditTokenIndex],
+  ['0024-approvals', approvals],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

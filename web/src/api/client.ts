@@ -25,12 +25,19 @@ export class ApiError extends Error {
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 /**
+ * What a request held by a token's policy for the owner's approval answers (202). The console
+ * acts with the owner's session, which no policy holds: such an answer is not a result.
+ */
+type HeldForApproval = Schemas['ApprovalPending'];
+
+/**
  * The body of a successful answer, or an ApiError carrying the API's own message (which says
  * what is wrong and how to fix it, so the console shows it as it is).
  */
-export function unwrap<T>(answer: Answer<T>): T {
-  if (answer.response.ok && answer.data !== undefined) return answer.data;
-  if (answer.response.ok) return undefined as T;
+export function unwrap<T>(answer: Answer<T>): Exclude<T, HeldForApproval> {
+  if (answer.response.status === 202) throw new ApiError(202, 'APPROVAL_PENDING', 'The request waits for the owner\'s approval; see Approvals.');
+  if (answer.response.ok && answer.data !== undefined) return answer.data as Exclude<T, HeldForApproval>;
+  if (answer.response.ok) return undefined as Exclude<T, HeldForApproval>;
   const error = apiError(answer.response.status, answer.response.statusText, answer.error);
   if (answer.response.status === 401) window.dispatchEvent(new CustomEvent('hearth:signed-out'));
   throw error;

@@ -507,6 +507,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens/{id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A token's policy: for each action class, allow, ask or deny
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["getTokenPolicy"];
+        /**
+         * Replace a token's policy (classes left out are allow); not for master or session tokens
+         * @description Owner only: the master token or a login session.
+         */
+        put: operations["setTokenPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests held for the owner by token policies, newest first; filter by status
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One approval: for the owner, or for the token whose request it holds (which alone sees the answer once it ran)
+         * @description Any valid token.
+         */
+        get: operations["getApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending request: it runs once, as the token that made it, and the approval answers how it ended
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["approveApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a pending request: it never runs
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/handshakes": {
         parameters: {
             query?: never;
@@ -943,7 +1047,7 @@ export interface paths {
         post: operations["createMemory"];
         /**
          * Delete every memory entry of the owner (irreversible)
-         * @description Requires scope: `memory`.
+         * @description Requires scope: `memory`. Subject to the token's policy (`memory.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["clearMemory"];
         options?: never;
@@ -963,7 +1067,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a memory entry
-         * @description Requires scope: `memory`.
+         * @description Requires scope: `memory`. Subject to the token's policy (`memory.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteMemory"];
         options?: never;
@@ -1061,7 +1165,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a document; it is detached from every persona and skill
-         * @description Requires scope: `knowledge`.
+         * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteKBDocument"];
         options?: never;
@@ -1493,7 +1597,7 @@ export interface paths {
         post?: never;
         /**
          * Move a message to Trash (not a permanent deletion)
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`mail.trash`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["trashMailMessage"];
         options?: never;
@@ -1512,7 +1616,7 @@ export interface paths {
         put?: never;
         /**
          * Send a plain-text message from the connected Gmail account
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`mail.send`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["sendMail"];
         delete?: never;
@@ -1552,7 +1656,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (up to 5 MB) to the connected Google Drive
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`files.upload`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["uploadStorageFile"];
         delete?: never;
@@ -1577,7 +1681,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a file from the connected Google Drive
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`files.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteStorageFile"];
         options?: never;
@@ -1682,7 +1786,7 @@ export interface paths {
          * Run one of a service's methods with the owner's credential
          * @description params are checked against the method's schema (400 with details). The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it. The specification names this parameter {serviceName}.
          *
-         *     Requires scope: `services:write`.
+         *     Requires scope: `services:write`. Subject to the token's policy (an action class read from the request): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["executeServiceMethod"];
         delete?: never;
@@ -1704,7 +1808,7 @@ export interface paths {
          * Send a raw request to a service, relative to its base address, with the owner's credential
          * @description The path cannot leave the service's base address (absolute addresses, //host, backslashes and dot segments are refused). The caller never sets nor sees the credential. The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it. The specification names this parameter {serviceName}.
          *
-         *     Requires scope: `services:write`.
+         *     Requires scope: `services:write`. Subject to the token's policy (an action class read from the request): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["proxyServiceRequest"];
         delete?: never;
@@ -1752,7 +1856,7 @@ export interface paths {
          * Define a service by base address and credential, callable through execute and proxy by its name
          * @description The credential is one of the owner's vault tokens (POST /vault/tokens), never given here. A vault token is attached freely to an address on the site it was stored for (its websiteUrl, or a subdomain of it). Attaching it anywhere else (on create, or when baseUrl or vaultTokenId changes) needs the master token, or a login session that sends the account password in `password` (403 FORBIDDEN without it or when it is wrong; wrong passwords count towards the login slowdown, 429 RATE_LIMITED); a token with only services:write never may. Each such binding and each refusal is audited (`connector.bind`).
          *
-         *     Requires scope: `services:write`.
+         *     Requires scope: `services:write`. Subject to the token's policy (`services.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createConnector"];
         delete?: never;
@@ -1908,7 +2012,7 @@ export interface paths {
         put?: never;
         /**
          * Store a third-party token, encrypted; optionally discover the API of its website
-         * @description Requires scope: `vault`.
+         * @description Requires scope: `vault`. Subject to the token's policy (`vault.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createVaultToken"];
         delete?: never;
@@ -1929,7 +2033,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a vault token and its encrypted secret
-         * @description Requires scope: `vault`.
+         * @description Requires scope: `vault`. Subject to the token's policy (`vault.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteVaultToken"];
         options?: never;
@@ -2648,7 +2752,7 @@ export interface paths {
         put?: never;
         /**
          * Write a file (created or replaced; its folder must exist); needs the write privilege; 503 when offline
-         * @description Requires scope: `devices`.
+         * @description Requires scope: `devices`. Subject to the token's policy (`devices.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["afpWriteFile"];
         delete?: never;
@@ -2668,7 +2772,7 @@ export interface paths {
         put?: never;
         /**
          * Run a shell command; needs the exec privilege; 503 when offline, 504 when it runs past its timeout
-         * @description Requires scope: `devices`.
+         * @description Requires scope: `devices`. Subject to the token's policy (`devices.exec`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["afpExec"];
         delete?: never;
@@ -2709,7 +2813,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a file, link or folder (recursive for one that is not empty); needs the write privilege; 503 when offline
-         * @description Requires scope: `devices`.
+         * @description Requires scope: `devices`. Subject to the token's policy (`devices.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["afpDelete"];
         options?: never;
@@ -2728,7 +2832,7 @@ export interface paths {
         put?: never;
         /**
          * Create a folder (with its parents unless recursive is false); needs the write privilege; 503 when offline
-         * @description Requires scope: `devices`.
+         * @description Requires scope: `devices`. Subject to the token's policy (`devices.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["afpMkdir"];
         delete?: never;
@@ -2961,6 +3065,28 @@ export interface components {
              * @description Sent as the SSE `event:` line
              * @enum {string}
              */
+            type: "approval.requested";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["ApprovalRequestedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
+            type: "approval.decided";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["ApprovalDecidedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
             type: "plan.changed";
             /** Format: date-time */
             occurredAt: string;
@@ -3161,6 +3287,81 @@ export interface components {
         /** AfpWriteResultResponse */
         AfpWriteResultResponse: {
             data: components["schemas"]["AfpWriteResult"];
+        };
+        /** Approval */
+        Approval: {
+            id: string;
+            /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) */
+            status: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
+            /** @description An action class (`devices.exec`) */
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            /** @description The token that made the request, and as which it runs once approved */
+            tokenId: string;
+            tokenName: string;
+            method: string;
+            /** @description The request path with its query (a `token` query parameter removed) */
+            path: string;
+            operationId: string | null;
+            /** @description What the request does, in words */
+            description: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            decidedAt: string | null;
+            /** @description The owner token that decided */
+            decidedBy: string | null;
+            executedAt: string | null;
+            /** @description The HTTP status the request answered once run */
+            resultStatus: number | null;
+            /** @description Shown only to the token that made the request, for 24 hours after it ran */
+            result: {
+                status: number;
+                /** @description What the request answered: its JSON, or its text */
+                body: unknown;
+            } | null;
+        };
+        /** ApprovalDecidedData */
+        ApprovalDecidedData: {
+            approvalId: string;
+            tokenId: string;
+            /** @description An action class (`devices.exec`) */
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            decision: "approved" | "denied";
+        };
+        /** ApprovalPage */
+        ApprovalPage: {
+            data: components["schemas"]["Approval"][];
+            /** @description Pass as `cursor` to read the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** ApprovalPending */
+        ApprovalPending: {
+            data: {
+                approvalId: string;
+                /** @enum {string} */
+                status: "pending";
+                /** Format: date-time */
+                expiresAt: string;
+            };
+        };
+        /**
+         * ApprovalRequestedData
+         * @description A token's request was held for the owner's approval; its description is read from the approval
+         */
+        ApprovalRequestedData: {
+            approvalId: string;
+            /** @description The token whose request waits for the decision */
+            tokenId: string;
+            tokenName: string;
+            /** @description An action class (`devices.exec`) */
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** ApprovalResponse */
+        ApprovalResponse: {
+            data: components["schemas"]["Approval"];
         };
         /** AttachResultResponse */
         AttachResultResponse: {
@@ -4809,6 +5010,39 @@ export interface components {
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
         };
+        /** TokenPolicy */
+        TokenPolicy: {
+            tokenId: string;
+            rules: {
+                /** @description Run a command on a remote PC */
+                "devices.exec": "allow" | "ask" | "deny";
+                /** @description Write a file or make a folder on a remote PC */
+                "devices.write": "allow" | "ask" | "deny";
+                /** @description Delete a file or folder on a remote PC */
+                "devices.delete": "allow" | "ask" | "deny";
+                /** @description Send mail from the connected mailbox */
+                "mail.send": "allow" | "ask" | "deny";
+                /** @description Move a message of the connected mailbox to the trash */
+                "mail.trash": "allow" | "ask" | "deny";
+                /** @description Upload a file to the connected file storage */
+                "files.upload": "allow" | "ask" | "deny";
+                /** @description Delete a file of the connected file storage */
+                "files.delete": "allow" | "ask" | "deny";
+                /** @description Call a service with a method other than GET or HEAD (execute, proxy), and create connectors */
+                "services.write": "allow" | "ask" | "deny";
+                /** @description Delete memory entries */
+                "memory.delete": "allow" | "ask" | "deny";
+                /** @description Delete knowledge-base documents */
+                "knowledge.delete": "allow" | "ask" | "deny";
+                /** @description Store or delete vault tokens */
+                "vault.write": "allow" | "ask" | "deny";
+            };
+            updatedAt: string | null;
+        };
+        /** TokenPolicyResponse */
+        TokenPolicyResponse: {
+            data: components["schemas"]["TokenPolicy"];
+        };
         /** TokenResponse */
         TokenResponse: {
             data: components["schemas"]["Token"];
@@ -6274,6 +6508,286 @@ export interface operations {
             };
         };
     };
+    getTokenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPolicyResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setTokenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The whole policy: each class left out is `allow` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    rules: {
+                        /** @description Run a command on a remote PC */
+                        "devices.exec"?: "allow" | "ask" | "deny";
+                        /** @description Write a file or make a folder on a remote PC */
+                        "devices.write"?: "allow" | "ask" | "deny";
+                        /** @description Delete a file or folder on a remote PC */
+                        "devices.delete"?: "allow" | "ask" | "deny";
+                        /** @description Send mail from the connected mailbox */
+                        "mail.send"?: "allow" | "ask" | "deny";
+                        /** @description Move a message of the connected mailbox to the trash */
+                        "mail.trash"?: "allow" | "ask" | "deny";
+                        /** @description Upload a file to the connected file storage */
+                        "files.upload"?: "allow" | "ask" | "deny";
+                        /** @description Delete a file of the connected file storage */
+                        "files.delete"?: "allow" | "ask" | "deny";
+                        /** @description Call a service with a method other than GET or HEAD (execute, proxy), and create connectors */
+                        "services.write"?: "allow" | "ask" | "deny";
+                        /** @description Delete memory entries */
+                        "memory.delete"?: "allow" | "ask" | "deny";
+                        /** @description Delete knowledge-base documents */
+                        "knowledge.delete"?: "allow" | "ask" | "deny";
+                        /** @description Store or delete vault tokens */
+                        "vault.write"?: "allow" | "ask" | "deny";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPolicyResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) */
+                status?: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPage"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    approveApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    denyApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     listHandshakes: {
         parameters: {
             query?: {
@@ -7568,6 +8082,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7606,6 +8129,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7983,6 +8515,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KBDocumentDeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9177,6 +9718,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9227,6 +9777,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MailSendResult"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9328,6 +9887,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9407,6 +9975,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DriveFileDeleted"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9627,6 +10204,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9684,6 +10270,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceCallResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9832,6 +10427,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectorResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -10271,6 +10875,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -10309,6 +10922,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -10886,7 +11508,7 @@ export interface operations {
                     /** @description Where events are POSTed: an https address (http, and loopback or private addresses, only when the server allows private network calls) */
                     url: string;
                     /** @description The event types to send */
-                    events: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "plan.changed" | "approval.requested" | "approval.decided")[];
+                    events: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "approval.requested" | "approval.decided" | "plan.changed")[];
                 };
             };
         };
@@ -11018,7 +11640,7 @@ export interface operations {
                     /** @description Where events are POSTed: an https address (http, and loopback or private addresses, only when the server allows private network calls) */
                     url?: string;
                     /** @description The event types to send */
-                    events?: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "plan.changed" | "approval.requested" | "approval.decided")[];
+                    events?: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "approval.requested" | "approval.decided" | "plan.changed")[];
                     enabled?: boolean;
                 };
             };
@@ -12332,6 +12954,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -12384,6 +13015,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AfpExecResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -12484,6 +13124,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -12534,6 +13183,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AfpMkdirResultResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */

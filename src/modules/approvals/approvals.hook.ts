@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasOwnerRight } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
+import { actorOf } from '../audit/audit.service.js';
+import type { ApprovalsService } from './approvals.service.js';
+
+/** The request's path and query without a `token` query parameter: a secret is never recorded. */
+export function recordedUrl(url: string): string {
+  const parsed = new URL(url, 'http://local');
+  parsed.searchParams.delete('token');
+  return parsed.pathname + parsed.search;
+}
+
+/**
+ * The one place policies are enforced: a preHandler on every route, after access control and
+ * validation, so that only a request that would run is held, and no route can forget it. A route
+ * is subject when it declares `config.actionClass`; the owner's own tokens (master, session)
+ * never are; an approved replay passes, since its approval was the decision.
+ */
+export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<ApprovalsService, 'ruleFor' | 'hold'>): void {
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const declared = request.routeOptions.config?.actionClass;
+    const principal = request.principal;
+    if (!declared || !principal || hasOwnerRight(principal) || request.approvalReplay) return;
+    const actionClass = typeof declared === 'string' ? declared : declared(request);
+    if (!actionClass) return;
+    const rule = await approvals.ruleFor(principal, actionClass);
+    if (rule === 'allow') return;
+    if (rule === 'deny') {
+      throw new AppError('POLICY_DENIED', `The owner's policy for this token denies ${actionClass}. Ask the owner to change the token's policy (PUT /api/v1/tokens/{id}/policy)`, {
+        details: { actionClass },
+      });
+    }
+    const url = recordedUrl(request.url);
+    const held = await approvals.hold(
+      principal,
+      {
+        actionClass,
+        method: request.method,
+        url,
+        operationId: (request.routeOptions.schema?.operationId as string | undefined) ?? null,
+        params: (request.params ?? {}) as Record<string, string>,
+        body: request.body,
+      },
+      actorOf(request),
+    );
+    const location = `/api/v1/approvals/${held.id}`;
+    return reply.code(202).header('location', location).send({ data: { approvalId: held.id, status: 'pending', expiresAt: held.expiresAt } });
+  });
+}

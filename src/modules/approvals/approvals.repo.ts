@@ -1,0 +1,75 @@
+import type { Kysely } from 'kysely';
+import type { ApprovalsTable, Database } from '../../storage/tables.js';
+
+export function createApprovalsRepo(db: Kysely<Database>) {
+  return {
+    async getPolicy(tokenId: string): Promise<{ rules: string; updated_at: string } | undefined> {
+      return db.selectFrom('token_policies').select(['rules', 'updated_at']).where('token_id', '=', tokenId).executeTakeFirst();
+    },
+
+    async putPolicy(row: { token_id: string; owner_id: string; rules: string; updated_at: string }): Promise<void> {
+      await db
+        .insertInto('token_policies')
+        .values(row)
+        .onConflict((oc) => oc.column('token_id').doUpdateSet({ rules: row.rules, updated_at: row.updated_at }))
+        .execute();
+    },
+
+    async insert(row: ApprovalsTable): Promise<void> {
+      await db.insertInto('approvals').values(row).execute();
+    },
+
+    async get(ownerId: string, id: string): Promise<ApprovalsTable | undefined> {
+      return db.selectFrom('approvals').selectAll().where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
+    async list(ownerId: string, query: { limit: number; cursor?: string | undefined; status?: ApprovalsTable['status'] | undefined; now: string }): Promise<ApprovalsTable[]> {
+      let q = db.selectFrom('approvals').selectAll().where('owner_id', '=', ownerId);
+      if (query.cursor) q = q.where('id', '<', query.cursor);
+      // A pending approval past its time reads expired, before the sweep has written it so.
+      if (query.status === 'pending') q = q.where('status', '=', 'pending').where('expires_at', '>', query.now);
+      else if (query.status === 'expired') q = q.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', query.now)])]));
+      else if (query.status) q = q.where('status', '=', query.status);
+      return q.orderBy('id', 'desc').limit(query.limit).execute();
+    },
+
+    /**
+     * The one way a pending approval is decided: a conditional UPDATE that only one caller, on
+     * any node, can win. Answers whether this caller won.
+     */
+    async decide(ownerId: string, id: string, to: 'approved' | 'denied', by: string, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('approvals')
+        .set({ status: to, decided_at: now, decided_by: by, ...(to === 'denied' ? { body_sealed: null } : {}) })
+        .where('owner_id', '=', ownerId)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async finish(id: string, outcome: Pick<ApprovalsTable, 'status' | 'executed_at' | 'result_status' | 'result_sealed' | 'result_expires_at'>): Promise<void> {
+      await db.updateTable('approvals').set({ ...outcome, body_sealed: null }).where('id', '=', id).where('status', '=', 'approved').execute();
+    },
+
+    /** Marks pending approvals past their time expired (dropping their bodies); answers them. */
+    async expire(now: string): Promise<Array<Pick<ApprovalsTable, 'id' | 'owner_id' | 'token_id' | 'action_class'>>> {
+      return db
+        .updateTable('approvals')
+        .set({ status: 'expired', body_sealed: null })
+        .where('status', '=', 'pending')
+        .where('expires_at', '<=', now)
+        .returning(['id', 'owner_id', 'token_id', 'action_class'])
+        .execute();
+    },
+
+    /** Drops answers kept past their time. */
+    async dropOldResults(now: string): Promise<void> {
+      await db.updateTable('approvals').set({ result_sealed: null }).where('result_expires_at', '<=', now).where('result_sealed', 'is not', null).execute();
+    },
+  };
+}
+
+export type ApprovalsRepo = ReturnType<typeof createApprovalsRepo>;

@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import { ACTION_CLASS_NAMES, hasOwnerRight, type ActionClass, type Principal } from '../../http/access.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import type { ApprovalsTable } from '../../storage/tables.js';
+import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { EventsBus } from '../events/events.bus.js';
+import type { SecretSealer } from '../keyring/keyring.service.js';
+import type { TokensService } from '../tokens/tokens.service.js';
+import { describeRequest } from './approvals.describe.js';
+import type { ApprovalsRepo } from './approvals.repo.js';
+import type { Approval, Policy, PolicyRules, PolicyRuleValue } from './approvals.schemas.js';
+
+/** How long the answer of an approved request is kept for the token that made it. */
+export const RESULT_TTL_MS = 24 * 3_600_000;
+
+/** A held request, as the approvals hook records it. */
+export interface HeldRequest {
+  actionClass: ActionClass;
+  method: string;
+  /** Path and query, without a `token` query parameter. */
+  url: string;
+  operationId: string | null;
+  /** The route's path parameters, named in the description. */
+  params: Record<string, string>;
+  body: unknown;
+}
+
+/** What running an approved request answered. */
+export interface ReplayAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** Runs an approved request in-process, carrying `replayValue` in the approval-replay header. */
+export type RunReplay = (request: { method: string; url: string; body: unknown; replayValue: string }) => Promise<ReplayAnswer>;
+
+export interface ApprovalsServiceDeps {
+  repo: ApprovalsRepo;
+  sealer: SecretSealer;
+  audit: Pick<AuditService, 'record'>;
+  events: Pick<EventsBus, 'publish'>;
+  tokens: Pick<TokensService, 'get' | 'livePrincipal'>;
+  ttlMs: number;
+}
+
+/** The class stored with an approval: written only by `hold`, from the closed list. */
+const classOf = (row: Pick<ApprovalsTable, 'action_class'>) => row.action_class as ActionClass;
+
+const bodyContext = (id: string) => `approvals:${id}:body`;
+const resultContext = (id: string) => `approvals:${id}:result`;
+
+/** A replay waiting to be run: made by the node that won the approval, taken once by the access hook. */
+interface PendingReplay {
+  approvalId: string;
+  ownerId: string;
+  tokenId: string;
+  method: string;
+  url: string;
+}
+
+export function createApprovalsService(deps: ApprovalsServiceDeps) {
+  const { repo, sealer, audit, events, tokens } = deps;
+  // One-time values of replays under way in this process. A value is 32 random bytes: one sent
+  // from outside matches nothing; each is taken (deleted) on first use.
+  const replays = new Map<string, PendingReplay>();
+
+  async function requirePolicyToken(ownerId: string, tokenId: string) {
+    const token = await tokens.get(ownerId, tokenId);
+    if (token.kind === 'master' || token.kind === 'session') {
+      throw new AppError('VALIDATION_ERROR', `Token ${tokenId} is a ${token.kind} token: the owner's own tokens follow no policy. Policies are for API, agent and OAuth tokens`);
+    }
+    return token;
+  }
+
+  function fullRules(stored: string | undefined): Policy['rules'] {
+    const given = stored ? (JSON.parse(stored) as Partial<Record<ActionClass, PolicyRuleValue>>) : {};
+    return Object.fromEntries(ACTION_CLASS_NAMES.map((name) => [name, given[name] ?? 'allow'])) as Policy['rules'];
+  }
+
+  function statusOf(row: ApprovalsTable, now: string): Approval['status'] {
+    return row.status === 'pending' && row.expires_at <= now ? 'expired' : row.status;
+  }
+
+  async function toView(row: ApprovalsTable, forRequester: boolean): Promise<Approval> {
+    const now = isoNow();
+    let result: Approval['result'] = null;
+    if (forRequester && row.result_sealed && row.result_status !== null && row.result_expires_at && row.result_expires_at > now) {
+      const answer = JSON.parse(await sealer.open(row.owner_id, resultContext(row.id), row.result_sealed)) as ReplayAnswer;
+      let body: unknown = answer.body;
+      if (answer.contentType.includes('json') && answer.body) {
+        try {
+          body = JSON.parse(answer.body);
+        } catch {
+          // Not JSON after all: kept as text.
+        }
+      }
+      result = { status: answer.status, body };
+    }
+    return {
+      id: row.id,
+      status: statusOf(row, now),
+      actionClass: classOf(row),
+      tokenId: row.token_id,
+      tokenName: row.token_name,
+      method: row.method,
+      path: row.url,
+      operationId: row.operation_id,
+      description: row.description,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      decidedAt: row.decided_at,
+      decidedBy: row.decided_by,
+      executedAt: row.executed_at,
+      resultStatus: row.result_status,
+      result,
+    };
+  }
+
+  async function requireApproval(ownerId: string, id: string): Promise<ApprovalsTable> {
+    const row = await repo.get(ownerId, id);
+    if (!row) throw notFound('Approval', id);
+    return row;
+  }
+
+  /** Why a decision lost: already decided, or expired. */
+  function notPending(row: ApprovalsTable): AppError {
+    const status = statusOf(row, isoNow());
+    return new AppError('CONFLICT', `Approval ${row.id} is ${status}, not pending: it can be decided only once, before it expires`, { details: { status } });
+  }
+
+  return {
+    async getPolicy(ownerId: string, tokenId: string): Promise<Policy> {
+      await requirePolicyToken(ownerId, tokenId);
+      const row = await repo.getPolicy(tokenId);
+      return { tokenId, rules: fullRules(row?.rules), updatedAt: row?.updated_at ?? null };
+    },
+
+    async setPolicy(ownerId: string, tokenId: string, rules: PolicyRules, actor: AuditActor): Promise<Policy> {
+      await requirePolicyToken(ownerId, tokenId);
+      // Only what is not `allow` is stored: a class added later starts allowed.
+      const stored = Object.fromEntries(Object.entries(rules).filter(([, rule]) => rule !== 'allow'));
+      const now = isoNow();
+      await repo.putPolicy({ token_id: tokenId, owner_id: ownerId, rules: JSON.stringify(stored), updated_at: now });
+      await audit.record(actor, { action: 'token.policy_changed', outcome: 'success', targetType: 'token', targetId: tokenId, details: { rules: stored } });
+      return { tokenId, rules: fullRules(JSON.stringify(stored)), updatedAt: now };
+    },
+
+    /** The rule the token's policy gives this class; the owner's own tokens are never held. */
+    async ruleFor(principal: Principal, actionClass: ActionClass): Promise<PolicyRuleValue> {
+      if (hasOwnerRight(principal)) return 'allow';
+      const row = await repo.getPolicy(principal.tokenId);
+      return fullRules(row?.rules)[actionClass] ?? 'allow';
+    },
+
+    /** Records a request for the owner's decision; its body is sealed. */
+    async hold(principal: Principal, request: HeldRequest, actor: AuditActor): Promise<{ id: string; expiresAt: string }> {
+      const id = newId('apr');
+      const token = await tokens.get(principal.ownerId, principal.tokenId);
+      const now = new Date();
+      const expiresAt = new Date(now.getTime() + deps.ttlMs).toISOString();
+      await repo.insert({
+        id,
+        owner_id: principal.ownerId,
+        token_id: principal.tokenId,
+        token_name: token.name,
+        action_class: request.actionClass,
+        method: request.method,
+        url: request.url,
+        operation_id: request.operationId,
+        description: describeRequest({ tokenName: token.name, actionClass: request.actionClass, method: request.method, path: request.url, params: request.params, body: request.body }),
+        body_sealed: request.body === undefined ? null : await sealer.seal(principal.ownerId, bodyContext(id), JSON.stringify(request.body)),
+        status: 'pending',
+        expires_at: expiresAt,
+        decided_at: null,
+        decided_by: null,
+        executed_at: null,
+        result_status: null,
+        result_sealed: null,
+        result_expires_at: null,
+        created_at: now.toISOString(),
+      });
+      await audit.record(actor, {
+        action: 'approval.requested',
+        outcome: 'success',
+        targetType: 'approval',
+        targetId: id,
+        details: { actionClass: request.actionClass, method: request.method, path: request.url, operationId: request.operationId },
+      });
+      events.publish(principal.ownerId, {
+        type: 'approval.requested',
+        data: { approvalId: id, tokenId: principal.tokenId, tokenName: token.name, actionClass: request.actionClass, expiresAt },
+      });
+      return { id, expiresAt };
+    },
+
+    async list(ownerId: string, query: { limit: number; cursor?: string | undefined; status?: Approval['status'] | undefined }): Promise<{ approvals: Approval[]; nextCursor: string | null }> {
+      const rows = await repo.list(ownerId, { ...query, limit: query.limit + 1, now: isoNow() });
+      const page = rows.slice(0, query.limit);
+      return { approvals: await Promise.all(page.map((row) => toView(row, false))), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+    },
+
+    /** One approval, for the owner or for the token that made the request (only it sees the answer); anyone else gets 404. */
+    async get(principal: Principal, id: string): Promise<Approval> {
+      const row = await repo.get(principal.ownerId, id);
+      const isRequester = row?.token_id === principal.tokenId;
+      if (!row || (!isRequester && !hasOwnerRight(principal))) throw notFound('Approval', id);
+      return toView(row, isRequester);
+    },
+
+    async deny(ownerId: string, id: string, actor: AuditActor): Promise<Approval> {
+      const row = await requireApproval(ownerId, id);
+      if (!(await repo.decide(ownerId, id, 'denied', actor.tokenId ?? 'owner', isoNow()))) throw notPending(row);
+      await audit.record(actor, { action: 'approval.denied', outcome: 'success', targetType: 'approval', targetId: id, details: { actionClass: row.action_class, tokenId: row.token_id } });
+      events.publish(ownerId, { type: 'approval.decided', data: { approvalId: id, tokenId: row.token_id, actionClass: classOf(row), decision: 'denied' } });
+      return toView(await requireApproval(ownerId, id), false);
+    },
+
+    /**
+     * Approves and runs the request, once: the conditional UPDATE lets one caller win on any
+     * node; that caller runs it, as the token that asked (checked afresh by the access hook:
+     * revoked, expired or lacking the scope now, it fails), and stores the answer sealed.
+     */
+    async approve(ownerId: string, id: string, actor: AuditActor, run: RunReplay): Promise<Approval> {
+      const row = await requireApproval(ownerId, id);
+      if (!(await repo.decide(ownerId, id, 'approved', actor.tokenId ?? 'owner', isoNow()))) throw notPending(row);
+      await audit.record(actor, { action: 'approval.approved', outcome: 'success', targetType: 'approval', targetId: id, details: { actionClass: row.action_class, tokenId: row.token_id } });
+      events.publish(ownerId, { type: 'approval.decided', data: { approvalId: id, tokenId: row.token_id, actionClass: classOf(row), decision: 'approved' } });
+
+      const body = row.body_sealed ? (JSON.parse(await sealer.open(ownerId, bodyContext(id), row.body_sealed)) as unknown) : undefined;
+      const replayValue = randomBytes(32).toString('base64url');
+      replays.set(replayValue, { approvalId: id, ownerId, tokenId: row.token_id, method: row.method, url: row.url });
+      let answer: ReplayAnswer;
+      try {
+        answer = await run({ method: row.method, url: row.url, body, replayValue });
+      } finally {
+        replays.delete(replayValue);
+      }
+      const executedAt = new Date();
+      const succeeded = answer.status >= 200 && answer.status < 300;
+      await repo.finish(id, {
+        status: succeeded ? 'executed' : 'failed',
+        executed_at: executedAt.toISOString(),
+        result_status: answer.status,
+        result_sealed: await sealer.seal(ownerId, resultContext(id), JSON.stringify(answer)),
+        result_expires_at: new Date(executedAt.getTime() + RESULT_TTL_MS).toISOString(),
+      });
+      await audit.record(
+        { ...actor, tokenId: row.token_id },
+        {
+          action: 'approval.executed',
+          outcome: succeeded ? 'success' : 'failure',
+          targetType: 'approval',
+          targetId: id,
+          details: { actionClass: row.action_class, method: row.method, path: row.url, resultStatus: answer.status, approvedBy: actor.tokenId },
+        },
+      );
+      return toView(await requireApproval(ownerId, id), false);
+    },
+
+    /**
+     * The token an approval-replay header stands for, when its value is a replay under way in
+     * this process for this very request; taken once. Null otherwise, or when the token is no
+     * longer valid (revoked, expired): the replay then answers 401 and the approval fails.
+     */
+    async takeReplay(value: string, method: string, url: string): Promise<{ principal: Principal; approvalId: string } | null> {
+      const replay = replays.get(value);
+      if (!replay) return null;
+      replays.delete(value);
+      if (replay.method !== method || replay.url !== url) return null;
+      const principal = await tokens.livePrincipal(replay.ownerId, replay.tokenId);
+      return principal ? { principal, approvalId: replay.approvalId } : null;
+    },
+
+    /** Writes expired what was not decided in time, and drops answers kept past their day. */
+    async sweep(): Promise<void> {
+      const now = isoNow();
+      for (const row of await repo.expire(now)) {
+        await audit.record(
+          { ownerId: row.owner_id, tokenId: null, ip: null, userAgent: null },
+          { action: 'approval.expired', outcome: 'failure', targetType: 'approval', targetId: row.id, details: { actionClass: row.action_class, tokenId: row.token_id } },
+        );
+      }
+      await repo.dropOldResults(now);
+    },
+  };
+}
+
+export type ApprovalsService = ReturnType<typeof createApprovalsService>;
