@@ -12,13 +12,14 @@ export function recordedUrl(url: string): string {
 }
 
 /**
- * The one place policies are enforced: a preHandler on every route, after access control and
- * validation, so that only a request that would run is held, and no route can forget it. A route
- * is subject when it declares `config.actionClass`; the owner's own tokens (master, session)
- * never are; an approved replay passes, since its approval was the decision.
+ * The one place policies are enforced: a preHandler, after access control and validation, so
+ * that only a request that would run is held, and no route can forget it. It is attached to
+ * each route that declares `config.actionClass` as the route is added (the hot routes, which
+ * declare none, run no hook for it); the owner's own tokens (master, session) are never held;
+ * an approved replay passes, since its approval was the decision. Call before any route is added.
  */
 export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<ApprovalsService, 'ruleFor' | 'hold'>): void {
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  const enforce = async (request: FastifyRequest, reply: FastifyReply) => {
     const declared = request.routeOptions.config?.actionClass;
     const principal = request.principal;
     if (!declared || !principal || hasOwnerRight(principal) || request.approvalReplay) return;
@@ -46,5 +47,10 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
     );
     const location = `/api/v1/approvals/${held.id}`;
     return reply.code(202).header('location', location).send({ data: { approvalId: held.id, status: 'pending', expiresAt: held.expiresAt } });
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.actionClass) return;
+    const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+    route.preHandler = [...existing, enforce];
   });
 }
