@@ -165,6 +165,34 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
     expect(await grantedScopes(handshakeId)).toEqual(['availability', 'read']);
   });
 
+  it("shows an action the token's policy held, live, and runs it once when approved", async () => {
+    const owner = await c.t.request('POST', '/api/v1/auth/login', { body: { email: EMAIL, password: PASSWORD } });
+    const session = owner.body.data.token as string;
+    const created = await c.t.request('POST', '/api/v1/tokens', { token: session, body: { name: 'tidy-agent', scopes: ['memory'] } });
+    const agent = created.body.data.token as string;
+    const policy = await c.t.request('PUT', `/api/v1/tokens/${created.body.data.id}/policy`, { token: session, body: { rules: { 'memory.delete': 'ask' } } });
+    expect(policy.status).toBe(200);
+    const memory = await c.t.request('POST', '/api/v1/memory', { token: session, body: { content: 'The shed key is under the blue pot.' } });
+    const memoryId = memory.body.data.id as string;
+
+    const { page } = await c.newPage();
+    await signIn(page, EMAIL, PASSWORD);
+    const held = await c.t.request('DELETE', `/api/v1/memory/${memoryId}`, { token: agent });
+    expect(held.status).toBe(202);
+    const card = page.getByRole('article', { name: 'Action by tidy-agent' });
+    await card.waitFor({ timeout: 5_000 });
+    await c.screenshot(page, '13-action-held');
+    const remembered = async () => ((await c.t.request('GET', '/api/v1/memory', { token: session })).body.data as Array<{ id: string }>).some((m) => m.id === memoryId);
+    // Nothing ran yet.
+    expect(await remembered()).toBe(true);
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.getByRole('status').filter({ hasText: 'Approved and done' }).waitFor();
+    await c.screenshot(page, '14-action-approved');
+    expect(await remembered()).toBe(false);
+    const approval = await c.t.request('GET', `/api/v1/approvals/${held.body.data.approvalId}`, { token: agent });
+    expect(approval.body.data).toMatchObject({ status: 'executed', resultStatus: 200 });
+  });
+
   describe('safety of the session in the page', () => {
     let evil: Server;
     let evilOrigin: string;

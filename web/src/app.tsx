@@ -84,9 +84,13 @@ export function App() {
 function usePendingCount(): number | undefined {
   const [count, setCount] = useState<number>();
   const refresh = useCallback(() => {
-    // Agents' handshakes and apps' authorization requests both wait for the owner.
-    Promise.all([api.GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } }), api.GET('/api/v1/authorization/requests')])
-      .then(([handshakes, apps]) => setCount(unwrap(handshakes).data.length + unwrap(apps).data.length))
+    // Agents' handshakes, apps' authorization requests and held actions all wait for the owner.
+    Promise.all([
+      api.GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } }),
+      api.GET('/api/v1/authorization/requests'),
+      api.GET('/api/v1/approvals', { params: { query: { status: 'pending', limit: 100 } } }),
+    ])
+      .then(([handshakes, apps, actions]) => setCount(unwrap(handshakes).data.length + unwrap(apps).data.length + unwrap(actions).data.length))
       .catch(() => undefined);
   }, []);
   useEffect(refresh, [refresh]);

@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
+import { ActionError, useAction } from '../components/actions';
 import { ApproveOrDeny } from '../components/approve-or-deny';
 import { Empty, OnceSecret, PageHeader, Show, useLoad, When } from '../components/ui';
 import { useLiveChanges } from '../live';
@@ -28,7 +29,7 @@ export function HomePage() {
     <>
       <PageHeader title="Home" />
       <section aria-labelledby="pending-heading">
-        <h2 id="pending-heading">Waiting for you</h2>
+        <h2 id="pending-heading">Agents asking for access</h2>
         <Show loaded={handshakes} what="Loading requests">
           {(pending) => {
             const list = [...kept, ...pending.filter((h) => !kept.some((k) => k.handshakeId === h.handshakeId))];
@@ -46,8 +47,118 @@ export function HomePage() {
           }}
         </Show>
       </section>
+      <ActionApprovals />
       <AppRequests />
     </>
+  );
+}
+
+type Approval = Schemas['Approval'];
+
+/**
+ * Requests the owner's policies held back (a token whose policy says "ask" for that kind of
+ * action): each says in words what would happen; approving runs it once, as the token that asked.
+ */
+function ActionApprovals() {
+  const approvals = useLoad(async () => unwrap(await api.GET('/api/v1/approvals', { params: { query: { status: 'pending', limit: 100 } } })).data);
+  const reload = approvals.reload;
+  useLiveChanges(useCallback(() => reload(), [reload]), ['approval.requested', 'approval.decided']);
+  // A decision made here stays on the page with its outcome until the owner closes it.
+  const [decided, setDecided] = useState<Approval[]>([]);
+  const close = (id: string) => {
+    setDecided((list) => list.filter((approval) => approval.id !== id));
+    reload();
+  };
+  return (
+    <section aria-labelledby="actions-heading">
+      <h2 id="actions-heading">Actions waiting for your approval</h2>
+      <Show loaded={approvals} what="Loading held actions">
+        {(pending) => {
+          const list = [...decided, ...pending.filter((approval) => !decided.some((d) => d.id === approval.id))];
+          return list.length === 0 ? (
+            <Empty>No action waits. When a token whose policy says “Ask me” tries one, it appears here at once.</Empty>
+          ) : (
+            <ul className="cards">
+              {list.map((approval) => (
+                <li key={approval.id}>
+                  <ApprovalCard approval={approval} onDecided={(next) => setDecided((all) => [...all.filter((d) => d.id !== next.id), next])} onClose={() => close(approval.id)} />
+                </li>
+              ))}
+            </ul>
+          );
+        }}
+      </Show>
+    </section>
+  );
+}
+
+const OUTCOME: Record<Approval['status'], string> = {
+  pending: 'Waiting',
+  approved: 'Approved, running',
+  executed: 'Approved and done',
+  failed: 'Approved, but it failed',
+  denied: 'Denied',
+  expired: 'Expired',
+};
+
+function ApprovalCard({ approval, onDecided, onClose }: { approval: Approval; onDecided: (approval: Approval) => void; onClose: () => void }) {
+  const action = useAction();
+  const path = { params: { path: { id: approval.id } } };
+  const decide = (decision: 'approve' | 'deny') =>
+    action.run(async () => {
+      const answer =
+        decision === 'approve'
+          ? unwrap(await api.POST('/api/v1/approvals/{id}/approve', path))
+          : unwrap(await api.POST('/api/v1/approvals/{id}/deny', path));
+      onDecided(answer.data);
+    });
+  return (
+    <article className="card" aria-label={`Action by ${approval.tokenName}`}>
+      <h3>{approval.description}</h3>
+      <dl className="facts">
+        <dt>Token</dt>
+        <dd>{approval.tokenName}</dd>
+        <dt>Request</dt>
+        <dd className="mono">
+          {approval.method} {approval.path}
+        </dd>
+        <dt>Kind</dt>
+        <dd className="mono">{approval.actionClass}</dd>
+        <dt>Asked</dt>
+        <dd>
+          <When at={approval.createdAt} />
+        </dd>
+        {approval.status === 'pending' ? (
+          <>
+            <dt>Expires</dt>
+            <dd>
+              <When at={approval.expiresAt} />
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {approval.status === 'pending' ? (
+        <div className="row">
+          <button type="button" className="primary" disabled={action.busy} onClick={() => decide('approve')}>
+            Approve
+          </button>
+          <button type="button" className="danger" disabled={action.busy} onClick={() => decide('deny')}>
+            Deny
+          </button>
+        </div>
+      ) : (
+        <div className="row">
+          <p role="status" className={approval.status === 'executed' ? 'ok' : undefined}>
+            {OUTCOME[approval.status]}
+            {approval.resultStatus !== null ? ` (it answered ${approval.resultStatus})` : ''}.
+          </p>
+          <button type="button" className="link" onClick={onClose}>
+            Done
+          </button>
+        </div>
+      )}
+      <ActionError error={action.error} />
+    </article>
   );
 }
 
