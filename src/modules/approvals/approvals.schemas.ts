@@ -13,7 +13,7 @@ const Rules = (optional: boolean) =>
     Object.fromEntries(
       ACTION_CLASS_NAMES.map((name) => [name, optional ? Type.Optional({ ...PolicyRule, description: ACTION_CLASSES[name] }) : { ...PolicyRule, description: ACTION_CLASSES[name] }]),
     ),
-    { additionalProperties: false },
+    { additionalProperties: false, description: 'The rule for each action class (devices.exec, mail.send, …): allow, ask or deny' },
   );
 
 export const PolicySchema = Type.Object(

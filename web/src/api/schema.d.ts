@@ -5013,6 +5013,7 @@ export interface components {
         /** TokenPolicy */
         TokenPolicy: {
             tokenId: string;
+            /** @description The rule for each action class (devices.exec, mail.send, …): allow, ask or deny */
             rules: {
                 /** @description Run a command on a remote PC */
                 "devices.exec": "allow" | "ask" | "deny";
@@ -6563,6 +6564,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The rule for each action class (devices.exec, mail.send, …): allow, ask or deny */
                     rules: {
                         /** @description Run a command on a remote PC */
                         "devices.exec"?: "allow" | "ask" | "deny";
