@@ -263,8 +263,9 @@ function DeliveryItem({ delivery }: { delivery: Delivery }) {
               </tr>
             </thead>
             <tbody>
-              {delivery.attempts.map((attempt) => (
-                <tr key={attempt.attemptedAt}>
+              {delivery.attempts.map((attempt, index) => (
+                // Attempts are only ever appended (oldest first), so the position names one.
+                <tr key={index}>
                   <td>
                     <When at={attempt.attemptedAt} />
                   </td>
