@@ -16,6 +16,7 @@ import { ProfilePage } from './pages/profile';
 import { SignInPage } from './pages/sign-in';
 import { SkillsPage } from './pages/skills';
 import { VaultPage } from './pages/vault';
+import { WebhooksPage } from './pages/webhooks';
 import { Link, navigate, usePath } from './router';
 import { SessionContext, type Session } from './session';
 
@@ -31,6 +32,7 @@ const PAGES: Record<ConsolePath, () => ReactNode> = {
   '/connections': () => <ConnectionsPage />,
   '/devices': () => <DevicesPage />,
   '/audit': () => <AuditPage />,
+  '/webhooks': () => <WebhooksPage />,
   '/plan': () => <PlanPage />,
 };
 

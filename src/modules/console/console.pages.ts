@@ -15,6 +15,7 @@ export const CONSOLE_PAGES = [
   { path: '/connections', title: 'Connections' },
   { path: '/devices', title: 'Devices' },
   { path: '/audit', title: 'Audit log' },
+  { path: '/webhooks', title: 'Webhooks' },
   { path: '/plan', title: 'Plan and usage' },
 ] as const;
 

@@ -2889,7 +2889,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, plan
+         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, plan
          * @description Public: no token needed.
          */
         get: operations["getConsolePage"];
@@ -13301,7 +13301,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The page's name */
-                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "plan";
+                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "plan";
             };
             cookie?: never;
         };

@@ -8,6 +8,7 @@ import { Empty, OnceSecret, PageHeader, ScopePicker, Show, When } from '../compo
 import { useLiveChanges } from '../live';
 import { MasterToken } from './agents/master';
 import { HandshakeHistory } from './agents/handshakes';
+import { PolicyEditor } from './agents/policy';
 
 type Token = Schemas['Token'];
 type Kind = Token['kind'];
@@ -133,7 +134,10 @@ function TokenGroups({ tokens, onChanged }: { tokens: Token[]; onChanged: () => 
 
 function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }) {
   const [secret, setSecret] = useState<string>();
+  const [editingPolicy, setEditingPolicy] = useState(false);
   const active = token.status === 'active';
+  // Policies hold what a delegated token may do; the owner's own credentials answer to none.
+  const hasPolicy = token.kind === 'api' || token.kind === 'handshake' || token.kind === 'oauth';
   const regenerate = async () => {
     const answer = unwrap(await api.POST('/api/v1/tokens/{id}/regenerate', { params: { path: { id: token.id } } }));
     setSecret(answer.data.token);
@@ -183,6 +187,11 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
       {secret ? <OnceSecret label="New token" value={secret} onDone={() => setSecret(undefined)} /> : null}
       {active ? (
         <div className="row">
+          {hasPolicy ? (
+            <button type="button" aria-expanded={editingPolicy} aria-label={`Policy for ${token.name}`} onClick={() => setEditingPolicy((open) => !open)}>
+              Policy
+            </button>
+          ) : null}
           {token.kind === 'api' || token.kind === 'handshake' ? (
             <ConfirmButton
               label="Regenerate"
@@ -201,6 +210,7 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
           />
         </div>
       ) : null}
+      {active && hasPolicy && editingPolicy ? <PolicyEditor token={token} onClose={() => setEditingPolicy(false)} /> : null}
     </article>
   );
 }

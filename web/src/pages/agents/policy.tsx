@@ -1,0 +1,102 @@
+import { useId, useState, type FormEvent } from 'react';
+import { api, unwrap, type Schemas } from '../../api/client';
+import { ActionError, useAction } from '../../components/actions';
+import { SubmitOrCancel } from '../../components/submit-or-cancel';
+import { Show, useLoad } from '../../components/ui';
+
+type Rules = Schemas['TokenPolicy']['rules'];
+type ActionClass = keyof Rules;
+type Decision = Rules[ActionClass];
+
+/**
+ * Every action class with what it lets a token do, in the owner's words. Typed as a record of
+ * the schema's classes so that a class the API adds fails the type check until it is described.
+ */
+const CLASSES: Record<ActionClass, string> = {
+  'devices.exec': 'Run commands on your PCs',
+  'devices.write': 'Write files and make folders on your PCs',
+  'devices.delete': 'Delete files on your PCs',
+  'mail.send': 'Send mail as you',
+  'mail.trash': 'Move your mail to the trash',
+  'files.upload': 'Upload files to your storage',
+  'files.delete': 'Delete files in your storage',
+  'services.write': 'Act on connected services (anything but reading)',
+  'memory.delete': 'Delete memories',
+  'knowledge.delete': 'Delete knowledge-base documents',
+  'vault.write': 'Store or delete vault secrets',
+};
+
+const DECISIONS: Array<{ value: Decision; label: string }> = [
+  { value: 'allow', label: 'Allow' },
+  { value: 'ask', label: 'Ask me' },
+  { value: 'deny', label: 'Deny' },
+];
+
+/** A token's policy: for each risky action, whether the token may do it, must ask, or may not. */
+export function PolicyEditor({ token, onClose }: { token: Schemas['Token']; onClose: () => void }) {
+  const policy = useLoad(async () => unwrap(await api.GET('/api/v1/tokens/{id}/policy', { params: { path: { id: token.id } } })).data, [token.id]);
+  return (
+    <section className="policy stack" aria-label={`Policy of ${token.name}`}>
+      <Show loaded={policy} what="Loading policy">
+        {(loaded) => <PolicyForm token={token} rules={loaded.rules} onClose={onClose} />}
+      </Show>
+    </section>
+  );
+}
+
+function PolicyForm({ token, rules, onClose }: { token: Schemas['Token']; rules: Rules; onClose: () => void }) {
+  const [draft, setDraft] = useState<Rules>(rules);
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  const baseId = useId();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    void action.run(async () => {
+      const answer = unwrap(await api.PUT('/api/v1/tokens/{id}/policy', { params: { path: { id: token.id } }, body: { rules: draft } }));
+      setDraft(answer.data.rules);
+      setSaved(true);
+    });
+  };
+  return (
+    <form className="stack" onSubmit={submit}>
+      <p className="muted">
+        What "{token.name}" may do without you. "Ask me" holds the request until you approve it under Approvals; "Deny" refuses it.
+      </p>
+      <ul className="policy-rules">
+        {(Object.keys(CLASSES) as ActionClass[]).map((name) => {
+          const id = `${baseId}-${name}`;
+          return (
+            <li key={name} className="policy-rule">
+              <label htmlFor={id}>
+                <span className="mono">{name}</span> <span className="muted">{CLASSES[name]}</span>
+              </label>
+              <select
+                id={id}
+                value={draft[name]}
+                onChange={(event) => {
+                  const value = event.currentTarget.value as Decision;
+                  setSaved(false);
+                  setDraft((previous) => ({ ...previous, [name]: value }));
+                }}
+              >
+                {DECISIONS.map((decision) => (
+                  <option key={decision.value} value={decision.value}>
+                    {decision.label}
+                  </option>
+                ))}
+              </select>
+            </li>
+          );
+        })}
+      </ul>
+      <SubmitOrCancel label="Save policy" busy={action.busy} onCancel={onClose} />
+      {saved ? (
+        <p role="status" className="ok">
+          Policy saved.
+        </p>
+      ) : null}
+      <ActionError error={action.error} />
+    </form>
+  );
+}
