@@ -44,8 +44,9 @@ function connect(): void {
   source = new EventSource('/api/v1/events');
   for (const type of WATCHED) source.addEventListener(type, (event) => notify(event.type));
   source.onopen = () => {
-    // Anything missed while the stream was down is picked up once.
-    if (poll !== undefined) notify('reconnected');
+    // Whatever changed before the stream was open (between a page's first load and now, or
+    // while it was down) is picked up once: every listener loads again.
+    notify('reconnected');
     stopPolling();
   };
   source.onerror = () => startPolling();
