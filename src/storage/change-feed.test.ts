@@ -126,8 +126,9 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
     await onB('GET', '/api/v1/memory?limit=20', owner.token);
     await onB('GET', '/api/v1/memory?limit=20', owner.token);
     const lost = once(bStorage.changes!.events, 'lost');
-    // Ends the listening connections of this schema's channel (both nodes'), as a network failure would.
-    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${bStorage.changes!.channel}`.execute(a.storage.db);
+    // Ends the listening connections of this schema (both nodes'), as a network failure would.
+    const schemaKey = bStorage.changes!.channel.slice('hearth_changes_'.length);
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE starts_with(application_name, ${`hearth_${schemaKey}_`})`.execute(a.storage.db);
     await lost;
     expect(bStorage.writes.stamp(['memory_entries'])).toBeUndefined();
     const listening = once(bStorage.changes!.events, 'listening');

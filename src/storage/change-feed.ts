@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type pg from 'pg';
+import { MAX_NOTIFY_PAYLOAD, type PgListener } from './pg-listener.js';
 import type { WriteTracker } from './write-tracker.js';
 
 /**
@@ -9,11 +8,12 @@ import type { WriteTracker } from './write-tracker.js';
  *
  * - Writes committed here are counted here at once (postgres-pool.ts) and announced on the
  *   schema's channel, those of one event-loop turn in one notification, off the request path.
- * - One connection of its own listens. A notification from another node counts as a write to
- *   the tables it names, so that node's change is seen as soon as it arrives.
+ * - The node's listening connection (pg-listener.ts) hears the other nodes. A notification from
+ *   another node counts as a write to the tables it names, so that node's change is seen as soon
+ *   as it arrives.
  * - While that connection is down, the tracker is suspended: no cached answer is served or
- *   kept (changes made elsewhere would be missed). It reconnects, and every answer cached
- *   before the loss is dropped when it listens again.
+ *   kept (changes made elsewhere would be missed). Once it listens again, every answer cached
+ *   before the loss is dropped.
  * - A notification can still be lost (the writing node died between its commit and its
  *   notification, or a connection died silently): the tracker's age period bounds how long an
  *   answer can outlive such a change.
@@ -34,112 +34,56 @@ export interface ChangeFeed {
 
 export interface ChangeFeedOptions {
   channel: string;
+  /** This node's id: its own notifications come back to it and are skipped. */
+  nodeId: string;
   tracker: WriteTracker;
-  /** A new client for the listening connection (not from the pool: it stays open). */
-  newClient(): pg.Client;
-  /** Sends one notification through the pool, while the listening connection is down. */
-  notify(channel: string, payload: string): Promise<unknown>;
-  /** First wait before reconnecting; doubled up to 30 s. */
-  retryMs?: number;
+  listener: PgListener;
 }
 
-const MAX_RETRY_MS = 30_000;
-/** PostgreSQL refuses a notification payload of 8,000 bytes or more. */
-const MAX_PAYLOAD = 7_000;
-
 export async function startChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed> {
-  const { channel, tracker } = options;
-  const node = randomBytes(6).toString('hex');
+  const { channel, tracker, listener, nodeId } = options;
   const events = new EventEmitter();
-  let current: pg.Client | undefined;
   let closing = false;
-  let retryMs = options.retryMs ?? 500;
-  let retryTimer: NodeJS.Timeout | undefined;
   let pending: Set<string> | 'unknown' | undefined;
 
   // Nothing is cached until the feed listens.
   tracker.suspend();
-
-  function onNotification(message: pg.Notification): void {
-    if (message.channel !== channel || !message.payload) return;
-    const space = message.payload.indexOf(' ');
-    if (message.payload.slice(0, space) === node) return;
-    const rest = message.payload.slice(space + 1);
-    tracker.noteWrites(rest === '*' ? 'unknown' : rest.split(','));
-    events.emit('change');
-  }
-
-  function lost(client: pg.Client): void {
-    if (client !== current) return;
-    current = undefined;
+  const onDown = () => {
     tracker.suspend();
-    client.end().catch(() => {});
     events.emit('lost');
-    scheduleRetry();
-  }
-
-  function scheduleRetry(): void {
-    if (closing || retryTimer) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      listen().catch(() => scheduleRetry());
-    }, retryMs);
-    retryTimer.unref();
-    retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
-  }
-
-  async function listen(): Promise<void> {
-    const client = options.newClient();
-    // A client that fails before it listens is simply dropped; one that listened is `current`.
-    client.on('error', () => lost(client));
-    client.on('end', () => lost(client));
-    client.on('notification', onNotification);
-    try {
-      await client.connect();
-      await client.query(`LISTEN "${channel}"`);
-    } catch (error) {
-      client.end().catch(() => {});
-      throw error;
-    }
-    if (closing) {
-      await client.end();
-      return;
-    }
-    current = client;
-    retryMs = options.retryMs ?? 500;
+  };
+  const onUp = () => {
     tracker.resume();
     events.emit('listening');
-  }
+  };
+  listener.events.on('down', onDown);
+  listener.events.on('up', onUp);
 
-  /** A notification in flight: the next waits for it (a pg client runs one query at a time). */
+  await listener.listen(channel, (payload) => {
+    const space = payload.indexOf(' ');
+    if (payload.slice(0, space) === nodeId) return;
+    const rest = payload.slice(space + 1);
+    tracker.noteWrites(rest === '*' ? 'unknown' : rest.split(','));
+    events.emit('change');
+  });
+  if (listener.connected) tracker.resume();
+
+  /** A notification in flight: the next waits for it and carries whatever gathered meanwhile. */
   let sending = false;
 
   function flush(): void {
-    // The send in flight flushes again when it is done, with whatever gathered meanwhile.
     if (sending) return;
     const tables = pending;
     pending = undefined;
     if (!tables || closing) return;
     let list = tables === 'unknown' ? '*' : [...tables].join(',');
-    if (list.length > MAX_PAYLOAD) list = '*';
-    // Sent on the listening connection, which is otherwise idle, so that notifications never
-    // wait for a pool connection behind requests. Best effort: a lost notification is bounded
-    // by the other nodes' cache age.
-    const payload = `${node} ${list}`;
+    if (list.length > MAX_NOTIFY_PAYLOAD - nodeId.length - 1) list = '*';
+    // Best effort: a lost notification is bounded by the other nodes' cache age.
     sending = true;
-    (current ? current.query('SELECT pg_notify($1, $2)', [channel, payload]) : options.notify(channel, payload))
-      .catch(() => {})
-      .finally(() => {
-        sending = false;
-        if (pending !== undefined) flush();
-      });
-  }
-
-  try {
-    await listen();
-  } catch {
-    // The server starts without the feed (caches stay off) and keeps trying.
-    scheduleRetry();
+    void listener.notify(channel, `${nodeId} ${list}`).finally(() => {
+      sending = false;
+      if (pending !== undefined) flush();
+    });
   }
 
   return {
@@ -154,15 +98,13 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     events,
     channel,
     get listening() {
-      return current !== undefined;
+      return listener.connected;
     },
     async close() {
       closing = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      const client = current;
-      current = undefined;
+      listener.events.off('down', onDown);
+      listener.events.off('up', onUp);
       tracker.suspend();
-      await client?.end().catch(() => {});
     },
   };
 }

@@ -15,10 +15,12 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
+import { createLocalBus, newNodeId, startPgBus, type ClusterBus } from './cluster-bus.js';
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
 import type { Dialect } from './dialect.js';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import { migrationProvider } from './migrations/index.js';
+import { startPgListener, type PgListener } from './pg-listener.js';
 import { createStatementPool } from './postgres-pool.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
@@ -33,6 +35,8 @@ export interface Storage {
   writes: WriteTracker;
   /** PostgreSQL only: the feed of writes between the nodes sharing the schema. */
   changes: ChangeFeed | undefined;
+  /** Messages between the nodes sharing the database (with SQLite, this node alone). */
+  bus: ClusterBus;
   /** Batches concurrent writes into shared transactions; see group-commit.ts for the rule its units follow. */
   groupCommit: GroupCommit;
   /** Waits for the writes in flight (group commit), then closes the change feed and the database. */
@@ -111,7 +115,7 @@ const PG_CACHE_MAX_AGE_MS = 5_000;
 async function openPostgres(
   url: string,
   schema: string | undefined,
-): Promise<{ db: Kysely<Database>; writes: WriteTracker; changes: ChangeFeed }> {
+): Promise<{ db: Kysely<Database>; writes: WriteTracker; changes: ChangeFeed; bus: ClusterBus; listener: PgListener }> {
   // Loaded only when PostgreSQL is configured: an SQLite server never pays for the driver.
   const { default: pg } = await import('pg');
   // PostgreSQL returns int8 (COUNT(*), BIGINT) as strings; every count Hearth keeps fits a JS number.
@@ -139,22 +143,26 @@ async function openPostgres(
     },
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: statementPool }) });
+  let listener: PgListener | undefined;
   try {
-    // Nodes share a channel when they share a schema; a hash keeps any schema name a valid channel name.
+    // Nodes share channels when they share a schema; a hash keeps any schema name a valid channel name.
     const current = (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema ?? '';
-    const channel = `hearth_changes_${createHash('sha256').update(current).digest('hex').slice(0, 16)}`;
-    changes = await startChangeFeed({
-      channel,
-      tracker: writes,
-      // Named after its channel, so that an operator can tell the listening connections apart in pg_stat_activity.
-      newClient: () => new pg.Client({ ...clientConfig, application_name: channel, keepAlive: true }),
+    const schemaKey = createHash('sha256').update(current).digest('hex').slice(0, 16);
+    const channel = `hearth_changes_${schemaKey}`;
+    const nodeId = newNodeId();
+    listener = await startPgListener({
+      // Named after the schema, so that an operator can tell the listening connections apart in pg_stat_activity.
+      newClient: () => new pg.Client({ ...clientConfig, application_name: `hearth_${schemaKey}_${nodeId}`, keepAlive: true }),
       notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
     });
+    changes = await startChangeFeed({ channel, nodeId, tracker: writes, listener });
+    const bus = await startPgBus({ nodeId, listener, channelPrefix: `hearth_bus_${schemaKey}` });
+    return { db, writes, changes, bus, listener };
   } catch (error) {
+    await listener?.close();
     await db.destroy();
     throw error;
   }
-  return { db, writes, changes };
 }
 
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<void> {
@@ -186,16 +194,24 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
   let db: Kysely<Database>;
   let writes: WriteTracker;
   let changes: ChangeFeed | undefined;
+  let bus: ClusterBus;
+  let listener: PgListener | undefined;
   if (options.databaseUrl) {
-    ({ db, writes, changes } = await openPostgres(options.databaseUrl, options.pgSchema));
+    ({ db, writes, changes, bus, listener } = await openPostgres(options.databaseUrl, options.pgSchema));
   } else {
     writes = createWriteTracker();
     db = openSqlite(options.dataDir, writes);
+    bus = createLocalBus();
   }
+  const closeFeeds = async () => {
+    await changes?.close();
+    await bus.close();
+    await listener?.close();
+  };
   try {
     await migrateToLatest(db, dialect);
   } catch (error) {
-    await changes?.close();
+    await closeFeeds();
     await db.destroy();
     throw error;
   }
@@ -206,11 +222,12 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     dialect,
     writes,
     changes,
+    bus,
     groupCommit,
     async close() {
       // Acknowledged writes are committed already; queued ones are committed before closing.
       await groupCommit.close();
-      await changes?.close();
+      await closeFeeds();
       await db.destroy();
     },
   };

@@ -1,0 +1,115 @@
+import { once } from 'node:events';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, ENGINE, type TestApp } from '../../test/harness.js';
+import { createLocalBus, type ClusterBus } from './cluster-bus.js';
+import type { Storage } from './storage.js';
+
+/** The next message under `topic` on `bus`, with its sender. */
+const nextMessage = (bus: ClusterBus, topic: string) =>
+  new Promise<{ message: string; from: string }>((resolve) => {
+    const off = bus.subscribe(topic, (message, from) => {
+      off();
+      resolve({ message, from });
+    });
+  });
+
+describe('the bus of one node alone', () => {
+  it('delivers what a node sends to itself, later, and has nobody else to publish to', async () => {
+    const bus = createLocalBus();
+    const heard: string[] = [];
+    bus.subscribe('greeting', (message) => heard.push(message));
+    bus.publish('greeting', 'to the others');
+    bus.sendTo(bus.nodeId, 'greeting', 'to myself');
+    expect(heard).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toEqual(['to myself']);
+  });
+
+  it('refuses a topic that is not a short word', () => {
+    const bus = createLocalBus();
+    expect(() => bus.publish('two words', 'x')).toThrow(/topic/);
+    expect(() => bus.subscribe('', () => {})).toThrow(/topic/);
+  });
+});
+
+describe.skipIf(ENGINE !== 'postgres')('the bus between nodes sharing PostgreSQL', () => {
+  let app: TestApp;
+  let a: Storage;
+  let b: Storage;
+  let c: Storage;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    a = app.storage;
+    b = await app.openStorage();
+    c = await app.openStorage();
+  });
+  afterAll(async () => {
+    await c?.close();
+    await b?.close();
+    await app?.close();
+  });
+
+  it('gives every node its own id', () => {
+    expect(new Set([a.bus.nodeId, b.bus.nodeId, c.bus.nodeId]).size).toBe(3);
+    expect(a.bus.nodeId).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it('publishes to every other node, not to the sender', async () => {
+    const heardByA: string[] = [];
+    const offA = a.bus.subscribe('news', (message) => heardByA.push(message));
+    const atB = nextMessage(b.bus, 'news');
+    const atC = nextMessage(c.bus, 'news');
+    a.bus.publish('news', 'the device is online');
+    expect(await atB).toEqual({ message: 'the device is online', from: a.bus.nodeId });
+    expect(await atC).toEqual({ message: 'the device is online', from: a.bus.nodeId });
+    // A's own broadcast came back on the same connection before B's and C's copies were answered; it was skipped.
+    const echo = nextMessage(a.bus, 'news');
+    b.bus.publish('news', 'from b');
+    expect((await echo).message).toBe('from b');
+    expect(heardByA).toEqual(['from b']);
+    offA();
+  });
+
+  it('sends to one node only, itself included, in the order sent', async () => {
+    const heardByC: string[] = [];
+    const offC = c.bus.subscribe('direct', (message) => heardByC.push(message));
+    const received: string[] = [];
+    const all = new Promise<void>((resolve) => {
+      const off = b.bus.subscribe('direct', (message) => {
+        received.push(message);
+        if (received.length === 20) {
+          off();
+          resolve();
+        }
+      });
+    });
+    for (let i = 0; i < 20; i++) a.bus.sendTo(b.bus.nodeId, 'direct', String(i));
+    await all;
+    expect(received).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
+    const self = nextMessage(a.bus, 'direct');
+    a.bus.sendTo(a.bus.nodeId, 'direct', 'note to self');
+    expect(await self).toEqual({ message: 'note to self', from: a.bus.nodeId });
+    expect(heardByC).toEqual([]);
+    offC();
+  });
+
+  it('refuses a message too large for a notification, saying what to do instead', () => {
+    expect(() => a.bus.publish('big', 'x'.repeat(8_000))).toThrow(/put the data in a table/);
+    expect(() => a.bus.sendTo('not-a-node', 'big', 'x')).toThrow(/node id/);
+  });
+
+  it('says when messages stop arriving, and delivers again once its connection is back', async () => {
+    const down = once(b.bus.events, 'down');
+    const up = once(b.bus.events, 'up');
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE ${`%\\_${b.bus.nodeId}`}`.execute(a.db);
+    await down;
+    expect(b.bus.connected).toBe(false);
+    await up;
+    expect(b.bus.connected).toBe(true);
+    const atB = nextMessage(b.bus, 'news');
+    c.bus.publish('news', 'after the reconnection');
+    expect((await atB).message).toBe('after the reconnection');
+  });
+});
