@@ -1,0 +1,149 @@
+/**
+ * Several Hearth nodes on one PostgreSQL schema behind a round-robin proxy (cluster.ts): what
+ * must hold across nodes (README, "Running several nodes"). PostgreSQL only: SQLite serves one
+ * process per data directory.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from '../harness.js';
+import { buildServer, registerOwner, startCluster, type Cluster } from './cluster.js';
+
+/** How long a change made through one node may go unseen by another (README). */
+const CROSS_NODE_BOUND_MS = 1_000;
+
+describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', () => {
+  let cluster: Cluster;
+  let master: string;
+
+  beforeAll(async () => {
+    await buildServer();
+    cluster = await startCluster({ nodes: 3 });
+    master = await registerOwner(cluster.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+  }, 60_000);
+
+  const call = (base: string, method: string, path: string, token: string, body?: unknown) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const json = async (response: Response) => {
+    const text = await response.text();
+    return text ? JSON.parse(text) : undefined;
+  };
+
+  it('round-robins requests over the three nodes, which share one database', async () => {
+    const before = cluster.proxy.served.length;
+    const created = await call(cluster.url, 'POST', '/api/v1/memory', master, { content: 'written through the proxy' });
+    expect(created.status).toBe(201);
+    const { data } = await json(created);
+    for (const node of cluster.nodes) {
+      const read = await call(node.url, 'GET', '/api/v1/memory?limit=200', master);
+      expect(read.status, `node ${node.index}`).toBe(200);
+      expect((await json(read)).data.map((entry: { id: string }) => entry.id)).toContain(data.id);
+    }
+    for (let i = 0; i < 3; i++) expect((await call(cluster.url, 'GET', '/api/v1/auth/me', master)).status).toBe(200);
+    expect(new Set(cluster.proxy.served.slice(before))).toEqual(new Set([0, 1, 2]));
+  });
+
+  describe('tokens', () => {
+    /** A token holding `memory`, already used (so cached) on every node. */
+    async function warmToken(): Promise<{ id: string; secret: string }> {
+      const created = await call(cluster.nodes[0]!.url, 'POST', '/api/v1/tokens', master, { name: `t${Math.random()}`, scopes: ['memory'] });
+      expect(created.status).toBe(201);
+      const { data } = await json(created);
+      for (const node of cluster.nodes) {
+        // Twice: the second answer comes from the node's token cache.
+        for (let i = 0; i < 2; i++) expect((await call(node.url, 'GET', '/api/v1/memory?limit=1', data.token)).status).toBe(200);
+      }
+      return { id: data.id, secret: data.token };
+    }
+
+    /** Polls `base` with `secret` until refused; answers when, or fails after 3 s. */
+    async function refusedAt(base: string, secret: string): Promise<number> {
+      const deadline = Date.now() + 3_000;
+      while (Date.now() < deadline) {
+        const response = await call(base, 'GET', '/api/v1/memory?limit=1', secret);
+        await response.arrayBuffer();
+        if (response.status === 401 || response.status === 403) return performance.now();
+        expect(response.status).toBe(200);
+      }
+      throw new Error(`${base} still accepts the token 3 s later`);
+    }
+
+    type Change = (token: { id: string; secret: string }) => Promise<{ startedAt: number; node0Refuses: () => Promise<void> }>;
+
+    /** Runs `change` through node 0 `trials` times; answers the largest delay seen on nodes 1 and 2. */
+    async function measure(change: Change, trials = 4): Promise<number> {
+      let worst = 0;
+      for (let trial = 0; trial < trials; trial++) {
+        const token = await warmToken();
+        const others = cluster.nodes.slice(1);
+        const { startedAt, node0Refuses } = await change(token);
+        // Node 0 refuses on its very next request.
+        await node0Refuses();
+        const times = await Promise.all(others.map((node) => refusedAt(node.url, token.secret)));
+        for (const at of times) worst = Math.max(worst, at - startedAt);
+      }
+      return worst;
+    }
+
+    const refusesNow = (secret: string, status: number) => async () => {
+      const response = await call(cluster.nodes[0]!.url, 'GET', '/api/v1/memory?limit=1', secret);
+      expect(response.status).toBe(status);
+    };
+    const delays: Record<string, number> = {};
+
+    it('a token revoked through one node is refused by it at once and by the others within 1 s', async () => {
+      delays.revoked = await measure(async (token) => {
+        const startedAt = performance.now();
+        expect((await call(cluster.nodes[0]!.url, 'DELETE', `/api/v1/tokens/${token.id}`, master)).status).toBe(200);
+        return { startedAt, node0Refuses: refusesNow(token.secret, 401) };
+      });
+      expect(delays.revoked).toBeLessThan(CROSS_NODE_BOUND_MS);
+    });
+
+    it('a regenerated token: the old secret is refused everywhere within 1 s', async () => {
+      delays.regenerated = await measure(async (token) => {
+        const startedAt = performance.now();
+        expect((await call(cluster.nodes[0]!.url, 'POST', `/api/v1/tokens/${token.id}/regenerate`, master)).status).toBe(200);
+        return { startedAt, node0Refuses: refusesNow(token.secret, 401) };
+      });
+      expect(delays.regenerated).toBeLessThan(CROSS_NODE_BOUND_MS);
+    });
+
+    it('a narrowed token loses the scope everywhere within 1 s', async () => {
+      delays.narrowed = await measure(async (token) => {
+        const startedAt = performance.now();
+        expect((await call(cluster.nodes[0]!.url, 'PUT', `/api/v1/tokens/${token.id}`, master, { scopes: ['identity'] })).status).toBe(200);
+        return { startedAt, node0Refuses: refusesNow(token.secret, 403) };
+      });
+      expect(delays.narrowed).toBeLessThan(CROSS_NODE_BOUND_MS);
+    });
+
+    it('a token given an expiry through one node is refused everywhere within 1 s of it', async () => {
+      delays.expired = await measure(async (token) => {
+        const expiresAt = Date.now() + 400;
+        const startedAt = performance.now() + 400;
+        const response = await call(cluster.nodes[0]!.url, 'PUT', `/api/v1/tokens/${token.id}`, master, { expiresAt: new Date(expiresAt).toISOString() });
+        expect(response.status).toBe(200);
+        return {
+          startedAt,
+          node0Refuses: async () => {
+            // Until the expiry the token works; from it on, node 0 refuses it on the next request.
+            await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now())));
+            await refusesNow(token.secret, 401)();
+          },
+        };
+      });
+      expect(delays.expired).toBeLessThan(CROSS_NODE_BOUND_MS);
+    });
+
+    afterAll(() => {
+      console.log(`cross-node token changes, worst delay over 4 trials (ms): ${JSON.stringify(Object.fromEntries(Object.entries(delays).map(([k, v]) => [k, Math.round(v)])))}`);
+    });
+  });
+});
