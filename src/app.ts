@@ -142,7 +142,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
   // route (or tool) made them.
-  const mcpHub = createMcpHub();
+  const mcpHub = createMcpHub({ cluster: container.storage.bus });
+  app.addHook('onClose', async () => mcpHub.close());
   app.addHook('onResponse', mcpHub.watchWrites);
   app.addHook('onRequest', mcpHub.guardToolRoutes);
   await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }));

@@ -22,7 +22,7 @@ import { createChatService } from './modules/chat/chat.service.js';
 import { createLimitsService } from './modules/billing/billing.limits.js';
 import { createBillingRepo } from './modules/billing/billing.repo.js';
 import { createBillingService } from './modules/billing/billing.service.js';
-import { createInProcessEventsBus } from './modules/events/events.bus.js';
+import { createEventsBus } from './modules/events/events.bus.js';
 import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
 import { createGatewayService } from './modules/gateway/gateway.service.js';
@@ -103,9 +103,9 @@ export function createContainer(config: Config, storage: Storage) {
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
   const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
-  // What happens in an owner's account, to the console's live stream; in this process only
-  // (another node's events reach it once the bus is carried over PostgreSQL, see docs/decisions.md).
-  const events = createInProcessEventsBus();
+  // What happens in an owner's account, to the console's live streams on every node (through
+  // the cluster bus) and to the webhooks of the node where it happened.
+  const events = createEventsBus({ cluster: storage.bus });
   // The plans come from PLANS_FILE or the built-in list, checked here at start.
   const plans = createPlansService(loadPlans(config.plansFile));
   const tokens = createTokensService({
@@ -319,6 +319,7 @@ export function createContainer(config: Config, storage: Storage) {
     closing ??= (async () => {
       // The webhook worker first: its attempts in flight use the outbound client and storage.
       stopWebhookEvents();
+      events.close();
       await webhookDeliverer.close();
       parsing.close();
       await llmOutbound?.close();

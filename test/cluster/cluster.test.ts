@@ -3,12 +3,68 @@
  * must hold across nodes (README, "Running several nodes"). PostgreSQL only: SQLite serves one
  * process per data directory.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../harness.js';
 import { buildServer, registerOwner, startCluster, type Cluster } from './cluster.js';
 
 /** How long a change made through one node may go unseen by another (README). */
 const CROSS_NODE_BOUND_MS = 1_000;
+
+/** GET /api/v1/events on `base`, read as EventSource reads it; `next` waits for a matching event. */
+async function openEvents(base: string, token: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${base}/api/v1/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  if (response.status !== 200) throw new Error(`the event stream answered ${response.status}`);
+  const events: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const waiters = new Set<() => void>();
+  let ended = false;
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (data) events.push(JSON.parse(data));
+        }
+        for (const wake of [...waiters]) wake();
+      }
+    } catch {
+      // Aborted by close(), or the node went away.
+    }
+    ended = true;
+    for (const wake of [...waiters]) wake();
+  })();
+  return {
+    /** Resolves when the stream ends (the node closed it). */
+    ended: reading,
+    async next(match: (event: { type: string; data: Record<string, unknown> }) => boolean, timeoutMs = 5_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = events.find(match);
+        if (found) return found;
+        if (ended || Date.now() > deadline) throw new Error(`no such event on ${base}; heard: ${JSON.stringify(events.map((e) => e.type))}`);
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            waiters.delete(wake);
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(wake, deadline - Date.now());
+          waiters.add(wake);
+        });
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
 
 describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', () => {
   let cluster: Cluster;
@@ -47,6 +103,54 @@ describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', ()
     }
     for (let i = 0; i < 3; i++) expect((await call(cluster.url, 'GET', '/api/v1/auth/me', master)).status).toBe(200);
     expect(new Set(cluster.proxy.served.slice(before))).toEqual(new Set([0, 1, 2]));
+  });
+
+  describe('live updates', () => {
+    it('an event caused through one node reaches the event streams open on every node', async () => {
+      const streams = await Promise.all(cluster.nodes.map((node) => openEvents(node.url, master)));
+      const created = await call(cluster.nodes[0]!.url, 'POST', '/api/v1/tokens', master, { name: 'seen everywhere', scopes: ['memory'] });
+      expect(created.status).toBe(201);
+      const { data } = await json(created);
+      for (const stream of streams) {
+        const event = await stream.next((e) => e.type === 'token.created' && e.data.tokenId === data.id);
+        expect(event.data.name).toBe('seen everywhere');
+        // Ids and names only: the secret never travels.
+        expect(JSON.stringify(event)).not.toContain(data.token);
+      }
+      for (const stream of streams) stream.close();
+
+      // A logout through node 0 ends the streams its session opened on the other nodes at once
+      // (the revocation's event, not the next heartbeat 25 s later).
+      const login = await fetch(`${cluster.nodes[0]!.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'owner@example.test', password: 'a-long-password-1' }),
+      });
+      expect(login.status).toBe(200);
+      const session = (await json(login)).data.token as string;
+      const sessionStreams = await Promise.all(cluster.nodes.slice(1).map((node) => openEvents(node.url, session)));
+      expect((await call(cluster.nodes[0]!.url, 'POST', '/api/v1/auth/logout', session)).status).toBe(200);
+      await Promise.all(sessionStreams.map((stream) => stream.ended));
+    });
+
+    it("tells the owner's MCP sessions on another node that their resources and prompts changed", async () => {
+      const client = new Client({ name: 'hearth-cluster-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${cluster.nodes[1]!.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${master}` } },
+      });
+      await client.connect(transport);
+      try {
+        const resources = new Promise<void>((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+        const prompts = new Promise<void>((resolve) => client.setNotificationHandler(PromptListChangedNotificationSchema, () => resolve()));
+        // The server's stream opens once the client has initialized; a tools call makes sure it is up.
+        await client.listTools();
+        const created = await call(cluster.nodes[0]!.url, 'POST', '/api/v1/skills', master, { name: 'made-on-node-0', scriptContent: 'New.' });
+        expect(created.status).toBe(201);
+        await Promise.all([resources, prompts]);
+      } finally {
+        await client.close();
+      }
+    });
   });
 
   describe('tokens', () => {
