@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { createOutboundClient } from './http/outbound.js';
 import type { Storage } from './storage/storage.js';
@@ -24,6 +25,7 @@ import { createBillingRepo } from './modules/billing/billing.repo.js';
 import { createBillingService } from './modules/billing/billing.service.js';
 import { createEventsBus } from './modules/events/events.bus.js';
 import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
+import { createHealthService } from './modules/discovery/discovery.health.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
 import { createGatewayService } from './modules/gateway/gateway.service.js';
 import { createClientDirectory } from './modules/authorization/authorization.clients.js';
@@ -145,6 +147,8 @@ export function createContainer(config: Config, storage: Storage) {
       : {}),
   });
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
+  // This node's state (serving, draining) and its database's, for GET /api/v1/health.
+  const health = createHealthService({ nodeId: storage.bus.nodeId, engine: storage.dialect, ping: () => sql`select 1`.execute(db) });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
   const skills = createSkillsService({ db, dialect: storage.dialect, attachments, groupCommit: storage.groupCommit, writes: storage.writes });
   const personas = createPersonasService({ db, repo: createPersonasRepo(db) });
@@ -351,6 +355,7 @@ export function createContainer(config: Config, storage: Storage) {
     tokens,
     accounts,
     discovery,
+    health,
     gateway,
     handshakes,
     approvals,

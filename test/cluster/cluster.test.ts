@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../harness.js';
 import { buildServer, registerOwner, startCluster, type Cluster } from './cluster.js';
@@ -249,5 +250,60 @@ describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', ()
     afterAll(() => {
       console.log(`cross-node token changes, worst delay over 4 trials (ms): ${JSON.stringify(Object.fromEntries(Object.entries(delays).map(([k, v]) => [k, Math.round(v)])))}`);
     });
+  });
+
+  describe('draining (SIGTERM)', () => {
+    it('finishes the request in flight, closes its event streams, exits, and the proxy sends the next requests elsewhere', async () => {
+      const node = cluster.nodes[2]!;
+      const health = await fetch(`${node.url}/api/v1/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'ok', node: { state: 'serving' }, database: { engine: 'postgres', reachable: true } });
+
+      const stream = await openEvents(node.url, master);
+      // A write whose body is still arriving when the node is told to stop.
+      const content = 'sent across the shutdown';
+      const body = JSON.stringify({ content });
+      const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = http.request(`${node.url}/api/v1/memory`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${master}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        });
+        request.on('response', (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode!, text }));
+        });
+        request.on('error', reject);
+        request.write(body.slice(0, 10));
+        request.flushHeaders();
+        // The first bytes are on the wire: the request is in flight. Now the signal.
+        setImmediate(() => {
+          const stopping = node.waitForOutput(/draining: no new connections/);
+          node.signal('SIGTERM');
+          void stopping.then(() => request.end(body.slice(10)), reject);
+        });
+      });
+      const signalledAt = performance.now();
+
+      // The event stream ends (its client reconnects elsewhere) while the request still runs.
+      await stream.ended;
+      const finished = await answer;
+      expect(finished.status, finished.text).toBe(201);
+      const exit = await node.exited;
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(performance.now() - signalledAt).toBeLessThan(10_000);
+      // No new connection is taken once draining began.
+      await expect(fetch(`${node.url}/api/v1/health`)).rejects.toThrow();
+
+      // Through the proxy: every request is served by the two nodes left.
+      const before = cluster.proxy.served.length;
+      for (let i = 0; i < 6; i++) expect((await call(cluster.url, 'GET', '/api/v1/auth/me', master)).status).toBe(200);
+      expect(new Set(cluster.proxy.served.slice(before))).toEqual(new Set([0, 1]));
+      const listed = await json(await call(cluster.url, 'GET', '/api/v1/memory?limit=200', master));
+      expect(listed.data.map((entry: { content: string }) => entry.content)).toContain(content);
+
+      await cluster.restart(2);
+      expect((await fetch(`${cluster.nodes[2]!.url}/api/v1/health`)).status).toBe(200);
+    }, 30_000);
   });
 });

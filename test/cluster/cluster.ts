@@ -41,6 +41,8 @@ export interface ClusterNode {
   readonly running: boolean;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
+  /** Resolves once the node has written a line matching `pattern` (fails if it exits first). */
+  waitForOutput(pattern: RegExp): Promise<void>;
   /** Sends a signal; the node stays where it is in the proxy until it stops answering. */
   signal(signal: NodeJS.Signals): void;
 }
@@ -172,9 +174,11 @@ async function spawnNode(index: number, env: NodeJS.ProcessEnv): Promise<Cluster
   let log = startOutput();
   child.stdout.removeAllListeners('data');
   child.stderr.removeAllListeners('data');
+  const watchers = new Set<() => void>();
   const keep = (chunk: Buffer) => {
     log += chunk.toString();
     if (log.length > 1_000_000) log = log.slice(-500_000);
+    for (const watcher of [...watchers]) watcher();
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
@@ -187,6 +191,22 @@ async function spawnNode(index: number, env: NodeJS.ProcessEnv): Promise<Cluster
       return running;
     },
     output: () => log,
+    waitForOutput(pattern) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(log)) {
+            watchers.delete(check);
+            resolve();
+          } else if (!running) {
+            watchers.delete(check);
+            reject(new Error(`node ${index} exited without writing ${pattern}:\n${log.slice(-2000)}`));
+          }
+        };
+        watchers.add(check);
+        void exited.then(check);
+        check();
+      });
+    },
     signal(signal) {
       if (running) child.kill(signal);
     },
