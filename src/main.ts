@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     // request may be retried elsewhere). Requests already here finish.
     container.health.drain();
     app.server.close();
-    app.log.info({ signal, nodeId: storage.bus.nodeId }, 'draining: no new connections; finishing in-flight requests, closing event streams and daemon links');
+    app.log.info({ signal, nodeId: storage.bus.nodeId }, 'shutting down: draining (no new connections); finishing in-flight requests, closing event streams and daemon links');
     // Fastify then closes the event streams and daemon links (preClose), waits for the requests in
     // flight, and its onClose hook closes the container.
     const force = setTimeout(() => {

@@ -279,7 +279,7 @@ describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', ()
         request.flushHeaders();
         // The first bytes are on the wire: the request is in flight. Now the signal.
         setImmediate(() => {
-          const stopping = node.waitForOutput(/draining: no new connections/);
+          const stopping = node.waitForOutput(/shutting down: draining/);
           node.signal('SIGTERM');
           void stopping.then(() => request.end(body.slice(10)), reject);
         });
