@@ -7,6 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import http from 'node:http';
+import WebSocket from 'ws';
+import { CLOSE, CONNECT_PATH } from '../../src/shared/afp.protocol.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../harness.js';
 import { expectLedgerKept, listAll, newLedger, writeConcurrently } from '../durability.js';
@@ -307,6 +309,21 @@ describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', ()
       expect((await fetch(`${cluster.nodes[2]!.url}/api/v1/health`)).status).toBe(200);
     }, 30_000);
   });
+
+  it("passes a daemon's WebSocket upgrade through the proxy; draining closes the link with 1001 so the daemon connects again", async () => {
+    const before = cluster.proxy.served.length;
+    const socket = new WebSocket(`${cluster.url.replace('http', 'ws')}${CONNECT_PATH}`, { headers: { authorization: `Bearer ${master}` } });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    const index = cluster.proxy.served[before]!;
+    // Before its hello times out (10 s), the node it reached is told to stop.
+    await cluster.stop(index);
+    expect(await closed).toBe(CLOSE.GOING_AWAY);
+    await cluster.restart(index);
+  }, 30_000);
 
   describe('a node killed (SIGKILL) under concurrent writes', () => {
     it('loses no acknowledged write and stores none twice', async () => {
