@@ -6,6 +6,9 @@ import { createContainer } from '../../container.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ACTION_CLASS_NAMES, APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
 import type { AccountEvent } from '../events/events.schemas.js';
+import { EXEC_HARD_LIMIT_MS } from '../afp/afp.service.js';
+import { createApprovalsRepo } from './approvals.repo.js';
+import { replayLeaseMs } from './approvals.service.js';
 
 let t: TestApp;
 let owner: Owner;
@@ -319,6 +322,46 @@ describe('what stops an approval', () => {
     const approved = await t.request('POST', `/api/v1/approvals/${approvalId}/approve`, { token: owner.token });
     expect(approved.body.data).toMatchObject({ status: 'failed', resultStatus: 403 });
     expect((await t.request('GET', '/api/v1/memory', { token: owner.token })).body.data.map((m: any) => m.id)).toContain(id);
+  });
+
+  it('a replay whose node died is written failed by the sweep once its lease is over, and never run again', async () => {
+    const requester = await agent(['memory'], { 'memory.delete': 'ask' });
+    const bystander = await agent(['memory']);
+    const repo = createApprovalsRepo(t.storage.db);
+    const ownerTokenId = (await t.container.tokens.authenticate(owner.token))!.tokenId;
+    const lost = await remember('its deletion was interrupted');
+    const running = await remember('its deletion is still running');
+    const lostId = held(await t.request('DELETE', `/api/v1/memory/${lost}`, { token: requester.token }));
+    const runningId = held(await t.request('DELETE', `/api/v1/memory/${running}`, { token: requester.token }));
+    // What a node leaves when it dies during a replay: the claim it won, and no outcome. One
+    // claim is older than any replay can take, the other was just made.
+    const longAgo = new Date(Date.now() - 2 * replayLeaseMs({ deviceCommandMs: EXEC_HARD_LIMIT_MS, deviceRequestMs: t.config.afp.requestTimeoutMs, outboundMs: t.config.outboundTimeoutMs })).toISOString();
+    expect(await repo.decide(owner.id, lostId, 'approved', ownerTokenId, longAgo)).toBe(true);
+    expect(await repo.decide(owner.id, runningId, 'approved', ownerTokenId, new Date().toISOString())).toBe(true);
+    expect((await t.request('GET', `/api/v1/approvals/${lostId}`, { token: owner.token })).body.data.status).toBe('approved');
+
+    await t.container.approvals.sweep();
+    const failed = (await t.request('GET', `/api/v1/approvals/${lostId}`, { token: requester.token })).body.data;
+    expect(failed).toMatchObject({ status: 'failed', resultStatus: 500, executedAt: null });
+    expect(failed.result).toEqual({ status: 500, body: { error: 'INTERNAL_ERROR', message: expect.stringContaining('The server stopped while running this approved request') } });
+    expect(failed.result.body.message).toContain('It was not run again');
+    expect((await t.request('GET', `/api/v1/approvals/${lostId}`, { token: owner.token })).body.data).toMatchObject({ status: 'failed', resultStatus: 500, result: null });
+    expectError(await t.request('GET', `/api/v1/approvals/${lostId}`, { token: bystander.token }), 404, 'NOT_FOUND');
+    // The replay that may still be running is left alone.
+    expect((await t.request('GET', `/api/v1/approvals/${runningId}`, { token: owner.token })).body.data.status).toBe('approved');
+    // Not run again, neither by the sweep nor by a second approval.
+    expectError(await t.request('POST', `/api/v1/approvals/${lostId}/approve`, { token: owner.token }), 409, 'CONFLICT');
+    expect((await t.request('GET', '/api/v1/memory', { token: owner.token })).body.data.map((m: any) => m.id)).toEqual(expect.arrayContaining([lost, running]));
+    const row = await t.storage.db.selectFrom('approvals').select(['body_sealed']).where('id', '=', lostId).executeTakeFirstOrThrow();
+    expect(row.body_sealed).toBeNull();
+
+    // Audited once, as the end of the approval, however often the sweep runs.
+    await t.container.approvals.sweep();
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'approval.*', limit: 100 } });
+    const interrupted = audit.body.data.filter((e: any) => e.targetId === lostId && e.action === 'approval.interrupted');
+    expect(interrupted).toHaveLength(1);
+    expect(interrupted[0]).toMatchObject({ outcome: 'failure', details: { actionClass: 'memory.delete', tokenId: requester.id, retried: false, replayStartedAt: longAgo } });
+    expect(audit.body.data.filter((e: any) => e.targetId === runningId && e.action === 'approval.interrupted')).toHaveLength(0);
   });
 
   it('a replay header from outside is refused', async () => {
