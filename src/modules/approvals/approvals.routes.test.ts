@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
 import { createContainer } from '../../container.js';
+import { expectHeld, policyToken, type Rules } from '../../../test/approvals.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ACTION_CLASS_NAMES, APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
 import type { AccountEvent } from '../events/events.schemas.js';
@@ -20,14 +21,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 /** A new API token of `who` with `scopes`, its id, and a policy asking (or denying) `rules`. */
-async function agent(scopes: string[], rules: Partial<Record<ActionClass, 'allow' | 'ask' | 'deny'>> = {}, who: Owner = owner) {
-  const token = await t.tokenWithScopes(who, scopes);
-  const principal = await t.container.tokens.authenticate(token);
-  const id = principal!.tokenId;
-  const res = await t.request('PUT', `/api/v1/tokens/${id}/policy`, { token: who.token, body: { rules } });
-  expect(res.status, res.text).toBe(200);
-  return { token, id };
-}
+const agent = (scopes: string[], rules: Rules = {}, who: Owner = owner) => policyToken(t, who, scopes, rules);
 
 async function remember(content: string): Promise<string> {
   const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } });
@@ -35,14 +29,7 @@ async function remember(content: string): Promise<string> {
   return res.body.data.id;
 }
 
-/** Asserts the 202 of a held request and answers the approval's id. */
-function held(res: { status: number; body: any; headers: Record<string, unknown>; text: string }): string {
-  expect(res.status, res.text).toBe(202);
-  expect(res.body.data.status).toBe('pending');
-  expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.now());
-  expect(res.headers.location).toBe(`/api/v1/approvals/${res.body.data.approvalId}`);
-  return res.body.data.approvalId;
-}
+const held = expectHeld;
 
 describe('policies', () => {
   it('default to allow for every class, and only the owner reads or changes them', async () => {
