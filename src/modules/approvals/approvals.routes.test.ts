@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
 import { createContainer } from '../../container.js';
-import { expectHeld, policyToken, type Rules } from '../../../test/approvals.helpers.js';
+import { approveAndRead, expectHeld, policyToken, type Rules } from '../../../test/approvals.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ACTION_CLASS_NAMES, APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
 import type { AccountEvent } from '../events/events.schemas.js';
@@ -137,6 +137,35 @@ describe('ask, then approve', () => {
     const mineAudit = audit.body.data.filter((e: any) => e.targetId === approvalId);
     expect(mineAudit.map((e: any) => e.action).sort()).toEqual(['approval.approved', 'approval.executed', 'approval.requested']);
     expect(mineAudit.find((e: any) => e.action === 'approval.executed').details).toMatchObject({ resultStatus: 200 });
+  });
+
+  it('knowledge.delete and vault.write: nothing before approval, once after it, the answer for the requesting token alone', async () => {
+    const requester = await agent(['knowledge', 'vault'], { 'knowledge.delete': 'ask', 'vault.write': 'ask' });
+    const bystander = await agent(['knowledge', 'vault']);
+    const stranger = await t.createOwner('Data approvals stranger');
+    const parties = { owner, requester: requester.token, others: [bystander.token, stranger.token] };
+
+    const doc = await t.request('POST', '/api/v1/brain/knowledge-base', { token: owner.token, body: { title: 'Removed on approval', content: 'soon gone' } });
+    expect(doc.status, doc.text).toBe(200);
+    const docId = doc.body.data.id;
+    const dropDoc = held(await t.request('DELETE', `/api/v1/brain/knowledge-base/${docId}`, { token: requester.token }));
+    expect((await t.request('GET', `/api/v1/brain/knowledge-base/${docId}`, { token: owner.token })).status).toBe(200);
+    expect(await approveAndRead(t, dropDoc, parties)).toEqual({ data: { id: docId, deleted: true } });
+    expectError(await t.request('GET', `/api/v1/brain/knowledge-base/${docId}`, { token: owner.token }), 404, 'NOT_FOUND');
+
+    const vaultNamed = async (name: string) => (await t.request('GET', '/api/v1/vault/tokens', { token: owner.token })).body.data.filter((v: any) => v.name === name);
+    const secret = 'sk-approved-secret-1234567890';
+    const store = held(await t.request('POST', '/api/v1/vault/tokens', { token: requester.token, body: { name: 'approved-key', service: 'example', token: secret, websiteUrl: 'https://example.org' } }));
+    expect(await vaultNamed('approved-key')).toEqual([]);
+    const stored = await approveAndRead(t, store, parties, 201);
+    expect(stored.data).toMatchObject({ name: 'approved-key', service: 'example' });
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    expect((await vaultNamed('approved-key')).map((v: any) => v.id)).toEqual([stored.data.id]);
+
+    const drop = held(await t.request('DELETE', `/api/v1/vault/tokens/${stored.data.id}`, { token: requester.token }));
+    expect(await vaultNamed('approved-key')).toHaveLength(1);
+    expect((await approveAndRead(t, drop, parties)).data).toMatchObject({ id: stored.data.id });
+    expect(await vaultNamed('approved-key')).toEqual([]);
   });
 
   it('each class under ask answers 202 and runs once on approval, answering what the route answers', async () => {
