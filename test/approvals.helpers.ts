@@ -14,6 +14,13 @@ export async function policyToken(t: TestApp, owner: Owner, scopes: string[], ru
   return { token, id };
 }
 
+/** Tokens that must not read `owner`'s approvals: another token of the owner with the same `scopes`, and another owner's. */
+export async function outsiders(t: TestApp, owner: Owner, scopes: string[]): Promise<string[]> {
+  const bystander = await policyToken(t, owner, scopes);
+  const stranger = await t.createOwner('Approvals stranger');
+  return [bystander.token, stranger.token];
+}
+
 /** Asserts the 202 of a held request and answers the approval's id. */
 export function expectHeld(res: Pick<ApiResponse, 'status' | 'body' | 'headers' | 'text'>): string {
   expect(res.status, res.text).toBe(202);

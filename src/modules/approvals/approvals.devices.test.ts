@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDaemon, listen, type TestDaemon } from '../../../test/afp.helpers.js';
-import { approveAndRead, expectHeld, policyToken } from '../../../test/approvals.helpers.js';
+import { approveAndRead, expectHeld, outsiders, policyToken } from '../../../test/approvals.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 
 let t: TestApp;
@@ -29,10 +29,7 @@ beforeAll(async () => {
   mkdirSync(root, { recursive: true });
   daemon = await connectDaemon(base, { token: await t.tokenWithScopes(owner, ['devices']), name: 'approvals-pc', root, privilege: 'exec' });
   requester = await policyToken(t, owner, ['devices'], { 'devices.exec': 'ask', 'devices.write': 'ask', 'devices.delete': 'ask' });
-  // Another token of the same owner, with the same scope, and another owner.
-  const bystander = await policyToken(t, owner, ['devices']);
-  const stranger = await t.createOwner('Device approvals stranger');
-  others = [bystander.token, stranger.token];
+  others = await outsiders(t, owner, ['devices']);
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
  * and after it exactly one call of the kind, its answer readable by the requesting token alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveAndRead, expectHeld, policyToken } from '../../../test/approvals.helpers.js';
+import { approveAndRead, expectHeld, outsiders, policyToken } from '../../../test/approvals.helpers.js';
 import { connectGoogle } from '../../../test/fakes/google.js';
 import { closeGoogleApp, startGoogleApp, type GoogleApp } from '../../../test/google-app.js';
 import type { Owner } from '../../../test/harness.js';
@@ -20,10 +20,7 @@ beforeAll(async () => {
   owner = await t.createOwner('Google approvals owner');
   expect((await connectGoogle(t, fake, owner)).status).toBe(200);
   requester = await policyToken(t, owner, ['services:write'], { 'mail.send': 'ask', 'mail.trash': 'ask', 'files.upload': 'ask', 'files.delete': 'ask' });
-  // Another token of the same owner, with the same scope, and another owner.
-  const bystander = await policyToken(t, owner, ['services:write']);
-  const stranger = await t.createOwner('Google approvals stranger');
-  others = [bystander.token, stranger.token];
+  others = await outsiders(t, owner, ['services:write']);
 });
 
 afterAll(async () => closeGoogleApp(google ?? {}));

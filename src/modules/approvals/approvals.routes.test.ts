@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
 import { createContainer } from '../../container.js';
-import { approveAndRead, expectHeld, policyToken, type Rules } from '../../../test/approvals.helpers.js';
+import { approveAndRead, expectHeld, outsiders, policyToken, type Rules } from '../../../test/approvals.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ACTION_CLASS_NAMES, APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
 import type { AccountEvent } from '../events/events.schemas.js';
@@ -141,9 +141,7 @@ describe('ask, then approve', () => {
 
   it('knowledge.delete and vault.write: nothing before approval, once after it, the answer for the requesting token alone', async () => {
     const requester = await agent(['knowledge', 'vault'], { 'knowledge.delete': 'ask', 'vault.write': 'ask' });
-    const bystander = await agent(['knowledge', 'vault']);
-    const stranger = await t.createOwner('Data approvals stranger');
-    const parties = { owner, requester: requester.token, others: [bystander.token, stranger.token] };
+    const parties = { owner, requester: requester.token, others: await outsiders(t, owner, ['knowledge', 'vault']) };
 
     const doc = await t.request('POST', '/api/v1/brain/knowledge-base', { token: owner.token, body: { title: 'Removed on approval', content: 'soon gone' } });
     expect(doc.status, doc.text).toBe(200);

@@ -5,7 +5,7 @@
  * readable by the requesting token alone.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { approveAndRead, expectHeld, policyToken } from '../../../test/approvals.helpers.js';
+import { approveAndRead, expectHeld, outsiders, policyToken } from '../../../test/approvals.helpers.js';
 import { startFakeUpstream, type FakeUpstream } from '../../../test/fakes/upstream.js';
 import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
 
@@ -24,10 +24,7 @@ beforeAll(async () => {
   expect(connector.status, connector.text).toBe(201);
   const scopes = ['services:read', 'services:write'];
   requester = await policyToken(t, owner, scopes, { 'services.write': 'ask' });
-  // Another token of the same owner, with the same scopes, and another owner.
-  const bystander = await policyToken(t, owner, scopes);
-  const stranger = await t.createOwner('Services approvals stranger');
-  others = [bystander.token, stranger.token];
+  others = await outsiders(t, owner, scopes);
 });
 
 afterAll(async () => {
