@@ -12,9 +12,9 @@ import { createAttachmentsService } from './modules/attachments/attachments.serv
 import { createAfpRepo } from './modules/afp/afp.repo.js';
 import { createDaemonDownloads } from './modules/afp/afp.downloads.js';
 import { createInProcessRelay } from './modules/afp/afp.relay.js';
-import { createAfpService } from './modules/afp/afp.service.js';
+import { createAfpService, EXEC_HARD_LIMIT_MS } from './modules/afp/afp.service.js';
 import { createApprovalsRepo } from './modules/approvals/approvals.repo.js';
-import { createApprovalsService } from './modules/approvals/approvals.service.js';
+import { createApprovalsService, replayLeaseMs } from './modules/approvals/approvals.service.js';
 import { createAuditRepo } from './modules/audit/audit.repo.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createLlmClient } from './modules/chat/chat.llm.js';
@@ -239,7 +239,15 @@ export function createContainer(config: Config, storage: Storage) {
     events,
   });
   // Requests that token policies hold for the owner's decision; bodies and answers sealed by the keyring.
-  const approvals = createApprovalsService({ repo: createApprovalsRepo(db), sealer: keyring, audit, events, tokens, ttlMs: config.approvalTtlMs });
+  const approvals = createApprovalsService({
+    repo: createApprovalsRepo(db),
+    sealer: keyring,
+    audit,
+    events,
+    tokens,
+    ttlMs: config.approvalTtlMs,
+    replayLeaseMs: replayLeaseMs({ deviceCommandMs: EXEC_HARD_LIMIT_MS, deviceRequestMs: config.afp.requestTimeoutMs, outboundMs: config.outboundTimeoutMs }),
+  });
   const handshakes = createHandshakesService({
     db,
     repo: createHandshakesRepo(db),

@@ -472,6 +472,8 @@ export interface ApprovalsTable {
   result_sealed: string | null;
   result_expires_at: string | null;
   created_at: string;
+  /** When the claim started the replay (approved only); see the sweep of stale replays. */
+  replay_started_at: string | null;
 }
 
 export interface Database {

@@ -36,12 +36,13 @@ export function createApprovalsRepo(db: Kysely<Database>) {
 
     /**
      * The one way a pending approval is decided: a conditional UPDATE that only one caller, on
-     * any node, can win. Answers whether this caller won.
+     * any node, can win. Answers whether this caller won. Approving claims the replay, which the
+     * winner starts at once: its start is recorded for the sweep of replays a dead node left.
      */
     async decide(ownerId: string, id: string, to: 'approved' | 'denied', by: string, now: string): Promise<boolean> {
       const result = await db
         .updateTable('approvals')
-        .set({ status: to, decided_at: now, decided_by: by, ...(to === 'denied' ? { body_sealed: null } : {}) })
+        .set({ status: to, decided_at: now, decided_by: by, ...(to === 'denied' ? { body_sealed: null } : { replay_started_at: now }) })
         .where('owner_id', '=', ownerId)
         .where('id', '=', id)
         .where('status', '=', 'pending')
@@ -50,8 +51,15 @@ export function createApprovalsRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async finish(id: string, outcome: Pick<ApprovalsTable, 'status' | 'executed_at' | 'result_status' | 'result_sealed' | 'result_expires_at'>): Promise<void> {
-      await db.updateTable('approvals').set({ ...outcome, body_sealed: null }).where('id', '=', id).where('status', '=', 'approved').execute();
+    /** Writes how an approved request ended, if it is still running (approved); answers whether it was. */
+    async finish(id: string, outcome: Pick<ApprovalsTable, 'status' | 'executed_at' | 'result_status' | 'result_sealed' | 'result_expires_at'>): Promise<boolean> {
+      const result = await db.updateTable('approvals').set({ ...outcome, body_sealed: null }).where('id', '=', id).where('status', '=', 'approved').executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Approvals whose replay started at or before `startedBefore` and never ended. */
+    async staleReplays(startedBefore: string): Promise<ApprovalsTable[]> {
+      return db.selectFrom('approvals').selectAll().where('status', '=', 'approved').where('replay_started_at', '<=', startedBefore).execute();
     },
 
     /** Marks pending approvals past their time expired (dropping their bodies); answers them. */

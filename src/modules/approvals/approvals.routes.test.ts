@@ -3,9 +3,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
 import { createContainer } from '../../container.js';
+import { approveAndRead, expectHeld, outsiders, policyToken, type Rules } from '../../../test/approvals.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ACTION_CLASS_NAMES, APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
 import type { AccountEvent } from '../events/events.schemas.js';
+import { EXEC_HARD_LIMIT_MS } from '../afp/afp.service.js';
+import { createApprovalsRepo } from './approvals.repo.js';
+import { replayLeaseMs } from './approvals.service.js';
 
 let t: TestApp;
 let owner: Owner;
@@ -17,14 +21,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 /** A new API token of `who` with `scopes`, its id, and a policy asking (or denying) `rules`. */
-async function agent(scopes: string[], rules: Partial<Record<ActionClass, 'allow' | 'ask' | 'deny'>> = {}, who: Owner = owner) {
-  const token = await t.tokenWithScopes(who, scopes);
-  const principal = await t.container.tokens.authenticate(token);
-  const id = principal!.tokenId;
-  const res = await t.request('PUT', `/api/v1/tokens/${id}/policy`, { token: who.token, body: { rules } });
-  expect(res.status, res.text).toBe(200);
-  return { token, id };
-}
+const agent = (scopes: string[], rules: Rules = {}, who: Owner = owner) => policyToken(t, who, scopes, rules);
 
 async function remember(content: string): Promise<string> {
   const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } });
@@ -32,14 +29,7 @@ async function remember(content: string): Promise<string> {
   return res.body.data.id;
 }
 
-/** Asserts the 202 of a held request and answers the approval's id. */
-function held(res: { status: number; body: any; headers: Record<string, unknown>; text: string }): string {
-  expect(res.status, res.text).toBe(202);
-  expect(res.body.data.status).toBe('pending');
-  expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.now());
-  expect(res.headers.location).toBe(`/api/v1/approvals/${res.body.data.approvalId}`);
-  return res.body.data.approvalId;
-}
+const held = expectHeld;
 
 describe('policies', () => {
   it('default to allow for every class, and only the owner reads or changes them', async () => {
@@ -147,6 +137,33 @@ describe('ask, then approve', () => {
     const mineAudit = audit.body.data.filter((e: any) => e.targetId === approvalId);
     expect(mineAudit.map((e: any) => e.action).sort()).toEqual(['approval.approved', 'approval.executed', 'approval.requested']);
     expect(mineAudit.find((e: any) => e.action === 'approval.executed').details).toMatchObject({ resultStatus: 200 });
+  });
+
+  it('knowledge.delete and vault.write: nothing before approval, once after it, the answer for the requesting token alone', async () => {
+    const requester = await agent(['knowledge', 'vault'], { 'knowledge.delete': 'ask', 'vault.write': 'ask' });
+    const parties = { owner, requester: requester.token, others: await outsiders(t, owner, ['knowledge', 'vault']) };
+
+    const doc = await t.request('POST', '/api/v1/brain/knowledge-base', { token: owner.token, body: { title: 'Removed on approval', content: 'soon gone' } });
+    expect(doc.status, doc.text).toBe(200);
+    const docId = doc.body.data.id;
+    const dropDoc = held(await t.request('DELETE', `/api/v1/brain/knowledge-base/${docId}`, { token: requester.token }));
+    expect((await t.request('GET', `/api/v1/brain/knowledge-base/${docId}`, { token: owner.token })).status).toBe(200);
+    expect(await approveAndRead(t, dropDoc, parties)).toEqual({ data: { id: docId, deleted: true } });
+    expectError(await t.request('GET', `/api/v1/brain/knowledge-base/${docId}`, { token: owner.token }), 404, 'NOT_FOUND');
+
+    const vaultNamed = async (name: string) => (await t.request('GET', '/api/v1/vault/tokens', { token: owner.token })).body.data.filter((v: any) => v.name === name);
+    const secret = 'sk-approved-secret-1234567890';
+    const store = held(await t.request('POST', '/api/v1/vault/tokens', { token: requester.token, body: { name: 'approved-key', service: 'example', token: secret, websiteUrl: 'https://example.org' } }));
+    expect(await vaultNamed('approved-key')).toEqual([]);
+    const stored = await approveAndRead(t, store, parties, 201);
+    expect(stored.data).toMatchObject({ name: 'approved-key', service: 'example' });
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    expect((await vaultNamed('approved-key')).map((v: any) => v.id)).toEqual([stored.data.id]);
+
+    const drop = held(await t.request('DELETE', `/api/v1/vault/tokens/${stored.data.id}`, { token: requester.token }));
+    expect(await vaultNamed('approved-key')).toHaveLength(1);
+    expect((await approveAndRead(t, drop, parties)).data).toMatchObject({ id: stored.data.id });
+    expect(await vaultNamed('approved-key')).toEqual([]);
   });
 
   it('each class under ask answers 202 and runs once on approval, answering what the route answers', async () => {
@@ -319,6 +336,46 @@ describe('what stops an approval', () => {
     const approved = await t.request('POST', `/api/v1/approvals/${approvalId}/approve`, { token: owner.token });
     expect(approved.body.data).toMatchObject({ status: 'failed', resultStatus: 403 });
     expect((await t.request('GET', '/api/v1/memory', { token: owner.token })).body.data.map((m: any) => m.id)).toContain(id);
+  });
+
+  it('a replay whose node died is written failed by the sweep once its lease is over, and never run again', async () => {
+    const requester = await agent(['memory'], { 'memory.delete': 'ask' });
+    const bystander = await agent(['memory']);
+    const repo = createApprovalsRepo(t.storage.db);
+    const ownerTokenId = (await t.container.tokens.authenticate(owner.token))!.tokenId;
+    const lost = await remember('its deletion was interrupted');
+    const running = await remember('its deletion is still running');
+    const lostId = held(await t.request('DELETE', `/api/v1/memory/${lost}`, { token: requester.token }));
+    const runningId = held(await t.request('DELETE', `/api/v1/memory/${running}`, { token: requester.token }));
+    // What a node leaves when it dies during a replay: the claim it won, and no outcome. One
+    // claim is older than any replay can take, the other was just made.
+    const longAgo = new Date(Date.now() - 2 * replayLeaseMs({ deviceCommandMs: EXEC_HARD_LIMIT_MS, deviceRequestMs: t.config.afp.requestTimeoutMs, outboundMs: t.config.outboundTimeoutMs })).toISOString();
+    expect(await repo.decide(owner.id, lostId, 'approved', ownerTokenId, longAgo)).toBe(true);
+    expect(await repo.decide(owner.id, runningId, 'approved', ownerTokenId, new Date().toISOString())).toBe(true);
+    expect((await t.request('GET', `/api/v1/approvals/${lostId}`, { token: owner.token })).body.data.status).toBe('approved');
+
+    await t.container.approvals.sweep();
+    const failed = (await t.request('GET', `/api/v1/approvals/${lostId}`, { token: requester.token })).body.data;
+    expect(failed).toMatchObject({ status: 'failed', resultStatus: 500, executedAt: null });
+    expect(failed.result).toEqual({ status: 500, body: { error: 'INTERNAL_ERROR', message: expect.stringContaining('The server stopped while running this approved request') } });
+    expect(failed.result.body.message).toContain('It was not run again');
+    expect((await t.request('GET', `/api/v1/approvals/${lostId}`, { token: owner.token })).body.data).toMatchObject({ status: 'failed', resultStatus: 500, result: null });
+    expectError(await t.request('GET', `/api/v1/approvals/${lostId}`, { token: bystander.token }), 404, 'NOT_FOUND');
+    // The replay that may still be running is left alone.
+    expect((await t.request('GET', `/api/v1/approvals/${runningId}`, { token: owner.token })).body.data.status).toBe('approved');
+    // Not run again, neither by the sweep nor by a second approval.
+    expectError(await t.request('POST', `/api/v1/approvals/${lostId}/approve`, { token: owner.token }), 409, 'CONFLICT');
+    expect((await t.request('GET', '/api/v1/memory', { token: owner.token })).body.data.map((m: any) => m.id)).toEqual(expect.arrayContaining([lost, running]));
+    const row = await t.storage.db.selectFrom('approvals').select(['body_sealed']).where('id', '=', lostId).executeTakeFirstOrThrow();
+    expect(row.body_sealed).toBeNull();
+
+    // Audited once, as the end of the approval, however often the sweep runs.
+    await t.container.approvals.sweep();
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'approval.*', limit: 100 } });
+    const interrupted = audit.body.data.filter((e: any) => e.targetId === lostId && e.action === 'approval.interrupted');
+    expect(interrupted).toHaveLength(1);
+    expect(interrupted[0]).toMatchObject({ outcome: 'failure', details: { actionClass: 'memory.delete', tokenId: requester.id, retried: false, replayStartedAt: longAgo } });
+    expect(audit.body.data.filter((e: any) => e.targetId === runningId && e.action === 'approval.interrupted')).toHaveLength(0);
   });
 
   it('a replay header from outside is refused', async () => {

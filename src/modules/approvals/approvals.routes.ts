@@ -5,7 +5,7 @@ import { actorOf } from '../audit/audit.service.js';
 import { ApprovalPage, ApprovalResponse, ListApprovalsQuery, PolicyBody, PolicyResponse } from './approvals.schemas.js';
 import type { ApprovalsService, RunReplay } from './approvals.service.js';
 
-/** How often pending approvals past their time are written expired and old answers dropped. */
+/** How often pending approvals past their time are written expired, replays a dead node left written failed, and old answers dropped. */
 const SWEEP_INTERVAL_MS = 60_000;
 
 export function approvalsRoutes(deps: { approvals: ApprovalsService }): FastifyPluginAsyncTypebox {
@@ -14,7 +14,7 @@ export function approvalsRoutes(deps: { approvals: ApprovalsService }): FastifyP
     const owner = { access: access.owner() };
     const tags = ['approvals'];
     const sweeper = setInterval(() => {
-      approvals.sweep().catch((error: unknown) => app.log.error({ err: error }, 'approvals: the sweep of expired approvals failed'));
+      approvals.sweep().catch((error: unknown) => app.log.error({ err: error }, 'approvals: the sweep of expired approvals and interrupted replays failed; it runs again in a minute'));
     }, SWEEP_INTERVAL_MS);
     sweeper.unref();
     app.addHook('onClose', async () => clearInterval(sweeper));

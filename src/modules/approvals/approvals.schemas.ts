@@ -36,7 +36,7 @@ export const ApprovalStatus = Type.Union(
   [Type.Literal('pending'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('expired'), Type.Literal('executed'), Type.Literal('failed')],
   {
     description:
-      '`pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing)',
+      '`pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) or the server stopped while running it (it is then not run again)',
   },
 );
 

@@ -15,6 +15,28 @@ import type { Approval, Policy, PolicyRules, PolicyRuleValue } from './approvals
 /** How long the answer of an approved request is kept for the token that made it. */
 export const RESULT_TTL_MS = 24 * 3_600_000;
 
+/**
+ * What is added to the longest a replay can take before an approval still `approved` is taken for
+ * one whose node stopped during the replay. Generous: a replay still running when the sweep
+ * writes it failed would have its true answer lost, while a dead one only shows failed later.
+ */
+export const REPLAY_LEASE_MARGIN_MS = 5 * 60_000;
+
+/**
+ * How long after its start a replay is certainly over, had its node lived: the longest one step
+ * of a replay can wait (a device command, at most 60 s; another device operation, the AFP request
+ * timeout; a call out, the outbound timeout), twice (a call to a connected account may first
+ * refresh its access token, each step bounded by its own timeout), plus the margin.
+ */
+export function replayLeaseMs(limits: { deviceCommandMs: number; deviceRequestMs: number; outboundMs: number }): number {
+  return 2 * Math.max(limits.deviceCommandMs, limits.deviceRequestMs, limits.outboundMs) + REPLAY_LEASE_MARGIN_MS;
+}
+
+/** What the requesting token reads of an approval whose replay its node never finished. */
+const INTERRUPTED_MESSAGE =
+  'The server stopped while running this approved request, so whether it took effect is not known. ' +
+  'It was not run again (an approved request runs at most once): check its effect before asking again';
+
 /** A held request, as the approvals hook records it. */
 export interface HeldRequest {
   actionClass: ActionClass;
@@ -44,6 +66,8 @@ export interface ApprovalsServiceDeps {
   events: Pick<EventsBus, 'publish'>;
   tokens: Pick<TokensService, 'get' | 'livePrincipal'>;
   ttlMs: number;
+  /** See replayLeaseMs. */
+  replayLeaseMs: number;
 }
 
 /** The class stored with an approval: written only by `hold`, from the closed list. */
@@ -181,6 +205,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
         result_sealed: null,
         result_expires_at: null,
         created_at: now.toISOString(),
+        replay_started_at: null,
       });
       await audit.record(actor, {
         action: 'approval.requested',
@@ -274,16 +299,44 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
       return principal ? { principal, approvalId: replay.approvalId } : null;
     },
 
-    /** Writes expired what was not decided in time, and drops answers kept past their day. */
+    /**
+     * Writes expired what was not decided in time; writes failed what was approved but whose
+     * replay started longer ago than any replay takes (its node stopped during it), without
+     * running it again: a request that may have taken effect (an `rm`, a sent mail) must never
+     * run twice. Then drops answers kept past their day.
+     */
     async sweep(): Promise<void> {
-      const now = isoNow();
-      for (const row of await repo.expire(now)) {
-        await audit.record(
-          { ownerId: row.owner_id, tokenId: null, ip: null, userAgent: null },
-          { action: 'approval.expired', outcome: 'failure', targetType: 'approval', targetId: row.id, details: { actionClass: row.action_class, tokenId: row.token_id } },
-        );
+      const now = new Date();
+      const system = (ownerId: string): AuditActor => ({ ownerId, tokenId: null, ip: null, userAgent: null });
+      for (const row of await repo.expire(now.toISOString())) {
+        await audit.record(system(row.owner_id), {
+          action: 'approval.expired',
+          outcome: 'failure',
+          targetType: 'approval',
+          targetId: row.id,
+          details: { actionClass: row.action_class, tokenId: row.token_id },
+        });
       }
-      await repo.dropOldResults(now);
+      for (const row of await repo.staleReplays(new Date(now.getTime() - deps.replayLeaseMs).toISOString())) {
+        const answer: ReplayAnswer = { status: 500, contentType: 'application/json', body: JSON.stringify({ error: 'INTERNAL_ERROR', message: INTERRUPTED_MESSAGE }) };
+        const written = await repo.finish(row.id, {
+          status: 'failed',
+          executed_at: null,
+          result_status: answer.status,
+          result_sealed: await sealer.seal(row.owner_id, resultContext(row.id), JSON.stringify(answer)),
+          result_expires_at: new Date(now.getTime() + RESULT_TTL_MS).toISOString(),
+        });
+        // Its replay ended after all, between the read and the write: that answer stands.
+        if (!written) continue;
+        await audit.record(system(row.owner_id), {
+          action: 'approval.interrupted',
+          outcome: 'failure',
+          targetType: 'approval',
+          targetId: row.id,
+          details: { actionClass: row.action_class, tokenId: row.token_id, method: row.method, path: row.url, replayStartedAt: row.replay_started_at, retried: false },
+        });
+      }
+      await repo.dropOldResults(now.toISOString());
     },
   };
 }

@@ -4,10 +4,10 @@
  * decision back to the client. Through HTTP, with the steps an MCP client takes (registration,
  * PKCE, the token exchange).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type ApiResponse, type Owner, type TestApp } from '../../../test/harness.js';
+import { pkce, startPublicApp } from '../../../test/authorization.helpers.js';
+import type { ApiResponse, Owner, TestApp } from '../../../test/harness.js';
 import type { AccountEvent } from '../events/events.schemas.js';
 import { CONSOLE_WAITING_PER_EMAIL } from './authorization.service.js';
 
@@ -17,21 +17,10 @@ let other: Owner;
 let base: string;
 const REDIRECT = 'http://127.0.0.1:33419/callback';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await createTestApp({ config: { publicBaseUrl: base } });
+  ({ t, base } = await startPublicApp());
   owner = await t.createOwner('Console Owner');
   other = await t.createOwner('Other Owner');
-  await t.app.listen({ port, host: '127.0.0.1' });
 });
 afterAll(async () => t.close());
 
@@ -43,11 +32,6 @@ async function register(name = 'Console Client') {
   });
   expect(res.status).toBe(201);
   return (await res.json()) as { client_id: string; client_name: string };
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
 // Registrations are limited per address: one client serves every authorization here.

@@ -1,11 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
+import { pkce, startPublicApp } from '../../../test/authorization.helpers.js';
+import type { Owner, TestApp } from '../../../test/harness.js';
 import { REGISTRATIONS_PER_HOUR } from './authorization.routes.js';
 
 let t: TestApp;
@@ -13,21 +12,9 @@ let owner: Owner;
 let base: string;
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 beforeAll(async () => {
-  // Every address in the metadata is built from PUBLIC_BASE_URL, so it must be where the app listens.
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  t = await createTestApp({ config: { publicBaseUrl: base } });
+  ({ t, base } = await startPublicApp());
   owner = await t.createOwner('Consenting Owner');
-  await t.app.listen({ port, host: '127.0.0.1' });
 });
 afterAll(async () => t.close());
 
@@ -92,11 +79,6 @@ async function register(metadata: Record<string, unknown> = {}) {
     body: JSON.stringify({ client_name: 'Raw Client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata }),
   });
   return { status: res.status, body: (await res.json()) as any };
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
 function authorizeUrl(params: Record<string, string>) {

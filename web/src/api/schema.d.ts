@@ -3291,7 +3291,7 @@ export interface components {
         /** Approval */
         Approval: {
             id: string;
-            /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) */
+            /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) or the server stopped while running it (it is then not run again) */
             status: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
             /** @description An action class (`devices.exec`) */
             actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
@@ -6652,7 +6652,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) */
+                /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) or the server stopped while running it (it is then not run again) */
                 status?: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
             };
             header?: never;
