@@ -18,7 +18,7 @@ import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { approvalsRoutes } from './modules/approvals/approvals.routes.js';
 import { registerApprovalPolicies } from './modules/approvals/approvals.hook.js';
 import { afpRoutes } from './modules/afp/afp.routes.js';
-import { LIMITS as AFP_LIMITS } from './shared/afp.protocol.js';
+import { LIMITS as AFP_LIMITS, CLOSE as AFP_CLOSE } from './shared/afp.protocol.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { chatRoutes } from './modules/chat/chat.routes.js';
@@ -64,6 +64,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Secrets never reach the logs: no headers are logged, and token-shaped values are masked.
     logger: loggerOptions(config, deps.logStream),
     logController: new HearthLogController(),
+    // While shutting down, a request arriving on an already open connection is still served (with
+    // Connection: close) rather than refused: only new connections are turned away (main.ts).
+    return503OnClosing: false,
     bodyLimit: config.bodyLimit,
     // A hop count means: believe that many proxies in front of the server, nearest first.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
@@ -113,7 +116,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : undefined;
   // WebSocket upgrades (the AFP daemon's link) are routed like requests. Registered before access
   // control so that an upgrade refused by it (401, 403) or by routing (404) still has its socket closed.
-  await app.register(websocket, { options: { maxPayload: AFP_LIMITS.maxMessageBytes } });
+  await app.register(websocket, {
+    options: { maxPayload: AFP_LIMITS.maxMessageBytes },
+    // Shutting down (draining): every daemon link is closed with "going away", a code daemons
+    // treat as "connect again", so they reconnect through the load balancer to another node.
+    // The relay's own hand-over of links (presence, requests in flight) hooks in here.
+    preClose(done) {
+      for (const client of this.websocketServer.clients) client.close(AFP_CLOSE.GOING_AWAY, 'this server is shutting down; connect again');
+      done();
+    },
+  });
   registerAccessControl(app, {
     authenticate: (secret) => container.tokens.authenticate(secret),
     ownOrigin: new URL(config.publicBaseUrl).origin,
@@ -142,13 +154,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
   // route (or tool) made them.
-  const mcpHub = createMcpHub();
+  const mcpHub = createMcpHub({ cluster: container.storage.bus });
+  app.addHook('onClose', async () => mcpHub.close());
   app.addHook('onResponse', mcpHub.watchWrites);
   app.addHook('onRequest', mcpHub.guardToolRoutes);
   await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }));
   await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
   await app.register(auditRoutes({ audit: container.audit }));
-  await app.register(discoveryRoutes({ discovery: container.discovery }));
+  await app.register(discoveryRoutes({ discovery: container.discovery, health: container.health }));
   await app.register(gatewayRoutes({ gateway: container.gateway }));
   await app.register(
     eventsRoutes({

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { createOutboundClient } from './http/outbound.js';
 import type { Storage } from './storage/storage.js';
@@ -22,8 +23,9 @@ import { createChatService } from './modules/chat/chat.service.js';
 import { createLimitsService } from './modules/billing/billing.limits.js';
 import { createBillingRepo } from './modules/billing/billing.repo.js';
 import { createBillingService } from './modules/billing/billing.service.js';
-import { createInProcessEventsBus } from './modules/events/events.bus.js';
+import { createEventsBus } from './modules/events/events.bus.js';
 import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
+import { createHealthService } from './modules/discovery/discovery.health.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
 import { createGatewayService } from './modules/gateway/gateway.service.js';
 import { createClientDirectory } from './modules/authorization/authorization.clients.js';
@@ -103,9 +105,9 @@ export function createContainer(config: Config, storage: Storage) {
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
   const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
-  // What happens in an owner's account, to the console's live stream; in this process only
-  // (another node's events reach it once the bus is carried over PostgreSQL, see docs/decisions.md).
-  const events = createInProcessEventsBus();
+  // What happens in an owner's account, to the console's live streams on every node (through
+  // the cluster bus) and to the webhooks of the node where it happened.
+  const events = createEventsBus({ cluster: storage.bus });
   // The plans come from PLANS_FILE or the built-in list, checked here at start.
   const plans = createPlansService(loadPlans(config.plansFile));
   const tokens = createTokensService({
@@ -145,6 +147,8 @@ export function createContainer(config: Config, storage: Storage) {
       : {}),
   });
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
+  // This node's state (serving, draining) and its database's, for GET /api/v1/health.
+  const health = createHealthService({ nodeId: storage.bus.nodeId, engine: storage.dialect, ping: () => sql`select 1`.execute(db) });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
   const skills = createSkillsService({ db, dialect: storage.dialect, attachments, groupCommit: storage.groupCommit, writes: storage.writes });
   const personas = createPersonasService({ db, repo: createPersonasRepo(db) });
@@ -327,6 +331,7 @@ export function createContainer(config: Config, storage: Storage) {
     closing ??= (async () => {
       // The webhook worker first: its attempts in flight use the outbound client and storage.
       stopWebhookEvents();
+      events.close();
       await webhookDeliverer.close();
       parsing.close();
       await llmOutbound?.close();
@@ -358,6 +363,7 @@ export function createContainer(config: Config, storage: Storage) {
     tokens,
     accounts,
     discovery,
+    health,
     gateway,
     handshakes,
     approvals,

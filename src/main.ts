@@ -5,6 +5,9 @@ import { startupFailureMessage, type StartupStage } from './startup-errors.js';
 import { dataDirWarning } from './storage/data-dir.js';
 import { createStorage } from './storage/storage.js';
 
+/** The longest a shutdown waits for requests in flight before the process exits anyway. */
+const SHUTDOWN_LIMIT_MS = 10_000;
+
 // What main is doing, and with which settings: a failure is explained in their terms.
 let stage: StartupStage = 'config';
 let config: Config | undefined;
@@ -28,12 +31,18 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // Fastify stops accepting, lets in-flight requests finish, then its onClose hook closes the container.
+    // Draining: health answers 503 `draining`, and no new connection is accepted, so a load
+    // balancer's next attempt goes to another node (a refused connection carried nothing, so any
+    // request may be retried elsewhere). Requests already here finish.
+    container.health.drain();
+    app.server.close();
+    app.log.info({ signal, nodeId: storage.bus.nodeId }, 'shutting down: draining (no new connections); finishing in-flight requests, closing event streams and daemon links');
+    // Fastify then closes the event streams and daemon links (preClose), waits for the requests in
+    // flight, and its onClose hook closes the container.
     const force = setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s; exiting');
+      app.log.error(`shutdown took longer than ${SHUTDOWN_LIMIT_MS / 1000} s; exiting with requests unfinished`);
       process.exit(1);
-    }, 10_000);
+    }, SHUTDOWN_LIMIT_MS);
     force.unref();
     app.close().then(
       () => process.exit(0),

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from './harness.js';
+import { expectLedgerKept, listAll, newLedger, writeConcurrently } from './durability.js';
 import { listeningAddress } from './server-process.js';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
@@ -56,57 +57,6 @@ async function startCompiled(dataDir: string, databaseUrl: string | undefined): 
   child.stdout.removeAllListeners('data').resume();
   child.stderr.removeAllListeners('data').resume();
   return { child, base, exited };
-}
-
-interface Ledger {
-  /** Contents the server answered 2xx for. */
-  acknowledged: Set<string>;
-  /** Every content sent, answered or not. */
-  sent: Set<string>;
-}
-
-/**
- * 50 writers, each sending its next entry as soon as the last is answered, until the server goes
- * away; `onAck` sees the count of writes acknowledged in this cycle.
- */
-function writeUntilGone(server: Server, token: string, cycle: number, ledger: Ledger, onAck: (count: number) => void): Promise<void> {
-  let count = 0;
-  const writer = async (w: number) => {
-    for (let seq = 0; ; seq++) {
-      const content = `cycle ${cycle} writer ${w} entry ${seq}`;
-      ledger.sent.add(content);
-      let status: number;
-      try {
-        const response = await fetch(`${server.base}/api/v1/memory`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ content }),
-        });
-        status = response.status;
-        await response.arrayBuffer();
-      } catch {
-        return; // the server was killed: this write's fate is unknown
-      }
-      if (status < 200 || status >= 300) throw new Error(`write answered ${status}`);
-      ledger.acknowledged.add(content);
-      onAck(++count);
-    }
-  };
-  return Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w))).then(() => undefined);
-}
-
-async function listAll(base: string, token: string): Promise<string[]> {
-  const contents: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const url: string = `${base}/api/v1/memory?limit=200${cursor ? `&cursor=${cursor}` : ''}`;
-    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { data: Array<{ content: string }>; nextCursor: string | null };
-    for (const entry of body.data) contents.push(entry.content);
-    cursor = body.nextCursor;
-  } while (cursor);
-  return contents;
 }
 
 beforeAll(async () => {
@@ -160,12 +110,21 @@ describe.each(engines)('kill -9 under concurrent writers (%s)', (engine) => {
     expect(register.status).toBe(201);
     const token = ((await register.json()) as { data: { token: string } }).data.token;
 
-    const ledger: Ledger = { acknowledged: new Set(), sent: new Set() };
+    const ledger = newLedger();
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
       if (cycle > 1) server = await startCompiled(dataDir, databaseUrl);
       const running = server;
-      const writing = writeUntilGone(running, token, cycle, ledger, (count) => {
-        if (count === KILL_AFTER) running.child.kill('SIGKILL');
+      // Each writer stops once the server is gone.
+      const writing = writeConcurrently({
+        base: running.base,
+        token,
+        writers: WRITERS,
+        label: `cycle ${cycle}`,
+        ledger,
+        onDrop: 'stop',
+        onAck: (count) => {
+          if (count === KILL_AFTER) running.child.kill('SIGKILL');
+        },
       });
       await writing;
       await running.exited;
@@ -174,16 +133,8 @@ describe.each(engines)('kill -9 under concurrent writers (%s)', (engine) => {
 
     server = await startCompiled(dataDir, databaseUrl);
     const stored = await listAll(server.base, token);
-    const counts = new Map<string, number>();
-    for (const content of stored) counts.set(content, (counts.get(content) ?? 0) + 1);
-
     expect(ledger.acknowledged.size).toBeGreaterThanOrEqual(CYCLES * KILL_AFTER);
-    const lost = [...ledger.acknowledged].filter((content) => !counts.has(content));
-    const duplicated = [...counts].filter(([, n]) => n > 1).map(([content]) => content);
-    const unknown = [...counts.keys()].filter((content) => !ledger.sent.has(content));
-    expect(lost).toEqual([]);
-    expect(duplicated).toEqual([]);
-    expect(unknown).toEqual([]);
+    expectLedgerKept(stored, ledger);
 
     const exited = server.exited;
     server.child.kill('SIGTERM');

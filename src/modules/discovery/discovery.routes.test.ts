@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
+import { expectError, createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/harness.js';
 import { Value } from '@sinclair/typebox/value';
 import { SCOPE_NAMES } from '../../http/access.js';
 import {
@@ -181,11 +181,27 @@ describe('GET /llms.txt', () => {
 });
 
 describe('GET /api/v1/health', () => {
-  it('answers ok to anyone, even with a bad token', async () => {
+  it('answers ok to anyone, even with a bad token, with the node and its database', async () => {
     for (const token of [undefined, 'garbage']) {
       const res = await t.request('GET', '/api/v1/health', { token });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 'ok' });
+      expect(res.body).toEqual({
+        status: 'ok',
+        node: { id: t.storage.bus.nodeId, state: 'serving' },
+        database: { engine: ENGINE, reachable: true },
+      });
+    }
+  });
+
+  it('answers 503 draining once the node shuts down', async () => {
+    const own = await createTestApp();
+    try {
+      own.container.health.drain();
+      const res = await own.request('GET', '/api/v1/health');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: 'draining', node: { id: own.storage.bus.nodeId, state: 'draining' } });
+    } finally {
+      await own.close();
     }
   });
 });

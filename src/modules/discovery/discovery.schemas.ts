@@ -64,7 +64,30 @@ export type QuickStart = Static<typeof QuickStartSchema>;
 
 export const OpenApiDocumentSchema = Type.Object({}, { additionalProperties: true, title: 'OpenApiDocument' });
 
-export const HealthSchema = Type.Object({ status: Type.Literal('ok') }, { title: 'Health' });
+export const HealthSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('draining'), Type.Literal('unavailable')], {
+      description:
+        '`ok` (200): the node serves and its database answers. `draining` (503): the node is shutting down; it finishes what it has and takes nothing new. `unavailable` (503): its database does not answer',
+    }),
+    node: Type.Object(
+      {
+        id: Type.String({ description: 'This node (process) among several serving the same database' }),
+        state: Type.Union([Type.Literal('serving'), Type.Literal('draining')]),
+      },
+      { title: 'HealthNode' },
+    ),
+    database: Type.Object(
+      {
+        engine: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
+        reachable: Type.Boolean({ description: 'Whether a trivial query answered within a second (checked at most once a second)' }),
+      },
+      { title: 'HealthDatabase' },
+    ),
+  },
+  { title: 'Health' },
+);
+export type Health = Static<typeof HealthSchema>;
 
 export const ScopeInfoSchema = Type.Object(
   {

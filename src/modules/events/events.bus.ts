@@ -1,4 +1,5 @@
 import { newId } from '../../lib/ids.js';
+import type { ClusterBus } from '../../storage/cluster-bus.js';
 import type { AccountEvent, NewEvent } from './events.schemas.js';
 
 export type EventListener = (event: AccountEvent) => void;
@@ -7,9 +8,8 @@ export type AnyOwnerListener = (ownerId: string, event: AccountEvent) => void;
 
 /**
  * Carries what happens in an owner's account to whoever listens for that owner: the console's
- * live stream and webhooks now; other API nodes (over PostgreSQL LISTEN/NOTIFY), later. A
- * carrier across processes implements the same two calls; the event it carries is plain JSON
- * with its id and time already set, so every node and every webhook sees the same event.
+ * live stream (on every node) and webhooks. The event is plain JSON with its id and time already
+ * set, so every node and every webhook sees the same event.
  */
 export interface EventsBus {
   /** Announces an event of the owner's; answers the event as delivered (with its id and time). */
@@ -17,26 +17,69 @@ export interface EventsBus {
   /** Calls `listener` with each later event of this owner only; answers the way to stop. */
   subscribe(ownerId: string, listener: EventListener): () => void;
   /**
-   * Calls `listener` with each later event of every owner (webhooks, which serve all owners);
-   * answers the way to stop. A carrier across nodes may hand it the same event on several
-   * nodes: a listener that acts on it must do so once per event id.
+   * Calls `listener` with each later event of every owner published on this node (webhooks,
+   * which serve all owners and store one delivery per event: the node where the event happened
+   * stores it, once); answers the way to stop.
    */
   subscribeAll(listener: AnyOwnerListener): () => void;
 }
 
-/** Publishes to listeners in this process. A listener that throws does not stop the others. */
-export function createInProcessEventsBus(options: { onListenerError?: (error: unknown) => void } = {}): EventsBus {
+/** The cluster bus topic events travel under between nodes. */
+export const EVENTS_TOPIC = 'events';
+
+export interface EventsBusOptions {
+  onListenerError?: (error: unknown) => void;
+  /**
+   * The other API nodes sharing the database: each event published here is sent to them (its
+   * owner's listeners there hear it; their `subscribeAll` listeners do not), and theirs are heard
+   * here. Without it, the bus is this process's only.
+   */
+  cluster?: Pick<ClusterBus, 'publish' | 'subscribe'> | undefined;
+}
+
+/**
+ * Publishes to listeners in this process, and through `cluster` to the owner's listeners on the
+ * other nodes. A listener that throws does not stop the others.
+ */
+export function createEventsBus(options: EventsBusOptions = {}): EventsBus & { close(): void } {
   const listeners = new Map<string, Set<EventListener>>();
   const everyOwner = new Set<AnyOwnerListener>();
+
+  const deliverToOwner = (ownerId: string, delivered: AccountEvent) => {
+    const forOwner = listeners.get(ownerId);
+    // Copies: a listener may unsubscribe (close its stream) while hearing the event.
+    for (const listener of forOwner ? [...forOwner] : []) {
+      try {
+        listener(delivered);
+      } catch (error) {
+        options.onListenerError?.(error);
+      }
+    }
+  };
+
+  // Another node's event: only its owner's listeners here (the live streams) hear it.
+  const stopHearing = options.cluster?.subscribe(EVENTS_TOPIC, (message) => {
+    let parsed: { ownerId?: unknown; event?: { id?: unknown; type?: unknown } } | undefined;
+    try {
+      parsed = JSON.parse(message) as typeof parsed;
+    } catch {
+      return;
+    }
+    if (typeof parsed?.ownerId !== 'string' || typeof parsed.event?.id !== 'string' || typeof parsed.event.type !== 'string') return;
+    deliverToOwner(parsed.ownerId, parsed.event as AccountEvent);
+  });
+
   return {
     publish(ownerId, event) {
       const delivered = { id: newId('evt'), occurredAt: new Date().toISOString(), ...event } as AccountEvent;
-      const forOwner = listeners.get(ownerId);
-      // Copies: a listener may unsubscribe (close its stream) while hearing the event.
-      for (const listener of forOwner ? [...forOwner] : []) {
+      deliverToOwner(ownerId, delivered);
+      if (options.cluster) {
+        // Events hold ids and names only (never a secret), so they may travel as they are.
         try {
-          listener(delivered);
+          options.cluster.publish(EVENTS_TOPIC, JSON.stringify({ ownerId, event: delivered }));
         } catch (error) {
+          // Too large for one message: the other nodes' streams miss it (their console reloads
+          // its lists when the stream reopens); this node's listeners heard it above.
           options.onListenerError?.(error);
         }
       }
@@ -68,6 +111,10 @@ export function createInProcessEventsBus(options: { onListenerError?: (error: un
         // Owners without listeners leave no entry behind.
         if (current.size === 0) listeners.delete(ownerId);
       };
+    },
+
+    close() {
+      stopHearing?.();
     },
   };
 }

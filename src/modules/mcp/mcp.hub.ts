@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
+import type { ClusterBus } from '../../storage/cluster-bus.js';
 import { createSessionStore, type SessionHandle } from './mcp.sessions.js';
 
 /** Sessions one token may hold at once; opening one more closes its least recently used. */
@@ -28,13 +29,23 @@ const WATCHED: Array<{ path: RegExp; resources: boolean; prompts: boolean }> = [
   { path: /^\/api\/v1\/brain\/knowledge-base(\/|\?|$)/, resources: true, prompts: false },
 ];
 
+/** The cluster bus topic a write that changes an owner's lists travels under between nodes. */
+const CHANGED_TOPIC = 'mcp.changed';
+
 /**
  * The open MCP sessions of this process, and the news they get: after a successful write to the
- * owner's skills, personas or knowledge base (through the API or a tool), each of the owner's
- * sessions is told its resource or prompt list changed, so clients list again.
+ * owner's skills, personas or knowledge base (through the API or a tool, on any node), each of
+ * the owner's sessions is told its resource or prompt list changed, so clients list again.
+ * `cluster` carries the news of this node's writes to the others, and theirs here.
  */
-export function createMcpHub() {
+export function createMcpHub(options: { cluster?: Pick<ClusterBus, 'publish' | 'subscribe'> | undefined } = {}) {
   const sessions = createSessionStore<NotifiableSession>({ maxPerToken: MCP_SESSIONS_PER_TOKEN, idleMs: MCP_SESSION_IDLE_MS });
+  const { cluster } = options;
+  // `<r><p><ownerId>`: r and p are 1 or 0 (resources, prompts changed).
+  const stopHearing = cluster?.subscribe(CHANGED_TOPIC, (message) => {
+    if (message.length < 3 || sessions.count() === 0) return;
+    changed(message.slice(2), { resources: message[0] === '1', prompts: message[1] === '1' });
+  });
 
   function changed(ownerId: string, what: { resources: boolean; prompts: boolean }): void {
     for (const session of sessions.all()) {
@@ -58,11 +69,19 @@ export function createMcpHub() {
     },
     /** An onResponse hook for the whole app: cheap for reads, which return at once. */
     watchWrites(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-      if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.principal && sessions.count() > 0) {
+      // Without other nodes, nobody is told when this node holds no session.
+      if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.principal && (cluster || sessions.count() > 0)) {
         const rule = WATCHED.find((candidate) => candidate.path.test(request.url));
-        if (rule) changed(request.principal.ownerId, rule);
+        if (rule) {
+          const { ownerId } = request.principal;
+          if (sessions.count() > 0) changed(ownerId, rule);
+          cluster?.publish(CHANGED_TOPIC, `${rule.resources ? 1 : 0}${rule.prompts ? 1 : 0}${ownerId}`);
+        }
       }
       done();
+    },
+    close(): void {
+      stopHearing?.();
     },
   };
 }

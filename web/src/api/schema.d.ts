@@ -395,7 +395,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness: answers while the process serves requests
+         * Health: 200 while this node serves and its database answers; 503 while it drains (shutting down) or when its database does not answer
          * @description Public: no token needed.
          */
         get: operations["getHealth"];
@@ -4101,8 +4101,22 @@ export interface components {
         };
         /** Health */
         Health: {
-            /** @enum {string} */
-            status: "ok";
+            /** @description `ok` (200): the node serves and its database answers. `draining` (503): the node is shutting down; it finishes what it has and takes nothing new. `unavailable` (503): its database does not answer */
+            status: "ok" | "draining" | "unavailable";
+            node: components["schemas"]["HealthNode"];
+            database: components["schemas"]["HealthDatabase"];
+        };
+        /** HealthDatabase */
+        HealthDatabase: {
+            engine: "sqlite" | "postgres";
+            /** @description Whether a trivial query answered within a second (checked at most once a second) */
+            reachable: boolean;
+        };
+        /** HealthNode */
+        HealthNode: {
+            /** @description This node (process) among several serving the same database */
+            id: string;
+            state: "serving" | "draining";
         };
         /**
          * Identity
@@ -6292,6 +6306,15 @@ export interface operations {
         responses: {
             /** @description Default Response */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
