@@ -83,12 +83,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The webhook worker sends only once the app is up, and logs through the app's logger.
   app.addHook('onReady', async () => container.webhookDeliverer.start(app.log));
 
-  // A callback hook, not an async one: it runs on every answer, and needs no promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    done(null, payload);
-  });
-
   // Clients that always send Content-Type: application/json also on bodiless POSTs are served.
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -114,8 +108,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // WebSocket upgrades (the AFP daemon's link) are routed like requests. Registered before access
   // control so that an upgrade refused by it (401, 403) or by routing (404) still has its socket closed.
   await app.register(websocket, { options: { maxPayload: AFP_LIMITS.maxMessageBytes } });
+  // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
+  // route (or tool) made them.
+  const mcpHub = createMcpHub();
   registerAccessControl(app, {
     authenticate: (secret) => container.tokens.authenticate(secret),
+    authenticateNow: (secret) => container.tokens.authenticateNow(secret),
+    // Every answer carries its request id, errors included (set before anything can refuse the
+    // request; Fastify's error path keeps headers already set, and framework errors that run no
+    // hook set it themselves, see handleFrameworkError). A tool's request reaches only the route it mirrors.
+    beforeAccess: (request, reply) => {
+      reply.header('x-request-id', request.id);
+      mcpHub.guardToolRoutes(request);
+    },
     ownOrigin: new URL(config.publicBaseUrl).origin,
     authenticateReplay: (value, request) => container.approvals.takeReplay(value, request.method, request.url),
     ...(tokenLimiter || config.planLimits
@@ -140,11 +145,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Token policies (allow, ask, deny) on every route that declares an action class.
   registerApprovalPolicies(app, container.approvals);
 
-  // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
-  // route (or tool) made them.
-  const mcpHub = createMcpHub();
-  app.addHook('onResponse', mcpHub.watchWrites);
-  app.addHook('onRequest', mcpHub.guardToolRoutes);
+  // Only routes that write can change what MCP sessions list: the hook is theirs alone, and reads pay nothing for it.
+  app.addHook('onRoute', mcpHub.watchWriteRoute);
   await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }));
   await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
   await app.register(auditRoutes({ audit: container.audit }));
