@@ -9,7 +9,7 @@ import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
 import { createRateLimiter } from './http/rate-limit.js';
-import { HearthLogController, loggerOptions } from './http/logging.js';
+import { HearthLogController, loggerOptions, requestLoggerFactory } from './http/logging.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { createValidatorCompiler, validatorFactory } from './http/validation.js';
 import { newId } from './lib/ids.js';
@@ -64,6 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Secrets never reach the logs: no headers are logged, and token-shaped values are masked.
     logger: loggerOptions(config, deps.logStream),
     logController: new HearthLogController(),
+    // Each request's logger is made when it first writes a line (see requestLoggerFactory).
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.bodyLimit,
     // A hop count means: believe that many proxies in front of the server, nearest first.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
