@@ -9,7 +9,7 @@ import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
 import { createRateLimiter } from './http/rate-limit.js';
-import { HearthLogController, loggerOptions } from './http/logging.js';
+import { HearthLogController, loggerOptions, requestLoggerFactory } from './http/logging.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { createValidatorCompiler, validatorFactory } from './http/validation.js';
 import { newId } from './lib/ids.js';
@@ -67,6 +67,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // While shutting down, a request arriving on an already open connection is still served (with
     // Connection: close) rather than refused: only new connections are turned away (main.ts).
     return503OnClosing: false,
+    // Each request's logger is made when it first writes a line (see requestLoggerFactory).
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.bodyLimit,
     // A hop count means: believe that many proxies in front of the server, nearest first.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
@@ -85,12 +87,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', () => container.close());
   // The webhook worker sends only once the app is up, and logs through the app's logger.
   app.addHook('onReady', async () => container.webhookDeliverer.start(app.log));
-
-  // A callback hook, not an async one: it runs on every answer, and needs no promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
-    done(null, payload);
-  });
 
   // Clients that always send Content-Type: application/json also on bodiless POSTs are served.
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
@@ -126,8 +122,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done();
     },
   });
+  // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
+  // route (or tool) made them, on any node.
+  const mcpHub = createMcpHub({ cluster: container.storage.bus });
+  app.addHook('onClose', async () => mcpHub.close());
   registerAccessControl(app, {
     authenticate: (secret) => container.tokens.authenticate(secret),
+    authenticateNow: (secret) => container.tokens.authenticateNow(secret),
+    // Every answer carries its request id, errors included (set before anything can refuse the
+    // request; Fastify's error path keeps headers already set, and framework errors that run no
+    // hook set it themselves, see handleFrameworkError). A tool's request reaches only the route it mirrors.
+    beforeAccess: (request, reply) => {
+      reply.header('x-request-id', request.id);
+      mcpHub.guardToolRoutes(request);
+    },
     ownOrigin: new URL(config.publicBaseUrl).origin,
     authenticateReplay: (value, request) => container.approvals.takeReplay(value, request.method, request.url),
     ...(tokenLimiter || config.planLimits
@@ -152,12 +160,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Token policies (allow, ask, deny) on every route that declares an action class.
   registerApprovalPolicies(app, container.approvals);
 
-  // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
-  // route (or tool) made them.
-  const mcpHub = createMcpHub({ cluster: container.storage.bus });
-  app.addHook('onClose', async () => mcpHub.close());
-  app.addHook('onResponse', mcpHub.watchWrites);
-  app.addHook('onRequest', mcpHub.guardToolRoutes);
+  // Only routes that write can change what MCP sessions list: the hook is theirs alone, and reads pay nothing for it.
+  app.addHook('onRoute', mcpHub.watchWriteRoute);
   await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }));
   await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
   await app.register(auditRoutes({ audit: container.audit }));

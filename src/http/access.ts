@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from './errors.js';
 import { ErrorBodySchema, IsoDateTime } from './schemas.js';
 
@@ -234,6 +234,18 @@ export function fromOwnPages(request: FastifyRequest, ownOrigin: string): boolea
 export interface AccessControlOptions {
   /** Resolves a bearer secret to its principal, or null when it is not a live token. */
   authenticate(secret: string): Promise<Principal | null>;
+  /**
+   * The same answer when it is known without waiting (a cached token, a malformed one);
+   * undefined sends the request to `authenticate`. Most requests are answered here, and then
+   * the access check costs no promise.
+   */
+  authenticateNow?(secret: string): Principal | null | undefined;
+  /**
+   * Work every request needs before its access is checked (an answer header, a refusal),
+   * run inside this one hook: each hook of its own costs every request a step of Fastify's
+   * hook runner. May throw an AppError to refuse the request.
+   */
+  beforeAccess?(request: FastifyRequest, reply: FastifyReply): void;
   /** The console's origin: the session cookie is accepted only on requests from its pages. */
   ownOrigin?: string;
   /**
@@ -342,9 +354,18 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
   });
 
   const cookieName = options.ownOrigin ? sessionCookieName(options.ownOrigin) : '';
-  app.addHook('onRequest', async (request, reply) => {
-    const rule = request.routeOptions.config?.access ?? { kind: 'public' };
-    const secret = extractToken(request);
+  const PUBLIC: Access = { kind: 'public' };
+
+  /** The last checks, once the principal is known; a promise only when afterAuthenticated answers one. */
+  function finish(request: FastifyRequest, rule: Access, secret: string | undefined): void | Promise<void> {
+    if (rule.kind !== 'public' && secret && !request.principal) throw unauthorized('invalid');
+    const refusal = checkAccess(rule, request.principal);
+    if (refusal) throw refusal;
+    if (request.principal) return options.afterAuthenticated?.(request.principal, request);
+  }
+
+  /** The rare cases that wait: a token not cached yet, an approval's replay, the console's session cookie. */
+  async function slowPath(request: FastifyRequest, reply: FastifyReply, rule: Access, secret: string | undefined): Promise<void> {
     const replay = request.headers[APPROVAL_REPLAY_HEADER];
     if (replay !== undefined) {
       // An approved request run again as the token that asked; a value from outside matches nothing.
@@ -367,13 +388,36 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
         reply.header('cache-control', 'private, no-store');
       }
     }
-    if (rule.kind !== 'public' && secret && !request.principal) throw unauthorized('invalid');
-    const refusal = checkAccess(rule, request.principal);
-    if (refusal) throw refusal;
-    if (request.principal) {
-      const pending = options.afterAuthenticated?.(request.principal, request);
-      if (pending) await pending;
+    await finish(request, rule, secret);
+  }
+
+  // A callback hook, not an async one: it runs on every request, and most are decided without
+  // waiting (no token on a public route, a cached token), so only the others make a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    let pending: void | Promise<void>;
+    try {
+      options.beforeAccess?.(request, reply);
+      const rule = request.routeOptions.config?.access ?? PUBLIC;
+      const secret = extractToken(request);
+      const known =
+        request.headers[APPROVAL_REPLAY_HEADER] !== undefined
+          ? undefined
+          : secret
+            ? options.authenticateNow?.(secret)
+            : options.ownOrigin && request.headers.cookie && rule.kind !== 'public'
+              ? undefined
+              : null;
+      if (known === undefined) pending = slowPath(request, reply, rule, secret);
+      else {
+        request.principal = known;
+        pending = finish(request, rule, secret);
+      }
+    } catch (error) {
+      done(error as Error);
+      return;
     }
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
 }
 

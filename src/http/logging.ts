@@ -3,7 +3,7 @@
  * line, the request-lifecycle lines Fastify writes, and the human-readable format for development.
  */
 import type { ReadStream } from 'node:fs';
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream, LoggerOptions } from 'pino';
 import type { Config } from '../config.js';
 import { maskHearthTokens } from '../lib/crypto.js';
@@ -136,4 +136,62 @@ export function prettyFormatter(): (line: string) => string {
 function prettyStream(out: DestinationStream): DestinationStream {
   const format = prettyFormatter();
   return { write: (line: string) => void out.write(format(line)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request loggers
+
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LOG_METHODS: readonly LogMethod[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
+
+/**
+ * A request's logger, made only when the request logs something its level lets through. Fastify
+ * gives every request a child of the app's logger bound to its id; a pino child costs about a
+ * microsecond to make, and at LOG_LEVEL=warn nearly every request is answered without a line.
+ * A method the level silences returns at once; one that writes makes the real child (once) and
+ * writes through it, so every line carries `reqId` as before.
+ */
+class RequestLogger {
+  #child: FastifyBaseLogger | undefined;
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Record<string, unknown>,
+  ) {}
+  get real(): FastifyBaseLogger {
+    return (this.#child ??= this.parent.child(this.bindings));
+  }
+  get level(): string {
+    return this.parent.level;
+  }
+  set level(level: string) {
+    this.real.level = level;
+  }
+  child(bindings: Record<string, unknown>, options?: object): FastifyBaseLogger {
+    return this.real.child(bindings, options);
+  }
+  isLevelEnabled(level: string): boolean {
+    return ((this.#child ?? this.parent) as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
+  }
+  silent(): void {}
+}
+for (const method of LOG_METHODS) {
+  Object.defineProperty(RequestLogger.prototype, method, {
+    value(this: RequestLogger, ...args: unknown[]) {
+      if (!this.isLevelEnabled(method)) return;
+      (this.real[method] as (...a: unknown[]) => void)(...args);
+    },
+  });
+}
+
+/**
+ * Fastify's childLoggerFactory: a request logger made on first use (see RequestLogger), or the
+ * real child at once when the route sets its own level or serializers.
+ */
+export function requestLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: { level?: string; serializers?: unknown },
+): FastifyBaseLogger {
+  if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options as object);
+  return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../../http/errors.js';
 import type { ClusterBus } from '../../storage/cluster-bus.js';
 import { createSessionStore, type SessionHandle } from './mcp.sessions.js';
@@ -56,29 +56,36 @@ export function createMcpHub(options: { cluster?: Pick<ClusterBus, 'publish' | '
     }
   }
 
+  /** After a successful write, tells the owner's sessions what it changed. */
+  function watchWrites(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    // Without other nodes, nobody is told when this node holds no session.
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.principal && (cluster || sessions.count() > 0)) {
+      const rule = WATCHED.find((candidate) => candidate.path.test(request.url));
+      if (rule) {
+        const { ownerId } = request.principal;
+        if (sessions.count() > 0) changed(ownerId, rule);
+        cluster?.publish(CHANGED_TOPIC, `${rule.resources ? 1 : 0}${rule.prompts ? 1 : 0}${ownerId}`);
+      }
+    }
+    done();
+  }
+
   return {
     sessions,
     changed,
-    /** An onRequest hook for the whole app: a tool's request reaches the route it mirrors, or nothing. */
-    guardToolRoutes(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    /** Refuses a tool's request that was routed anywhere but the route it mirrors (run on every request, before access). */
+    guardToolRoutes(request: FastifyRequest): void {
       const expected = request.headers[TOOL_OPERATION_HEADER];
       if (expected !== undefined && (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId !== expected) {
-        return done(new AppError('VALIDATION_ERROR', `This tool runs ${String(expected)} only; its arguments led to another address`));
+        throw new AppError('VALIDATION_ERROR', `This tool runs ${String(expected)} only; its arguments led to another address`);
       }
-      done();
     },
-    /** An onResponse hook for the whole app: cheap for reads, which return at once. */
-    watchWrites(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-      // Without other nodes, nobody is told when this node holds no session.
-      if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.principal && (cluster || sessions.count() > 0)) {
-        const rule = WATCHED.find((candidate) => candidate.path.test(request.url));
-        if (rule) {
-          const { ownerId } = request.principal;
-          if (sessions.count() > 0) changed(ownerId, rule);
-          cluster?.publish(CHANGED_TOPIC, `${rule.resources ? 1 : 0}${rule.prompts ? 1 : 0}${ownerId}`);
-        }
-      }
-      done();
+    /** An onRoute hook: every route that may write gets watchWrites as an onResponse hook of its own. */
+    watchWriteRoute(route: RouteOptions): void {
+      const methods = [route.method].flat();
+      if (methods.every((method) => method === 'GET' || method === 'HEAD')) return;
+      const existing = route.onResponse === undefined ? [] : [route.onResponse].flat();
+      route.onResponse = [...existing, watchWrites];
     },
     close(): void {
       stopHearing?.();

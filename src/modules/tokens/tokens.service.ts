@@ -48,6 +48,7 @@ export function createTokensService(deps: TokensServiceOptions) {
 
   return {
     authenticate: auth.authenticate,
+    authenticateNow: auth.authenticateNow,
     createMaster: issuing.createMaster,
     createSession: issuing.createSession,
     mintForHandshake: issuing.mintForHandshake,
