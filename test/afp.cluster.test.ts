@@ -21,7 +21,7 @@ import { createTestApp, ENGINE, expectError, type Owner, type TestApp } from './
 import { listeningAddress, spawnServer, type ServerChild } from './server-process.js';
 
 /** Each node's heartbeat interval: a node is dead after three. */
-const HEARTBEAT_MS = 200;
+const HEARTBEAT_MS = 300;
 
 /** A load balancer in front of the nodes: each connection goes to the first node that accepts it. */
 function startBalancer(targets: () => number[]) {

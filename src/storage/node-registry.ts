@@ -58,13 +58,17 @@ export async function startPgRegistry(options: { db: Kysely<Database>; nodeId: s
       ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp()`.execute(db);
   }
 
+  /** When this node last wrote its heartbeat: longer ago than the bound, the others took it for dead. */
+  let lastBeat = Date.now();
+
   async function beat(): Promise<void> {
     const updated = await sql`UPDATE cluster_nodes SET heartbeat_at = clock_timestamp() WHERE node_id = ${nodeId}`.execute(db);
-    if (!updated.numAffectedRows) {
-      // Another node removed this one's row as dead (the database was out of reach for too long).
-      await register();
-      events.emit('rejoined');
-    }
+    // Its row was removed as long dead (the database was out of reach for an hour).
+    if (!updated.numAffectedRows) await register();
+    const wasDead = !updated.numAffectedRows || Date.now() - lastBeat > deadAfterMs;
+    lastBeat = Date.now();
+    // Its share of per-node state may have been taken over or removed meanwhile.
+    if (wasDead) events.emit('rejoined');
     const rows = await sql<{ node_id: string }>`SELECT node_id FROM cluster_nodes
       WHERE heartbeat_at > clock_timestamp() - ${deadAfterMs} * interval '1 millisecond'`.execute(db);
     const now = new Set(rows.rows.map((r) => r.node_id));
@@ -76,6 +80,7 @@ export async function startPgRegistry(options: { db: Kysely<Database>; nodeId: s
   }
 
   await register();
+  lastBeat = Date.now();
   await beat();
   const timer = setInterval(() => {
     // One beat at a time: a slow database must not pile them up.

@@ -34,6 +34,8 @@ const PERSIST_SEEN_EVERY_MS = 10_000;
 /** Payloads nobody read (their reader died) are removed after this long: far beyond any request's timeout. */
 const PAYLOAD_MAX_AGE_MS = 10 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
+/** The rows of a node silent this long are removed (they stopped counting long before, once it missed three heartbeats). */
+const LINK_FORGET_AFTER_MS = 10 * 60_000;
 
 /** The failures a node reports back for a request it could not run. */
 type RemoteErrorCode = 'DEVICE_OFFLINE' | 'DEVICE_TIMEOUT' | 'RATE_LIMITED' | 'UPSTREAM_ERROR';
@@ -315,15 +317,22 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       }
     }),
   ];
-  const onNodeDown = (node: string) => {
+  // The dead node's rows stay: they no longer count (presence and send join live nodes), and a
+  // node that was only slow (a long pause) finds its links as it left them when it beats again.
+  const onNodeDown = (node: string) =>
     failRemotes((remote) => remote.node === node, 'the server node holding its link stopped; its daemon reconnects to another');
-    void sql`DELETE FROM afp_links WHERE node_id = ${node}`.execute(db).catch(() => {});
-  };
   // This node cannot hear answers while its listening connection is down: they are lost.
   const onBusDown = () => failRemotes(() => true, 'the connection between the server nodes was lost while the request ran');
-  // Taken for dead and back: the others removed this node's links; record them again.
+  // Taken for dead and back: a sweep may have removed this node's rows meanwhile. Put back the
+  // missing ones, never over a row another node wrote since (the daemon reconnected there).
   const onRejoined = () => {
-    for (const live of links.values()) void record(live);
+    for (const live of links.values()) {
+      const { deviceId, ownerId } = live.link;
+      void inOrder(deviceId, async () => {
+        await sql`INSERT INTO afp_links (device_id, owner_id, node_id, connected_at, last_seen_at)
+          VALUES (${deviceId}, ${ownerId}, ${self}, clock_timestamp(), clock_timestamp()) ON CONFLICT (device_id) DO NOTHING`.execute(db);
+      });
+    }
   };
   nodes.events.on('down', onNodeDown);
   nodes.events.on('rejoined', onRejoined);
@@ -331,7 +340,7 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   const sweep = setInterval(() => {
     void sql`DELETE FROM afp_payloads WHERE created_at < clock_timestamp() - ${PAYLOAD_MAX_AGE_MS} * interval '1 millisecond'`.execute(db).catch(() => {});
     void sql`DELETE FROM afp_links l WHERE NOT EXISTS (
-      SELECT 1 FROM cluster_nodes n WHERE n.node_id = l.node_id AND n.heartbeat_at > ${aliveSince()})`
+      SELECT 1 FROM cluster_nodes n WHERE n.node_id = l.node_id AND n.heartbeat_at > clock_timestamp() - ${LINK_FORGET_AFTER_MS} * interval '1 millisecond')`
       .execute(db)
       .catch(() => {});
   }, SWEEP_EVERY_MS);
