@@ -21,7 +21,7 @@ import { createTestApp, ENGINE, expectError, type Owner, type TestApp } from './
 import { listeningAddress, spawnServer, type ServerChild } from './server-process.js';
 
 /** Each node's heartbeat interval: a node is dead after three. */
-const HEARTBEAT_MS = 300;
+const HEARTBEAT_MS = 500;
 
 /** A load balancer in front of the nodes: each connection goes to the first node that accepts it. */
 function startBalancer(targets: () => number[]) {
@@ -59,6 +59,7 @@ function startBalancer(targets: () => number[]) {
 }
 
 describe.skipIf(ENGINE !== 'postgres')('remote PCs across two nodes', () => {
+
   let b: TestApp;
   let bBase: string;
   let aChild: ServerChild;
@@ -232,6 +233,30 @@ describe.skipIf(ENGINE !== 'postgres')('remote PCs across two nodes', () => {
     await other.stop();
     await deviceWithStatus(b, token, 'gone-pc', 'offline');
     expectError(await onB('GET', 'stat', { device: otherId, query: { path: root } }), 503, 'DEVICE_OFFLINE');
+  });
+
+  it("a copy of a daemon connecting to node B replaces the link node A holds: A closes it with 4409", async () => {
+    const deviceKey = newDeviceKey();
+    const options = {
+      token,
+      deviceKey,
+      name: 'copied-pc',
+      platform: `${process.platform}-${process.arch}`,
+      version: 'test',
+      minBackoffMs: 50,
+      maxBackoffMs: 300,
+    };
+    const first = startLink({ ...options, server: lbBase, policy: await createPolicy(root, 'read') });
+    const firstId = await first.registered();
+    await waitFor(async () => {
+      const rows = await sql<{ node_id: string }>`SELECT node_id FROM afp_links WHERE device_id = ${firstId}`.execute(b.storage.db);
+      return rows.rows[0] && rows.rows[0].node_id !== b.storage.bus.nodeId;
+    }, 'the first link recorded on A');
+    const copy = startLink({ ...options, server: bBase, policy: await createPolicy(root, 'read') });
+    expect(await copy.registered()).toBe(firstId);
+    expect(await first.done).toEqual({ final: true, reason: 'another daemon connected as "copied-pc" with this device\'s key' });
+    expect((await onB('GET', 'stat', { device: firstId, query: { path: root } })).status).toBe(200);
+    await copy.stop();
   });
 
   it('node A killed: the device shows offline on B within the heartbeat bound, a request in flight fails at once, and the daemon comes back through B', async () => {
