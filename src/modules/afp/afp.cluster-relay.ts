@@ -184,6 +184,8 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
 
   /** Sends a request to the node holding the device's link and waits for its answer. */
   async function sendRemote(node: string, ownerId: string, deviceId: string, op: Op, args: Record<string, unknown>, timeoutMs: number): Promise<ResponseFrame> {
+    // The answer would come as a notification this node cannot hear now: no use waiting for it.
+    if (!bus.connected) throw offline(deviceId, 'this server node has lost its connection to the other nodes for now; try again');
     const started = Date.now();
     sequence += 1;
     const id = `${self}.${sequence}`;
