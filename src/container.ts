@@ -315,8 +315,8 @@ export function createContainer(config: Config, storage: Storage) {
 
   let closing: Promise<void> | undefined;
   /**
-   * Releases what the container holds, newest first: the webhook worker, the parsing workers, the outbound
-   * connection pools, then storage. Once only; later calls wait for the first.
+   * Releases what the container holds, newest first: the webhook worker, the cluster relay of remote
+   * PCs (PostgreSQL), the parsing workers, the outbound connection pools, then storage. Once only; later calls wait for the first.
    */
   function close(): Promise<void> {
     closing ??= (async () => {
