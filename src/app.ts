@@ -114,12 +114,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // control so that an upgrade refused by it (401, 403) or by routing (404) still has its socket closed.
   await app.register(websocket, {
     options: { maxPayload: AFP_LIMITS.maxMessageBytes },
-    // Shutting down (draining): every daemon link is closed with "going away", a code daemons
-    // treat as "connect again", so they reconnect through the load balancer to another node.
-    // The relay's own hand-over of links (presence, requests in flight) hooks in here.
+    // Shutting down (draining): the relay hands every daemon link back with "going away", a code
+    // daemons treat as "connect again", so they reconnect through the load balancer to another
+    // node; any other socket left is closed the same way.
     preClose(done) {
-      for (const client of this.websocketServer.clients) client.close(AFP_CLOSE.GOING_AWAY, 'this server is shutting down; connect again');
-      done();
+      const reason = 'this server is shutting down; connect again';
+      void container.afpRelay.closeAll(AFP_CLOSE.GOING_AWAY, reason).finally(() => {
+        for (const client of this.websocketServer.clients) client.close(AFP_CLOSE.GOING_AWAY, reason);
+        done();
+      });
     },
   });
   // Open MCP sessions hear of writes to what they list as resources and prompts, whichever

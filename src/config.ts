@@ -88,6 +88,12 @@ export interface Config {
   afp: { requestTimeoutMs: number; heartbeatMs: number; buildDir: string };
 
   /**
+   * Several nodes on one PostgreSQL: how often each node writes its heartbeat in the node
+   * registry; a node silent for three intervals is dead (its remote PCs show offline).
+   */
+  clusterHeartbeatMs: number;
+
+  /**
    * The console's live event stream (GET /api/v1/events): how often a heartbeat comment is sent
    * (and the stream's token checked again), and how many streams one owner may hold open.
    */
@@ -286,6 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
     planLimits: Boolean(env.STRIPE_SECRET_KEY) || bool(env, 'PLAN_LIMITS', false),
     plansFile: env.PLANS_FILE || undefined,
 
+    clusterHeartbeatMs: int(env, 'CLUSTER_HEARTBEAT_MS', 2_000, 100, 60_000),
     afp: {
       requestTimeoutMs: int(env, 'AFP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
       heartbeatMs: int(env, 'AFP_HEARTBEAT_MS', 15_000, 1000, 300_000),

@@ -11,7 +11,8 @@ import { createAttachmentsRepo } from './modules/attachments/attachments.repo.js
 import { createAttachmentsService } from './modules/attachments/attachments.service.js';
 import { createAfpRepo } from './modules/afp/afp.repo.js';
 import { createDaemonDownloads } from './modules/afp/afp.downloads.js';
-import { createInProcessRelay } from './modules/afp/afp.relay.js';
+import { createClusterRelay } from './modules/afp/afp.cluster-relay.js';
+import { createInProcessRelay, type DeviceLinkHost, type DeviceRelay } from './modules/afp/afp.relay.js';
 import { createAfpService, EXEC_HARD_LIMIT_MS } from './modules/afp/afp.service.js';
 import { createApprovalsRepo } from './modules/approvals/approvals.repo.js';
 import { createApprovalsService, replayLeaseMs } from './modules/approvals/approvals.service.js';
@@ -276,10 +277,12 @@ export function createContainer(config: Config, storage: Storage) {
       : undefined,
     contextTokens: config.chatContextTokens,
   });
-  // Remote PCs: requests reach a daemon connected to this process (see docs/decisions.md for several nodes).
-  const afpRelay = createInProcessRelay({
-    onPresence: (link, status) => events.publish(link.ownerId, { type: `device.${status}`, data: { deviceId: link.deviceId, name: link.name } }),
-  });
+  // Remote PCs: on PostgreSQL a request reaches the daemon whichever node holds its link; on
+  // SQLite there is one node, and the links live in this process.
+  const onPresence = (link: { ownerId: string; deviceId: string; name: string }, status: 'online' | 'offline') =>
+    events.publish(link.ownerId, { type: `device.${status}`, data: { deviceId: link.deviceId, name: link.name } });
+  const clusterRelay = storage.dialect === 'postgres' ? createClusterRelay({ db, bus: storage.bus, nodes: storage.nodes, onPresence }) : undefined;
+  const afpRelay: DeviceRelay & DeviceLinkHost = clusterRelay ?? createInProcessRelay({ onPresence });
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
   // Plans, Stripe checkout and Stripe's webhook; the plan itself is kept by accounts.
@@ -324,8 +327,8 @@ export function createContainer(config: Config, storage: Storage) {
 
   let closing: Promise<void> | undefined;
   /**
-   * Releases what the container holds, newest first: the webhook worker, the parsing workers, the outbound
-   * connection pools, then storage. Once only; later calls wait for the first.
+   * Releases what the container holds, newest first: the webhook worker, the cluster relay of remote
+   * PCs (PostgreSQL), the parsing workers, the outbound connection pools, then storage. Once only; later calls wait for the first.
    */
   function close(): Promise<void> {
     closing ??= (async () => {
@@ -333,6 +336,8 @@ export function createContainer(config: Config, storage: Storage) {
       stopWebhookEvents();
       events.close();
       await webhookDeliverer.close();
+      // Before storage: it stops listening to the other nodes and lets its link writes finish.
+      await clusterRelay?.close();
       parsing.close();
       await llmOutbound?.close();
       await outbound.close();

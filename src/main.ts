@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   loadDotEnv();
   config = loadConfig();
   stage = 'database';
-  const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, nodeHeartbeatMs: config.clusterHeartbeatMs });
   stage = 'vault keys';
   // From here the container owns storage: app.close() closes both.
   const container = createContainer(config, storage);

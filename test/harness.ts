@@ -89,7 +89,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.logStream && options.config?.logLevel === undefined) config.logLevel = 'info';
 
   const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  const openStorage = () => createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
+  const openStorage = () => createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, nodeHeartbeatMs: config.clusterHeartbeatMs, ...(pgSchema ? { pgSchema } : {}) });
   const open = async () => {
     const storage = await openStorage();
     const container = createContainer(config, storage);

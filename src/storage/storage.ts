@@ -22,6 +22,7 @@ import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import { migrationProvider } from './migrations/index.js';
 import { startPgListener, type PgListener } from './pg-listener.js';
 import { createStatementPool } from './postgres-pool.js';
+import { createLocalRegistry, startPgRegistry, type NodeRegistry } from './node-registry.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
@@ -37,6 +38,8 @@ export interface Storage {
   changes: ChangeFeed | undefined;
   /** Messages between the nodes sharing the database (with SQLite, this node alone). */
   bus: ClusterBus;
+  /** The nodes sharing the database and which of them are alive (with SQLite, this node alone). */
+  nodes: NodeRegistry;
   /** Batches concurrent writes into shared transactions; see group-commit.ts for the rule its units follow. */
   groupCommit: GroupCommit;
   /** Waits for the writes in flight (group commit), then closes the change feed and the database. */
@@ -48,7 +51,11 @@ export interface StorageOptions {
   databaseUrl?: string | undefined;
   /** PostgreSQL schema to use (created if missing); tests give each app its own. */
   pgSchema?: string;
+  /** How often this node writes its heartbeat in the node registry (PostgreSQL); three missed ones and it counts as dead. */
+  nodeHeartbeatMs?: number;
 }
+
+export const DEFAULT_NODE_HEARTBEAT_MS = 2_000;
 
 /**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query it runs.
@@ -196,6 +203,8 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
   let changes: ChangeFeed | undefined;
   let bus: ClusterBus;
   let listener: PgListener | undefined;
+  let nodes: NodeRegistry | undefined;
+  const heartbeatMs = options.nodeHeartbeatMs ?? DEFAULT_NODE_HEARTBEAT_MS;
   if (options.databaseUrl) {
     ({ db, writes, changes, bus, listener } = await openPostgres(options.databaseUrl, options.pgSchema));
   } else {
@@ -204,6 +213,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     bus = createLocalBus();
   }
   const closeFeeds = async () => {
+    await nodes?.close();
     await changes?.close();
     await bus.close();
     await listener?.close();
@@ -216,6 +226,15 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     throw error;
   }
   if (dialect === 'sqlite') alignJournalModes(options.dataDir);
+  try {
+    // After the migrations: the registry's table is one of them.
+    nodes = dialect === 'postgres' ? await startPgRegistry({ db, nodeId: bus.nodeId, heartbeatMs }) : createLocalRegistry(bus.nodeId, heartbeatMs);
+  } catch (error) {
+    await closeFeeds();
+    await db.destroy();
+    throw error;
+  }
+  const registry = nodes;
   const groupCommit = createGroupCommit(db, dialect);
   return {
     db,
@@ -223,6 +242,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     writes,
     changes,
     bus,
+    nodes: registry,
     groupCommit,
     async close() {
       // Acknowledged writes are committed already; queued ones are committed before closing.

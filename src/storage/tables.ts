@@ -476,7 +476,33 @@ export interface ApprovalsTable {
   replay_started_at: string | null;
 }
 
+/** A node sharing the PostgreSQL database (times: timestamptz there, read only through SQL comparisons). */
+export interface ClusterNodesTable {
+  node_id: string;
+  started_at: string;
+  heartbeat_at: string;
+}
+
+/** Which node holds a connected device's daemon link (PostgreSQL only). */
+export interface AfpLinksTable {
+  device_id: string;
+  owner_id: string;
+  node_id: string;
+  connected_at: string;
+  last_seen_at: string;
+}
+
+/** A request's arguments or answer too large for a notification, for the seconds the request runs (PostgreSQL only). */
+export interface AfpPayloadsTable {
+  id: string;
+  body: string;
+  created_at: string;
+}
+
 export interface Database {
+  cluster_nodes: ClusterNodesTable;
+  afp_links: AfpLinksTable;
+  afp_payloads: AfpPayloadsTable;
   token_policies: TokenPoliciesTable;
   approvals: ApprovalsTable;
   marketplace_listings: MarketplaceListingsTable;

@@ -3,9 +3,9 @@
  *
  * Routes use `DeviceRelay` only. The WebSocket handler, which holds the daemon's connection,
  * uses `DeviceLinkHost`. Here both live in one process: a request reaches a daemon connected to
- * this same process. When several API nodes share one PostgreSQL, a node-spanning relay
- * implements the same two interfaces (see docs/decisions.md, "Remote PCs"): `send` finds the
- * node that holds the device's link and forwards the request there.
+ * this same process (SQLite: one node). When several API nodes share one PostgreSQL,
+ * `afp.cluster-relay.ts` implements the same two interfaces: `send` finds the node that holds
+ * the device's link and forwards the request there.
  */
 import { AppError } from '../../http/errors.js';
 import { LIMITS, type Op, type ResponseFrame, type ServerMessage } from '../../shared/afp.protocol.js';
@@ -21,6 +21,12 @@ export interface DeviceRelay {
   presence(deviceIds: string[]): Promise<Map<string, { lastSeenAt: string }>>;
   /** Closes the device's link, if it has one (a forgotten device). */
   disconnect(deviceId: string, code: number, reason: string): Promise<void>;
+  /**
+   * Closes every link this node holds (a node shutting down hands its daemons back): with
+   * `CLOSE.GOING_AWAY` each daemon reconnects at once, through the load balancer, to a node
+   * that stays. Requests running on those links answer 503.
+   */
+  closeAll(code: number, reason: string): Promise<void>;
 }
 
 /** One live daemon connection, as the WebSocket handler presents it to the relay. */
@@ -62,6 +68,16 @@ interface LiveLink {
 
 export function offline(deviceId: string, detail = 'its daemon is not connected'): AppError {
   return new AppError('DEVICE_OFFLINE', `Device ${deviceId} is offline: ${detail}. Start the AFP daemon on the PC, or wait for it to reconnect`);
+}
+
+export function rateLimited(deviceId: string, maxConcurrent: number): AppError {
+  return new AppError('RATE_LIMITED', `Device ${deviceId} is already running ${maxConcurrent} requests; retry when one has finished`, {
+    headers: { 'Retry-After': '1' },
+  });
+}
+
+export function timedOut(deviceId: string, op: string, timeoutMs: number): AppError {
+  return new AppError('DEVICE_TIMEOUT', `Device ${deviceId} did not answer ${op} within ${timeoutMs} ms`);
 }
 
 export interface RelayOptions {
@@ -123,17 +139,13 @@ export function createInProcessRelay(options: RelayOptions = {}): DeviceRelay & 
       const live = links.get(deviceId);
       // A link of another owner's device is no link for this owner: the caller answers 404.
       if (!live || live.link.ownerId !== ownerId) throw offline(deviceId);
-      if (live.pending.size >= maxConcurrent) {
-        throw new AppError('RATE_LIMITED', `Device ${deviceId} is already running ${maxConcurrent} requests; retry when one has finished`, {
-          headers: { 'Retry-After': '1' },
-        });
-      }
+      if (live.pending.size >= maxConcurrent) throw rateLimited(deviceId, maxConcurrent);
       sequence += 1;
       const id = `r${sequence}`;
       return new Promise<ResponseFrame>((resolve, reject) => {
         const timer = setTimeout(() => {
           live.pending.delete(id);
-          reject(new AppError('DEVICE_TIMEOUT', `Device ${deviceId} did not answer ${op} within ${timeoutMs} ms`));
+          reject(timedOut(deviceId, op, timeoutMs));
         }, timeoutMs);
         live.pending.set(id, { resolve, reject, timer });
         try {
@@ -164,5 +176,13 @@ export function createInProcessRelay(options: RelayOptions = {}): DeviceRelay & 
       live.link.close(code, reason);
     },
 
+    async closeAll(code, reason) {
+      for (const [deviceId, live] of [...links]) {
+        links.delete(deviceId);
+        options.onPresence?.(live.link, 'offline');
+        failAll(live, offline(deviceId, 'the server it was connected to is shutting down'));
+        live.link.close(code, reason);
+      }
+    },
   };
 }

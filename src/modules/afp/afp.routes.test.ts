@@ -435,6 +435,16 @@ describe('the daemon link', () => {
     expect(await revocable.link.done).toEqual({ final: true, reason: expect.stringContaining('revoked') });
     await deviceWithStatus(t, token, 'revocable', 'offline');
   });
+
+  it('a node shutting down hands its links back: each daemon reconnects (here, to the same server) and is served again', async () => {
+    const handed = await connectDaemon(base, { token, name: 'handed-back', root, privilege: 'read' });
+    links.push(handed);
+    const again = handed.link.registered();
+    await t.container.afpRelay.closeAll(CLOSE.GOING_AWAY, 'this server node is shutting down; connect again');
+    expect(await again).toBe(handed.deviceId);
+    await deviceWithStatus(t, token, 'handed-back', 'online');
+    expect((await api('GET', 'stat', { device: handed.deviceId, query: { path: root } })).status).toBe(200);
+  });
 });
 
 describe('plan limits', () => {

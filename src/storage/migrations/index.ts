@@ -22,6 +22,7 @@ import * as webhooks from './0022-webhooks.js';
 import * as auditTokenIndex from './0023-audit-token-index.js';
 import * as approvals from './0024-approvals.js';
 import * as approvalReplayLease from './0025-approval-replay-lease.js';
+import * as clusterNodes from './0026-cluster-nodes.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -59,6 +60,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0023-audit-token-index', auditTokenIndex],
   ['0024-approvals', approvals],
   ['0025-approval-replay-lease', approvalReplayLease],
+  ['0026-cluster-nodes', clusterNodes],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
