@@ -70,7 +70,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   ): Promise<{ row: UsersTable | undefined; ok: boolean }> {
     let attempt;
     try {
-      attempt = deps.attempts.reserve(email, clientKey(actor.ip ?? undefined));
+      attempt = await deps.attempts.reserve(email, clientKey(actor.ip ?? undefined));
     } catch (error) {
       const row = await findRow();
       await audit.record({ ...actor, ownerId: row?.id ?? null }, { action, outcome: 'denied', details: { reason: 'too many failed attempts' } });
@@ -79,7 +79,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     const row = await findRow();
     const ok = await verifyPassword(password, row?.password_hash ?? (await getDummyHash()));
     if (row && ok) {
-      attempt.succeeded();
+      await attempt.succeeded();
       return { row, ok: true };
     }
     await audit.record(

@@ -21,6 +21,7 @@ import * as consoleConsent from './0021-console-consent.js';
 import * as webhooks from './0022-webhooks.js';
 import * as auditTokenIndex from './0023-audit-token-index.js';
 import * as approvals from './0024-approvals.js';
+import * as sharedCounters from './0028-shared-counters.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -57,6 +58,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0022-webhooks', webhooks],
   ['0023-audit-token-index', auditTokenIndex],
   ['0024-approvals', approvals],
+  ['0028-shared-counters', sharedCounters],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
