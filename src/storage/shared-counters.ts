@@ -21,7 +21,16 @@ interface View {
   sending: number;
   windowMs: number;
   resetAt: number;
+  /** When this node last counted a hit on it. */
+  lastHit: number;
 }
+
+/**
+ * Views hit this recently are refreshed by every flush even when this node has nothing to add:
+ * a key whose requests pause for a moment and resume is judged on the cluster's count, not on
+ * what this node last sent. Older views are refreshed by the flush that carries their next hit.
+ */
+const REFRESH_RECENT_MS = 1_000;
 
 /**
  * The counters of the nodes sharing one PostgreSQL schema, in the UNLOGGED table
@@ -62,12 +71,26 @@ export function createPgCounters(
   async function flushOnce(): Promise<void> {
     const now = clock();
     const batch: [string, View][] = [];
+    const recent: string[] = [];
     for (const [key, view] of views) {
       if (view.resetAt <= now && view.pending === 0) {
         views.delete(key);
         continue;
       }
       if (view.pending !== 0) batch.push([key, view]);
+      else if (now - view.lastHit < REFRESH_RECENT_MS) recent.push(key);
+    }
+    for (let i = 0; i < recent.length; i += FLUSH_BATCH) {
+      const part = recent.slice(i, i + FLUSH_BATCH);
+      const result = await sql<{ key: string; count: string | number; window_end: string | number }>`
+        select key, count, window_end from shared_counters where key = any(${part}::text[]) and window_end > ${now}::bigint`.execute(db);
+      for (const r of result.rows) {
+        const view = views.get(r.key);
+        if (view && view.pending === 0 && view.sending === 0) {
+          view.total = Number(r.count);
+          view.resetAt = Number(r.window_end);
+        }
+      }
     }
     batch.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     for (let i = 0; i < batch.length; i += FLUSH_BATCH) {
@@ -105,18 +128,21 @@ export function createPgCounters(
     await sweep(now);
   }
 
-  function flush(): Promise<void> {
-    if (!flushing) {
-      flushing = flushOnce().finally(() => {
-        flushing = undefined;
-      });
-    }
+  function start(): Promise<void> {
+    flushing ??= flushOnce().finally(() => {
+      flushing = undefined;
+    });
     return flushing;
+  }
+  /** A flush that carries every hit counted before the call: one under way may have started before them. */
+  async function flush(): Promise<void> {
+    if (flushing) await flushing.catch(() => {});
+    return start();
   }
 
   const timer = setInterval(() => {
     if (flushing) return;
-    flush().catch((error: unknown) => options.onError?.(error));
+    start().catch((error: unknown) => options.onError?.(error));
   }, flushMs);
   timer.unref();
 
@@ -149,7 +175,7 @@ export function createPgCounters(
         view.resetAt = now + windowMs;
       }
       if (!view) {
-        view = { total: 0, pending: 0, sending: 0, windowMs, resetAt: now + windowMs };
+        view = { total: 0, pending: 0, sending: 0, windowMs, resetAt: now + windowMs, lastHit: now };
         views.set(key, view);
         if (views.size > maxKeys) {
           // The least recently opened view goes; its unsent hits go with it (bounded memory first).
@@ -157,6 +183,7 @@ export function createPgCounters(
         }
       }
       view.pending += by;
+      view.lastHit = now;
       return { count: view.total + view.sending + view.pending, resetAt: view.resetAt };
     },
     flush,
