@@ -56,8 +56,9 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
   /**
-   * Checks a password under the attempt limiter. The attempt is reserved before anything is
-   * awaited, so parallel requests cannot all pass before one is counted; a refusal (429) is
+   * Checks a password under the attempt limiter. The attempt is reserved (and counted) before
+   * the account is read or the password hashed, so parallel requests cannot all pass before one
+   * is counted (accounts.attempts.ts says how, across nodes too); a refusal (429) is
    * audited and thrown. An unknown account (no row) costs the same scrypt against a dummy hash and
    * is counted under its email exactly like a known one.
    */
