@@ -8,7 +8,7 @@ import { registerAccessControl } from './http/access.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
-import { createRateLimiter } from './http/rate-limit.js';
+import { createApproximateRateLimiter, createRateLimiter } from './http/rate-limit.js';
 import { HearthLogController, loggerOptions, requestLoggerFactory } from './http/logging.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { createValidatorCompiler, validatorFactory } from './http/validation.js';
@@ -108,7 +108,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyDrain(app);
   const tokenLimiter =
     config.tokenRateLimitPerMinute > 0
-      ? createRateLimiter({ max: config.tokenRateLimitPerMinute, windowMs: 60_000, what: 'requests with this token' })
+      ? // Every authenticated request: counted on the node and sent in batches (no round trip).
+        createApproximateRateLimiter({ max: config.tokenRateLimitPerMinute, windowMs: 60_000, what: 'requests with this token', name: 'token', counters: container.counters })
       : undefined;
   // WebSocket upgrades (the AFP daemon's link) are routed like requests. Registered before access
   // control so that an upgrade refused by it (401, 403) or by routing (404) still has its socket closed.
@@ -158,6 +159,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     max: config.authRateLimitPerMinute,
     windowMs: 60_000,
     what: 'registrations from this address',
+    name: 'auth',
+    counters: container.counters,
   });
 
   // Token policies (allow, ask, deny) on every route that declares an action class.
@@ -181,7 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(approvalsRoutes({ approvals: container.approvals }));
-  await app.register(handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute }));
+  await app.register(handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute, counters: container.counters }));
   await app.register(personasRoutes({ personas: container.personas, attachments: container.attachments }));
   await app.register(identityRoutes({ identity: container.identity }));
   await app.register(memoryRoutes({ memory: container.memory }));
@@ -198,10 +201,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(chatRoutes({ chat: container.chat }));
   await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }));
   await app.register(
-    authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl, authorizationsPerMinute: config.authRateLimitPerMinute }),
+    authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl, authorizationsPerMinute: config.authRateLimitPerMinute, counters: container.counters }),
   );
   await app.register(
-    afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
+    afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs, counters: container.counters }),
   );
   // The owner's console at `/`, a client of the routes above like any other.
   await app.register(consoleRoutes({ publicBaseUrl: config.publicBaseUrl }));

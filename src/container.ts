@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { createOutboundClient } from './http/outbound.js';
 import type { Storage } from './storage/storage.js';
+import { createLocalCounters, createPgCounters } from './storage/shared-counters.js';
 import { API_VERSION } from './version.js';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.js';
 import { createPasswordAttemptLimiter } from './modules/accounts/accounts.attempts.js';
@@ -81,6 +82,14 @@ import { createSkillsContextSection } from './modules/skills/skills.context.js';
  */
 export function createContainer(config: Config, storage: Storage) {
   const { db } = storage;
+  // Rate limits and quotas: counted across the nodes of the database with PostgreSQL, in this
+  // process with SQLite (one process per data directory).
+  const counters =
+    storage.dialect === 'postgres'
+      ? createPgCounters(db, {
+          onError: (error) => console.error(`Rate-limit counters could not be sent to PostgreSQL (kept, sent again at the next flush): ${(error as Error).message}`),
+        })
+      : createLocalCounters();
   // Every call to the outside world goes through this guarded client, which trusts no origin:
   // whatever a caller names (a connector, a discovered site, a redirect) passes the address rule.
   const outbound = createOutboundClient({
@@ -128,13 +137,13 @@ export function createContainer(config: Config, storage: Storage) {
     registration: config.registration,
     passwordHashCost: config.passwordHashCost,
     // Every password check, on every route, is counted here, per process like the other limits.
-    attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute }),
+    attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute, counters }),
     plans,
     events,
   });
   accounts.onPlanChange((ownerId, change) => events.publish(ownerId, { type: 'plan.changed', data: { planId: change.to, previousPlanId: change.from } }));
   // Plan limits, checked where records are created; off (no work at all) unless config.planLimits.
-  const limits = createLimitsService({ enabled: config.planLimits, plans, accounts });
+  const limits = createLimitsService({ enabled: config.planLimits, plans, accounts, counters });
   // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
   const vault = createVaultService({
     db,
@@ -341,6 +350,7 @@ export function createContainer(config: Config, storage: Storage) {
       parsing.close();
       await llmOutbound?.close();
       await outbound.close();
+      await counters.close();
       await storage.close();
     })();
     return closing;
@@ -383,6 +393,7 @@ export function createContainer(config: Config, storage: Storage) {
     chat,
     webhooks,
     webhookDeliverer,
+    counters,
     close,
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { clientKey, createRateLimiter, RATE_LIMIT_MAX_KEYS } from './rate-limit.js';
+import { clientKey, createApproximateRateLimiter, createRateLimiter, RATE_LIMIT_MAX_KEYS } from './rate-limit.js';
 
 describe('clientKey', () => {
   it('keys IPv6 addresses by their /64, IPv4 (and IPv4-mapped) addresses as they are', () => {
@@ -20,18 +20,18 @@ describe('clientKey', () => {
 describe('createRateLimiter', () => {
   afterEach(() => void vi.useRealTimers());
 
-  it('security: the table of windows is capped; past the cap the oldest window goes', () => {
+  it('security: the table of windows is capped; past the cap the oldest window goes', async () => {
     const limiter = createRateLimiter({ max: 1, windowMs: 60_000, what: 'tries', maxKeys: 1_000 });
-    for (let i = 0; i < 5_000; i++) limiter.hit(`k${i}`);
+    for (let i = 0; i < 5_000; i++) await limiter.hit(`k${i}`);
     expect(limiter.size).toBe(1_000);
     // The newest keys still count; the oldest were dropped.
-    expect(() => limiter.hit('k4999')).toThrow(/Too many tries/);
-    expect(() => limiter.hit('k0')).not.toThrow();
+    await expect(limiter.hit('k4999')).rejects.toThrow(/Too many tries/);
+    await expect(limiter.hit('k0')).resolves.toBeUndefined();
     expect(RATE_LIMIT_MAX_KEYS).toBe(100_000);
   });
 
   it('security: many distinct keys cost no full scans (was one per new key past 50,000)', () => {
-    const limiter = createRateLimiter({ max: 5, windowMs: 60_000, what: 'tries' });
+    const limiter = createApproximateRateLimiter({ max: 5, windowMs: 60_000, what: 'tries' });
     const started = performance.now();
     for (let i = 0; i < 60_000; i++) limiter.hit(`key-${i}`);
     expect(performance.now() - started).toBeLessThan(500);
@@ -40,7 +40,7 @@ describe('createRateLimiter', () => {
 
   it('drops expired windows as new ones open', () => {
     vi.useFakeTimers({ now: 1_000_000 });
-    const limiter = createRateLimiter({ max: 1, windowMs: 1_000, what: 'tries' });
+    const limiter = createApproximateRateLimiter({ max: 1, windowMs: 1_000, what: 'tries' });
     for (let i = 0; i < 100; i++) limiter.hit(`k${i}`);
     expect(() => limiter.hit('k5')).toThrow();
     vi.setSystemTime(1_001_500);

@@ -1,23 +1,90 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { AppError } from './errors.js';
-import { createExpiringMap } from '../lib/expiring-map.js';
+import { createLocalCounters, type SharedCounters } from '../lib/shared-counters.js';
 
 /**
- * A fixed-window counter per key (client address, token id…), kept in this process.
- * Enough for one node; several API nodes each count on their own, which at worst multiplies
- * the limit by the number of nodes (noted in docs/decisions.md).
- * Keys come from callers (addresses, token ids), so the table is bounded: expired windows are
- * dropped as new ones open, and past `maxKeys` the oldest window is dropped.
+ * A fixed-window counter per key (client address, token id…), counted in the shared counters
+ * (storage/shared-counters.ts): with PostgreSQL across every node of the database, with SQLite
+ * in this process. Keys come from callers (addresses, token ids), so what a node keeps in memory
+ * is bounded (`maxKeys`); the shared table drops ended windows.
+ *
+ * `createRateLimiter` counts exactly (one round trip per hit with PostgreSQL): for rare,
+ * security-relevant routes. `createApproximateRateLimiter` counts on the node and sends its hits
+ * in batches: for the hot path (every authenticated request), at the cost of a bounded
+ * overshoot (see SharedCounters).
  */
 export interface RateLimiter {
-  /** Counts one hit; throws 429 RATE_LIMITED with Retry-After when over the limit. */
+  /** Counts one hit; rejects with 429 RATE_LIMITED and Retry-After when over the limit. */
+  hit(key: string): Promise<void>;
+  /** How many windows this node keeps in memory (for tests and metrics). */
+  readonly size: number;
+}
+
+export interface ApproximateRateLimiter {
+  /** Counts one hit; throws 429 RATE_LIMITED with Retry-After when over the limit. No I/O. */
   hit(key: string): void;
-  /** How many windows are kept (for tests and metrics). */
   readonly size: number;
 }
 
 /** The most windows a limiter keeps: about 10 MB of keys and counters. */
 export const RATE_LIMIT_MAX_KEYS = 100_000;
+
+export interface RateLimiterOptions {
+  max: number;
+  windowMs: number;
+  what: string;
+  /**
+   * Where hits are counted; without it, a counter of this limiter's own in this process.
+   * Shared counters hold many limiters' keys: `name` keeps them apart.
+   */
+  counters?: SharedCounters;
+  /** The prefix of this limiter's keys in shared counters (a short word); `what` by default. */
+  name?: string;
+  maxKeys?: number;
+  /** The clock (milliseconds); Date.now unless a caller keeps its own time. */
+  now?: () => number;
+}
+
+function tooMany(what: string, resetAt: number, now: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+  return new AppError('RATE_LIMITED', `Too many ${what}; try again in ${retryAfter} s`, {
+    headers: { 'Retry-After': String(retryAfter) },
+    details: { retryAfterSeconds: retryAfter },
+  });
+}
+
+function countersOf(options: RateLimiterOptions): { counters: SharedCounters; prefix: string; clock: () => number } {
+  const clock = options.now ?? (() => Date.now());
+  const counters = options.counters ?? createLocalCounters({ maxKeys: options.maxKeys ?? RATE_LIMIT_MAX_KEYS, now: clock });
+  return { counters, prefix: `rl:${options.name ?? options.what}:`, clock };
+}
+
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const { counters, prefix, clock } = countersOf(options);
+  return {
+    get size() {
+      return counters.size;
+    },
+    async hit(key) {
+      const window = await counters.add(prefix + key, 1, options.windowMs);
+      if (window.count > options.max) throw tooMany(options.what, window.resetAt, clock());
+    },
+  };
+}
+
+export function createApproximateRateLimiter(options: RateLimiterOptions): ApproximateRateLimiter {
+  const { counters, prefix, clock } = countersOf(options);
+  return {
+    get size() {
+      return counters.size;
+    },
+    hit(key) {
+      const now = clock();
+      const window = counters.hit(prefix + key, 1, options.windowMs, now);
+      if (window.count > options.max) throw tooMany(options.what, window.resetAt, now);
+    },
+  };
+}
 
 /** The eight 16-bit groups of an IPv6 address, or null. */
 function ipv6Groups(address: string): number[] | null {
@@ -50,40 +117,4 @@ export function clientKey(ip: string | undefined): string {
     return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
   }
   return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
-}
-
-export function createRateLimiter(options: {
-  max: number;
-  windowMs: number;
-  what: string;
-  maxKeys?: number;
-  /** The clock (milliseconds); Date.now unless a caller keeps its own time. */
-  now?: () => number;
-}): RateLimiter {
-  const maxKeys = options.maxKeys ?? RATE_LIMIT_MAX_KEYS;
-  const clock = options.now ?? (() => Date.now());
-  // A window is kept for as long as it lasts: set when it opens, it expires when it ends.
-  const windows = createExpiringMap<{ count: number; resetAt: number }>({ ttlMs: options.windowMs, maxKeys });
-
-  return {
-    get size() {
-      return windows.size;
-    },
-    hit(key) {
-      const now = clock();
-      let window = windows.get(key, now);
-      if (!window) {
-        window = { count: 0, resetAt: now + options.windowMs };
-        windows.set(key, window, now);
-      }
-      window.count += 1;
-      if (window.count > options.max) {
-        const retryAfter = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
-        throw new AppError('RATE_LIMITED', `Too many ${options.what}; try again in ${retryAfter} s`, {
-          headers: { 'Retry-After': String(retryAfter) },
-          details: { retryAfterSeconds: retryAfter },
-        });
-      }
-    },
-  };
 }

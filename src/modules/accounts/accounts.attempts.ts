@@ -1,15 +1,20 @@
 import { AppError } from '../../http/errors.js';
 import { createRateLimiter, RATE_LIMIT_MAX_KEYS } from '../../http/rate-limit.js';
-import { createExpiringMap } from '../../lib/expiring-map.js';
+import { createLocalCounters, type SharedCounters } from '../../lib/shared-counters.js';
 
 /**
  * The limiter in front of every password check (login, replacing the master token from a login
  * session, binding a vault secret off its site from a login session).
  *
- * An attempt is reserved, and counted as a failure, in one synchronous step before the password
- * hash runs: requests sent in parallel cannot all pass the check before any of them is counted.
- * A right password then takes its failure back. Three counters, all in this process (as every
- * rate limit is; several API nodes each count on their own):
+ * An attempt is reserved, and counted as a failure, before the password hash runs; a right
+ * password then takes its failure back. The counters are the shared ones (lib/shared-counters.ts):
+ * with PostgreSQL every node of the database counts the same failures, locks and trusted
+ * addresses, so the slowdown and the `login.failed` event it starts are the cluster's, not one
+ * node's. Reservations of one account on one node run one after another, so requests sent in
+ * parallel to a node cannot all pass the check before any of them is counted; across nodes,
+ * requests reaching different nodes within the same few milliseconds can each pass one check
+ * (at most one extra attempt per node per lock), and every one of them is still counted.
+ * Three counters:
  *
  * - per account and address: after `freeFailures` consecutive failures from one address, each
  *   further attempt from it on that account waits 1 s, 2 s, 4 s… up to `maxLockMs`. Keyed by the
@@ -36,6 +41,8 @@ export interface PasswordAttemptOptions {
   forgetAfterMs?: number;
   maxKeys?: number;
   now?: () => number;
+  /** Where the counts live (shared by the nodes with PostgreSQL); a counter of its own in this process by default. */
+  counters?: SharedCounters;
 }
 
 /** One reserved attempt; it already counts as a failure. */
@@ -50,15 +57,15 @@ export interface PasswordAttempt {
    */
   readonly startsSlowdown: 'address' | 'account' | null;
   /** The password was right: clears this address's failures on the account and trusts the address for it. */
-  succeeded(): void;
+  succeeded(): Promise<void>;
 }
 
 export interface PasswordAttemptLimiter {
   /**
    * Reserves one password check of `account` (a normalised email) from `address` (a client
-   * key); throws 429 RATE_LIMITED with Retry-After when it must wait. Synchronous on purpose.
+   * key); rejects with 429 RATE_LIMITED and Retry-After when it must wait.
    */
-  reserve(account: string, address: string): PasswordAttempt;
+  reserve(account: string, address: string): Promise<PasswordAttempt>;
 }
 
 export const FREE_FAILURES = 5;
@@ -71,11 +78,6 @@ const FORGET_AFTER_MS = 24 * 3_600_000;
 export function lockDurationMs(failures: number, free = FREE_FAILURES, maxMs = MAX_LOCK_MS): number {
   if (failures < free) return 0;
   return Math.min(1000 * 2 ** Math.min(failures - free, 30), maxMs);
-}
-
-interface Counter {
-  failures: number;
-  lockedUntil: number;
 }
 
 function tooMany(waitMs: number, text: string): AppError {
@@ -93,77 +95,103 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
   const trustMs = options.trustMs ?? TRUST_MS;
   const maxKeys = options.maxKeys ?? RATE_LIMIT_MAX_KEYS;
   const clock = options.now ?? (() => Date.now());
-  // Counters are forgotten after forgetAfterMs without an attempt; trust lasts trustMs from the last success.
+  // Counters are forgotten after forgetAfterMs without an attempt (sliding windows); locks and
+  // trust are windows that end when they do.
   const forgetAfterMs = options.forgetAfterMs ?? FORGET_AFTER_MS;
-  const streaks = createExpiringMap<Counter>({ ttlMs: forgetAfterMs, maxKeys });
-  const accounts = createExpiringMap<Counter>({ ttlMs: forgetAfterMs, maxKeys });
-  const trusted = createExpiringMap<true>({ ttlMs: trustMs, maxKeys });
+  const counters = options.counters ?? createLocalCounters({ maxKeys: 4 * maxKeys, now: clock });
   const perAddress = createRateLimiter({
     max: options.perAddressPerMinute,
     windowMs: 60_000,
     what: 'password attempts from this address',
-    maxKeys,
+    name: 'pw-address',
+    counters,
     now: clock,
   });
+  // Reservations of one account on this node, one after another (see above); an entry lives
+  // while a reservation of its account is under way.
+  const queues = new Map<string, Promise<unknown>>();
+  function serialised<T>(account: string, step: () => Promise<T>): Promise<T> {
+    const before = queues.get(account) ?? Promise.resolve();
+    const mine = before.then(step, step);
+    const tail = mine.catch(() => {});
+    queues.set(account, tail);
+    void tail.then(() => {
+      if (queues.get(account) === tail) queues.delete(account);
+    });
+    return mine;
+  }
 
   const accountLocked = 'Too many failed password attempts for this account';
 
+  async function reserveNow(account: string, address: string): Promise<PasswordAttempt> {
+    // An address never holds a newline, so the last one splits the pair unambiguously
+    // whatever an unknown "email" holds.
+    const pair = `${account}\n${address}`;
+    const keys = {
+      streak: `pw:streak:${pair}`,
+      lock: `pw:lock:${pair}`,
+      trust: `pw:trust:${pair}`,
+      account: `pw:account:${account}`,
+      accountLock: `pw:account-lock:${account}`,
+    };
+
+    // First every check, then every count: a refused attempt changes nothing.
+    const seen = await counters.read([keys.lock, keys.trust, keys.account, keys.accountLock]);
+    const now = clock();
+    const lock = seen.get(keys.lock);
+    if (lock) throw tooMany(lock.resetAt - now, accountLocked);
+    const known = seen.has(keys.trust);
+    const accountLock = seen.get(keys.accountLock);
+    if (!known && accountLock) throw tooMany(accountLock.resetAt - now, accountLocked);
+    await perAddress.hit(address);
+
+    // Counted as a failure now, before any hashing; a right password takes it back.
+    const failures = (await counters.add(keys.streak, 1, forgetAfterMs, { sliding: true })).count;
+    const lockMs = lockDurationMs(failures, free, maxLockMs);
+    if (lockMs > 0) await counters.add(keys.lock, 0, lockMs, { sliding: true });
+    let startsSlowdown: PasswordAttempt['startsSlowdown'] = failures === free ? 'address' : null;
+    // Whether this attempt added a failure to the account, taken back on success.
+    let added = false;
+    if (!known) {
+      // One address adds at most its free failures: alone it can never reach the ceiling.
+      let all = seen.get(keys.account)?.count ?? 0;
+      if (failures <= free) {
+        all = (await counters.add(keys.account, 1, forgetAfterMs, { sliding: true })).count;
+        added = true;
+      }
+      if (all >= accountFree) {
+        await counters.add(keys.accountLock, 0, lockDurationMs(free + all - accountFree, free, maxLockMs), { sliding: true });
+      }
+      // Exactly one attempt, on whichever node, brings the shared count to the ceiling.
+      if (added && all === accountFree) startsSlowdown = 'account';
+    }
+
+    let settled = false;
+    return {
+      failures,
+      startsSlowdown,
+      async succeeded() {
+        if (settled) return;
+        settled = true;
+        // Only this address's streak, and the one failure this attempt added to the account:
+        // whoever guesses from elsewhere stays counted.
+        await counters.delete(keys.streak);
+        await counters.delete(keys.lock);
+        if (added) {
+          const left = await counters.add(keys.account, -1, forgetAfterMs);
+          if (left.count < 0) await counters.add(keys.account, -left.count, forgetAfterMs);
+        }
+        await counters.add(keys.trust, 0, trustMs, { sliding: true });
+      },
+    };
+  }
+
   return {
     get size() {
-      return streaks.size + accounts.size + trusted.size + perAddress.size;
+      return counters.size;
     },
-
     reserve(account, address) {
-      const now = clock();
-      // An address never holds a newline, so the last one splits the pair unambiguously
-      // whatever an unknown "email" holds.
-      const pairKey = `${account}\n${address}`;
-
-      // First every check, then every count: a refused attempt changes nothing.
-      const streak = streaks.get(pairKey, now);
-      if (streak && streak.lockedUntil > now) throw tooMany(streak.lockedUntil - now, accountLocked);
-      const known = trusted.get(pairKey, now) === true;
-      const shared = accounts.get(account, now);
-      if (!known && shared && shared.failures >= accountFree && shared.lockedUntil > now) {
-        throw tooMany(shared.lockedUntil - now, accountLocked);
-      }
-      perAddress.hit(address);
-
-      // Counted as a failure now, before any hashing; a right password takes it back.
-      const mine = streak ?? { failures: 0, lockedUntil: 0 };
-      mine.failures += 1;
-      mine.lockedUntil = now + lockDurationMs(mine.failures, free, maxLockMs);
-      streaks.set(pairKey, mine, now);
-      // The account counter this attempt added a failure to, taken back on success.
-      let added: Counter | undefined;
-      let startsSlowdown: PasswordAttempt['startsSlowdown'] = mine.failures === free ? 'address' : null;
-      if (!known) {
-        const all = shared ?? { failures: 0, lockedUntil: 0 };
-        // One address adds at most its free failures: alone it can never reach the ceiling.
-        if (mine.failures <= free) {
-          all.failures += 1;
-          added = all;
-        }
-        if (all.failures >= accountFree) all.lockedUntil = now + lockDurationMs(free + all.failures - accountFree, free, maxLockMs);
-        if (added && all.failures === accountFree) startsSlowdown = 'account';
-        if (added || shared) accounts.set(account, all, now);
-      }
-
-      let settled = false;
-      return {
-        failures: mine.failures,
-        startsSlowdown,
-        succeeded() {
-          if (settled) return;
-          settled = true;
-          const at = clock();
-          // Only this address's streak, and the one failure this attempt added to the account:
-          // whoever guesses from elsewhere stays counted.
-          streaks.delete(pairKey);
-          if (added && added.failures > 0) added.failures -= 1;
-          trusted.set(pairKey, true, at);
-        },
-      };
+      return serialised(account, () => reserveNow(account, address));
     },
   };
 }

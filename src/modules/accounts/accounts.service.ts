@@ -56,8 +56,9 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
   /**
-   * Checks a password under the attempt limiter. The attempt is reserved before anything is
-   * awaited, so parallel requests cannot all pass before one is counted; a refusal (429) is
+   * Checks a password under the attempt limiter. The attempt is reserved (and counted) before
+   * the account is read or the password hashed, so parallel requests cannot all pass before one
+   * is counted (accounts.attempts.ts says how, across nodes too); a refusal (429) is
    * audited and thrown. An unknown account (no row) costs the same scrypt against a dummy hash and
    * is counted under its email exactly like a known one.
    */
@@ -70,7 +71,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   ): Promise<{ row: UsersTable | undefined; ok: boolean }> {
     let attempt;
     try {
-      attempt = deps.attempts.reserve(email, clientKey(actor.ip ?? undefined));
+      attempt = await deps.attempts.reserve(email, clientKey(actor.ip ?? undefined));
     } catch (error) {
       const row = await findRow();
       await audit.record({ ...actor, ownerId: row?.id ?? null }, { action, outcome: 'denied', details: { reason: 'too many failed attempts' } });
@@ -79,7 +80,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     const row = await findRow();
     const ok = await verifyPassword(password, row?.password_hash ?? (await getDummyHash()));
     if (row && ok) {
-      attempt.succeeded();
+      await attempt.succeeded();
       return { row, ok: true };
     }
     await audit.record(

@@ -5,6 +5,7 @@ import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
 import { trackFileBody } from '../../http/logging.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
+import type { SharedCounters } from '../../lib/shared-counters.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { DaemonDownloads } from './afp.downloads.js';
@@ -47,6 +48,8 @@ export interface AfpRoutesDeps {
   heartbeatMs: number;
   /** Downloads per client address per minute (public route; a build may run behind it). Default 30. */
   downloadRateLimitPerMinute?: number;
+  /** Where downloads are counted (across nodes with PostgreSQL); this process by default. */
+  counters?: SharedCounters;
 }
 
 export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
@@ -55,6 +58,8 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
     max: deps.downloadRateLimitPerMinute ?? 30,
     windowMs: 60_000,
     what: 'daemon downloads from this address',
+    name: 'downloads',
+    ...(deps.counters ? { counters: deps.counters } : {}),
   });
   return async (app) => {
     const config = { access: access.scope('devices') };

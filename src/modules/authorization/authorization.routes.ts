@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
+import type { SharedCounters } from '../../lib/shared-counters.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizationPageError, AuthorizationRedirect, OAuthProtocolError } from './authorization.errors.js';
@@ -86,16 +87,19 @@ export interface AuthorizationRoutesDeps {
   server: AuthorizationServer;
   publicBaseUrl: string;
   authorizationsPerMinute: number;
+  /** Where the limits count (across nodes with PostgreSQL); this process by default. */
+  counters?: SharedCounters;
 }
 
 export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPluginAsyncTypebox {
   const { server } = deps;
   const ownOrigin = new URL(deps.publicBaseUrl).origin;
-  const registrations = createRateLimiter({ max: REGISTRATIONS_PER_HOUR, windowMs: 3_600_000, what: 'client registrations from this address' });
+  const shared = deps.counters ? { counters: deps.counters } : {};
+  const registrations = createRateLimiter({ max: REGISTRATIONS_PER_HOUR, windowMs: 3_600_000, what: 'client registrations from this address', name: 'oauth-registrations', ...shared });
   // Each consent page opened stores a pending request: as many per address and minute as
   // password checks (AUTH_RATE_LIMIT), which is what the page leads to.
-  const authorizations = createRateLimiter({ max: deps.authorizationsPerMinute, windowMs: 60_000, what: 'authorization requests from this address' });
-  const waits = createRateLimiter({ max: WAIT_REFRESHES_PER_MINUTE, windowMs: 60_000, what: 'waiting-page refreshes from this address' });
+  const authorizations = createRateLimiter({ max: deps.authorizationsPerMinute, windowMs: 60_000, what: 'authorization requests from this address', name: 'oauth-authorizations', ...shared });
+  const waits = createRateLimiter({ max: WAIT_REFRESHES_PER_MINUTE, windowMs: 60_000, what: 'waiting-page refreshes from this address', name: 'oauth-waits', ...shared });
   const publicAccess = { access: access.public() };
   const ownerAccess = { access: access.owner() };
 
@@ -213,7 +217,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
         try {
           // A request sent to a console is stored as waiting, like a consent page opened: the
           // same per-address limit applies.
-          if (form.decision === 'console') authorizations.hit(clientKey(request.ip));
+          if (form.decision === 'console') await authorizations.hit(clientKey(request.ip));
           const location = form.decision === 'console' ? await server.sendToConsole(form) : await server.decide(form, actorOf(request));
           return reply.header('cache-control', 'no-store').redirect(location, 303);
         } catch (error) {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
+import { createLocalCounters, type SharedCounters } from '../../lib/shared-counters.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import { LIMIT_LABELS, type LimitName, type Plan, type PlansService } from '../plans/plans.service.js';
 
@@ -22,6 +23,12 @@ export interface LimitsServiceOptions {
   accounts: Pick<AccountsService, 'getUser' | 'onPlanChange'>;
   /** The clock; the daily counter resets at UTC midnight. */
   now?: () => number;
+  /**
+   * Where the daily requests are counted: shared by the nodes with PostgreSQL (approximately:
+   * a node hears the others' requests within one flush, see lib/shared-counters.ts); a counter
+   * of its own in this process by default.
+   */
+  counters?: SharedCounters;
 }
 
 function utcDay(ms: number): string {
@@ -70,9 +77,10 @@ export function createLimitsService(deps: LimitsServiceOptions) {
     return user.role === 'admin' ? null : plans.effective(user.planId);
   }
 
-  // Daily request counts: per owner, in this process, for the current UTC day.
-  let day = utcDay(now());
-  const requests = new Map<string, number>();
+  // Daily request counts: per owner and UTC day (the day is in the key, so a new day starts a
+  // new count), the window ending at the next midnight.
+  const counters = deps.counters ?? createLocalCounters({ now });
+  const requestsKey = (ownerId: string, at: number) => `quota:requests:${ownerId}:${utcDay(at)}`;
   const cachedPlans = new Map<string, { plan: Plan; until: number }>();
   // A plan change takes effect on the next request, not when the cached plan runs out.
   accounts.onPlanChange((ownerId) => cachedPlans.delete(ownerId));
@@ -81,8 +89,8 @@ export function createLimitsService(deps: LimitsServiceOptions) {
     const max = plan.limits.apiRequestsPerDay;
     if (max === null || count <= max) return;
     // A refused request is not one of the day's requests.
-    requests.set(ownerId, Math.max(0, (requests.get(ownerId) ?? 1) - 1));
     const reset = nextUtcMidnight(at);
+    counters.hit(requestsKey(ownerId, at), -1, reset - at, at);
     const retryAfter = Math.max(1, Math.ceil((reset - at) / 1000));
     throw limitReached('apiRequestsPerDay', plan, max, max, 1, {
       headers: { 'Retry-After': String(retryAfter) },
@@ -124,8 +132,9 @@ export function createLimitsService(deps: LimitsServiceOptions) {
 
     /**
      * Counts one authenticated request against the owner's daily quota (the access hook calls
-     * it). In memory, per process: a restart starts the day's count again, and several API
-     * nodes each count on their own. The plan is remembered for a minute; a plan change made
+     * it), with no round trip to the database: with PostgreSQL every node's requests count, each
+     * node hearing the others' within one flush; with SQLite a restart starts the day's count
+     * again. The plan is remembered for a minute; a plan change made
      * through this process reaches the counter at once (`forget`), one made elsewhere within
      * the minute.
      */
@@ -133,14 +142,8 @@ export function createLimitsService(deps: LimitsServiceOptions) {
       if (!deps.enabled || principal.role === 'admin') return;
       if (request?.routeOptions.config?.dailyQuotaExempt) return;
       const at = now();
-      const today = utcDay(at);
-      if (today !== day) {
-        day = today;
-        requests.clear();
-      }
       const ownerId = principal.ownerId;
-      const count = (requests.get(ownerId) ?? 0) + 1;
-      requests.set(ownerId, count);
+      const { count } = counters.hit(requestsKey(ownerId, at), 1, nextUtcMidnight(at) - at, at);
       const cached = cachedPlans.get(ownerId);
       if (cached && cached.until > at) return checkRequests(ownerId, cached.plan, count, at);
       return planOf(ownerId).then((plan) => {
@@ -152,17 +155,22 @@ export function createLimitsService(deps: LimitsServiceOptions) {
     },
 
     /**
-     * The owner's plan and whether its limits apply to them, with today's request count as
-     * this process counted it (null when nothing is counted: limits off, or the administrator)
-     * and when that count starts again.
+     * The owner's plan and whether its limits apply to them, with today's request count across
+     * every node (null when nothing is counted: limits off, or the administrator) and when that
+     * count starts again.
      */
     async standing(ownerId: string): Promise<{ plan: Plan; applies: boolean; requestsToday: number | null; resetsAt: string }> {
       const user = await accounts.getUser(ownerId);
       const plan = plans.effective(user.planId);
       const at = now();
       const applies = deps.enabled && user.role !== 'admin';
-      // A new day's count starts at the next request; until then, today's is zero.
-      const requestsToday = applies ? (utcDay(at) === day ? (requests.get(ownerId) ?? 0) : 0) : null;
+      let requestsToday: number | null = null;
+      if (applies) {
+        // This node's latest requests first, then the total every node sent.
+        await counters.flush();
+        const key = requestsKey(ownerId, at);
+        requestsToday = (await counters.read([key])).get(key)?.count ?? 0;
+      }
       return { plan, applies, requestsToday, resetsAt: new Date(nextUtcMidnight(at)).toISOString() };
     },
 

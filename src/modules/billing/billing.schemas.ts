@@ -57,7 +57,7 @@ export const UsageSchema = Type.Object(
         {
           used: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
             description:
-              'Authenticated requests counted today (UTC) by the server that answers (billing routes, this one among them, are not counted); null when requests are not counted at all (limitsApply is false)',
+              'Authenticated requests counted today (UTC) by every node of the server (with several nodes, those of the last fraction of a second may be missing; billing routes, this one among them, are not counted); null when requests are not counted at all (limitsApply is false)',
           }),
           limit: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "The plan's daily limit; null when nothing limits it" }),
           resetsAt: Type.String({ format: 'date-time', description: 'When the count starts again: the next UTC midnight' }),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
+import type { SharedCounters } from '../../lib/shared-counters.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
@@ -20,7 +21,7 @@ import type { HandshakesService } from './handshakes.service.js';
 
 const tags = ['handshakes'];
 
-export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimitPerMinute: number }): FastifyPluginAsyncTypebox {
+export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimitPerMinute: number; counters?: SharedCounters }): FastifyPluginAsyncTypebox {
   const { handshakes } = deps;
   // The two public routes are the only ones anyone can call without a token, so they are
   // always limited per client address, whatever the general per-token limit says.
@@ -28,6 +29,8 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
     max: deps.rateLimitPerMinute,
     windowMs: 60_000,
     what: 'handshake requests from this address',
+    name: 'handshakes',
+    ...(deps.counters ? { counters: deps.counters } : {}),
   });
 
   return async (app) => {

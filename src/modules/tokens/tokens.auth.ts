@@ -75,7 +75,8 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
     lastTouched.set(tokenId, now);
     if (lastTouched.size > CACHE_MAX) lastTouched.clear();
     // Off the request path: a failed write of lastUsedAt must never fail the request.
-    repo.touch(tokenId, new Date(now).toISOString()).catch(() => lastTouched.delete(tokenId));
+    // Written once per interval across every node: one that another node got to first writes nothing.
+    repo.touch(tokenId, new Date(now).toISOString(), new Date(now - LAST_USED_RESOLUTION_MS).toISOString()).catch(() => lastTouched.delete(tokenId));
   }
 
   /**

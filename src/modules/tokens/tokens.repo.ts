@@ -63,8 +63,17 @@ export function createTokensRepo(db: Kysely<Database>) {
       return this.get(ownerId, id, trx);
     },
 
-    async touch(id: string, at: string): Promise<void> {
-      await db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+    /**
+     * Sets lastUsedAt to `at` unless it was set at or after `unlessSince`: the nodes that see a
+     * token's first use within one interval each try, and the row is written once.
+     */
+    async touch(id: string, at: string, unlessSince: string): Promise<void> {
+      await db
+        .updateTable('tokens')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', unlessSince)]))
+        .execute();
     },
   };
 }

@@ -23,6 +23,7 @@ import * as auditTokenIndex from './0023-audit-token-index.js';
 import * as approvals from './0024-approvals.js';
 import * as approvalReplayLease from './0025-approval-replay-lease.js';
 import * as clusterNodes from './0026-cluster-nodes.js';
+import * as sharedCounters from './0027-shared-counters.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0024-approvals', approvals],
   ['0025-approval-replay-lease', approvalReplayLease],
   ['0026-cluster-nodes', clusterNodes],
+  ['0027-shared-counters', sharedCounters],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -5102,7 +5102,7 @@ export interface components {
                     limit: number | null;
                 };
                 apiRequestsPerDay: {
-                    /** @description Authenticated requests counted today (UTC) by the server that answers (billing routes, this one among them, are not counted); null when requests are not counted at all (limitsApply is false) */
+                    /** @description Authenticated requests counted today (UTC) by every node of the server (with several nodes, those of the last fraction of a second may be missing; billing routes, this one among them, are not counted); null when requests are not counted at all (limitsApply is false) */
                     used: number | null;
                     /** @description The plan's daily limit; null when nothing limits it */
                     limit: number | null;
