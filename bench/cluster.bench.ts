@@ -4,8 +4,8 @@
  * node takes to reach the other.
  *
  * One fresh database, seeded through node A with the data set of `npm run bench`. Then, in
- * interleaved rounds, each row is loaded (a) on node A alone (node B stopped), and (b) on A and B
- * at once, half the connections each, their requests/s summed. The nodes are hit directly: a
+ * interleaved rounds, each row is loaded (a) on node A alone (node B running, idle), then (b) on A
+ * and B at once, half the connections each, their requests/s summed. The nodes are hit directly: a
  * load balancer in the measured path (the tests' round-robin proxy is a single Node process)
  * would be the bottleneck and measure itself. The write row sends a fixed number of new
  * entries and checks afterwards that the entry count grew by exactly the number of 2xx answers.
@@ -32,7 +32,8 @@ import { median, percent, whole } from './lib/report.js';
 import { THROUGHPUT_ROWS, type RowContext, type ThroughputRow } from './lib/rows.js';
 import { checkSeeded, memoryTotal, seed, type Seeded } from './lib/seed.js';
 
-const WARMUP_SECONDS = 1;
+/** Node B starts cold: its routes are run this long on both nodes before anything is timed. */
+const WARMUP_SECONDS = 2;
 /** How long a change may take to reach the other node before a trial counts as failed (the README's bound is 1 s). */
 const TRIAL_TIMEOUT_MS = 5_000;
 const DEFAULT_ROWS = ['capabilities', 'memory', 'context', 'write'];
@@ -61,7 +62,7 @@ function chooseRows(): ThroughputRow[] {
 const rows = chooseRows();
 
 type Setup = 'one' | 'two';
-const SETUP_NAMES: Record<Setup, string> = { one: 'one node', two: 'two nodes, load split' };
+const SETUP_NAMES: Record<Setup, string> = { one: 'node A alone', two: 'A and B, load split' };
 
 interface Report {
   /** Per row and setup, one sample per round (for two nodes: the sum of both). */
@@ -154,10 +155,6 @@ async function run(report: Report): Promise<void> {
       running.add(server);
       return server;
     };
-    const stop = async (server: RunningServer) => {
-      await server.stop();
-      running.delete(server);
-    };
 
     console.log('Seeding through node A…');
     const a = await start(0);
@@ -193,32 +190,33 @@ async function run(report: Report): Promise<void> {
       return total;
     };
 
-    const measureSetup = async (round: number, setup: Setup, nodes: RunningServer[]) => {
-      // A short run of each row first, so that every route is compiled by V8 (and its caches
-      // filled) on every node before it is timed.
-      for (const row of rows) await measure(row, nodes, setup, true);
-      for (const row of rows) {
-        const sample = await measure(row, nodes, setup, false);
-        console.log(`  round ${round} ${SETUP_NAMES[setup].padEnd(22)} ${row.key.padEnd(13)} ${whole(sample.requestsPerSecond).padStart(7)}/s p99 ${sample.p99Ms} ms`);
-        if (sample.non2xx > 0 || sample.errors > 0) {
-          report.problems.push(`${row.key} on ${SETUP_NAMES[setup]}: ${sample.non2xx} non-2xx answers, ${sample.errors} errors${sample.firstFailure ? ` (first: ${sample.firstFailure})` : ''}`);
-        }
-        const kept = report.samples.get(row.key) ?? { one: [], two: [] };
-        kept[setup].push(sample);
-        report.samples.set(row.key, kept);
+    /** One measured sample of `row` on `nodes`, kept and printed. */
+    const measureRow = async (round: number, row: ThroughputRow, setup: Setup, nodes: RunningServer[]) => {
+      const sample = await measure(row, nodes, setup, false);
+      console.log(`  round ${round} ${row.key.padEnd(13)} ${SETUP_NAMES[setup].padEnd(22)} ${whole(sample.requestsPerSecond).padStart(7)}/s p99 ${sample.p99Ms} ms`);
+      if (sample.non2xx > 0 || sample.errors > 0) {
+        report.problems.push(`${row.key} on ${SETUP_NAMES[setup]}: ${sample.non2xx} non-2xx answers, ${sample.errors} errors${sample.firstFailure ? ` (first: ${sample.firstFailure})` : ''}`);
       }
+      const kept = report.samples.get(row.key) ?? { one: [], two: [] };
+      kept[setup].push(sample);
+      report.samples.set(row.key, kept);
     };
 
+    // Node B runs from here on, idle while node A is loaded alone: both stay warm, and each row
+    // alternates between the setups within every round.
+    const b = await start(1);
+    // A short run of each row on both nodes first, so that every route is compiled by V8 (and
+    // its caches filled) before it is timed.
+    for (const row of rows) await measure(row, [a, b], 'two', true);
     console.log(`Measuring ${settings.rounds} interleaved rounds; the nodes are loaded directly, no load balancer in between (it would be the bottleneck).`);
     for (let round = 1; round <= settings.rounds; round++) {
-      await measureSetup(round, 'one', [a]);
-      const b = await start(1);
-      await measureSetup(round, 'two', [a, b]);
-      await stop(b);
+      for (const row of rows) {
+        await measureRow(round, row, 'one', [a]);
+        await measureRow(round, row, 'two', [a, b]);
+      }
     }
 
     console.log(`Cross-node delays, ${settings.trials} trials each, both nodes idle…`);
-    const b = await start(1);
     for (let trial = 0; trial < settings.trials; trial++) report.revokedMs.push(await revocationTrial(a.baseUrl, b.baseUrl, seeded));
     for (let trial = 0; trial < settings.trials; trial++) report.memoryMs.push(await memoryTrial(a.baseUrl, b.baseUrl, seeded, trial));
   } catch (error) {
@@ -246,11 +244,12 @@ function render(report: Report): string {
   const lines = [
     `Measured on ${date} on ${os.availableParallelism()} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, PostgreSQL, ` +
       `${settings.connections} connections, ${settings.rounds} interleaved rounds of ${settings.seconds} s per row and setup. ` +
-      `Two nodes: each node loaded directly with half the connections at once, requests/s summed (no load balancer in the measured ` +
+      `One node: node A loaded alone (node B up, idle). Two nodes: each node loaded directly with half the connections at once, ` +
+      `requests/s summed (no load balancer in the measured ` +
       `path: it would be the bottleneck). Both nodes, the load client and PostgreSQL share the same cores, so two nodes cannot be ` +
       `faster here; the ratio shows what the cross-node machinery costs per request.`,
     '',
-    '| route | one node | two nodes, load split | two / one |',
+    '| route | one node (A alone) | two nodes (A and B, load split) | two / one |',
     '|---|---|---|---|',
   ];
   for (const row of rows) {
