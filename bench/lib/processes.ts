@@ -54,8 +54,11 @@ export interface HearthStorage {
   databaseUrl: string | undefined;
 }
 
-/** Hearth as production runs it: compiled JavaScript, NODE_ENV=production, warnings only in the log. */
-export async function startHearth(storage: HearthStorage): Promise<RunningServer> {
+/**
+ * Hearth as production runs it: compiled JavaScript, NODE_ENV=production, warnings only in the
+ * log. `settings` adds to (or overrides) its environment: the nodes of one cluster share a VAULT_KEY.
+ */
+export async function startHearth(storage: HearthStorage, settings: Record<string, string> = {}): Promise<RunningServer> {
   const main = path.join(PROJECT_ROOT, 'dist/src/main.js');
   if (!existsSync(main)) throw new Error('dist/src/main.js is missing: buildServer() first');
   const port = await freePort();
@@ -70,6 +73,7 @@ export async function startHearth(storage: HearthStorage): Promise<RunningServer
     // file (which never overrides what the environment already holds) must not leak in.
     DATABASE_URL: storage.databaseUrl ?? '',
     PUBLIC_BASE_URL: '',
+    ...settings,
   });
 }
 

@@ -35,8 +35,8 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-const whole = (n: number) => Math.round(n).toLocaleString('en-US');
-const percent = (ratio: number) => `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
+export const whole = (n: number) => Math.round(n).toLocaleString('en-US');
+export const percent = (ratio: number) => `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
 const verdict = (met: boolean) => (met ? 'met' : '**MISSED**');
 const mb = (value: number | undefined) => (value === undefined ? 'n/a' : `${Math.round(value)} MB`);
 const seconds = (values: number[]) => `${median(values).toFixed(2)} s`;
