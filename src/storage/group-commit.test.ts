@@ -1,6 +1,6 @@
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
 import { toAppError } from '../http/errors.js';
@@ -229,36 +229,5 @@ describe(`group commit (${ENGINE})`, () => {
     } finally {
       other.close();
     }
-  });
-
-  it.runIf(ENGINE === 'sqlite')('with a deferred WAL sync, answers only once the sync is done; other commits keep synchronous=FULL; a failed sync fails the batch', async () => {
-    let release!: (error?: Error) => void;
-    let syncs = 0;
-    const deferredSync = {
-      sync: () => {
-        syncs++;
-        return new Promise<void>((resolve, reject) => (release = (error) => (error ? reject(error) : resolve())));
-      },
-    };
-    const groupCommit = createGroupCommit(t.storage.db, t.storage.dialect, { deferredSync });
-    const row = entry();
-    let answered = false;
-    const pending = groupCommit.run((trx) => trx.insertInto('memory_entries').values(row).execute()).then(() => (answered = true));
-    while (syncs === 0) await new Promise((resolve) => setImmediate(resolve));
-    // Committed (another connection sees it), the connection is free again and back at FULL (2),
-    // but the caller waits for the sync.
-    expect(await stored(t.storage, [row.id])).toEqual([row.id]);
-    const level = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(t.storage.db);
-    expect(level.rows[0]?.synchronous).toBe(2);
-    expect(answered).toBe(false);
-    release();
-    await pending;
-    expect(answered).toBe(true);
-
-    const failing = groupCommit.run((trx) => trx.insertInto('memory_entries').values(entry()).execute());
-    while (syncs === 1) await new Promise((resolve) => setImmediate(resolve));
-    release(new Error('EIO'));
-    await expect(failing).rejects.toThrow(/could not be made durable.*EIO/);
-    await groupCommit.close();
   });
 });

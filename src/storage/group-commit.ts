@@ -1,7 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from './dialect.js';
 import type { Database } from './tables.js';
-import type { DeferredSync } from './wal-sync.js';
 
 /**
  * Group commit: the writes of concurrent requests share one transaction, so that one durable
@@ -39,11 +38,6 @@ export interface GroupCommitOptions {
   maxInFlight?: number;
   /** Units waiting at most; beyond, `run` answers 503 at once instead of holding more memory. */
   maxQueued?: number;
-  /**
-   * SQLite: batches commit without syncing the WAL, which this syncs off the event loop before
-   * their callers are answered (wal-sync.ts). The next batch runs while a sync is under way.
-   */
-  deferredSync?: DeferredSync | undefined;
 }
 
 interface Queued {
@@ -85,7 +79,7 @@ function isLockConflict(error: unknown): boolean {
 /** Thrown inside the optimistic attempt to roll it back; never leaves this file. */
 class RetryWithSavepoints extends Error {}
 
-const DEFAULTS: Record<Dialect, Required<Omit<GroupCommitOptions, 'deferredSync'>>> = {
+const DEFAULTS: Record<Dialect, Required<GroupCommitOptions>> = {
   // One connection: one batch at a time. The batch is whatever queued during the last commit.
   sqlite: { maxBatch: 256, maxInFlight: 1, maxQueued: 10_000 },
   // The pool has 10 connections; a few batches commit at once and the rest stay for reads.
@@ -94,11 +88,8 @@ const DEFAULTS: Record<Dialect, Required<Omit<GroupCommitOptions, 'deferredSync'
 
 export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, options: GroupCommitOptions = {}): GroupCommit {
   const { maxBatch, maxInFlight, maxQueued } = { ...DEFAULTS[dialect], ...options };
-  const { deferredSync } = options;
   const queue: Queued[] = [];
   let inFlight = 0;
-  /** Committed batches whose WAL sync is under way (deferredSync): their callers wait for it. */
-  let syncing = 0;
   let scheduled = false;
   let closed = false;
   let drained: (() => void) | undefined;
@@ -117,32 +108,14 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
         void commitBatch(batch).finally(() => {
           inFlight -= 1;
           if (queue.length > 0) schedule();
-          else if (inFlight === 0 && syncing === 0) drained?.();
+          else if (inFlight === 0) drained?.();
         });
       }
     });
   }
 
-  /**
-   * One transaction. With a deferred sync (SQLite) it commits with `synchronous=NORMAL`: its
-   * WAL frames are written, not synced, and commitBatch syncs them off the event loop before
-   * answering. The setting cannot change inside a transaction, so it is set around it, on the
-   * one connection held throughout: no other commit ever runs under it.
-   */
-  async function transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    if (!deferredSync) return db.transaction().execute(work);
-    return db.connection().execute(async (connection) => {
-      await sql`PRAGMA synchronous = NORMAL`.execute(connection);
-      try {
-        return await connection.transaction().execute(work);
-      } finally {
-        await sql`PRAGMA synchronous = FULL`.execute(connection);
-      }
-    });
-  }
-
   async function runOptimistic(batch: Queued[]): Promise<Outcome[]> {
-    return transaction(async (trx) => {
+    return db.transaction().execute(async (trx) => {
       const outcomes: Outcome[] = [];
       for (const item of batch) {
         try {
@@ -158,7 +131,7 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
   }
 
   async function runIsolated(batch: Queued[]): Promise<Outcome[]> {
-    return transaction(async (trx) => {
+    return db.transaction().execute(async (trx) => {
       const outcomes: Outcome[] = [];
       for (const item of batch) {
         await sql`SAVEPOINT unit`.execute(trx);
@@ -203,38 +176,13 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
       return;
     }
     // Committed: only now does any caller hear about its write.
-    const answer = (synced: { ok: true } | { ok: false; error: unknown }) =>
-      batch.forEach((item, i) => {
-        const outcome = outcomes[i]!;
-        if (!outcome.ok) fail(item, outcome.error, again);
-        else if (synced.ok) item.resolve(outcome.value);
-        else item.reject(synced.error);
-      });
-    if (!deferredSync) {
-      answer({ ok: true });
-      // Taken by the next batch, once this one's locks are released.
-      queue.unshift(...again);
-      return;
-    }
-    // Durable only once the WAL is synced; the connection is free for the next batch meanwhile.
-    syncing += 1;
-    void deferredSync
-      .sync()
-      .then(
-        () => answer({ ok: true }),
-        (error: unknown) =>
-          answer({
-            ok: false,
-            error: new Error(`The write was committed but could not be made durable (syncing the database's WAL failed): ${String(error)}`),
-          }),
-      )
-      .finally(() => {
-        syncing -= 1;
-        if (again.length > 0) {
-          queue.unshift(...again);
-          schedule();
-        } else if (queue.length === 0 && inFlight === 0 && syncing === 0) drained?.();
-      });
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else fail(item, outcome.error, again);
+    });
+    // Taken by the next batch, once this one's locks are released.
+    queue.unshift(...again);
   }
 
   return {
@@ -251,7 +199,7 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
 
     close(): Promise<void> {
       closed = true;
-      if (queue.length === 0 && inFlight === 0 && syncing === 0) return Promise.resolve();
+      if (queue.length === 0 && inFlight === 0) return Promise.resolve();
       // One promise for every caller: closing twice waits for the same drain.
       closing ??= new Promise<void>((resolve) => {
         drained = resolve;

@@ -23,7 +23,6 @@ import { migrationProvider } from './migrations/index.js';
 import { startPgListener, type PgListener } from './pg-listener.js';
 import { createStatementPool } from './postgres-pool.js';
 import type { Database } from './tables.js';
-import { createWalSync } from './wal-sync.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
 export interface Storage {
@@ -96,11 +95,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-const databaseFile = (dataDir: string): string => createDatabaseFile(dataDir);
-
 function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
   // Made 0600 before SQLite opens it; SQLite then gives -wal and -shm the same mode.
-  const database = new BetterSqlite3(databaseFile(dataDir));
+  const database = new BetterSqlite3(createDatabaseFile(dataDir));
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
@@ -219,8 +216,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     throw error;
   }
   if (dialect === 'sqlite') alignJournalModes(options.dataDir);
-  // SQLite: group commits sync the WAL off the event loop (wal-sync.ts).
-  const groupCommit = createGroupCommit(db, dialect, dialect === 'sqlite' ? { deferredSync: createWalSync(databaseFile(options.dataDir)) } : {});
+  const groupCommit = createGroupCommit(db, dialect);
   return {
     db,
     dialect,
