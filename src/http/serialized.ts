@@ -35,3 +35,43 @@ export function createSerializedBodies(): SerializedBodies {
     },
   };
 }
+
+/**
+ * Lists whose items come back again and again in new combinations (search results: every new
+ * query answers a new list of skills that earlier answers held too). Each item is serialized
+ * once, by the route's serializer compiled for the item's schema, and kept by the item's
+ * identity; a list's body is its items' JSON joined between `open` and `close`, which the
+ * caller writes as the route's envelope serializes it (the tests compare the two). A list served
+ * again as the same object (a cached answer) reuses its whole body, as `createSerializedBodies`
+ * does.
+ */
+export interface SerializedLists {
+  send(reply: FastifyReply, items: readonly object[], open: string, close: string): FastifyReply;
+}
+
+export function createSerializedLists(itemSchema: object): SerializedLists {
+  const fragments = new WeakMap<object, string>();
+  const bodies = new WeakMap<object, Buffer>();
+  return {
+    send(reply, items, open, close) {
+      let body = bodies.get(items);
+      if (!body) {
+        // Compiled once per route (Fastify keeps it by schema), then a lookup.
+        const serialize = reply.compileSerializationSchema(itemSchema as Parameters<FastifyReply['compileSerializationSchema']>[0]);
+        let text = open;
+        for (let i = 0; i < items.length; i++) {
+          const item = items[i]!;
+          let json = fragments.get(item);
+          if (json === undefined) {
+            json = serialize(item as Record<string, unknown>);
+            fragments.set(item, json);
+          }
+          text += i === 0 ? json : `,${json}`;
+        }
+        body = Buffer.from(text + close, 'utf8');
+        bodies.set(items, body);
+      }
+      return reply.type('application/json; charset=utf-8').send(body);
+    },
+  };
+}

@@ -81,7 +81,10 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
     if (hits) {
       if (hits.length === 0) return [];
       if (hits.every((hit) => hit.row)) {
-        const pick = options.columns === 'summary' ? SUMMARY_COLUMNS : SUGGESTION_COLUMNS;
+        // The index keeps exactly the summary columns: its rows are answered as they are (the
+        // same objects while the index is unchanged; callers do not modify rows).
+        if (options.columns === 'summary') return hits.map((hit) => hit.row as Row);
+        const pick = SUGGESTION_COLUMNS;
         return hits.map((hit) => Object.fromEntries(pick.map((c) => [c, c === 'id' ? hit.id : hit.row![c]])) as Row);
       }
       const rows = await db

@@ -264,6 +264,18 @@ describe('full-text search: GET /api/v1/skills?q= and /skills/suggestions', () =
     for (const item of res.body.data) expect(Object.keys(item).sort()).toEqual(SUMMARY_KEYS);
   });
 
+  it('answers a search in the bytes the list route serializes for the same skill (the search joins each skill\'s JSON made once)', async () => {
+    const odd = await createSkill(owner, { name: 'quoting-zebra', description: 'Says "hi" \\ back, naïve \u2028 and </script>', category: 'Odd' });
+    const listed = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { slug: 'quoting-zebra' } });
+    for (let i = 0; i < 2; i++) {
+      // Twice: the second answer is made from the skill's JSON kept from the first.
+      const searched = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: i === 0 ? 'zebra' : 'zebra quoting' } });
+      expect(searched.body.data.map((s: { id: number }) => s.id)).toEqual([odd.id]);
+      expect(searched.text).toBe(listed.text);
+      expect(searched.headers['content-type']).toBe(listed.headers['content-type']);
+    }
+  });
+
   it('needs every word, matches prefixes and stems, combines with filters and limit', async () => {
     const both = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'weather wear' } });
     expect(both.body.data.map((s: { id: number }) => s.id)).toEqual([byName]);

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
-import { createSerializedBodies } from '../../http/serialized.js';
+import { createSerializedBodies, createSerializedLists } from '../../http/serialized.js';
 import {
   AttachDocumentBody,
   AttachedDocumentList,
@@ -26,6 +26,7 @@ import {
   SkillPage,
   SkillResponse,
   SkillSuggestionList,
+  SkillSummarySchema,
   SlugParams,
   SuggestionsQuery,
   UpdateSkillBody,
@@ -36,6 +37,9 @@ import type { SkillsService } from './skills.service.js';
 
 const tags = ['skills'];
 const MARKDOWN = 'text/markdown; charset=utf-8';
+/** A search answer's envelope around its items, as SkillPage serializes it: `{ data, nextCursor: null }`. */
+const SEARCH_OPEN = '{"data":[';
+const SEARCH_CLOSE = '],"nextCursor":null}';
 
 export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyncTypebox {
   const { skills } = deps;
@@ -43,7 +47,9 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     const config = { access: access.scope('skills') };
     // A skill the service serves from its cache is serialized once (see http/serialized.ts).
     const skillBodies = createSerializedBodies();
-    const searchBodies = createSerializedBodies();
+    // Search answers: each skill's JSON is made once and joined into every answer it appears in
+    // (a new query is a new list, mostly of skills earlier answers held).
+    const searchBodies = createSerializedLists(SkillSummarySchema);
     const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
 
     app.get(
@@ -65,7 +71,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
         const page = await inRequestPart('querystring', skills.list(owner(request), { ...rest, limit }));
         // A search's answer is the list the service keeps while the skills are unchanged, and it
         // has no cursor: its body is serialized once for as long as that list lives.
-        if (rest.q !== undefined) return searchBodies.send(reply as FastifyReply, page.skills, (found): Static<typeof SkillPage> => ({ data: found, nextCursor: null }));
+        if (rest.q !== undefined) return searchBodies.send(reply as FastifyReply, page.skills, SEARCH_OPEN, SEARCH_CLOSE);
         return { data: page.skills, nextCursor: page.nextCursor };
       },
     );

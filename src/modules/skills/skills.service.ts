@@ -166,6 +166,19 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       })
     : uncached();
 
+  // Summaries by the row they were made from. A search answered by the in-memory index gets the
+  // index's own row objects, the same ones for as long as the index is unchanged: each skill's
+  // summary (its origin parsed from JSON) is then made once, not once per search it appears in.
+  const summaries = new WeakMap<SkillSummaryRow, SkillSummary>();
+  const summaryOf = (row: SkillSummaryRow): SkillSummary => {
+    let summary = summaries.get(row);
+    if (!summary) {
+      summary = toSummary(row);
+      summaries.set(row, summary);
+    }
+    return summary;
+  };
+
   async function cached<V extends SkillSummary[] | SkillSuggestion[]>(ownerId: string, key: string, load: () => Promise<V>): Promise<V> {
     return (await cache.get(`${ownerId}\u0000${key}`, load)) as V;
   }
@@ -261,7 +274,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
         }
         const { q, limit } = query;
         const key = `search\u0000${queryTerms(q).join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
-        const skills = await cached(ownerId, key, async () => (await repo.search(ownerId, q, { ...filters, limit })).map(toSummary));
+        const skills = await cached(ownerId, key, async () => (await repo.search(ownerId, q, { ...filters, limit })).map(summaryOf));
         return { skills, nextCursor: null };
       }
       const afterId = query.cursor !== undefined ? Number(query.cursor) : undefined;
