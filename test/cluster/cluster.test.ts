@@ -513,7 +513,7 @@ describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', ()
         const survivors = cluster.nodes.filter((node) => node.index !== holderIndex);
         const streams = await Promise.all(survivors.map((node) => openEvents(node.url, master)));
         // A command running on the PC, asked through a node that does not hold the link.
-        const started = path.join(dir, 'started');
+        const started = path.join(root, 'started');
         const inFlight = afp('POST', 'exec', { cmd: `touch ${started}; sleep 20`, timeout: 30_000 }, survivors[0]!.url);
         await waitFor(() => existsSync(started), 'the command to run on the PC');
 
