@@ -266,6 +266,11 @@ describe.skipIf(ENGINE !== 'postgres')('remote PCs across two nodes', () => {
   it('node A killed: the device shows offline on B within the heartbeat bound, a request in flight fails at once, and the daemon comes back through B', async () => {
     const inFlight = onB('POST', 'exec', { body: { cmd: 'sleep 30', timeout: 40_000 } });
     await waitFor(() => daemonLog.some((line) => line.startsWith('exec "sleep 30"')), 'the command to run');
+    // What B tells the owner's live streams about the device.
+    const told: string[] = [];
+    const stopHearing = b.container.events.subscribe(owner.id, (event) => {
+      if ((event.type === 'device.offline' || event.type === 'device.online') && event.data.deviceId === deviceId) told.push(event.type);
+    });
     // No node to reconnect to for now, so that B's view of the device can be seen.
     balancer.pause(true);
     const killed = Date.now();
@@ -280,12 +285,17 @@ describe.skipIf(ENGINE !== 'postgres')('remote PCs across two nodes', () => {
     expect(offlineAfter).toBeLessThan(HEARTBEAT_MS * 5 + 1_000);
     expect(failedAfter).toBeLessThan(HEARTBEAT_MS * 5 + 1_000);
     expectError(await onB('GET', 'stat', { query: { path: root } }), 503, 'DEVICE_OFFLINE');
+    // B, the node left, claimed A's link and told the owner the device went offline.
+    await waitFor(() => told.includes('device.offline'), 'device.offline from B');
+    expect(await linkNode()).toBeUndefined();
 
     balancer.pause(false);
     await deviceWithStatus(b, token, 'cluster-pc', 'online');
     // B records its link just after it registered the daemon.
     await waitFor(async () => (await linkNode()) === b.storage.bus.nodeId, 'the link recorded as B\'s');
     expect((await onB('GET', 'read', { query: { path: path.join(root, 'docs', 'hello.txt') } })).body.data.content).toBe('hello\n');
+    stopHearing();
+    expect(told).toEqual(['device.offline', 'device.online']);
     expect(aOutput()).not.toContain('"level":50');
   }, 30_000);
 });

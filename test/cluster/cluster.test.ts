@@ -6,16 +6,35 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import WebSocket from 'ws';
 import { CLOSE, CONNECT_PATH } from '../../src/shared/afp.protocol.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../harness.js';
 import { expectLedgerKept, listAll, newLedger, writeConcurrently } from '../durability.js';
+import { connectDaemon, waitFor } from '../afp.helpers.js';
+import { startWebhookReceiver } from '../fakes/webhook-receiver.js';
 import { buildServer, registerOwner, startCluster, type Cluster } from './cluster.js';
 
 /** How long a change made through one node may go unseen by another (README). */
 const CROSS_NODE_BOUND_MS = 1_000;
+
+/**
+ * The nodes' settings that the tests below reach. AUTH_RATE_LIMIT: registrations and password
+ * checks a minute per client address (the rate-limit test uses an address of its own).
+ * TOKEN_RATE_LIMIT: requests a minute per token, well above what any other test sends with one
+ * token (the master token writes a few hundred times in the SIGKILL test). CLUSTER_HEARTBEAT_MS:
+ * a node is dead after three silent intervals. ALLOW_PRIVATE_NETWORK: webhooks to a receiver on
+ * loopback.
+ */
+const AUTH_LIMIT = 5;
+const TOKEN_LIMIT = 1_500;
+const HEARTBEAT_MS = 1_000;
+/** When the other nodes take a killed node for dead: three heartbeats, noticed at the next look, plus slack. */
+const DEAD_BOUND_MS = HEARTBEAT_MS * 5 + 1_000;
 
 /** GET /api/v1/events on `base`, read as EventSource reads it; `next` waits for a matching event. */
 async function openEvents(base: string, token: string) {
@@ -47,6 +66,8 @@ async function openEvents(base: string, token: string) {
     for (const wake of [...waiters]) wake();
   })();
   return {
+    /** Every event heard so far, in order. */
+    heard: events,
     /** Resolves when the stream ends (the node closed it). */
     ended: reading,
     async next(match: (event: { type: string; data: Record<string, unknown> }) => boolean, timeoutMs = 5_000) {
@@ -76,7 +97,10 @@ describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', ()
 
   beforeAll(async () => {
     await buildServer();
-    cluster = await startCluster({ nodes: 3 });
+    cluster = await startCluster({
+      nodes: 3,
+      env: { AUTH_RATE_LIMIT: String(AUTH_LIMIT), TOKEN_RATE_LIMIT: String(TOKEN_LIMIT), CLUSTER_HEARTBEAT_MS: String(HEARTBEAT_MS), ALLOW_PRIVATE_NETWORK: 'true' },
+    });
     master = await registerOwner(cluster.url);
   }, 120_000);
 
@@ -324,6 +348,209 @@ describe.skipIf(!TEST_DATABASE_URL)('several nodes on one PostgreSQL schema', ()
     expect(await closed).toBe(CLOSE.GOING_AWAY);
     await cluster.restart(index);
   }, 30_000);
+
+  describe('rate limits counted across the nodes', () => {
+    /** A client address of this test's own (the proxy passes it on in X-Forwarded-For, which the nodes trust from it). */
+    const client = (address: string) => ({ 'content-type': 'application/json', 'x-forwarded-for': address });
+
+    it(`AUTH_RATE_LIMIT is exact: of ${AUTH_LIMIT + 3} registrations from one address at once, spread over the nodes, ${AUTH_LIMIT} pass`, async () => {
+      const before = cluster.proxy.served.length;
+      const answers = await Promise.all(
+        Array.from({ length: AUTH_LIMIT + 3 }, (_, i) =>
+          fetch(`${cluster.url}/api/v1/auth/register`, {
+            method: 'POST',
+            headers: client('198.51.100.7'),
+            body: JSON.stringify({ email: `limited-${i}@example.test`, password: 'a-long-password-1', name: 'Limited' }),
+          }).then(async (response) => ({ status: response.status, body: await json(response), retryAfter: response.headers.get('retry-after') })),
+        ),
+      );
+      expect(new Set(cluster.proxy.served.slice(before))).toEqual(new Set([0, 1, 2]));
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(AUTH_LIMIT);
+      const refused = answers.filter((a) => a.status !== 201);
+      expect(refused.map((a) => a.status)).toEqual([429, 429, 429]);
+      for (const answer of refused) {
+        expect(answer.body).toMatchObject({ error: 'RATE_LIMITED', message: expect.stringMatching(/^Too many registrations from this address; try again in \d+ s$/) });
+        expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+      }
+    });
+
+    it(`password checks per address: the ${AUTH_LIMIT + 1}th is refused, whichever node each reached`, async () => {
+      const login = (node: number, i: number) =>
+        fetch(`${cluster.nodes[node]!.url}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: client('198.51.100.8'),
+          // A new account each time: the per-account slowdown stays out of the way.
+          body: JSON.stringify({ email: `nobody-${i}@example.test`, password: 'not-the-password' }),
+        });
+      for (let i = 0; i < AUTH_LIMIT; i++) expect((await login(i % 3, i)).status, `attempt ${i + 1}`).toBe(401);
+      for (let node = 0; node < 3; node++) {
+        const refused = await login(node, AUTH_LIMIT + node);
+        expect(refused.status, `node ${node}`).toBe(429);
+        expect((await json(refused)).message).toMatch(/password attempts from this address/);
+      }
+    });
+
+    it('TOKEN_RATE_LIMIT: one token is counted on every node together, and refused everywhere within a few flushes of the limit', async () => {
+      const created = await call(cluster.url, 'POST', '/api/v1/tokens', master, { name: 'rate limited', scopes: ['memory'] });
+      expect(created.status).toBe(201);
+      const { token } = (await json(created)).data as { token: string };
+      const answers: Array<{ sentAt: number; status: number }> = [];
+      let accepted = 0;
+      /** When the limit was reached: the answer that made `TOKEN_LIMIT` accepted requests. */
+      let reachedAt: number | undefined;
+      let refusedInARow = 0;
+      // Eight clients in parallel, through the proxy (so each node gets a third), until 60
+      // answers in a row were refusals (some 20 on each node).
+      const sender = async () => {
+        while (refusedInARow < 60 && answers.length < TOKEN_LIMIT * 3) {
+          const sentAt = performance.now();
+          const response = await call(cluster.url, 'GET', '/api/v1/memory?limit=1', token);
+          await response.arrayBuffer();
+          answers.push({ sentAt, status: response.status });
+          if (response.status === 200) {
+            refusedInARow = 0;
+            if (++accepted === TOKEN_LIMIT) reachedAt = performance.now();
+          } else {
+            expect(response.status).toBe(429);
+            refusedInARow += 1;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, sender));
+      // Nothing is refused before the limit (a node's view never counts more than was sent)...
+      expect(accepted).toBeGreaterThanOrEqual(TOKEN_LIMIT);
+      expect(reachedAt).toBeDefined();
+      // ...and past it, what the other nodes accept before they hear of it is bounded in time:
+      // two flushes (100 ms each) and a round trip, here with slack for a loaded machine.
+      const lastAccepted = Math.max(...answers.filter((a) => a.status === 200).map((a) => a.sentAt));
+      const lateBy = lastAccepted - reachedAt!;
+      expect(lateBy).toBeLessThan(1_000);
+      // Every node now refuses the token on its own.
+      for (const node of cluster.nodes) {
+        const refused = await call(node.url, 'GET', '/api/v1/memory?limit=1', token);
+        expect(refused.status, `node ${node.index}`).toBe(429);
+        expect((await json(refused)).message).toMatch(/^Too many requests with this token; try again in \d+ s$/);
+      }
+      console.log(`TOKEN_RATE_LIMIT=${TOKEN_LIMIT} over three nodes: ${accepted} accepted of ${answers.length} (overshoot ${accepted - TOKEN_LIMIT}); the last accepted was sent ${Math.round(lateBy)} ms after the limit was reached`);
+    }, 60_000);
+  });
+
+  describe('work done once whatever the number of nodes', () => {
+    it('a webhook registered through the proxy receives each event once, whichever node it happened on', async () => {
+      const receiver = await startWebhookReceiver();
+      const created = await call(cluster.url, 'POST', '/api/v1/webhooks', master, { url: receiver.url, events: ['token.created'] });
+      expect(created.status).toBe(201);
+      const hook = (await json(created)).data as { id: string };
+      try {
+        // Three tokens, one made on each node.
+        const before = cluster.proxy.served.length;
+        const tokenIds: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const made = await call(cluster.url, 'POST', '/api/v1/tokens', master, { name: `hooked ${i}`, scopes: ['memory'] });
+          expect(made.status).toBe(201);
+          tokenIds.push((await json(made)).data.id);
+        }
+        expect(new Set(cluster.proxy.served.slice(before))).toEqual(new Set([0, 1, 2]));
+        await receiver.request(3);
+        type Delivery = { eventId: string; state: string; attempts: unknown[] };
+        const deliveries = await waitFor(async () => {
+          const list = (await json(await call(cluster.url, 'GET', `/api/v1/webhooks/${hook.id}/deliveries`, master))).data as Delivery[];
+          return list.length === 3 && list.every((d) => d.state === 'delivered') ? list : undefined;
+        }, 'three deliveries recorded as delivered');
+        for (const delivery of deliveries) {
+          expect(delivery.attempts).toHaveLength(1);
+          expect(receiver.withId(delivery.eventId)).toHaveLength(1);
+        }
+        expect(receiver.received).toHaveLength(3);
+        expect(receiver.received.map((r) => JSON.parse(r.body).data.tokenId).sort()).toEqual([...tokenIds].sort());
+      } finally {
+        await call(cluster.url, 'DELETE', `/api/v1/webhooks/${hook.id}`, master);
+        await receiver.close();
+      }
+    });
+  });
+
+  describe('remote PCs across the nodes', () => {
+    it('a daemon connected through the proxy is served through every node; its node killed, the others show it offline, fail the request in flight, say device.offline once, and it comes back on a live node', async () => {
+      const made = await call(cluster.url, 'POST', '/api/v1/tokens', master, { name: 'pc link', scopes: ['devices'] });
+      expect(made.status).toBe(201);
+      const token = (await json(made)).data.token as string;
+      const dir = mkdtempSync(path.join(tmpdir(), 'hearth-cluster-pc-'));
+      const root = path.join(dir, 'root');
+      mkdirSync(path.join(root, 'docs'), { recursive: true });
+      const { link, deviceId } = await connectDaemon(cluster.url, { token, name: 'cluster-pc', root, privilege: 'exec' });
+      const afp = async (method: 'GET' | 'POST', op: string, args: Record<string, unknown>, base = cluster.url) => {
+        const query = method === 'GET' ? `?${new URLSearchParams(args as Record<string, string>)}` : '';
+        const response = await call(base, method, `/api/v1/afp/${deviceId}/${op}${query}`, token, method === 'POST' ? args : undefined);
+        return { status: response.status, body: await json(response) };
+      };
+      const holder = async () =>
+        (await cluster.query<{ node_id: string }>('SELECT node_id FROM afp_links WHERE device_id = $1', [deviceId]))[0]?.node_id;
+      const status = async (base: string) =>
+        ((await json(await call(base, 'GET', '/api/v1/afp/devices', token))).data as Array<{ id: string; status: string }>).find((d) => d.id === deviceId)?.status;
+      let killed: number | undefined;
+      try {
+        const holderId = await waitFor(holder, 'the link recorded');
+        const ids = await Promise.all(cluster.nodes.map((node) => cluster.nodeId(node.index)));
+        const holderIndex = ids.indexOf(holderId);
+        expect(holderIndex).toBeGreaterThanOrEqual(0);
+
+        // Every operation through the proxy, whichever node it lands on, reaches the daemon.
+        const before = cluster.proxy.served.length;
+        const file = path.join(root, 'docs', 'hello.txt');
+        expect((await afp('POST', 'write', { path: file, content: 'hello\n' })).body).toEqual({ data: { path: file, size: 6, created: true } });
+        expect((await afp('GET', 'read', { path: file })).body.data).toMatchObject({ content: 'hello\n' });
+        expect((await afp('GET', 'ls', { path: path.join(root, 'docs') })).body.data.entries).toEqual([
+          { name: 'hello.txt', type: 'file', size: 6, modifiedAt: expect.any(String) },
+        ]);
+        const ran = await afp('POST', 'exec', { cmd: 'cat docs/hello.txt' });
+        expect(ran.status).toBe(200);
+        expect(ran.body.data).toMatchObject({ stdout: 'hello\n', exitCode: 0 });
+        expect((await afp('GET', 'stat', { path: file })).body.data).toMatchObject({ type: 'file', size: 6 });
+        expect((await afp('GET', 'read', { path: file })).status).toBe(200);
+        expect(new Set(cluster.proxy.served.slice(before))).toEqual(new Set([0, 1, 2]));
+
+        const survivors = cluster.nodes.filter((node) => node.index !== holderIndex);
+        const streams = await Promise.all(survivors.map((node) => openEvents(node.url, master)));
+        // A command running on the PC, asked through a node that does not hold the link.
+        const started = path.join(root, 'started');
+        const inFlight = afp('POST', 'exec', { cmd: `touch ${started}; sleep 20`, timeout: 30_000 }, survivors[0]!.url);
+        await waitFor(() => existsSync(started), 'the command to run on the PC');
+
+        // No node takes the daemon's reconnection for now, so that the cluster's view can be seen.
+        cluster.proxy.holdUpgrades(true);
+        const killedAt = performance.now();
+        await cluster.kill(holderIndex);
+        killed = holderIndex;
+
+        const failed = await inFlight;
+        expect(failed.status).toBe(503);
+        expect(failed.body).toMatchObject({ error: 'DEVICE_OFFLINE', message: expect.stringContaining('stopped') });
+        expect(performance.now() - killedAt).toBeLessThan(DEAD_BOUND_MS);
+        for (const node of survivors) await waitFor(async () => (await status(node.url)) === 'offline', `node ${node.index} to show the device offline`, DEAD_BOUND_MS);
+        expect(performance.now() - killedAt).toBeLessThan(DEAD_BOUND_MS);
+        expect((await afp('GET', 'stat', { path: file })).body).toMatchObject({ error: 'DEVICE_OFFLINE' });
+        // One of the two nodes left claimed the dead node's link and said so; both streams hear it.
+        for (const stream of streams) await stream.next((e) => e.type === 'device.offline' && e.data.deviceId === deviceId);
+        expect(await holder()).toBeUndefined();
+
+        cluster.proxy.holdUpgrades(false);
+        for (const stream of streams) await stream.next((e) => e.type === 'device.online' && e.data.deviceId === deviceId, 10_000);
+        const back = await waitFor(holder, 'the link recorded again');
+        expect(survivors.map((node) => ids[node.index])).toContain(back);
+        for (let i = 0; i < 3; i++) expect((await afp('GET', 'read', { path: file })).body.data).toMatchObject({ content: 'hello\n' });
+        for (const stream of streams) {
+          expect(stream.heard.filter((e) => e.type === 'device.offline' && e.data.deviceId === deviceId)).toHaveLength(1);
+          stream.close();
+        }
+      } finally {
+        cluster.proxy.holdUpgrades(false);
+        await link.stop();
+        rmSync(dir, { recursive: true, force: true });
+        if (killed !== undefined) await cluster.restart(killed);
+      }
+    }, 60_000);
+  });
 
   describe('a node killed (SIGKILL) under concurrent writes', () => {
     it('loses no acknowledged write and stores none twice', async () => {

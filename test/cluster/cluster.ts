@@ -54,6 +54,10 @@ export interface Cluster {
   readonly url: string;
   /** The DATABASE_URL every node uses. */
   readonly databaseUrl: string;
+  /** Runs `text` on the cluster's schema (to see what the nodes stored) and answers the rows. */
+  query<Row>(text: string, values?: unknown[]): Promise<Row[]>;
+  /** The id node `index` reports in GET /api/v1/health (a new one after each restart). */
+  nodeId(index: number): Promise<string>;
   /** Starts node `index` again (after it stopped), on the same schema and settings. */
   restart(index: number): Promise<ClusterNode>;
   /** SIGTERM, then waits for the exit (SIGKILL after `graceMs`). */
@@ -137,6 +141,19 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     url: proxy.url,
     databaseUrl,
     restart: startNode,
+    async query<Row>(text: string, values: unknown[] = []) {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        return (await client.query(text, values)).rows as Row[];
+      } finally {
+        await client.end();
+      }
+    },
+    async nodeId(index) {
+      const health = (await (await fetch(`${nodes[index]!.url}/api/v1/health`)).json()) as { node: { id: string } };
+      return health.node.id;
+    },
     stop: (index, graceMs) => stopNode(index, 'SIGTERM', graceMs),
     kill: async (index) => {
       await stopNode(index, 'SIGKILL');
@@ -227,6 +244,12 @@ export interface RoundRobinProxy {
   setBackend(index: number, url: string): void;
   /** Which backend answered each request, by index, in order. */
   readonly served: number[];
+  /**
+   * While held, WebSocket upgrades find no backend (the connection is dropped), as when no node
+   * of the pool is reachable for a while: a test sees the cluster's view of a device whose
+   * daemon cannot reconnect yet.
+   */
+  holdUpgrades(hold: boolean): void;
   close(): Promise<void>;
 }
 
@@ -234,6 +257,7 @@ export async function startProxy(initial: string[]): Promise<RoundRobinProxy> {
   const backends: Array<URL | undefined> = initial.map((url) => new URL(url));
   const served: number[] = [];
   let next = 0;
+  let upgradesHeld = false;
   const sockets = new Set<Socket>();
 
   /** The backends in rotation order from the next one, each tried once. */
@@ -302,6 +326,7 @@ export async function startProxy(initial: string[]): Promise<RoundRobinProxy> {
   });
 
   server.on('upgrade', (req, clientSocket: Socket, head: Buffer) => {
+    if (upgradesHeld) return clientSocket.destroy();
     const candidates = order();
     const attempt = () => {
       const index = candidates.shift();
@@ -343,6 +368,9 @@ export async function startProxy(initial: string[]): Promise<RoundRobinProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     served,
+    holdUpgrades(hold) {
+      upgradesHeld = hold;
+    },
     setBackend(index, url) {
       backends[index] = new URL(url);
     },

@@ -5,7 +5,8 @@
  * - Where a link is: `afp_links` (device, owner, node), written on attach and deleted on
  *   detach. A row counts only while its node is alive in the node registry
  *   (`storage.nodes`), so a killed node's devices show offline once it misses three
- *   heartbeats, with nobody cleaning up first.
+ *   heartbeats, with nobody cleaning up first; then one live node claims the dead node's rows
+ *   and announces `device.offline` for them.
  * - How a request travels: over the cluster bus, to the owning node (`afp.request`), which
  *   forwards it over its socket and sends the answer back (`afp.answer`). Arguments or answers
  *   too large for a notification (a write's content, a read's file) go through the unlogged
@@ -319,20 +320,37 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       }
     }),
   ];
-  // The dead node's rows stay: they no longer count (presence and send join live nodes), and a
-  // node that was only slow (a long pause) finds its links as it left them when it beats again.
-  const onNodeDown = (node: string) =>
+  // A dead node's links stopped counting already (presence and send join live nodes); what is
+  // left is to tell the owners their devices went offline, once. Every live node hears 'down'
+  // and tries; the conditional DELETE hands each row to one of them (the one whose statement
+  // returns it), and spares a link the daemon already recorded on another node, and the rows of
+  // a node heartbeating again by now (only slow: it puts them back when it rejoins).
+  const onNodeDown = (node: string) => {
     failRemotes((remote) => remote.node === node, 'the server node holding its link stopped; its daemon reconnects to another');
+    void sql<{ device_id: string; owner_id: string; name: string }>`
+      DELETE FROM afp_links l USING afp_devices d
+      WHERE l.node_id = ${node} AND d.id = l.device_id
+        AND NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.node_id = ${node} AND n.heartbeat_at > ${aliveSince()})
+      RETURNING l.device_id, l.owner_id, d.name`
+      .execute(db)
+      .then(({ rows }) => {
+        for (const row of rows) deps.onPresence?.({ deviceId: row.device_id, ownerId: row.owner_id, name: row.name }, 'offline');
+      })
+      // Not claimed now (the database is out of reach): the rows stay, and the sweep forgets them.
+      .catch(() => {});
+  };
   // This node cannot hear answers while its listening connection is down: they are lost.
   const onBusDown = () => failRemotes(() => true, 'the connection between the server nodes was lost while the request ran');
-  // Taken for dead and back: a sweep may have removed this node's rows meanwhile. Put back the
-  // missing ones, never over a row another node wrote since (the daemon reconnected there).
+  // Taken for dead and back: another node may have removed this node's rows meanwhile (and told
+  // the owners the devices went offline). Put back the missing ones, never over a row another
+  // node wrote since (the daemon reconnected there), and say online again for those put back.
   const onRejoined = () => {
     for (const live of links.values()) {
       const { deviceId, ownerId } = live.link;
       void inOrder(deviceId, async () => {
-        await sql`INSERT INTO afp_links (device_id, owner_id, node_id, connected_at, last_seen_at)
+        const inserted = await sql`INSERT INTO afp_links (device_id, owner_id, node_id, connected_at, last_seen_at)
           VALUES (${deviceId}, ${ownerId}, ${self}, clock_timestamp(), clock_timestamp()) ON CONFLICT (device_id) DO NOTHING`.execute(db);
+        if (inserted.numAffectedRows && links.get(deviceId) === live) deps.onPresence?.(live.link, 'online');
       });
     }
   };
