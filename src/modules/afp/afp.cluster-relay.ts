@@ -23,7 +23,7 @@ import { CLOSE, LIMITS, OPS, type Op, type ResponseFrame } from '../../shared/af
 import type { ClusterBus } from '../../storage/cluster-bus.js';
 import type { NodeRegistry } from '../../storage/node-registry.js';
 import type { Database } from '../../storage/tables.js';
-import { offline, rateLimited, timedOut, type DeviceLink, type DeviceLinkHost, type DeviceRelay, type RelayOptions } from './afp.relay.js';
+import { createLinkTable, offline, timedOut, type DeviceLinkHost, type DeviceRelay, type LiveLink, type Pending, type RelayOptions } from './afp.relay.js';
 
 const TOPIC_REQUEST = 'afp.request';
 const TOPIC_ANSWER = 'afp.answer';
@@ -65,19 +65,6 @@ interface CloseMessage {
   reason: string;
 }
 
-interface Pending {
-  resolve(outcome: ResponseFrame): void;
-  reject(error: AppError): void;
-  timer: NodeJS.Timeout;
-}
-
-interface LiveLink {
-  link: DeviceLink;
-  pending: Map<string, Pending>;
-  lastSeenAt: number;
-  persistedAt: number;
-}
-
 /** A request this node sent to another node, waiting for its answer. */
 interface Remote extends Pending {
   node: string;
@@ -100,7 +87,9 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   const { db, bus, nodes } = deps;
   const self = bus.nodeId;
   const maxConcurrent = deps.maxConcurrent ?? LIMITS.maxConcurrentRequests;
-  const links = new Map<string, LiveLink>();
+  const { links, failAll, forward, attach } = createLinkTable(maxConcurrent);
+  /** When each link's last_seen_at was last written. */
+  const persistedAt = new WeakMap<LiveLink, number>();
   const remotes = new Map<string, Remote>();
   let sequence = 0;
   /** The link table's writes for one device run in order on this node (an attach, then its detach). */
@@ -120,14 +109,6 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
     return next;
   }
 
-  function failAll(live: LiveLink, error: AppError): void {
-    for (const [id, pending] of live.pending) {
-      clearTimeout(pending.timer);
-      live.pending.delete(id);
-      pending.reject(error);
-    }
-  }
-
   /** Records `live` as this node's link of its device, and has the node holding a previous link close it. */
   function record(live: LiveLink): Promise<void> {
     const { deviceId, ownerId, name } = live.link;
@@ -144,28 +125,6 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
         // The same reason afp.link.ts gives a replaced link on this node.
         const message: CloseMessage = { device: deviceId, code: CLOSE.REPLACED, reason: `another daemon connected as "${name}" with this device's key` };
         bus.sendTo(previous, TOPIC_CLOSE, JSON.stringify(message));
-      }
-    });
-  }
-
-  /** Sends a request over a link of this node; `requestId` is unique on the link. */
-  function forward(live: LiveLink, op: Op, args: Record<string, unknown>, timeoutMs: number): Promise<ResponseFrame> {
-    const deviceId = live.link.deviceId;
-    if (live.pending.size >= maxConcurrent) return Promise.reject(rateLimited(deviceId, maxConcurrent));
-    sequence += 1;
-    const id = `r${sequence}`;
-    return new Promise<ResponseFrame>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        live.pending.delete(id);
-        reject(timedOut(deviceId, op, timeoutMs));
-      }, timeoutMs);
-      live.pending.set(id, { resolve, reject, timer });
-      try {
-        live.link.send({ type: 'request', id, op, args });
-      } catch {
-        clearTimeout(timer);
-        live.pending.delete(id);
-        reject(offline(deviceId, 'its connection failed'));
       }
     });
   }
@@ -368,45 +327,27 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
 
   return {
     attach(link, onReplaced) {
-      const previous = links.get(link.deviceId);
-      if (previous) {
-        links.delete(link.deviceId);
-        failAll(previous, offline(link.deviceId, 'its daemon reconnected while the request ran'));
-        onReplaced(previous.link);
-      }
-      const live: LiveLink = { link, pending: new Map(), lastSeenAt: Date.now(), persistedAt: Date.now() };
-      links.set(link.deviceId, live);
-      if (!previous) deps.onPresence?.(link, 'online');
-      void record(live);
-      return {
-        received(response) {
-          const pending = live.pending.get(response.id);
-          // An answer after its request timed out has no one waiting for it.
-          if (!pending) return;
-          clearTimeout(pending.timer);
-          live.pending.delete(response.id);
-          pending.resolve(response);
+      return attach(link, onReplaced, {
+        attached(live, replaced) {
+          persistedAt.set(live, live.lastSeenAt);
+          if (!replaced) deps.onPresence?.(link, 'online');
+          void record(live);
         },
-        heard() {
-          live.lastSeenAt = Date.now();
-          if (live.lastSeenAt - live.persistedAt < PERSIST_SEEN_EVERY_MS) return;
-          live.persistedAt = live.lastSeenAt;
+        heard(live) {
+          if (live.lastSeenAt - (persistedAt.get(live) ?? 0) < PERSIST_SEEN_EVERY_MS) return;
+          persistedAt.set(live, live.lastSeenAt);
           void inOrder(link.deviceId, async () => {
             await sql`UPDATE afp_links SET last_seen_at = clock_timestamp() WHERE device_id = ${link.deviceId} AND node_id = ${self}`.execute(db);
           });
         },
-        detach() {
-          if (links.get(link.deviceId) === live) {
-            links.delete(link.deviceId);
-            void inOrder(link.deviceId, async () => {
-              const deleted = await sql`DELETE FROM afp_links WHERE device_id = ${link.deviceId} AND node_id = ${self}`.execute(db);
-              // No row of this node: the device reconnected to another node meanwhile, and is online there.
-              if (deleted.numAffectedRows) deps.onPresence?.(link, 'offline');
-            });
-          }
-          failAll(live, offline(link.deviceId, 'its daemon disconnected while the request ran'));
+        detached() {
+          void inOrder(link.deviceId, async () => {
+            const deleted = await sql`DELETE FROM afp_links WHERE device_id = ${link.deviceId} AND node_id = ${self}`.execute(db);
+            // No row of this node: the device reconnected to another node meanwhile, and is online there.
+            if (deleted.numAffectedRows) deps.onPresence?.(link, 'offline');
+          });
         },
-      };
+      });
     },
 
     async send(ownerId, deviceId, op, args, timeoutMs) {

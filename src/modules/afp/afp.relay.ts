@@ -54,13 +54,13 @@ export interface DeviceLinkHost {
   attach(link: DeviceLink, onReplaced: (previous: DeviceLink) => void): AttachedLink;
 }
 
-interface Pending {
+export interface Pending {
   resolve(outcome: ResponseFrame): void;
   reject(error: AppError): void;
   timer: NodeJS.Timeout;
 }
 
-interface LiveLink {
+export interface LiveLink {
   link: DeviceLink;
   pending: Map<string, Pending>;
   lastSeenAt: number;
@@ -89,11 +89,25 @@ export interface RelayOptions {
   onPresence?: (link: Pick<DeviceLink, 'deviceId' | 'ownerId' | 'name'>, status: 'online' | 'offline') => void;
 }
 
-export function createInProcessRelay(options: RelayOptions = {}): DeviceRelay & DeviceLinkHost {
-  const maxConcurrent = options.maxConcurrent ?? LIMITS.maxConcurrentRequests;
+/** What a relay does as a link of this process comes and goes, beyond keeping it. */
+export interface LinkEvents {
+  /** `live` is the device's link now; `replaced` when it took the place of a previous one here. */
+  attached(live: LiveLink, replaced: boolean): void;
+  /** The daemon was heard (any frame); `live.lastSeenAt` is updated already. */
+  heard?(live: LiveLink): void;
+  /** The device's current link closed (not called for a link replaced meanwhile). */
+  detached(live: LiveLink): void;
+}
+
+/**
+ * The daemon links held by this process and the requests waiting on them: what every relay
+ * shares, whether a request came from a route of this process or from another node.
+ */
+export function createLinkTable(maxConcurrent: number) {
   const links = new Map<string, LiveLink>();
   let sequence = 0;
 
+  /** Fails every request waiting on `live`. */
   function failAll(live: LiveLink, error: AppError): void {
     for (const [id, pending] of live.pending) {
       clearTimeout(pending.timer);
@@ -102,60 +116,85 @@ export function createInProcessRelay(options: RelayOptions = {}): DeviceRelay & 
     }
   }
 
+  /** Sends one request over a link of this process and waits for its answer, at most `timeoutMs`. */
+  function forward(live: LiveLink, op: Op, args: Record<string, unknown>, timeoutMs: number): Promise<ResponseFrame> {
+    const deviceId = live.link.deviceId;
+    if (live.pending.size >= maxConcurrent) return Promise.reject(rateLimited(deviceId, maxConcurrent));
+    sequence += 1;
+    const id = `r${sequence}`;
+    return new Promise<ResponseFrame>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        live.pending.delete(id);
+        reject(timedOut(deviceId, op, timeoutMs));
+      }, timeoutMs);
+      live.pending.set(id, { resolve, reject, timer });
+      try {
+        live.link.send({ type: 'request', id, op, args });
+      } catch {
+        clearTimeout(timer);
+        live.pending.delete(id);
+        reject(offline(deviceId, 'its connection failed'));
+      }
+    });
+  }
+
+  /** Makes `link` the device's link here; a previous link of the device here is closed (4409). */
+  function attach(link: DeviceLink, onReplaced: (previous: DeviceLink) => void, events: LinkEvents): AttachedLink {
+    const previous = links.get(link.deviceId);
+    if (previous) {
+      links.delete(link.deviceId);
+      failAll(previous, offline(link.deviceId, 'its daemon reconnected while the request ran'));
+      onReplaced(previous.link);
+    }
+    const live: LiveLink = { link, pending: new Map(), lastSeenAt: Date.now() };
+    links.set(link.deviceId, live);
+    events.attached(live, previous !== undefined);
+    return {
+      received(response) {
+        const pending = live.pending.get(response.id);
+        // An answer after its request timed out has no one waiting for it.
+        if (!pending) return;
+        clearTimeout(pending.timer);
+        live.pending.delete(response.id);
+        pending.resolve(response);
+      },
+      heard() {
+        live.lastSeenAt = Date.now();
+        events.heard?.(live);
+      },
+      detach() {
+        if (links.get(link.deviceId) === live) {
+          links.delete(link.deviceId);
+          events.detached(live);
+        }
+        failAll(live, offline(link.deviceId, 'its daemon disconnected while the request ran'));
+      },
+    };
+  }
+
+  return { links, failAll, forward, attach };
+}
+
+export function createInProcessRelay(options: RelayOptions = {}): DeviceRelay & DeviceLinkHost {
+  const { links, failAll, forward, attach } = createLinkTable(options.maxConcurrent ?? LIMITS.maxConcurrentRequests);
+
   return {
     attach(link, onReplaced) {
-      const previous = links.get(link.deviceId);
-      if (previous) {
-        links.delete(link.deviceId);
-        failAll(previous, offline(link.deviceId, 'its daemon reconnected while the request ran'));
-        onReplaced(previous.link);
-      }
-      const live: LiveLink = { link, pending: new Map(), lastSeenAt: Date.now() };
-      links.set(link.deviceId, live);
-      if (!previous) options.onPresence?.(link, 'online');
-      return {
-        received(response) {
-          const pending = live.pending.get(response.id);
-          // An answer after its request timed out has no one waiting for it.
-          if (!pending) return;
-          clearTimeout(pending.timer);
-          live.pending.delete(response.id);
-          pending.resolve(response);
+      return attach(link, onReplaced, {
+        attached(live, replaced) {
+          if (!replaced) options.onPresence?.(live.link, 'online');
         },
-        heard() {
-          live.lastSeenAt = Date.now();
+        detached(live) {
+          options.onPresence?.(live.link, 'offline');
         },
-        detach() {
-          if (links.get(link.deviceId) === live) {
-            links.delete(link.deviceId);
-            options.onPresence?.(link, 'offline');
-          }
-          failAll(live, offline(link.deviceId, 'its daemon disconnected while the request ran'));
-        },
-      };
+      });
     },
 
     async send(ownerId, deviceId, op, args, timeoutMs) {
       const live = links.get(deviceId);
       // A link of another owner's device is no link for this owner: the caller answers 404.
       if (!live || live.link.ownerId !== ownerId) throw offline(deviceId);
-      if (live.pending.size >= maxConcurrent) throw rateLimited(deviceId, maxConcurrent);
-      sequence += 1;
-      const id = `r${sequence}`;
-      return new Promise<ResponseFrame>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          live.pending.delete(id);
-          reject(timedOut(deviceId, op, timeoutMs));
-        }, timeoutMs);
-        live.pending.set(id, { resolve, reject, timer });
-        try {
-          live.link.send({ type: 'request', id, op, args });
-        } catch {
-          clearTimeout(timer);
-          live.pending.delete(id);
-          reject(offline(deviceId, 'its connection failed'));
-        }
-      });
+      return forward(live, op, args, timeoutMs);
     },
 
     async presence(deviceIds) {
