@@ -17,7 +17,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from './harness.js';
 import { expectLedgerKept, listAll, newLedger, writeConcurrently } from './durability.js';
-import { listeningAddress } from './server-process.js';
+import { compiledServerEnv, listeningAddress } from './server-process.js';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
 const WRITERS = 50;
@@ -37,18 +37,7 @@ interface Server {
 async function startCompiled(dataDir: string, databaseUrl: string | undefined): Promise<Server> {
   const child = spawn(process.execPath, ['--enable-source-maps', 'dist/src/main.js'], {
     cwd: PROJECT_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      REGISTRATION: 'open',
-      PASSWORD_HASH_COST: '10',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    },
+    env: compiledServerEnv(dataDir, databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -19,6 +19,26 @@ export function spawnServer(env: NodeJS.ProcessEnv): ServerChild {
   return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/**
+ * The settings of a compiled server (`dist/src/main.js`, as `npm start` runs it) started by a
+ * test: production mode on a free loopback port, open registration and a cheap password hash,
+ * and nothing else from the test's own environment.
+ */
+export function compiledServerEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    REGISTRATION: 'open',
+    PASSWORD_HASH_COST: '10',
+    ...extra,
+  };
+}
+
 export interface RunningServer {
   child: ServerChild;
   base: string;

@@ -19,7 +19,7 @@ import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { TEST_DATABASE_URL } from '../harness.js';
-import { listeningAddress } from '../server-process.js';
+import { compiledServerEnv, listeningAddress } from '../server-process.js';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -89,22 +89,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const dataDirs: string[] = [];
   const env = (index: number): NodeJS.ProcessEnv => {
     const dataDir = (dataDirs[index] ??= mkdtempSync(path.join(tmpdir(), `hearth-node${index}-`)));
-    return {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
+    return compiledServerEnv(dataDir, {
       DATABASE_URL: databaseUrl,
       VAULT_KEY: vaultKey,
       PUBLIC_BASE_URL: proxy.url,
       TRUST_PROXY: '127.0.0.1',
-      REGISTRATION: 'open',
-      PASSWORD_HASH_COST: '10',
       ...options.env,
-    };
+    });
   };
 
   const nodes: ClusterNode[] = [];
