@@ -44,7 +44,14 @@ export interface GroupCommit {
  * (items are grouped by its identity); `run` answers one result per item, in their order.
  */
 export interface BatchedWork<I, R> {
-  run(trx: Transaction<Database>, items: readonly I[]): Promise<R[]>;
+  run(trx: Kysely<Database>, items: readonly I[]): Promise<R[]>;
+  /**
+   * True when `run` writes these items with one statement and reads nothing. A batch of them
+   * alone then runs without BEGIN and COMMIT: the statement commits by itself, all its rows or
+   * none, and with PostgreSQL that saves two of the batch's three round trips. It is durable
+   * when it returns, as a COMMIT is.
+   */
+  oneStatement?(items: readonly I[]): boolean;
 }
 
 export interface GroupCommitOptions {
@@ -132,6 +139,21 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
   }
 
   async function runOptimistic(batch: Queued[]): Promise<Outcome[]> {
+    const work = batch[0]!.work;
+    if (work.oneStatement && batch.every((queued) => queued.work === work)) {
+      const items = batch.map((queued) => queued.item);
+      if (work.oneStatement(items)) {
+        let values: unknown[];
+        try {
+          values = await work.run(db, items);
+        } catch (error) {
+          if (batch.length === 1) throw error;
+          throw new RetryWithSavepoints();
+        }
+        if (values.length !== batch.length) throw new Error(`A batched write answered ${values.length} results for ${batch.length} items`);
+        return values.map((value) => ({ ok: true, value }));
+      }
+    }
     return db.transaction().execute(async (trx) => {
       const outcomes: Outcome[] = [];
       for (let start = 0; start < batch.length; ) {
@@ -224,7 +246,7 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
   return {
     run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
       // A work of its own: a unit is never grouped with another.
-      return enqueue<T>({ run: async (trx) => [await unit(trx)] }, undefined);
+      return enqueue<T>({ run: async (trx) => [await unit(trx as Transaction<Database>)] }, undefined);
     },
 
     runBatched<I, R>(work: BatchedWork<I, R>, item: I): Promise<R> {

@@ -25,6 +25,9 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
       : undefined;
 
   return {
+    /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
+    insertsManyAtOnce: dialect === 'postgres',
+
     async insert(row: MemoryEntriesTable, trx?: Db): Promise<void> {
       await (trx ?? db).insertInto('memory_entries').values(row).execute();
     },

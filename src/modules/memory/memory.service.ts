@@ -90,6 +90,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       await repo.insertMany(accepted, trx);
       return refusals;
     },
+    // Without a limit to count, the creations are one INSERT where the repository writes them so.
+    oneStatement: (items) => repo.insertsManyAtOnce && items.every((item) => !item.check),
   };
   const pages: DerivedCache<MemoryPageResult> = deps.writes
     ? createDerivedCache({ tracker: deps.writes, tables: ['memory_entries'], maxEntries: PAGE_CACHE_ENTRIES, maxWeight: PAGE_CACHE_WEIGHT, weigh: pageWeight })
