@@ -7,7 +7,9 @@ import type { WriteTracker } from './write-tracker.js';
  * counts theirs in this node's write tracker, through PostgreSQL's LISTEN/NOTIFY.
  *
  * - Writes committed here are counted here at once (postgres-pool.ts) and announced on the
- *   schema's channel, those of one event-loop turn in one notification, off the request path.
+ *   schema's channel, off the request path, in one notification per NOTIFY_INTERVAL_MS at most:
+ *   a notification is a transaction of its own, with its commit flushed to the WAL, and one per
+ *   group commit would double the commits of a node taking many writes.
  * - The node's listening connection (pg-listener.ts) hears the other nodes. A notification from
  *   another node counts as a write to the tables it names, so that node's change is seen as soon
  *   as it arrives.
@@ -40,6 +42,13 @@ export interface ChangeFeedOptions {
   listener: PgListener;
 }
 
+/**
+ * The least time between two notifications of this node. The other nodes hear a change this
+ * much later at most (caches there serve the old answer meanwhile, as they do while a
+ * notification is on its way); this node's own caches are not concerned.
+ */
+export const NOTIFY_INTERVAL_MS = 20;
+
 export async function startChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed> {
   const { channel, tracker, listener, nodeId } = options;
   const events = new EventEmitter();
@@ -68,11 +77,21 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
   });
   if (listener.connected) tracker.resume();
 
-  /** A notification in flight: the next waits for it and carries whatever gathered meanwhile. */
+  /** A notification in flight, or sent less than NOTIFY_INTERVAL_MS ago: the next waits, and carries whatever gathered meanwhile. */
   let sending = false;
+  let lastSent = -Infinity;
+  let timer: NodeJS.Timeout | undefined;
 
   function flush(): void {
-    if (sending) return;
+    if (sending || timer || closing) return;
+    const wait = lastSent + NOTIFY_INTERVAL_MS - performance.now();
+    if (wait > 0) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        flush();
+      }, wait);
+      return;
+    }
     const tables = pending;
     pending = undefined;
     if (!tables || closing) return;
@@ -80,6 +99,7 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     if (list.length > MAX_NOTIFY_PAYLOAD - nodeId.length - 1) list = '*';
     // Best effort: a lost notification is bounded by the other nodes' cache age.
     sending = true;
+    lastSent = performance.now();
     void listener.notify(channel, `${nodeId} ${list}`).finally(() => {
       sending = false;
       if (pending !== undefined) flush();
@@ -102,6 +122,7 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     },
     async close() {
       closing = true;
+      clearTimeout(timer);
       listener.events.off('down', onDown);
       listener.events.off('up', onUp);
       tracker.suspend();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
 import { toAppError } from '../http/errors.js';
 import { DATABASE_FILE } from './data-dir.js';
-import { createGroupCommit, WritesOverloadedError } from './group-commit.js';
+import { createGroupCommit, WritesOverloadedError, type BatchedWork } from './group-commit.js';
 import { isUniqueViolation, type Storage } from './storage.js';
 import type { Database } from './tables.js';
 
@@ -102,6 +102,33 @@ describe(`group commit (${ENGINE})`, () => {
     const kept = await t.storage.db.selectFrom('memory_entries').select('content').where('id', '=', duplicate.id).executeTakeFirstOrThrow();
     expect(kept.content).toBe(duplicate.content);
     await groupCommit.close();
+  });
+
+  it('runs the items of one batched work queued together in one call; with one statement for them all, a duplicate fails alone', async () => {
+    for (const oneStatement of [false, true]) {
+      const groupCommit = createGroupCommit(t.storage.db, t.storage.dialect);
+      const calls: number[] = [];
+      type Row = ReturnType<typeof entry>;
+      const work: BatchedWork<Row, string> = {
+        async run(db, items) {
+          calls.push(items.length);
+          // One statement for all the rows: all of them or none.
+          await db.insertInto('memory_entries').values([...items]).execute();
+          return items.map((item) => item.id);
+        },
+        oneStatement: () => oneStatement,
+      };
+      const rows = Array.from({ length: 12 }, () => entry());
+      const duplicate = { ...rows[3]!, content: 'the same id again' };
+      const settled = await Promise.allSettled([...rows, duplicate].map((row) => groupCommit.runBatched(work, row)));
+      expect(settled.slice(0, 12).map((s) => (s.status === 'fulfilled' ? s.value : undefined))).toEqual(rows.map((r) => r.id));
+      expect(settled[12]!.status).toBe('rejected');
+      expect(isUniqueViolation((settled[12] as PromiseRejectedResult).reason)).toBe(true);
+      // The whole batch in one call, then each item alone in its savepoint.
+      expect(calls).toEqual([13, ...Array<number>(13).fill(1)]);
+      expect(await stored(t.storage, rows.map((r) => r.id))).toEqual(rows.map((r) => r.id).sort());
+      await groupCommit.close();
+    }
   });
 
   it('a lone failing unit is rolled back and its error answered', async () => {

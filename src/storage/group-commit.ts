@@ -24,11 +24,34 @@ import type { Database } from './tables.js';
  * whatever must follow the write is done by the caller after `run` resolves. A unit should
  * return, not throw, for outcomes that are not errors of the write (a row not found): a throw
  * costs the whole batch a second run.
+ *
+ * `runBatched(work, item)` queues an item of a kind of work, for writes that many requests make
+ * alike (a new memory entry): the items of one `work` queued one after another run in ONE call
+ * of `work.run`, which writes them all with a statement or two (one multi-row INSERT) where
+ * units would take a round trip to the database each. When the batch runs again with
+ * savepoints, `work.run` is called with each item alone, inside that item's savepoint, so a
+ * failing item still fails alone. `work.run` follows the rule for units.
  */
 export interface GroupCommit {
   run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  runBatched<I, R>(work: BatchedWork<I, R>, item: I): Promise<R>;
   /** Waits for every queued unit and every batch in flight; later `run` calls are refused. */
   close(): Promise<void>;
+}
+
+/**
+ * A kind of write whose items share statements. The same object must be given for every item
+ * (items are grouped by its identity); `run` answers one result per item, in their order.
+ */
+export interface BatchedWork<I, R> {
+  run(trx: Kysely<Database>, items: readonly I[]): Promise<R[]>;
+  /**
+   * True when `run` writes these items with one statement and reads nothing. A batch of them
+   * alone then runs without BEGIN and COMMIT: the statement commits by itself, all its rows or
+   * none, and with PostgreSQL that saves two of the batch's three round trips. It is durable
+   * when it returns, as a COMMIT is.
+   */
+  oneStatement?(items: readonly I[]): boolean;
 }
 
 export interface GroupCommitOptions {
@@ -41,7 +64,8 @@ export interface GroupCommitOptions {
 }
 
 interface Queued {
-  unit: (trx: Transaction<Database>) => Promise<unknown>;
+  work: BatchedWork<unknown, unknown>;
+  item: unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   /** Times the unit was put back in the queue after losing a lock conflict. */
@@ -115,16 +139,39 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
   }
 
   async function runOptimistic(batch: Queued[]): Promise<Outcome[]> {
+    const work = batch[0]!.work;
+    if (work.oneStatement && batch.every((queued) => queued.work === work)) {
+      const items = batch.map((queued) => queued.item);
+      if (work.oneStatement(items)) {
+        let values: unknown[];
+        try {
+          values = await work.run(db, items);
+        } catch (error) {
+          if (batch.length === 1) throw error;
+          throw new RetryWithSavepoints();
+        }
+        if (values.length !== batch.length) throw new Error(`A batched write answered ${values.length} results for ${batch.length} items`);
+        return values.map((value) => ({ ok: true, value }));
+      }
+    }
     return db.transaction().execute(async (trx) => {
       const outcomes: Outcome[] = [];
-      for (const item of batch) {
+      for (let start = 0; start < batch.length; ) {
+        // The items of one work queued one after another: one call.
+        const work = batch[start]!.work;
+        let end = start + 1;
+        while (end < batch.length && batch[end]!.work === work) end += 1;
+        let values: unknown[];
         try {
-          outcomes.push({ ok: true, value: await item.unit(trx) });
+          values = await work.run(trx, batch.slice(start, end).map((queued) => queued.item));
         } catch (error) {
           // Alone, the unit's own error is the answer, and the transaction rolls back with it.
           if (batch.length === 1) throw error;
           throw new RetryWithSavepoints();
         }
+        if (values.length !== end - start) throw new Error(`A batched write answered ${values.length} results for ${end - start} items`);
+        for (const value of values) outcomes.push({ ok: true, value });
+        start = end;
       }
       return outcomes;
     });
@@ -136,7 +183,7 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
       for (const item of batch) {
         await sql`SAVEPOINT unit`.execute(trx);
         try {
-          const value = await item.unit(trx);
+          const [value] = await item.work.run(trx, [item.item]);
           await sql`RELEASE SAVEPOINT unit`.execute(trx);
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -185,16 +232,25 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
     queue.unshift(...again);
   }
 
+  function enqueue<R>(work: BatchedWork<unknown, unknown>, item: unknown): Promise<R> {
+    if (closed) return Promise.reject(new Error('The storage is closing; no more writes are taken'));
+    if (queue.length >= maxQueued) {
+      return Promise.reject(new WritesOverloadedError(queue.length));
+    }
+    return new Promise<R>((resolve, reject) => {
+      queue.push({ work, item, resolve: resolve as (value: unknown) => void, reject, requeued: 0 });
+      schedule();
+    });
+  }
+
   return {
     run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-      if (closed) return Promise.reject(new Error('The storage is closing; no more writes are taken'));
-      if (queue.length >= maxQueued) {
-        return Promise.reject(new WritesOverloadedError(queue.length));
-      }
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ unit, resolve: resolve as (value: unknown) => void, reject, requeued: 0 });
-        schedule();
-      });
+      // A work of its own: a unit is never grouped with another.
+      return enqueue<T>({ run: async (trx) => [await unit(trx as Transaction<Database>)] }, undefined);
+    },
+
+    runBatched<I, R>(work: BatchedWork<I, R>, item: I): Promise<R> {
+      return enqueue<R>(work as BatchedWork<unknown, unknown>, item);
     },
 
     close(): Promise<void> {

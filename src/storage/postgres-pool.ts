@@ -14,6 +14,13 @@ import type pg from 'pg';
  * table (another node's migration changed it) is closed the same way, and the statement, unless
  * inside a transaction, runs again unnamed.
  *
+ * Schema changes sent together. Inside a transaction, a statement that creates, alters or drops
+ * a schema object (a migration's) and has no parameters is held, and the ones held go in one
+ * round trip (pg's simple protocol takes several statements in one text) just before the next
+ * other statement, the COMMIT at the latest. Nothing reads what such a statement answers; an
+ * error it raises comes with that next statement, still inside the transaction, which then
+ * rolls back whole. The first start on an empty database runs some hundred of them.
+ *
  * Committed writes. A write becomes visible to other connections when it commits: the
  * statement itself outside a transaction, or the COMMIT of its transaction. `onCommit` is told
  * the tables written then, before the caller's await returns, so before any request that made
@@ -38,6 +45,8 @@ interface Statement {
 
 interface ClientState {
   wrapper: PostgresPoolClient;
+  /** Schema changes held until the next other statement of the transaction. */
+  held: string[];
   named: Set<string>;
   /** Close rather than return to the pool when released. */
   retire: boolean;
@@ -49,6 +58,7 @@ const CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort)\b(\s+
 const WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+(?:only\s+)?((?:"[^"]+"|\w+)(?:\.(?:"[^"]+"|\w+))?)/i;
 const READ = /^\s*(select|show|set|reset|listen|unlisten|explain|savepoint|release|values)\b/i;
 const WRITE_WORD = /\b(insert|update|delete|merge|truncate)\b/i;
+const SCHEMA_CHANGE = /^\s*(create|alter|drop|comment)\b/i;
 /** The SQL texts whose name and kind are remembered; an app has some hundreds. */
 const STATEMENTS_KEPT = 2000;
 
@@ -94,10 +104,21 @@ export function createStatementPool(options: StatementPoolOptions): PostgresPool
   function stateOf(client: pg.PoolClient): ClientState {
     let state = states.get(client);
     if (state) return state;
-    const s: ClientState = { named: new Set(), retire: false, inTransaction: false, written: undefined, wrapper: undefined! };
+    const s: ClientState = { held: [], named: new Set(), retire: false, inTransaction: false, written: undefined, wrapper: undefined! };
     s.wrapper = {
       query: (async (text: string, parameters: ReadonlyArray<unknown>) => {
         const statement = describeStatement(text, parameters.length > 0);
+        if (s.inTransaction && !statement.name && statement.writes === 'unknown' && SCHEMA_CHANGE.test(text)) {
+          s.held.push(text);
+          merge(s, 'unknown');
+          return { command: 'UTILITY', rowCount: 0, rows: [] } as unknown as PostgresQueryResult<unknown>;
+        }
+        if (s.held.length > 0) {
+          const held = s.held.join(';\n');
+          s.held = [];
+          // After a ROLLBACK they would run outside any transaction: dropped with it instead.
+          if (statement.control !== 'rollback') await client.query(held);
+        }
         let name = statement.name;
         if (name && !s.named.has(name)) {
           if (s.named.size < maxStatements) s.named.add(name);

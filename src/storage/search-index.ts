@@ -20,7 +20,7 @@ import type { WriteTracker } from './write-tracker.js';
  *   (MaxScore).
  * - Freshness: on SQLite the write tracker's stamp of the table (this process makes every
  *   write); on PostgreSQL a per-owner generation that triggers bump in the writing transaction
- *   (migration 0018), read with one indexed query (shared by the searches that arrive while
+ *   (migrations 0020 and 0028), read with one indexed query (shared by the searches that arrive while
  *   one is in flight). A changed stamp or generation rebuilds the
  *   owner's index on the next search, so a write is seen by the next search on every node.
  * - Bounded: an owner whose index would exceed `maxCost` (postings plus words) is searched by

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { searchRanked } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import { createSearchIndex } from '../../storage/search-index.js';
@@ -25,8 +25,33 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
       : undefined;
 
   return {
+    /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
+    insertsManyAtOnce: dialect === 'postgres',
+
     async insert(row: MemoryEntriesTable, trx?: Db): Promise<void> {
       await (trx ?? db).insertInto('memory_entries').values(row).execute();
+    },
+
+    /**
+     * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
+     * trip: the columns go as arrays and are unnested, so the SQL text, and with it the prepared
+     * statement, is the same whatever the number of rows. SQLite runs in this process, where a
+     * statement per row costs no round trip.
+     */
+    async insertMany(rows: readonly MemoryEntriesTable[], trx: Db): Promise<void> {
+      if (dialect === 'sqlite' || rows.length === 1) {
+        for (const row of rows) await trx.insertInto('memory_entries').values(row).execute();
+        return;
+      }
+      if (rows.length === 0) return;
+      const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
+      await trx
+        .insertInto('memory_entries')
+        .columns(['id', 'owner_id', 'content', 'created_at', 'updated_at'])
+        .expression(
+          sql`SELECT * FROM unnest(${column('id')}::text[], ${column('owner_id')}::text[], ${column('content')}::text[], ${column('created_at')}::text[], ${column('updated_at')}::text[])`,
+        )
+        .execute();
     },
 
     /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
@@ -69,6 +94,19 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
     async clear(ownerId: string): Promise<number> {
       const result = await db.deleteFrom('memory_entries').where('owner_id', '=', ownerId).executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+
+    /** How many entries each of these owners stores (owners with none are missing from the answer). */
+    async countByOwner(ownerIds: readonly string[], trx: Db): Promise<Map<string, number>> {
+      if (ownerIds.length === 1) return new Map([[ownerIds[0]!, await this.count(ownerIds[0]!, trx)]]);
+      // PostgreSQL: one array parameter keeps one SQL text (one prepared statement) for any number of owners.
+      const rows = await trx
+        .selectFrom('memory_entries')
+        .select((eb) => ['owner_id', eb.fn.countAll<number>().as('n')])
+        .where(dialect === 'postgres' ? sql<boolean>`owner_id = ANY(${[...ownerIds]}::text[])` : (eb) => eb('owner_id', 'in', ownerIds))
+        .groupBy('owner_id')
+        .execute();
+      return new Map(rows.map((row) => [row.owner_id, Number(row.n)]));
     },
 
     async count(ownerId: string, trx?: Db): Promise<number> {

@@ -24,6 +24,7 @@ import * as approvals from './0024-approvals.js';
 import * as approvalReplayLease from './0025-approval-replay-lease.js';
 import * as clusterNodes from './0026-cluster-nodes.js';
 import * as sharedCounters from './0027-shared-counters.js';
+import * as statementSearchGenerations from './0028-statement-search-generations.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -63,6 +64,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0025-approval-replay-lease', approvalReplayLease],
   ['0026-cluster-nodes', clusterNodes],
   ['0027-shared-counters', sharedCounters],
+  ['0028-statement-search-generations', statementSearchGenerations],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
