@@ -276,6 +276,26 @@ describe('full-text search: GET /api/v1/skills?q= and /skills/suggestions', () =
     }
   });
 
+  it('answers a search of several skills, non-ASCII ones among them, as their list items joined in rank order; none as an empty list', async () => {
+    const names = ['joined-okapi-one', 'joined-okapi-two', 'joined-okapi-three'];
+    const descriptions = ['Okapi \u00e9t\u00e9 \u4e2d\u6587 "quoted"', 'Okapi okapi \ud83d\ude00 emoji', 'Plain okapi'];
+    for (let i = 0; i < names.length; i++) await createSkill(owner, { name: names[i]!, description: descriptions[i]! });
+    const itemText = async (slug: string) => {
+      const listed = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { slug } });
+      return listed.text.slice('{"data":['.length, -'],"nextCursor":null}'.length);
+    };
+    for (const limit of [3, 2]) {
+      const searched = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'okapi', limit } });
+      const slugs = searched.body.data.map((s: { slug: string }) => s.slug);
+      expect(slugs).toHaveLength(limit);
+      const items = await Promise.all(slugs.map(itemText));
+      expect(searched.text).toBe(`{"data":[${items.join(',')}],"nextCursor":null}`);
+      expect(Number(searched.headers['content-length'])).toBe(Buffer.byteLength(searched.text));
+    }
+    const none = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'okapi zzzznotaword' } });
+    expect(none.text).toBe('{"data":[],"nextCursor":null}');
+  });
+
   it('needs every word, matches prefixes and stems, combines with filters and limit', async () => {
     const both = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'weather wear' } });
     expect(both.body.data.map((s: { id: number }) => s.id)).toEqual([byName]);
