@@ -26,9 +26,9 @@ export function buildServer(): void {
 }
 
 /**
- * The node arguments of package.json's start script (`node --enable-source-maps dist/src/main.js`
- * today): read rather than repeated here, so that the bench measures what the README tells people
- * to run, and follows it when it changes.
+ * The node arguments of package.json's start script (`node <flags> dist/src/main.js`): read
+ * rather than repeated here, so that the bench measures what the README tells people to run,
+ * and follows it when it changes.
  */
 function startArguments(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
