@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { registerAccessControl } from './http/access.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
+import { closeUpgradeOnceAnswered } from './http/upgrade.js';
 import { openApiOptions } from './http/openapi.js';
 import { createApproximateRateLimiter, createRateLimiter } from './http/rate-limit.js';
 import { HearthLogController, loggerOptions, requestLoggerFactory } from './http/logging.js';
@@ -124,10 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     beforeAccess: (request, reply) => {
       reply.header('x-request-id', request.id);
       mcpHub.guardToolRoutes(request);
-      // An upgrade answered over HTTP (refused, not found, or a route that takes no WebSocket)
-      // leaves a socket that no HTTP parser reads any more: it is closed once the answer is sent.
-      // An accepted upgrade hijacks its reply, which then never finishes.
-      if (request.headers.upgrade !== undefined) reply.raw.once('finish', () => request.raw.socket.destroy());
+      closeUpgradeOnceAnswered(request, reply);
     },
     ownOrigin: new URL(config.publicBaseUrl).origin,
     authenticateReplay: (value, request) => container.approvals.takeReplay(value, request.method, request.url),

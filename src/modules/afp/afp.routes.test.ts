@@ -411,13 +411,15 @@ describe('the daemon link', () => {
     await waitFor(async () => (await connections()) <= before, 'the refused sockets to close');
   });
 
-  it('an upgrade to a route that takes no WebSocket, or to no route, is answered over HTTP and its socket closed', async () => {
+  it('an upgrade to a route that takes no WebSocket, to no route or to a malformed path is answered over HTTP and its socket closed', async () => {
     const connections = () => new Promise<number>((resolve, reject) => t.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
     const before = await connections();
     for (const [route, status] of [
       ['/api/v1/health', 200],
       ['/api/v1/no-such-route', 404],
       ['/api/v1/memory', 401],
+      // Malformed: refused before routing, by the framework's own error path.
+      ['/api/v1/skills/%zz', 400],
     ] as const) {
       const answer = await new Promise<{ status: number; ended: boolean }>((resolve, reject) => {
         const req = httpRequest(`${base}${route}`, {
