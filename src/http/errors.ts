@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PATTERN_MESSAGE } from './schemas.js';
+import { closeUpgradeOnceAnswered } from './upgrade.js';
 
 /** The closed list of error codes and the status each answers with (see the conventions). */
 export const ERROR_STATUS = {
@@ -356,6 +357,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
  */
 export function handleFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('x-request-id', request.id);
+  closeUpgradeOnceAnswered(request, reply);
   return sendError(request, reply, toAppError(error));
 }
 

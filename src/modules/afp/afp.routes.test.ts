@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDaemon, deviceWithStatus, listen, rawDaemon, waitFor, type TestDaemon } from '../../../test/afp.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
@@ -408,6 +409,34 @@ describe('the daemon link', () => {
       await expect(attempt).rejects.toThrow(`the server answered ${status}`);
     }
     await waitFor(async () => (await connections()) <= before, 'the refused sockets to close');
+  });
+
+  it('an upgrade to a route that takes no WebSocket, to no route or to a malformed path is answered over HTTP and its socket closed', async () => {
+    const connections = () => new Promise<number>((resolve, reject) => t.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+    const before = await connections();
+    for (const [route, status] of [
+      ['/api/v1/health', 200],
+      ['/api/v1/no-such-route', 404],
+      ['/api/v1/memory', 401],
+      // Malformed: refused before routing, by the framework's own error path.
+      ['/api/v1/skills/%zz', 400],
+    ] as const) {
+      const answer = await new Promise<{ status: number; ended: boolean }>((resolve, reject) => {
+        const req = httpRequest(`${base}${route}`, {
+          headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+        });
+        req.on('upgrade', () => reject(new Error(`${route} was upgraded`)));
+        req.on('response', (res) => {
+          res.resume();
+          // The server ends the socket: the client sees it close without closing it itself.
+          res.socket.once('close', () => resolve({ status: res.statusCode ?? 0, ended: true }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer).toEqual({ status, ended: true });
+    }
+    await waitFor(async () => (await connections()) <= before, 'the answered upgrade sockets to close');
   });
 
   it('the first frame must be a hello of this protocol version', async () => {
