@@ -15,6 +15,8 @@ export type TokenKind = keyof typeof TOKEN_KINDS;
 
 const TOKEN_BODY_LENGTH = 32; // 32 base62 characters = 190 random bits
 const CHECKSUM_LENGTH = 6; // base62 of a CRC-32
+/** Every secret's length: `hth_`, a three-letter kind, `_`, the random part and the checksum. */
+export const TOKEN_LENGTH = 'hth_'.length + 3 + 1 + TOKEN_BODY_LENGTH + CHECKSUM_LENGTH;
 const TOKEN_PATTERN = new RegExp(`^hth_(${Object.values(TOKEN_KINDS).join('|')})_([0-9A-Za-z]{${TOKEN_BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 
 // --- Finding tokens in text ---------------------------------------------------------------------

@@ -64,15 +64,18 @@ function incrementRandom(bytes: Uint8Array): void {
   }
 }
 
+/** The encoded form of lastTime: a busy server makes many ids per millisecond. */
+let lastTimeText = '';
+
 export function ulid(now = Date.now()): string {
   if (now <= lastTime) {
     incrementRandom(lastRandom);
-    now = lastTime;
   } else {
     takeRandom(lastRandom);
     lastTime = now;
+    lastTimeText = encodeTime(now);
   }
-  return encodeTime(now) + encodeRandom(lastRandom);
+  return lastTimeText + encodeRandom(lastRandom);
 }
 
 export function newId(prefix: string): string {
