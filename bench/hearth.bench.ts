@@ -9,7 +9,7 @@
  * for BENCH_DURATION seconds, while the memory of both processes is sampled for its peak.
  *
  * Run: npm run bench
- *   BENCH_ROUNDS (3), BENCH_DURATION (5 s), BENCH_CONNECTIONS (50),
+ *   BENCH_ROUNDS (7), BENCH_DURATION (2 s), BENCH_CONNECTIONS (50),
  *   BENCH_ENGINES (sqlite,postgres), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/test:
  *   a database is created beside it for each empty start, and dropped at the end),
  *   BENCH_ROWS (every row: the keys of bench/lib/rows.ts to measure, e.g. "write,memory").
@@ -37,8 +37,10 @@ function positive(name: string, fallback: number): number {
 }
 
 const settings: RunSettings = {
-  rounds: Math.round(positive('BENCH_ROUNDS', 3)),
-  seconds: positive('BENCH_DURATION', 5),
+  // Many short rounds rather than a few long ones: this machine's speed drifts over seconds, and
+  // a pair measured close together is compared under the same conditions.
+  rounds: Math.round(positive('BENCH_ROUNDS', 7)),
+  seconds: positive('BENCH_DURATION', 2),
   connections: Math.round(positive('BENCH_CONNECTIONS', 50)),
 };
 const databaseUrl = process.env.BENCH_DATABASE_URL || DEFAULT_DATABASE_URL;
@@ -193,8 +195,12 @@ async function measureRounds(hearth: RunningServer, minimal: RunningServer, seed
     for (const row of rows) await measureRow(row, true);
     for (let round = 1; round <= settings.rounds; round++) {
       for (const row of rows) {
-        const minimalSample = await loadFor(minimalTarget, connections, seconds);
-        const route = await measureRow(row, false);
+        // The pair's order alternates: a machine that slows down or speeds up over a round then
+        // favours neither side across rounds.
+        const minimalFirst = round % 2 === 1;
+        const first = minimalFirst ? await loadFor(minimalTarget, connections, seconds) : await measureRow(row, false);
+        const second = minimalFirst ? await measureRow(row, false) : await loadFor(minimalTarget, connections, seconds);
+        const [minimalSample, route] = minimalFirst ? [first, second] : [second, first];
         console.log(roundLine(round, row.key, minimalSample, route));
         for (const [who, s] of [['minimal app', minimalSample], [row.key, route]] as const) {
           if (s.non2xx > 0 || s.errors > 0) report.problems.push(`${who}: ${s.non2xx} non-2xx answers, ${s.errors} errors${s.firstFailure ? ` (first: ${s.firstFailure})` : ''}`);

@@ -94,7 +94,7 @@ export function renderReport(reports: EngineReport[], settings: RunSettings): st
     `Measured on ${date} on ${os.availableParallelism()} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ` +
       `${settings.connections} connections, ${count(settings.rounds, 'interleaved round')} of ${settings.seconds} s per row. ` +
       `Each throughput row is the median over the rounds of its requests/s divided by those of a minimal Fastify app ` +
-      `(one route, logger off, in its own process) measured just before it.`,
+      `(one route, logger off, in its own process) measured beside it, just before or just after it in alternate rounds.`,
     '',
     `| route | goal | ${reports.map((r) => ENGINE_NAMES[r.engine]).join(' | ')} |`,
     `|---|---|${reports.map(() => '---|').join('')}`,
