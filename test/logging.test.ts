@@ -219,6 +219,31 @@ describe('expected outcomes are not errors', () => {
   });
 });
 
+describe('LOG_LEVEL=warn (production)', () => {
+  it('writes no line for an ordinary request, and a warning with its request id, masked', async () => {
+    const out = capture();
+    const quiet = await createTestApp({ logStream: out.stream, config: { logLevel: 'warn' } });
+    try {
+      const quietOwner = await quiet.createOwner('Quiet owner');
+      expect((await quiet.request('GET', '/api/v1/memory', { token: quietOwner.token })).status).toBe(200);
+      expect(out.raw).toEqual([]);
+
+      const res = await quiet.request('GET', `/api/v1/oauth/authorize/google?token=${quietOwner.token}`);
+      expectError(res, 503, 'PROVIDER_NOT_CONFIGURED');
+      const lines = out.lines();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 40, reqId: res.headers['x-request-id'], error: 'PROVIDER_NOT_CONFIGURED' });
+      expect(out.text()).not.toContain(quietOwner.token);
+
+      // The app's own logger writes through the same destination.
+      quiet.app.log.warn('a warning of the app');
+      expect(out.lines().at(-1)).toMatchObject({ level: 40, msg: 'a warning of the app' });
+    } finally {
+      await quiet.close();
+    }
+  });
+});
+
 describe('LOG_FORMAT', () => {
   it('is json by default and accepts pretty; anything else is refused at start', () => {
     expect(loadConfig({}).logFormat).toBe('json');

@@ -4,7 +4,7 @@
  */
 import type { ReadStream } from 'node:fs';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { DestinationStream, LoggerOptions } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../config.js';
 import { maskHearthTokens } from '../lib/crypto.js';
 import { redactUrl } from './schemas.js';
@@ -36,12 +36,42 @@ export function loggerOptions(config: Pick<Config, 'logLevel' | 'logFormat'>, st
 }
 
 /**
- * Fastify's request-lifecycle lines, with one change: a streamed answer (a daemon download)
- * whose every byte was handed to the connection is complete even when the client closes the
- * connection before Node sees the stream end. It is logged as `request completed`, not as a
- * premature close, since the client received it whole.
+ * The process's logger, made here rather than by Fastify so that the app can be built without
+ * Fastify's own request logging where its lines cannot be written (see buildApp). Fastify's
+ * serializers for the reply and errors, and ours for the request.
+ */
+export function createRootLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, stream?: DestinationStream): Logger {
+  const { stream: destination, ...options } = loggerOptions(config, stream);
+  return pino(
+    { ...options, serializers: { err: stdSerializers.err, res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }), ...options.serializers } },
+    destination ?? pino.destination(1),
+  );
+}
+
+/**
+ * Fastify's request-lifecycle lines, with two changes:
+ * - A streamed answer (a daemon download) whose every byte was handed to the connection is
+ *   complete even when the client closes the connection before Node sees the stream end. It is
+ *   logged as `request completed`, not as a premature close, since the client received it whole.
+ * - Without `requestLines` (the level is above info), the info lines for each request are not
+ *   even attempted; errors are still logged.
  */
 export class HearthLogController extends LogController {
+  readonly #requestLines: boolean;
+
+  constructor(options: { requestLines?: boolean } = {}) {
+    super();
+    this.#requestLines = options.requestLines ?? true;
+  }
+
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+    if (this.#requestLines) super.incomingRequest(request, reply, metadata);
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+    if (error || this.#requestLines) super.requestCompleted(error, request, reply, metadata);
+  }
+
   override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' && answeredWhole(reply)) {
       if (!this.isLogDisabled(request)) reply.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
@@ -184,14 +214,13 @@ for (const method of LOG_METHODS) {
 }
 
 /**
- * Fastify's childLoggerFactory: a request logger made on first use (see RequestLogger), or the
- * real child at once when the route sets its own level or serializers.
+ * Fastify's childLoggerFactory: each request's logger a child of `root` (whatever logger Fastify
+ * passes, which is a stand-in when Fastify runs without its own logging), made on first use
+ * (see RequestLogger), or the real child at once when the route sets its own level or serializers.
  */
-export function requestLoggerFactory(
-  logger: FastifyBaseLogger,
-  bindings: Record<string, unknown>,
-  options: { level?: string; serializers?: unknown },
-): FastifyBaseLogger {
-  if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options as object);
-  return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
+export function requestLoggerFactory(root: FastifyBaseLogger) {
+  return (_fastifyLogger: FastifyBaseLogger, bindings: Record<string, unknown>, options: { level?: string; serializers?: unknown }): FastifyBaseLogger => {
+    if (options.level !== undefined || options.serializers !== undefined) return root.child(bindings, options as object);
+    return new RequestLogger(root, bindings) as unknown as FastifyBaseLogger;
+  };
 }

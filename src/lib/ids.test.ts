@@ -18,6 +18,19 @@ describe('ulid', () => {
     expect(ids.every((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
   });
 
+  it('encodes the 80 random bits exactly: within a millisecond each id is the previous one plus one', () => {
+    const now = Date.now() + 3_000_000;
+    const value = (id: string) => [...id.slice(10)].reduce((n, c) => n * 32n + BigInt('0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c)), 0n);
+    let previous = value(ulid(now));
+    // Enough steps to carry out of the lowest byte several times.
+    for (let i = 0; i < 1_000; i++) {
+      const next = value(ulid(now));
+      expect(next - previous).toBe(1n);
+      previous = next;
+    }
+    expect(previous).toBeLessThan(2n ** 80n);
+  });
+
   it('makes prefixed ids', () => {
     expect(newId('req')).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
   });
