@@ -57,10 +57,44 @@ function ownModuleUrls() {
   };
 }
 
+/**
+ * @fastify/swagger requires the YAML library when it is registered, at start, for the one thing
+ * it uses it for: `app.swagger({ yaml: true })` (and its static mode), which Hearth never asks
+ * for. Bundled as it is, the YAML chunk was read, compiled and run by every server. Its `yaml`
+ * is replaced by a stand-in that loads the library on a first call, from node_modules, as the
+ * external packages above are. Hearth's own YAML parsing (skill front matter, the parsing
+ * worker) imports the bundled copy, on demand, as before.
+ */
+function swaggerYamlOnDemand() {
+  const swaggerDir = `${path.sep}node_modules${path.sep}@fastify${path.sep}swagger${path.sep}`;
+  return {
+    name: 'swagger-yaml-on-demand',
+    setup(build) {
+      build.onResolve({ filter: /^yaml$/ }, (args) => {
+        if (args.namespace === 'swagger-yaml') return { path: 'yaml', external: true };
+        return args.importer.includes(swaggerDir) ? { path: 'yaml', namespace: 'swagger-yaml' } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: 'swagger-yaml' }, () => ({
+        contents: [
+          'let yaml;',
+          "const load = () => (yaml ??= require('yaml'));",
+          'module.exports = { stringify: (...args) => load().stringify(...args), parse: (...args) => load().parse(...args) };',
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/** A source map's `mappings` (base64 VLQ) without the segments whose source is not kept. */
-function keepMappings(mappings, keep) {
+/**
+ * A source map's `mappings` (base64 VLQ) with only what a stack trace reads: the segments of the
+ * kept sources, and of those only the first of each run on one original line (a frame then shows
+ * its original file and line, and the column where that line's code begins in the run). The kept
+ * sources are renumbered in their order; `sources` is what the map's `sources` becomes.
+ */
+function keepMappings(mappings, sourceNames, keep) {
   const decode = (text) => {
     const values = [];
     for (let i = 0, value = 0, shift = 0; i < text.length; i++) {
@@ -86,14 +120,25 @@ function keepMappings(mappings, keep) {
     } while (value);
     return out;
   };
+  const renumbered = [];
+  const sources = [];
+  sourceNames.forEach((name, index) => {
+    if (!keep[index]) return;
+    renumbered[index] = sources.length;
+    sources.push(name);
+  });
   // Source index, line and column run on from segment to segment across lines; written again
   // relative to the last kept segment. The generated column restarts on every line.
   let source = 0, line = 0, column = 0;
   let keptSource = 0, keptLine = 0, keptColumn = 0;
-  return mappings
+  const text = mappings
     .split(';')
     .map((generatedLine) => {
       let generatedColumn = 0, keptGeneratedColumn = 0;
+      // Whether the last segment written maps somewhere: code of a source not kept gets a
+      // segment that maps nowhere, so that its frames show the bundle's position rather than
+      // the own code before it.
+      let mapped = false;
       const kept = [];
       for (const segment of generatedLine ? generatedLine.split(',') : []) {
         const [dColumn, dSource, dLine, dSourceColumn] = decode(segment);
@@ -102,16 +147,27 @@ function keepMappings(mappings, keep) {
         source += dSource;
         line += dLine;
         column += dSourceColumn;
-        if (!keep[source]) continue;
-        kept.push(encode(generatedColumn - keptGeneratedColumn) + encode(source - keptSource) + encode(line - keptLine) + encode(column - keptColumn));
+        if (!keep[source]) {
+          if (mapped || !kept.length) {
+            kept.push(encode(generatedColumn - keptGeneratedColumn));
+            keptGeneratedColumn = generatedColumn;
+            mapped = false;
+          }
+          continue;
+        }
+        const newSource = renumbered[source];
+        if (mapped && newSource === keptSource && line === keptLine) continue;
+        mapped = true;
+        kept.push(encode(generatedColumn - keptGeneratedColumn) + encode(newSource - keptSource) + encode(line - keptLine) + encode(column - keptColumn));
         keptGeneratedColumn = generatedColumn;
-        keptSource = source;
+        keptSource = newSource;
         keptLine = line;
         keptColumn = column;
       }
       return kept.join(',');
     })
     .join(';');
+  return { mappings: text, sources };
 }
 
 const started = Date.now();
@@ -150,7 +206,7 @@ const bundle = await build({
   external: ['better-sqlite3', 'pg-native', 'bufferutil', 'utf-8-validate', '@fastify/ajv-compiler', 'light-my-request'],
   // The CommonJS libraries inside call require() for Node's built-in modules.
   banner: { js: "import { createRequire as __hearthCreateRequire } from 'node:module'; const require = __hearthCreateRequire(import.meta.url);" },
-  plugins: [ownModuleUrls()],
+  plugins: [ownModuleUrls(), swaggerYamlOnDemand()],
   // Less source for V8 to read and keep; names stay (stack traces, Fastify's plugin names), and
   // the source map leads back to src/ (npm start runs with --enable-source-maps).
   minifyWhitespace: true,
@@ -162,14 +218,16 @@ const bundle = await build({
   metafile: true,
   logLevel: 'warning',
 });
-// The bundle's source map keeps only the server's own code (as the file-by-file maps did): Node
-// reads a map whole when it loads a script under --enable-source-maps and keeps it, and the
-// libraries' mappings were three quarters of it. Frames in a library then show the bundle's
-// line and column, with the function's name.
+// The bundle's source map keeps only the server's own code (as the file-by-file maps did), and
+// of it the lines (keepMappings): Node reads a map whole when it loads a script under
+// --enable-source-maps and keeps it, and the libraries' mappings were three quarters of it, the
+// columns within a line most of the rest. Frames in a library show the bundle's line and
+// column, with the function's name.
 for (const file of Object.keys(bundle.metafile.outputs).filter((name) => name.endsWith('.js.map'))) {
   const map = JSON.parse(readFileSync(path.resolve(file), 'utf8'));
-  const own = map.sources.map((source) => !source.includes('node_modules/'));
-  map.mappings = keepMappings(map.mappings, own);
+  const srcDir = path.join(root, 'src') + path.sep;
+  const own = map.sources.map((source) => path.resolve(path.dirname(path.resolve(file)), source).startsWith(srcDir));
+  Object.assign(map, keepMappings(map.mappings, map.sources, own));
   map.names = [];
   writeFileSync(path.resolve(file), JSON.stringify(map));
 }

@@ -13,6 +13,45 @@ type Serializer = (data: unknown) => string;
  * (`@fastify/fast-json-stringify-compiler`, installed with Fastify); only when it is built
  * changes.
  */
+/** A TypeBox Literal of a string (`{ const, type: 'string' }`), or any schema that is one string constant. */
+function isStringConstant(schema: unknown): schema is { const: string } {
+  if (schema === null || typeof schema !== 'object') return false;
+  const s = schema as Record<string, unknown>;
+  return typeof s.const === 'string' && (s.type === undefined || s.type === 'string');
+}
+
+/**
+ * `schema` as the serializer is given it: a union of string constants (TypeBox's Union of
+ * Literals: a status, a kind) becomes a string with those values. fast-json-stringify writes a
+ * union by running an Ajv validator against each member for every value it writes: the first
+ * answer of nearly every route built an Ajv instance and compiled those validators (about a
+ * megabyte once a server answered its first health check), and every answer ran them. A string
+ * is written the same either way; the route's types keep it to the listed values. The schema
+ * the route validates with and documents is not changed; parts without such a union are shared.
+ */
+export function literalUnionsAsEnums(schema: unknown): unknown {
+  if (Array.isArray(schema)) {
+    let out: unknown[] | undefined;
+    schema.forEach((item, i) => {
+      const next = literalUnionsAsEnums(item);
+      if (next !== item) (out ??= [...schema])[i] = next;
+    });
+    return out ?? schema;
+  }
+  if (schema === null || typeof schema !== 'object') return schema;
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.anyOf) && s.anyOf.length > 0 && s.anyOf.every(isStringConstant)) {
+    const { anyOf, ...rest } = s;
+    return { ...rest, type: 'string', enum: (anyOf as { const: string }[]).map((member) => member.const) };
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(s)) {
+    const next = literalUnionsAsEnums(s[key]);
+    if (next !== s[key]) (out ??= { ...s })[key] = next;
+  }
+  return out ?? schema;
+}
+
 export function lazySerializers(): SerializerFactory {
   const defaultFactory = SerializerSelector();
   return (externalSchemas, options) => {
@@ -26,7 +65,7 @@ export function lazySerializers(): SerializerFactory {
           serialize = compiled.get(key);
           if (!serialize) {
             compile ??= defaultFactory(externalSchemas, options);
-            serialize = compile(route) as Serializer;
+            serialize = compile({ ...route, schema: literalUnionsAsEnums(route.schema) }) as Serializer;
             compiled.set(key, serialize);
           }
         }

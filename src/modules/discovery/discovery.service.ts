@@ -3,6 +3,7 @@ import type { Capability, DiscoveryDocument, QuickStart, ScopeInfo } from './dis
 import {
   AUTH_HINT,
   buildLlmsText,
+  compareNames,
   DESCRIPTION,
   IMPORTANT,
   NO_TOKEN_DESCRIPTION,
@@ -189,7 +190,7 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
     return {
       scopes: held,
       endpoints,
-      capabilities: [...groups.values()].sort((a, b) => a.name.localeCompare(b.name)),
+      capabilities: [...groups.values()].sort((a, b) => compareNames(a.name, b.name)),
       capabilitiesJsonTail,
     };
   }

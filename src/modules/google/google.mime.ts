@@ -222,7 +222,6 @@ const CP1252_LABELS = new Set(['windows-1252', 'cp1252', 'x-cp1252', 'iso-8859-1
 
 /** Each byte's UTF-16 code unit in windows-1252. */
 const CP1252_UNITS = Uint16Array.from({ length: 256 }, (_, byte) => (byte >= 0x80 && byte <= 0x9f ? CP1252_HIGH.charCodeAt(byte - 0x80) : byte));
-const UTF16LE = new TextDecoder('utf-16le');
 
 /**
  * Bytes in a named charset to text; unknown charsets read as UTF-8. Windows-1252 goes through a
@@ -234,7 +233,9 @@ export function decodeCharset(bytes: Uint8Array, charset: string | undefined): s
   if (CP1252_LABELS.has(label)) {
     const units = new Uint16Array(bytes.length);
     for (let i = 0; i < bytes.length; i++) units[i] = CP1252_UNITS[bytes[i]!]!;
-    return UTF16LE.decode(units);
+    // Buffer's UTF-16 decoding, not a TextDecoder('utf-16le'): made at load, that one read ICU's
+    // converter tables into every server's memory, mail or no mail.
+    return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le');
   }
   try {
     return new TextDecoder(label).decode(bytes);

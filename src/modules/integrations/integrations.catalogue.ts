@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { FormatRegistry, Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+// Check and Errors alone, not the Value namespace: that one pulls every value operation
+// (cast, convert, create, diff, ...) into the server's bundle.
+import { Errors } from '@sinclair/typebox/errors';
+import { Check } from '@sinclair/typebox/value';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
@@ -237,8 +240,8 @@ export function schemaProblem(ajv: Ajv, schema: unknown, at = ''): string | unde
 export function buildCatalogue(raw: unknown): Catalogue {
   // The file's shape, checked by TypeBox's interpreter: compiling a validator for a file read
   // once would cost more than the check itself.
-  if (!Value.Check(CatalogueFile, raw)) {
-    const problems = [...Value.Errors(CatalogueFile, raw)].slice(0, 5).map((e) => `${e.path || '/'} ${e.message}`);
+  if (!Check(CatalogueFile, raw)) {
+    const problems = [...Errors(CatalogueFile, raw)].slice(0, 5).map((e) => `${e.path || '/'} ${e.message}`);
     throw new CatalogueError(`Service catalogue: not in the expected shape: ${problems.join('; ')}`);
   }
   const file = raw as CatalogueFile;

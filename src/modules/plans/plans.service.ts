@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+// Check and Errors alone, not the Value namespace: that one pulls every value operation
+// (cast, convert, create, diff, ...) into the server's bundle.
+import { Errors } from '@sinclair/typebox/errors';
+import { Check } from '@sinclair/typebox/value';
 import { ConfigError } from '../../config.js';
 
 /**
@@ -107,10 +110,10 @@ export interface PlanCatalog {
  * accounts get it without paying, so its price must be 0.
  */
 export function parsePlans(document: unknown, source = 'PLANS_FILE'): PlanCatalog {
-  if (!Value.Check(PlansFile, document)) {
+  if (!Check(PlansFile, document)) {
     const entries = Array.isArray(document) ? document : (document as { plans?: unknown })?.plans;
     const shape = Array.isArray(entries) ? Type.Array(PlanFileEntry) : PlansFile;
-    const first = [...Value.Errors(shape, Array.isArray(document) ? document : entries ?? document)][0];
+    const first = [...Errors(shape, Array.isArray(document) ? document : entries ?? document)][0];
     const where = first?.path ? ` at ${Array.isArray(document) ? '' : '/plans'}${first.path}` : '';
     throw new ConfigError(
       `${source} is not a valid plans document${where}: ${first?.message ?? 'expected { "plans": [ { "id", "name", "price", "currency", "interval", "limits" } ] }'}`,
