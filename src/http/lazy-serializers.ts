@@ -4,15 +4,6 @@ import type { FastifyServerOptions } from 'fastify';
 type SerializerFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'] & {};
 type Serializer = (data: unknown) => string;
 
-/**
- * Response serializers compiled on first use, once per distinct schema. Fastify's default
- * compiles every status of every route when the app gets ready (about 400 serializers here,
- * fewer than 100 distinct: every route shares the error body of its 4xx and 5xx answers),
- * which was a large part of the start-up time and of the memory a fresh server holds. Each
- * serializer is the one Fastify would have built, by the compiler Fastify itself depends on
- * (`@fastify/fast-json-stringify-compiler`, installed with Fastify); only when it is built
- * changes.
- */
 /** A TypeBox Literal of a string (`{ const, type: 'string' }`), or any schema that is one string constant. */
 function isStringConstant(schema: unknown): schema is { const: string } {
   if (schema === null || typeof schema !== 'object') return false;
@@ -52,6 +43,15 @@ export function literalUnionsAsEnums(schema: unknown): unknown {
   return out ?? schema;
 }
 
+/**
+ * Response serializers compiled on first use, once per distinct schema. Fastify's default
+ * compiles every status of every route when the app gets ready (about 400 serializers here,
+ * fewer than 100 distinct: every route shares the error body of its 4xx and 5xx answers),
+ * which was a large part of the start-up time and of the memory a fresh server holds. Each
+ * serializer is the one Fastify would have built, by the compiler Fastify itself depends on
+ * (`@fastify/fast-json-stringify-compiler`, installed with Fastify); only when it is built
+ * changes.
+ */
 export function lazySerializers(): SerializerFactory {
   const defaultFactory = SerializerSelector();
   return (externalSchemas, options) => {
