@@ -22,7 +22,7 @@ import { createGroupCommit, type GroupCommit } from './group-commit.js';
 import { migrationProvider } from './migrations/index.js';
 import { startPgListener, type PgListener } from './pg-listener.js';
 import { createStatementPool } from './postgres-pool.js';
-import { createLocalRegistry, startPgRegistry, type NodeRegistry } from './node-registry.js';
+import { createLocalRegistry, createPgRegistry, type NodeRegistry } from './node-registry.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
@@ -42,6 +42,12 @@ export interface Storage {
   nodes: NodeRegistry;
   /** Batches concurrent writes into shared transactions; see group-commit.ts for the rule its units follow. */
   groupCommit: GroupCommit;
+  /**
+   * Settles once the schema is up to date (and, on PostgreSQL, this node is in the registry):
+   * nothing queries the database before. A failure has closed the storage already. Marked
+   * handled: whoever awaits it later still gets the error, and nothing reports it in between.
+   */
+  ready: Promise<void>;
   /** Waits for the writes in flight (group commit), then closes the change feed and the database. */
   close(): Promise<void>;
 }
@@ -192,8 +198,12 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
   }
 }
 
-/** Opens the configured database and brings its schema up to date. */
-export async function createStorage(options: StorageOptions): Promise<Storage> {
+/**
+ * Opens the configured database and starts bringing its schema up to date, without waiting for
+ * that: on an empty PostgreSQL database the migrations are some hundred schema changes the
+ * database server works through while this process builds its services and routes.
+ */
+export async function openStorage(options: StorageOptions): Promise<Storage> {
   // DATA_DIR holds the vault key file whatever the engine (and SQLite's database), so it is made
   // (0700) here, once, for PostgreSQL too: the server and the key rotation script both start here.
   prepareDataDir(options.dataDir);
@@ -203,7 +213,6 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
   let changes: ChangeFeed | undefined;
   let bus: ClusterBus;
   let listener: PgListener | undefined;
-  let nodes: NodeRegistry | undefined;
   const heartbeatMs = options.nodeHeartbeatMs ?? DEFAULT_NODE_HEARTBEAT_MS;
   if (options.databaseUrl) {
     ({ db, writes, changes, bus, listener } = await openPostgres(options.databaseUrl, options.pgSchema));
@@ -212,45 +221,56 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     db = openSqlite(options.dataDir, writes);
     bus = createLocalBus();
   }
-  const closeFeeds = async () => {
-    await nodes?.close();
+  // Registers only once the migrations are done: its table is one of them.
+  const pgNodes = dialect === 'postgres' ? createPgRegistry({ db, nodeId: bus.nodeId, heartbeatMs }) : undefined;
+  const nodes: NodeRegistry = pgNodes ?? createLocalRegistry(bus.nodeId, heartbeatMs);
+  const closeAll = async () => {
+    await nodes.close();
     await changes?.close();
     await bus.close();
     await listener?.close();
+    await db.destroy();
   };
-  try {
-    await migrateToLatest(db, dialect);
-  } catch (error) {
-    await closeFeeds();
-    await db.destroy();
-    throw error;
-  }
-  if (dialect === 'sqlite') alignJournalModes(options.dataDir);
-  try {
-    // After the migrations: the registry's table is one of them.
-    nodes = dialect === 'postgres' ? await startPgRegistry({ db, nodeId: bus.nodeId, heartbeatMs }) : createLocalRegistry(bus.nodeId, heartbeatMs);
-  } catch (error) {
-    await closeFeeds();
-    await db.destroy();
-    throw error;
-  }
-  const registry = nodes;
+  let failed = false;
+  const ready = (async () => {
+    try {
+      await migrateToLatest(db, dialect);
+      if (dialect === 'sqlite') alignJournalModes(options.dataDir);
+      await pgNodes?.start();
+    } catch (error) {
+      failed = true;
+      await closeAll();
+      throw error;
+    }
+  })();
+  ready.catch(() => {});
   const groupCommit = createGroupCommit(db, dialect);
-  return {
+  const storage: Storage = {
     db,
     dialect,
     writes,
     changes,
     bus,
-    nodes: registry,
+    nodes,
     groupCommit,
+    ready,
     async close() {
+      // Not in the middle of a migration; a failed one closed everything already.
+      await ready.catch(() => {});
+      if (failed) return;
       // Acknowledged writes are committed already; queued ones are committed before closing.
       await groupCommit.close();
-      await closeFeeds();
-      await db.destroy();
+      await closeAll();
     },
   };
+  return storage;
+}
+
+/** Opens the configured database and brings its schema up to date. */
+export async function createStorage(options: StorageOptions): Promise<Storage> {
+  const storage = await openStorage(options);
+  await storage.ready;
+  return storage;
 }
 
 /** True when the error is a unique-key violation, on either engine. */
