@@ -19,7 +19,7 @@ import { createLocalBus, newNodeId, startPgBus, type ClusterBus } from './cluste
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
 import type { Dialect } from './dialect.js';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
-import { migrationProvider } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import { startPgListener, type PgListener } from './pg-listener.js';
 import { createStatementPool } from './postgres-pool.js';
 import { createLocalRegistry, createPgRegistry, type NodeRegistry } from './node-registry.js';
@@ -178,23 +178,85 @@ async function openPostgres(
   }
 }
 
+/** Kysely's migration tables, kept as its Migrator makes them: a node of an earlier version reads them. */
+const MIGRATION_TABLE = 'kysely_migration';
+const MIGRATION_LOCK_TABLE = 'kysely_migration_lock';
+/** The advisory lock Kysely's Migrator takes on PostgreSQL: nodes of an earlier version take the same one. */
+const PG_MIGRATION_LOCK = sql.lit(3853314791062309107n);
+
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  // On PostgreSQL, Kysely looks for its migration tables in every schema unless told which one:
-  // another schema's kysely_migration (another app, a parallel test) would make it skip
-  // creating its own here and fail. Name the schema the connection actually uses.
-  const migrationTableSchema =
-    dialect === 'postgres'
-      ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
-      : undefined;
-  const migrator = new Migrator({
-    db,
-    provider: migrationProvider(dialect),
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
-  });
+  if (dialect === 'postgres') return migratePostgres(db);
+  // Every start but the first has nothing to do: one read tells, without Kysely's migrator.
+  const applied = await sql<{ name: string }>`SELECT name FROM ${sql.id(MIGRATION_TABLE)}`.execute(db).then(
+    (result) => result.rows.map((row) => row.name),
+    // No such table yet: a first start.
+    () => [],
+  );
+  if (upToDate(applied)) return;
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}
+
+function upToDate(applied: string[]): boolean {
+  const names = new Set(applied);
+  return names.size === MIGRATION_NAMES.length && MIGRATION_NAMES.every((name) => names.has(name));
+}
+
+/**
+ * PostgreSQL's migrations, in the tables and under the lock of Kysely's Migrator, in fewer round
+ * trips. Its Migrator reads the whole table list twice and takes its lock even when nothing is
+ * left to do (every start but the first), and on a first start records each migration as it
+ * goes: a round trip per migration, each waiting its turn while the routes are built (main.ts).
+ * Here one read tells whether anything is to be done; if so, under the lock and in one
+ * transaction as before, the pending migrations' schema changes go to the server together
+ * (postgres-pool.ts holds them) with the rows that record them.
+ */
+async function migratePostgres(db: Kysely<Database>): Promise<void> {
+  // The migration tables of the schema the connection actually uses, not another one's (another
+  // app's, a parallel test's) found further along the search path.
+  const { schema, recorded } = (
+    await sql<{ schema: string; recorded: boolean }>`SELECT current_schema() AS schema,
+      to_regclass(format('%I.%I', current_schema(), ${MIGRATION_TABLE}::text)) IS NOT NULL AS recorded`.execute(db)
+  ).rows[0]!;
+  const table = sql.id(schema, MIGRATION_TABLE);
+  const lockTable = sql.id(schema, MIGRATION_LOCK_TABLE);
+  const readApplied = async (from: Kysely<Database>) => (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(from)).rows.map((row) => row.name);
+  if (recorded && upToDate(await readApplied(db))) return;
+  const migrations = await migrationProvider('postgres').getMigrations();
+  let pending: string[] = [];
+  try {
+    await db.connection().execute(async (connection) => {
+      // Several nodes starting at once on a new database: one migrates, the others wait here and then find nothing left.
+      await sql`SELECT pg_advisory_lock(${PG_MIGRATION_LOCK})`.execute(connection);
+      try {
+        await connection.transaction().execute(async (trx) => {
+          await sql`CREATE TABLE IF NOT EXISTS ${table} (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx);
+          await sql`CREATE TABLE IF NOT EXISTS ${lockTable} (id varchar(255) NOT NULL PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)`.execute(trx);
+          await sql`INSERT INTO ${lockTable} (id, is_locked) VALUES ('migration_lock', 0) ON CONFLICT DO NOTHING`.execute(trx);
+          const applied = new Set(await readApplied(trx));
+          // As Kysely's Migrator: what ran must be a prefix of the migrations this version knows.
+          const unknown = [...applied].find((name) => !MIGRATION_NAMES.includes(name));
+          if (unknown) throw new Error(`corrupted migrations: previously executed migration ${unknown} is missing`);
+          const prefix = MIGRATION_NAMES.slice(0, applied.size);
+          const gap = prefix.find((name) => !applied.has(name));
+          if (gap) throw new Error(`corrupted migrations: migration ${gap} was not executed but later ones were`);
+          pending = MIGRATION_NAMES.slice(applied.size);
+          if (pending.length === 0) return;
+          for (const name of pending) await migrations[name]!.up(trx);
+          const timestamp = new Date().toISOString();
+          await sql`INSERT INTO ${table} (name, timestamp) SELECT name, ${timestamp} FROM unnest(${pending}::text[]) AS name`.execute(trx);
+        });
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${PG_MIGRATION_LOCK})`.execute(connection);
+      }
+    });
+  } catch (error) {
+    const which = pending.length === 0 ? '' : pending.length === 1 ? `${pending[0]} ` : `(one of ${pending[0]} to ${pending.at(-1)}) `;
+    throw new Error(`Database migration ${which}failed: ${String(error)}`);
   }
 }
 
