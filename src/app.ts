@@ -163,12 +163,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Only routes that write can change what MCP sessions list: the hook is theirs alone, and reads pay nothing for it.
   app.addHook('onRoute', mcpHub.watchWriteRoute);
-  await app.register(accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }));
-  await app.register(tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }));
-  await app.register(auditRoutes({ audit: container.audit }));
-  await app.register(discoveryRoutes({ discovery: container.discovery, health: container.health }));
-  await app.register(gatewayRoutes({ gateway: container.gateway }));
-  await app.register(
+  // The route plugins, each registered in a turn of the event loop of its own: registering is CPU
+  // work alone, and main.ts does it while the database brings its schema up to date, whose next
+  // round trip goes out between two registrations.
+  const routes = [
+    accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }),
+    tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }),
+    auditRoutes({ audit: container.audit }),
+    discoveryRoutes({ discovery: container.discovery, health: container.health }),
+    gatewayRoutes({ gateway: container.gateway }),
     eventsRoutes({
       events: container.events,
       authenticate: (secret) => container.tokens.authenticate(secret),
@@ -177,27 +180,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxStreamsPerOwner: config.events.maxStreamsPerOwner,
       maxStreams: config.events.maxStreams,
     }),
-  );
-  await app.register(approvalsRoutes({ approvals: container.approvals }));
-  await app.register(handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute, counters: container.counters }));
-  await app.register(personasRoutes({ personas: container.personas, attachments: container.attachments }));
-  await app.register(identityRoutes({ identity: container.identity }));
-  await app.register(memoryRoutes({ memory: container.memory }));
-  await app.register(knowledgeRoutes({ knowledge: container.knowledge, attachments: container.attachments }));
-  await app.register(skillsRoutes({ skills: container.skills }));
-  await app.register(oauthRoutes({ oauth: container.oauth, publicBaseUrl: config.publicBaseUrl }));
-  await app.register(googleRoutes({ google: container.google }));
-  await app.register(integrationsRoutes({ integrations: container.integrations }));
-  await app.register(connectorsRoutes({ connectors: container.connectors }));
-  await app.register(billingRoutes({ billing: container.billing }));
-  await app.register(vaultRoutes({ vault: container.vault, audit: container.audit }));
-  await app.register(marketplaceRoutes({ marketplace: container.marketplace }));
-  await app.register(webhooksRoutes({ webhooks: container.webhooks }));
-  await app.register(chatRoutes({ chat: container.chat }));
-  await app.register(mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }));
-  await app.register(
+    approvalsRoutes({ approvals: container.approvals }),
+    handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute, counters: container.counters }),
+    personasRoutes({ personas: container.personas, attachments: container.attachments }),
+    identityRoutes({ identity: container.identity }),
+    memoryRoutes({ memory: container.memory }),
+    knowledgeRoutes({ knowledge: container.knowledge, attachments: container.attachments }),
+    skillsRoutes({ skills: container.skills }),
+    oauthRoutes({ oauth: container.oauth, publicBaseUrl: config.publicBaseUrl }),
+    googleRoutes({ google: container.google }),
+    integrationsRoutes({ integrations: container.integrations }),
+    connectorsRoutes({ connectors: container.connectors }),
+    billingRoutes({ billing: container.billing }),
+    vaultRoutes({ vault: container.vault, audit: container.audit }),
+    marketplaceRoutes({ marketplace: container.marketplace }),
+    webhooksRoutes({ webhooks: container.webhooks }),
+    chatRoutes({ chat: container.chat }),
+    mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }),
     authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl, authorizationsPerMinute: config.authRateLimitPerMinute, counters: container.counters }),
-  );
+  ];
+  for (const routesPlugin of routes) {
+    await app.register(routesPlugin);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   // WebSocket upgrades (the AFP daemon's link) are routed like requests. The plugin is
   // registered in a scope of its own, with the AFP routes: it adds an onRequest and an
   // onResponse hook and wraps the handler of every route in its scope, which on every other

@@ -88,6 +88,7 @@ export function createContainer(config: Config, storage: Storage) {
     storage.dialect === 'postgres'
       ? createPgCounters(db, {
           onError: (error) => console.error(`Rate-limit counters could not be sent to PostgreSQL (kept, sent again at the next flush): ${(error as Error).message}`),
+          after: storage.ready,
         })
       : createLocalCounters();
   // Every call to the outside world goes through this guarded client, which trusts no origin:

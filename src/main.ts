@@ -3,7 +3,7 @@ import { createContainer } from './container.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { startupFailureMessage, type StartupStage } from './startup-errors.js';
 import { dataDirWarning } from './storage/data-dir.js';
-import { createStorage } from './storage/storage.js';
+import { openStorage } from './storage/storage.js';
 
 /** The longest a shutdown waits for requests in flight before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 10_000;
@@ -16,14 +16,25 @@ async function main(): Promise<void> {
   loadDotEnv();
   config = loadConfig();
   stage = 'database';
-  const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, nodeHeartbeatMs: config.clusterHeartbeatMs });
-  stage = 'vault keys';
+  const storage = await openStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, nodeHeartbeatMs: config.clusterHeartbeatMs });
   // From here the container owns storage: app.close() closes both.
   const container = createContainer(config, storage);
-  // Checks the vault keys against the database (and makes the key file on first start).
-  await container.keyring.ready();
+  // The database brings its schema up to date (on a first start, most of the start-up time) while
+  // the routes are built; nothing queries it before: the vault keys are checked after the
+  // migrations, and the server listens only once both are done.
+  let databaseStage: StartupStage = 'database';
+  const databaseReady = storage.ready.then(() => {
+    databaseStage = 'vault keys';
+    // Checks the vault keys against the database (and makes the key file on first start).
+    return container.keyring.ready();
+  });
+  databaseReady.catch(() => {});
   stage = 'app';
   const app = await buildApp({ config, container });
+  await databaseReady.catch((error: unknown) => {
+    stage = databaseStage;
+    throw error;
+  });
   const looseModes = dataDirWarning(config.dataDir, { database: storage.dialect === 'sqlite' });
   if (looseModes) app.log.warn(looseModes);
 

@@ -45,7 +45,12 @@ export function createLocalRegistry(nodeId: string, heartbeatMs: number): NodeRe
   };
 }
 
-export async function startPgRegistry(options: { db: Kysely<Database>; nodeId: string; heartbeatMs: number }): Promise<NodeRegistry> {
+/**
+ * The registry of a node on PostgreSQL. It is made before the node's schema is up to date (the
+ * services are built meanwhile) and `start` is called once the migrations are done: its table is
+ * one of them. Until then only this node counts as alive.
+ */
+export function createPgRegistry(options: { db: Kysely<Database>; nodeId: string; heartbeatMs: number }): NodeRegistry & { start(): Promise<void> } {
   const { db, nodeId, heartbeatMs } = options;
   const deadAfterMs = heartbeatMs * 3;
   const events = new EventEmitter();
@@ -79,14 +84,8 @@ export async function startPgRegistry(options: { db: Kysely<Database>; nodeId: s
     await sql`DELETE FROM cluster_nodes WHERE heartbeat_at < clock_timestamp() - ${FORGET_AFTER_MS} * interval '1 millisecond'`.execute(db);
   }
 
-  await register();
-  lastBeat = Date.now();
-  await beat();
-  const timer = setInterval(() => {
-    // One beat at a time: a slow database must not pile them up.
-    beating = beating.then(() => (closed ? undefined : beat().catch(() => {})));
-  }, heartbeatMs);
-  timer.unref();
+  let timer: NodeJS.Timeout | undefined;
+  let starting: Promise<void> | undefined;
 
   return {
     nodeId,
@@ -94,10 +93,28 @@ export async function startPgRegistry(options: { db: Kysely<Database>; nodeId: s
     deadAfterMs,
     alive: (id) => live.has(id),
     events,
+    start() {
+      starting ??= (async () => {
+        await register();
+        lastBeat = Date.now();
+        await beat();
+      })();
+      return starting.then(() => {
+        if (closed || timer) return;
+        timer = setInterval(() => {
+          // One beat at a time: a slow database must not pile them up.
+          beating = beating.then(() => (closed ? undefined : beat().catch(() => {})));
+        }, heartbeatMs);
+        timer.unref();
+      });
+    },
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(timer);
+      if (!starting) return;
+      // A registration under way is finished first, so that the row removed below is not written after it.
+      await starting.catch(() => {});
       await beating;
       await sql`DELETE FROM cluster_nodes WHERE node_id = ${nodeId}`.execute(db).catch(() => {});
     },

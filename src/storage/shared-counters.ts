@@ -38,7 +38,14 @@ const REFRESH_RECENT_MS = 1_000;
  */
 export function createPgCounters(
   db: Kysely<Database>,
-  options: { flushMs?: number; maxKeys?: number; now?: () => number; onError?: (error: unknown) => void } = {},
+  options: {
+    flushMs?: number;
+    maxKeys?: number;
+    now?: () => number;
+    onError?: (error: unknown) => void;
+    /** Flushes (and sweeps) start once this settles: the table exists only after the migrations. */
+    after?: Promise<unknown>;
+  } = {},
 ): SharedCounters {
   const flushMs = options.flushMs ?? COUNTERS_FLUSH_MS;
   const maxKeys = options.maxKeys ?? COUNTERS_MAX_KEYS;
@@ -140,11 +147,17 @@ export function createPgCounters(
     return start();
   }
 
-  const timer = setInterval(() => {
-    if (flushing) return;
-    start().catch((error: unknown) => options.onError?.(error));
-  }, flushMs);
-  timer.unref();
+  let timer: NodeJS.Timeout | undefined;
+  const startTimer = () => {
+    if (closed) return;
+    timer = setInterval(() => {
+      if (flushing) return;
+      start().catch((error: unknown) => options.onError?.(error));
+    }, flushMs);
+    timer.unref();
+  };
+  if (options.after) options.after.then(startTimer, () => {});
+  else startTimer();
 
   return {
     get size() {

@@ -19,10 +19,10 @@ import { createLocalBus, newNodeId, startPgBus, type ClusterBus } from './cluste
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
 import type { Dialect } from './dialect.js';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
-import { migrationProvider } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import { startPgListener, type PgListener } from './pg-listener.js';
 import { createStatementPool } from './postgres-pool.js';
-import { createLocalRegistry, startPgRegistry, type NodeRegistry } from './node-registry.js';
+import { createLocalRegistry, createPgRegistry, type NodeRegistry } from './node-registry.js';
 import type { Database } from './tables.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
@@ -42,6 +42,12 @@ export interface Storage {
   nodes: NodeRegistry;
   /** Batches concurrent writes into shared transactions; see group-commit.ts for the rule its units follow. */
   groupCommit: GroupCommit;
+  /**
+   * Settles once the schema is up to date (and, on PostgreSQL, this node is in the registry):
+   * nothing queries the database before. A failure has closed the storage already. Marked
+   * handled: whoever awaits it later still gets the error, and nothing reports it in between.
+   */
+  ready: Promise<void>;
   /** Waits for the writes in flight (group commit), then closes the change feed and the database. */
   close(): Promise<void>;
 }
@@ -172,14 +178,21 @@ async function openPostgres(
   }
 }
 
+/** Kysely's migration tables, kept as its Migrator makes them: a node of an earlier version reads them. */
+const MIGRATION_TABLE = 'kysely_migration';
+const MIGRATION_LOCK_TABLE = 'kysely_migration_lock';
+/** The advisory lock Kysely's Migrator takes on PostgreSQL: nodes of an earlier version take the same one. */
+const PG_MIGRATION_LOCK = sql.lit(3853314791062309107n);
+
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  // On PostgreSQL, Kysely looks for its migration tables in every schema unless told which one:
-  // another schema's kysely_migration (another app, a parallel test) would make it skip
-  // creating its own here and fail. Name the schema the connection actually uses.
-  const migrationTableSchema =
-    dialect === 'postgres'
-      ? (await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)).rows[0]?.schema
-      : undefined;
+  if (dialect === 'postgres') return migratePostgres(db);
+  // Every start but the first has nothing to do: one read tells, without Kysely's migrator.
+  const applied = await sql<{ name: string }>`SELECT name FROM ${sql.id(MIGRATION_TABLE)}`.execute(db).then(
+    (result) => result.rows.map((row) => row.name),
+    // No such table yet: a first start.
+    () => [],
+  );
+  if (upToDate(applied)) return;
   const migrator = new Migrator({
     db,
     provider: migrationProvider(dialect),
@@ -187,7 +200,6 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
     // localeCompare, loads ICU's collation data for every locale (about 2 MB resident) at every
     // start; the names begin with distinct numbers, so code-unit order is the same order.
     nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -196,8 +208,71 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
   }
 }
 
-/** Opens the configured database and brings its schema up to date. */
-export async function createStorage(options: StorageOptions): Promise<Storage> {
+function upToDate(applied: string[]): boolean {
+  const names = new Set(applied);
+  return names.size === MIGRATION_NAMES.length && MIGRATION_NAMES.every((name) => names.has(name));
+}
+
+/**
+ * PostgreSQL's migrations, in the tables and under the lock of Kysely's Migrator, in fewer round
+ * trips. Its Migrator reads the whole table list twice and takes its lock even when nothing is
+ * left to do (every start but the first), and on a first start records each migration as it
+ * goes: a round trip per migration, each waiting its turn while the routes are built (main.ts).
+ * Here one read tells whether anything is to be done; if so, under the lock and in one
+ * transaction as before, the pending migrations' schema changes go to the server together
+ * (postgres-pool.ts holds them) with the rows that record them.
+ */
+async function migratePostgres(db: Kysely<Database>): Promise<void> {
+  // The migration tables of the schema the connection actually uses, not another one's (another
+  // app's, a parallel test's) found further along the search path.
+  const { schema, recorded } = (
+    await sql<{ schema: string; recorded: boolean }>`SELECT current_schema() AS schema,
+      to_regclass(format('%I.%I', current_schema(), ${MIGRATION_TABLE}::text)) IS NOT NULL AS recorded`.execute(db)
+  ).rows[0]!;
+  const table = sql.id(schema, MIGRATION_TABLE);
+  const lockTable = sql.id(schema, MIGRATION_LOCK_TABLE);
+  const readApplied = async (from: Kysely<Database>) => (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(from)).rows.map((row) => row.name);
+  if (recorded && upToDate(await readApplied(db))) return;
+  const migrations = await migrationProvider('postgres').getMigrations();
+  let pending: string[] = [];
+  try {
+    await db.connection().execute(async (connection) => {
+      // Several nodes starting at once on a new database: one migrates, the others wait here and then find nothing left.
+      await sql`SELECT pg_advisory_lock(${PG_MIGRATION_LOCK})`.execute(connection);
+      try {
+        await connection.transaction().execute(async (trx) => {
+          await sql`CREATE TABLE IF NOT EXISTS ${table} (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx);
+          await sql`CREATE TABLE IF NOT EXISTS ${lockTable} (id varchar(255) NOT NULL PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)`.execute(trx);
+          await sql`INSERT INTO ${lockTable} (id, is_locked) VALUES ('migration_lock', 0) ON CONFLICT DO NOTHING`.execute(trx);
+          const applied = new Set(await readApplied(trx));
+          // As Kysely's Migrator: what ran must be a prefix of the migrations this version knows.
+          const unknown = [...applied].find((name) => !MIGRATION_NAMES.includes(name));
+          if (unknown) throw new Error(`corrupted migrations: previously executed migration ${unknown} is missing`);
+          const prefix = MIGRATION_NAMES.slice(0, applied.size);
+          const gap = prefix.find((name) => !applied.has(name));
+          if (gap) throw new Error(`corrupted migrations: migration ${gap} was not executed but later ones were`);
+          pending = MIGRATION_NAMES.slice(applied.size);
+          if (pending.length === 0) return;
+          for (const name of pending) await migrations[name]!.up(trx);
+          const timestamp = new Date().toISOString();
+          await sql`INSERT INTO ${table} (name, timestamp) SELECT name, ${timestamp} FROM unnest(${pending}::text[]) AS name`.execute(trx);
+        });
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${PG_MIGRATION_LOCK})`.execute(connection);
+      }
+    });
+  } catch (error) {
+    const which = pending.length === 0 ? '' : pending.length === 1 ? `${pending[0]} ` : `(one of ${pending[0]} to ${pending.at(-1)}) `;
+    throw new Error(`Database migration ${which}failed: ${String(error)}`);
+  }
+}
+
+/**
+ * Opens the configured database and starts bringing its schema up to date, without waiting for
+ * that: on an empty PostgreSQL database the migrations are some hundred schema changes the
+ * database server works through while this process builds its services and routes.
+ */
+export async function openStorage(options: StorageOptions): Promise<Storage> {
   // DATA_DIR holds the vault key file whatever the engine (and SQLite's database), so it is made
   // (0700) here, once, for PostgreSQL too: the server and the key rotation script both start here.
   prepareDataDir(options.dataDir);
@@ -207,7 +282,6 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
   let changes: ChangeFeed | undefined;
   let bus: ClusterBus;
   let listener: PgListener | undefined;
-  let nodes: NodeRegistry | undefined;
   const heartbeatMs = options.nodeHeartbeatMs ?? DEFAULT_NODE_HEARTBEAT_MS;
   if (options.databaseUrl) {
     ({ db, writes, changes, bus, listener } = await openPostgres(options.databaseUrl, options.pgSchema));
@@ -216,45 +290,56 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     db = openSqlite(options.dataDir, writes);
     bus = createLocalBus();
   }
-  const closeFeeds = async () => {
-    await nodes?.close();
+  // Registers only once the migrations are done: its table is one of them.
+  const pgNodes = dialect === 'postgres' ? createPgRegistry({ db, nodeId: bus.nodeId, heartbeatMs }) : undefined;
+  const nodes: NodeRegistry = pgNodes ?? createLocalRegistry(bus.nodeId, heartbeatMs);
+  const closeAll = async () => {
+    await nodes.close();
     await changes?.close();
     await bus.close();
     await listener?.close();
+    await db.destroy();
   };
-  try {
-    await migrateToLatest(db, dialect);
-  } catch (error) {
-    await closeFeeds();
-    await db.destroy();
-    throw error;
-  }
-  if (dialect === 'sqlite') alignJournalModes(options.dataDir);
-  try {
-    // After the migrations: the registry's table is one of them.
-    nodes = dialect === 'postgres' ? await startPgRegistry({ db, nodeId: bus.nodeId, heartbeatMs }) : createLocalRegistry(bus.nodeId, heartbeatMs);
-  } catch (error) {
-    await closeFeeds();
-    await db.destroy();
-    throw error;
-  }
-  const registry = nodes;
+  let failed = false;
+  const ready = (async () => {
+    try {
+      await migrateToLatest(db, dialect);
+      if (dialect === 'sqlite') alignJournalModes(options.dataDir);
+      await pgNodes?.start();
+    } catch (error) {
+      failed = true;
+      await closeAll();
+      throw error;
+    }
+  })();
+  ready.catch(() => {});
   const groupCommit = createGroupCommit(db, dialect);
-  return {
+  const storage: Storage = {
     db,
     dialect,
     writes,
     changes,
     bus,
-    nodes: registry,
+    nodes,
     groupCommit,
+    ready,
     async close() {
+      // Not in the middle of a migration; a failed one closed everything already.
+      await ready.catch(() => {});
+      if (failed) return;
       // Acknowledged writes are committed already; queued ones are committed before closing.
       await groupCommit.close();
-      await closeFeeds();
-      await db.destroy();
+      await closeAll();
     },
   };
+  return storage;
+}
+
+/** Opens the configured database and brings its schema up to date. */
+export async function createStorage(options: StorageOptions): Promise<Storage> {
+  const storage = await openStorage(options);
+  await storage.ready;
+  return storage;
 }
 
 /** True when the error is a unique-key violation, on either engine. */

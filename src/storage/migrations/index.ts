@@ -67,6 +67,9 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0028-statement-search-generations', statementSearchGenerations],
 ];
 
+/** The names Kysely records in `kysely_migration`, one per migration. */
+export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map(([name]) => name);
+
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations() {
