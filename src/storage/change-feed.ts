@@ -82,6 +82,12 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
   let lastSent = -Infinity;
   let timer: NodeJS.Timeout | undefined;
 
+  function notification(tables: Set<string> | 'unknown'): string {
+    let list = tables === 'unknown' ? '*' : [...tables].join(',');
+    if (list.length > MAX_NOTIFY_PAYLOAD - nodeId.length - 1) list = '*';
+    return `${nodeId} ${list}`;
+  }
+
   function flush(): void {
     if (sending || timer || closing) return;
     const wait = lastSent + NOTIFY_INTERVAL_MS - performance.now();
@@ -95,12 +101,10 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     const tables = pending;
     pending = undefined;
     if (!tables || closing) return;
-    let list = tables === 'unknown' ? '*' : [...tables].join(',');
-    if (list.length > MAX_NOTIFY_PAYLOAD - nodeId.length - 1) list = '*';
     // Best effort: a lost notification is bounded by the other nodes' cache age.
     sending = true;
     lastSent = performance.now();
-    void listener.notify(channel, `${nodeId} ${list}`).finally(() => {
+    void listener.notify(channel, notification(tables)).finally(() => {
       sending = false;
       if (pending !== undefined) flush();
     });
@@ -123,6 +127,12 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     async close() {
       closing = true;
       clearTimeout(timer);
+      // The writes of the last moments are told before the node goes (a write answered while it
+      // drains among them); otherwise the others would serve answers older than them for up to
+      // their cache age.
+      const tables = pending;
+      pending = undefined;
+      if (tables !== undefined && listener.connected) await listener.notify(channel, notification(tables)).catch(() => {});
       listener.events.off('down', onDown);
       listener.events.off('up', onUp);
       tracker.suspend();
