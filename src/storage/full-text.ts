@@ -83,12 +83,12 @@ export function queryTerms(q: string): string[] {
  */
 export type MatchMode = 'all' | 'any';
 
-export function sqliteMatchExpression(terms: string[], mode: MatchMode): string {
+export function sqliteMatchExpression(terms: readonly string[], mode: MatchMode): string {
   // Quoting each term makes FTS5 operators in user input (AND, NEAR, column filters) inert.
   return terms.map((t) => `"${t.replace(/"/g, '""')}"*`).join(mode === 'all' ? ' ' : ' OR ');
 }
 
-export function pgTsQueryText(terms: string[], mode: MatchMode): string {
+export function pgTsQueryText(terms: readonly string[], mode: MatchMode): string {
   return terms.map((t) => `'${t.replace(/'/g, "''").replace(/\\/g, '')}':*`).join(mode === 'all' ? ' & ' : ' | ');
 }
 

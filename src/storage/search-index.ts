@@ -46,6 +46,12 @@ export interface SearchIndexOptions {
    * query for its rows. Only for short columns: they count towards `maxCost`.
    */
   payload?: readonly string[];
+  /**
+   * Makes the object answered for a row's `payload` columns (e.g. the API's summary of it), once
+   * per build: searches then answer the same object for a row until the owner's index is rebuilt,
+   * which any write to the table causes, so callers can keep what they derive from it by identity.
+   */
+  present?: (row: Record<string, unknown>) => Record<string, unknown>;
   /** On SQLite: the tracker of this process's writes. Without it, the generation table is read. */
   writes?: WriteTracker | undefined;
   /** Rows read per query while building; small for tables with large texts. */
@@ -61,6 +67,8 @@ const MAX_OWNERS = 10_000;
 
 export interface IndexedSearch {
   q: string;
+  /** `queryTerms(q)`, when the caller has cut the query already. */
+  terms?: readonly string[];
   limit: number;
   mode: MatchMode;
   /** Attribute equality filters, applied before the limit. */
@@ -98,6 +106,12 @@ interface Postings {
   dense?: Float64Array;
   /** With `dense`: one bit per slot (32 slots a word), so that `all` intersects 32 documents at once. */
   bits?: Uint32Array;
+  /**
+   * With `bits`: the frequency every document holding the word has, when it is the same in all
+   * (a word once in one column, as most are): the bitsets then say all, and the documents they
+   * select need no read of `dense`, a read that misses the processor's caches.
+   */
+  uniform?: number | undefined;
 }
 
 /** A word in at least this share of an owner's documents gets a frequency array by slot. */
@@ -110,8 +124,14 @@ interface OwnerIndex<Id> {
   /** Tokens per document, all columns. */
   lengths: Float64Array;
   attributes: Map<string, string[]>;
-  /** The payload columns by id, when kept. */
-  rows: Map<Id, Record<string, unknown>> | undefined;
+  /** The payload columns by slot (as `present` made them), when kept. */
+  rows: Array<Record<string, unknown>> | undefined;
+  /**
+   * Query words resolved against this index (null: not a single token), so that a word asked
+   * again is not tokenized, stemmed and looked up again. Words whose prefix covers several
+   * stems are not kept: their merged list holds an array as long as the index.
+   */
+  resolved: Map<string, TermList | null>;
   postings: Map<string, Postings>;
   /** The words, sorted, for prefix lookups. */
   words: string[];
@@ -158,11 +178,17 @@ function compareIds(a: string | number, b: string | number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A bounded min-heap of the best k hits (worst on top): better = higher score, then lower id. */
+/**
+ * A bounded min-heap of the best k documents by slot (worst on top): better = higher score, then
+ * lower id.
+ */
 class TopK<Id extends string | number> {
   readonly scores: number[] = [];
-  readonly items: Id[] = [];
-  constructor(private readonly k: number) {}
+  readonly items: number[] = [];
+  constructor(
+    private readonly k: number,
+    private readonly ids: readonly Id[],
+  ) {}
 
   get full(): boolean {
     return this.scores.length >= this.k;
@@ -176,7 +202,7 @@ class TopK<Id extends string | number> {
   private worse(i: number, j: number): boolean {
     const si = this.scores[i]!;
     const sj = this.scores[j]!;
-    return si < sj || (si === sj && compareIds(this.items[i]!, this.items[j]!) > 0);
+    return si < sj || (si === sj && compareIds(this.ids[this.items[i]!]!, this.ids[this.items[j]!]!) > 0);
   }
 
   private swap(i: number, j: number): void {
@@ -184,18 +210,18 @@ class TopK<Id extends string | number> {
     [this.items[i], this.items[j]] = [this.items[j]!, this.items[i]!];
   }
 
-  offer(score: number, id: Id): void {
+  offer(score: number, slot: number): void {
     if (this.k <= 0) return;
     if (this.full) {
       const top = this.scores[0]!;
-      if (score < top || (score === top && compareIds(id, this.items[0]!) > 0)) return;
+      if (score < top || (score === top && compareIds(this.ids[slot]!, this.ids[this.items[0]!]!) > 0)) return;
       this.scores[0] = score;
-      this.items[0] = id;
+      this.items[0] = slot;
       this.down(0);
       return;
     }
     this.scores.push(score);
-    this.items.push(id);
+    this.items.push(slot);
     let i = this.scores.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -219,9 +245,11 @@ class TopK<Id extends string | number> {
     }
   }
 
-  /** Best first. */
-  sorted(): Array<RankedHit<Id>> {
-    const hits = this.items.map((id, i) => ({ id, rank: this.scores[i]! }));
+  /** Best first, with their rows when the index keeps them. */
+  sorted(rows: ReadonlyArray<Record<string, unknown>> | undefined): Array<IndexedHit<Id>> {
+    const hits: Array<IndexedHit<Id>> = this.items.map((slot, i) =>
+      rows ? { id: this.ids[slot]!, rank: this.scores[i]!, row: rows[slot]! } : { id: this.ids[slot]!, rank: this.scores[i]! },
+    );
     return hits.sort((a, b) => b.rank - a.rank || compareIds(a.id, b.id));
   }
 }
@@ -232,10 +260,13 @@ interface TermList {
   freqs: ArrayLike<number>;
   dense: Float64Array | undefined;
   bits: Uint32Array | undefined;
+  uniform: number | undefined;
   idf: number;
   maxFreq: number;
   /** What the word gives a document of length 0: no document gets more from it. */
   bound: number;
+  /** Made of several words' lists (a prefix of several stems). */
+  merged: boolean;
 }
 
 /** The bm25 contribution of one word to one document, as FTS5 computes it. */
@@ -248,45 +279,64 @@ function termScore(idf: number, freq: number, length: number, avgLength: number)
  * Resolves the query words, or `undefined` when one of them is not a single token (then the
  * database's own query parser must answer). Words without any match get an empty list.
  */
-function termLists<Id>(owner: OwnerIndex<Id>, terms: string[]): TermList[] | undefined {
-  const n = owner.ids.length;
+function termLists<Id>(owner: OwnerIndex<Id>, terms: readonly string[]): TermList[] | undefined {
   const lists: TermList[] = [];
   for (const term of terms) {
-    const tokens = tokenize(term);
-    if (tokens.length !== 1) return undefined;
-    const stem = porterStem(tokens[0]!);
-    const words = owner.words;
-    const matching: Postings[] = [];
-    for (let i = lowerBound(words, stem); i < words.length && words[i]!.startsWith(stem); i++) matching.push(owner.postings.get(words[i]!)!);
-    let slots: ArrayLike<number> = [];
-    let freqs: ArrayLike<number> = [];
-    let dense: Float64Array | undefined;
-    let bits: Uint32Array | undefined;
-    let maxFreq = 0;
-    if (matching.length === 1) {
-      ({ slots, freqs, dense, bits, maxFreq } = matching[0]!);
-    } else if (matching.length > 1) {
-      // Several words share the prefix: add up their frequencies by slot.
-      const acc = new Float64Array(n);
-      const merged: number[] = [];
-      for (const p of matching) {
-        for (let i = 0; i < p.slots.length; i++) {
-          const slot = p.slots[i]!;
-          if (acc[slot] === 0) merged.push(slot);
-          acc[slot] = acc[slot]! + p.freqs[i]!;
-        }
+    let list = owner.resolved.get(term);
+    if (list === undefined) {
+      list = termList(owner, term);
+      if (list === null || !list.merged) {
+        // Bounded by the index's own size, so that many small owners hold few in all.
+        if (owner.resolved.size >= Math.min(RESOLVED_MAX, 8 + (owner.cost >> 6))) owner.resolved.clear();
+        owner.resolved.set(term, list);
       }
-      merged.sort((x, y) => x - y);
-      slots = merged;
-      freqs = merged.map((slot) => acc[slot]!);
-      for (let i = 0; i < freqs.length; i++) if (freqs[i]! > maxFreq) maxFreq = freqs[i]!;
-      dense = acc;
     }
-    let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
-    if (idf <= 0) idf = 1e-6;
-    lists.push({ slots, freqs, dense, bits, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength) });
+    if (list === null) return undefined;
+    lists.push(list);
   }
   return lists;
+}
+
+/** Query words resolved per owner index at most (some hundred bytes each). */
+const RESOLVED_MAX = 256;
+
+/** One query word's list, or null when the word is not a single token. */
+function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
+  const n = owner.ids.length;
+  const tokens = tokenize(term);
+  if (tokens.length !== 1) return null;
+  const stem = porterStem(tokens[0]!);
+  const words = owner.words;
+  const matching: Postings[] = [];
+  for (let i = lowerBound(words, stem); i < words.length && words[i]!.startsWith(stem); i++) matching.push(owner.postings.get(words[i]!)!);
+  let slots: ArrayLike<number> = [];
+  let freqs: ArrayLike<number> = [];
+  let dense: Float64Array | undefined;
+  let bits: Uint32Array | undefined;
+  let uniform: number | undefined;
+  let maxFreq = 0;
+  if (matching.length === 1) {
+    ({ slots, freqs, dense, bits, maxFreq, uniform } = matching[0]!);
+  } else if (matching.length > 1) {
+    // Several words share the prefix: add up their frequencies by slot.
+    const acc = new Float64Array(n);
+    const merged: number[] = [];
+    for (const p of matching) {
+      for (let i = 0; i < p.slots.length; i++) {
+        const slot = p.slots[i]!;
+        if (acc[slot] === 0) merged.push(slot);
+        acc[slot] = acc[slot]! + p.freqs[i]!;
+      }
+    }
+    merged.sort((x, y) => x - y);
+    slots = merged;
+    freqs = merged.map((slot) => acc[slot]!);
+    for (let i = 0; i < freqs.length; i++) if (freqs[i]! > maxFreq) maxFreq = freqs[i]!;
+    dense = acc;
+  }
+  let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
+  if (idf <= 0) idf = 1e-6;
+  return { slots, freqs, dense, bits, uniform, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength), merged: matching.length > 1 };
 }
 
 /** The frequency of a word in a document: from the dense array, or by galloping from `positions[li]`. */
@@ -305,16 +355,16 @@ function lookup(list: TermList, positions: number[], li: number, slot: number): 
  */
 export function rankInIndex<Id extends string | number>(
   owner: OwnerIndex<Id>,
-  terms: string[],
+  terms: readonly string[],
   mode: MatchMode,
   limit: number,
   accept: (slot: number) => boolean,
-): Array<RankedHit<Id>> | undefined {
+): Array<IndexedHit<Id>> | undefined {
   const lists = termLists(owner, terms);
   if (!lists) return undefined;
   if (limit <= 0) return [];
-  const top = new TopK<Id>(limit);
-  const { lengths, avgLength, ids } = owner;
+  const { lengths, avgLength, ids, rows } = owner;
+  const top = new TopK<Id>(limit, ids);
   const found = new Array<number>(lists.length).fill(0);
   const positions = new Array<number>(lists.length).fill(0);
   // The score of a document is summed in query order, so equal documents get equal scores.
@@ -350,7 +400,8 @@ export function rankInIndex<Id extends string | number>(
       // documents holding all of them (in slot order, as the walk below would). With three words
       // each in a third of the documents, the walk below reads nine postings per match.
       const bits = lists.map((l) => l.bits!);
-      const dense = lists.map((l) => l.dense!);
+      const dense = lists.map((l) => (l.uniform === undefined ? l.dense! : undefined));
+      const uniform = lists.map((l) => l.uniform ?? 0);
       const words = bits[0]!.length;
       for (let w = 0; w < words; w++) {
         let m = bits[0]![w]!;
@@ -359,13 +410,16 @@ export function rankInIndex<Id extends string | number>(
           const low = m & -m;
           m ^= low;
           const slot = w * 32 + 31 - Math.clz32(low);
-          if (cannotEnter(slot)) return top.sorted();
-          for (let li = 0; li < dense.length; li++) found[li] = dense[li]![slot]!;
+          if (cannotEnter(slot)) return top.sorted(rows);
+          for (let li = 0; li < dense.length; li++) {
+            const d = dense[li];
+            found[li] = d === undefined ? uniform[li]! : d[slot]!;
+          }
           if (!accept(slot)) continue;
-          top.offer(score(slot), ids[slot]!);
+          top.offer(score(slot), slot);
         }
       }
-      return top.sorted();
+      return top.sorted(rows);
     }
     const driver = lists[driverIndex]!;
     candidates: for (let p = 0; p < driver.slots.length; p++) {
@@ -377,9 +431,9 @@ export function rankInIndex<Id extends string | number>(
         found[li] = f;
       }
       if (!accept(slot)) continue;
-      top.offer(score(slot), ids[slot]!);
+      top.offer(score(slot), slot);
     }
-    return top.sorted();
+    return top.sorted(rows);
   }
 
   // any: MaxScore. Words sorted by their bound; the weakest ones, whose bounds together cannot
@@ -417,9 +471,9 @@ export function rankInIndex<Id extends string | number>(
       }
     }
     if (!accept(slot)) continue;
-    top.offer(score(slot), ids[slot]!);
+    top.offer(score(slot), slot);
   }
-  return top.sorted();
+  return top.sorted(rows);
 }
 
 /** Builds an owner's index from rows; exported for the reference test. */
@@ -430,19 +484,25 @@ export function buildOwnerIndex<Id extends string | number>(
   version: number,
   maxCost = Infinity,
 ): OwnerIndex<Id> | undefined {
-  const builder = createBuilder<Id>(index, attributes, [], maxCost);
+  const builder = createBuilder<Id>(index, attributes, [], undefined, maxCost);
   for (const row of rows) if (!builder.add(row)) return undefined;
   return builder.finish(version);
 }
 
-function createBuilder<Id extends string | number>(index: FullTextIndex, attributes: readonly string[], payload: readonly string[], maxCost: number) {
+function createBuilder<Id extends string | number>(
+  index: FullTextIndex,
+  attributes: readonly string[],
+  payload: readonly string[],
+  present: ((row: Record<string, unknown>) => Record<string, unknown>) | undefined,
+  maxCost: number,
+) {
   // Postings are gathered in reading order and renumbered shortest first at the end: no
   // per-document structure is kept, so a build makes little garbage.
   const readIds: Id[] = [];
   const readLengths: number[] = [];
   const readAttributes: string[][] = attributes.map(() => []);
   const postings = new Map<string, Postings>();
-  const rows = payload.length > 0 ? new Map<Id, Record<string, unknown>>() : undefined;
+  const readRows: Array<Record<string, unknown>> | undefined = payload.length > 0 ? [] : undefined;
   const stems = new Map<string, string>();
   const freqs = new Map<string, number>();
   let cost = 0;
@@ -482,7 +542,7 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
       readIds.push(row.id as Id);
       readLengths.push(length);
       attributes.forEach((a, i) => readAttributes[i]!.push(String(row[a] ?? '')));
-      if (rows) {
+      if (readRows) {
         const kept: Record<string, unknown> = {};
         for (const column of payload) {
           const value = row[column];
@@ -490,7 +550,7 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
           // A unit of cost is some 8 bytes; a string holds one or two per character.
           cost += 2 + (typeof value === 'string' ? value.length >> 2 : 0);
         }
-        rows.set(row.id as Id, kept);
+        readRows.push(present ? present(kept) : kept);
       }
       return cost <= maxCost;
     },
@@ -504,6 +564,7 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
       const lengths = Float64Array.from(byLength, (order) => readLengths[order]!);
       const ids = byLength.map((order) => readIds[order]!);
       const attrs = new Map<string, string[]>(attributes.map((a, i) => [a, byLength.map((order) => readAttributes[i]![order]!)]));
+      const rows = readRows && byLength.map((order) => readRows[order]!);
       for (const p of postings.values()) {
         const m = p.slots.length;
         const renumbered = Array.from({ length: m }, (_, i) => i).sort((x, y) => slotOf[p.slots[x]!]! - slotOf[p.slots[y]!]!);
@@ -522,11 +583,14 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
         if (cost > maxCost) return undefined;
         p.dense = new Float64Array(n);
         p.bits = new Uint32Array(Math.ceil(n / 32));
+        let uniform = true;
         for (let i = 0; i < m; i++) {
           const slot = slots[i]!;
           p.dense[slot] = fs[i]!;
           p.bits[slot >>> 5] = p.bits[slot >>> 5]! | (1 << (slot & 31));
+          if (fs[i] !== fs[0]) uniform = false;
         }
+        if (uniform) p.uniform = fs[0]!;
       }
       return {
         version,
@@ -534,6 +598,7 @@ function createBuilder<Id extends string | number>(index: FullTextIndex, attribu
         lengths,
         attributes: attrs,
         rows,
+        resolved: new Map(),
         postings,
         words: [...postings.keys()].sort(),
         avgLength: n === 0 ? 1 : total / n || 1,
@@ -619,7 +684,7 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
   }
 
   async function build(ownerId: string, version: number): Promise<OwnerIndex<Id> | TooLarge> {
-    const builder = createBuilder<Id>(index, attributes, payload, maxCost);
+    const builder = createBuilder<Id>(index, attributes, payload, options.present, maxCost);
     const select = sql.raw(columns.join(', '));
     let after: Id | undefined;
     for (;;) {
@@ -636,6 +701,16 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
       after = page.rows[page.rows.length - 1]!.id as Id;
     }
     return builder.finish(version) ?? { version, tooLarge: true };
+  }
+
+  /** The owner's index when it is current and that is known without a query (SQLite), else undefined. */
+  function currentKnown(ownerId: string): OwnerIndex<Id> | TooLarge | undefined {
+    if (!writes) return undefined;
+    const known = owners.get(ownerId);
+    if (!known || known.version !== (writes.stamp([index.table]) ?? -1)) return undefined;
+    owners.delete(ownerId);
+    owners.set(ownerId, known);
+    return known;
   }
 
   async function ownerIndex(ownerId: string): Promise<OwnerIndex<Id> | TooLarge> {
@@ -668,18 +743,16 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
   }
 
   return {
-    async search(ownerId, { q, limit, mode, where }) {
-      const terms = queryTerms(q);
+    async search(ownerId, { q, terms = queryTerms(q), limit, mode, where }) {
       if (terms.length === 0) return [];
-      const owner = await ownerIndex(ownerId);
+      // Without a wait where the index is known current: most searches on SQLite.
+      const owner = currentKnown(ownerId) ?? (await ownerIndex(ownerId));
       if ('tooLarge' in owner) return undefined;
       const filters = Object.entries(where ?? {})
         .filter((e): e is [string, string] => e[1] !== undefined)
         .map(([name, value]) => [owner.attributes.get(name)!, value] as const);
       const accept = filters.length === 0 ? () => true : (slot: number) => filters.every(([values, value]) => values[slot] === value);
-      const hits: Array<IndexedHit<Id>> | undefined = rankInIndex(owner, terms, mode, limit, accept);
-      if (hits && owner.rows) for (const hit of hits) hit.row = owner.rows.get(hit.id)!;
-      return hits;
+      return rankInIndex(owner, terms, mode, limit, accept);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Dialect } from '../../storage/dialect.js';
 import { createSearchIndex } from '../../storage/search-index.js';
 import type { Database, SkillsTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
+import type { SkillOrigin, SkillSummary } from './skills.schemas.js';
 
 /** The index created in migration 0003; its weights rank a name match above a description match. */
 export const SKILLS_FULL_TEXT: FullTextIndex = {
@@ -25,6 +26,33 @@ export type SkillRow = Omit<SkillsTable, 'id' | 'owner_id' | 'slug_key' | 'categ
 export type SkillSummaryRow = Omit<SkillRow, 'script_content'>;
 export type SkillSuggestionRow = Pick<SkillRow, 'id' | 'slug' | 'name' | 'description' | 'category'>;
 export type NewSkillRow = Omit<SkillsTable, 'id'>;
+
+function parseOrigin(text: string): SkillOrigin {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as SkillOrigin).type === 'string') {
+      return value as SkillOrigin;
+    }
+  } catch {
+    // Fall through: a damaged origin must not make the skill unreadable.
+  }
+  return { type: 'unknown' };
+}
+
+/** A skill as lists and searches answer it (no SKILL.md). */
+export function toSummary(row: SkillSummaryRow): SkillSummary {
+  return {
+    id: Number(row.id),
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    active: Number(row.active) === 1,
+    origin: parseOrigin(row.origin),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
 
 export interface SkillFilters {
   /** Lower-cased slug. */
@@ -48,7 +76,11 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
           index: SKILLS_FULL_TEXT,
           attributes: ['slug_key', 'category_key'],
           // The summary columns (descriptions are at most 1,024 characters): a search reads no row.
+          // Each skill's summary is made once per build, and a search answers those objects: the
+          // same ones until the next write rebuilds the index, so that the route serializes each
+          // skill once rather than once per answer it appears in.
           payload: SUMMARY_COLUMNS,
+          present: (row) => toSummary(row as unknown as SkillSummaryRow) as unknown as Record<string, unknown>,
           writes,
           pageSize: 500,
           maxCost: SEARCH_INDEX_MAX_COST,
@@ -68,12 +100,16 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
   async function ranked<Row>(
     ownerId: string,
     q: string,
-    options: SkillFilters & { limit: number; mode: MatchMode; columns: 'summary' | 'suggestion' },
+    options: SkillFilters & { limit: number; mode: MatchMode; columns: 'summary' | 'suggestion'; terms?: readonly string[] | undefined },
   ): Promise<Row[]> {
-    const terms = queryTerms(q);
+    const terms = options.terms ?? queryTerms(q);
     if (terms.length === 0) return [];
+    // Rows read from the database answered as the index answers them: summaries, or suggestion rows.
+    const presented = (rows: unknown[]): Row[] =>
+      (options.columns === 'summary' ? rows.map((row) => toSummary(row as SkillSummaryRow)) : rows) as Row[];
     const hits = await index?.search(ownerId, {
       q,
+      terms,
       limit: options.limit,
       mode: options.mode,
       where: { slug_key: options.slugKey, category_key: options.categoryKey },
@@ -81,8 +117,8 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
     if (hits) {
       if (hits.length === 0) return [];
       if (hits.every((hit) => hit.row)) {
-        // The index keeps exactly the summary columns: its rows are answered as they are (the
-        // same objects while the index is unchanged; callers do not modify rows).
+        // The index keeps the summaries: they are answered as they are (the same objects while
+        // the index is unchanged; callers do not modify them).
         if (options.columns === 'summary') return hits.map((hit) => hit.row as Row);
         const pick = SUGGESTION_COLUMNS;
         return hits.map((hit) => Object.fromEntries(pick.map((c) => [c, c === 'id' ? hit.id : hit.row![c]])) as Row);
@@ -94,7 +130,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
         .where('id', 'in', hits.map((hit) => hit.id))
         .execute();
       const byId = new Map(rows.map((row) => [Number(row.id), row]));
-      return hits.flatMap((hit) => (byId.get(hit.id) as Row | undefined) ?? []);
+      return presented(hits.flatMap((hit) => byId.get(hit.id) ?? []));
     }
     const columns =
       options.columns === 'summary'
@@ -109,7 +145,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
         WHERE skills_fts MATCH ${sqliteMatchExpression(terms, options.mode)} AND t.owner_id = ${ownerId} ${slugFilter} ${categoryFilter}
         ORDER BY bm25(skills_fts, ${sqliteWeights}), t.id
         LIMIT ${options.limit}`.execute(db);
-      return result.rows;
+      return presented(result.rows);
     }
     const result = await sql<Row>`
       SELECT ${columns}
@@ -117,7 +153,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
       WHERE t.owner_id = ${ownerId} AND t.search_vector @@ q ${slugFilter} ${categoryFilter}
       ORDER BY ts_rank(t.search_vector, q) DESC, t.id
       LIMIT ${options.limit}`.execute(db);
-    return result.rows;
+    return presented(result.rows);
   }
 
   return {
@@ -166,8 +202,9 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    async search(ownerId: string, q: string, options: SkillFilters & { limit: number }): Promise<SkillSummaryRow[]> {
-      return ranked<SkillSummaryRow>(ownerId, q, { ...options, mode: 'all', columns: 'summary' });
+    /** `terms`: `queryTerms(q)`, when the caller has them. */
+    async search(ownerId: string, q: string, options: SkillFilters & { limit: number; terms?: readonly string[] }): Promise<SkillSummary[]> {
+      return ranked<SkillSummary>(ownerId, q, { ...options, mode: 'all', columns: 'summary' });
     },
 
     async suggest(ownerId: string, q: string, limit: number): Promise<SkillSuggestionRow[]> {

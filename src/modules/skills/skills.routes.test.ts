@@ -366,6 +366,38 @@ describe('full-text search: GET /api/v1/skills?q= and /skills/suggestions', () =
     expect((await search('narwhal')).map((s) => s.id)).toEqual([skill.id]);
   });
 
+  it('answers the same summary for a skill until it changes, then its new fields, in new queries as in repeated ones', async () => {
+    const owner3 = await t.createOwner('Summaries');
+    const changing = await createSkill(owner3, { name: 'ibex-counter', description: 'Counts ibex herds', category: 'Alps' });
+    const steady = await createSkill(owner3, { name: 'ibex-feeder', description: 'Feeds ibex herds', category: 'Alps' });
+    const summaries = async (q: string) => (await t.container.skills.list(owner3.id, { q, limit: 20 })).skills;
+    const first = await summaries('ibex');
+    // A different query (not an answer served again): each skill's summary is the one made before.
+    const second = await summaries('herds ibex');
+    for (const id of [changing.id, steady.id]) expect(second.find((s) => s.id === id)).toBe(first.find((s) => s.id === id));
+    const itemText = async (slug: string) => {
+      const listed = await t.request('GET', '/api/v1/skills', { token: owner3.token, query: { slug } });
+      return listed.text.slice('{"data":['.length, -'],"nextCursor":null}'.length);
+    };
+    const searchText = async (q: string) => (await t.request('GET', '/api/v1/skills', { token: owner3.token, query: { q } })).text;
+    expect(await searchText('ibex her')).toBe(`{"data":[${[await itemText('ibex-counter'), await itemText('ibex-feeder')].join(',')}],"nextCursor":null}`);
+
+    // A field the search does not look at, then one it does, each seen by the next new query.
+    await t.request('POST', `/api/v1/skills/${changing.id}/activate`, { token: owner3.token });
+    const activated = (await summaries('ibex herd')).find((s) => s.id === changing.id)!;
+    expect(activated.active).toBe(true);
+    expect(activated).not.toBe(first.find((s) => s.id === changing.id));
+    await t.request('PUT', `/api/v1/skills/${changing.id}`, { token: owner3.token, body: { description: 'Counts ibex herds twice', category: 'Peaks' } });
+    const changed = (await summaries('ibex h')).find((s) => s.id === changing.id)!;
+    expect(changed).toMatchObject({ active: true, description: 'Counts ibex herds twice', category: 'Peaks' });
+    // Now the longer description ranks it second.
+    const text = await searchText('ibex herds');
+    expect(text).toBe(`{"data":[${[await itemText('ibex-feeder'), await itemText('ibex-counter')].join(',')}],"nextCursor":null}`);
+    expect(JSON.parse(text).data[1]).toMatchObject({ id: changing.id, active: true, category: 'Peaks' });
+    await t.request('DELETE', `/api/v1/skills/${changing.id}`, { token: owner3.token });
+    expect(JSON.parse(await searchText('ibe')).data.map((s: { id: number }) => s.id)).toEqual([steady.id]);
+  });
+
   it('follows renames and deletes', async () => {
     const skill = await createSkill(owner, { name: 'quokka-finder' });
     await t.request('PUT', `/api/v1/skills/${skill.id}`, { token: owner.token, body: { name: 'wombat-finder' } });

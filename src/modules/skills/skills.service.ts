@@ -9,7 +9,7 @@ import type { Database } from '../../storage/tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
-import { createSkillsRepo, type SkillRow, type SkillSuggestionRow, type SkillSummaryRow } from './skills.repo.js';
+import { createSkillsRepo, toSummary, type SkillRow, type SkillSuggestionRow } from './skills.repo.js';
 import {
   SKILL_BATCH_MAX,
   SKILL_DESCRIPTION_MAX,
@@ -55,32 +55,6 @@ export interface SkillsServiceOptions {
 }
 
 const CREATED: SkillOrigin = { type: 'created' };
-
-function parseOrigin(text: string): SkillOrigin {
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value) && typeof (value as SkillOrigin).type === 'string') {
-      return value as SkillOrigin;
-    }
-  } catch {
-    // Fall through: a damaged origin must not make the skill unreadable.
-  }
-  return { type: 'unknown' };
-}
-
-function toSummary(row: SkillSummaryRow): SkillSummary {
-  return {
-    id: Number(row.id),
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    category: row.category,
-    active: Number(row.active) === 1,
-    origin: parseOrigin(row.origin),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 function toSkill(row: SkillRow): Skill {
   return { ...toSummary(row), scriptContent: row.script_content };
@@ -165,19 +139,6 @@ export function createSkillsService(deps: SkillsServiceOptions) {
         weigh: (skill) => skill.scriptContent.length + skill.description.length + 512,
       })
     : uncached();
-
-  // Summaries by the row they were made from. A search answered by the in-memory index gets the
-  // index's own row objects, the same ones for as long as the index is unchanged: each skill's
-  // summary (its origin parsed from JSON) is then made once, not once per search it appears in.
-  const summaries = new WeakMap<SkillSummaryRow, SkillSummary>();
-  const summaryOf = (row: SkillSummaryRow): SkillSummary => {
-    let summary = summaries.get(row);
-    if (!summary) {
-      summary = toSummary(row);
-      summaries.set(row, summary);
-    }
-    return summary;
-  };
 
   async function cached<V extends SkillSummary[] | SkillSuggestion[]>(ownerId: string, key: string, load: () => Promise<V>): Promise<V> {
     return (await cache.get(`${ownerId}\u0000${key}`, load)) as V;
@@ -273,8 +234,10 @@ export function createSkillsService(deps: SkillsServiceOptions) {
           throw invalid('cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
         }
         const { q, limit } = query;
-        const key = `search\u0000${queryTerms(q).join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
-        const skills = await cached(ownerId, key, async () => (await repo.search(ownerId, q, { ...filters, limit })).map(summaryOf));
+        const terms = queryTerms(q);
+        const key = `search\u0000${terms.join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
+        // Answered by the in-memory index, the summaries are the index's own (made once per build).
+        const skills = await cached(ownerId, key, () => repo.search(ownerId, q, { ...filters, limit, terms }));
         return { skills, nextCursor: null };
       }
       const afterId = query.cursor !== undefined ? Number(query.cursor) : undefined;
