@@ -48,6 +48,8 @@ export interface ChangeFeedOptions {
  * notification is on its way); this node's own caches are not concerned.
  */
 export const NOTIFY_INTERVAL_MS = 20;
+/** The longest a closing node waits for its last notification to go out. */
+const CLOSE_NOTIFY_WAIT_MS = 500;
 
 export async function startChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed> {
   const { channel, tracker, listener, nodeId } = options;
@@ -132,7 +134,16 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
       // their cache age.
       const tables = pending;
       pending = undefined;
-      if (tables !== undefined && listener.connected) await listener.notify(channel, notification(tables)).catch(() => {});
+      if (tables !== undefined && listener.connected) {
+        // Waited for briefly only: PostgreSQL commits one notifying transaction at a time, so a
+        // notification can wait behind another connection's, and closing must not wait with it.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          listener.notify(channel, notification(tables)).catch(() => {}),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_NOTIFY_WAIT_MS))),
+        ]);
+        clearTimeout(timer);
+      }
       listener.events.off('down', onDown);
       listener.events.off('up', onUp);
       tracker.suspend();
