@@ -16,6 +16,9 @@ export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
 const SEARCH_INDEX_MAX_COST = 500_000;
 
+/** Rows in one SQLite INSERT of a batch: at most this many statement texts, 5 parameters a row. */
+const SQLITE_ROWS_PER_INSERT = 32;
+
 export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
@@ -35,15 +38,18 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
     /**
      * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
      * trip: the columns go as arrays and are unnested, so the SQL text, and with it the prepared
-     * statement, is the same whatever the number of rows. SQLite runs in this process, where a
-     * statement per row costs no round trip.
+     * statement, is the same whatever the number of rows. On SQLite with multi-row INSERTs of at
+     * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
+     * work for the row, and the cap bounds the distinct statements the statement cache keeps.
      */
     async insertMany(rows: readonly MemoryEntriesTable[], trx: Db): Promise<void> {
+      if (rows.length === 0) return;
       if (dialect === 'sqlite' || rows.length === 1) {
-        for (const row of rows) await trx.insertInto('memory_entries').values(row).execute();
+        for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
+          await trx.insertInto('memory_entries').values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT)).execute();
+        }
         return;
       }
-      if (rows.length === 0) return;
       const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
       await trx
         .insertInto('memory_entries')

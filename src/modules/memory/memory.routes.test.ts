@@ -52,6 +52,24 @@ describe('happy path', () => {
     expect(res.body.data.updatedAt).toBe(res.body.data.created_at);
   });
 
+  it('stores every one of many entries sent at once (one batch, several INSERTs), each searchable', async () => {
+    const busy = await t.createOwner('Busy');
+    const count = 75;
+    const sent = await Promise.all(
+      Array.from({ length: count }, (_, i) => t.request('POST', '/api/v1/memory', { token: busy.token, body: { content: `Batched note ${i} about zephyrs` } })),
+    );
+    expect(sent.map((res) => res.status)).toEqual(Array(count).fill(201));
+    const ids = new Set(sent.map((res) => res.body.data.id as string));
+    expect(ids.size).toBe(count);
+    const listed = await t.request('GET', '/api/v1/memory?limit=100', { token: busy.token });
+    expect(listed.status).toBe(200);
+    expect(new Set(listed.body.data.map((entry: { id: string }) => entry.id))).toEqual(ids);
+    const byContent = new Map(sent.map((res) => [res.body.data.id as string, res.body.data.content as string]));
+    for (const entry of listed.body.data as Array<{ id: string; content: string }>) expect(entry.content).toBe(byContent.get(entry.id));
+    const found = await t.request('GET', '/api/v1/memory?q=zephyrs&limit=100', { token: busy.token });
+    expect(found.body.data).toHaveLength(count);
+  });
+
   it('lists newest first', async () => {
     const fresh = await t.createOwner('Ordered');
     const a = await remember(fresh, 'first');
