@@ -1,5 +1,3 @@
-import { buildApp } from './app.js';
-import { createContainer } from './container.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { startupFailureMessage, type StartupStage } from './startup-errors.js';
 import { dataDirWarning } from './storage/data-dir.js';
@@ -18,6 +16,13 @@ async function main(): Promise<void> {
   stage = 'database';
   const storage = await openStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, nodeHeartbeatMs: config.clusterHeartbeatMs });
   // From here the container owns storage: app.close() closes both.
+  // The services and routes, and the libraries under them, are most of the code: loaded only now,
+  // so that an empty database is already bringing its schema up to date while they are read and
+  // compiled (the schema changes of a first start run in the database server, on its own core).
+  // Loading runs for a good part of a second without a break: the migration's round trips before
+  // its schema changes go out are done first.
+  await storage.schemaUnderWay;
+  const [{ createContainer }, { buildApp }] = await Promise.all([import('./container.js'), import('./app.js')]);
   const container = createContainer(config, storage);
   // The database brings its schema up to date (on a first start, most of the start-up time) while
   // the routes are built; nothing queries it before: the vault keys are checked after the

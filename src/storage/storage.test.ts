@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../test/harness.js';
+import { openStorage } from './storage.js';
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
 describe('storage', () => {
   // On PostgreSQL each test app has a schema of its own in one database. Kysely's migrator,
@@ -21,6 +29,47 @@ describe('storage', () => {
       }
     } finally {
       await first.close();
+    }
+  });
+
+  // Start-up loads most of its code once the schema changes are under way (main.ts): that point
+  // must come, before the schema is ready on a new database, and at once on an up-to-date one.
+  it('says when the schema changes are under way: before they are done on a new database, and on every later start', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
+    const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
+    const open = () => openStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
+    try {
+      // On PostgreSQL, another connection looks for the new schema's tables as soon as the
+      // changes are under way: they are not committed yet (the first start's changes take the
+      // database server a good fraction of a second).
+      const observer = TEST_DATABASE_URL ? new pg.Client({ connectionString: TEST_DATABASE_URL }) : undefined;
+      await observer?.connect();
+      for (const start of ['new', 'again']) {
+        const storage = await open();
+        const order: string[] = [];
+        let committedWhenUnderWay: boolean | undefined;
+        await Promise.all([
+          storage.schemaUnderWay.then(async () => {
+            order.push('under way');
+            const found = await observer?.query(`SELECT to_regclass('${pgSchema}.kysely_migration') IS NOT NULL AS found`);
+            committedWhenUnderWay = found?.rows[0].found;
+          }),
+          storage.ready.then(() => order.push('ready')),
+        ]);
+        expect(order, start).toEqual(['under way', 'ready']);
+        if (observer) expect(committedWhenUnderWay, start).toBe(start === 'again');
+        // The schema is complete: a table of one of the later migrations answers.
+        await storage.db.selectFrom('webhook_attempts').select('id').limit(1).execute();
+        await storage.close();
+      }
+      await observer?.end();
+    } finally {
+      if (pgSchema && TEST_DATABASE_URL) {
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`).finally(() => client.end());
+      }
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

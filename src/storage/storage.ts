@@ -48,6 +48,13 @@ export interface Storage {
    * handled: whoever awaits it later still gets the error, and nothing reports it in between.
    */
   ready: Promise<void>;
+  /**
+   * Settles (never rejects) once bringing the schema up to date needs nothing more of this
+   * process than to wait: the schema changes are on their way to the database server, or
+   * nothing was to be done, or it failed (`ready` says which). Start-up loads the bulk of its
+   * code only then, so that its round trips before that are not held up behind the loading.
+   */
+  schemaUnderWay: Promise<void>;
   /** Waits for the writes in flight (group commit), then closes the change feed and the database. */
   close(): Promise<void>;
 }
@@ -184,8 +191,9 @@ const MIGRATION_LOCK_TABLE = 'kysely_migration_lock';
 /** The advisory lock Kysely's Migrator takes on PostgreSQL: nodes of an earlier version take the same one. */
 const PG_MIGRATION_LOCK = sql.lit(3853314791062309107n);
 
-export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  if (dialect === 'postgres') return migratePostgres(db);
+/** `underWay` is called once the migrations need no more round trips of this process but their last (see Storage.schemaUnderWay). */
+export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect, underWay: () => void = () => {}): Promise<void> {
+  if (dialect === 'postgres') return migratePostgres(db, underWay);
   // Every start but the first has nothing to do: one read tells, without Kysely's migrator.
   const applied = await sql<{ name: string }>`SELECT name FROM ${sql.id(MIGRATION_TABLE)}`.execute(db).then(
     (result) => result.rows.map((row) => row.name),
@@ -222,7 +230,7 @@ function upToDate(applied: string[]): boolean {
  * transaction as before, the pending migrations' schema changes go to the server together
  * (postgres-pool.ts holds them) with the rows that record them.
  */
-async function migratePostgres(db: Kysely<Database>): Promise<void> {
+async function migratePostgres(db: Kysely<Database>, underWay: () => void): Promise<void> {
   // The migration tables of the schema the connection actually uses, not another one's (another
   // app's, a parallel test's) found further along the search path.
   const { schema, recorded } = (
@@ -253,6 +261,9 @@ async function migratePostgres(db: Kysely<Database>): Promise<void> {
           if (gap) throw new Error(`corrupted migrations: migration ${gap} was not executed but later ones were`);
           pending = MIGRATION_NAMES.slice(applied.size);
           if (pending.length === 0) return;
+          // From here the schema changes are held (postgres-pool.ts) and go out with the INSERT
+          // below, without waiting on anything but this process's next microtasks.
+          underWay();
           for (const name of pending) await migrations[name]!.up(trx);
           const timestamp = new Date().toISOString();
           await sql`INSERT INTO ${table} (name, timestamp) SELECT name, ${timestamp} FROM unnest(${pending}::text[]) AS name`.execute(trx);
@@ -301,15 +312,19 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     await db.destroy();
   };
   let failed = false;
+  let underWay!: () => void;
+  const schemaUnderWay = new Promise<void>((resolve) => (underWay = resolve));
   const ready = (async () => {
     try {
-      await migrateToLatest(db, dialect);
+      await migrateToLatest(db, dialect, underWay);
       if (dialect === 'sqlite') alignJournalModes(options.dataDir);
       await pgNodes?.start();
     } catch (error) {
       failed = true;
       await closeAll();
       throw error;
+    } finally {
+      underWay();
     }
   })();
   ready.catch(() => {});
@@ -323,6 +338,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     nodes,
     groupCommit,
     ready,
+    schemaUnderWay,
     async close() {
       // Not in the middle of a migration; a failed one closed everything already.
       await ready.catch(() => {});
