@@ -15,14 +15,16 @@ async function main(): Promise<void> {
   config = loadConfig();
   stage = 'database';
   const storage = await openStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, nodeHeartbeatMs: config.clusterHeartbeatMs });
-  // From here the container owns storage: app.close() closes both.
   // The services and routes, and the libraries under them, are most of the code: loaded only now,
   // so that an empty database is already bringing its schema up to date while they are read and
   // compiled (the schema changes of a first start run in the database server, on its own core).
   // Loading runs for a good part of a second without a break: the migration's round trips before
-  // its schema changes go out are done first.
+  // its schema changes go out are done first. A failure from here on is the app's, not the
+  // database's (whose own failures come through storage.ready below).
   await storage.schemaUnderWay;
+  stage = 'app';
   const [{ createContainer }, { buildApp }] = await Promise.all([import('./container.js'), import('./app.js')]);
+  // From here the container owns storage: app.close() closes both.
   const container = createContainer(config, storage);
   // The database brings its schema up to date (on a first start, most of the start-up time) while
   // the routes are built; nothing queries it before: the vault keys are checked after the
@@ -34,7 +36,6 @@ async function main(): Promise<void> {
     return container.keyring.ready();
   });
   databaseReady.catch(() => {});
-  stage = 'app';
   const app = await buildApp({ config, container });
   await databaseReady.catch((error: unknown) => {
     stage = databaseStage;

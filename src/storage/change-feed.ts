@@ -137,12 +137,12 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
       if (tables !== undefined && listener.connected) {
         // Waited for briefly only: PostgreSQL commits one notifying transaction at a time, so a
         // notification can wait behind another connection's, and closing must not wait with it.
-        let timer: NodeJS.Timeout | undefined;
+        let giveUp: NodeJS.Timeout | undefined;
         await Promise.race([
           listener.notify(channel, notification(tables)).catch(() => {}),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_NOTIFY_WAIT_MS))),
+          new Promise<void>((resolve) => (giveUp = setTimeout(resolve, CLOSE_NOTIFY_WAIT_MS))),
         ]);
-        clearTimeout(timer);
+        clearTimeout(giveUp);
       }
       listener.events.off('down', onDown);
       listener.events.off('up', onUp);

@@ -703,24 +703,24 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
     return builder.finish(version) ?? { version, tooLarge: true };
   }
 
-  /** The owner's index when it is current and that is known without a query (SQLite), else undefined. */
-  function currentKnown(ownerId: string): OwnerIndex<Id> | TooLarge | undefined {
-    if (!writes) return undefined;
+  /** The owner's kept index if it is of `version`, marked as the most recently used. */
+  function keptAt(ownerId: string, version: number): OwnerIndex<Id> | TooLarge | undefined {
     const known = owners.get(ownerId);
-    if (!known || known.version !== (writes.stamp([index.table]) ?? -1)) return undefined;
+    if (!known || known.version !== version) return undefined;
     owners.delete(ownerId);
     owners.set(ownerId, known);
     return known;
   }
 
+  /** The owner's index when it is current and that is known without a query (SQLite), else undefined. */
+  function currentKnown(ownerId: string): OwnerIndex<Id> | TooLarge | undefined {
+    return writes ? keptAt(ownerId, writes.stamp([index.table]) ?? -1) : undefined;
+  }
+
   async function ownerIndex(ownerId: string): Promise<OwnerIndex<Id> | TooLarge> {
     const version = await currentVersion(ownerId);
-    const known = owners.get(ownerId);
-    if (known && known.version === version) {
-      owners.delete(ownerId);
-      owners.set(ownerId, known);
-      return known;
-    }
+    const known = keptAt(ownerId, version);
+    if (known) return known;
     const key = `${ownerId}\u0000${version}`;
     let pending = building.get(key);
     if (!pending) {

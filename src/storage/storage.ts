@@ -191,9 +191,19 @@ const MIGRATION_LOCK_TABLE = 'kysely_migration_lock';
 /** The advisory lock Kysely's Migrator takes on PostgreSQL: nodes of an earlier version take the same one. */
 const PG_MIGRATION_LOCK = sql.lit(3853314791062309107n);
 
-/** `underWay` is called once the migrations need no more round trips of this process but their last (see Storage.schemaUnderWay). */
+/**
+ * `underWay` is called once the migrations need no more round trips of this process but their
+ * last (see Storage.schemaUnderWay), and at the latest when they end, done or failed.
+ */
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect, underWay: () => void = () => {}): Promise<void> {
-  if (dialect === 'postgres') return migratePostgres(db, underWay);
+  try {
+    await (dialect === 'postgres' ? migratePostgres(db, underWay) : migrateSqlite(db));
+  } finally {
+    underWay();
+  }
+}
+
+async function migrateSqlite(db: Kysely<Database>): Promise<void> {
   // Every start but the first has nothing to do: one read tells, without Kysely's migrator.
   const applied = await sql<{ name: string }>`SELECT name FROM ${sql.id(MIGRATION_TABLE)}`.execute(db).then(
     (result) => result.rows.map((row) => row.name),
@@ -203,7 +213,7 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect, un
   if (upToDate(applied)) return;
   const migrator = new Migrator({
     db,
-    provider: migrationProvider(dialect),
+    provider: migrationProvider('sqlite'),
     // Migrations applied in the same millisecond are ordered by name. Kysely's default,
     // localeCompare, loads ICU's collation data for every locale (about 2 MB resident) at every
     // start; the names begin with distinct numbers, so code-unit order is the same order.
@@ -323,8 +333,6 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       failed = true;
       await closeAll();
       throw error;
-    } finally {
-      underWay();
     }
   })();
   ready.catch(() => {});
