@@ -15,6 +15,11 @@ describe('extractToken', () => {
     }
   });
 
+  it('reads a token of characters beyond ASCII as it is (the lookup refuses it), as the full pattern does', () => {
+    expect(extractToken(request('Bearer tök\u00e9n'))).toBe('tök\u00e9n');
+    expect(extractToken(request('Bearer ab\u007fcd'))).toBe('ab\u007fcd');
+  });
+
   it('reads no token from a header that is not one bearer token', () => {
     for (const header of ['Bearer ', 'Bearer', `Bearer ${TOKEN} extra`, `Bearer ${TOKEN}\u00a0x`, `Basic ${TOKEN}`, `Bearer${TOKEN}`, ` Bearer ${TOKEN}`, `Bearer \u00a0${TOKEN}x y`]) {
       expect(extractToken(request(header)), JSON.stringify(header)).toBeUndefined();
