@@ -58,7 +58,18 @@ export interface HearthStorage {
  * Hearth as production runs it: compiled JavaScript, NODE_ENV=production, warnings only in the
  * log. `settings` adds to (or overrides) its environment: the nodes of one cluster share a VAULT_KEY.
  */
-export async function startHearth(storage: HearthStorage, settings: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * A program the server runs under (a profiler: `valgrind --tool=callgrind …`), its node flags
+ * extended, and how long it may take to answer, which such a program stretches many times over.
+ */
+export interface Launch {
+  wrapper: string[];
+  nodeFlags?: string[];
+  readyWithinMs: number;
+  env?: Record<string, string>;
+}
+
+export async function startHearth(storage: HearthStorage, settings: Record<string, string> = {}, launch?: Launch): Promise<RunningServer> {
   const main = path.join(PROJECT_ROOT, 'dist/src/main.js');
   if (!existsSync(main)) throw new Error('dist/src/main.js is missing: buildServer() first');
   const port = await freePort();
@@ -74,23 +85,30 @@ export async function startHearth(storage: HearthStorage, settings: Record<strin
     DATABASE_URL: storage.databaseUrl ?? '',
     PUBLIC_BASE_URL: '',
     ...settings,
-  });
+  }, launch);
 }
 
-export async function startMinimal(): Promise<RunningServer> {
+export async function startMinimal(launch?: Launch): Promise<RunningServer> {
   const port = await freePort();
-  return spawnServer([MINIMAL_APP], `http://127.0.0.1:${port}`, '/', { PORT: String(port) });
+  return spawnServer([MINIMAL_APP], `http://127.0.0.1:${port}`, '/', { PORT: String(port) }, launch);
 }
 
-async function spawnServer(args: string[], baseUrl: string, readyPath: string, env: Record<string, string>): Promise<RunningServer> {
+async function spawnServer(args: string[], baseUrl: string, readyPath: string, env: Record<string, string>, launch?: Launch): Promise<RunningServer> {
   const started = performance.now();
-  // The server itself is the child (no npm or shell in between): its pid is the one whose memory is read.
-  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  // The server itself is the child (no npm or shell in between): its pid is the one whose memory
+  // is read. A wrapper such as valgrind runs the server in its own process, under the same pid.
+  const [command, ...commandArgs] = launch ? [...launch.wrapper, process.execPath, ...(launch.nodeFlags ?? [])] : [process.execPath];
+  const child = spawn(command!, [...commandArgs, ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...launch?.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let exited = false;
   void exit.then(() => (exited = true));
   // Polled every 5 ms: the first answer is known to within that, which is well under what is measured.
-  for (const deadline = started + 60_000; performance.now() < deadline; ) {
+  const readyWithinMs = launch?.readyWithinMs ?? 60_000;
+  for (const deadline = started + readyWithinMs; performance.now() < deadline; ) {
     if (exited) throw new Error(`${args.join(' ')} exited with ${await exit} before answering`);
     try {
       const res = await fetch(baseUrl + readyPath);
@@ -102,7 +120,7 @@ async function spawnServer(args: string[], baseUrl: string, readyPath: string, e
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   child.kill('SIGKILL');
-  throw new Error(`${args.join(' ')} did not answer ${readyPath} within 60 s`);
+  throw new Error(`${args.join(' ')} did not answer ${readyPath} within ${readyWithinMs / 1000} s`);
 }
 
 function running(child: ChildProcess, exit: Promise<number | null>, baseUrl: string, startMs: number): RunningServer {
