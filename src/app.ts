@@ -13,7 +13,7 @@ import { createApproximateRateLimiter, createRateLimiter } from './http/rate-lim
 import { createRootLogger, HearthLogController, requestLoggerFactory } from './http/logging.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { createValidatorCompiler, validatorFactory } from './http/validation.js';
-import { newId } from './lib/ids.js';
+import { idMaker } from './lib/ids.js';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from './lib/json-depth.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { approvalsRoutes } from './modules/approvals/approvals.routes.js';
@@ -55,6 +55,9 @@ export interface AppDeps {
   logStream?: DestinationStream;
 }
 
+/** Request ids: `req_` and a ULID, made as one flat string (see idMaker). */
+const newRequestId = idMaker('req');
+
 function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
@@ -85,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     // Request ids are ours; a client-sent X-Request-Id is not trusted into the logs.
     requestIdHeader: false,
-    genReqId: () => newId('req'),
+    genReqId: newRequestId,
     frameworkErrors: handleFrameworkError,
     // Validators and serializers are compiled on a route's first use (see validation.ts,
     // lazy-serializers.ts). Given here, not by setValidatorCompiler: Fastify then never loads its own.

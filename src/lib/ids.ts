@@ -29,42 +29,32 @@ function takeRandom(into: Uint8Array): void {
   poolOffset += into.length;
 }
 
-function encodeTime(time: number): string {
-  let out = '';
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[time % 32] + out;
-    time = Math.floor(time / 32);
-  }
-  return out;
-}
-
 const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
 
-function encodeRandom(bytes: Uint8Array): string {
-  // 80 bits -> 16 base32 characters, 5 bits at a time, in two groups of 40 bits (a byte and
-  // 32 bits each), made into one string at once: sixteen concatenations cost more than the id.
-  const a = bytes[0]!;
-  const b = ((bytes[1]! << 24) | (bytes[2]! << 16) | (bytes[3]! << 8) | bytes[4]!) >>> 0;
-  const c = bytes[5]!;
-  const d = ((bytes[6]! << 24) | (bytes[7]! << 16) | (bytes[8]! << 8) | bytes[9]!) >>> 0;
-  return String.fromCharCode(
-    CODES[a >> 3]!,
-    CODES[((a & 7) << 2) | (b >>> 30)]!,
-    CODES[(b >>> 25) & 31]!,
-    CODES[(b >>> 20) & 31]!,
-    CODES[(b >>> 15) & 31]!,
-    CODES[(b >>> 10) & 31]!,
-    CODES[(b >>> 5) & 31]!,
-    CODES[b & 31]!,
-    CODES[c >> 3]!,
-    CODES[((c & 7) << 2) | (d >>> 30)]!,
-    CODES[(d >>> 25) & 31]!,
-    CODES[(d >>> 20) & 31]!,
-    CODES[(d >>> 15) & 31]!,
-    CODES[(d >>> 10) & 31]!,
-    CODES[(d >>> 5) & 31]!,
-    CODES[d & 31]!,
-  );
+/**
+ * The ULID's 26 characters as character codes, rewritten in place: the first ten when the
+ * millisecond changes, the last sixteen for every id. A string is made from them in one call.
+ */
+const ulidCodes = Buffer.alloc(26);
+
+function encodeTime(time: number): void {
+  for (let i = 9; i >= 0; i--) {
+    ulidCodes[i] = CODES[time % 32]!;
+    time = Math.floor(time / 32);
+  }
+}
+
+function encodeRandom(bytes: Uint8Array): void {
+  // 80 bits -> 16 base32 characters, 5 bits at a time, in two groups of 40 bits (a byte and 32 bits each).
+  for (let group = 0; group < 2; group++) {
+    const at = group * 5;
+    const high = bytes[at]!;
+    const low = ((bytes[at + 1]! << 24) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 8) | bytes[at + 4]!) >>> 0;
+    const out = 10 + group * 8;
+    ulidCodes[out] = CODES[high >> 3]!;
+    ulidCodes[out + 1] = CODES[((high & 7) << 2) | (low >>> 30)]!;
+    for (let k = 0; k < 6; k++) ulidCodes[out + 2 + k] = CODES[(low >>> (25 - 5 * k)) & 31]!;
+  }
 }
 
 function incrementRandom(bytes: Uint8Array): void {
@@ -78,18 +68,38 @@ function incrementRandom(bytes: Uint8Array): void {
   }
 }
 
-/** The encoded form of lastTime: a busy server makes many ids per millisecond. */
-let lastTimeText = '';
-
-export function ulid(now = Date.now()): string {
+/** Brings ulidCodes to the next id: the same millisecond counts up, a new one draws fresh randomness. */
+function advance(now: number): void {
   if (now <= lastTime) {
     incrementRandom(lastRandom);
   } else {
     takeRandom(lastRandom);
     lastTime = now;
-    lastTimeText = encodeTime(now);
+    encodeTime(now);
   }
-  return lastTimeText + encodeRandom(lastRandom);
+  encodeRandom(lastRandom);
+}
+
+export function ulid(now = Date.now()): string {
+  advance(now);
+  return ulidCodes.toString('latin1');
+}
+
+/**
+ * Ids whose prefix is known in advance, made as one flat string. Every request gets an id; one
+ * joined from pieces (`prefix + '_' + ulid`) is a rope that V8 copies into one piece the first
+ * time it is read, here when the id is written as the x-request-id header. Counted with
+ * callgrind, joining and flattening were about 1% of a small request's instructions.
+ */
+export function idMaker(prefix: string): () => string {
+  if (!/^[a-z]+$/.test(prefix)) throw new Error(`An id prefix is lower-case letters, not "${prefix}"`);
+  const codes = Buffer.from(`${prefix}_${'0'.repeat(26)}`, 'latin1');
+  const at = prefix.length + 1;
+  return () => {
+    advance(Date.now());
+    codes.set(ulidCodes, at);
+    return codes.toString('latin1');
+  };
 }
 
 export function newId(prefix: string): string {
