@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, ulid } from './ids.js';
+import { idMaker, newId, ulid } from './ids.js';
 
 describe('ulid', () => {
   it('draws fresh randomness for every new millisecond, across many refills of its pool', () => {
@@ -33,5 +33,21 @@ describe('ulid', () => {
 
   it('makes prefixed ids', () => {
     expect(newId('req')).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('makes ids with a fixed prefix as newId does, each new and in order', () => {
+    const next = idMaker('req');
+    const ids = Array.from({ length: 2_000 }, () => next());
+    expect(ids.every((id) => /^req_[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    // Ids of either kind, made one after the other, share one sequence.
+    const mixed = [next().slice(4), ulid(), newId('req').slice(4), next().slice(4)];
+    expect([...mixed].sort()).toEqual(mixed);
+  });
+
+  it('refuses a prefix that is not lower-case letters', () => {
+    expect(() => idMaker('Req')).toThrow(/lower-case letters/);
+    expect(() => idMaker('')).toThrow(/lower-case letters/);
   });
 });
