@@ -25,10 +25,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { RARE_WORD } from './lib/dataset.js';
 import { api, registerOwner } from './lib/http.js';
 import { buildServer, startHearth, startMinimal, type Launch, type RunningServer } from './lib/processes.js';
-
-const RARE = 'zephyrine';
 
 interface Row {
   key: string;
@@ -44,7 +43,7 @@ const ROWS: Row[] = [
   { key: 'by-slug', title: '`GET /api/v1/skills/_by_slug/{slug}`', target: (s) => ({ path: `/api/v1/skills/_by_slug/${s.slug}`, token: s.masterToken }) },
   { key: 'memory', title: '`GET /api/v1/memory?limit=20`', target: (s) => ({ path: '/api/v1/memory?limit=20', token: s.masterToken }) },
   { key: 'context', title: '`GET /api/v1/gateway/context`', target: (s) => ({ path: '/api/v1/gateway/context', token: s.masterToken }) },
-  { key: 'rare', title: `\`GET /api/v1/skills?q=${RARE}&limit=20\``, target: (s) => ({ path: `/api/v1/skills?q=${RARE}&limit=20`, token: s.masterToken }) },
+  { key: 'rare', title: `\`GET /api/v1/skills?q=${RARE_WORD}&limit=20\``, target: (s) => ({ path: `/api/v1/skills?q=${RARE_WORD}&limit=20`, token: s.masterToken }) },
 ];
 
 interface SmallStore {
@@ -70,7 +69,7 @@ async function seedSmallStore(baseUrl: string): Promise<SmallStore> {
   for (let i = 0; i < 40; i++) {
     await call('POST', '/api/v1/skills', {
       name: `skill-${i}`,
-      description: `Helps with task ${i}${i % 4 === 0 ? ` and the ${RARE} case` : ''}`,
+      description: `Helps with task ${i}${i % 4 === 0 ? ` and the ${RARE_WORD} case` : ''}`,
       category: 'general',
       scriptContent: `Step one of skill ${i}. Step two.`,
     });

@@ -55,10 +55,6 @@ export interface HearthStorage {
 }
 
 /**
- * Hearth as production runs it: compiled JavaScript, NODE_ENV=production, warnings only in the
- * log. `settings` adds to (or overrides) its environment: the nodes of one cluster share a VAULT_KEY.
- */
-/**
  * A program the server runs under (a profiler: `valgrind --tool=callgrind …`), its node flags
  * extended, and how long it may take to answer, which such a program stretches many times over.
  */
@@ -69,6 +65,11 @@ export interface Launch {
   env?: Record<string, string>;
 }
 
+/**
+ * Hearth as production runs it: compiled JavaScript, NODE_ENV=production, warnings only in the
+ * log. `settings` adds to (or overrides) its environment: the nodes of one cluster share a VAULT_KEY.
+ * `launch` runs it under another program (see Launch).
+ */
 export async function startHearth(storage: HearthStorage, settings: Record<string, string> = {}, launch?: Launch): Promise<RunningServer> {
   const main = path.join(PROJECT_ROOT, 'dist/src/main.js');
   if (!existsSync(main)) throw new Error('dist/src/main.js is missing: buildServer() first');
