@@ -1,10 +1,11 @@
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyContextConfig, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
-import { registerAccessControl } from './http/access.js';
+import { registerAccessControl, type Principal } from './http/access.js';
+import { installFrontDoor } from './http/front-door.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { closeUpgradeOnceAnswered } from './http/upgrade.js';
@@ -33,7 +34,7 @@ import { authorizationRoutes } from './modules/authorization/authorization.route
 import { handshakesRoutes } from './modules/handshakes/handshakes.routes.js';
 import { identityRoutes } from './modules/identity/identity.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
-import { createMcpHub } from './modules/mcp/mcp.hub.js';
+import { createMcpHub, TOOL_OPERATION_HEADER } from './modules/mcp/mcp.hub.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
@@ -54,6 +55,11 @@ export interface AppDeps {
   /** Where logs go; stdout when not given. */
   logStream?: DestinationStream;
 }
+
+/** `/api/v1` is served as `/api/v1/`; nothing is ever redirected. */
+const IGNORE_TRAILING_SLASH = true;
+/** The longest path parameter the router takes (a longer one is answered 414). */
+const MAX_PARAM_LENGTH = 500;
 
 /** Request ids: `req_` and a ULID, made as one flat string (see idMaker). */
 const newRequestId = idMaker('req');
@@ -83,8 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     // A hop count means: believe that many proxies in front of the server, nearest first.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
-    // `/api/v1` is served as `/api/v1/`; nothing is ever redirected.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: IGNORE_TRAILING_SLASH, maxParamLength: MAX_PARAM_LENGTH },
     exposeHeadRoutes: false,
     // Request ids are ours; a client-sent X-Request-Id is not trusted into the logs.
     requestIdHeader: false,
@@ -127,9 +132,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // route (or tool) made them, on any node.
   const mcpHub = createMcpHub({ cluster: container.storage.bus });
   app.addHook('onClose', async () => mcpHub.close());
+  const authenticateNow = (secret: string) => container.tokens.authenticateNow(secret);
+  const afterAuthenticated =
+    tokenLimiter || config.planLimits
+      ? (principal: Principal, route: FastifyContextConfig) => {
+          tokenLimiter?.hit(principal.tokenId);
+          // The plan's daily request quota; with plan limits off nothing is counted at all.
+          return config.planLimits ? container.limits.countRequest(principal, route) : undefined;
+        }
+      : undefined;
   registerAccessControl(app, {
     authenticate: (secret) => container.tokens.authenticate(secret),
-    authenticateNow: (secret) => container.tokens.authenticateNow(secret),
+    authenticateNow,
     // Every answer carries its request id, errors included (set before anything can refuse the
     // request; Fastify's error path keeps headers already set, and framework errors that run no
     // hook set it themselves, see handleFrameworkError). A tool's request reaches only the route it mirrors.
@@ -140,16 +154,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     ownOrigin: new URL(config.publicBaseUrl).origin,
     authenticateReplay: (value, request) => container.approvals.takeReplay(value, request.method, request.url),
-    ...(tokenLimiter || config.planLimits
-      ? {
-          afterAuthenticated: (principal, request) => {
-            tokenLimiter?.hit(principal.tokenId);
-            // The plan's daily request quota; with plan limits off nothing is counted at all.
-            return config.planLimits ? container.limits.countRequest(principal, request) : undefined;
-          },
-        }
-      : {}),
+    ...(afterAuthenticated ? { afterAuthenticated } : {}),
   });
+  // The hottest reads (routes that declare `prepared`) answered before Fastify routes them, with
+  // the same access decision. Only where ordinary requests are not logged: see front-door.ts.
+  if (!requestLines) {
+    installFrontDoor(app, {
+      authenticateNow,
+      ...(afterAuthenticated ? { afterAuthenticated } : {}),
+      newRequestId,
+      // Read by beforeAccess above: a tool's request is checked against the route it reaches.
+      handOverHeaders: [TOOL_OPERATION_HEADER],
+      ignoreTrailingSlash: IGNORE_TRAILING_SLASH,
+      maxParamLength: MAX_PARAM_LENGTH,
+    });
+  }
 
   await app.register(swagger, openApiOptions({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION }));
 

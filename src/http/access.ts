@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from './errors.js';
 import { ErrorBodySchema, IsoDateTime } from './schemas.js';
 
@@ -252,7 +252,7 @@ export interface AccessControlOptions {
    * Called once an authenticated request passed its access check (rate limits, usage). May
    * answer a promise (a quota that looks up the owner's plan); it is awaited only then.
    */
-  afterAuthenticated?(principal: Principal, request: FastifyRequest): void | Promise<void>;
+  afterAuthenticated?(principal: Principal, route: FastifyContextConfig): void | Promise<void>;
   /**
    * Resolves the value of the approval-replay header to the token the approved request runs as,
    * with the approval it executes; null when the value is not a live replay of this very request
@@ -287,19 +287,21 @@ function visibleAscii(value: string): boolean {
   return true;
 }
 
+/** The secret of an Authorization header (`Bearer <secret>`), or undefined when it carries none. */
+export function bearerSecret(header: string): string | undefined {
+  // The spelling nearly every client sends, checked without a regex (every request): a
+  // character loop costs a fraction of a regex test. Anything else takes the full pattern.
+  if (header.startsWith('Bearer ') && header.length > 7) {
+    const secret = header.slice(7);
+    if (visibleAscii(secret)) return secret;
+  }
+  return BEARER.exec(header)?.[1];
+}
+
 /** The token a request carries: the Authorization header first, then `?token=`. */
 export function extractToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (header) {
-    // The spelling nearly every client sends, checked without a regex (every request): a
-    // character loop costs a fraction of a regex test. Anything else takes the full pattern.
-    if (header.startsWith('Bearer ') && header.length > 7) {
-      const secret = header.slice(7);
-      if (visibleAscii(secret)) return secret;
-    }
-    const match = BEARER.exec(header);
-    return match?.[1];
-  }
+  if (header) return bearerSecret(header);
   const query = request.query as Record<string, unknown> | undefined;
   const fromQuery = query?.token;
   return typeof fromQuery === 'string' && fromQuery.length > 0 ? fromQuery : undefined;
@@ -320,6 +322,28 @@ function describeAccess(rule: Access): string {
     case 'admin':
       return "Administrator only: the administrator's master token or login session.";
   }
+}
+
+/**
+ * An access decision made before the request reached Fastify (see front-door.ts): the caller,
+ * already counted by `afterAuthenticated`, with what counting answered. The front door hands a
+ * request over with it when counting refused the request or must wait, so the route answers
+ * (the refusal, or the answer once counting is done) and nothing is counted twice.
+ */
+export interface AccessDecided {
+  principal: Principal;
+  /** What afterAuthenticated threw: the request is refused with it. */
+  refusal?: unknown;
+  /** What afterAuthenticated answered when it must wait (a quota looking up the owner's plan). */
+  pending?: Promise<void>;
+}
+
+/** Where an IncomingMessage carries an AccessDecided. */
+export const ACCESS_DECIDED = Symbol('hearth.accessDecided');
+
+/** An IncomingMessage that may carry an access decision made before Fastify saw it. */
+export interface MaybeDecided {
+  [ACCESS_DECIDED]?: AccessDecided;
 }
 
 /**
@@ -374,15 +398,15 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
   const PUBLIC: Access = { kind: 'public' };
 
   /** The last checks, once the principal is known; a promise only when afterAuthenticated answers one. */
-  function finish(request: FastifyRequest, rule: Access, secret: string | undefined): void | Promise<void> {
+  function finish(request: FastifyRequest, route: FastifyContextConfig, rule: Access, secret: string | undefined): void | Promise<void> {
     if (rule.kind !== 'public' && secret && !request.principal) throw unauthorized('invalid');
     const refusal = checkAccess(rule, request.principal);
     if (refusal) throw refusal;
-    if (request.principal) return options.afterAuthenticated?.(request.principal, request);
+    if (request.principal) return options.afterAuthenticated?.(request.principal, route);
   }
 
   /** The rare cases that wait: a token not cached yet, an approval's replay, the console's session cookie. */
-  async function slowPath(request: FastifyRequest, reply: FastifyReply, rule: Access, secret: string | undefined): Promise<void> {
+  async function slowPath(request: FastifyRequest, reply: FastifyReply, route: FastifyContextConfig, rule: Access, secret: string | undefined): Promise<void> {
     const replay = request.headers[APPROVAL_REPLAY_HEADER];
     if (replay !== undefined) {
       // An approved request run again as the token that asked; a value from outside matches nothing.
@@ -405,7 +429,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
         reply.header('cache-control', 'private, no-store');
       }
     }
-    await finish(request, rule, secret);
+    await finish(request, route, rule, secret);
   }
 
   // A callback hook, not an async one: it runs on every request, and most are decided without
@@ -414,20 +438,29 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     let pending: void | Promise<void>;
     try {
       options.beforeAccess?.(request, reply);
-      const rule = request.routeOptions.config?.access ?? PUBLIC;
-      const secret = extractToken(request);
-      const known =
-        request.headers[APPROVAL_REPLAY_HEADER] !== undefined
-          ? undefined
-          : secret
-            ? options.authenticateNow?.(secret)
-            : options.ownOrigin && request.headers.cookie && rule.kind !== 'public'
-              ? undefined
-              : null;
-      if (known === undefined) pending = slowPath(request, reply, rule, secret);
-      else {
-        request.principal = known;
-        pending = finish(request, rule, secret);
+      const decided = (request.raw as MaybeDecided)[ACCESS_DECIDED];
+      if (decided !== undefined) {
+        // Decided and counted at the front door, which handed the request over for the answer.
+        request.principal = decided.principal;
+        if (decided.refusal !== undefined) throw decided.refusal;
+        pending = decided.pending;
+      } else {
+        const route = request.routeOptions.config;
+        const rule = route?.access ?? PUBLIC;
+        const secret = extractToken(request);
+        const known =
+          request.headers[APPROVAL_REPLAY_HEADER] !== undefined
+            ? undefined
+            : secret
+              ? options.authenticateNow?.(secret)
+              : options.ownOrigin && request.headers.cookie && rule.kind !== 'public'
+                ? undefined
+                : null;
+        if (known === undefined) pending = slowPath(request, reply, route, rule, secret);
+        else {
+          request.principal = known;
+          pending = finish(request, route, rule, secret);
+        }
       }
     } catch (error) {
       done(error as Error);

@@ -18,6 +18,8 @@ export interface SerializedBodies {
    * reused for the same `answer` afterwards.
    */
   send<A extends object>(reply: FastifyReply, answer: A, render: (answer: A) => unknown): FastifyReply;
+  /** The body `send` made for `answer`, if it made one yet (a prepared answer: see front-door.ts). */
+  made(answer: object): Buffer | undefined;
 }
 
 /** One per route: a body is what that route's serializer made of the answer. */
@@ -33,6 +35,7 @@ export function createSerializedBodies(): SerializedBodies {
       // The content type Fastify gives a serialized object; a Buffer is sent as it is.
       return reply.type('application/json; charset=utf-8').send(body);
     },
+    made: (answer) => bodies.get(answer),
   };
 }
 

@@ -77,6 +77,35 @@ describe(`write tracker and derived cache (${ENGINE})`, () => {
     expect(await cache.get('k', compute)).toBe(2);
   });
 
+  it('peeks at what it would serve, without computing: nothing before, after a write, or while suspended', async () => {
+    const tracker = createWriteTracker({ maxAgeMs: 60_000 });
+    const cache = createDerivedCache<string>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    expect(cache.peek('k')).toBeUndefined();
+    expect(await cache.get('k', async () => 'first')).toBe('first');
+    expect(cache.peek('k')).toBe('first');
+    expect(cache.peek('other')).toBeUndefined();
+    tracker.noteWrites(['elsewhere']);
+    expect(cache.peek('k')).toBe('first');
+    tracker.noteWrites(['t']);
+    expect(cache.peek('k')).toBeUndefined();
+    expect(await cache.get('k', async () => 'second')).toBe('second');
+    tracker.suspend();
+    expect(cache.peek('k')).toBeUndefined();
+    tracker.resume();
+    expect(cache.peek('k')).toBeUndefined();
+  });
+
+  it('counts a peek as a use: the least recently used entry is dropped first', async () => {
+    const tracker = createWriteTracker();
+    const cache = createDerivedCache<string>({ tracker, tables: ['t'], maxEntries: 2, maxWeight: 10, weigh: () => 1 });
+    await cache.get('a', async () => 'A');
+    await cache.get('b', async () => 'B');
+    expect(cache.peek('a')).toBe('A');
+    await cache.get('c', async () => 'C');
+    expect(cache.peek('a')).toBe('A');
+    expect(cache.peek('b')).toBeUndefined();
+  });
+
   it('never keeps an answer during whose computation a write finished', async () => {
     const cache = createDerivedCache<string>({ tracker: writes, tables: ['memory_entries'], maxEntries: 10, maxWeight: 100, weigh: () => 1 });
     let calls = 0;

@@ -9,6 +9,8 @@ import type { WriteTracker } from './write-tracker.js';
  */
 export interface DerivedCache<V> {
   get(key: string, compute: () => Promise<V>): Promise<V>;
+  /** The answer `get` would serve from the cache now, without computing; undefined when it has none. */
+  peek(key: string): V | undefined;
 }
 
 export interface DerivedCacheOptions<V> {
@@ -55,18 +57,29 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
     totalWeight -= entry.weight;
   }
 
+  /** The entry for `key` if it is still fresh at `stamp`, moved to the most recently used end. */
+  function fresh(key: string, stamp: number, at: number): { value: V } | undefined {
+    const entry = entries.get(key);
+    if (!entry || entry.stamp !== stamp || (maxAgeMs !== undefined && at - entry.at >= maxAgeMs)) return undefined;
+    entries.delete(key);
+    entries.set(key, entry);
+    return entry;
+  }
+
   return {
+    peek(key) {
+      const stamp = tracker.stamp(tables);
+      if (stamp === undefined) return undefined;
+      return fresh(key, stamp, maxAgeMs === undefined ? 0 : Date.now())?.value;
+    },
+
     async get(key, compute) {
       const stamp = tracker.stamp(tables);
       // Undefined: changes made elsewhere cannot be seen now, so nothing is served or kept.
       if (stamp === undefined) return compute();
       const at = maxAgeMs === undefined ? 0 : Date.now();
-      const entry = entries.get(key);
-      if (entry && entry.stamp === stamp && (maxAgeMs === undefined || at - entry.at < maxAgeMs)) {
-        entries.delete(key);
-        entries.set(key, entry);
-        return entry.value;
-      }
+      const entry = fresh(key, stamp, at);
+      if (entry) return entry.value;
       // Requests that miss together share one computation begun at the same stamp: no write
       // was counted between its start and theirs, so its answer is as fresh as their own would be.
       // (When a popular answer expires, fifty requests would otherwise run its queries fifty times.)
@@ -94,5 +107,5 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
 
 /** Where no write tracker is given: always computes. */
 export function uncached<V>(): DerivedCache<V> {
-  return { get: (_key, compute) => compute() };
+  return { get: (_key, compute) => compute(), peek: () => undefined };
 }

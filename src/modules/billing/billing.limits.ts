@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig } from 'fastify';
 import type { Principal } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { createLocalCounters, type SharedCounters } from '../../lib/shared-counters.js';
@@ -138,9 +138,9 @@ export function createLimitsService(deps: LimitsServiceOptions) {
      * through this process reaches the counter at once (`forget`), one made elsewhere within
      * the minute.
      */
-    countRequest(principal: Principal, request?: FastifyRequest): void | Promise<void> {
+    countRequest(principal: Principal, route?: FastifyContextConfig): void | Promise<void> {
       if (!deps.enabled || principal.role === 'admin') return;
-      if (request?.routeOptions.config?.dailyQuotaExempt) return;
+      if (route?.dailyQuotaExempt) return;
       const at = now();
       const ownerId = principal.ownerId;
       const { count } = counters.hit(requestsKey(ownerId, at), 1, nextUtcMidnight(at) - at, at);

@@ -29,13 +29,14 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService; health: Pic
     const publicAccess = { access: access.public() };
     const anyToken = { access: access.anyToken() };
 
-    // The document is fixed once the app is ready: serialized on the first request, then sent as bytes.
+    // The document is fixed once the app is ready: serialized on the first request, then sent as
+    // bytes, by this route or, once made, by the front door.
     const discoveryBodies = createSerializedBodies();
     // ignoreTrailingSlash serves /api/v1 from this same route, without a redirect.
     app.get(
       '/api/v1/',
       {
-        config: publicAccess,
+        config: { ...publicAccess, prepared: () => discoveryBodies.made(discovery.discoveryDocument()) },
         schema: {
           operationId: 'getDiscovery',
           summary: 'The discovery document: what Hearth is, where its docs are, how to authenticate, every endpoint',
@@ -127,7 +128,7 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService; health: Pic
     app.get(
       '/api/v1/tokens/me/capabilities',
       {
-        config: anyToken,
+        config: { ...anyToken, prepared: (principal) => (principal ? discovery.tokenCapabilitiesBody(principal) : undefined) },
         schema: {
           operationId: 'getTokenCapabilities',
           summary: 'The calling token: its kind, scopes, rights and every endpoint it may call',

@@ -112,7 +112,14 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.get(
       '/api/v1/skills/_by_slug/:slug',
       {
-        config,
+        // A skill the cache holds, once this route has serialized it, is the front door's to send.
+        config: {
+          ...config,
+          prepared: (principal, slug) => {
+            const skill = principal ? skills.cachedBySlug(principal.ownerId, slug) : undefined;
+            return skill && skillBodies.made(skill);
+          },
+        },
         schema: {
           operationId: 'getSkillBySlug',
           summary: 'Get a skill by its slug, in any case',

@@ -56,6 +56,9 @@ export interface SkillsServiceOptions {
 
 const CREATED: SkillOrigin = { type: 'created' };
 
+/** The by-slug cache's key: the owner and the slug in lower case (a slug matches in any case). */
+const bySlugKey = (ownerId: string, slugKey: string) => `${ownerId}\u0000${slugKey}`;
+
 function toSkill(row: SkillRow): Skill {
   return { ...toSummary(row), scriptContent: row.script_content };
 }
@@ -263,11 +266,16 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     async getBySlug(ownerId: string, slug: string): Promise<Skill> {
       const slugKey = slug.toLowerCase();
       // An unknown slug throws, so it is never cached.
-      return bySlug.get(`${ownerId}\u0000${slugKey}`, async () => {
+      return bySlug.get(bySlugKey(ownerId, slugKey), async () => {
         const row = await repo.getBySlug(ownerId, slugKey);
         if (!row) throw new AppError('NOT_FOUND', `No skill with the slug "${slug}"`);
         return toSkill(row);
       });
+    },
+
+    /** What getBySlug would answer from its cache now, without waiting; undefined when it must look. */
+    cachedBySlug(ownerId: string, slug: string): Skill | undefined {
+      return bySlug.peek(bySlugKey(ownerId, slug.toLowerCase()));
     },
 
     async batch(ownerId: string, ids: number[], slugs: string[]): Promise<Skill[]> {

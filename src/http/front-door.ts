@@ -1,0 +1,206 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify';
+import { ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type Access, type MaybeDecided, type Principal } from './access.js';
+
+/**
+ * The front door: the hottest reads answered before Fastify sees the request.
+ *
+ * A few answers are bytes made once and sent again for as long as they hold: the discovery
+ * document, a token's capabilities, a skill looked up by its slug. For those requests, building Fastify's request and reply,
+ * running its hooks and routing is most of the work left (counted with `npm run bench:instructions`:
+ * about a fifth of what the capabilities request costs). A route that can answer so declares
+ * `config.prepared`, a function that gives the 200 body for a caller at once, or undefined when
+ * the route must make it (nothing ready yet, or a caller it does not serve this way). The route's
+ * own handler sends the same function's bytes, so both ways answer alike. A path may end in one
+ * parameter (`/api/v1/skills/_by_slug/:slug`); the door passes its value as the route would
+ * receive it, and takes only values that need no decoding.
+ *
+ * The door listens on the server's 'request' event in front of Fastify's handler. It answers a
+ * GET of such a route's exact path, with the same access decision the access hook makes, made by
+ * the same functions: the bearer token resolved without waiting, the route's access rule, and the
+ * per-request counting (rate limit, daily quota). Everything that is not that plain case goes to
+ * Fastify untouched: another path or a query string, a token not cached yet or not valid, a
+ * refused caller, a console session's cookie, a body, an upgrade, an approval's replay, a
+ * header named in `handOverHeaders`, a server that is shutting down. Only counting cannot be
+ * undone: when it refuses the request or must wait, the door hands the request over with its
+ * decision (ACCESS_DECIDED), and the access hook takes it from there.
+ *
+ * It writes no log line: it is installed only when ordinary requests are not logged (above the
+ * info level, as in production), so a server that logs each request logs every one.
+ */
+export type PreparedAnswer = (principal: Principal | null, parameter: string) => Buffer | undefined;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's 200 body, ready without waiting, for the front door (see front-door.ts). */
+    prepared?: PreparedAnswer;
+  }
+}
+
+export interface FrontDoorOptions {
+  /** The access hook's own resolver: the principal of a cached token, null for a bad one, undefined when it must wait. */
+  authenticateNow(secret: string): Principal | null | undefined;
+  /** The access hook's own counting, run once per answered request. */
+  afterAuthenticated?(principal: Principal, route: FastifyContextConfig): void | Promise<void>;
+  /** Makes the request id the answer carries (the app's genReqId). */
+  newRequestId(): string;
+  /** Request headers some hook of the app reads; a request carrying one goes to Fastify. */
+  handOverHeaders: readonly string[];
+  /** The router's options: a path with or without its trailing slash is the same route; the longest parameter it takes. */
+  ignoreTrailingSlash: boolean;
+  maxParamLength: number;
+}
+
+interface Door {
+  rule: Access;
+  route: FastifyContextConfig;
+  prepared: PreparedAnswer;
+}
+
+/** A door whose path ends in a parameter: every path under `prefix` with one plain segment more. */
+interface ParameterDoor extends Door {
+  prefix: string;
+  url: string;
+}
+
+/** A fixed path (group 1 alone), or a fixed prefix (group 1) and one parameter as its last segment. */
+const DOOR_PATH = /^([^:*]*)$|^([^:*]*\/):[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Whether a path segment reaches the route as it is: letters, digits and `-._~` only. Anything
+ * else (a percent escape the router decodes, a separator, an empty or overlong segment) is the
+ * router's to read.
+ */
+function plainSegment(segment: string, maxLength: number): boolean {
+  if (segment.length === 0 || segment.length > maxLength) return false;
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment.charCodeAt(i);
+    const plain = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e;
+    if (!plain) return false;
+  }
+  return true;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Headers that need the full path whatever the app: a body to read, an upgrade to refuse, a replay to resolve. */
+const ALWAYS_HANDED_OVER = ['content-length', 'transfer-encoding', 'upgrade', 'cookie', APPROVAL_REPLAY_HEADER];
+
+/**
+ * Installs the door on the app's server. Call it before any route is registered (its onRoute
+ * hook collects the routes that declare `prepared`).
+ */
+export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions): void {
+  const doors = new Map<string, Door>();
+  const parameterDoors: ParameterDoor[] = [];
+  /** Every route's path: a parameter door must be the only route under its prefix. */
+  const routePaths = new Set<string>();
+  const handOver = [...ALWAYS_HANDED_OVER, ...options.handOverHeaders];
+  let closing = false;
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    routePaths.add(route.url);
+    const prepared = route.config?.prepared;
+    // A HEAD route Fastify made from a GET carries the GET's config; the door answers no HEAD.
+    if (!prepared || route.method === 'HEAD') return;
+    const path = DOOR_PATH.exec(route.url);
+    if (route.method !== 'GET' || !path) {
+      throw new Error(
+        `Route ${String(route.method)} ${route.url} declares a prepared answer: only a GET of a fixed path, or of one ending in a single parameter, can have one`,
+      );
+    }
+    const rule = route.config?.access;
+    if (!rule) throw new Error(`Route GET ${route.url} declares a prepared answer but no access rule`);
+    const door: Door = { rule, route: route.config as FastifyContextConfig, prepared };
+    if (path[2] !== undefined) {
+      parameterDoors.push({ ...door, prefix: path[2], url: route.url });
+      return;
+    }
+    doors.set(route.url, door);
+    if (options.ignoreTrailingSlash && route.url.length > 1) {
+      doors.set(route.url.endsWith('/') ? route.url.slice(0, -1) : `${route.url}/`, door);
+    }
+  });
+  app.addHook('onReady', async () => {
+    for (const door of parameterDoors) {
+      const other = [...routePaths].find((url) => url !== door.url && url.startsWith(door.prefix));
+      // Another route under the prefix could be the one the router picks for a path the door takes.
+      if (other) throw new Error(`Route GET ${door.url} declares a prepared answer, but ${other} shares its prefix: the front door could answer for it`);
+    }
+  });
+  // From here on Fastify answers every request, with `Connection: close`, as it does while closing.
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
+  /** The door for a path, and the parameter it carries ('' for a fixed path). */
+  function doorOf(url: string): [Door, string] | undefined {
+    const door = doors.get(url);
+    if (door !== undefined) return [door, ''];
+    for (const candidate of parameterDoors) {
+      if (!url.startsWith(candidate.prefix)) continue;
+      const segment = url.slice(candidate.prefix.length);
+      return plainSegment(segment, options.maxParamLength) ? [candidate, segment] : undefined;
+    }
+    return undefined;
+  }
+
+  /** The caller the access hook would settle on without waiting; undefined when the door must not decide. */
+  function callerOf(request: IncomingMessage, door: Door): Principal | null | undefined {
+    const headers = request.headers;
+    for (const name of handOver) if (headers[name] !== undefined) return undefined;
+    const authorization = headers.authorization;
+    let principal: Principal | null = null;
+    if (authorization !== undefined) {
+      const secret = bearerSecret(authorization);
+      // A token the access hook would have to look up, or one it would refuse: the route answers.
+      principal = secret === undefined ? null : (options.authenticateNow(secret) ?? null);
+      if (principal === null) return undefined;
+    }
+    return checkAccess(door.rule, principal) === null ? principal : undefined;
+  }
+
+  /** Answers the request when it is the plain case; false hands it to Fastify. */
+  function answer(request: IncomingMessage, response: ServerResponse): boolean {
+    if (request.method !== 'GET' || closing) return false;
+    const found = doorOf(request.url as string);
+    if (found === undefined) return false;
+    const [door, parameter] = found;
+    let principal: Principal | null | undefined;
+    let body: Buffer | undefined;
+    try {
+      principal = callerOf(request, door);
+      if (principal === undefined) return false;
+      body = door.prepared(principal, parameter);
+      if (body === undefined) return false;
+    } catch {
+      // Nothing is counted yet: the route runs the same code and answers the failure as it does.
+      return false;
+    }
+    if (principal !== null && options.afterAuthenticated) {
+      // Counted now, once: if counting refuses or must wait, the route answers with this decision.
+      let pending: void | Promise<void>;
+      try {
+        pending = options.afterAuthenticated(principal, door.route);
+      } catch (refusal) {
+        (request as MaybeDecided)[ACCESS_DECIDED] = { principal, refusal };
+        return false;
+      }
+      if (pending) {
+        (request as MaybeDecided)[ACCESS_DECIDED] = { principal, pending };
+        return false;
+      }
+    }
+    // The headers the route sends, in its order: the request id first, as the access hook sets it.
+    response.writeHead(200, { 'x-request-id': options.newRequestId(), 'content-type': JSON_TYPE, 'content-length': body.length });
+    response.end(body);
+    return true;
+  }
+
+  const server = app.server;
+  const [fastifyHandler] = server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
+  if (!fastifyHandler) throw new Error("The front door found no request handler on Fastify's server");
+  server.removeListener('request', fastifyHandler);
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!answer(request, response)) fastifyHandler(request, response);
+  });
+}

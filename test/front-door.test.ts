@@ -1,0 +1,371 @@
+/**
+ * The front door (src/http/front-door.ts): plain GETs of routes with a prepared answer are
+ * answered before Fastify routes them; everything else reaches Fastify as before.
+ *
+ * Over real HTTP, since `inject` calls Fastify's handler directly. Which side answered is seen on
+ * Fastify's own diagnostics channel: it publishes each route handler it runs, and the door runs
+ * none. Each answer is compared with what the route itself sends.
+ */
+import { tracingChannel } from 'node:diagnostics_channel';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { access, registerAccessControl } from '../src/http/access.js';
+import { installFrontDoor } from '../src/http/front-door.js';
+import { createTestApp, type Owner, type TestApp } from './harness.js';
+
+/** Route handlers Fastify ran, counted from its diagnostics channel. */
+let handlersRun = 0;
+const handlerChannel = tracingChannel('fastify.request.handler');
+const countHandler = () => {
+  handlersRun += 1;
+};
+
+interface Reached {
+  status: number;
+  /** Header names in the order they were sent. */
+  headerNames: string[];
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  json: any;
+  /** Whether a route handler of Fastify's ran for it (false: the front door answered). */
+  viaRoute: boolean;
+}
+
+async function listen(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+}
+
+function reach(base: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<Reached> {
+  const before = handlersRun;
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${base}${pathname}`, { method: 'GET', headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
+        resolve({
+          status: response.statusCode ?? 0,
+          headerNames: response.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase()),
+          headers: response.headers,
+          body: bytes,
+          json: text.length > 0 && String(response.headers['content-type']).includes('json') ? JSON.parse(text) : undefined,
+          viaRoute: handlersRun > before,
+        });
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/**
+ * Repeats a request until the door answers it: that answer, and how many requests it took. The
+ * first request with a token finds it not cached yet, and any write to tokens or owners empties
+ * the token cache (the token's first use writes when it was last used; on PostgreSQL that
+ * reaches the cache a moment after the answer).
+ */
+async function untilDoorAnswers(base: string, pathname: string, headers: Record<string, string> = {}): Promise<{ answer: Reached; tries: number }> {
+  for (let tries = 1; tries <= 10; tries++) {
+    const answer = await reach(base, pathname, headers);
+    expect(answer.status).toBe(200);
+    if (!answer.viaRoute) return { answer, tries };
+  }
+  throw new Error(`The front door did not answer GET ${pathname} in 10 requests`);
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** Headers every answer of this server carries, whoever wrote it; the rest are the app's. */
+const SERVER_HEADERS = new Set(['date', 'connection', 'keep-alive']);
+const appHeaders = (names: string[]) => names.filter((name) => !SERVER_HEADERS.has(name));
+
+beforeAll(() => handlerChannel.start.subscribe(countHandler));
+afterAll(() => handlerChannel.start.unsubscribe(countHandler));
+
+describe('the front door', () => {
+  let t: TestApp;
+  let base: string;
+  let owner: Owner;
+  let scoped: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    base = await listen(t);
+    owner = await t.createOwner();
+    scoped = await t.tokenWithScopes(owner, ['memory']);
+  });
+  afterAll(async () => t.close());
+
+  it('answers the discovery document once the route has made it: the same bytes and headers, with and without the trailing slash', async () => {
+    const first = await reach(base, '/api/v1/');
+    expect(first.status).toBe(200);
+    expect(first.viaRoute).toBe(true);
+    const second = await reach(base, '/api/v1/');
+    const bare = await reach(base, '/api/v1');
+    for (const answer of [second, bare]) {
+      expect(answer.viaRoute).toBe(false);
+      expect(answer.status).toBe(200);
+      expect(answer.body.equals(first.body)).toBe(true);
+      expect(answer.headerNames).toEqual(first.headerNames);
+      expect(answer.headers['content-type']).toBe(first.headers['content-type']);
+      expect(answer.headers['content-length']).toBe(String(first.body.length));
+      expect(answer.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    }
+    expect(new Set([first, second, bare].map((answer) => answer.headers['x-request-id'])).size).toBe(3);
+    expect(appHeaders(first.headerNames)).toEqual(['x-request-id', 'content-type', 'content-length']);
+  });
+
+  it("answers a token's capabilities as the route does, for each kind of token", async () => {
+    const session = await t.login(owner);
+    for (const token of [scoped, owner.token, session]) {
+      const routed = await t.request('GET', '/api/v1/tokens/me/capabilities', { token });
+      expect(routed.status).toBe(200);
+      const { answer } = await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(token));
+      expect(answer.body.toString('utf8')).toBe(routed.text);
+      expect(appHeaders(answer.headerNames)).toEqual(['x-request-id', 'content-type', 'content-length']);
+      expect(answer.headers['content-type']).toBe(routed.headers['content-type']);
+      const { answer: slashed } = await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities/', bearer(token));
+      expect(slashed.body.equals(answer.body)).toBe(true);
+    }
+    const answer = await reach(base, '/api/v1/tokens/me/capabilities', bearer(scoped));
+    expect(answer.json.data).toMatchObject({ kind: 'api', scopes: ['memory'] });
+  });
+
+  it('leaves refusals to the route: no token, an unknown token, a malformed header', async () => {
+    const none = await reach(base, '/api/v1/tokens/me/capabilities');
+    expect(none.status).toBe(401);
+    expect(none.json.error).toBe('UNAUTHORIZED');
+    const unknown = await reach(base, '/api/v1/tokens/me/capabilities', bearer(`hth_${randomBytes(24).toString('hex')}`));
+    expect(unknown.status).toBe(401);
+    expect(unknown.json.message).toMatch(/unknown, revoked or expired/);
+    const basic = await reach(base, '/api/v1/tokens/me/capabilities', { authorization: 'Basic dXNlcjpwdw==' });
+    expect(basic.status).toBe(401);
+    // A public route ignores a token it cannot use, as the route does.
+    const discovery = await reach(base, '/api/v1/', bearer('not-a-token'));
+    expect(discovery.status).toBe(200);
+  });
+
+  it('stops answering for a token the moment it is revoked', async () => {
+    const doomed = await t.tokenWithScopes(owner, ['skills']);
+    const { answer: before } = await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(doomed));
+    const revoked = await t.request('DELETE', `/api/v1/tokens/${before.json.data.tokenId}`, { token: owner.token });
+    expect(revoked.status).toBe(200);
+    const after = await reach(base, '/api/v1/tokens/me/capabilities', bearer(doomed));
+    expect(after.status).toBe(401);
+    expect(after.json.error).toBe('UNAUTHORIZED');
+  });
+
+  it('answers a skill by its slug once the route has sent it, in any case, and never a stale or foreign one', async () => {
+    const skillsToken = await t.tokenWithScopes(owner, ['skills']);
+    const created = await t.request('POST', '/api/v1/skills', {
+      token: owner.token,
+      body: { name: 'door-skill', description: 'Opens doors', category: 'general', scriptContent: 'Step one.' },
+    });
+    expect(created.status).toBe(201);
+    const slug = created.body.data.name as string;
+    const bySlug = (value: string) => `/api/v1/skills/_by_slug/${value}`;
+    const routed = await t.request('GET', bySlug(slug), { token: skillsToken });
+    expect(routed.status).toBe(200);
+    const { answer } = await untilDoorAnswers(base, bySlug(slug), bearer(skillsToken));
+    expect(answer.body.toString('utf8')).toBe(routed.text);
+    expect(appHeaders(answer.headerNames)).toEqual(['x-request-id', 'content-type', 'content-length']);
+    const upper = await reach(base, bySlug(slug.toUpperCase()), bearer(skillsToken));
+    expect([upper.status, upper.viaRoute]).toEqual([200, false]);
+    expect(upper.body.equals(answer.body)).toBe(true);
+
+    // A changed skill is the route's to answer, with the change.
+    const updated = await t.request('PUT', `/api/v1/skills/${created.body.data.id}`, { token: owner.token, body: { description: 'Opens doors quietly' } });
+    expect(updated.status).toBe(200);
+    const fresh = await reach(base, bySlug(slug), bearer(skillsToken));
+    expect(fresh.status).toBe(200);
+    expect(fresh.json.data.description).toBe('Opens doors quietly');
+
+    // Another owner with a skill of the same slug gets their own; one without gets 404.
+    const other = await t.createOwner();
+    const theirs = await t.tokenWithScopes(other, ['skills']);
+    await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(theirs));
+    const missing = await reach(base, bySlug(slug), bearer(theirs));
+    expect(missing.status).toBe(404);
+    expect(missing.json.error).toBe('NOT_FOUND');
+    expect((await t.request('POST', '/api/v1/skills', { token: other.token, body: { name: 'door-skill', description: 'Theirs', category: 'general', scriptContent: 'Other.' } })).status).toBe(201);
+    await reach(base, bySlug(slug), bearer(theirs));
+    const { answer: own } = await untilDoorAnswers(base, bySlug(slug), bearer(theirs));
+    expect(own.json.data.description).toBe('Theirs');
+    const { answer: mine } = await untilDoorAnswers(base, bySlug(slug), bearer(skillsToken));
+    expect(mine.json.data.description).toBe('Opens doors quietly');
+
+    // A token without the scope is refused by the route; an escaped or odd segment is the router's.
+    const memoryOnly = await reach(base, bySlug(slug), bearer(scoped));
+    expect(memoryOnly.status).toBe(403);
+    expect(memoryOnly.json.error).toBe('INSUFFICIENT_SCOPE');
+    const escaped = await reach(base, bySlug(slug.replace('d', '%64')), bearer(skillsToken));
+    expect([escaped.status, escaped.viaRoute]).toEqual([200, true]);
+    expect(escaped.json.data.description).toBe('Opens doors quietly');
+    const slashed = await reach(base, `${bySlug(slug)}/`, bearer(skillsToken));
+    expect([slashed.status, slashed.viaRoute]).toEqual([200, true]);
+    const long = await reach(base, bySlug('a'.repeat(300)), bearer(skillsToken));
+    expect(long.status).toBe(400);
+  });
+
+  it('hands to the route every request that is not the plain case', async () => {
+    const capabilities = '/api/v1/tokens/me/capabilities';
+    const cases: Array<[string, string, Record<string, string>, string?]> = [
+      ['a token in the query', `${capabilities}?token=${scoped}`, {}],
+      ['another query parameter', `${capabilities}?fields=all`, bearer(scoped)],
+      ['a cookie', capabilities, { ...bearer(scoped), cookie: 'other=1' }],
+      ["a tool's operation header", capabilities, { ...bearer(scoped), 'x-hearth-tool-operation': 'getTokenCapabilities' }],
+      ['a body', capabilities, { ...bearer(scoped), 'content-type': 'application/json', 'content-length': '2' }, '{}'],
+    ];
+    for (const [what, pathname, headers, body] of cases) {
+      const answer = await reach(base, pathname, headers, body);
+      expect(answer.status, what).toBe(200);
+      expect(answer.viaRoute, what).toBe(true);
+      expect(answer.json.data.tokenId, what).toBeTypeOf('string');
+    }
+    // What those headers are read for still happens.
+    const wrongTool = await reach(base, capabilities, { ...bearer(scoped), 'x-hearth-tool-operation': 'listMemory' });
+    expect(wrongTool.status).toBe(400);
+    expect(wrongTool.json.error).toBe('VALIDATION_ERROR');
+    const replay = await reach(base, capabilities, { ...bearer(scoped), 'x-hearth-approval-replay': 'made-up' });
+    expect(replay.status).toBe(401);
+    const post = await new Promise<number>((resolve, reject) => {
+      const request = http.request(`${base}${capabilities}`, { method: 'POST', headers: bearer(scoped) }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    // Another method is the router's to answer, as it answers it without the door.
+    expect(post).toBe((await t.request('POST', capabilities, { token: scoped })).status);
+    expect(post).toBeGreaterThanOrEqual(400);
+  });
+});
+
+describe('the front door with rate limits and daily quotas', () => {
+  const RATE_LIMIT = 20;
+  const QUOTA = 20;
+  const plansFile = path.join(tmpdir(), `hearth-door-plans-${randomBytes(6).toString('hex')}.json`);
+  const limits = { memoryEntries: null, knowledgeBytes: null, vaultTokens: null, devices: null };
+  writeFileSync(
+    plansFile,
+    JSON.stringify({
+      plans: [
+        { id: 'free', name: 'Free', price: 0, currency: 'usd', interval: 'month', limits: { ...limits, apiRequestsPerDay: null } },
+        { id: 'metered', name: 'Metered', price: 500, currency: 'usd', interval: 'month', limits: { ...limits, apiRequestsPerDay: QUOTA } },
+      ],
+    }),
+  );
+  let t: TestApp;
+  let base: string;
+  let admin: Owner;
+  const capabilities = '/api/v1/tokens/me/capabilities';
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { tokenRateLimitPerMinute: RATE_LIMIT, planLimits: true, plansFile } });
+    base = await listen(t);
+    admin = await t.createOwner('Admin');
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(plansFile, { force: true });
+  });
+
+  it('counts each request once: past the rate limit the route answers 429 with Retry-After', async () => {
+    const owner = await t.createOwner();
+    const token = await t.tokenWithScopes(owner, ['memory']);
+    let answered = (await untilDoorAnswers(base, capabilities, bearer(token))).tries;
+    let last: Reached | undefined;
+    for (let i = 0; i <= RATE_LIMIT && last?.status !== 429; i++) {
+      last = await reach(base, capabilities, bearer(token));
+      if (last.status === 200) answered += 1;
+    }
+    expect(answered).toBe(RATE_LIMIT);
+    expect(last!.status).toBe(429);
+    expect(last!.json.error).toBe('RATE_LIMITED');
+    expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(last!.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it("counts each request once against the owner's daily quota, waiting for the plan when it must", async () => {
+    const owner = await t.createOwner();
+    expect((await t.request('PUT', `/api/v1/users/${owner.id}/plan`, { token: admin.token, body: { planId: 'metered' } })).status).toBe(200);
+    // Two tokens of one owner share the quota: making them is two of the day's requests.
+    const tokens = [await t.tokenWithScopes(owner, ['memory']), await t.tokenWithScopes(owner, ['skills'])];
+    let used = 2;
+    // Twice round: each token's first use writes, which empties the token cache once more.
+    for (const token of [...tokens, ...tokens]) used += (await untilDoorAnswers(base, capabilities, bearer(token))).tries;
+    // The plan as the counter forgets it after a while: the next request must wait for it, and
+    // the door hands it to the route, counted.
+    t.container.limits.forget(owner.id);
+    const waited = await reach(base, capabilities, bearer(tokens[0]!));
+    expect([waited.status, waited.viaRoute]).toEqual([200, true]);
+    used += 1 + (await untilDoorAnswers(base, capabilities, bearer(tokens[1]!))).tries;
+    expect(used).toBeLessThan(QUOTA);
+    for (; used < QUOTA; used++) expect((await reach(base, capabilities, bearer(tokens[used % 2]!))).status).toBe(200);
+    const refused = await reach(base, capabilities, bearer(tokens[0]!));
+    expect(refused.status).toBe(402);
+    expect(refused.json.error).toBe('PLAN_LIMIT_REACHED');
+    expect(refused.json.details).toMatchObject({ limit: 'apiRequestsPerDay', used: QUOTA, max: QUOTA });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('where request lines are logged', () => {
+  it('is not installed: the route answers every request', async () => {
+    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+    const t = await createTestApp({ config: { logLevel: 'info' }, logStream: sink });
+    try {
+      const base = await listen(t);
+      for (let i = 0; i < 3; i++) {
+        const answer = await reach(base, '/api/v1/');
+        expect(answer.status).toBe(200);
+        expect(answer.viaRoute).toBe(true);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('a prepared answer', () => {
+  const door = () => {
+    const app = Fastify();
+    registerAccessControl(app, { authenticate: async () => null });
+    installFrontDoor(app, { authenticateNow: () => undefined, newRequestId: () => 'req_x', handOverHeaders: [], ignoreTrailingSlash: true, maxParamLength: 100 });
+    return app;
+  };
+  const prepared = () => Buffer.from('{}');
+  const config = { access: access.public(), prepared };
+
+  it('is refused on other methods than GET, and on paths with a parameter anywhere but at the end', () => {
+    for (const url of ['/things/:id/parts', '/things/:a-:b', '/things/*', '/things/:id(^\\d+)']) {
+      expect(() => door().get(url, { config }, async () => ({})), url).toThrow(/only a GET of a fixed path, or of one ending in a single parameter/);
+    }
+    expect(() => door().post('/things', { config }, async () => ({}))).toThrow(/only a GET of a fixed path/);
+  });
+
+  it('is taken on a GET of a fixed path, or of one ending in a parameter', async () => {
+    const app = door();
+    app.get('/thing', { config }, async () => ({}));
+    app.get('/things/:id', { config }, async () => ({}));
+    await expect(app.ready()).resolves.toBeDefined();
+    await app.close();
+  });
+
+  it('is refused at start when another route shares its parameter path', async () => {
+    const app = door();
+    app.get('/things/:id', { config }, async () => ({}));
+    app.get('/things/special', { config: { access: access.public() } }, async () => ({}));
+    await expect(app.ready()).rejects.toThrow(/shares its prefix/);
+  });
+});
