@@ -362,6 +362,16 @@ describe('a prepared answer', () => {
     await app.close();
   });
 
+  it('is refused on a route with hooks, constraints or an action class of its own', () => {
+    const hook = async () => undefined;
+    expect(() => door().get('/a', { config, onRequest: hook }, async () => ({}))).toThrow(/onRequest, which the front door would skip/);
+    expect(() => door().get('/b', { config, preHandler: [hook], onSend: async (_q, _r, payload) => payload }, async () => ({}))).toThrow(
+      /preHandler, onSend, which the front door would skip/,
+    );
+    expect(() => door().get('/c', { config, constraints: { host: 'example.test' } }, async () => ({}))).toThrow(/constraints/);
+    expect(() => door().get('/d', { config: { ...config, actionClass: 'memory.delete' } }, async () => ({}))).toThrow(/an action class/);
+  });
+
   it('is refused at start when another route shares its parameter path', async () => {
     const app = door();
     app.get('/things/:id', { config }, async () => ({}));

@@ -26,7 +26,10 @@ import { ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type
  * decision (ACCESS_DECIDED), and the access hook takes it from there.
  *
  * It writes no log line: it is installed only when ordinary requests are not logged (above the
- * info level, as in production), so a server that logs each request logs every one.
+ * info level, as in production), so a server that logs each request logs every one. Of the app's
+ * hooks it runs only the access hook's work (the request id, the access decision, the counting):
+ * a hook added to the whole app later is not run for the door's answers, so one that must be
+ * (a header every answer carries) belongs in the door too.
  */
 export type PreparedAnswer = (principal: Principal | null, parameter: string) => Buffer | undefined;
 
@@ -82,6 +85,8 @@ function plainSegment(segment: string, maxLength: number): boolean {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** A route's own hooks: the door would skip them, so a route with a prepared answer has none. */
+const ROUTE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const;
 /** Headers that need the full path whatever the app: a body to read, an upgrade to refuse, a replay to resolve. */
 const ALWAYS_HANDED_OVER = ['content-length', 'transfer-encoding', 'upgrade', 'cookie', APPROVAL_REPLAY_HEADER];
 
@@ -110,6 +115,13 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
     }
     const rule = route.config?.access;
     if (!rule) throw new Error(`Route GET ${route.url} declares a prepared answer but no access rule`);
+    // The door runs the access rule and nothing else of the route: one with hooks, constraints
+    // or an approval policy of its own must be answered by Fastify.
+    const own = ROUTE_HOOKS.filter((hook) => route[hook] !== undefined);
+    if (own.length > 0 || route.constraints !== undefined || route.config?.actionClass !== undefined) {
+      const what = [...own, ...(route.constraints !== undefined ? ['constraints'] : []), ...(route.config?.actionClass !== undefined ? ['an action class'] : [])];
+      throw new Error(`Route GET ${route.url} declares a prepared answer and ${what.join(', ')}, which the front door would skip`);
+    }
     const door: Door = { rule, route: route.config as FastifyContextConfig, prepared };
     if (path[2] !== undefined) {
       parameterDoors.push({ ...door, prefix: path[2], url: route.url });
@@ -186,6 +198,8 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
         return false;
       }
       if (pending) {
+        // The access hook awaits it; should the request fail before that, its refusal is not unhandled.
+        pending.catch(() => undefined);
         (request as MaybeDecided)[ACCESS_DECIDED] = { principal, pending };
         return false;
       }

@@ -37,6 +37,9 @@ import type { SkillsService } from './skills.service.js';
 
 const tags = ['skills'];
 const MARKDOWN = 'text/markdown; charset=utf-8';
+/** The longest slug the by-slug route's params schema takes. */
+const SLUG_MAX_LENGTH = SlugParams.properties.slug.maxLength ?? 0;
+
 /** A search answer's envelope around its items, as SkillPage serializes it: `{ data, nextCursor: null }`. */
 const SEARCH_OPEN = '{"data":[';
 const SEARCH_CLOSE = '],"nextCursor":null}';
@@ -116,7 +119,9 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
         config: {
           ...config,
           prepared: (principal, slug) => {
-            const skill = principal ? skills.cachedBySlug(principal.ownerId, slug) : undefined;
+            // Only a slug the params schema takes; the cache holds no other, but the door should not rely on that.
+            if (!principal || slug.length > SLUG_MAX_LENGTH) return undefined;
+            const skill = skills.cachedBySlug(principal.ownerId, slug);
             return skill && skillBodies.made(skill);
           },
         },
