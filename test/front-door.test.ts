@@ -17,7 +17,7 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { access, registerAccessControl } from '../src/http/access.js';
-import { installFrontDoor } from '../src/http/front-door.js';
+import { createAnsweredQueries, installFrontDoor, rawQuery } from '../src/http/front-door.js';
 import { createTestApp, type Owner, type TestApp } from './harness.js';
 
 /** Route handlers Fastify ran, counted from its diagnostics channel. */
@@ -216,6 +216,58 @@ describe('the front door', () => {
     expect(long.status).toBe(400);
   });
 
+  it('answers a search asked again word for word, for its owner, while the skills are unchanged', async () => {
+    const skillsToken = await t.tokenWithScopes(owner, ['skills']);
+    for (const name of ['lantern-one', 'lantern-two']) {
+      const made = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name, description: 'Lanternfish care', category: 'general', scriptContent: 'Feed.' } });
+      expect(made.status).toBe(201);
+    }
+    const search = '/api/v1/skills?q=lanternfish&limit=20';
+    const routed = await t.request('GET', search, { token: skillsToken });
+    expect(routed.status).toBe(200);
+    expect(routed.body.data).toHaveLength(2);
+    const { answer } = await untilDoorAnswers(base, search, bearer(skillsToken));
+    expect(answer.body.toString('utf8')).toBe(routed.text);
+    expect(appHeaders(answer.headerNames)).toEqual(['x-request-id', 'content-type', 'content-length']);
+
+    // The same search spelled otherwise is a query the route has not answered yet.
+    const reordered = await reach(base, '/api/v1/skills?limit=20&q=lanternfish', bearer(skillsToken));
+    expect([reordered.status, reordered.viaRoute]).toEqual([200, true]);
+    expect(reordered.body.equals(answer.body)).toBe(true);
+    // A token in the query is the route's to read unless a bearer header is sent, which wins.
+    const withQueryToken = `${search}&token=${scoped}`;
+    const { answer: queried } = await untilDoorAnswers(base, withQueryToken, bearer(skillsToken));
+    expect(queried.body.equals(answer.body)).toBe(true);
+    const queryTokenOnly = await reach(base, withQueryToken);
+    expect([queryTokenOnly.status, queryTokenOnly.viaRoute]).toEqual([403, false]);
+    expect(queryTokenOnly.json.error).toBe('INSUFFICIENT_SCOPE');
+
+    // A new skill: the route answers, with it.
+    const third = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'lantern-three', description: 'Lanternfish light', category: 'general', scriptContent: 'Glow.' } });
+    expect(third.status).toBe(201);
+    const fresh = await reach(base, search, bearer(skillsToken));
+    expect([fresh.status, fresh.viaRoute]).toEqual([200, true]);
+    expect(fresh.json.data).toHaveLength(3);
+
+    // Another owner asking the same words gets their own answer (none), from the route.
+    const other = await t.createOwner();
+    const theirs = await t.tokenWithScopes(other, ['skills']);
+    await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(theirs));
+    const foreign = await reach(base, search, bearer(theirs));
+    expect([foreign.status, foreign.viaRoute]).toEqual([200, true]);
+    expect(foreign.json.data).toEqual([]);
+
+    // A query the route refuses is never the door's; nor is a page without q, nor a token without the scope.
+    for (let i = 0; i < 3; i++) {
+      const refused = await reach(base, '/api/v1/skills?q=lanternfish&limit=5000', bearer(skillsToken));
+      expect(refused.status).toBe(400);
+      const page = await reach(base, '/api/v1/skills?limit=5', bearer(skillsToken));
+      expect([page.status, page.viaRoute]).toEqual([200, true]);
+    }
+    const unscoped = await reach(base, search, bearer(scoped));
+    expect(unscoped.status).toBe(403);
+  });
+
   it('hands to the route every request that is not the plain case', async () => {
     const capabilities = '/api/v1/tokens/me/capabilities';
     const cases: Array<[string, string, Record<string, string>, string?]> = [
@@ -370,6 +422,24 @@ describe('a prepared answer', () => {
     );
     expect(() => door().get('/c', { config, constraints: { host: 'example.test' } }, async () => ({}))).toThrow(/constraints/);
     expect(() => door().get('/d', { config: { ...config, actionClass: 'memory.delete' } }, async () => ({}))).toThrow(/an action class/);
+  });
+
+  it('remembers answered queries per owner, the most recent ones, short ones only', () => {
+    const answered = createAnsweredQueries<string>(2, 10);
+    answered.remember('own_a', 'q=x', 'key-x');
+    expect(answered.recall('own_a', 'q=x')).toBe('key-x');
+    expect(answered.recall('own_b', 'q=x')).toBeUndefined();
+    answered.remember('own_a', 'q=y', 'key-y');
+    answered.remember('own_a', 'q=x', 'key-x');
+    answered.remember('own_a', 'q=z', 'key-z');
+    // Two kept: y, the least recently remembered, went.
+    expect([answered.recall('own_a', 'q=x'), answered.recall('own_a', 'q=y'), answered.recall('own_a', 'q=z')]).toEqual(['key-x', undefined, 'key-z']);
+    answered.remember('own_a', 'q=far-too-long', 'key-long');
+    answered.remember('own_a', '', 'key-empty');
+    expect(answered.recall('own_a', 'q=far-too-long')).toBeUndefined();
+    expect(answered.recall('own_a', '')).toBeUndefined();
+    expect(rawQuery('/a?b=1&c=2')).toBe('b=1&c=2');
+    expect(rawQuery('/a')).toBe('');
   });
 
   it('is refused at start when another route shares its parameter path', async () => {

@@ -6,20 +6,21 @@ import { ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type
  * The front door: the hottest reads answered before Fastify sees the request.
  *
  * A few answers are bytes made once and sent again for as long as they hold: the discovery
- * document, a token's capabilities, a skill looked up by its slug. For those requests, building Fastify's request and reply,
+ * document, a token's capabilities, a skill looked up by its slug, a search asked again. For those requests, building Fastify's request and reply,
  * running its hooks and routing is most of the work left (counted with `npm run bench:instructions`:
  * about a fifth of what the capabilities request costs). A route that can answer so declares
  * `config.prepared`, a function that gives the 200 body for a caller at once, or undefined when
  * the route must make it (nothing ready yet, or a caller it does not serve this way). The route's
  * own handler sends the same function's bytes, so both ways answer alike. A path may end in one
  * parameter (`/api/v1/skills/_by_slug/:slug`); the door passes its value as the route would
- * receive it, and takes only values that need no decoding.
+ * receive it, and takes only values that need no decoding. A route may read the query string
+ * too (`preparedQueries`), and then answers only queries it has answered itself (AnsweredQueries).
  *
  * The door listens on the server's 'request' event in front of Fastify's handler. It answers a
  * GET of such a route's exact path, with the same access decision the access hook makes, made by
  * the same functions: the bearer token resolved without waiting, the route's access rule, and the
  * per-request counting (rate limit, daily quota). Everything that is not that plain case goes to
- * Fastify untouched: another path or a query string, a token not cached yet or not valid, a
+ * Fastify untouched: another path, a query string the route did not ask for, a token not cached yet or not valid, a
  * refused caller, a console session's cookie, a body, an upgrade, an approval's replay, a
  * header named in `handOverHeaders`, a server that is shutting down. Only counting cannot be
  * undone: when it refuses the request or must wait, the door hands the request over with its
@@ -31,13 +32,52 @@ import { ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type
  * a hook added to the whole app later is not run for the door's answers, so one that must be
  * (a header every answer carries) belongs in the door too.
  */
-export type PreparedAnswer = (principal: Principal | null, parameter: string) => Buffer | undefined;
+export type PreparedAnswer = (principal: Principal | null, parameter: string, query: string) => Buffer | undefined;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's 200 body, ready without waiting, for the front door (see front-door.ts). */
     prepared?: PreparedAnswer;
+    /**
+     * The prepared answer reads the query string (given raw, '' for none); without this, a request
+     * with one goes to the route. Such a route answers at the door only a query it has answered
+     * itself before, for the same owner (see AnsweredQueries), so a query the door takes has passed
+     * the route's own parsing and validation.
+     */
+    preparedQueries?: boolean;
   }
+}
+
+/**
+ * The raw query strings a route has answered, per owner, each with what the route needs to find
+ * that answer again (a cache key). A route with `preparedQueries` answers at the door only these:
+ * the same string parses and validates the same way, and a token in it (`?token=`) is ignored at
+ * the door as by the route whenever a bearer header is present, the only way the door finds a
+ * caller. Bounded: the most recent `maxEntries`, queries up to `maxQueryLength` characters.
+ */
+export interface AnsweredQueries<K> {
+  remember(ownerId: string, query: string, key: K): void;
+  recall(ownerId: string, query: string): K | undefined;
+}
+
+export function createAnsweredQueries<K>(maxEntries = 2000, maxQueryLength = 512): AnsweredQueries<K> {
+  const known = new Map<string, K>();
+  return {
+    remember(ownerId, query, key) {
+      if (query.length === 0 || query.length > maxQueryLength) return;
+      const id = `${ownerId}\u0000${query}`;
+      known.delete(id);
+      known.set(id, key);
+      if (known.size > maxEntries) known.delete(known.keys().next().value!);
+    },
+    recall: (ownerId, query) => known.get(`${ownerId}\u0000${query}`),
+  };
+}
+
+/** The raw query string of a request's URL: what follows the first `?`, or '' for none. */
+export function rawQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
 }
 
 export interface FrontDoorOptions {
@@ -145,12 +185,12 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
   });
 
   /** The door for a path, and the parameter it carries ('' for a fixed path). */
-  function doorOf(url: string): [Door, string] | undefined {
-    const door = doors.get(url);
+  function doorOf(path: string): [Door, string] | undefined {
+    const door = doors.get(path);
     if (door !== undefined) return [door, ''];
     for (const candidate of parameterDoors) {
-      if (!url.startsWith(candidate.prefix)) continue;
-      const segment = url.slice(candidate.prefix.length);
+      if (!path.startsWith(candidate.prefix)) continue;
+      const segment = path.slice(candidate.prefix.length);
       return plainSegment(segment, options.maxParamLength) ? [candidate, segment] : undefined;
     }
     return undefined;
@@ -174,15 +214,19 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
   /** Answers the request when it is the plain case; false hands it to Fastify. */
   function answer(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' || closing) return false;
-    const found = doorOf(request.url as string);
+    const url = request.url as string;
+    const queryAt = url.indexOf('?');
+    const found = doorOf(queryAt < 0 ? url : url.slice(0, queryAt));
     if (found === undefined) return false;
     const [door, parameter] = found;
+    const query = queryAt < 0 ? '' : url.slice(queryAt + 1);
+    if (query !== '' && door.route.preparedQueries !== true) return false;
     let principal: Principal | null | undefined;
     let body: Buffer | undefined;
     try {
       principal = callerOf(request, door);
       if (principal === undefined) return false;
-      body = door.prepared(principal, parameter);
+      body = door.prepared(principal, parameter, query);
       if (body === undefined) return false;
     } catch {
       // Nothing is counted yet: the route runs the same code and answers the failure as it does.

@@ -54,6 +54,8 @@ export function createSerializedBodies(): SerializedBodies {
  */
 export interface SerializedLists {
   send(reply: FastifyReply, items: readonly object[], open: string, close: string): FastifyReply;
+  /** The body `send` made for this very list, if it made one yet (a prepared answer: see front-door.ts). */
+  made(items: readonly object[]): Buffer | undefined;
 }
 
 export function createSerializedLists(itemSchema: object): SerializedLists {
@@ -117,5 +119,6 @@ export function createSerializedLists(itemSchema: object): SerializedLists {
       }
       return reply.type('application/json; charset=utf-8').send(body);
     },
+    made: (items) => bodies.get(items),
   };
 }

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
+import { createAnsweredQueries, rawQuery } from '../../http/front-door.js';
 import { createSerializedBodies, createSerializedLists } from '../../http/serialized.js';
 import {
   AttachDocumentBody,
@@ -55,10 +56,21 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     const searchBodies = createSerializedLists(SkillSummarySchema);
     const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
 
+    // Searches this route answered, per owner: asked again word for word while the skills are
+    // unchanged, the front door sends the same bytes.
+    const answeredSearches = createAnsweredQueries<string>();
     app.get(
       '/api/v1/skills',
       {
-        config,
+        config: {
+          ...config,
+          preparedQueries: true,
+          prepared: (principal, _parameter, query) => {
+            const searchKey = principal ? answeredSearches.recall(principal.ownerId, query) : undefined;
+            const answer = searchKey === undefined ? undefined : skills.cachedSearch(principal!.ownerId, searchKey);
+            return answer && searchBodies.made(answer);
+          },
+        },
         schema: {
           operationId: 'listSkills',
           summary: 'List skills, newest first; filter by slug or category, or search with q (ranked, best first)',
@@ -73,10 +85,14 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
         // Field by field: an object rest or spread of the parsed query copies its keys one by one
         // in V8's runtime, which cost a searching request as much as the rest of its work.
         const { slug, category, q, limit = 50, cursor } = request.query;
-        const page = await inRequestPart('querystring', skills.list(owner(request), { slug, category, q, limit, cursor }));
+        const ownerId = owner(request);
+        const page = await inRequestPart('querystring', skills.list(ownerId, { slug, category, q, limit, cursor }));
         // A search's answer is the list the service keeps while the skills are unchanged, and it
         // has no cursor: its body is serialized once for as long as that list lives.
-        if (q !== undefined) return searchBodies.send(reply as FastifyReply, page.skills, SEARCH_OPEN, SEARCH_CLOSE);
+        if (page.searchKey !== undefined) {
+          answeredSearches.remember(ownerId, rawQuery(request.raw.url ?? ''), page.searchKey);
+          return searchBodies.send(reply as FastifyReply, page.skills, SEARCH_OPEN, SEARCH_CLOSE);
+        }
         return { data: page.skills, nextCursor: page.nextCursor };
       },
     );

@@ -227,7 +227,11 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       return insert(ownerId, snapshot, origin);
     },
 
-    async list(ownerId: string, query: SkillListQuery): Promise<{ skills: SkillSummary[]; nextCursor: string | null }> {
+    /**
+     * A page of skills, or a search's ranked answer; a search also answers the key its answer is
+     * cached under, for `cachedSearch`.
+     */
+    async list(ownerId: string, query: SkillListQuery): Promise<{ skills: SkillSummary[]; nextCursor: string | null; searchKey?: string }> {
       const filters = {
         slugKey: query.slug?.toLowerCase(),
         categoryKey: query.category?.toLowerCase(),
@@ -241,7 +245,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
         const key = `search\u0000${terms.join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
         // Answered by the in-memory index, the summaries are the index's own (made once per build).
         const skills = await cached(ownerId, key, () => repo.search(ownerId, q, { ...filters, limit, terms }));
-        return { skills, nextCursor: null };
+        return { skills, nextCursor: null, searchKey: key };
       }
       const afterId = query.cursor !== undefined ? Number(query.cursor) : undefined;
       // One row more than asked says whether another page exists.
@@ -271,6 +275,11 @@ export function createSkillsService(deps: SkillsServiceOptions) {
         if (!row) throw new AppError('NOT_FOUND', `No skill with the slug "${slug}"`);
         return toSkill(row);
       });
+    },
+
+    /** The search answer cached under `searchKey` (from `list`), while it still holds; undefined otherwise. */
+    cachedSearch(ownerId: string, searchKey: string): SkillSummary[] | undefined {
+      return cache.peek(`${ownerId}\u0000${searchKey}`) as SkillSummary[] | undefined;
     },
 
     /** What getBySlug would answer from its cache now, without waiting; undefined when it must look. */
