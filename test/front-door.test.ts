@@ -46,7 +46,9 @@ async function listen(t: TestApp): Promise<string> {
 function reach(base: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<Reached> {
   const before = handlersRun;
   return new Promise((resolve, reject) => {
-    const request = http.request(`${base}${pathname}`, { method: 'GET', headers }, (response) => {
+    // The path as given, sent as it is: a URL string would lose what follows a '#'.
+    const { hostname, port } = new URL(base);
+    const request = http.request({ host: hostname, port, path: pathname, method: 'GET', headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
@@ -234,13 +236,33 @@ describe('the front door', () => {
     const reordered = await reach(base, '/api/v1/skills?limit=20&q=lanternfish', bearer(skillsToken));
     expect([reordered.status, reordered.viaRoute]).toEqual([200, true]);
     expect(reordered.body.equals(answer.body)).toBe(true);
-    // A token in the query is the route's to read unless a bearer header is sent, which wins.
+    // A query carrying a token is never remembered (its secret would stay in memory with it): the
+    // route answers it every time, reading the bearer header first.
     const withQueryToken = `${search}&token=${scoped}`;
-    const { answer: queried } = await untilDoorAnswers(base, withQueryToken, bearer(skillsToken));
-    expect(queried.body.equals(answer.body)).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      const queried = await reach(base, withQueryToken, bearer(skillsToken));
+      expect([queried.status, queried.viaRoute]).toEqual([200, true]);
+      expect(queried.body.equals(answer.body)).toBe(true);
+    }
     const queryTokenOnly = await reach(base, withQueryToken);
     expect([queryTokenOnly.status, queryTokenOnly.viaRoute]).toEqual([403, false]);
     expect(queryTokenOnly.json.error).toBe('INSUFFICIENT_SCOPE');
+
+    // A '#' ends the path for the router, which reads everything after it as the query: the door
+    // splits the same way, so this search for lanternfish is never taken for the zebrafish one.
+    const zebra = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'zebra-one', description: 'Zebrafish care', category: 'general', scriptContent: 'Swim.' } });
+    expect(zebra.status).toBe(201);
+    const disguised = '/api/v1/skills#q=lanternfish&x=?q=zebrafish&limit=10';
+    for (let i = 0; i < 3; i++) {
+      const answered = await reach(base, disguised, bearer(skillsToken));
+      expect(answered.status).toBe(200);
+      expect(answered.json.data.map((skill: { name: string }) => skill.name).sort()).toEqual(['lantern-one', 'lantern-two']);
+    }
+    const { answer: zebras } = await untilDoorAnswers(base, '/api/v1/skills?q=zebrafish&limit=10', bearer(skillsToken));
+    expect(zebras.json.data.map((skill: { name: string }) => skill.name)).toEqual(['zebra-one']);
+    const paged = '/api/v1/skills#q=lanternfish?limit=5000';
+    for (let i = 0; i < 3; i++) expect((await reach(base, paged, bearer(skillsToken))).status).toBe(200);
+    expect((await reach(base, '/api/v1/skills?limit=5000', bearer(skillsToken))).status).toBe(400);
 
     // A new skill: the route answers, with it.
     const third = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'lantern-three', description: 'Lanternfish light', category: 'general', scriptContent: 'Glow.' } });
@@ -440,6 +462,9 @@ describe('a prepared answer', () => {
     expect(answered.recall('own_a', '')).toBeUndefined();
     expect(rawQuery('/a?b=1&c=2')).toBe('b=1&c=2');
     expect(rawQuery('/a')).toBe('');
+    // Where the router splits: at the first '?' or '#'.
+    expect(rawQuery('/a#b?c=1')).toBe('b?c=1');
+    expect(rawQuery('/a?b=1#c')).toBe('b=1#c');
   });
 
   it('is refused at start when another route shares its parameter path', async () => {

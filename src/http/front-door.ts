@@ -74,9 +74,19 @@ export function createAnsweredQueries<K>(maxEntries = 2000, maxQueryLength = 512
   };
 }
 
-/** The raw query string of a request's URL: what follows the first `?`, or '' for none. */
+/**
+ * Where a request target's path ends, as Fastify's router reads it: at the first `?` or `#`
+ * (a `#` is not sent by browsers, but a client may), or -1 when it has no query.
+ */
+function queryStart(url: string): number {
+  const question = url.indexOf('?', 1);
+  const hash = url.indexOf('#', 1);
+  return hash !== -1 && (question === -1 || hash < question) ? hash : question;
+}
+
+/** The raw query string of a request target, as the router hands it to the route: '' for none. */
 export function rawQuery(url: string): string {
-  const at = url.indexOf('?');
+  const at = queryStart(url);
   return at < 0 ? '' : url.slice(at + 1);
 }
 
@@ -215,7 +225,8 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
   function answer(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' || closing) return false;
     const url = request.url as string;
-    const queryAt = url.indexOf('?');
+    // Split where the router splits, so that the door and the route see one path and one query.
+    const queryAt = queryStart(url);
     const found = doorOf(queryAt < 0 ? url : url.slice(0, queryAt));
     if (found === undefined) return false;
     const [door, parameter] = found;

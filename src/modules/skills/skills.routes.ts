@@ -90,7 +90,10 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
         // A search's answer is the list the service keeps while the skills are unchanged, and it
         // has no cursor: its body is serialized once for as long as that list lives.
         if (page.searchKey !== undefined) {
-          answeredSearches.remember(ownerId, rawQuery(request.raw.url ?? ''), page.searchKey);
+          // Not a query that carries a token: its secret would be kept in memory with it.
+          if ((request.query as Record<string, unknown>).token === undefined) {
+            answeredSearches.remember(ownerId, rawQuery(request.raw.url ?? ''), page.searchKey);
+          }
           return searchBodies.send(reply as FastifyReply, page.skills, SEARCH_OPEN, SEARCH_CLOSE);
         }
         return { data: page.skills, nextCursor: page.nextCursor };
