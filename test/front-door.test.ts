@@ -77,13 +77,17 @@ function reach(base: string, pathname: string, headers: Record<string, string> =
  * reaches the cache a moment after the answer).
  */
 async function untilDoorAnswers(base: string, pathname: string, headers: Record<string, string> = {}): Promise<{ answer: Reached; tries: number }> {
-  for (let tries = 1; tries <= 10; tries++) {
+  for (let tries = 1; tries <= DOOR_TRIES; tries++) {
     const answer = await reach(base, pathname, headers);
     expect(answer.status).toBe(200);
     if (!answer.viaRoute) return { answer, tries };
+    // That write is committed off the request path, and nothing tells when: try again shortly.
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  throw new Error(`The front door did not answer GET ${pathname} in 10 requests`);
+  throw new Error(`The front door did not answer GET ${pathname} in ${DOOR_TRIES} requests`);
 }
+/** About 5 ms apart: a second or more for a write made off the request path to commit, on a busy machine. */
+const DOOR_TRIES = 200;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** Headers every answer of this server carries, whoever wrote it; the rest are the app's. */
@@ -180,8 +184,8 @@ describe('the front door', () => {
     const { answer } = await untilDoorAnswers(base, bySlug(slug), bearer(skillsToken));
     expect(answer.body.toString('utf8')).toBe(routed.text);
     expect(appHeaders(answer.headerNames)).toEqual(['x-request-id', 'content-type', 'content-length']);
-    const upper = await reach(base, bySlug(slug.toUpperCase()), bearer(skillsToken));
-    expect([upper.status, upper.viaRoute]).toEqual([200, false]);
+    // The same cache entry: on PostgreSQL a write's notification may still empty it once more.
+    const { answer: upper } = await untilDoorAnswers(base, bySlug(slug.toUpperCase()), bearer(skillsToken));
     expect(upper.body.equals(answer.body)).toBe(true);
 
     // A changed skill is the route's to answer, with the change.
@@ -326,8 +330,9 @@ describe('the front door', () => {
 });
 
 describe('the front door with rate limits and daily quotas', () => {
-  const RATE_LIMIT = 20;
-  const QUOTA = 20;
+  // Above what waiting for the door may take (DOOR_TRIES), which counts like any request.
+  const RATE_LIMIT = 1000;
+  const QUOTA = 900;
   const plansFile = path.join(tmpdir(), `hearth-door-plans-${randomBytes(6).toString('hex')}.json`);
   const limits = { memoryEntries: null, knowledgeBytes: null, vaultTokens: null, devices: null };
   writeFileSync(
