@@ -66,8 +66,9 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           ...config,
           preparedQueries: true,
           prepared: (principal, _parameter, query) => {
-            const searchKey = principal ? answeredSearches.recall(principal.ownerId, query) : undefined;
-            const answer = searchKey === undefined ? undefined : skills.cachedSearch(principal!.ownerId, searchKey);
+            if (!principal) return undefined;
+            const searchKey = answeredSearches.recall(principal.ownerId, query);
+            const answer = searchKey === undefined ? undefined : skills.cachedSearch(principal.ownerId, searchKey);
             return answer && searchBodies.made(answer);
           },
         },

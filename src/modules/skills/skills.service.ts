@@ -56,8 +56,8 @@ export interface SkillsServiceOptions {
 
 const CREATED: SkillOrigin = { type: 'created' };
 
-/** The by-slug cache's key: the owner and the slug in lower case (a slug matches in any case). */
-const bySlugKey = (ownerId: string, slugKey: string) => `${ownerId}\u0000${slugKey}`;
+/** A cache key of one owner's: what `cached` and `getBySlug` store under, and the peeks read. */
+const ownerKey = (ownerId: string, key: string) => `${ownerId}\u0000${key}`;
 
 function toSkill(row: SkillRow): Skill {
   return { ...toSummary(row), scriptContent: row.script_content };
@@ -144,7 +144,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     : uncached();
 
   async function cached<V extends SkillSummary[] | SkillSuggestion[]>(ownerId: string, key: string, load: () => Promise<V>): Promise<V> {
-    return (await cache.get(`${ownerId}\u0000${key}`, load)) as V;
+    return (await cache.get(ownerKey(ownerId, key), load)) as V;
   }
 
   async function requireRow(ownerId: string, id: number): Promise<SkillRow> {
@@ -270,7 +270,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     async getBySlug(ownerId: string, slug: string): Promise<Skill> {
       const slugKey = slug.toLowerCase();
       // An unknown slug throws, so it is never cached.
-      return bySlug.get(bySlugKey(ownerId, slugKey), async () => {
+      return bySlug.get(ownerKey(ownerId, slugKey), async () => {
         const row = await repo.getBySlug(ownerId, slugKey);
         if (!row) throw new AppError('NOT_FOUND', `No skill with the slug "${slug}"`);
         return toSkill(row);
@@ -279,12 +279,12 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     /** The search answer cached under `searchKey` (from `list`), while it still holds; undefined otherwise. */
     cachedSearch(ownerId: string, searchKey: string): SkillSummary[] | undefined {
-      return cache.peek(`${ownerId}\u0000${searchKey}`) as SkillSummary[] | undefined;
+      return cache.peek(ownerKey(ownerId, searchKey)) as SkillSummary[] | undefined;
     },
 
     /** What getBySlug would answer from its cache now, without waiting; undefined when it must look. */
     cachedBySlug(ownerId: string, slug: string): Skill | undefined {
-      return bySlug.peek(bySlugKey(ownerId, slug.toLowerCase()));
+      return bySlug.peek(ownerKey(ownerId, slug.toLowerCase()));
     },
 
     async batch(ownerId: string, ids: number[], slugs: string[]): Promise<Skill[]> {
