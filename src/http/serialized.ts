@@ -58,8 +58,10 @@ export interface SerializedLists {
   made(items: readonly object[]): Buffer | undefined;
 }
 
+const COMMA = 0x2c;
+
 export function createSerializedLists(itemSchema: object): SerializedLists {
-  // Each item's JSON preceded by a comma: every item but the first is copied whole.
+  // Each item's JSON; the commas between items are written as the body is assembled.
   const fragments = new WeakMap<object, Buffer>();
   const bodies = new WeakMap<object, Buffer>();
   const envelopes = new Map<string, Buffer>();
@@ -86,14 +88,14 @@ export function createSerializedLists(itemSchema: object): SerializedLists {
         const head = encoded(open);
         const tail = encoded(close);
         if (pieces.length < items.length) pieces = new Array<Buffer>(items.length);
-        let length = head.length + tail.length - (items.length > 0 ? 1 : 0);
+        let length = head.length + tail.length + (items.length > 0 ? items.length - 1 : 0);
         for (let i = 0; i < items.length; i++) {
           const item = items[i]!;
           let json = fragments.get(item);
           if (json === undefined) {
-            const text = `,${serialize(item as Record<string, unknown>)}`;
             // A buffer of its own: a slice of Node's shared pool would keep the whole pool
             // block alive for as long as the item lives.
+            const text = serialize(item as Record<string, unknown>);
             json = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
             json.write(text, 0, 'utf8');
             fragments.set(item, json);
@@ -103,14 +105,14 @@ export function createSerializedLists(itemSchema: object): SerializedLists {
         }
         // Its own memory, as the fragments': a cached answer keeps its body.
         body = Buffer.allocUnsafeSlow(length);
-        let at = 0;
-        body.set(head, at);
-        at += head.length;
+        // Uint8Array's set: Buffer's copy makes a view of each source on the way.
+        body.set(head, 0);
+        let at = head.length;
         for (let i = 0; i < items.length; i++) {
+          if (i > 0) body[at++] = COMMA;
           const piece = pieces[i]!;
-          // The first item without its comma.
-          const from = i === 0 ? 1 : 0;
-          at += piece.copy(body, at, from);
+          body.set(piece, at);
+          at += piece.length;
         }
         body.set(tail, at);
         // Not kept past this list: the items stay reachable only through their own holders.

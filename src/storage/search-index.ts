@@ -104,8 +104,11 @@ interface Postings {
   maxFreq: number;
   /** For words in at least one document in DENSE_SHARE: the frequency by slot, for lookups in O(1). */
   dense?: Float64Array;
-  /** With `dense`: one bit per slot (32 slots a word), so that `all` intersects 32 documents at once. */
-  bits?: Uint32Array;
+  /**
+   * With `dense`: one bit per slot (32 slots a word), so that `all` intersects 32 documents at
+   * once. Signed: a word with its top bit set stays a small integer in optimized code.
+   */
+  bits?: Int32Array;
   /**
    * With `bits`: the frequency every document holding the word has, when it is the same in all
    * (a word once in one column, as most are): the bitsets then say all, and the documents they
@@ -178,20 +181,33 @@ function compareIds(a: string | number, b: string | number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// The heap's storage, shared by every search: a ranking runs to its end without yielding, and
+// `sorted` empties the heap, so no two searches use it at once. Grown for a larger limit.
+let heapScores = new Float64Array(256);
+let heapItems = new Int32Array(256);
+
 /**
  * A bounded min-heap of the best k documents by slot (worst on top): better = higher score, then
- * lower id.
+ * lower id. A search allocates no array as it ranks (see heapScores).
  */
 class TopK<Id extends string | number> {
-  readonly scores: number[] = [];
-  readonly items: number[] = [];
+  private readonly scores: Float64Array;
+  private readonly items: Int32Array;
+  private size = 0;
   constructor(
     private readonly k: number,
     private readonly ids: readonly Id[],
-  ) {}
+  ) {
+    if (heapScores.length < k) {
+      heapScores = new Float64Array(k);
+      heapItems = new Int32Array(k);
+    }
+    this.scores = heapScores;
+    this.items = heapItems;
+  }
 
   get full(): boolean {
-    return this.scores.length >= this.k;
+    return this.size >= this.k;
   }
 
   /** The score a candidate must beat (or tie with a lower id) to enter. */
@@ -199,6 +215,7 @@ class TopK<Id extends string | number> {
     return this.full ? this.scores[0]! : -Infinity;
   }
 
+  /** Whether the entry at heap position i is worse than the one at j. */
   private worse(i: number, j: number): boolean {
     const si = this.scores[i]!;
     const sj = this.scores[j]!;
@@ -206,8 +223,12 @@ class TopK<Id extends string | number> {
   }
 
   private swap(i: number, j: number): void {
-    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
-    [this.items[i], this.items[j]] = [this.items[j]!, this.items[i]!];
+    const score = this.scores[i]!;
+    this.scores[i] = this.scores[j]!;
+    this.scores[j] = score;
+    const item = this.items[i]!;
+    this.items[i] = this.items[j]!;
+    this.items[j] = item;
   }
 
   offer(score: number, slot: number): void {
@@ -217,12 +238,12 @@ class TopK<Id extends string | number> {
       if (score < top || (score === top && compareIds(this.ids[slot]!, this.ids[this.items[0]!]!) > 0)) return;
       this.scores[0] = score;
       this.items[0] = slot;
-      this.down(0);
+      this.down(0, this.size);
       return;
     }
-    this.scores.push(score);
-    this.items.push(slot);
-    let i = this.scores.length - 1;
+    let i = this.size++;
+    this.scores[i] = score;
+    this.items[i] = slot;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (!this.worse(i, parent)) break;
@@ -231,8 +252,8 @@ class TopK<Id extends string | number> {
     }
   }
 
-  private down(i: number): void {
-    const n = this.scores.length;
+  /** Sifts the entry at i down a heap of n entries. */
+  private down(i: number, n: number): void {
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
@@ -245,12 +266,22 @@ class TopK<Id extends string | number> {
     }
   }
 
-  /** Best first, with their rows when the index keeps them. */
+  /**
+   * Best first, with their rows when the index keeps them. Taken off the heap worst first into
+   * the end of the answer (the heap's order is total, so this is the sorted order); the heap is
+   * spent afterwards.
+   */
   sorted(rows: ReadonlyArray<Record<string, unknown>> | undefined): Array<IndexedHit<Id>> {
-    const hits: Array<IndexedHit<Id>> = this.items.map((slot, i) =>
-      rows ? { id: this.ids[slot]!, rank: this.scores[i]!, row: rows[slot]! } : { id: this.ids[slot]!, rank: this.scores[i]! },
-    );
-    return hits.sort((a, b) => b.rank - a.rank || compareIds(a.id, b.id));
+    const hits = new Array<IndexedHit<Id>>(this.size);
+    for (let n = this.size; n > 0; n--) {
+      const slot = this.items[0]!;
+      const rank = this.scores[0]!;
+      hits[n - 1] = rows ? { id: this.ids[slot]!, rank, row: rows[slot]! } : { id: this.ids[slot]!, rank };
+      this.swap(0, n - 1);
+      this.down(0, n - 1);
+    }
+    this.size = 0;
+    return hits;
   }
 }
 
@@ -259,7 +290,7 @@ interface TermList {
   slots: ArrayLike<number>;
   freqs: ArrayLike<number>;
   dense: Float64Array | undefined;
-  bits: Uint32Array | undefined;
+  bits: Int32Array | undefined;
   uniform: number | undefined;
   idf: number;
   maxFreq: number;
@@ -312,7 +343,7 @@ function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
   let slots: ArrayLike<number> = [];
   let freqs: ArrayLike<number> = [];
   let dense: Float64Array | undefined;
-  let bits: Uint32Array | undefined;
+  let bits: Int32Array | undefined;
   let uniform: number | undefined;
   let maxFreq = 0;
   if (matching.length === 1) {
@@ -399,23 +430,42 @@ export function rankInIndex<Id extends string | number>(
       // Every word is frequent: AND their bitsets, 32 slots at a time, and visit only the
       // documents holding all of them (in slot order, as the walk below would). With three words
       // each in a third of the documents, the walk below reads nine postings per match.
+      // Up to four words in locals (a word ANDed twice changes nothing), more in a loop.
       const bits = lists.map((l) => l.bits!);
+      const b0 = bits[0]!;
+      const b1 = bits[1] ?? b0;
+      const b2 = bits[2] ?? b0;
+      const b3 = bits[3] ?? b0;
       const dense = lists.map((l) => (l.uniform === undefined ? l.dense! : undefined));
+      const allUniform = dense.every((d) => d === undefined);
+      if (allUniform) for (let li = 0; li < lists.length; li++) found[li] = lists[li]!.uniform!;
       const uniform = lists.map((l) => l.uniform ?? 0);
-      const words = bits[0]!.length;
+      // With every frequency the same, a document's score depends on its length alone, and
+      // neighbouring slots share their length (slots go from the shortest document up).
+      let scoredLength = -1;
+      let lengthScore = 0;
+      const words = b0.length;
       for (let w = 0; w < words; w++) {
-        let m = bits[0]![w]!;
-        for (let li = 1; li < bits.length && m !== 0; li++) m &= bits[li]![w]!;
+        let m = b0[w]! & b1[w]! & b2[w]! & b3[w]!;
+        for (let li = 4; li < bits.length && m !== 0; li++) m &= bits[li]![w]!;
         while (m !== 0) {
           const low = m & -m;
           m ^= low;
           const slot = w * 32 + 31 - Math.clz32(low);
           if (cannotEnter(slot)) return top.sorted(rows);
+          if (!accept(slot)) continue;
+          if (allUniform) {
+            if (lengths[slot] !== scoredLength) {
+              scoredLength = lengths[slot]!;
+              lengthScore = score(slot);
+            }
+            top.offer(lengthScore, slot);
+            continue;
+          }
           for (let li = 0; li < dense.length; li++) {
             const d = dense[li];
             found[li] = d === undefined ? uniform[li]! : d[slot]!;
           }
-          if (!accept(slot)) continue;
           top.offer(score(slot), slot);
         }
       }
@@ -582,7 +632,7 @@ function createBuilder<Id extends string | number>(
         cost += n + Math.ceil(n / 64);
         if (cost > maxCost) return undefined;
         p.dense = new Float64Array(n);
-        p.bits = new Uint32Array(Math.ceil(n / 32));
+        p.bits = new Int32Array(Math.ceil(n / 32));
         let uniform = true;
         for (let i = 0; i < m; i++) {
           const slot = slots[i]!;
@@ -607,6 +657,8 @@ function createBuilder<Id extends string | number>(
     },
   };
 }
+
+const acceptAll = (): boolean => true;
 
 export function createSearchIndex<Id extends string | number>(options: SearchIndexOptions): SearchIndex<Id> {
   const { db, index, pageSize, maxCost } = options;
@@ -748,10 +800,13 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
       // Without a wait where the index is known current: most searches on SQLite.
       const owner = currentKnown(ownerId) ?? (await ownerIndex(ownerId));
       if ('tooLarge' in owner) return undefined;
-      const filters = Object.entries(where ?? {})
-        .filter((e): e is [string, string] => e[1] !== undefined)
-        .map(([name, value]) => [owner.attributes.get(name)!, value] as const);
-      const accept = filters.length === 0 ? () => true : (slot: number) => filters.every(([values, value]) => values[slot] === value);
+      let filters: Array<readonly [string[], string]> | undefined;
+      for (const name in where) {
+        const value = where[name];
+        if (value !== undefined) (filters ??= []).push([owner.attributes.get(name)!, value]);
+      }
+      const chosen = filters;
+      const accept = chosen === undefined ? acceptAll : (slot: number) => chosen.every(([values, value]) => values[slot] === value);
       return rankInIndex(owner, terms, mode, limit, accept);
     },
   };

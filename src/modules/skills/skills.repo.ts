@@ -204,7 +204,8 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
 
     /** `terms`: `queryTerms(q)`, when the caller has them. */
     async search(ownerId: string, q: string, options: SkillFilters & { limit: number; terms?: readonly string[] }): Promise<SkillSummary[]> {
-      return ranked<SkillSummary>(ownerId, q, { ...options, mode: 'all', columns: 'summary' });
+      const { slugKey, categoryKey, limit, terms } = options;
+      return ranked<SkillSummary>(ownerId, q, { slugKey, categoryKey, limit, terms, mode: 'all', columns: 'summary' });
     },
 
     async suggest(ownerId: string, q: string, limit: number): Promise<SkillSuggestionRow[]> {

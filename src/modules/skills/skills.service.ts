@@ -244,7 +244,10 @@ export function createSkillsService(deps: SkillsServiceOptions) {
         const terms = queryTerms(q);
         const key = `search\u0000${terms.join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
         // Answered by the in-memory index, the summaries are the index's own (made once per build).
-        const skills = await cached(ownerId, key, () => repo.search(ownerId, q, { ...filters, limit, terms }));
+        // Options written out rather than spread: a spread copies keys in V8's runtime, per request.
+        const skills = await cached(ownerId, key, () =>
+          repo.search(ownerId, q, { slugKey: filters.slugKey, categoryKey: filters.categoryKey, limit, terms }),
+        );
         return { skills, nextCursor: null, searchKey: key };
       }
       const afterId = query.cursor !== undefined ? Number(query.cursor) : undefined;
