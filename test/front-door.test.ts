@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { access, registerAccessControl } from '../src/http/access.js';
+import { access, registerAccessControl, type Principal } from '../src/http/access.js';
 import { createAnsweredQueries, installFrontDoor, rawQuery } from '../src/http/front-door.js';
 import { createTestApp, type Owner, type TestApp } from './harness.js';
 
@@ -470,6 +470,33 @@ describe('a prepared answer', () => {
     // Where the router splits: at the first '?' or '#'.
     expect(rawQuery('/a#b?c=1')).toBe('b?c=1');
     expect(rawQuery('/a?b=1#c')).toBe('b=1#c');
+  });
+
+  it('hands over a request it has no answer for with its caller, so the token is looked up once', async () => {
+    const caller = { tokenId: 'tok_1', ownerId: 'own_1', kind: 'api', allScopes: false, scopes: new Set(['read']), role: 'user' } as const;
+    const looked: string[] = [];
+    const authenticateNow = (secret: string) => {
+      looked.push(secret);
+      return secret === 'good' ? (caller as unknown as Principal) : null;
+    };
+    const app = Fastify();
+    registerAccessControl(app, { authenticate: async () => null, authenticateNow });
+    installFrontDoor(app, { authenticateNow, newRequestId: () => 'req_x', handOverHeaders: [], ignoreTrailingSlash: true, maxParamLength: 100 });
+    // Never prepared: the route answers every request, with the caller the access hook settled on.
+    app.get('/mine', { config: { access: access.scope('read'), prepared: () => undefined } }, async (request) => ({ owner: request.principal?.ownerId }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    try {
+      const answered = await reach(base, '/mine', { authorization: 'Bearer good' });
+      expect([answered.status, answered.json, answered.viaRoute]).toEqual([200, { owner: 'own_1' }, true]);
+      expect(looked).toEqual(['good']);
+      // A token the door refuses is left to the route, which looks it up itself and refuses it.
+      const refused = await reach(base, '/mine', { authorization: 'Bearer bad' });
+      expect(refused.status).toBe(401);
+      expect(looked).toEqual(['good', 'bad', 'bad']);
+    } finally {
+      await app.close();
+    }
   });
 
   it('is refused at start when another route shares its parameter path', async () => {

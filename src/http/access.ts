@@ -341,9 +341,18 @@ export interface AccessDecided {
 /** Where an IncomingMessage carries an AccessDecided. */
 export const ACCESS_DECIDED = Symbol('hearth.accessDecided');
 
-/** An IncomingMessage that may carry an access decision made before Fastify saw it. */
+/**
+ * Where an IncomingMessage carries the principal its Authorization header's token resolved to
+ * at the front door, which then handed it over without counting anything (it had no answer
+ * prepared): the access hook uses it rather than hashing and looking the token up again, and
+ * makes every check and count itself.
+ */
+export const ACCESS_AUTHENTICATED = Symbol('hearth.accessAuthenticated');
+
+/** An IncomingMessage that may carry an access decision, or an authentication, made before Fastify saw it. */
 export interface MaybeDecided {
   [ACCESS_DECIDED]?: AccessDecided;
+  [ACCESS_AUTHENTICATED]?: Principal;
 }
 
 /**
@@ -452,7 +461,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
           request.headers[APPROVAL_REPLAY_HEADER] !== undefined
             ? undefined
             : secret
-              ? options.authenticateNow?.(secret)
+              ? ((request.raw as MaybeDecided)[ACCESS_AUTHENTICATED] ?? options.authenticateNow?.(secret))
               : options.ownOrigin && request.headers.cookie && rule.kind !== 'public'
                 ? undefined
                 : null;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify';
-import { ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type Access, type MaybeDecided, type Principal } from './access.js';
+import { ACCESS_AUTHENTICATED, ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type Access, type MaybeDecided, type Principal } from './access.js';
 
 /**
  * The front door: the hottest reads answered before Fastify sees the request.
@@ -24,7 +24,9 @@ import { ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type
  * refused caller, a console session's cookie, a body, an upgrade, an approval's replay, a
  * header named in `handOverHeaders`, a server that is shutting down. Only counting cannot be
  * undone: when it refuses the request or must wait, the door hands the request over with its
- * decision (ACCESS_DECIDED), and the access hook takes it from there.
+ * decision (ACCESS_DECIDED), and the access hook takes it from there. A request it authenticated
+ * but has no answer for carries the principal (ACCESS_AUTHENTICATED), so the token is looked up
+ * once.
  *
  * It writes no log line: it is installed only when ordinary requests are not logged (above the
  * info level, as in production), so a server that logs each request logs every one. Of the app's
@@ -238,7 +240,11 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
       principal = callerOf(request, door);
       if (principal === undefined) return false;
       body = door.prepared(principal, parameter, query);
-      if (body === undefined) return false;
+      if (body === undefined) {
+        // The route answers; its access hook need not look the same token up again.
+        if (principal !== null) (request as MaybeDecided)[ACCESS_AUTHENTICATED] = principal;
+        return false;
+      }
     } catch {
       // Nothing is counted yet: the route runs the same code and answers the failure as it does.
       return false;

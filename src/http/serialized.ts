@@ -105,16 +105,14 @@ export function createSerializedLists(itemSchema: object): SerializedLists {
         }
         // Its own memory, as the fragments': a cached answer keeps its body.
         body = Buffer.allocUnsafeSlow(length);
-        // Uint8Array's set: Buffer's copy makes a view of each source on the way.
-        body.set(head, 0);
-        let at = head.length;
+        // Whole pieces with Buffer's copy: it is a memmove once the sources are whole (a part
+        // of a source is first made a view of its own), and faster than Uint8Array's set here.
+        let at = head.copy(body, 0);
         for (let i = 0; i < items.length; i++) {
           if (i > 0) body[at++] = COMMA;
-          const piece = pieces[i]!;
-          body.set(piece, at);
-          at += piece.length;
+          at += pieces[i]!.copy(body, at);
         }
-        body.set(tail, at);
+        tail.copy(body, at);
         // Not kept past this list: the items stay reachable only through their own holders.
         pieces.fill(undefined as unknown as Buffer, 0, items.length);
         bodies.set(items, body);
