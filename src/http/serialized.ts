@@ -53,12 +53,38 @@ export function createSerializedBodies(): SerializedBodies {
  * copying twenty byte arrays into one is a few memory copies.
  */
 export interface SerializedLists {
-  send(reply: FastifyReply, items: readonly object[], open: string, close: string): FastifyReply;
+  /**
+   * `keep`: the list is one its holder keeps (a cached answer), to be sent again: its body is
+   * kept with it. A list sent once (false) gets a body carved from a shared slab, kept nowhere.
+   */
+  send(reply: FastifyReply, items: readonly object[], open: string, close: string, keep?: boolean): FastifyReply;
   /** The body `send` made for this very list, if it made one yet (a prepared answer: see front-door.ts). */
   made(items: readonly object[]): Buffer | undefined;
 }
 
 const COMMA = 0x2c;
+
+/**
+ * Bodies sent once are carved from slabs, as Node carves small Buffers from its pool: a body of
+ * its own costs an allocation the garbage collector must track, per request. A slab is freed
+ * once every body carved from it has been written and dropped; bodies kept with a cached answer
+ * never come from it, so that none holds a whole slab for as long as its answer lives.
+ */
+const SLAB_BYTES = 256 * 1024;
+let slab = Buffer.alloc(0);
+let slabUsed = 0;
+
+function bodyOnce(length: number): Buffer {
+  if (length > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(length);
+  if (slabUsed + length > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const body = slab.subarray(slabUsed, slabUsed + length);
+  // Each body starts on an 8-byte boundary, as the pool's do.
+  slabUsed += (length + 7) & ~7;
+  return body;
+}
 
 export function createSerializedLists(itemSchema: object): SerializedLists {
   // Each item's JSON; the commas between items are written as the body is assembled.
@@ -78,8 +104,8 @@ export function createSerializedLists(itemSchema: object): SerializedLists {
   // Reused for the fragments of one list (at most the route's largest limit).
   let pieces: Buffer[] = [];
   return {
-    send(reply, items, open, close) {
-      let body = bodies.get(items);
+    send(reply, items, open, close, keep = true) {
+      let body = keep ? bodies.get(items) : undefined;
       if (!body) {
         // One per route: compiled by the first answer's reply, kept for the others.
         serialize ??= reply.compileSerializationSchema(itemSchema as Parameters<FastifyReply['compileSerializationSchema']>[0]) as (
@@ -103,8 +129,8 @@ export function createSerializedLists(itemSchema: object): SerializedLists {
           pieces[i] = json;
           length += json.length;
         }
-        // Its own memory, as the fragments': a cached answer keeps its body.
-        body = Buffer.allocUnsafeSlow(length);
+        // A kept body has its own memory, as the fragments do.
+        body = keep ? Buffer.allocUnsafeSlow(length) : bodyOnce(length);
         // Whole pieces with Buffer's copy: it is a memmove once the sources are whole (a part
         // of a source is first made a view of its own), and faster than Uint8Array's set here.
         let at = head.copy(body, 0);
@@ -115,7 +141,7 @@ export function createSerializedLists(itemSchema: object): SerializedLists {
         tail.copy(body, at);
         // Not kept past this list: the items stay reachable only through their own holders.
         pieces.fill(undefined as unknown as Buffer, 0, items.length);
-        bodies.set(items, body);
+        if (keep) bodies.set(items, body);
       }
       return reply.type('application/json; charset=utf-8').send(body);
     },

@@ -90,12 +90,14 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
         const page = await inRequestPart('querystring', skills.list(ownerId, { slug, category, q, limit, cursor }));
         // A search's answer is the list the service keeps while the skills are unchanged, and it
         // has no cursor: its body is serialized once for as long as that list lives.
-        if (page.searchKey !== undefined) {
-          // Not a query that carries a token: its secret would be kept in memory with it.
-          if ((request.query as Record<string, unknown>).token === undefined) {
-            answeredSearches.remember(ownerId, rawQuery(request.raw.url ?? ''), page.searchKey);
+        if (page.search !== undefined) {
+          const { key, kept } = page.search;
+          // Only an answer the cache keeps can be the front door's; not a query that carries a
+          // token either: its secret would be kept in memory with it.
+          if (kept && (request.query as Record<string, unknown>).token === undefined) {
+            answeredSearches.remember(ownerId, rawQuery(request.raw.url ?? ''), key);
           }
-          return searchBodies.send(reply as FastifyReply, page.skills, SEARCH_OPEN, SEARCH_CLOSE);
+          return searchBodies.send(reply as FastifyReply, page.skills, SEARCH_OPEN, SEARCH_CLOSE, kept);
         }
         return { data: page.skills, nextCursor: page.nextCursor };
       },

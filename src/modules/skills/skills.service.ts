@@ -229,9 +229,12 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     /**
      * A page of skills, or a search's ranked answer; a search also answers the key its answer is
-     * cached under, for `cachedSearch`.
+     * cached under, for `cachedSearch`, and whether the cache keeps this answer.
      */
-    async list(ownerId: string, query: SkillListQuery): Promise<{ skills: SkillSummary[]; nextCursor: string | null; searchKey?: string }> {
+    async list(
+      ownerId: string,
+      query: SkillListQuery,
+    ): Promise<{ skills: SkillSummary[]; nextCursor: string | null; search?: { key: string; kept: boolean } }> {
       const filters = {
         slugKey: query.slug?.toLowerCase(),
         categoryKey: query.category?.toLowerCase(),
@@ -248,7 +251,8 @@ export function createSkillsService(deps: SkillsServiceOptions) {
         const skills = await cached(ownerId, key, () =>
           repo.search(ownerId, q, { slugKey: filters.slugKey, categoryKey: filters.categoryKey, limit, terms }),
         );
-        return { skills, nextCursor: null, searchKey: key };
+        // Kept: the cache holds this very answer now (most first searches are not kept: see `admitAfter`).
+        return { skills, nextCursor: null, search: { key, kept: cache.peek(ownerKey(ownerId, key)) === skills } };
       }
       const afterId = query.cursor !== undefined ? Number(query.cursor) : undefined;
       // One row more than asked says whether another page exists.
@@ -280,7 +284,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       });
     },
 
-    /** The search answer cached under `searchKey` (from `list`), while it still holds; undefined otherwise. */
+    /** The search answer cached under `searchKey` (a search's key from `list`), while it still holds; undefined otherwise. */
     cachedSearch(ownerId: string, searchKey: string): SkillSummary[] | undefined {
       return cache.peek(ownerKey(ownerId, searchKey)) as SkillSummary[] | undefined;
     },
