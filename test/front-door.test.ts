@@ -72,9 +72,9 @@ function reach(base: string, pathname: string, headers: Record<string, string> =
 
 /**
  * Repeats a request until the door answers it: that answer, and how many requests it took. The
- * first request with a token finds it not cached yet, and any write to tokens or owners empties
- * the token cache (the token's first use writes when it was last used; on PostgreSQL that
- * reaches the cache a moment after the answer).
+ * first request with a token finds it not cached yet, and a write to tokens or owners made just
+ * before (creating the token; on PostgreSQL counted a moment after the answer) empties the token
+ * cache once more.
  */
 async function untilDoorAnswers(base: string, pathname: string, headers: Record<string, string> = {}): Promise<{ answer: Reached; tries: number }> {
   for (let tries = 1; tries <= DOOR_TRIES; tries++) {

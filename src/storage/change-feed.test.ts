@@ -30,7 +30,7 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
   const memoryContents = (body: { data: Array<{ content: string }> }) => body.data.map((e) => e.content);
   /**
    * Resolves once `check` holds, trying again after each notification the node receives (other
-   * writes, such as a token's lastUsedAt, notify too, so the one awaited may come later).
+   * writes notify too, so the one awaited may come later).
    */
   const afterNotification = async (storage: Storage, check: () => Promise<boolean>) => {
     for (;;) {
@@ -41,17 +41,16 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
   };
 
   /**
-   * A token's first use on a node writes its lastUsedAt off the request path, which empties the
-   * token caches again when it commits. Waits until each node has counted the token's creation
-   * and both nodes' lastUsedAt writes (its own at commit, the other's by notification), so that
-   * what is cached after stays cached until the change under test. Without notifications a
-   * node counts two of these three at most, and this fails.
+   * Waits until each node has counted the token's creation (node A at commit, node B by
+   * notification), so that what is cached after stays cached until the change under test. A
+   * token's first use writes its lastUsedAt off the request path, but that write is not counted
+   * (UNCOUNTED_COLUMNS in write-tracker.ts): it empties no token cache.
    */
   const touchesSettled = async (before: { a: number; b: number }) =>
     vi.waitFor(
       () => {
-        expect(a.storage.writes.stamp(['tokens'])).toBeGreaterThanOrEqual(before.a + 3);
-        expect(bStorage.writes.stamp(['tokens'])).toBeGreaterThanOrEqual(before.b + 3);
+        expect(a.storage.writes.stamp(['tokens'])).toBeGreaterThanOrEqual(before.a + 1);
+        expect(bStorage.writes.stamp(['tokens'])).toBeGreaterThanOrEqual(before.b + 1);
       },
       { timeout: 5_000, interval: 5 },
     );
@@ -64,7 +63,7 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
     await b.ready();
     owner = await a.createOwner();
     // Node B's pool opens its connections now, so that the writes of its first requests (a
-    // token's lastUsedAt) commit before the checks below rather than during them.
+    // token's lastUsedAt) are made before the checks below rather than during them.
     await Promise.all(Array.from({ length: 10 }, () => onB('GET', '/api/v1/memory?limit=1', owner.token)));
     expect(a.storage.changes!.listening).toBe(true);
     expect(bStorage.changes!.listening).toBe(true);

@@ -54,6 +54,15 @@ describe(`write tracker and derived cache (${ENGINE})`, () => {
     expect(writes.stamp(['personas'])).toBe(personas);
   });
 
+  it("does not count an update that sets only a token's last use (no cache reads it), and counts one that sets more", async () => {
+    const token = await t.storage.db.selectFrom('tokens').select(['id', 'name']).where('owner_id', '=', ownerId).executeTakeFirstOrThrow();
+    const before = writes.stamp(['tokens'])!;
+    await t.storage.db.updateTable('tokens').set({ last_used_at: isoNow() }).where('id', '=', token.id).execute();
+    expect(writes.stamp(['tokens'])).toBe(before);
+    await t.storage.db.updateTable('tokens').set({ last_used_at: isoNow(), name: token.name }).where('id', '=', token.id).execute();
+    expect(writes.stamp(['tokens'])).toBe(before + 1);
+  });
+
   it('treats a raw write statement as a write to every table', async () => {
     const before = writes.stamp(['personas'])!;
     await sql`UPDATE personas SET name = name WHERE owner_id = ${ownerId}`.execute(t.storage.db);

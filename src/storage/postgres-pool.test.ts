@@ -6,7 +6,12 @@ import { createStatementPool, describeStatement } from './postgres-pool.js';
 describe('statements as the PostgreSQL pool sees them', () => {
   it('tells writes and their table, transaction control and reads apart', () => {
     expect(describeStatement('insert into "memory_entries" ("id") values ($1)', true).writes).toBe('memory_entries');
-    expect(describeStatement('update "tokens" set "last_used_at" = $1 where "id" = $2', true).writes).toBe('tokens');
+    expect(describeStatement('update "tokens" set "revoked_at" = $1 where "id" = $2', true).writes).toBe('tokens');
+    // A token's last use changes nothing a cache holds (UNCOUNTED_COLUMNS): alone, it is no write to count.
+    expect(describeStatement('update "tokens" set "last_used_at" = $1 where "id" = $2', true).writes).toBeUndefined();
+    expect(describeStatement('update "tokens" set "last_used_at" = $1, "name" = $2 where "id" = $3', true).writes).toBe('tokens');
+    expect(describeStatement('update "tokens" set "last_used_at" = now() where "id" = $1', true).writes).toBe('tokens');
+    expect(describeStatement('update "memory_entries" set "last_used_at" = $1 where "id" = $2', true).writes).toBe('memory_entries');
     expect(describeStatement('delete from "skills" where "owner_id" = $1', true).writes).toBe('skills');
     expect(describeStatement('UPDATE personas SET name = name WHERE owner_id = $1', true).writes).toBe('personas');
     expect(describeStatement('insert into "public"."users" ("id") values ($1)', true).writes).toBe('users');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
+import { changesNothingCached } from './write-tracker.js';
 
 /**
  * The pool Kysely's PostgresDialect is given: pg's pool, with two additions on every connection.
@@ -58,6 +59,12 @@ const CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort)\b(\s+
 const WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+(?:only\s+)?((?:"[^"]+"|\w+)(?:\.(?:"[^"]+"|\w+))?)/i;
 const READ = /^\s*(select|show|set|reset|listen|unlisten|explain|savepoint|release|values)\b/i;
 const WRITE_WORD = /\b(insert|update|delete|merge|truncate)\b/i;
+/**
+ * An UPDATE whose SET list is only columns given parameters (`"a" = $1, "b" = $2`), as Kysely
+ * writes it: the list, for `changesNothingCached`. Any other shape counts as a write of the table.
+ */
+const SIMPLE_SET = /^\s*update\s+(?:only\s+)?(?:"[^"]+"|\w+)(?:\.(?:"[^"]+"|\w+))?\s+set\s+((?:"?\w+"?\s*=\s*\$\d+\s*,\s*)*"?\w+"?\s*=\s*\$\d+)\s+where\s/i;
+const SET_COLUMN = /"?(\w+)"?\s*=\s*\$\d+/g;
 const SCHEMA_CHANGE = /^\s*(create|alter|drop|comment)\b/i;
 /** The SQL texts whose name and kind are remembered; an app has some hundreds. */
 const STATEMENTS_KEPT = 2000;
@@ -73,7 +80,11 @@ export function describeStatement(text: string, hasParameters: boolean): Stateme
   let writes: Statement['writes'];
   if (!control && !READ.test(text)) {
     const write = WRITE.exec(text);
-    if (write) writes = write[1]!.split('.').pop()!.replaceAll('"', '');
+    if (write) {
+      writes = write[1]!.split('.').pop()!.replaceAll('"', '');
+      const set = SIMPLE_SET.exec(text);
+      if (set && changesNothingCached(writes, [...set[1]!.matchAll(SET_COLUMN)].map((m) => m[1]!))) writes = undefined;
+    }
     // WITH … INSERT, MERGE, TRUNCATE, DDL and anything else not understood: any table.
     else if (!/^\s*with\b/i.test(text) || WRITE_WORD.test(text)) writes = 'unknown';
   }

@@ -51,6 +51,27 @@ export interface WriteTrackerOptions {
 
 const WRITE_STATEMENT = /^\s*(insert|update|delete|replace)\b/i;
 
+/**
+ * Columns no cached answer is derived from: an UPDATE that sets only these is not counted as a
+ * write of its table (nor, on PostgreSQL, announced to the other nodes). A token's last use is
+ * written about once a minute per token in use, and counted it emptied every node's token cache
+ * (the principals are read from `tokens`) each time: with many agents, more than once a second.
+ * A column belongs here only if no cache of `write-tracker` stamps reads it.
+ */
+export const UNCOUNTED_COLUMNS: ReadonlyMap<string, ReadonlySet<string>> = new Map([['tokens', new Set(['last_used_at'])]]);
+
+/** Whether an UPDATE of `table` that sets exactly `columns` leaves every cached answer as it was. */
+export function changesNothingCached(table: string, columns: readonly string[]): boolean {
+  const uncounted = UNCOUNTED_COLUMNS.get(table);
+  return uncounted !== undefined && columns.length > 0 && columns.every((column) => uncounted.has(column));
+}
+
+/** The column an UPDATE's SET entry names (ColumnUpdateNode: { column: ColumnNode { column: { name } } }). */
+function updatedColumn(node: unknown): string | undefined {
+  const n = node as { column?: { kind?: string; column?: { name?: string } } } | undefined;
+  return n?.column?.kind === 'ColumnNode' ? n.column.column?.name : undefined;
+}
+
 function tableName(node: unknown): string | undefined {
   // TableNode: { kind: 'TableNode', table: { identifier: { name } } }; AliasNode wraps it.
   const n = node as { kind?: string; table?: { identifier?: { name?: string } }; node?: unknown } | undefined;
@@ -63,8 +84,13 @@ function writtenTables(node: RootOperationNode): string[] | 'unknown' | undefine
   switch (node.kind) {
     case 'InsertQueryNode':
       return [tableName(node.into)].filter((t): t is string => !!t);
-    case 'UpdateQueryNode':
-      return [tableName(node.table)].filter((t): t is string => !!t);
+    case 'UpdateQueryNode': {
+      const table = tableName(node.table);
+      if (!table) return [];
+      const columns = (node.updates ?? []).map(updatedColumn);
+      if (columns.every((c): c is string => c !== undefined) && changesNothingCached(table, columns)) return undefined;
+      return [table];
+    }
     case 'DeleteQueryNode':
       return node.from.froms.map(tableName).filter((t): t is string => !!t);
     case 'RawNode':
