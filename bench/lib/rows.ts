@@ -11,7 +11,10 @@ import type { Seeded } from './seed.js';
 export interface RowContext {
   baseUrl: string;
   seeded: Seeded;
-  /** Counts the common-word queries sent, so that none repeats within a server's life. */
+  /**
+   * Counts the common-word queries sent, so that none comes back before all 139,776 have been
+   * sent: far more than any cache of the server keeps.
+   */
   commonQueriesSent: { n: number };
   /** Counts the entries written, so that each has its own content. */
   writesSent: { n: number };

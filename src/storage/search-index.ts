@@ -439,7 +439,7 @@ export function rankInIndex<Id extends string | number>(
       const dense = lists.map((l) => (l.uniform === undefined ? l.dense! : undefined));
       const allUniform = dense.every((d) => d === undefined);
       if (allUniform) for (let li = 0; li < lists.length; li++) found[li] = lists[li]!.uniform!;
-      const uniform = lists.map((l) => l.uniform ?? 0);
+      const uniform = allUniform ? [] : lists.map((l) => l.uniform ?? 0);
       // With every frequency the same, a document's score depends on its length alone, and
       // neighbouring slots share their length (slots go from the shortest document up).
       let scoredLength = -1;
@@ -800,13 +800,12 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
       // Without a wait where the index is known current: most searches on SQLite.
       const owner = currentKnown(ownerId) ?? (await ownerIndex(ownerId));
       if ('tooLarge' in owner) return undefined;
-      let filters: Array<readonly [string[], string]> | undefined;
+      const filters: Array<readonly [string[], string]> = [];
       for (const name in where) {
         const value = where[name];
-        if (value !== undefined) (filters ??= []).push([owner.attributes.get(name)!, value]);
+        if (value !== undefined) filters.push([owner.attributes.get(name)!, value]);
       }
-      const chosen = filters;
-      const accept = chosen === undefined ? acceptAll : (slot: number) => chosen.every(([values, value]) => values[slot] === value);
+      const accept = filters.length === 0 ? acceptAll : (slot: number) => filters.every(([values, value]) => values[slot] === value);
       return rankInIndex(owner, terms, mode, limit, accept);
     },
   };
