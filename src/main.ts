@@ -47,6 +47,9 @@ async function main(): Promise<void> {
   });
   const looseModes = dataDirWarning(config.dataDir, { database: storage.dialect === 'sqlite' });
   if (looseModes) app.log.warn(looseModes);
+  storage.onConnectionLost((error) => {
+    app.log.warn(`The database closed an idle connection (${error.message}); a new one is opened when next needed, and nothing is lost`);
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../test/harness.js';
@@ -69,6 +70,33 @@ describe('storage', () => {
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`).finally(() => client.end());
       }
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // A restart of PostgreSQL, an administrator or an idle-connection limit ends connections the
+  // pool holds idle. Unheard, the pool's 'error' for one ended the whole server.
+  it.skipIf(!TEST_DATABASE_URL)('lives on when the database ends an idle connection, and says so', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-storage-'));
+    const pgSchema = `t_${randomBytes(6).toString('hex')}`;
+    const storage = await openStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, pgSchema });
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    try {
+      await storage.ready;
+      const lost = new Promise<Error>((resolve) => storage.onConnectionLost(resolve));
+      const backend = async () => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(storage.db)).rows[0]!.pid;
+      const pid = await backend();
+      await admin.connect();
+      const ended = await admin.query('SELECT pg_terminate_backend($1) AS ended', [pid]);
+      expect(ended.rows[0].ended).toBe(true);
+      expect((await lost).message).toMatch(/terminating connection/);
+      // The next query gets a new connection.
+      expect(await backend()).not.toBe(pid);
+      await storage.db.selectFrom('users').select('id').execute();
+    } finally {
+      await storage.close();
+      await admin.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`).catch(() => undefined);
+      await admin.end().catch(() => undefined);
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

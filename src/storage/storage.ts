@@ -55,6 +55,13 @@ export interface Storage {
    * code only then, so that its round trips before that are not held up behind the loading.
    */
   schemaUnderWay: Promise<void>;
+  /**
+   * Calls `listener` when the database closed a connection the pool held idle (PostgreSQL
+   * restarted, an administrator or an idle-connection limit ended it, the network dropped it).
+   * Nothing is lost: the pool drops that connection and opens a new one when next needed; the
+   * listener only tells the operator. Never called with SQLite.
+   */
+  onConnectionLost(listener: (error: Error) => void): void;
   /** Waits for the writes in flight (group commit), then closes the change feed and the database. */
   close(): Promise<void>;
 }
@@ -135,7 +142,7 @@ const PG_CACHE_MAX_AGE_MS = 5_000;
 async function openPostgres(
   url: string,
   schema: string | undefined,
-): Promise<{ db: Kysely<Database>; writes: WriteTracker; changes: ChangeFeed; bus: ClusterBus; listener: PgListener }> {
+): Promise<{ db: Kysely<Database>; writes: WriteTracker; changes: ChangeFeed; bus: ClusterBus; listener: PgListener; lost: Set<(error: Error) => void> }> {
   // Loaded only when PostgreSQL is configured: an SQLite server never pays for the driver.
   const { default: pg } = await import('pg');
   // PostgreSQL returns int8 (COUNT(*), BIGINT) as strings; every count Hearth keeps fits a JS number.
@@ -152,6 +159,12 @@ async function openPostgres(
   }
   const clientConfig = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
   const pool = new pg.Pool({ ...clientConfig, max: PG_POOL_MAX });
+  // An idle connection the database ends is an 'error' on the pool; unheard, it would end the
+  // process. The pool has already dropped that connection and opens another on next use.
+  const lost = new Set<(error: Error) => void>();
+  pool.on('error', (error) => {
+    for (const listener of lost) listener(error);
+  });
   const writes = createWriteTracker({ maxAgeMs: PG_CACHE_MAX_AGE_MS });
   let changes: ChangeFeed | undefined;
   const statementPool = createStatementPool({
@@ -177,7 +190,7 @@ async function openPostgres(
     });
     changes = await startChangeFeed({ channel, nodeId, tracker: writes, listener });
     const bus = await startPgBus({ nodeId, listener, channelPrefix: `hearth_bus_${schemaKey}` });
-    return { db, writes, changes, bus, listener };
+    return { db, writes, changes, bus, listener, lost };
   } catch (error) {
     await listener?.close();
     await db.destroy();
@@ -303,9 +316,10 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   let changes: ChangeFeed | undefined;
   let bus: ClusterBus;
   let listener: PgListener | undefined;
+  let lost: Set<(error: Error) => void> | undefined;
   const heartbeatMs = options.nodeHeartbeatMs ?? DEFAULT_NODE_HEARTBEAT_MS;
   if (options.databaseUrl) {
-    ({ db, writes, changes, bus, listener } = await openPostgres(options.databaseUrl, options.pgSchema));
+    ({ db, writes, changes, bus, listener, lost } = await openPostgres(options.databaseUrl, options.pgSchema));
   } else {
     writes = createWriteTracker();
     db = openSqlite(options.dataDir, writes);
@@ -347,6 +361,9 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     groupCommit,
     ready,
     schemaUnderWay,
+    onConnectionLost(listener) {
+      lost?.add(listener);
+    },
     async close() {
       // Not in the middle of a migration; a failed one closed everything already.
       await ready.catch(() => {});
