@@ -95,6 +95,32 @@ describe.skipIf(ENGINE !== 'postgres')('the bus between nodes sharing PostgreSQL
     offC();
   });
 
+  // Messages asked for together go in one statement, one transaction: PostgreSQL then delivers
+  // two identical ones once, which is how a test outside the node can see the batch.
+  it('sends the messages asked for together in one transaction, in order, whatever they hold', async () => {
+    const odd = ['NULL', '{a,b}', 'say "hi"', 'back\\slash', 'ünïcödé ✓', '', 'a,b c'];
+    const received: string[] = [];
+    let heardLast!: () => void;
+    const all = new Promise<void>((resolve) => (heardLast = resolve));
+    const hear = (topic: string) => (message: string) => {
+      received.push(`${topic}:${message}`);
+      if (message === 'last') heardLast();
+    };
+    const offs = [b.bus.subscribe('batch', hear('batch')), b.bus.subscribe('batch.direct', hear('batch.direct'))];
+    const sent: string[] = [];
+    for (const [i, message] of odd.entries()) {
+      if (i % 2 === 0) a.bus.publish('batch', message);
+      else a.bus.sendTo(b.bus.nodeId, 'batch.direct', message);
+      sent.push(`${i % 2 === 0 ? 'batch' : 'batch.direct'}:${message}`);
+    }
+    a.bus.publish('batch', 'same');
+    a.bus.publish('batch', 'same');
+    a.bus.publish('batch', 'last');
+    await all;
+    offs.forEach((off) => off());
+    expect(received).toEqual([...sent, 'batch:same', 'batch:last']);
+  });
+
   it('refuses a message too large for a notification, saying what to do instead', () => {
     expect(() => a.bus.publish('big', 'x'.repeat(8_000))).toThrow(/put the data in a table/);
     expect(() => a.bus.sendTo('not-a-node', 'big', 'x')).toThrow(/node id/);

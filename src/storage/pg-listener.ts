@@ -9,9 +9,14 @@ import type pg from 'pg';
  *   every channel; `events` says 'up' when it listens (again) and 'down' when it lost the
  *   connection, so that what depends on hearing other nodes can stop trusting its view.
  * - Notifications are sent on this connection, which is otherwise idle, so that they never wait
- *   behind requests for a pool connection; while it is down they go through `notify` (the pool).
- *   A pg client runs one query at a time, in order, so one node's notifications arrive in the
- *   order they were sent while the connection holds.
+ *   behind requests for a pool connection; while it is down they go through `query` (the pool).
+ *   They go one batch at a time: those asked for while a batch is on its way (or in the same
+ *   turn of the event loop) go together as the next, in one statement. A notification is a
+ *   transaction of its own, whose commit is flushed to the WAL like a write's: one per write
+ *   (a skill saved tells the MCP sessions of every node) doubled the commits of a node taking
+ *   many writes. One node's notifications still arrive in the order they were sent while the
+ *   connection holds; PostgreSQL delivers two identical ones of one batch (same channel, same
+ *   payload) once, which the messages sent here allow (a repeated one says nothing new).
  * - Delivery is best effort, as NOTIFY is: a notification sent while no connection works, or by
  *   a node that dies, is lost. Whoever relies on one bounds the loss (a cache's age, a request's
  *   timeout).
@@ -30,8 +35,8 @@ export interface PgListener {
 export interface PgListenerOptions {
   /** A new client for the listening connection (not from the pool: it stays open). */
   newClient(): pg.Client;
-  /** Sends one notification through the pool, while the listening connection is down. */
-  notify(channel: string, payload: string): Promise<unknown>;
+  /** Runs a statement through the pool: notifications are sent so while the listening connection is down. */
+  query(text: string, values: unknown[]): Promise<unknown>;
   /** First wait before reconnecting; doubled up to 30 s. */
   retryMs?: number;
 }
@@ -39,6 +44,13 @@ export interface PgListenerOptions {
 const MAX_RETRY_MS = 30_000;
 /** PostgreSQL refuses a notification payload of 8,000 bytes or more. */
 export const MAX_NOTIFY_PAYLOAD = 7_900;
+
+const NOTIFY_ONE = 'SELECT pg_notify($1, $2)';
+/**
+ * Several notifications in one statement, so in one transaction, sent in their order: PostgreSQL
+ * evaluates a volatile function of the select list after the ORDER BY sort, row by row.
+ */
+const NOTIFY_MANY = 'SELECT pg_notify(m.channel, m.payload) FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS m(channel, payload, n) ORDER BY m.n';
 
 /** Channel names are quoted identifiers: only these characters, so quoting cannot be escaped. */
 const CHANNEL_NAME = /^[a-z0-9_]{1,63}$/;
@@ -50,12 +62,33 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
   let closing = false;
   let retryMs = options.retryMs ?? 500;
   let retryTimer: NodeJS.Timeout | undefined;
-  /** The notification being sent: the next one waits for it. */
+  /** The batch of notifications being sent: the next one waits for it. */
   let queue: Promise<void> = Promise.resolve();
+  /** Notifications asked for since the last batch left, to go out together as the next. */
+  let waiting: Array<{ channel: string; payload: string; sent: () => void }> = [];
 
   function onNotification(message: pg.Notification): void {
     if (message.payload === undefined) return;
     handlers.get(message.channel)?.(message.payload);
+  }
+
+  /** Sends the waiting notifications, in the order they were asked for, in one statement. */
+  async function sendWaiting(): Promise<void> {
+    const batch = waiting;
+    waiting = [];
+    try {
+      if (batch.length === 1) {
+        const [{ channel, payload }] = batch as [(typeof batch)[0]];
+        await (current ? current.query(NOTIFY_ONE, [channel, payload]) : options.query(NOTIFY_ONE, [channel, payload]));
+      } else {
+        const values = [batch.map((n) => n.channel), batch.map((n) => n.payload)];
+        await (current ? current.query(NOTIFY_MANY, values) : options.query(NOTIFY_MANY, values));
+      }
+    } catch {
+      // Best effort, as documented above.
+    } finally {
+      for (const notification of batch) notification.sent();
+    }
   }
 
   function lost(client: pg.Client): void {
@@ -117,15 +150,10 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
     },
     notify(channel, payload) {
       if (closing) return Promise.resolve();
-      // One after the other (pg deprecates overlapping queries on one client), which keeps their order.
-      const sent = queue.then(async () => {
-        try {
-          await (current ? current.query('SELECT pg_notify($1, $2)', [channel, payload]) : options.notify(channel, payload));
-        } catch {
-          // Best effort, as documented above.
-        }
-      });
-      queue = sent;
+      const sent = new Promise<void>((resolve) => waiting.push({ channel, payload, sent: resolve }));
+      // The first of a batch puts the batch in line: batches go one after the other (pg deprecates
+      // overlapping queries on one client), which keeps their order.
+      if (waiting.length === 1) queue = queue.then(sendWaiting);
       return sent;
     },
     get connected() {

@@ -186,7 +186,7 @@ async function openPostgres(
     listener = await startPgListener({
       // Named after the schema, so that an operator can tell the listening connections apart in pg_stat_activity.
       newClient: () => new pg.Client({ ...clientConfig, application_name: `hearth_${schemaKey}_${nodeId}`, keepAlive: true }),
-      notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
+      query: (text, values) => pool.query(text, values),
     });
     changes = await startChangeFeed({ channel, nodeId, tracker: writes, listener });
     const bus = await startPgBus({ nodeId, listener, channelPrefix: `hearth_bus_${schemaKey}` });
