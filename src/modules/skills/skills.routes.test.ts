@@ -136,6 +136,25 @@ describe('POST /api/v1/skills', () => {
     expect(await skillRowCount(alice)).toBe(before + 1);
   });
 
+  // Concurrent creates share one statement on PostgreSQL; each must get its own row's id back,
+  // even where two owners create skills of the same names at once.
+  it('gives each of many concurrent creates, by two owners, the id of its own skill', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => uniqueName(`batch${i}`));
+    const asked = names.flatMap((name) => [
+      { owner: alice, name },
+      { owner: bob, name },
+    ]);
+    const results = await Promise.all(asked.map(({ owner, name }) => t.request('POST', '/api/v1/skills', { token: owner.token, body: { name, description: `${name} of ${owner.id}` } })));
+    expect(results.map((r) => r.status)).toEqual(asked.map(() => 201));
+    const ids = results.map((r) => r.body.data.id as number);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [i, { owner, name }] of asked.entries()) {
+      const read = await t.request('GET', `/api/v1/skills/${ids[i]}`, { token: owner.token });
+      expect(read.status).toBe(200);
+      expect(read.body.data).toMatchObject({ id: ids[i], name, description: `${name} of ${owner.id}` });
+    }
+  });
+
   it('answers 400 VALIDATION_ERROR for names that cannot be slugs, and for bad bodies', async () => {
     const bad = ['', '   ', 'has space', '../etc', '.hidden', '-dash-first', 'a/b', 'a?b', 'naïve', 'x'.repeat(101), 'emoji-💡'];
     for (const name of bad) {

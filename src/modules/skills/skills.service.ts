@@ -3,13 +3,13 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
-import type { GroupCommit } from '../../storage/group-commit.js';
+import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database } from '../../storage/tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
-import { createSkillsRepo, toSummary, type SkillRow, type SkillSuggestionRow } from './skills.repo.js';
+import { createSkillsRepo, toSummary, type NewSkillRow, type SkillRow, type SkillSuggestionRow } from './skills.repo.js';
 import {
   SKILL_BATCH_MAX,
   SKILL_DESCRIPTION_MAX,
@@ -44,7 +44,7 @@ export interface SkillsServiceOptions {
   dialect: Dialect;
   attachments: AttachmentsService;
   /** Creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */
-  groupCommit: Pick<GroupCommit, 'run'>;
+  groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>;
   /**
    * Keeps recent search and suggestion answers while the skills table is unchanged (embedded
    * engine only; see storage/write-tracker.ts), and tells the repository's in-memory search
@@ -153,6 +153,12 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     return row;
   }
 
+  /** New skills: the creations of a batch in one statement where the repository writes them so. */
+  const creations: BatchedWork<NewSkillRow, number> = {
+    run: (trx, rows) => repo.insertMany(rows, trx),
+    oneStatement: () => repo.insertsManyAtOnce,
+  };
+
   async function insert(ownerId: string, input: SkillInput, origin: SkillOrigin): Promise<Skill> {
     const name = normalizeName(input.name);
     const category = (input.category ?? '').trim();
@@ -173,7 +179,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       updated_at: now,
     };
     try {
-      const id = await groupCommit.run((trx) => repo.insert(row, trx));
+      const id = await groupCommit.runBatched(creations, row);
       return toSkill({ ...row, id });
     } catch (error) {
       // The unique index decides, so two concurrent creates of one name cannot both succeed.
