@@ -121,6 +121,22 @@ describe.skipIf(ENGINE !== 'postgres')('the bus between nodes sharing PostgreSQL
     expect(received).toEqual([...sent, 'batch:same', 'batch:last']);
   });
 
+  it('sends more than one statement takes as several batches, every message in its order', async () => {
+    const count = 700;
+    const filler = 'x'.repeat(1_000);
+    const received: number[] = [];
+    let heardAll!: () => void;
+    const all = new Promise<void>((resolve) => (heardAll = resolve));
+    const off = b.bus.subscribe('many', (message) => {
+      received.push(Number(message.slice(0, message.indexOf(' '))));
+      if (received.length === count) heardAll();
+    });
+    for (let i = 0; i < count; i++) a.bus.sendTo(b.bus.nodeId, 'many', `${i} ${filler}`);
+    await all;
+    off();
+    expect(received).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
+
   it('refuses a message too large for a notification, saying what to do instead', () => {
     expect(() => a.bus.publish('big', 'x'.repeat(8_000))).toThrow(/put the data in a table/);
     expect(() => a.bus.sendTo('not-a-node', 'big', 'x')).toThrow(/node id/);

@@ -45,6 +45,9 @@ const MAX_RETRY_MS = 30_000;
 /** PostgreSQL refuses a notification payload of 8,000 bytes or more. */
 export const MAX_NOTIFY_PAYLOAD = 7_900;
 
+/** The most notifications one statement sends, and about the most payload characters. */
+const MAX_BATCH_NOTIFICATIONS = 256;
+const MAX_BATCH_CHARACTERS = 256 * 1024;
 const NOTIFY_ONE = 'SELECT pg_notify($1, $2)';
 /**
  * Several notifications in one statement, so in one transaction, sent in their order: PostgreSQL
@@ -74,8 +77,16 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
 
   /** Sends the waiting notifications, in the order they were asked for, in one statement. */
   async function sendWaiting(): Promise<void> {
-    const batch = waiting;
-    waiting = [];
+    // A bounded batch: one statement's parameters stay small whatever piled up meanwhile.
+    let take = 0;
+    for (let bytes = 0; take < waiting.length && take < MAX_BATCH_NOTIFICATIONS; take++) {
+      bytes += waiting[take]!.payload.length;
+      if (bytes > MAX_BATCH_CHARACTERS && take > 0) break;
+    }
+    const batch = waiting.slice(0, take);
+    waiting = waiting.slice(take);
+    // The rest goes next, as a batch of its own (notify puts only a batch's first one in line).
+    if (waiting.length > 0) queue = queue.then(sendWaiting);
     try {
       if (batch.length === 1) {
         const [{ channel, payload }] = batch as [(typeof batch)[0]];
