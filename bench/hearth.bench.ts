@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { commonWordShares, DISTINCT_COMMON_QUERIES, skillCatalogue } from './lib/dataset.js';
-import { loadAmount, loadFor, type Sample, type Target } from './lib/load.js';
+import { loadAmount, loadFor, withServerCpu, type Sample, type Target } from './lib/load.js';
 import { BenchDatabases, DEFAULT_DATABASE_URL, unreachable } from './lib/postgres.js';
 import { buildServer, rssMb, startHearth, startMinimal, startPeakRss, type HearthStorage, type RunningServer } from './lib/processes.js';
 import { ENGINE_NAMES, renderReport, roundLine, type Engine, type EngineReport, type RunSettings } from './lib/report.js';
@@ -176,9 +176,9 @@ async function measureRounds(hearth: RunningServer, minimal: RunningServer, seed
   const { connections, seconds } = settings;
   let writeRate = 0;
   const measureRow = async (row: ThroughputRow, warmUp: boolean): Promise<Sample> => {
-    if (!row.writes) return loadFor(row.target(ctx), connections, warmUp ? WARMUP_SECONDS : seconds);
+    if (!row.writes) return withServerCpu(hearth.pid, () => loadFor(row.target(ctx), connections, warmUp ? WARMUP_SECONDS : seconds));
     const before = warmUp ? 0 : await memoryTotal(hearth.baseUrl, seeded.writerToken);
-    const sample = await loadAmount(row.target(ctx), connections, warmUp ? connections * 20 : writeAmount(writeRate));
+    const sample = await withServerCpu(hearth.pid, () => loadAmount(row.target(ctx), connections, warmUp ? connections * 20 : writeAmount(writeRate)));
     writeRate = sample.requestsPerSecond;
     if (!warmUp) {
       const grew = (await memoryTotal(hearth.baseUrl, seeded.writerToken)) - before;
@@ -198,8 +198,9 @@ async function measureRounds(hearth: RunningServer, minimal: RunningServer, seed
         // The pair's order alternates: a machine that slows down or speeds up over a round then
         // favours neither side across rounds.
         const minimalFirst = round % 2 === 1;
-        const first = minimalFirst ? await loadFor(minimalTarget, connections, seconds) : await measureRow(row, false);
-        const second = minimalFirst ? await measureRow(row, false) : await loadFor(minimalTarget, connections, seconds);
+        const measureMinimal = () => withServerCpu(minimal.pid, () => loadFor(minimalTarget, connections, seconds));
+        const first = minimalFirst ? await measureMinimal() : await measureRow(row, false);
+        const second = minimalFirst ? await measureRow(row, false) : await measureMinimal();
         const [minimalSample, route] = minimalFirst ? [first, second] : [second, first];
         console.log(roundLine(round, row.key, minimalSample, route));
         for (const [who, s] of [['minimal app', minimalSample], [row.key, route]] as const) {

@@ -3,6 +3,7 @@
  * same for Hearth and for the minimal app, which is why only ratios measured side by side count).
  */
 import autocannon from 'autocannon';
+import { cpuMicroseconds } from './processes.js';
 
 export interface Sample {
   requestsPerSecond: number;
@@ -12,6 +13,13 @@ export interface Sample {
   errors: number;
   /** The first failing answer, to say what went wrong. */
   firstFailure?: string;
+  /**
+   * CPU time per answer, in µs: of the server's process (set by the caller, who knows its pid;
+   * a database server's own processes are not counted) and of this process, the load client.
+   * The two run on their own cores, so the larger sets the rate: it says which side a row waits on.
+   */
+  serverCpuUs?: number;
+  clientCpuUs?: number;
 }
 
 /** What to load: a URL with its headers, or a request built afresh for each send. */
@@ -23,8 +31,9 @@ export interface Target {
 
 /** Runs the target at `connections` for `seconds`: the throughput rows. */
 export async function loadFor(target: Target, connections: number, seconds: number): Promise<Sample> {
+  const client = process.cpuUsage();
   const { result, failure } = await run({ ...options(target, connections), duration: seconds });
-  return sample(result, result.requests.average, failure);
+  return sample(result, result.requests.average, failure, process.cpuUsage(client));
 }
 
 /**
@@ -35,9 +44,10 @@ export async function loadFor(target: Target, connections: number, seconds: numb
  */
 export async function loadAmount(target: Target, connections: number, amount: number): Promise<Sample> {
   const started = performance.now();
+  const client = process.cpuUsage();
   let lastAnswer = started;
   const { result, failure } = await run({ ...options(target, connections), amount }, () => (lastAnswer = performance.now()));
-  return sample(result, (result['2xx'] + result.non2xx) / ((lastAnswer - started) / 1000), failure);
+  return sample(result, (result['2xx'] + result.non2xx) / ((lastAnswer - started) / 1000), failure, process.cpuUsage(client));
 }
 
 function options(target: Target, connections: number): autocannon.Options {
@@ -60,7 +70,8 @@ async function run(opts: autocannon.Options, onAnswer?: () => void): Promise<{ r
   return { result, failure };
 }
 
-function sample(result: autocannon.Result, requestsPerSecond: number, firstFailure: string | undefined): Sample {
+function sample(result: autocannon.Result, requestsPerSecond: number, firstFailure: string | undefined, client: NodeJS.CpuUsage): Sample {
+  const answers = result['2xx'] + result.non2xx;
   return {
     requestsPerSecond,
     p99Ms: result.latency.p99,
@@ -68,5 +79,16 @@ function sample(result: autocannon.Result, requestsPerSecond: number, firstFailu
     non2xx: result.non2xx,
     errors: result.errors,
     ...(firstFailure !== undefined ? { firstFailure } : {}),
+    ...(answers > 0 ? { clientCpuUs: (client.user + client.system) / answers } : {}),
   };
+}
+
+/** Runs `load` and adds the CPU time the process `pid` spent per answer meanwhile (see Sample). */
+export async function withServerCpu(pid: number, load: () => Promise<Sample>): Promise<Sample> {
+  const before = cpuMicroseconds(pid);
+  const measured = await load();
+  const after = cpuMicroseconds(pid);
+  const answers = measured.ok + measured.non2xx;
+  if (before === undefined || after === undefined || answers === 0) return measured;
+  return { ...measured, serverCpuUs: (after - before) / answers };
 }

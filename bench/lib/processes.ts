@@ -150,6 +150,21 @@ export function rssMb(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU time a process has used so far, all its threads, user and system, in µs (utime and stime
+ * of /proc/<pid>/stat, counted in Linux's fixed 100 ticks a second); undefined off Linux.
+ */
+export function cpuMicroseconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Samples each process's resident memory every 100 ms and keeps the peak. */
 export function startPeakRss(pids: number[]): { peaks(): Array<number | undefined>; stop(): void } {
   const peaks: Array<number | undefined> = pids.map(() => undefined);

@@ -45,7 +45,19 @@ const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString(
 /** One progress line per measured pair, printed as the rounds go. */
 export function roundLine(round: number, key: string, minimal: Sample, route: Sample): string {
   const ratio = route.requestsPerSecond / minimal.requestsPerSecond;
-  return `  round ${round} ${key.padEnd(13)} minimal ${whole(minimal.requestsPerSecond).padStart(7)}/s   route ${whole(route.requestsPerSecond).padStart(7)}/s p99 ${route.p99Ms} ms   ${percent(ratio)}`;
+  const cpu = (s: Sample, side: 'serverCpuUs' | 'clientCpuUs') => (s[side] === undefined ? '?' : s[side].toFixed(1));
+  return (
+    `  round ${round} ${key.padEnd(13)} minimal ${whole(minimal.requestsPerSecond).padStart(7)}/s   route ${whole(route.requestsPerSecond).padStart(7)}/s p99 ${route.p99Ms} ms   ${percent(ratio).padStart(4)}` +
+    `   µs/answer server ${cpu(route, 'serverCpuUs')}/${cpu(minimal, 'serverCpuUs')} client ${cpu(route, 'clientCpuUs')}/${cpu(minimal, 'clientCpuUs')}`
+  );
+}
+
+/** Median CPU µs per answer of one side, for the row and for the minimal app beside it: "14.1 / 11.9". */
+function cpuPair(pairs: Array<{ minimal: Sample; route: Sample }>, side: 'serverCpuUs' | 'clientCpuUs'): string {
+  const of = (which: 'minimal' | 'route') => pairs.map((p) => p[which][side]).filter((v): v is number => v !== undefined);
+  const route = of('route');
+  const minimal = of('minimal');
+  return route.length === 0 || minimal.length === 0 ? 'n/a' : `${median(route).toFixed(1)} / ${median(minimal).toFixed(1)}`;
 }
 
 function throughputCell(report: EngineReport, key: string, goal: number): string {
@@ -105,6 +117,22 @@ export function renderReport(reports: EngineReport[], settings: RunSettings): st
   row('start to first answer (`GET /api/v1/health`), empty and seeded store', `≤ ${START_GOAL_S.toFixed(1)} s`, startCell);
   row('idle RSS (a few seconds after start)', `≤ ${IDLE_RSS_GOAL_MB} MB`, idleCell);
   row('peak RSS under load (sampled every 100 ms)', `≤ ${PEAK_RSS_GOAL_MB} MB`, peakCell);
+  lines.push(
+    '',
+    'CPU time per answer in µs, the row / the minimal app beside it (medians over the rounds): of the server process ' +
+      "(Hearth's alone, not PostgreSQL's) and of the load client. Each runs on its own core, so the larger of a row's two figures is what its rate waits on.",
+    '',
+    `| route | ${reports.map((r) => `${ENGINE_NAMES[r.engine]} server | ${ENGINE_NAMES[r.engine]} client`).join(' | ')} |`,
+    `|---|${reports.map(() => '---|---|').join('')}`,
+  );
+  for (const t of THROUGHPUT_ROWS) {
+    if (!reports.some((r) => (r.rounds.get(t.key) ?? []).length > 0)) continue;
+    const cells = reports.map((r) => {
+      const pairs = r.rounds.get(t.key) ?? [];
+      return `${cpuPair(pairs, 'serverCpuUs')} | ${cpuPair(pairs, 'clientCpuUs')}`;
+    });
+    lines.push(`| ${t.title} | ${cells.join(' | ')} |`);
+  }
   lines.push('');
   for (const r of reports) {
     const acknowledged = r.writes.reduce((n, w) => n + w.acknowledged, 0);
