@@ -89,7 +89,7 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
     if (waiting.length > 0) queue = queue.then(sendWaiting);
     try {
       if (batch.length === 1) {
-        const [{ channel, payload }] = batch as [(typeof batch)[0]];
+        const { channel, payload } = batch[0]!;
         await (current ? current.query(NOTIFY_ONE, [channel, payload]) : options.query(NOTIFY_ONE, [channel, payload]));
       } else {
         const values = [batch.map((n) => n.channel), batch.map((n) => n.payload)];

@@ -162,8 +162,6 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
   }
 
   return {
-    insert: insertOne,
-
     /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
     insertsManyAtOnce: dialect === 'postgres',
 
