@@ -1,5 +1,5 @@
 import { notFound } from '../../http/errors.js';
-import { isoNow } from '../../lib/time.js';
+import { isoNowOrdered } from '../../lib/time.js';
 import type { AttachmentsRepo } from './attachments.repo.js';
 import type { AttachedDocument, AttachedSkill, AttachingPersona, DocumentUsage } from './attachments.schemas.js';
 
@@ -48,8 +48,8 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
       await requireDocument(ownerId, documentId);
       const created =
         holder.type === 'persona'
-          ? await repo.insertPersonaDocument(ownerId, holder.id, documentId, isoNow())
-          : await repo.insertSkillDocument(ownerId, holder.id, documentId, isoNow());
+          ? await repo.insertPersonaDocument(ownerId, holder.id, documentId, isoNowOrdered())
+          : await repo.insertSkillDocument(ownerId, holder.id, documentId, isoNowOrdered());
       return { created };
     },
 
@@ -72,7 +72,7 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
     async attachSkillToPersona(ownerId: string, personaId: string, skillId: number): Promise<{ created: boolean }> {
       await requirePersona(ownerId, personaId);
       await requireSkill(ownerId, skillId);
-      return { created: await repo.insertPersonaSkill(ownerId, personaId, skillId, isoNow()) };
+      return { created: await repo.insertPersonaSkill(ownerId, personaId, skillId, isoNowOrdered()) };
     },
 
     async detachSkillFromPersona(ownerId: string, personaId: string, skillId: number): Promise<void> {
