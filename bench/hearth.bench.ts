@@ -84,10 +84,10 @@ function storesFor(engine: Engine) {
   };
 }
 
-/** Requests for a write run: about BENCH_DURATION seconds' worth at the rate last seen, in whole rounds of the connections. */
-function writeAmount(rate: number): number {
+/** Requests for a write run: about `seconds` worth at the rate last seen, in whole rounds of the connections. */
+function writeAmount(rate: number, seconds = settings.seconds): number {
   const c = settings.connections;
-  return Math.max(c * 20, Math.round((rate * settings.seconds) / c) * c);
+  return Math.max(c * 20, Math.round((rate * seconds) / c) * c);
 }
 
 /** The servers started for one engine, so that whatever happens none is left running. */
@@ -178,7 +178,11 @@ async function measureRounds(hearth: RunningServer, minimal: RunningServer, seed
   const measureRow = async (row: ThroughputRow, warmUp: boolean): Promise<Sample> => {
     if (!row.writes) return withServerCpu(hearth.pid, () => loadFor(row.target(ctx), connections, warmUp ? WARMUP_SECONDS : seconds));
     const before = warmUp ? 0 : await memoryTotal(hearth.baseUrl, seeded.writerToken);
-    const sample = await withServerCpu(hearth.pid, () => loadAmount(row.target(ctx), connections, warmUp ? connections * 20 : writeAmount(writeRate)));
+    // Warming up, a short run finds the rate, then a run as long as the reads' warm-up follows it:
+    // the write path is the longest, and a few hundred writes left V8 still compiling it in round 1.
+    if (warmUp) writeRate = (await loadAmount(row.target(ctx), connections, connections * 20)).requestsPerSecond;
+    const amount = writeAmount(writeRate, warmUp ? WARMUP_SECONDS : settings.seconds);
+    const sample = await withServerCpu(hearth.pid, () => loadAmount(row.target(ctx), connections, amount));
     writeRate = sample.requestsPerSecond;
     if (!warmUp) {
       const grew = (await memoryTotal(hearth.baseUrl, seeded.writerToken)) - before;

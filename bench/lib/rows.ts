@@ -3,7 +3,6 @@
  * app's requests/s it aims for. The start and memory rows are measured around them (see
  * hearth.bench.ts).
  */
-import type autocannon from 'autocannon';
 import { commonQuery, RARE_WORD } from './dataset.js';
 import type { Target } from './load.js';
 import type { Seeded } from './seed.js';
@@ -75,17 +74,9 @@ export const THROUGHPUT_ROWS: ThroughputRow[] = [
     title: '`GET /api/v1/skills?q=<three common words>&limit=20`, a different query on every request',
     goal: 0.25,
     target: ({ baseUrl, seeded, commonQueriesSent }) => ({
-      url: baseUrl,
+      url: `${baseUrl}/api/v1/skills`,
       headers: bearer(seeded.masterToken),
-      requests: [
-        {
-          method: 'GET',
-          setupRequest: (request: autocannon.Request) => ({
-            ...request,
-            path: `/api/v1/skills?q=${encodeURIComponent(commonQuery(commonQueriesSent.n++))}&limit=20`,
-          }),
-        },
-      ],
+      vary: () => ({ path: `/api/v1/skills?q=${encodeURIComponent(commonQuery(commonQueriesSent.n++))}&limit=20` }),
     }),
   },
   {
@@ -94,18 +85,10 @@ export const THROUGHPUT_ROWS: ThroughputRow[] = [
     goal: 0.25,
     writes: true,
     target: ({ baseUrl, seeded, writesSent }) => ({
-      url: baseUrl,
+      url: `${baseUrl}/api/v1/memory`,
+      method: 'POST',
       headers: { ...bearer(seeded.writerToken), 'content-type': 'application/json' },
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/v1/memory',
-          setupRequest: (request: autocannon.Request) => ({
-            ...request,
-            body: JSON.stringify({ content: `Bench write ${writesSent.n++}: the owner asked to be reminded about the quarterly review.` }),
-          }),
-        },
-      ],
+      vary: () => ({ body: JSON.stringify({ content: `Bench write ${writesSent.n++}: the owner asked to be reminded about the quarterly review.` }) }),
     }),
   },
 ];
