@@ -3,7 +3,7 @@
  * what it counts as one answer must be one answer, whatever way the bytes arrive.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerReader, runLoad, serializeRequest, type ParsedAnswer } from '../bench/lib/client.js';
 
@@ -55,7 +55,23 @@ describe('AnswerReader', () => {
   it('refuses bytes it cannot delimit instead of miscounting', () => {
     expect(() => readInPieces(Buffer.from('HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nbody'), [])).toThrow(/neither Content-Length nor chunked/);
     expect(() => readInPieces(Buffer.from('<html>\r\n\r\n'), [])).toThrow(/status line/);
+    expect(() => readInPieces(Buffer.from('HTTP/1.1 2000 OK\r\ncontent-length: 0\r\n\r\n'), [])).toThrow(/status line/);
+    expect(() => readInPieces(Buffer.from('HTTP/1.1 200 OK\r\ncontent-length:\r\n\r\n'), [])).toThrow(/Content-Length ""/);
+    expect(() => readInPieces(Buffer.from('HTTP/1.1 200 OK\r\ncontent-length: 0x10\r\n\r\n'), [])).toThrow(/Content-Length "0x10"/);
     expect(() => readInPieces(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'), [])).toThrow(/hexadecimal/);
+    expect(() => readInPieces(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2zz\r\n'), [])).toThrow(/hexadecimal/);
+  });
+
+  it('tells when the server closes the connection after an answer', () => {
+    const [closing, http10, kept] = readInPieces(
+      Buffer.from(
+        'HTTP/1.1 200 OK\r\nConnection: close\r\ncontent-length: 0\r\n\r\n' +
+          'HTTP/1.0 200 OK\r\ncontent-length: 0\r\n\r\n' +
+          'HTTP/1.0 200 OK\r\nconnection: Keep-Alive\r\ncontent-length: 0\r\n\r\n',
+      ),
+      [],
+    );
+    expect([closing, http10, kept]).toEqual([{ status: 200, close: true }, { status: 200, close: true }, { status: 200 }]);
   });
 });
 
@@ -127,5 +143,75 @@ describe('runLoad', () => {
       silent.closeAllConnections();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
+  });
+
+  /** A raw server: every connection answers `perConnection` requests, the last with `Connection: close`, then closes. */
+  async function closingServer(perConnection: number): Promise<{ port: number; handled: () => number; close: () => Promise<void> }> {
+    let handled = 0;
+    const sockets = new Set<Socket>();
+    const raw = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      let answered = 0;
+      let pending = '';
+      socket.on('data', (chunk) => {
+        pending += chunk.toString('latin1');
+        for (let end = pending.indexOf('\r\n\r\n'); end !== -1; end = pending.indexOf('\r\n\r\n')) {
+          pending = pending.slice(end + 4);
+          handled += 1;
+          answered += 1;
+          const last = answered === perConnection;
+          socket.write(`HTTP/1.1 200 OK\r\ncontent-length: 2\r\n${last ? 'connection: close\r\n' : ''}\r\nok`);
+          if (last) socket.end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (raw.address() as AddressInfo).port,
+      handled: () => handled,
+      close: () => new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        raw.close(() => resolve());
+      }),
+    };
+  }
+
+  it('opens a new connection when the server closes one after an answer, losing no request', async () => {
+    const raw = await closingServer(3);
+    try {
+      const next = () => serializeRequest(`127.0.0.1:${raw.port}`, { method: 'GET', path: '/', headers: {} });
+      const outcome = await runLoad({ host: '127.0.0.1', port: raw.port, connections: 4, amount: 300, next });
+      expect(outcome).toMatchObject({ ok: 300, non2xx: 0, errors: 0 });
+      expect(raw.handled()).toBe(300);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('ends a run whose server went away with errors, instead of waiting for ever', async () => {
+    let answered = 0;
+    const dying = createServer((_request, response) => {
+      answered += 1;
+      response.end('ok');
+      if (answered === 50) {
+        dying.close();
+        dying.closeAllConnections();
+      }
+    });
+    await new Promise<void>((resolve) => dying.listen(0, '127.0.0.1', resolve));
+    const dyingPort = (dying.address() as AddressInfo).port;
+    const next = () => serializeRequest(`127.0.0.1:${dyingPort}`, { method: 'GET', path: '/', headers: {} });
+    const outcome = await runLoad({ host: '127.0.0.1', port: dyingPort, connections: 5, amount: 200, timeoutMs: 300, next });
+    expect(outcome.ok).toBe(50);
+    expect(outcome.ok + outcome.errors).toBe(200);
+  });
+
+  it('refuses to start when it cannot connect', async () => {
+    const closed = createTcpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await expect(runLoad({ host: '127.0.0.1', port: closedPort, connections: 3, seconds: 1, next: () => request('/') })).rejects.toThrow(/could not connect/);
   });
 });

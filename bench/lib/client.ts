@@ -59,6 +59,9 @@ const CRLF_CRLF = Buffer.from('\r\n\r\n');
 const MAX_HEAD_BYTES = 64 * 1024;
 const FAILURE_BODY_BYTES = 300;
 const READ_BUFFER_BYTES = 64 * 1024;
+const STATUS_LINE = /^HTTP\/(1\.[01]) ([1-5]\d\d)(?: |\r)/;
+const DIGITS = /^\d{1,15}$/;
+const HEX_DIGITS = /^[0-9a-fA-F]{1,12}$/;
 
 /** The request's bytes, as a client library would write them (the body's length given). */
 export function serializeRequest(host: string, request: HttpRequest): Buffer {
@@ -72,6 +75,8 @@ export interface ParsedAnswer {
   status: number;
   /** Up to FAILURE_BODY_BYTES of the body, kept for statuses of 300 and more only. */
   failureBody?: string;
+  /** The server closes the connection after this answer (`Connection: close`, or HTTP/1.0 without keep-alive). */
+  close?: true;
 }
 
 /**
@@ -86,6 +91,7 @@ export class AnswerReader {
   /** Body or chunk bytes still to skip. */
   private remaining = 0;
   private status = 0;
+  private close = false;
   private keep: Buffer[] | undefined;
   private kept = 0;
 
@@ -126,8 +132,9 @@ export class AnswerReader {
           const end = this.lineEnd(chunk, at, CRLF, 1024);
           if (end === undefined) return;
           const line = end.bytes.toString('latin1', 0, end.bytes.length - 2);
-          const size = Number.parseInt(line.split(';', 1)[0]!.trim(), 16);
-          if (!Number.isFinite(size) || size < 0) throw new Error(`a chunk size that is not hexadecimal: ${JSON.stringify(line)}`);
+          const digits = line.split(';', 1)[0]!.trim();
+          if (!HEX_DIGITS.test(digits)) throw new Error(`a chunk size that is not hexadecimal: ${JSON.stringify(line)}`);
+          const size = Number.parseInt(digits, 16);
           at = end.next;
           if (size === 0) this.state = 'trailer';
           else {
@@ -170,10 +177,11 @@ export class AnswerReader {
   }
 
   private startAnswer(head: Buffer): void {
-    // "HTTP/1.1 200 OK": the status is the three digits after the version.
-    if (head.length < 12 || head.toString('latin1', 0, 5) !== 'HTTP/') throw new Error('an answer that does not start with a status line');
-    this.status = Number(head.toString('latin1', 9, 12));
-    if (!(this.status >= 100 && this.status <= 599)) throw new Error(`an answer with status "${head.toString('latin1', 9, 12)}"`);
+    // "HTTP/1.1 200 OK": three digits after the version, then a space or the line's end.
+    const statusLine = STATUS_LINE.exec(head.toString('latin1', 0, Math.min(head.length, 64)));
+    if (!statusLine) throw new Error('an answer that does not start with a status line');
+    this.status = Number(statusLine[2]);
+    let keepAlive = statusLine[1] === '1.1';
     let length: number | undefined;
     let chunked = false;
     const lines = head.toString('latin1').split('\r\n');
@@ -182,9 +190,18 @@ export class AnswerReader {
       const colon = line.indexOf(':');
       if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();
-      if (name === 'content-length') length = Number(line.slice(colon + 1).trim());
-      else if (name === 'transfer-encoding') chunked = /(^|,)\s*chunked\s*$/i.test(line.slice(colon + 1));
+      const value = line.slice(colon + 1).trim();
+      if (name === 'content-length') {
+        if (!DIGITS.test(value) || (length !== undefined && length !== Number(value))) throw new Error(`an answer with Content-Length "${value}"`);
+        length = Number(value);
+      } else if (name === 'transfer-encoding') chunked = /(^|,)\s*chunked$/i.test(value);
+      else if (name === 'connection') {
+        const options = value.toLowerCase().split(',').map((option) => option.trim());
+        if (options.includes('close')) keepAlive = false;
+        else if (options.includes('keep-alive')) keepAlive = true;
+      }
     }
+    this.close = !keepAlive;
     this.keep = this.status >= 300 ? [] : undefined;
     this.kept = 0;
     if (this.status === 204 || this.status === 304 || (this.status >= 100 && this.status < 200)) {
@@ -195,7 +212,7 @@ export class AnswerReader {
       this.state = 'chunk-size';
       return;
     }
-    if (length === undefined || !Number.isInteger(length) || length < 0) {
+    if (length === undefined) {
       throw new Error(`an answer (status ${this.status}) whose end is not given: neither Content-Length nor chunked`);
     }
     if (length === 0) {
@@ -216,6 +233,7 @@ export class AnswerReader {
   private finish(): void {
     const answer: ParsedAnswer = { status: this.status };
     if (this.keep !== undefined) answer.failureBody = Buffer.concat(this.keep).toString('utf8');
+    if (this.close) answer.close = true;
     this.keep = undefined;
     this.state = 'head';
     this.onAnswer(answer);
@@ -223,8 +241,17 @@ export class AnswerReader {
 }
 
 
-/** Runs a plan to its end: for `seconds`, or until `amount` requests are answered. */
+/** How long to wait before opening a connection again after one was refused. */
+const RECONNECT_DELAY_MS = 100;
+
+/**
+ * Runs a plan to its end: for `seconds`, or until `amount` requests are answered (or failed).
+ * Rejects when the connections cannot be opened at the start; a server that stops answering
+ * later ends the run with errors after `timeoutMs`, never hangs it.
+ */
 export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
+  if (!(plan.connections >= 1)) throw new Error(`a load needs at least one connection, not ${plan.connections}`);
+  if ((plan.seconds === undefined) === (plan.amount === undefined)) throw new Error('a load runs either for `seconds` or for an `amount` of requests');
   const timeoutMs = plan.timeoutMs ?? 10_000;
   let latencies = new Float64Array(1 << 16);
   let answers = 0;
@@ -236,13 +263,13 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
   let started = false;
   let stopped = false;
   let startedAt = 0;
+  let stoppedAt = 0;
   let lastAnswer = 0;
   const open = new Set<Socket>();
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
 
   const mayStillSend = () => started && !stopped && (plan.amount === undefined || sent < plan.amount);
-  const allAnswered = () => plan.amount !== undefined && answers + errors >= plan.amount;
 
   function record(latency: number): void {
     if (answers === latencies.length) {
@@ -256,16 +283,62 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
   function stop(): void {
     if (stopped) return;
     stopped = true;
+    stoppedAt = performance.now();
     for (const socket of open) socket.destroy();
     finished();
   }
 
+  /** After every answer or failure: an amount run ends once each of its requests has one. */
+  function settle(): void {
+    if (plan.amount !== undefined && answers + errors >= plan.amount) stop();
+  }
+
+  /**
+   * A connection in the place of one that closed or failed, tried again every
+   * RECONNECT_DELAY_MS; when none opens within `timeoutMs`, the server is gone: the requests an
+   * amount run has not sent yet count as errors, and the run ends.
+   */
+  function replace(since = performance.now()): void {
+    if (!mayStillSend()) return;
+    connection().then(
+      (send) => send(),
+      () => {
+        if (stopped) return;
+        if (performance.now() - since < timeoutMs) setTimeout(() => replace(since), RECONNECT_DELAY_MS);
+        else {
+          errors += plan.amount !== undefined ? plan.amount - sent : 1;
+          stop();
+        }
+      },
+    );
+  }
+
   /**
    * Opens one connection; resolves with its `send` once connected. It sends again on each
-   * answer, and is replaced by a new connection when it fails.
+   * answer, and gives its place to a new connection when it closes or fails.
    */
   function connection(): Promise<() => void> {
     return new Promise((ready, refused) => {
+      const openedAt = performance.now();
+      let connected = false;
+      let sentAt = 0;
+      let awaiting = false;
+      let ended = false;
+      const reader = new AnswerReader((answer) => {
+        if (!awaiting) throw new Error('an answer to no request');
+        awaiting = false;
+        const now = performance.now();
+        record(now - sentAt);
+        lastAnswer = now;
+        if (answer.status >= 200 && answer.status < 300) ok += 1;
+        else {
+          non2xx += 1;
+          firstFailure ??= `${answer.status} ${answer.failureBody ?? ''}`;
+        }
+        settle();
+        if (answer.close) end();
+        else send();
+      });
       // Read into this connection's own buffer, not a new one per read: at tens of thousands of
       // 10 KB answers a second, buffers allocated per read made the client's garbage collector,
       // not the server, set the pace (its cost per answer doubled once the heap was large).
@@ -278,70 +351,71 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
           callback: (length: number, buffer: Uint8Array) => {
             try {
               reader.read((buffer as Buffer).subarray(0, length));
-            } catch (error) {
-              fail(error as Error);
+            } catch {
+              end();
             }
             return true;
           },
         },
       });
       open.add(socket);
-      let connected = false;
-      let sentAt = 0;
-      let awaiting = false;
-      let failedOnce = false;
       const overdue = setInterval(() => {
-        if (awaiting && performance.now() - sentAt > timeoutMs) fail();
-      }, 500);
+        const now = performance.now();
+        if ((awaiting && now - sentAt > timeoutMs) || (!connected && now - openedAt > timeoutMs)) end();
+      }, Math.min(500, timeoutMs / 4));
       overdue.unref();
-      const send = () => {
+
+      function send(): void {
+        if (ended) {
+          // Closed before its first request (while the others were still opening).
+          replace();
+          return;
+        }
         if (!mayStillSend()) return;
+        const request = plan.next();
         sent += 1;
         awaiting = true;
         sentAt = performance.now();
-        socket.write(plan.next());
-      };
-      const reader = new AnswerReader((answer) => {
-        if (!awaiting) throw new Error('an answer to no request');
-        awaiting = false;
-        const now = performance.now();
-        record(now - sentAt);
-        lastAnswer = now;
-        if (answer.status >= 200 && answer.status < 300) ok += 1;
-        else {
-          non2xx += 1;
-          firstFailure ??= `${answer.status} ${answer.failureBody ?? ''}`;
-        }
-        if (allAnswered()) stop();
-        else send();
-      });
-      function fail(error?: Error): void {
-        if (failedOnce) return;
-        failedOnce = true;
+        socket.write(request);
+      }
+
+      /** The connection is done: a request left unanswered is an error, and another connection takes its place. */
+      function end(): void {
+        if (ended) return;
+        ended = true;
         clearInterval(overdue);
         open.delete(socket);
         socket.destroy();
         if (!connected) {
-          refused(error ?? new Error(`connection to ${plan.host}:${plan.port} closed before it opened`));
+          refused(new Error(`could not connect to ${plan.host}:${plan.port}`));
           return;
         }
         if (stopped) return;
-        if (awaiting) errors += 1;
-        awaiting = false;
-        if (allAnswered()) stop();
-        else if (mayStillSend()) connection().then((again) => again(), () => (errors += 1));
+        if (awaiting) {
+          awaiting = false;
+          errors += 1;
+          settle();
+        }
+        replace();
       }
+
       socket.once('connect', () => {
         connected = true;
         ready(send);
       });
-      socket.on('error', fail);
-      socket.on('close', () => fail());
+      socket.on('error', end);
+      socket.on('close', end);
     });
   }
 
   // Every connection is open before the clock starts: the rate counts answers, not handshakes.
-  const senders = await Promise.all(Array.from({ length: plan.connections }, () => connection()));
+  let senders: Array<() => void>;
+  try {
+    senders = await Promise.all(Array.from({ length: plan.connections }, () => connection()));
+  } catch (error) {
+    stop();
+    throw error;
+  }
   started = true;
   startedAt = performance.now();
   const timer = plan.seconds !== undefined ? setTimeout(stop, plan.seconds * 1000) : undefined;
@@ -349,7 +423,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
   for (const send of senders) send();
   await done;
   clearTimeout(timer);
-  const elapsedMs = (plan.seconds !== undefined ? performance.now() : lastAnswer || performance.now()) - startedAt;
+  const elapsedMs = (plan.seconds !== undefined ? stoppedAt : lastAnswer || stoppedAt) - startedAt;
   return {
     ok,
     non2xx,

@@ -74,7 +74,8 @@ async function withLean(target: Target, connections: number, limit: { seconds: n
   const fixed = serializeRequest(url.host, request);
   const vary = target.vary;
   const next = vary ? () => serializeRequest(url.host, { ...request, ...vary() }) : () => fixed;
-  const outcome = await runLoad({ host: url.hostname, port: Number(url.port), connections, next, ...limit });
+  if (url.protocol !== 'http:') throw new Error(`the bench's client speaks plain HTTP only, not ${url.protocol} (${target.url})`);
+  const outcome = await runLoad({ host: url.hostname, port: Number(url.port || 80), connections, next, ...limit });
   const answers = outcome.ok + outcome.non2xx;
   return {
     requestsPerSecond: answers / (outcome.elapsedMs / 1000),
