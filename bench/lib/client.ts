@@ -5,16 +5,20 @@
  * Why not autocannon alone: on this 2-core machine the client shares the cores with the server
  * it measures, so what the client spends per answer is taken from the server. autocannon parses
  * answers with a parser written in JavaScript and decodes every body into a string it then
- * drops: about 20 µs of CPU per 10 KB answer, more than the server spends making it, which made
- * the discovery row a measure of the client. This client finds the end of each answer from its
- * head (Content-Length, or the chunks of a chunked body) and skips the body's bytes without
- * decoding them; it keeps the first 300 bytes of a failing answer only, to say what went wrong.
- * `BENCH_CLIENT=autocannon` measures with autocannon instead (see load.ts), to compare.
+ * drops, each read in a buffer of its own: 20–23 µs of CPU per 10 KB answer in the bench's
+ * process (whose heap holds the seeded catalogue), more than the server spends making it, which
+ * made the discovery row a measure of the client's garbage collector. This client reads into one
+ * buffer per connection, finds the end of each answer from its head (Content-Length, or the
+ * chunks of a chunked body) and skips the body's bytes without decoding them; it keeps the first
+ * 300 bytes of a failing answer only, to say what went wrong: 9–10 µs per answer, small or
+ * large. `BENCH_CLIENT=autocannon` measures with autocannon instead (see load.ts), to compare.
  *
  * Every answer is checked as far as the count needs: a status line, a head that says where the
  * body ends, and exactly that many bytes. An answer that cannot be read, a connection closed
  * under a request, or no answer within the timeout counts as an error, and the connection is
- * opened again.
+ * opened again; so is one the server closes after an answer (`Connection: close`), without an
+ * error. A body that ends only when the connection closes is not read (no server measured here
+ * sends one): it counts as an error.
  */
 import { connect, type Socket } from 'node:net';
 
