@@ -40,7 +40,7 @@ export interface LoadPlan {
   seconds?: number;
   /** Or send exactly this many requests and wait for every answer. */
   amount?: number;
-  /** An answer not complete after this long is an error (default 10 s). */
+  /** An answer, or a connection, not complete after this long is an error (default 10 s). */
   timeoutMs?: number;
 }
 
@@ -243,7 +243,6 @@ export class AnswerReader {
     this.onAnswer(answer);
   }
 }
-
 
 /** How long to wait before opening a connection again after one was refused. */
 const RECONNECT_DELAY_MS = 100;

@@ -70,11 +70,11 @@ async function measure(target: Target, connections: number, limit: { seconds: nu
 
 async function withLean(target: Target, connections: number, limit: { seconds: number } | { amount: number }): Promise<Sample> {
   const url = new URL(target.url);
+  if (url.protocol !== 'http:') throw new Error(`the bench's client speaks plain HTTP only, not ${url.protocol} (${target.url})`);
   const request: HttpRequest = { method: target.method ?? 'GET', path: url.pathname + url.search, headers: target.headers ?? {}, ...(target.body !== undefined ? { body: target.body } : {}) };
   const fixed = serializeRequest(url.host, request);
   const vary = target.vary;
   const next = vary ? () => serializeRequest(url.host, { ...request, ...vary() }) : () => fixed;
-  if (url.protocol !== 'http:') throw new Error(`the bench's client speaks plain HTTP only, not ${url.protocol} (${target.url})`);
   const outcome = await runLoad({ host: url.hostname, port: Number(url.port || 80), connections, next, ...limit });
   const answers = outcome.ok + outcome.non2xx;
   return {
