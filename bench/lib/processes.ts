@@ -4,13 +4,14 @@
  * reads about them from outside: the time from spawn to the first answer, and resident memory.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MINIMAL_APP = path.join(PROJECT_ROOT, 'bench/minimal-server.mjs');
+const FLOOR_WRITER = path.join(PROJECT_ROOT, 'bench/floor-write-server.mjs');
 
 export interface RunningServer {
   baseUrl: string;
@@ -94,6 +95,15 @@ export async function startMinimal(launch?: Launch): Promise<RunningServer> {
   return spawnServer([MINIMAL_APP], `http://127.0.0.1:${port}`, '/', { PORT: String(port) }, launch);
 }
 
+/**
+ * The floor app of the write row (bench/floor-write-server.mjs): group-committed inserts into
+ * the memory table of a database Hearth has migrated, for the user `ownerId`.
+ */
+export async function startFloorWriter(databaseUrl: string, ownerId: string): Promise<RunningServer> {
+  const port = await freePort();
+  return spawnServer([FLOOR_WRITER], `http://127.0.0.1:${port}`, '/', { PORT: String(port), DATABASE_URL: databaseUrl, OWNER_ID: ownerId });
+}
+
 async function spawnServer(args: string[], baseUrl: string, readyPath: string, env: Record<string, string>, launch?: Launch): Promise<RunningServer> {
   const started = performance.now();
   // The server itself is the child (no npm or shell in between): its pid is the one whose memory
@@ -156,13 +166,55 @@ export function rssMb(pid: number): number | undefined {
  */
 export function cpuMicroseconds(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    return cpuOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return undefined;
   }
+}
+
+function cpuOfStat(stat: string): number {
+  // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * CPU time each PostgreSQL server process on this machine has used so far, in µs by pid (those
+ * whose command is `postgres`: the backends, the WAL writer, the checkpointer…); undefined off
+ * Linux. See `postgresCpuSince` for what a run added.
+ */
+export function postgresCpu(): Map<number, number> | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const byPid = new Map<number, number>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') byPid.set(Number(entry), cpuOfStat(stat));
+  }
+  return byPid;
+}
+
+/**
+ * The CPU time PostgreSQL's processes used since `before` (a `postgresCpu()` reading), in µs:
+ * what a run added, on a machine that runs nothing else on PostgreSQL. A process started
+ * meanwhile counts whole; one that ended meanwhile (an idle connection closed) is not counted.
+ */
+export function postgresCpuSince(before: Map<number, number>): number | undefined {
+  const now = postgresCpu();
+  if (!now) return undefined;
+  let total = 0;
+  for (const [pid, used] of now) total += used - (before.get(pid) ?? 0);
+  return total;
 }
 
 /** Samples each process's resident memory every 100 ms and keeps the peak. */
