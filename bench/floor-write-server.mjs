@@ -16,6 +16,8 @@ if (!PORT || !DATABASE_URL || !OWNER_ID) throw new Error('PORT, DATABASE_URL and
 
 // Hearth's pool size and batch bounds on PostgreSQL (src/storage/group-commit.ts).
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
+// An idle connection PostgreSQL ends is dropped by the pool, not fatal to the process.
+pool.on('error', () => undefined);
 const MAX_BATCH = 64;
 const MAX_IN_FLIGHT = 4;
 const INSERT = {
@@ -55,15 +57,31 @@ async function commit(batch) {
   }
 }
 
+/**
+ * Ids shaped as Hearth's (`mem_` and a ULID: 10 characters of time, 16 more, Crockford's base 32):
+ * the same length, and in time order with Hearth's own, so the inserts of both land at the same
+ * end of the primary key and owner indexes. The last 16 count up instead of being random (a
+ * ULID's randomness is Hearth's cost, not PostgreSQL's).
+ */
+const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+function base32(value, width) {
+  let text = '';
+  for (let i = 0; i < width; i++) {
+    text = BASE32[value % 32] + text;
+    value = Math.floor(value / 32);
+  }
+  return text;
+}
 let sequence = 0;
+const newId = () => `mem_${base32(Date.now(), 10)}${base32(sequence++, 16)}`;
+
 const app = Fastify({ logger: false });
 app.get('/', async () => ({ ready: true }));
 app.post('/api/v1/memory', async (request, reply) => {
   const content = request.body?.content;
   if (typeof content !== 'string') return reply.status(400).send({ error: 'content must be a string' });
   const now = new Date().toISOString();
-  // Unique and increasing, as Hearth's ids are; not a ULID, which would be Hearth's cost.
-  const row = { id: `mem_${Date.now().toString(36)}${(sequence++).toString(36).padStart(10, '0')}`, owner_id: OWNER_ID, content, created_at: now, updated_at: now };
+  const row = { id: newId(), owner_id: OWNER_ID, content, created_at: now, updated_at: now };
   await new Promise((resolve, reject) => {
     queue.push({ row, resolve, reject });
     schedule();

@@ -20,7 +20,7 @@ import pg from 'pg';
 import { registerOwner } from './lib/http.js';
 import { loadFor, withServerCpu, type Sample, type Target } from './lib/load.js';
 import { BenchDatabases, DEFAULT_DATABASE_URL, unreachable } from './lib/postgres.js';
-import { buildServer, postgresCpu, postgresCpuSince, startFloorWriter, startHearth, startMinimal, type RunningServer } from './lib/processes.js';
+import { buildServer, postgresCpuMicroseconds, startFloorWriter, startHearth, startMinimal, type RunningServer } from './lib/processes.js';
 import { median, percent, whole } from './lib/report.js';
 
 function positive(name: string, fallback: number): number {
@@ -33,6 +33,7 @@ const ROUNDS = Math.round(positive('BENCH_ROUNDS', 7));
 const SECONDS = positive('BENCH_DURATION', 3);
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 50));
 const WARMUP_SECONDS = 2;
+const SETTLE_SECONDS = 0.5;
 const databaseUrl = process.env.BENCH_DATABASE_URL || DEFAULT_DATABASE_URL;
 
 type Key = 'hearth' | 'floor' | 'minimal';
@@ -47,15 +48,15 @@ interface Measured extends Sample {
 }
 
 /** A run of `target` with the CPU of its server and of PostgreSQL per answer. */
-async function measure(server: RunningServer, target: Target, seconds: number): Promise<Measured> {
-  const before = postgresCpu();
+async function measure(key: Key, server: RunningServer, target: Target, seconds: number): Promise<Measured> {
+  const before = postgresCpuMicroseconds();
   const sample = await withServerCpu(server.pid, () => loadFor(target, CONNECTIONS, seconds));
-  const used = before && postgresCpuSince(before);
+  const after = postgresCpuMicroseconds();
   const answers = sample.ok + sample.non2xx;
   if (sample.non2xx > 0 || sample.errors > 0) {
-    throw new Error(`${sample.non2xx} answers were not 2xx and ${sample.errors} failed${sample.firstFailure ? ` (first: ${sample.firstFailure})` : ''}`);
+    throw new Error(`${key}: ${sample.non2xx} answers were not 2xx and ${sample.errors} failed${sample.firstFailure ? ` (first: ${sample.firstFailure})` : ''}`);
   }
-  return used === undefined || answers === 0 ? sample : { ...sample, postgresCpuUs: used / answers };
+  return before === undefined || after === undefined || answers === 0 ? sample : { ...sample, postgresCpuUs: (after - before) / answers };
 }
 
 async function ownerIdOf(url: string): Promise<string> {
@@ -105,14 +106,18 @@ try {
   const keys = Object.keys(runs) as Key[];
 
   console.log(`Warming up, then ${ROUNDS} rounds of ${SECONDS} s each, ${CONNECTIONS} connections…`);
-  for (const key of keys) await measure(runs[key].server, runs[key].target, WARMUP_SECONDS);
+  for (const key of keys) await measure(key, runs[key].server, runs[key].target, WARMUP_SECONDS);
   const cpu = (value: number | undefined) => (value === undefined ? '?' : value.toFixed(1));
   for (let round = 1; round <= ROUNDS; round++) {
-    // Each server goes first, second and third in turn, so none always runs on a warmer or cooler machine.
-    const order = keys.map((_, i) => keys[(i + round) % keys.length]!);
+    // Each server goes first, second and third in turn, and the order runs backwards every other
+    // round, so none always follows the same one (a write run leaves PostgreSQL flushing behind it).
+    const rotated = keys.map((_, i) => keys[(i + round) % keys.length]!);
+    const order = round % 2 === 0 ? rotated.reverse() : rotated;
     const line: string[] = [];
     for (const key of order) {
-      const sample = await measure(runs[key].server, runs[key].target, SECONDS);
+      // A moment's load first, unmeasured: connections a pool closed while the others ran are open again.
+      await loadFor(runs[key].target, CONNECTIONS, SETTLE_SECONDS);
+      const sample = await measure(key, runs[key].server, runs[key].target, SECONDS);
       runs[key].samples.push(sample);
       line.push(`${key} ${whole(sample.requestsPerSecond)}/s (server ${cpu(sample.serverCpuUs)}, client ${cpu(sample.clientCpuUs)}, PostgreSQL ${cpu(sample.postgresCpuUs)} µs)`);
     }
@@ -136,6 +141,6 @@ try {
   console.log(`\nHearth / floor: ${percent(ratio('hearth', 'floor'))}`);
 } finally {
   for (const server of servers.reverse()) await server.stop();
-  await databases.dropAll();
   rmSync(dataDir, { recursive: true, force: true });
+  await databases.dropAll();
 }

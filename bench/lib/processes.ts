@@ -101,7 +101,10 @@ export async function startMinimal(launch?: Launch): Promise<RunningServer> {
  */
 export async function startFloorWriter(databaseUrl: string, ownerId: string): Promise<RunningServer> {
   const port = await freePort();
-  return spawnServer([FLOOR_WRITER], `http://127.0.0.1:${port}`, '/', { PORT: String(port), DATABASE_URL: databaseUrl, OWNER_ID: ownerId });
+  // With the node flags Hearth starts with (its young generation's size above all), so that the
+  // difference between the two is the servers' work, not V8's settings.
+  const nodeFlags = startArguments().filter((arg) => arg.startsWith('--'));
+  return spawnServer([...nodeFlags, FLOOR_WRITER], `http://127.0.0.1:${port}`, '/', { PORT: String(port), DATABASE_URL: databaseUrl, OWNER_ID: ownerId });
 }
 
 async function spawnServer(args: string[], baseUrl: string, readyPath: string, env: Record<string, string>, launch?: Launch): Promise<RunningServer> {
@@ -173,24 +176,33 @@ export function cpuMicroseconds(pid: number): number | undefined {
 }
 
 function cpuOfStat(stat: string): number {
-  // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(stat);
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /**
- * CPU time each PostgreSQL server process on this machine has used so far, in µs by pid (those
- * whose command is `postgres`: the backends, the WAL writer, the checkpointer…); undefined off
- * Linux. See `postgresCpuSince` for what a run added.
+ * The fields of /proc/<pid>/stat after the command name (which may hold spaces) in parentheses:
+ * [0] state, [1] parent pid, [11] utime, [12] stime, [13] cutime, [14] cstime, in ticks of 10 ms.
  */
-export function postgresCpu(): Map<number, number> | undefined {
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
+ * CPU time PostgreSQL's processes on this machine have used so far, in µs: each live process
+ * whose command is `postgres` (backends, WAL writer, checkpointer, autovacuum…), plus, on the
+ * postmaster (the one whose parent is not `postgres`), the time of its children that have ended,
+ * which it reaps. So the difference of two readings counts a backend or an autovacuum worker that
+ * started or ended between them. Undefined off Linux or when no PostgreSQL runs here.
+ */
+export function postgresCpuMicroseconds(): number | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return undefined;
   }
-  const byPid = new Map<number, number>();
+  const processes = new Map<number, string[]>();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -199,22 +211,16 @@ export function postgresCpu(): Map<number, number> | undefined {
     } catch {
       continue; // ended meanwhile
     }
-    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') byPid.set(Number(entry), cpuOfStat(stat));
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') processes.set(Number(entry), statFields(stat));
   }
-  return byPid;
-}
-
-/**
- * The CPU time PostgreSQL's processes used since `before` (a `postgresCpu()` reading), in µs:
- * what a run added, on a machine that runs nothing else on PostgreSQL. A process started
- * meanwhile counts whole; one that ended meanwhile (an idle connection closed) is not counted.
- */
-export function postgresCpuSince(before: Map<number, number>): number | undefined {
-  const now = postgresCpu();
-  if (!now) return undefined;
-  let total = 0;
-  for (const [pid, used] of now) total += used - (before.get(pid) ?? 0);
-  return total;
+  if (processes.size === 0) return undefined;
+  let ticks = 0;
+  for (const fields of processes.values()) {
+    // utime and stime; cutime and cstime (ended children) on the postmaster only, whose parent is not one of them.
+    ticks += Number(fields[11]) + Number(fields[12]);
+    if (!processes.has(Number(fields[1]))) ticks += Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks * 10_000;
 }
 
 /** Samples each process's resident memory every 100 ms and keeps the peak. */
