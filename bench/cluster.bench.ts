@@ -31,18 +31,13 @@ import { buildServer, startHearth, type RunningServer } from './lib/processes.js
 import { median, percent, whole } from './lib/report.js';
 import { THROUGHPUT_ROWS, type RowContext, type ThroughputRow } from './lib/rows.js';
 import { checkSeeded, memoryTotal, seed, type Seeded } from './lib/seed.js';
+import { positive } from './lib/settings.js';
 
 /** Node B starts cold: its routes are run this long on both nodes before anything is timed. */
 const WARMUP_SECONDS = 2;
 /** How long a change may take to reach the other node before a trial counts as failed (the README's bound is 1 s). */
 const TRIAL_TIMEOUT_MS = 5_000;
 const DEFAULT_ROWS = ['capabilities', 'memory', 'context', 'write'];
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-}
 
 const settings = {
   rounds: Math.round(positive('BENCH_ROUNDS', 3)),

@@ -25,16 +25,11 @@ import { buildServer, rssMb, startHearth, startMinimal, startPeakRss, type Heart
 import { ENGINE_NAMES, renderReport, roundLine, type Engine, type EngineReport, type RunSettings } from './lib/report.js';
 import { THROUGHPUT_ROWS, type RowContext, type ThroughputRow } from './lib/rows.js';
 import { checkSeeded, memoryTotal, seed, type Seeded } from './lib/seed.js';
+import { positive } from './lib/settings.js';
 
 const WARMUP_SECONDS = 1;
 /** How long a freshly started server is left alone before its idle memory is read. */
 const QUIET_SECONDS = 3;
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-}
 
 const settings: RunSettings = {
   // Many short rounds rather than a few long ones: this machine's speed drifts over seconds, and

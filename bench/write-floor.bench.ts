@@ -22,12 +22,7 @@ import { loadFor, withServerCpu, type Sample, type Target } from './lib/load.js'
 import { BenchDatabases, DEFAULT_DATABASE_URL, unreachable } from './lib/postgres.js';
 import { buildServer, postgresCpuMicroseconds, startFloorWriter, startHearth, startMinimal, type RunningServer } from './lib/processes.js';
 import { median, percent, whole } from './lib/report.js';
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-}
+import { positive } from './lib/settings.js';
 
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 7));
 const SECONDS = positive('BENCH_DURATION', 3);
