@@ -32,7 +32,8 @@ async function main(): Promise<void> {
     const { createContainer } = await import('../src/container.js');
     const { buildApp } = await import('../src/app.js');
     const config = { ...loadConfig({}), dataDir, logLevel: 'silent' as const };
-    const storage = await createStorage({ dataDir });
+    const { createRootKeys } = await import('../src/modules/keyring/keyring.watch.js');
+    const storage = await createStorage({ dataDir, rootKeys: createRootKeys({ dataDir }) });
     const app = await buildApp({ config, container: createContainer(config, storage) });
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as unknown;
     await app.close();

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, loadDotEnv } from '../src/config.js';
 import { decodeRootKey } from '../src/modules/keyring/keyring.crypto.js';
 import { createKeyring } from '../src/modules/keyring/keyring.service.js';
+import { createRootKeys } from '../src/modules/keyring/keyring.watch.js';
 import { RotationError, rotateVaultKeys, vaultKeyStatus } from '../src/modules/keyring/keyring.rotate.js';
 import { createStorage } from '../src/storage/storage.js';
 
@@ -36,7 +37,8 @@ async function main(): Promise<void> {
 
   loadDotEnv();
   const config = loadConfig();
-  const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const rootKeys = createRootKeys({ dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
+  const storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, rootKeys });
   try {
     const keyring = createKeyring({ db: storage.db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
     if (args.includes('--status')) {

@@ -291,7 +291,7 @@ export function createContainer(config: Config, storage: Storage) {
   // SQLite there is one node, and the links live in this process.
   const onPresence = (link: { ownerId: string; deviceId: string; name: string }, status: 'online' | 'offline') =>
     events.publish(link.ownerId, { type: `device.${status}`, data: { deviceId: link.deviceId, name: link.name } });
-  const clusterRelay = storage.dialect === 'postgres' ? createClusterRelay({ db, bus: storage.bus, nodes: storage.nodes, onPresence }) : undefined;
+  const clusterRelay = storage.dialect === 'postgres' ? createClusterRelay({ db, bus: storage.bus, nodes: storage.nodes, audit, onPresence }) : undefined;
   const afpRelay: DeviceRelay & DeviceLinkHost = clusterRelay ?? createInProcessRelay({ onPresence });
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });

@@ -1,6 +1,8 @@
 import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { keepTickShapeAlive } from './lib/tick-shape.js';
 import { startupFailureMessage, type StartupStage } from './startup-errors.js';
+import { createRootKeys } from './modules/keyring/keyring.watch.js';
+import { watchDroppedMessages } from './storage/bus-seal.js';
 import { dataDirWarning } from './storage/data-dir.js';
 import { openStorage } from './storage/storage.js';
 
@@ -17,8 +19,10 @@ let config: Config | undefined;
 async function main(): Promise<void> {
   loadDotEnv();
   config = loadConfig();
+  // The vault's root keys also seal the messages between nodes (PostgreSQL): read before the database opens.
+  const rootKeys = createRootKeys({ dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   stage = 'database';
-  const storage = await openStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, nodeHeartbeatMs: config.clusterHeartbeatMs });
+  const storage = await openStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, nodeHeartbeatMs: config.clusterHeartbeatMs, rootKeys });
   // The services and routes, and the libraries under them, are most of the code: loaded only now,
   // so that an empty database is already bringing its schema up to date while they are read and
   // compiled (the schema changes of a first start run in the database server, on its own core).
@@ -47,6 +51,7 @@ async function main(): Promise<void> {
   });
   const looseModes = dataDirWarning(config.dataDir, { database: storage.dialect === 'sqlite' });
   if (looseModes) app.log.warn(looseModes);
+  if (storage.seal) watchDroppedMessages(storage.seal, (message) => app.log.warn(message));
   storage.onConnectionLost((error) => {
     app.log.warn(`The database closed an idle connection (${error.message}); a new one is opened when next needed, and nothing is lost`);
   });

@@ -14,6 +14,7 @@ import type { DestinationStream } from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createContainer, type Container } from '../src/container.js';
+import { createRootKeys } from '../src/modules/keyring/keyring.watch.js';
 import { createStorage, type Storage } from '../src/storage/storage.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -89,12 +90,18 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.logStream && options.config?.logLevel === undefined) config.logLevel = 'info';
 
   const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  const openStorage = () => createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, nodeHeartbeatMs: config.clusterHeartbeatMs, ...(pgSchema ? { pgSchema } : {}) });
+  const rootKeys = createRootKeys({ dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
+  const openStorage = () =>
+    createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, nodeHeartbeatMs: config.clusterHeartbeatMs, rootKeys, ...(pgSchema ? { pgSchema } : {}) });
   const open = async () => {
     const storage = await openStorage();
     const container = createContainer(config, storage);
     const app = await buildApp({ config, container, ...(options.logStream ? { logStream: options.logStream } : {}) });
     await app.ready();
+    // As main.ts does before it listens: the schema is ready and the vault's keys are checked (the
+    // key file made on a first start), so the messages between nodes have a key to be sealed with.
+    await storage.ready;
+    await container.keyring.ready();
     return { app, storage, container };
   };
 

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { sealedLength, type BusSeal } from './bus-seal.js';
 import { MAX_NOTIFY_PAYLOAD, type PgListener } from './pg-listener.js';
 import type { WriteTracker } from './write-tracker.js';
 
@@ -19,6 +20,11 @@ import type { WriteTracker } from './write-tracker.js';
  * - A notification can still be lost (the writing node died between its commit and its
  *   notification, or a connection died silently): the tracker's age period bounds how long an
  *   answer can outlive such a change.
+ * - Notifications are sealed as the cluster bus's are (bus-seal.ts): one from outside the
+ *   cluster would only empty caches, but a flood of them would keep every node from caching,
+ *   and the tables a node writes are nobody else's business. Unlike the bus, a sealed notice
+ *   from a node the registry does not know yet is counted at once: dropping a cache is always
+ *   safe, and a node just started must be heard from its first write.
  */
 export interface ChangeFeed {
   /** Announces tables this node has written (and committed) to the other nodes. */
@@ -36,8 +42,8 @@ export interface ChangeFeed {
 
 export interface ChangeFeedOptions {
   channel: string;
-  /** This node's id: its own notifications come back to it and are skipped. */
-  nodeId: string;
+  /** Seals and opens the notifications; its node id is this node's, whose own notifications come back to it and are skipped. */
+  seal: BusSeal;
   tracker: WriteTracker;
   listener: PgListener;
 }
@@ -52,7 +58,8 @@ export const NOTIFY_INTERVAL_MS = 20;
 const CLOSE_NOTIFY_WAIT_MS = 500;
 
 export async function startChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed> {
-  const { channel, tracker, listener, nodeId } = options;
+  const { channel, tracker, listener, seal } = options;
+  const nodeId = seal.nodeId;
   const events = new EventEmitter();
   let closing = false;
   let pending: Set<string> | 'unknown' | undefined;
@@ -71,9 +78,9 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
   listener.events.on('up', onUp);
 
   await listener.listen(channel, (payload) => {
-    const space = payload.indexOf(' ');
-    if (payload.slice(0, space) === nodeId) return;
-    const rest = payload.slice(space + 1);
+    const opened = seal.open(channel, payload);
+    if (typeof opened === 'string' || opened.from === nodeId) return;
+    const rest = opened.body;
     tracker.noteWrites(rest === '*' ? 'unknown' : rest.split(','));
     events.emit('change');
   });
@@ -84,10 +91,11 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
   let lastSent = -Infinity;
   let timer: NodeJS.Timeout | undefined;
 
-  function notification(tables: Set<string> | 'unknown'): string {
+  /** The sealed notification; undefined while this node has no root key (nobody could open it). */
+  function notification(tables: Set<string> | 'unknown'): string | undefined {
     let list = tables === 'unknown' ? '*' : [...tables].join(',');
-    if (list.length > MAX_NOTIFY_PAYLOAD - nodeId.length - 1) list = '*';
-    return `${nodeId} ${list}`;
+    if (sealedLength(list.length) > MAX_NOTIFY_PAYLOAD) list = '*';
+    return seal.seal(channel, list);
   }
 
   function flush(): void {
@@ -104,9 +112,11 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
     pending = undefined;
     if (!tables || closing) return;
     // Best effort: a lost notification is bounded by the other nodes' cache age.
+    const payload = notification(tables);
+    if (payload === undefined) return;
     sending = true;
     lastSent = performance.now();
-    void listener.notify(channel, notification(tables)).finally(() => {
+    void listener.notify(channel, payload).finally(() => {
       sending = false;
       if (pending !== undefined) flush();
     });
@@ -134,12 +144,13 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
       // their cache age.
       const tables = pending;
       pending = undefined;
-      if (tables !== undefined && listener.connected) {
+      const payload = tables === undefined ? undefined : notification(tables);
+      if (payload !== undefined && listener.connected) {
         // Waited for briefly only: PostgreSQL commits one notifying transaction at a time, so a
         // notification can wait behind another connection's, and closing must not wait with it.
         let giveUp: NodeJS.Timeout | undefined;
         await Promise.race([
-          listener.notify(channel, notification(tables)).catch(() => {}),
+          listener.notify(channel, payload).catch(() => {}),
           new Promise<void>((resolve) => (giveUp = setTimeout(resolve, CLOSE_NOTIFY_WAIT_MS))),
         ]);
         clearTimeout(giveUp);

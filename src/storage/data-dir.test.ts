@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTestApp } from '../../test/harness.js';
 import { ConfigError } from '../config.js';
 import { dataDirWarning, prepareDataDir } from './data-dir.js';
+import { createRootKeys } from '../modules/keyring/keyring.watch.js';
 import { createStorage } from './storage.js';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
@@ -49,7 +50,7 @@ describe.skipIf(process.platform === 'win32')('DATA_DIR', () => {
 
   it('the embedded database and its -wal and -shm files are 0600, the folder 0700', async () => {
     const dir = path.join(root, 'sqlite', 'data');
-    const storage = await createStorage({ dataDir: dir });
+    const storage = await createStorage({ dataDir: dir, rootKeys: createRootKeys({ dataDir: dir }) });
     try {
       // Migrations have written; WAL keeps -wal and -shm while the database is open.
       expect(mode(dir)).toBe(0o700);

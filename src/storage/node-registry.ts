@@ -21,6 +21,11 @@ export interface NodeRegistry {
   /** Whether `nodeId` was alive at the last look (this node always is). */
   alive(nodeId: string): boolean;
   /**
+   * Whether `nodeId` is alive now, asking the registry itself when it was not at the last look
+   * (a node started since). Answers false until this node's registry has started.
+   */
+  confirm(nodeId: string): Promise<boolean>;
+  /**
    * 'down' (nodeId) when a node that was alive stops heartbeating or leaves; 'rejoined' when
    * this node had been taken for dead (its heartbeat could not be written for too long) and is
    * back, so that whatever it recorded as its own can be recorded again.
@@ -32,6 +37,8 @@ export interface NodeRegistry {
 
 /** Rows of nodes dead this long are removed (the row of a killed node has no one else to remove it). */
 const FORGET_AFTER_MS = 60 * 60_000;
+/** A node found not alive is not asked about again for this long (each asking is a query). */
+const NOT_ALIVE_KEPT_MS = 1_000;
 
 /** One node alone (SQLite): nobody else to track. */
 export function createLocalRegistry(nodeId: string, heartbeatMs: number): NodeRegistry {
@@ -40,6 +47,7 @@ export function createLocalRegistry(nodeId: string, heartbeatMs: number): NodeRe
     heartbeatMs,
     deadAfterMs: heartbeatMs * 3,
     alive: (id) => id === nodeId,
+    confirm: async (id) => id === nodeId,
     events: new EventEmitter(),
     async close() {},
   };
@@ -86,18 +94,39 @@ export function createPgRegistry(options: { db: Kysely<Database>; nodeId: string
 
   let timer: NodeJS.Timeout | undefined;
   let starting: Promise<void> | undefined;
+  let started = false;
+  const notAlive = new Map<string, number>();
+
+  async function confirm(id: string): Promise<boolean> {
+    if (live.has(id)) return true;
+    if (!started) return false;
+    const until = notAlive.get(id);
+    if (until !== undefined && until > Date.now()) return false;
+    const { rows } = await sql<{ node_id: string }>`SELECT node_id FROM cluster_nodes
+      WHERE node_id = ${id} AND heartbeat_at > clock_timestamp() - ${deadAfterMs} * interval '1 millisecond'`.execute(db);
+    if (rows.length > 0) {
+      // Until the next look, which finds it too.
+      live.add(id);
+      return true;
+    }
+    if (notAlive.size > 1_000) notAlive.clear();
+    notAlive.set(id, Date.now() + NOT_ALIVE_KEPT_MS);
+    return false;
+  }
 
   return {
     nodeId,
     heartbeatMs,
     deadAfterMs,
     alive: (id) => live.has(id),
+    confirm,
     events,
     start() {
       starting ??= (async () => {
         await register();
         lastBeat = Date.now();
         await beat();
+        started = true;
       })();
       return starting.then(() => {
         if (closed || timer) return;

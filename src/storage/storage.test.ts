@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../test/harness.js';
+import { createRootKeys } from '../modules/keyring/keyring.watch.js';
 import { openStorage } from './storage.js';
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -38,7 +39,7 @@ describe('storage', () => {
   it('says when the schema changes are under way: before they are done on a new database, and on every later start', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
     const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
-    const open = () => openStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, ...(pgSchema ? { pgSchema } : {}) });
+    const open = () => openStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, rootKeys: createRootKeys({ dataDir }), ...(pgSchema ? { pgSchema } : {}) });
     try {
       // On PostgreSQL, another connection looks for the new schema's tables as soon as the
       // changes are under way: they are not committed yet (the first start's changes take the
@@ -79,7 +80,7 @@ describe('storage', () => {
   it.skipIf(!TEST_DATABASE_URL)('lives on when the database ends an idle connection, and says so', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-storage-'));
     const pgSchema = `t_${randomBytes(6).toString('hex')}`;
-    const storage = await openStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, pgSchema });
+    const storage = await openStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, pgSchema, rootKeys: createRootKeys({ dataDir }) });
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
     try {
       await storage.ready;

@@ -14,6 +14,7 @@ import {
   type SqliteDialectConfig,
   type SqliteStatement,
 } from 'kysely';
+import { createBusSeal, type BusKeySource, type BusSeal } from './bus-seal.js';
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
 import { createLocalBus, newNodeId, startPgBus, type ClusterBus } from './cluster-bus.js';
 import { alignJournalModes, createDatabaseFile, prepareDataDir } from './data-dir.js';
@@ -40,6 +41,8 @@ export interface Storage {
   bus: ClusterBus;
   /** The nodes sharing the database and which of them are alive (with SQLite, this node alone). */
   nodes: NodeRegistry;
+  /** PostgreSQL only: the seal on the messages between nodes, which counts those dropped (`watchDroppedMessages`). */
+  seal: BusSeal | undefined;
   /** Batches concurrent writes into shared transactions; see group-commit.ts for the rule its units follow. */
   groupCommit: GroupCommit;
   /**
@@ -73,6 +76,11 @@ export interface StorageOptions {
   pgSchema?: string;
   /** How often this node writes its heartbeat in the node registry (PostgreSQL); three missed ones and it counts as dead. */
   nodeHeartbeatMs?: number;
+  /**
+   * The vault's root keys (`createRootKeys`), which every node of a cluster shares: the messages
+   * between nodes are sealed under a key derived from them (bus-seal.ts). Unused with SQLite.
+   */
+  rootKeys: BusKeySource;
 }
 
 export const DEFAULT_NODE_HEARTBEAT_MS = 2_000;
@@ -139,10 +147,32 @@ const PG_STATEMENTS_PER_CONNECTION = 200;
 /** The longest a cached answer is kept on PostgreSQL: how long it can outlive a change made on another node whose notification was lost. */
 const PG_CACHE_MAX_AGE_MS = 5_000;
 
+/**
+ * This machine's clock's distance from the database's, measured once: the nodes time their
+ * messages to each other on the database's clock, so that their own clocks need not agree.
+ */
+async function databaseClockOffset(db: Kysely<Database>): Promise<number> {
+  const before = Date.now();
+  const { rows } = await sql<{ now: number }>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now`.execute(db);
+  const after = Date.now();
+  return Number(rows[0]!.now) - (before + after) / 2;
+}
+
 async function openPostgres(
   url: string,
   schema: string | undefined,
-): Promise<{ db: Kysely<Database>; writes: WriteTracker; changes: ChangeFeed; bus: ClusterBus; listener: PgListener; lost: Set<(error: Error) => void> }> {
+  rootKeys: BusKeySource,
+  heartbeatMs: number,
+): Promise<{
+  db: Kysely<Database>;
+  writes: WriteTracker;
+  changes: ChangeFeed;
+  bus: ClusterBus;
+  nodes: ReturnType<typeof createPgRegistry>;
+  seal: BusSeal;
+  listener: PgListener;
+  lost: Set<(error: Error) => void>;
+}> {
   // Loaded only when PostgreSQL is configured: an SQLite server never pays for the driver.
   const { default: pg } = await import('pg');
   // PostgreSQL returns int8 (COUNT(*), BIGINT) as strings; every count Hearth keeps fits a JS number.
@@ -188,9 +218,13 @@ async function openPostgres(
       newClient: () => new pg.Client({ ...clientConfig, application_name: `hearth_${schemaKey}_${nodeId}`, keepAlive: true }),
       query: (text, values) => pool.query(text, values),
     });
-    changes = await startChangeFeed({ channel, nodeId, tracker: writes, listener });
-    const bus = await startPgBus({ nodeId, listener, channelPrefix: `hearth_bus_${schemaKey}` });
-    return { db, writes, changes, bus, listener, lost };
+    const offset = await databaseClockOffset(db);
+    const seal = createBusSeal({ nodeId, keys: rootKeys, scope: schemaKey, clock: () => Date.now() + offset });
+    // Registers only once the migrations are done (its table is one of them); the bus asks it who is alive.
+    const nodes = createPgRegistry({ db, nodeId, heartbeatMs });
+    changes = await startChangeFeed({ channel, seal, tracker: writes, listener });
+    const bus = await startPgBus({ listener, channelPrefix: `hearth_bus_${schemaKey}`, seal, senders: nodes });
+    return { db, writes, changes, bus, nodes, seal, listener, lost };
   } catch (error) {
     await listener?.close();
     await db.destroy();
@@ -318,15 +352,15 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   let listener: PgListener | undefined;
   let lost: Set<(error: Error) => void> | undefined;
   const heartbeatMs = options.nodeHeartbeatMs ?? DEFAULT_NODE_HEARTBEAT_MS;
+  let pgNodes: ReturnType<typeof createPgRegistry> | undefined;
+  let seal: BusSeal | undefined;
   if (options.databaseUrl) {
-    ({ db, writes, changes, bus, listener, lost } = await openPostgres(options.databaseUrl, options.pgSchema));
+    ({ db, writes, changes, bus, nodes: pgNodes, seal, listener, lost } = await openPostgres(options.databaseUrl, options.pgSchema, options.rootKeys, heartbeatMs));
   } else {
     writes = createWriteTracker();
     db = openSqlite(options.dataDir, writes);
     bus = createLocalBus();
   }
-  // Registers only once the migrations are done: its table is one of them.
-  const pgNodes = dialect === 'postgres' ? createPgRegistry({ db, nodeId: bus.nodeId, heartbeatMs }) : undefined;
   const nodes: NodeRegistry = pgNodes ?? createLocalRegistry(bus.nodeId, heartbeatMs);
   const closeAll = async () => {
     await nodes.close();
@@ -358,6 +392,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     changes,
     bus,
     nodes,
+    seal,
     groupCommit,
     ready,
     schemaUnderWay,

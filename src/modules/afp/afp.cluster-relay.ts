@@ -8,9 +8,12 @@
  *   heartbeats, with nobody cleaning up first; then one live node claims the dead node's rows
  *   and announces `device.offline` for them.
  * - How a request travels: over the cluster bus, to the owning node (`afp.request`), which
- *   forwards it over its socket and sends the answer back (`afp.answer`). Arguments or answers
- *   too large for a notification (a write's content, a read's file) go through the unlogged
- *   `afp_payloads` table, the message carrying their key; the reader deletes them.
+ *   forwards it over its socket, writes it to the owner's audit log (the request ran on a PC
+ *   through this node, whoever asked), and sends the answer back (`afp.answer`). The bus seals
+ *   every message (bus-seal.ts): only a node of this cluster can send a request, and nobody else
+ *   reads one. Arguments or answers too large for a message (a write's content, a read's file)
+ *   go through the unlogged `afp_payloads` table, which only Hearth's own database role reads,
+ *   the message carrying their key; the reader deletes them.
  * - Each request is sent once and never retried, so the daemon runs it at most once; a lost
  *   message costs the caller its timeout, which stays the caller's (504). The caller fails at
  *   once (503) when the owning node stops heartbeating or its own listening connection drops.
@@ -20,16 +23,17 @@
 import { sql, type Kysely } from 'kysely';
 import { AppError } from '../../http/errors.js';
 import { CLOSE, LIMITS, OPS, type Op, type ResponseFrame } from '../../shared/afp.protocol.js';
-import type { ClusterBus } from '../../storage/cluster-bus.js';
+import { MAX_MESSAGE_BYTES, type ClusterBus } from '../../storage/cluster-bus.js';
 import type { NodeRegistry } from '../../storage/node-registry.js';
 import type { Database } from '../../storage/tables.js';
+import type { AuditService } from '../audit/audit.service.js';
 import { createLinkTable, offline, timedOut, type DeviceLinkHost, type DeviceRelay, type LiveLink, type Pending, type RelayOptions } from './afp.relay.js';
 
 const TOPIC_REQUEST = 'afp.request';
 const TOPIC_ANSWER = 'afp.answer';
 const TOPIC_CLOSE = 'afp.close';
 /** A bus message carries at most this much JSON; beyond, the data goes through `afp_payloads`. */
-const INLINE_BYTES = 6_000;
+const INLINE_BYTES = MAX_MESSAGE_BYTES;
 /** The stored last-seen time of a link is refreshed at most this often. */
 const PERSIST_SEEN_EVERY_MS = 10_000;
 /** Payloads nobody read (their reader died) are removed after this long: far beyond any request's timeout. */
@@ -47,6 +51,8 @@ interface RequestMessage {
   device: string;
   op: Op;
   timeoutMs: number;
+  /** The token that asked (for the serving node's audit log). */
+  token?: string | null;
   args?: Record<string, unknown>;
   /** The key of the arguments in `afp_payloads`, when too large to travel inline. */
   argsRef?: string;
@@ -75,6 +81,17 @@ export interface ClusterRelayDeps extends RelayOptions {
   db: Kysely<Database>;
   bus: ClusterBus;
   nodes: NodeRegistry;
+  audit: Pick<AuditService, 'record'>;
+}
+
+/** What the serving node's audit entry says of a request passed on to it: never a file's content. */
+function relayedDetails(op: Op, args: Record<string, unknown>, fromNode: string): Record<string, unknown> {
+  const details: Record<string, unknown> = { op, fromNode };
+  if (typeof args.path === 'string') details.path = args.path;
+  if (typeof args.cmd === 'string') details.cmd = args.cmd.length > 2000 ? `${args.cmd.slice(0, 2000)}…` : args.cmd;
+  if (typeof args.cwd === 'string') details.cwd = args.cwd;
+  if (typeof args.recursive === 'boolean') details.recursive = args.recursive;
+  return details;
 }
 
 const REMOTE_ERRORS: ReadonlySet<string> = new Set<RemoteErrorCode>(['DEVICE_OFFLINE', 'DEVICE_TIMEOUT', 'RATE_LIMITED', 'UPSTREAM_ERROR']);
@@ -143,17 +160,17 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   }
 
   /** Sends a request to the node holding the device's link and waits for its answer. */
-  async function sendRemote(node: string, ownerId: string, deviceId: string, op: Op, args: Record<string, unknown>, timeoutMs: number): Promise<ResponseFrame> {
+  async function sendRemote(node: string, ownerId: string, deviceId: string, op: Op, args: Record<string, unknown>, timeoutMs: number, token: string | null): Promise<ResponseFrame> {
     // The answer would come as a notification this node cannot hear now: no use waiting for it.
     if (!bus.connected) throw offline(deviceId, 'this server node has lost its connection to the other nodes for now; try again');
     const started = Date.now();
     sequence += 1;
     const id = `${self}.${sequence}`;
-    let message: RequestMessage = { id, owner: ownerId, device: deviceId, op, timeoutMs, args };
+    let message: RequestMessage = { id, owner: ownerId, device: deviceId, op, timeoutMs, token, args };
     let text = JSON.stringify(message);
     if (Buffer.byteLength(text) > INLINE_BYTES) {
       await putPayload(id, JSON.stringify(args));
-      message = { id, owner: ownerId, device: deviceId, op, timeoutMs, argsRef: id };
+      message = { id, owner: ownerId, device: deviceId, op, timeoutMs, token, argsRef: id };
       text = JSON.stringify(message);
     }
     return new Promise<ResponseFrame>((resolve, reject) => {
@@ -198,6 +215,21 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       const live = links.get(request.device);
       if (!live || live.link.ownerId !== request.owner) return fail('DEVICE_OFFLINE', offline(request.device).message);
       const frame = await forward(live, request.op, args ?? {}, request.timeoutMs);
+      // The caller's node audits the operations that change a PC; this node audits every one it
+      // ran for another node, so that what reached the PC through it is on record here too.
+      await deps.audit
+        .record(
+          { ownerId: request.owner, tokenId: typeof request.token === 'string' ? request.token : null, ip: null, userAgent: null },
+          {
+            action: 'afp.relay.serve',
+            outcome: frame.ok ? 'success' : 'failure',
+            targetType: 'afp_device',
+            targetId: request.device,
+            details: relayedDetails(request.op, args ?? {}, from),
+          },
+        )
+        // The PC has run it: its answer goes back even if the log could not be written.
+        .catch(() => {});
       const inline = JSON.stringify({ id: request.id, frame } satisfies AnswerMessage);
       if (Buffer.byteLength(inline) <= INLINE_BYTES) {
         bus.sendTo(from, TOPIC_ANSWER, inline);
@@ -350,7 +382,7 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       });
     },
 
-    async send(ownerId, deviceId, op, args, timeoutMs) {
+    async send(ownerId, deviceId, op, args, timeoutMs, tokenId) {
       const live = links.get(deviceId);
       if (live) {
         // A link of another owner's device is no link for this owner: the caller answers 404.
@@ -363,7 +395,7 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       const row = rows[0];
       // A row of this node without a live link here is a link closing right now.
       if (!row || row.owner_id !== ownerId || row.node_id === self) throw offline(deviceId);
-      return sendRemote(row.node_id, ownerId, deviceId, op, args, timeoutMs);
+      return sendRemote(row.node_id, ownerId, deviceId, op, args, timeoutMs, tokenId ?? null);
     },
 
     async presence(deviceIds) {

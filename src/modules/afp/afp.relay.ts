@@ -15,8 +15,10 @@ export interface DeviceRelay {
    * Sends one operation to the device's daemon and waits for its answer.
    * Throws AppError DEVICE_OFFLINE (no live link for this owner's device), DEVICE_TIMEOUT (no
    * answer within `timeoutMs`) or RATE_LIMITED (too many requests running on the device).
+   * `tokenId` names the token that asked, for the audit of the node that serves a request
+   * another node passed on.
    */
-  send(ownerId: string, deviceId: string, op: Op, args: Record<string, unknown>, timeoutMs: number): Promise<ResponseFrame>;
+  send(ownerId: string, deviceId: string, op: Op, args: Record<string, unknown>, timeoutMs: number, tokenId?: string | null): Promise<ResponseFrame>;
   /** The devices among `deviceIds` that are online now, with when each was last heard from. */
   presence(deviceIds: string[]): Promise<Map<string, { lastSeenAt: string }>>;
   /** Closes the device's link, if it has one (a forgotten device). */

@@ -107,10 +107,10 @@ export function createAfpService(deps: AfpServiceDeps) {
   }
 
   /** Sends one operation and answers its result, or the daemon's refusal as an AppError. */
-  async function run<O extends Op>(ownerId: string, deviceId: string, op: O, args: OpArgsOf<O>, timeoutMs: number): Promise<OpResultOf<O>> {
+  async function run<O extends Op>(ownerId: string, deviceId: string, op: O, args: OpArgsOf<O>, timeoutMs: number, tokenId?: string | null): Promise<OpResultOf<O>> {
     let outcome;
     try {
-      outcome = await relay.send(ownerId, deviceId, op, args as Record<string, unknown>, timeoutMs);
+      outcome = await relay.send(ownerId, deviceId, op, args as Record<string, unknown>, timeoutMs, tokenId);
     } catch (error) {
       // No live link: an unknown or foreign device is 404, a known one is offline.
       if (error instanceof AppError && error.code === 'DEVICE_OFFLINE' && !(await repo.get(ownerId, deviceId))) {
@@ -140,7 +140,7 @@ export function createAfpService(deps: AfpServiceDeps) {
   ): Promise<OpResultOf<O>> {
     const event = { action: `afp.${op}`, targetType: 'afp_device', targetId: deviceId };
     try {
-      const result = await run(ownerId, deviceId, op, args, timeoutMs);
+      const result = await run(ownerId, deviceId, op, args, timeoutMs, actor.tokenId);
       const exitCode = op === 'exec' ? { exitCode: (result as OpResultOf<'exec'>).exitCode } : {};
       await audit.record(actor, { ...event, outcome: 'success', details: { ...details, ...exitCode } });
       return result;
