@@ -46,6 +46,9 @@ describe('describeRequest', () => {
       'agent wants to call the method `request` of the service `github` with the params `{"httpMethod":"PUT","path":"/x"}`',
     );
     expect(
+      describeRequest({ ...base, actionClass: 'services.write', operationId: 'executeServiceMethod', params: { service: 'github' }, body: { method: 'request', params: { httpMethod: 'POST', path: '/x', body: { secret: 'text' } } } }),
+    ).toBe('agent wants to call the method `request` of the service `github` with the params `{"httpMethod":"POST","path":"/x"}`, a body of 17 characters (open the request to read it)');
+    expect(
       describeRequest({ ...base, actionClass: 'services.write', operationId: 'createConnector', body: { name: 'api', baseUrl: 'https://api.example', authType: 'header', vaultTokenId: 'vt_1', headerName: 'X-Key', password: 'hunter2' } }),
     ).toBe('agent wants to create the connector `api` for `https://api.example` (authentication `header`, with the vault token `vt_1`, in the header `X-Key`, with a password)');
     const vault = describeRequest({ ...base, actionClass: 'vault.write', body: { name: 'gh', service: 'github', token: 'ghp_secret', websiteUrl: 'https://github.com', discoverApi: true } });

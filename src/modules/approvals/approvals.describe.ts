@@ -110,6 +110,12 @@ const characters = (value: unknown) => {
   return `${count(n)} character${n === 1 ? '' : 's'}`;
 };
 
+/**
+ * A body sent on to a service, by its size: like a mail's text, it is the payload rather than
+ * the call, and the description is stored in the clear while the body is sealed.
+ */
+const payload = (sent: unknown) => (sent === undefined ? ', no body' : `, a body of ${characters(sent)} (open the request to read it)`);
+
 export interface DescribeInput {
   tokenName: string;
   actionClass: ActionClass;
@@ -124,8 +130,9 @@ export interface DescribeInput {
 
 /**
  * What a held request will do, in words, for the owner who decides: one case per action class,
- * each naming every field of its routes that changes the effect. A mail's text and a file's
- * content are named by their size only (the owner opens the request to read them).
+ * each naming every field of its routes that changes the effect. A mail's text, a file's
+ * content and a body sent on to a service are named by their size only (the owner opens the
+ * request to read them): the description is stored in the clear, the body sealed.
  */
 export function describeRequest(input: DescribeInput): string {
   const who = `${input.tokenName} wants to`;
@@ -166,12 +173,11 @@ export function describeRequest(input: DescribeInput): string {
       const service = params.service ? ` of the service ${quote(params.service)}` : '';
       if (input.operationId === 'proxyServiceRequest') {
         const extras = (['query', 'headers'] as const).filter((name) => field(body, name) !== undefined).map((name) => `, ${name} ${quote(field(body, name))}`);
-        const sent = field(body, 'body');
-        const payload = sent === undefined ? ', no body' : `, the body ${quote(sent)}`;
-        return `${who} send ${quote(field(body, 'method'))} ${quote(field(body, 'path'))} to the API${service}${extras.join('')}${payload}`;
+        return `${who} send ${quote(field(body, 'method'))} ${quote(field(body, 'path'))} to the API${service}${extras.join('')}${payload(field(body, 'body'))}`;
       }
       if (input.operationId === 'executeServiceMethod') {
-        return `${who} call the method ${quote(field(body, 'method'))}${service} with the params ${quote(field(body, 'params') ?? {})}`;
+        const { body: sent, ...params } = (field(body, 'params') ?? {}) as Record<string, unknown>;
+        return `${who} call the method ${quote(field(body, 'method'))}${service} with the params ${quote(params)}${sent === undefined ? '' : payload(sent)}`;
       }
       const auth = [`authentication ${quote(field(body, 'authType'))}`];
       for (const [name, words] of [

@@ -109,7 +109,12 @@ describe('the address that runs is the address held', () => {
     expect(data.path).toBe('/api/v1/services/widgets/proxy');
     expect(data.request).toMatchObject({ method: 'POST', path: '/api/v1/services/widgets/proxy' });
     expect(JSON.stringify(data)).not.toContain(requester.token);
-    expect(data.description).toBe('test services:read services:write wants to send `PUT` `/widgets/9` to the API of the service `widgets`, the body `{"n":9}`');
+    expect(data.description).toBe('test services:read services:write wants to send `PUT` `/widgets/9` to the API of the service `widgets`, a body of 7 characters (open the request to read it)');
+    expect(data.request.fields.map((f: any) => [f.name, f.value])).toEqual([
+      ['method', 'PUT'],
+      ['path', '/widgets/9'],
+      ['body.n', 9],
+    ]);
     await approveAndRead(t, approvalId, { owner, requester: requester.token, others });
     expect(fake.requests.map((r) => [r.method, r.path])).toEqual([['PUT', '/widgets/9']]);
   });
