@@ -80,4 +80,24 @@ describe('pending approvals are bounded', () => {
     expectHeld(await send(agent.token, 'small'));
     expect(await storedBytes(owner.id)).toBeLessThanOrEqual(64 * 1024);
   });
+
+  it('with the default limits, the review’s ten held 10 MiB writes keep three', async () => {
+    const defaults = await createTestApp();
+    try {
+      const owner = await defaults.createOwner('Limits defaults');
+      const agent = await policyToken(defaults, owner, ['devices'], { 'devices.write': 'ask' });
+      const content = Buffer.alloc(10 * 1024 * 1024, 7).toString('base64');
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const res = await defaults.request('POST', '/api/v1/afp/dev_0000000000000000000000000/write', { token: agent.token, body: { path: `/big/${i}.bin`, content, encoding: 'base64' } });
+        statuses.push(res.status);
+        if (res.status !== 202) expect(expectError(res, 429, 'RATE_LIMITED').message).toContain('64 MiB an account may hold');
+      }
+      expect(statuses).toEqual([202, 202, 202, 429, 429, 429, 429, 429, 429, 429]);
+      const rows = await defaults.storage.db.selectFrom('approvals').select('body_sealed').where('owner_id', '=', owner.id).execute();
+      expect(rows.reduce((sum, row) => sum + (row.body_sealed?.length ?? 0), 0)).toBeLessThanOrEqual(64 * 1024 * 1024);
+    } finally {
+      await defaults.close();
+    }
+  }, 60_000);
 });
