@@ -57,6 +57,12 @@ describe('describeRequest', () => {
     expect(describeRequest({ ...base, actionClass: 'memory.delete', method: 'DELETE', body: undefined })).toBe('agent wants to delete every memory entry');
   });
 
+  it("writes out what would not show in the token's name", () => {
+    expect(describeRequest({ ...base, tokenName: `helper${' '.repeat(40)}\nowner`, actionClass: 'memory.delete', method: 'DELETE', body: undefined })).toBe(
+      'helper␠×40\\nowner wants to delete every memory entry',
+    );
+  });
+
   it('quotes a path id that is not plain', () => {
     expect(describeRequest({ ...base, actionClass: 'knowledge.delete', method: 'DELETE', params: { id: 'a b\n' }, body: undefined })).toBe(
       'agent wants to delete the knowledge-base document `a b\\n`',

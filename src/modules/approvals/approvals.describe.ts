@@ -135,7 +135,8 @@ export interface DescribeInput {
  * request to read them): the description is stored in the clear, the body sealed.
  */
 export function describeRequest(input: DescribeInput): string {
-  const who = `${input.tokenName} wants to`;
+  // A token's name may come from an agent (a handshake's agentId): written out like any value.
+  const who = `${visible(input.tokenName)} wants to`;
   const { body, params } = input;
   const device = params.deviceId ? ` on device ${id(params.deviceId)}` : '';
   switch (input.actionClass) {
@@ -204,8 +205,8 @@ export function describeRequest(input: DescribeInput): string {
 
 /**
  * How the fields of a class's bodies are shown when the request is opened: `secrets` never
- * (only their length), `contents` as their decoded size and a preview (with the field named in
- * `encodingField` saying how they are encoded). A class not listed here shows every field.
+ * (only their length), `contents` as their decoded size (the body's `encoding` says how they are
+ * encoded) and a preview. A class not listed here shows every field as it is.
  */
 const BODY_HINTS: Partial<Record<ActionClass, { secrets?: string[]; contents?: string[] }>> = {
   'devices.write': { contents: ['content'] },
