@@ -48,7 +48,7 @@ export const ApprovalSchema = Type.Object(
     tokenId: Type.String({ description: 'The token that made the request, and as which it runs once approved' }),
     tokenName: Type.String(),
     method: Type.String(),
-    path: Type.String({ description: 'The request path with its query (a `token` query parameter removed)' }),
+    path: Type.String({ description: 'The request path with its query exactly as received and as it runs once approved (a `token` query parameter removed)' }),
     operationId: Type.Union([Type.String(), Type.Null()]),
     description: Type.String({ description: 'What the request does, in words' }),
     createdAt: IsoDateTime,

@@ -3299,7 +3299,7 @@ export interface components {
             tokenId: string;
             tokenName: string;
             method: string;
-            /** @description The request path with its query (a `token` query parameter removed) */
+            /** @description The request path with its query exactly as received and as it runs once approved (a `token` query parameter removed) */
             path: string;
             operationId: string | null;
             /** @description What the request does, in words */
@@ -3340,7 +3340,7 @@ export interface components {
             tokenId: string;
             tokenName: string;
             method: string;
-            /** @description The request path with its query (a `token` query parameter removed) */
+            /** @description The request path with its query exactly as received and as it runs once approved (a `token` query parameter removed) */
             path: string;
             operationId: string | null;
             /** @description What the request does, in words */
