@@ -37,6 +37,11 @@ export interface Config {
   handshakeTtlMs: number;
   /** A request held for the owner's approval and not decided within this time expires. */
   approvalTtlMs: number;
+  /**
+   * What pending approvals may hold, so that held requests cannot grow the database without
+   * bound: requests of one token, of one owner, and the bytes of one owner's held bodies.
+   */
+  approvalLimits: { pendingPerToken: number; pendingPerOwner: number; pendingBytesPerOwner: number };
   /** Register and login attempts per client address per minute. */
   authRateLimitPerMinute: number;
   /** Public handshake requests (create and status) per client address per minute. */
@@ -255,6 +260,11 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlMs: int(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365) * 3_600_000,
     handshakeTtlMs: int(env, 'HANDSHAKE_TTL_HOURS', 24 * 7, 1, 24 * 365) * 3_600_000,
     approvalTtlMs: int(env, 'APPROVAL_TTL_MINUTES', 15, 1, 24 * 60 * 7) * 60_000,
+    approvalLimits: {
+      pendingPerToken: int(env, 'APPROVAL_MAX_PENDING_PER_TOKEN', 20, 1, 100_000),
+      pendingPerOwner: int(env, 'APPROVAL_MAX_PENDING_PER_OWNER', 100, 1, 1_000_000),
+      pendingBytesPerOwner: int(env, 'APPROVAL_MAX_PENDING_BYTES', 64 * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
+    },
     authRateLimitPerMinute: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     handshakeRateLimitPerMinute: int(env, 'HANDSHAKE_RATE_LIMIT', 30, 1, 1_000_000),
     tokenRateLimitPerMinute: int(env, 'TOKEN_RATE_LIMIT', 0, 0, 10_000_000),

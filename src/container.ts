@@ -251,12 +251,13 @@ export function createContainer(config: Config, storage: Storage) {
   });
   // Requests that token policies hold for the owner's decision; bodies and answers sealed by the keyring.
   const approvals = createApprovalsService({
-    repo: createApprovalsRepo(db),
+    repo: createApprovalsRepo(db, storage.dialect),
     sealer: keyring,
     audit,
     events,
     tokens,
     ttlMs: config.approvalTtlMs,
+    limits: config.approvalLimits,
     replayLeaseMs: replayLeaseMs({ deviceCommandMs: EXEC_HARD_LIMIT_MS, deviceRequestMs: config.afp.requestTimeoutMs, outboundMs: config.outboundTimeoutMs }),
   });
   const handshakes = createHandshakesService({

@@ -59,6 +59,44 @@ describe.runIf(BROWSER_TESTS)('policies and webhooks in Chromium', () => {
     expect(kept.body.data.map((entry: { id: string }) => entry.id)).toContain(memory.body.data.id);
   });
 
+  it('shows the exact held request, every field and nothing hidden, before the owner approves or denies', async () => {
+    const created = await c.t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'mailer', scopes: ['services:write'] } });
+    expect(created.status).toBe(201);
+    const policy = await c.t.request('PUT', `/api/v1/tokens/${created.body.data.id}/policy`, { token: owner.token, body: { rules: { 'mail.send': 'ask' } } });
+    expect(policy.status).toBe(200);
+    const text = `Hello Ann,${' '.repeat(200)}and the rest\n${'long line '.repeat(600)}`;
+    const held = await c.t.request('POST', '/api/v1/services/google/mail/send', {
+      token: created.body.data.token,
+      body: { to: 'ann@example.org', subject: 'Plans', body: text, bcc: 'spy@evil.example' },
+    });
+    expect(held.status).toBe(202);
+
+    await page.goto('/');
+    const card = page.getByRole('article', { name: 'Action by mailer' });
+    await card.waitFor();
+    // The summary names the blind copy; the exact request lists every field before the buttons.
+    await card.getByRole('heading', { name: /bcc `spy@evil\.example`/ }).waitFor();
+    const request = card.getByRole('region', { name: 'The exact request' });
+    await request.getByText('POST /api/v1/services/google/mail/send').waitFor();
+    await request.getByRole('row', { name: /^bcc spy@evil\.example$/ }).waitFor();
+    await request.getByRole('row', { name: /^to ann@example\.org$/ }).waitFor();
+    const body = request.getByRole('row', { name: /^body / });
+    await body.getByText('Hello Ann,␠×200and the rest\\nlong line', { exact: false }).waitFor();
+    await body.getByText(`(${(text.length).toLocaleString('en-US')} characters; the first 500 shown)`, { exact: false }).waitFor();
+    const order = await card.evaluate((article) => {
+      const all = Array.from((article as unknown as { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> }).querySelectorAll('section, button'));
+      return all.map((node) => (node.textContent ?? '').slice(0, 20));
+    });
+    expect(order[0]).toMatch(/^The exact request/);
+    expect(order.slice(1)).toEqual(['Approve', 'Deny']);
+    await c.screenshot(page, 'approval-01-exact-request-phone');
+
+    await card.getByRole('button', { name: 'Deny' }).click();
+    await card.getByRole('status').filter({ hasText: 'Denied' }).waitFor();
+    const decided = await c.t.request('GET', `/api/v1/approvals/${held.body.data.approvalId}`, { token: owner.token });
+    expect(decided.body.data).toMatchObject({ status: 'denied', request: { bodyStatus: 'dropped', fields: [] } });
+  });
+
   it('adds a webhook with its secret shown once, sends a test event and lists its delivery', async () => {
     await page.goto('/webhooks');
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();

@@ -110,3 +110,85 @@ describe('device classes under ask', () => {
     expect(await ranTimes('rm')).toBe(1);
   });
 });
+
+describe('what the owner is shown is what runs', () => {
+  const view = async (approvalId: string, token = owner.token) => (await t.request('GET', `/api/v1/approvals/${approvalId}`, { token })).body.data;
+  const fieldOf = (data: any, name: string) => data.request.fields.find((f: any) => f.name === name);
+
+  it('rm: a path in the query next to another in the body is refused, and the description names the body’s path and recursive', async () => {
+    const harmless = path.join(root, 'harmless.tmp');
+    const important = path.join(root, 'important');
+    writeFileSync(harmless, 'scratch');
+    mkdirSync(important, { recursive: true });
+    writeFileSync(path.join(important, 'keep.txt'), 'precious');
+
+    // The review's attack: the query said one path, the body (which the route reads) another.
+    const url = `/api/v1/afp/${daemon.deviceId}/rm?path=${encodeURIComponent(harmless)}`;
+    const refused = expectError(await t.request('DELETE', url, { token: requester.token, body: { path: important, recursive: true } }), 400, 'VALIDATION_ERROR');
+    expect(refused.message).toContain('`path`');
+    expect(refused.details).toEqual([{ field: 'querystring.path', message: 'is not a parameter of this route' }]);
+    // Refused for every caller, not only held ones: the route never reads the query.
+    expectError(await t.request('DELETE', url, { token: owner.token, body: { path: important, recursive: true } }), 400, 'VALIDATION_ERROR');
+    expect(existsSync(path.join(important, 'keep.txt'))).toBe(true);
+
+    const approvalId = expectHeld(await op('DELETE', 'rm', { path: important, recursive: true }));
+    const data = await view(approvalId);
+    expect(data.description).toBe(`test devices wants to delete \`${important}\` on device ${daemon.deviceId}, and everything in it if it is a folder (recursive)`);
+    expect(data.request).toEqual({
+      method: 'DELETE',
+      path: `/api/v1/afp/${daemon.deviceId}/rm`,
+      bodyStatus: 'held',
+      omittedFields: 0,
+      fields: [
+        { name: 'path', type: 'string', value: important, truncated: false, length: important.length, bytes: null, secret: false },
+        { name: 'recursive', type: 'boolean', value: true, truncated: false, length: null, bytes: null, secret: false },
+      ],
+    });
+    await t.request('POST', `/api/v1/approvals/${approvalId}/deny`, { token: owner.token });
+    expect(existsSync(path.join(important, 'keep.txt'))).toBe(true);
+  });
+
+  it('exec: padding and control characters are written out, the whole command is named with its folder and timeout, and that command runs', async () => {
+    const cmd = `echo safe${' '.repeat(200)}; echo ran > padded.log\n\u202eecho hidden`;
+    const approvalId = expectHeld(await op('POST', 'exec', { cmd, cwd: root, timeout: 5000 }));
+    const data = await view(approvalId);
+    expect(data.description).toBe(
+      `test devices wants to run \`echo safe␠×200; echo ran > padded.log\\n\\u{202e}echo hidden\` on device ${daemon.deviceId}, in the folder \`${root}\`, stopped after 5,000 ms`,
+    );
+    expect(fieldOf(data, 'cmd')).toMatchObject({ value: cmd, truncated: false, length: cmd.length });
+    expect(fieldOf(data, 'cwd')).toMatchObject({ value: root });
+    expect(fieldOf(data, 'timeout')).toMatchObject({ type: 'number', value: 5000 });
+    // The token that asked reads the approval, not the request it sent.
+    expect((await view(approvalId, requester.token)).request).toBeNull();
+
+    const answer = await approveAndRead(t, approvalId, { owner, requester: requester.token, others });
+    // Exactly that command ran: its first two parts, and the third (no such program) failed.
+    expect(answer.data).toMatchObject({ stdout: 'safe\n', exitCode: 127 });
+    expect(readFileSync(path.join(root, 'padded.log'), 'utf8')).toBe('ran\n');
+    // Once decided, the body is dropped: the request shows its method and path only.
+    expect((await view(approvalId)).request).toMatchObject({ method: 'POST', path: `/api/v1/afp/${daemon.deviceId}/exec`, bodyStatus: 'dropped', fields: [] });
+  });
+
+  it('exec: a command too long for one line is cut visibly, and the default timeout is named', async () => {
+    const cmd = `echo ${'a'.repeat(2_440)}; echo tail`;
+    const approvalId = expectHeld(await op('POST', 'exec', { cmd }));
+    const data = await view(approvalId);
+    expect(data.description).toMatch(/^test devices wants to run `echo a+`… \(2,156 more characters; open the request to see all\) on device \S+, in the device's root folder, stopped after 30,000 ms$/);
+    expect(fieldOf(data, 'cmd')).toMatchObject({ value: cmd, truncated: false });
+    await t.request('POST', `/api/v1/approvals/${approvalId}/deny`, { token: owner.token });
+  });
+
+  it('write: the content is shown as its size and a preview', async () => {
+    const file = path.join(root, 'big.txt');
+    const content = `${'x'.repeat(10_000)}end`;
+    const approvalId = expectHeld(await op('POST', 'write', { path: file, content: Buffer.from(content).toString('base64'), encoding: 'base64' }));
+    const data = await view(approvalId);
+    expect(data.description).toBe(`test devices wants to write 10,003 bytes (sent as base64) to the file \`${file}\` on device ${daemon.deviceId}, replacing it if it exists`);
+    const field = fieldOf(data, 'content');
+    expect(field).toMatchObject({ type: 'string', truncated: true, bytes: 10_003, length: Buffer.from(content).toString('base64').length });
+    expect(field.value).toHaveLength(500);
+    expect(fieldOf(data, 'encoding')).toMatchObject({ value: 'base64' });
+    await t.request('POST', `/api/v1/approvals/${approvalId}/deny`, { token: owner.token });
+    expect(existsSync(file)).toBe(false);
+  });
+});

@@ -90,3 +90,27 @@ describe('Google classes under ask', () => {
     expect(fake.count('drive.files.delete')).toBe(deletes + 1);
   });
 });
+
+describe('what the owner is shown is what is sent', () => {
+  it('mail.send names every recipient (to, cc, bcc) in full, and the request shows every field', async () => {
+    const { t, fake } = google;
+    const to = 'ann@example.org, Bob <bob@example.org>, carol@example.org';
+    const approvalId = expectHeld(
+      await ask('POST', '/api/v1/services/google/mail/send', { to, subject: 'Quarterly\nBcc: x@evil.example', body: 'the text', cc: 'dan@example.org', bcc: 'spy@evil.example' }),
+    );
+    const data = (await t.request('GET', `/api/v1/approvals/${approvalId}`, { token: owner.token })).body.data;
+    expect(data.description).toBe(
+      `test services:write wants to send mail to \`${to}\`, cc \`dan@example.org\`, bcc \`spy@evil.example\`, with the subject \`Quarterly\\nBcc: x@evil.example\` and a text of 8 characters`,
+    );
+    expect(data.request.fields.map((f: any) => [f.name, f.value])).toEqual([
+      ['to', to],
+      ['subject', 'Quarterly\nBcc: x@evil.example'],
+      ['body', 'the text'],
+      ['cc', 'dan@example.org'],
+      ['bcc', 'spy@evil.example'],
+    ]);
+    const sends = fake.count('gmail.messages.send');
+    await t.request('POST', `/api/v1/approvals/${approvalId}/deny`, { token: owner.token });
+    expect(fake.count('gmail.messages.send')).toBe(sends);
+  });
+});

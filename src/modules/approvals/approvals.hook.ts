@@ -1,14 +1,69 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasOwnerRight } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
+import { decodeQueryName } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { ApprovalsService } from './approvals.service.js';
 
-/** The request's path and query without a `token` query parameter: a secret is never recorded. */
+/**
+ * The request's path and query as received, without a `token` query parameter (a secret is
+ * never recorded). Nothing is re-encoded or normalized: this is the address the replay runs.
+ */
 export function recordedUrl(url: string): string {
-  const parsed = new URL(url, 'http://local');
-  parsed.searchParams.delete('token');
-  return parsed.pathname + parsed.search;
+  const cut = url.indexOf('?');
+  if (cut === -1) return url;
+  // Names compared decoded, as the query parser that found the token read them (`%74oken`).
+  const pairs = url
+    .slice(cut + 1)
+    .split('&')
+    .filter((pair) => pair !== '' && decodeQueryName(pair.split('=')[0]!) !== 'token');
+  return pairs.length > 0 ? `${url.slice(0, cut)}?${pairs.join('&')}` : url.slice(0, cut);
+}
+
+/**
+ * Why a held request's address could run as another one, or null when it cannot. The replay
+ * runs in-process through a URL parser, which rewrites `\` to `/` and resolves `.` and `..`
+ * segments (also written `%2e`), while the router matched the address as it came:
+ * `/services/weather\..\github/proxy` is routed to a service named `weather\..\github` and would
+ * be replayed as `/services/github/proxy`. So only an address every parser reads the same is
+ * held: no backslash (nor `%5c`, which some proxies decode into one) and nothing the URL parser
+ * would change.
+ */
+export function ambiguousAddress(url: string): { reason: string; readAs: string | null } | null {
+  const cut = url.indexOf('?');
+  const path = cut === -1 ? url : url.slice(0, cut);
+  if (/\\|%5c/i.test(path)) return { reason: 'it holds a backslash (\\ or %5C), which is read as a / by some and as part of a name by others', readAs: null };
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'http://hearth.invalid');
+  } catch {
+    return { reason: 'it is not a valid address', readAs: null };
+  }
+  const normal = parsed.pathname + parsed.search;
+  if (parsed.origin !== 'http://hearth.invalid' || normal !== url) {
+    return { reason: 'it holds `.` or `..` segments (or their encoded forms, %2E), or characters a URL parser rewrites', readAs: parsed.origin === 'http://hearth.invalid' ? normal : null };
+  }
+  return null;
+}
+
+/**
+ * A route whose requests may be held takes no query parameter it does not declare (besides the
+ * `token` that authenticates): what the owner approves is described from what the route reads,
+ * and an undeclared `?path=` next to a body's `path` would let the two disagree.
+ */
+function refuseUndeclaredQuery(declared: ReadonlySet<string>) {
+  return async (request: FastifyRequest) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (!query) return;
+    const unknown = Object.keys(query).filter((name) => !declared.has(name));
+    if (unknown.length === 0) return;
+    const takes = declared.size > 1 ? `it takes only ${[...declared].filter((n) => n !== 'token').map((n) => `\`${n}\``).join(', ')} (and \`token\`)` : 'it reads its input from the path and the JSON body only (the query string may carry only `token`)';
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `\`${n}\``).join(', ')}: ${takes}. Remove ${unknown.length > 1 ? 'them' : 'it'}, and send the route's fields in the body`,
+      { details: unknown.map((name) => ({ field: `querystring.${name}`, message: 'is not a parameter of this route' })) },
+    );
+  };
 }
 
 /**
@@ -33,6 +88,14 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
       });
     }
     const url = recordedUrl(request.url);
+    const ambiguous = ambiguousAddress(url);
+    if (ambiguous) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `This request cannot be held for the owner's approval: its address ${JSON.stringify(url)} could run as another one, since ${ambiguous.reason}${ambiguous.readAs ? ` (it reads as ${JSON.stringify(ambiguous.readAs)})` : ''}. Send it to the route's own address, with plain / between segments`,
+        { details: [{ field: 'path', message: `could run as another address: ${ambiguous.reason}` }] },
+      );
+    }
     const held = await approvals.hold(
       principal,
       {
@@ -52,5 +115,9 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
     if (!route.config?.actionClass) return;
     const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
     route.preHandler = [...existing, enforce];
+    const querystring = (route.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring;
+    const names = new Set(['token', ...Object.keys(querystring?.properties ?? {})]);
+    const validation = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+    route.preValidation = [...validation, refuseUndeclaredQuery(names)];
   });
 }

@@ -1,7 +1,19 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../storage/dialect.js';
 import type { ApprovalsTable, Database } from '../../storage/tables.js';
 
-export function createApprovalsRepo(db: Kysely<Database>) {
+/** What an owner's pending approvals hold: in all, and of one token. */
+export interface PendingUsage {
+  ownerCount: number;
+  tokenCount: number;
+  /** Characters of the sealed bodies (ASCII: bytes). */
+  ownerBytes: number;
+  /** When the first of them expires (null when there are none): when room is made at the latest. */
+  ownerFirstExpiry: string | null;
+  tokenFirstExpiry: string | null;
+}
+
+export function createApprovalsRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     async getPolicy(tokenId: string): Promise<{ rules: string; updated_at: string } | undefined> {
       return db.selectFrom('token_policies').select(['rules', 'updated_at']).where('token_id', '=', tokenId).executeTakeFirst();
@@ -15,8 +27,37 @@ export function createApprovalsRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    async insert(row: ApprovalsTable): Promise<void> {
-      await db.insertInto('approvals').values(row).execute();
+    /**
+     * Inserts `row` when `check`, given what the owner's pending approvals already hold, does not
+     * throw. Counted and inserted in one transaction, and on PostgreSQL under a lock on the owner's
+     * approvals, so that concurrent requests cannot each see room for themselves and all get in;
+     * SQLite needs no lock: the driver runs one transaction at a time.
+     */
+    async insertWithin(row: ApprovalsTable, check: (usage: PendingUsage) => void): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`approvals:${row.owner_id}`}))`.execute(trx);
+        const usage = await trx
+          .selectFrom('approvals')
+          .select((eb) => [
+            eb.fn.countAll<string | number>().as('owner_count'),
+            sql<string | number>`COALESCE(SUM(CASE WHEN token_id = ${row.token_id} THEN 1 ELSE 0 END), 0)`.as('token_count'),
+            sql<string | number>`COALESCE(SUM(LENGTH(body_sealed)), 0)`.as('owner_bytes'),
+            eb.fn.min('expires_at').as('owner_first'),
+            sql<string | null>`MIN(CASE WHEN token_id = ${row.token_id} THEN expires_at END)`.as('token_first'),
+          ])
+          .where('owner_id', '=', row.owner_id)
+          .where('status', '=', 'pending')
+          .where('expires_at', '>', row.created_at)
+          .executeTakeFirstOrThrow();
+        check({
+          ownerCount: Number(usage.owner_count),
+          tokenCount: Number(usage.token_count),
+          ownerBytes: Number(usage.owner_bytes),
+          ownerFirstExpiry: usage.owner_first ?? null,
+          tokenFirstExpiry: usage.token_first ?? null,
+        });
+        await trx.insertInto('approvals').values(row).execute();
+      });
     },
 
     async get(ownerId: string, id: string): Promise<ApprovalsTable | undefined> {

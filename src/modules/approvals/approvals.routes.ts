@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, APPROVAL_REPLAY_HEADER, principalOf } from '../../http/access.js';
 import { IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
-import { ApprovalPage, ApprovalResponse, ListApprovalsQuery, PolicyBody, PolicyResponse } from './approvals.schemas.js';
+import { ApprovalDetailResponse, ApprovalPage, ApprovalResponse, ListApprovalsQuery, PolicyBody, PolicyResponse } from './approvals.schemas.js';
 import type { ApprovalsService, RunReplay } from './approvals.service.js';
 
 /** How often pending approvals past their time are written expired, replays a dead node left written failed, and old answers dropped. */
@@ -94,10 +94,10 @@ export function approvalsRoutes(deps: { approvals: ApprovalsService }): FastifyP
         config: { access: access.anyToken() },
         schema: {
           operationId: 'getApproval',
-          summary: 'One approval: for the owner, or for the token whose request it holds (which alone sees the answer once it ran)',
+          summary: 'One approval: for the owner, with the exact held request, or for the token whose request it holds (which alone sees the answer once it ran)',
           tags,
           params: IdParams,
-          response: { 200: ApprovalResponse },
+          response: { 200: ApprovalDetailResponse },
         },
       },
       async (request) => ({ data: await approvals.get(principalOf(request), request.params.id) }),

@@ -8,9 +8,9 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
-import { describeRequest } from './approvals.describe.js';
-import type { ApprovalsRepo } from './approvals.repo.js';
-import type { Approval, Policy, PolicyRules, PolicyRuleValue } from './approvals.schemas.js';
+import { describeRequest, heldFields } from './approvals.describe.js';
+import type { ApprovalsRepo, PendingUsage } from './approvals.repo.js';
+import type { Approval, ApprovalDetail, HeldRequestView, Policy, PolicyRules, PolicyRuleValue } from './approvals.schemas.js';
 
 /** How long the answer of an approved request is kept for the token that made it. */
 export const RESULT_TTL_MS = 24 * 3_600_000;
@@ -41,12 +41,21 @@ const INTERRUPTED_MESSAGE =
 export interface HeldRequest {
   actionClass: ActionClass;
   method: string;
-  /** Path and query, without a `token` query parameter. */
+  /** Path and query exactly as received (a `token` query parameter removed): what the replay runs. */
   url: string;
   operationId: string | null;
   /** The route's path parameters, named in the description. */
   params: Record<string, string>;
+  /** The validated body: what the route acts on, and what the replay sends. */
   body: unknown;
+}
+
+/** What pending approvals may hold (config `approvalLimits`). */
+export interface PendingLimits {
+  pendingPerToken: number;
+  pendingPerOwner: number;
+  /** Characters (bytes) of one owner's sealed held bodies. */
+  pendingBytesPerOwner: number;
 }
 
 /** What running an approved request answered. */
@@ -66,6 +75,7 @@ export interface ApprovalsServiceDeps {
   events: Pick<EventsBus, 'publish'>;
   tokens: Pick<TokensService, 'get' | 'livePrincipal'>;
   ttlMs: number;
+  limits: PendingLimits;
   /** See replayLeaseMs. */
   replayLeaseMs: number;
 }
@@ -83,6 +93,52 @@ interface PendingReplay {
   tokenId: string;
   method: string;
   url: string;
+}
+
+const MiB = 1024 * 1024;
+const mib = (bytes: number) => (bytes < MiB ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0)} MiB`);
+
+/** 429 with Retry-After: room is made when the owner decides, or at the latest when `firstExpiry` passes. */
+function tooMany(message: string, firstExpiry: string | null, details: Record<string, unknown>): AppError {
+  const retryAfter = Math.max(1, Math.ceil(((firstExpiry ? Date.parse(firstExpiry) : Date.now()) - Date.now()) / 1000));
+  return new AppError(
+    'RATE_LIMITED',
+    `${message}. Ask the owner to approve or deny the pending ones (GET /api/v1/approvals?status=pending), or wait until they expire (the first in ${retryAfter} s), then send it again`,
+    { headers: { 'Retry-After': String(retryAfter) }, details: { ...details, retryAfterSeconds: retryAfter } },
+  );
+}
+
+/**
+ * Refuses a held request that would take the token's or the owner's pending approvals past
+ * their limits. A body larger than the whole byte budget could never be held: 413, not 429.
+ */
+export function checkPendingLimits(limits: PendingLimits, usage: PendingUsage, bodyBytes: number): void {
+  if (bodyBytes > limits.pendingBytesPerOwner) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `This request's body (${mib(bodyBytes)} once sealed) is larger than all held requests together may be (${mib(limits.pendingBytesPerOwner)}), so it cannot be held for approval. Send a smaller one, or ask the owner to allow this action for the token`,
+      { details: { limit: limits.pendingBytesPerOwner, bytes: bodyBytes } },
+    );
+  }
+  if (usage.tokenCount >= limits.pendingPerToken) {
+    throw tooMany(`This token already has ${usage.tokenCount} requests waiting for the owner's approval, the most one token may have (${limits.pendingPerToken})`, usage.tokenFirstExpiry, {
+      limit: limits.pendingPerToken,
+      pending: usage.tokenCount,
+    });
+  }
+  if (usage.ownerCount >= limits.pendingPerOwner) {
+    throw tooMany(`The owner already has ${usage.ownerCount} requests waiting for approval, the most an account may have (${limits.pendingPerOwner})`, usage.ownerFirstExpiry, {
+      limit: limits.pendingPerOwner,
+      pending: usage.ownerCount,
+    });
+  }
+  if (usage.ownerBytes + bodyBytes > limits.pendingBytesPerOwner) {
+    throw tooMany(
+      `The requests waiting for the owner's approval already hold ${mib(usage.ownerBytes)}; with this one (${mib(bodyBytes)}) they would pass the ${mib(limits.pendingBytesPerOwner)} an account may hold`,
+      usage.ownerFirstExpiry,
+      { limitBytes: limits.pendingBytesPerOwner, pendingBytes: usage.ownerBytes, bytes: bodyBytes },
+    );
+  }
 }
 
 export function createApprovalsService(deps: ApprovalsServiceDeps) {
@@ -143,6 +199,15 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
     };
   }
 
+  /** The request as it will run: method, path and every field of its body (see heldFields). */
+  async function heldRequest(row: ApprovalsTable): Promise<HeldRequestView> {
+    const base = { method: row.method, path: row.url, fields: [], omittedFields: 0 };
+    if (!row.body_sealed) return { ...base, bodyStatus: row.status === 'pending' || row.status === 'approved' ? 'none' : 'dropped' };
+    const body = JSON.parse(await sealer.open(row.owner_id, bodyContext(row.id), row.body_sealed)) as unknown;
+    const { fields, omitted } = heldFields(classOf(row), body);
+    return { ...base, bodyStatus: 'held', fields, omittedFields: omitted };
+  }
+
   async function requireApproval(ownerId: string, id: string): Promise<ApprovalsTable> {
     const row = await repo.get(ownerId, id);
     if (!row) throw notFound('Approval', id);
@@ -183,9 +248,18 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
     async hold(principal: Principal, request: HeldRequest, actor: AuditActor): Promise<{ id: string; expiresAt: string }> {
       const id = newId('apr');
       const token = await tokens.get(principal.ownerId, principal.tokenId);
+      const bodySealed = request.body === undefined ? null : await sealer.seal(principal.ownerId, bodyContext(id), JSON.stringify(request.body));
       const now = new Date();
       const expiresAt = new Date(now.getTime() + deps.ttlMs).toISOString();
-      await repo.insert({
+      const description = describeRequest({
+        tokenName: token.name,
+        actionClass: request.actionClass,
+        method: request.method,
+        operationId: request.operationId,
+        params: request.params,
+        body: request.body,
+      });
+      const row: ApprovalsTable = {
         id,
         owner_id: principal.ownerId,
         token_id: principal.tokenId,
@@ -194,8 +268,8 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
         method: request.method,
         url: request.url,
         operation_id: request.operationId,
-        description: describeRequest({ tokenName: token.name, actionClass: request.actionClass, method: request.method, path: request.url, params: request.params, body: request.body }),
-        body_sealed: request.body === undefined ? null : await sealer.seal(principal.ownerId, bodyContext(id), JSON.stringify(request.body)),
+        description,
+        body_sealed: bodySealed,
         status: 'pending',
         expires_at: expiresAt,
         decided_at: null,
@@ -206,7 +280,8 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
         result_expires_at: null,
         created_at: now.toISOString(),
         replay_started_at: null,
-      });
+      };
+      await repo.insertWithin(row, (usage) => checkPendingLimits(deps.limits, usage, bodySealed?.length ?? 0));
       await audit.record(actor, {
         action: 'approval.requested',
         outcome: 'success',
@@ -227,12 +302,16 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
       return { approvals: await Promise.all(page.map((row) => toView(row, false))), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
     },
 
-    /** One approval, for the owner or for the token that made the request (only it sees the answer); anyone else gets 404. */
-    async get(principal: Principal, id: string): Promise<Approval> {
+    /**
+     * One approval, for the owner or for the token that made the request (only it sees the
+     * answer); anyone else gets 404. The owner, who decides, also reads the exact held request.
+     */
+    async get(principal: Principal, id: string): Promise<ApprovalDetail> {
       const row = await repo.get(principal.ownerId, id);
       const isRequester = row?.token_id === principal.tokenId;
-      if (!row || (!isRequester && !hasOwnerRight(principal))) throw notFound('Approval', id);
-      return toView(row, isRequester);
+      const isOwner = hasOwnerRight(principal);
+      if (!row || (!isRequester && !isOwner)) throw notFound('Approval', id);
+      return { ...(await toView(row, isRequester)), request: isOwner ? await heldRequest(row) : null };
     },
 
     async deny(ownerId: string, id: string, actor: AuditActor): Promise<Approval> {

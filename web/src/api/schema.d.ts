@@ -559,7 +559,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One approval: for the owner, or for the token whose request it holds (which alone sees the answer once it ran)
+         * One approval: for the owner, with the exact held request, or for the token whose request it holds (which alone sees the answer once it ran)
          * @description Any valid token.
          */
         get: operations["getApproval"];
@@ -3299,7 +3299,7 @@ export interface components {
             tokenId: string;
             tokenName: string;
             method: string;
-            /** @description The request path with its query (a `token` query parameter removed) */
+            /** @description The request path with its query exactly as received and as it runs once approved (a `token` query parameter removed) */
             path: string;
             operationId: string | null;
             /** @description What the request does, in words */
@@ -3328,6 +3328,45 @@ export interface components {
             /** @description An action class (`devices.exec`) */
             actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
             decision: "approved" | "denied";
+        };
+        /** ApprovalDetail */
+        ApprovalDetail: {
+            id: string;
+            /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) or the server stopped while running it (it is then not run again) */
+            status: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
+            /** @description An action class (`devices.exec`) */
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            /** @description The token that made the request, and as which it runs once approved */
+            tokenId: string;
+            tokenName: string;
+            method: string;
+            /** @description The request path with its query exactly as received and as it runs once approved (a `token` query parameter removed) */
+            path: string;
+            operationId: string | null;
+            /** @description What the request does, in words */
+            description: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            decidedAt: string | null;
+            /** @description The owner token that decided */
+            decidedBy: string | null;
+            executedAt: string | null;
+            /** @description The HTTP status the request answered once run */
+            resultStatus: number | null;
+            /** @description Shown only to the token that made the request, for 24 hours after it ran */
+            result: {
+                status: number;
+                /** @description What the request answered: its JSON, or its text */
+                body: unknown;
+            } | null;
+            /** @description The exact held request, for the owner who decides (null for the token that made it, which sent it): method, path, every body field */
+            request: components["schemas"]["HeldRequest"] | null;
+        };
+        /** ApprovalDetailResponse */
+        ApprovalDetailResponse: {
+            data: components["schemas"]["ApprovalDetail"];
         };
         /** ApprovalPage */
         ApprovalPage: {
@@ -4117,6 +4156,38 @@ export interface components {
             /** @description This node (process) among several serving the same database */
             id: string;
             state: "serving" | "draining";
+        };
+        /**
+         * HeldRequest
+         * @description The exact request that runs if approved
+         */
+        HeldRequest: {
+            method: string;
+            /** @description The path and query exactly as the request will run (a `token` query parameter removed) */
+            path: string;
+            /** @description `held`: every field is listed; `none`: the request has no body; `dropped`: decided or expired, its body (if it had one) is no longer kept */
+            bodyStatus: "held" | "none" | "dropped";
+            /** @description Every field of the JSON body, flattened, in the order sent */
+            fields: components["schemas"]["HeldRequestField"][];
+            /** @description Fields left out past the first 1,000 (0 nearly always) */
+            omittedFields: number;
+        };
+        /** HeldRequestField */
+        HeldRequestField: {
+            /** @description The field in the JSON body: `to`, `params.query.page`, `headers["x-trace"]`, `list[0]` */
+            name: string;
+            /** @description The JSON type; `object` and `array` appear only empty (their members are fields of their own) */
+            type: "string" | "number" | "boolean" | "null" | "object" | "array";
+            /** @description The value: whole, or its first characters when `truncated`; null for a secret, null, and empty objects and arrays */
+            value: string | number | boolean | null;
+            /** @description The value is a preview: the first characters of a longer string (`length` says how long) */
+            truncated: boolean;
+            /** @description Characters of a string (members of an empty object or array: 0) */
+            length: number | null;
+            /** @description File content: the file's size in bytes once decoded (base64 or UTF-8) */
+            bytes: number | null;
+            /** @description A secret (a vault token, a password): never shown, only its length */
+            secret: boolean;
         };
         /**
          * Identity
@@ -6708,7 +6779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApprovalResponse"];
+                    "application/json": components["schemas"]["ApprovalDetailResponse"];
                 };
             };
             /** @description Default Response */

@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useState, type ReactNode } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { ActionError, useAction } from '../components/actions';
 import { ApproveOrDeny } from '../components/approve-or-deny';
@@ -54,6 +54,8 @@ export function HomePage() {
 }
 
 type Approval = Schemas['Approval'];
+type HeldRequest = Schemas['HeldRequest'];
+type HeldField = Schemas['HeldRequestField'];
 
 /**
  * Requests the owner's policies held back (a token whose policy says "ask" for that kind of
@@ -104,6 +106,8 @@ const OUTCOME: Record<Approval['status'], string> = {
 function ApprovalCard({ approval, onDecided, onClose }: { approval: Approval; onDecided: (approval: Approval) => void; onClose: () => void }) {
   const action = useAction();
   const path = { params: { path: { id: approval.id } } };
+  // The exact request is read before the owner may approve it: the words above it are a summary.
+  const held = useLoad(async () => (approval.status === 'pending' ? unwrap(await api.GET('/api/v1/approvals/{id}', path)).data.request : null), [approval.id, approval.status]);
   const decide = (decision: 'approve' | 'deny') =>
     action.run(async () => {
       const answer =
@@ -138,8 +142,13 @@ function ApprovalCard({ approval, onDecided, onClose }: { approval: Approval; on
         ) : null}
       </dl>
       {approval.status === 'pending' ? (
+        <Show loaded={held} what="Loading the exact request">
+          {(request) => (request ? <HeldRequestView request={request} /> : null)}
+        </Show>
+      ) : null}
+      {approval.status === 'pending' ? (
         <div className="row">
-          <button type="button" className="primary" disabled={action.busy} onClick={() => decide('approve')}>
+          <button type="button" className="primary" disabled={action.busy || !held.data} onClick={() => decide('approve')}>
             Approve
           </button>
           <button type="button" className="danger" disabled={action.busy} onClick={() => decide('deny')}>
@@ -159,6 +168,109 @@ function ApprovalCard({ approval, onDecided, onClose }: { approval: Approval; on
       )}
       <ActionError error={action.error} />
     </article>
+  );
+}
+
+/** A run of this many spaces or more is shown counted (`␠×200`): padding is how a tail is pushed out of sight. */
+const SPACE_RUN = 3;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2420\\]/u;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\' };
+
+/**
+ * A held value with what would not show written out, as the server's description writes it
+ * (`\n`, `\u{202e}`, `␠×200`); each written-out part is marked, so that no literal text can pass
+ * for one.
+ */
+function Visible({ text }: { text: string }) {
+  const parts: ReactNode[] = [];
+  let plain = '';
+  const mark = (shown: string) => {
+    if (plain) parts.push(plain);
+    plain = '';
+    parts.push(
+      <mark key={parts.length} className="escape">
+        {shown}
+      </mark>,
+    );
+  };
+  for (let i = 0; i < text.length; ) {
+    if (text[i] === ' ') {
+      let end = i;
+      while (text[end] === ' ') end++;
+      if (end - i >= SPACE_RUN) mark(`␠×${end - i}`);
+      else plain += text.slice(i, end);
+      i = end;
+      continue;
+    }
+    const code = text.codePointAt(i)!;
+    const char = String.fromCodePoint(code);
+    if (HIDDEN.test(char)) mark(NAMED[char] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`));
+    else plain += char;
+    i += char.length;
+  }
+  if (plain) parts.push(plain);
+  return <>{parts}</>;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function FieldValue({ field }: { field: HeldField }) {
+  if (field.secret) return <span className="muted">secret, {count(field.length ?? 0)} characters, not shown</span>;
+  if (field.type === 'object' || field.type === 'array') return <code>{field.type === 'object' ? '{}' : '[]'}</code>;
+  if (field.type !== 'string') return <code>{String(field.value)}</code>;
+  const text = String(field.value ?? '');
+  const size =
+    field.bytes !== null
+      ? `${count(field.bytes)} bytes${field.truncated ? `; the first ${count(text.length)} of ${count(field.length ?? 0)} characters shown` : ''}`
+      : field.truncated
+        ? `${count(field.length ?? 0)} characters; the first ${count(text.length)} shown`
+        : null;
+  return (
+    <>
+      {text === '' && !field.truncated ? <span className="muted">empty</span> : <code className="held-value">
+          <Visible text={text} />
+        </code>}
+      {size ? <span className="muted"> ({size})</span> : null}
+    </>
+  );
+}
+
+/** The exact request that runs if approved: method, path and every body field, nothing left out unsaid. */
+function HeldRequestView({ request }: { request: HeldRequest }) {
+  return (
+    <section className="held-request" aria-label="The exact request">
+      <h4>The exact request</h4>
+      <p className="mono">
+        {request.method} <Visible text={request.path} />
+      </p>
+      {request.bodyStatus === 'none' ? (
+        <p className="muted">No body.</p>
+      ) : request.bodyStatus === 'dropped' ? (
+        <p className="muted">Its body is no longer kept.</p>
+      ) : (
+        <table className="held-fields">
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {request.fields.map((field) => (
+              <tr key={field.name}>
+                <th scope="row" className="mono">
+                  <Visible text={field.name} />
+                </th>
+                <td>
+                  <FieldValue field={field} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {request.omittedFields > 0 ? <p className="muted">And {count(request.omittedFields)} more fields, not listed here.</p> : null}
+    </section>
   );
 }
 

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { describeRequest, DESCRIPTION_VALUE_MAX, heldFields, MAX_FIELDS, quote, visible } from './approvals.describe.js';
+
+const base = { tokenName: 'agent', method: 'POST', operationId: null, params: {} };
+
+describe('visible', () => {
+  it('writes out what would not show, and what would imitate the rendering', () => {
+    expect(visible('a\nb\tc\rd')).toBe('a\\nb\\tc\\rd');
+    expect(visible('esc\u001b[2Jdel\u007f')).toBe('esc\\x1b[2Jdel\\x7f');
+    expect(visible('abc\u202edcba\u200bz\u00a0y\u2028')).toBe('abc\\u{202e}dcba\\u{200b}z\\xa0y\\u{2028}');
+    expect(visible(`ls${' '.repeat(200)}; rm -rf /`)).toBe('ls␠×200; rm -rf /');
+    expect(visible('two  spaces')).toBe('two  spaces');
+    // The rendering's own characters cannot be imitated.
+    expect(visible('a`b\\n␠×9')).toBe('a\\`b\\\\n\\u{2420}×9');
+    expect(visible('\ud800x')).toBe('\\u{d800}x');
+    expect(visible('Grüße, 東京')).toBe('Grüße, 東京');
+  });
+});
+
+describe('quote', () => {
+  it('cuts a long value visibly, never in the middle of an escape', () => {
+    expect(quote('short')).toBe('`short`');
+    const long = 'x'.repeat(DESCRIPTION_VALUE_MAX + 2140);
+    expect(quote(long)).toBe(`\`${'x'.repeat(DESCRIPTION_VALUE_MAX)}\`… (2,140 more characters; open the request to see all)`);
+    const escapes = '\n'.repeat(DESCRIPTION_VALUE_MAX);
+    expect(quote(escapes)).toBe(`\`${'\\n'.repeat(DESCRIPTION_VALUE_MAX / 2)}\`… (${DESCRIPTION_VALUE_MAX / 2} more characters; open the request to see all)`);
+    expect(quote({ a: 1 })).toBe('`{"a":1}`');
+  });
+});
+
+describe('describeRequest', () => {
+  it('names every field that changes the effect', () => {
+    expect(describeRequest({ ...base, actionClass: 'devices.delete', operationId: 'afpDelete', params: { deviceId: 'dev_1' }, body: { path: '/x', recursive: false } })).toBe(
+      'agent wants to delete `/x` on device dev_1 (a folder only if it is empty)',
+    );
+    expect(describeRequest({ ...base, actionClass: 'devices.write', operationId: 'afpMkdir', params: { deviceId: 'dev_1' }, body: { path: '/x', recursive: false } })).toBe(
+      'agent wants to make the folder `/x` on device dev_1, its parent folder must exist',
+    );
+    expect(
+      describeRequest({ ...base, actionClass: 'files.upload', body: { name: 'a.pdf', content: 'AAEC', encoding: 'base64', mimeType: 'application/pdf', folderId: 'fld1' } }),
+    ).toBe('agent wants to upload the file `a.pdf` (3 bytes, `application/pdf`, sent as base64) to the folder `fld1` of the connected storage');
+    expect(
+      describeRequest({ ...base, actionClass: 'services.write', operationId: 'proxyServiceRequest', params: { service: 'github' }, body: { method: 'DELETE', path: '/repos/a/b', query: { force: true }, headers: { 'x-trace': '1' } } }),
+    ).toBe('agent wants to send `DELETE` `/repos/a/b` to the API of the service `github`, query `{"force":true}`, headers `{"x-trace":"1"}`, no body');
+    expect(describeRequest({ ...base, actionClass: 'services.write', operationId: 'executeServiceMethod', params: { service: 'github' }, body: { method: 'request', params: { httpMethod: 'PUT', path: '/x' } } })).toBe(
+      'agent wants to call the method `request` of the service `github` with the params `{"httpMethod":"PUT","path":"/x"}`',
+    );
+    expect(
+      describeRequest({ ...base, actionClass: 'services.write', operationId: 'executeServiceMethod', params: { service: 'github' }, body: { method: 'request', params: { httpMethod: 'POST', path: '/x', body: { secret: 'text' } } } }),
+    ).toBe('agent wants to call the method `request` of the service `github` with the params `{"httpMethod":"POST","path":"/x"}`, a body of 17 characters (open the request to read it)');
+    expect(
+      describeRequest({ ...base, actionClass: 'services.write', operationId: 'createConnector', body: { name: 'api', baseUrl: 'https://api.example', authType: 'header', vaultTokenId: 'vt_1', headerName: 'X-Key', password: 'hunter2' } }),
+    ).toBe('agent wants to create the connector `api` for `https://api.example` (authentication `header`, with the vault token `vt_1`, in the header `X-Key`, with a password)');
+    const vault = describeRequest({ ...base, actionClass: 'vault.write', body: { name: 'gh', service: 'github', token: 'ghp_secret', websiteUrl: 'https://github.com', discoverApi: true } });
+    expect(vault).toBe('agent wants to store a vault token named `gh` for the service `github` (`https://github.com`), and discover its API');
+    expect(vault).not.toContain('ghp_secret');
+    expect(describeRequest({ ...base, actionClass: 'memory.delete', method: 'DELETE', body: undefined })).toBe('agent wants to delete every memory entry');
+  });
+
+  it("writes out what would not show in the token's name", () => {
+    expect(describeRequest({ ...base, tokenName: `helper${' '.repeat(40)}\nowner`, actionClass: 'memory.delete', method: 'DELETE', body: undefined })).toBe(
+      'helper␠×40\\nowner wants to delete every memory entry',
+    );
+  });
+
+  it('quotes a path id that is not plain', () => {
+    expect(describeRequest({ ...base, actionClass: 'knowledge.delete', method: 'DELETE', params: { id: 'a b\n' }, body: undefined })).toBe(
+      'agent wants to delete the knowledge-base document `a b\\n`',
+    );
+  });
+});
+
+describe('heldFields', () => {
+  it('lists every field, secrets by length only, contents by size and preview', () => {
+    const { fields, omitted } = heldFields('vault.write', { name: 'gh', token: 'ghp_secret', nested: { 'x-y': [1, null, {}], ok: true } });
+    expect(omitted).toBe(0);
+    expect(fields).toEqual([
+      { name: 'name', type: 'string', value: 'gh', truncated: false, length: 2, bytes: null, secret: false },
+      { name: 'token', type: 'string', value: null, truncated: false, length: 10, bytes: null, secret: true },
+      { name: 'nested["x-y"][0]', type: 'number', value: 1, truncated: false, length: null, bytes: null, secret: false },
+      { name: 'nested["x-y"][1]', type: 'null', value: null, truncated: false, length: null, bytes: null, secret: false },
+      { name: 'nested["x-y"][2]', type: 'object', value: null, truncated: false, length: 0, bytes: null, secret: false },
+      { name: 'nested.ok', type: 'boolean', value: true, truncated: false, length: null, bytes: null, secret: false },
+    ]);
+    expect(heldFields('services.write', { password: 'pw' }).fields[0]).toMatchObject({ secret: true, value: null });
+
+    const content = 'é'.repeat(600);
+    expect(heldFields('files.upload', { content, encoding: 'utf8' }).fields[0]).toEqual({
+      name: 'content',
+      type: 'string',
+      value: 'é'.repeat(500),
+      truncated: true,
+      length: 600,
+      bytes: 1200,
+      secret: false,
+    });
+    const long = 'y'.repeat(5000);
+    expect(heldFields('mail.send', { body: long }).fields[0]).toMatchObject({ value: 'y'.repeat(500), truncated: true, length: 5000, bytes: null });
+    expect(heldFields('mail.send', { body: 'y'.repeat(4096) }).fields[0]).toMatchObject({ truncated: false, length: 4096 });
+  });
+
+  it('counts the fields past the limit', () => {
+    const params = Object.fromEntries(Array.from({ length: MAX_FIELDS + 5 }, (_, i) => [`p${i}`, i]));
+    const { fields, omitted } = heldFields('services.write', { method: 'm', params });
+    expect(fields).toHaveLength(MAX_FIELDS);
+    expect(omitted).toBe(6);
+  });
+});
