@@ -50,6 +50,10 @@ interface Probe {
   url: string;
   contentType?: string;
   payload?: string;
+  /** Headers beside the token and the content type. */
+  headers?: Record<string, string>;
+  /** Sent without the route's token (a credential of its own is in `headers`). */
+  anonymous?: boolean;
   what: string;
 }
 
@@ -212,6 +216,13 @@ function probes(op: Operation, random: () => number): Probe[] {
     out.push({ url: `${base}?${param.name}=1&${param.name}=x`, what: `query ${param.name} repeated` });
   }
   out.push({ url: `${base}?__proto__[x]=1&constructor=1&a[b][c]=%ZZ`, what: 'unknown query parameters' });
+  // Headers a client may get wrong: what it accepts, and credentials of the wrong form.
+  for (const accept of ['text/markdown', 'text/event-stream', 'application/xml', '*/*;q=nonsense', 'text/html;q=0, application/json;q=0']) {
+    out.push({ url: base, headers: { accept }, what: `accept ${accept}` });
+  }
+  for (const authorization of ['Bearer', 'Bearer hth_', `Bearer ${'x'.repeat(5000)}`, 'Basic !!!', 'Basic ' + Buffer.from('%E0:%').toString('base64'), 'Digest x']) {
+    out.push({ url: `${base}?token=${encodeURIComponent('hth_nope')}`, headers: { authorization }, anonymous: true, what: `authorization ${authorization.slice(0, 20)}` });
+  }
 
   const types = Object.keys(op.bodies);
   if (op.method === 'GET') return out;
@@ -272,7 +283,8 @@ describe('every route, fuzzed', () => {
       const token = op.access === 'public' ? undefined : op.access === 'master' ? admin.token : await t.login(admin);
       for (const probe of probes(op, random)) {
         const headers: Record<string, string> = {};
-        if (token) headers.authorization = `Bearer ${token}`;
+        if (token && !probe.anonymous) headers.authorization = `Bearer ${token}`;
+        Object.assign(headers, probe.headers);
         if (probe.contentType) headers['content-type'] = probe.contentType;
         const res = await t.app.inject({ method: op.method as 'GET', url: probe.url, headers, ...(probe.payload !== undefined ? { payload: probe.payload } : {}) });
         sent++;
