@@ -54,6 +54,7 @@ function watchedType(block: string): string | undefined {
 async function run(controller: AbortController): Promise<void> {
   const { signal } = controller;
   while (!signal.aborted) {
+    let wait = RETRY_MS;
     try {
       const response = await fetch('/api/v1/events', { headers: { accept: 'text/event-stream', ...sessionHeaders() }, credentials: 'same-origin', signal });
       if (response.status === 401) {
@@ -61,6 +62,9 @@ async function run(controller: AbortController): Promise<void> {
         signedOut();
         return;
       }
+      // A server holding too many streams says when to come back; polling covers the wait.
+      const retryAfter = Number(response.headers.get('retry-after'));
+      if (!response.ok && retryAfter > 0) wait = Math.min(retryAfter, 300) * 1000;
       if (response.ok && response.body) {
         // Whatever changed before the stream was open (between a page's first load and now, or
         // while it was down) is picked up once: every listener loads again.
@@ -85,7 +89,7 @@ async function run(controller: AbortController): Promise<void> {
     }
     if (signal.aborted) return;
     startPolling();
-    await new Promise((resolve) => window.setTimeout(resolve, RETRY_MS));
+    await new Promise((resolve) => window.setTimeout(resolve, wait));
   }
 }
 
