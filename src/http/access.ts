@@ -196,8 +196,9 @@ export function openApiPath(url: string): string {
 
 /**
  * The browser session cookie of the console: a login session's secret, HttpOnly and
- * SameSite=Strict, accepted only with the page's session binding (SESSION_BINDING_HEADER). Behind https it is a `__Host-` cookie, which browsers accept only from this
- * very host (Secure, Path=/, no Domain): a sibling subdomain cannot plant one of its own.
+ * SameSite=Strict, accepted only with the page's session binding (SESSION_BINDING_HEADER).
+ * Behind https it is a `__Host-` cookie, which browsers accept only from this very host
+ * (Secure, Path=/, no Domain): a sibling subdomain cannot plant one of its own.
  */
 export function sessionCookieName(ownOrigin: string): string {
   return ownOrigin.startsWith('https:') ? '__Host-hearth_session' : 'hearth_session';
