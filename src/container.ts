@@ -61,6 +61,7 @@ import { createTokensRepo } from './modules/tokens/tokens.repo.js';
 import { createTokensService } from './modules/tokens/tokens.service.js';
 import { createTokenContextSection } from './modules/tokens/tokens.context.js';
 import { createServicesContextSection } from './modules/oauth/oauth.context.js';
+import { recordOf } from './modules/keyring/keyring.crypto.js';
 import { createKeyring } from './modules/keyring/keyring.service.js';
 import { createApiDiscovery } from './modules/vault/vault.discovery.js';
 import { createVaultRepo } from './modules/vault/vault.repo.js';
@@ -113,9 +114,22 @@ export function createContainer(config: Config, storage: Storage) {
     : undefined;
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
-  // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open.
-  const keyring = createKeyring({ db, dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
   const audit = createAuditService({ repo: createAuditRepo(db) });
+  // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open. A value
+  // that fails its integrity check on opening is recorded in its owner's audit log as tampering.
+  const keyring = createKeyring({
+    db,
+    dataDir: config.dataDir,
+    vaultKey: config.vaultKey,
+    previousKeys: config.vaultPreviousKeys,
+    onTampered: ({ ownerId, context, reason }) => {
+      const record = recordOf(context);
+      return audit.record(
+        { ownerId, tokenId: null, ip: null, userAgent: null },
+        { action: 'secret.tampered', outcome: 'failure', targetType: record.type, targetId: record.id, details: { record: context, reason } },
+      );
+    },
+  });
   // What happens in an owner's account, to the console's live streams on every node (through
   // the cluster bus) and to the webhooks of the node where it happened.
   const events = createEventsBus({ cluster: storage.bus });

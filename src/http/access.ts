@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from './errors.js';
@@ -195,8 +196,9 @@ export function openApiPath(url: string): string {
 
 /**
  * The browser session cookie of the console: a login session's secret, HttpOnly and
- * SameSite=Strict. Behind https it is a `__Host-` cookie, which browsers accept only from this
- * very host (Secure, Path=/, no Domain): a sibling subdomain cannot plant one of its own.
+ * SameSite=Strict, accepted only with the page's session binding (SESSION_BINDING_HEADER).
+ * Behind https it is a `__Host-` cookie, which browsers accept only from this very host
+ * (Secure, Path=/, no Domain): a sibling subdomain cannot plant one of its own.
  */
 export function sessionCookieName(ownOrigin: string): string {
   return ownOrigin.startsWith('https:') ? '__Host-hearth_session' : 'hearth_session';
@@ -217,6 +219,41 @@ export function sessionCookie(header: string, name: string): string | undefined 
     found = part.slice(eq + 1).trim();
   }
   return found || undefined;
+}
+
+/**
+ * The header the console's page sends its session binding in, with every request the cookie
+ * authenticates. Cookies are not isolated by port: on plain http a page on any other port of
+ * the same host can set `hearth_session` to a session of its choosing (another account's), and
+ * the browser sends it with the console's requests. Web storage is isolated by origin, port
+ * included, so the binding the page keeps there, which only the page that signed in received,
+ * is what ties the cookie to the console's origin: a cookie alone acts for no session.
+ */
+export const SESSION_BINDING_HEADER = 'x-hearth-session-binding';
+
+/**
+ * A session's binding: derived from its secret (nothing to store, the same on every node),
+ * and no way back to it. A planted cookie's session has a binding the console's page never got.
+ */
+export function sessionBinding(secret: string): string {
+  return createHash('sha256').update('hearth console session binding v1\u0000').update(secret).digest('base64url');
+}
+
+/** Whether the request's binding header is the binding of the session `secret`. */
+function boundTo(request: FastifyRequest, secret: string): boolean {
+  const sent = request.headers[SESSION_BINDING_HEADER];
+  if (typeof sent !== 'string') return false;
+  const expected = Buffer.from(sessionBinding(secret));
+  const given = Buffer.from(sent);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function unboundSession(): AppError {
+  return new AppError(
+    'UNAUTHORIZED',
+    `The session cookie came without this page's session binding (${SESSION_BINDING_HEADER}) or with another session's. ` +
+      'A cookie alone is not accepted, because pages on other ports of this host can set it: sign in again on this page',
+  );
 }
 
 /**
@@ -431,6 +468,9 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
       // so cost no lookup and count against no quota.
       const cookie = sessionCookie(request.headers.cookie, cookieName);
       if (cookie && fromOwnPages(request, options.ownOrigin)) {
+        // Checked before the lookup: a planted cookie costs no query, and a session is never
+        // looked up for a page that cannot prove it signed in to it.
+        if (!boundTo(request, cookie)) throw unboundSession();
         const principal = await options.authenticate(cookie);
         request.principal = principal?.kind === 'session' ? principal : null;
         if (!request.principal) throw unauthorized('invalid');

@@ -20,6 +20,9 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  // A stored secret that is not what was sealed there (altered, or moved from another record):
+  // the server's data, not the request, is wrong, and the operator must act.
+  INTEGRITY_ERROR: 500,
   UPSTREAM_ERROR: 502,
   DEVICE_OFFLINE: 503,
   PROVIDER_NOT_CONFIGURED: 503,
@@ -374,10 +377,19 @@ export function logRequestError(request: FastifyRequest, appError: AppError, ori
     request.log.error({ err: appError.cause ?? original }, 'request failed');
     return;
   }
-  const cause = appError.cause as { code?: unknown; message?: unknown } | undefined;
+  const cause = appError.cause as { name?: unknown; code?: unknown; message?: unknown } | undefined;
   const entry: Record<string, unknown> = { error: appError.code, status: appError.status };
   if (cause && typeof cause === 'object') {
-    entry.cause = { ...(typeof cause.code === 'string' ? { code: cause.code } : {}), ...(typeof cause.message === 'string' ? { message: cause.message } : {}) };
+    entry.cause = {
+      ...(typeof cause.name === 'string' && cause.name !== 'Error' ? { name: cause.name } : {}),
+      ...(typeof cause.code === 'string' ? { code: cause.code } : {}),
+      ...(typeof cause.message === 'string' ? { message: cause.message } : {}),
+    };
+  }
+  // Stored data that failed its integrity check may be tampering: an operator's matter at once.
+  if (appError.code === 'INTEGRITY_ERROR') {
+    request.log.error(entry, appError.message);
+    return;
   }
   if (appError.status >= 500) request.log.warn(entry, appError.message);
   else request.log.info(entry, appError.message);

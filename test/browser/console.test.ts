@@ -207,7 +207,7 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
     });
     afterAll(async () => new Promise<void>((resolve) => evil.close(() => resolve())));
 
-    it('keeps the session in an HttpOnly, SameSite=Strict cookie and writes no token to web storage', async () => {
+    it('keeps the session in an HttpOnly, SameSite=Strict cookie, and in web storage only its binding, which is no token', async () => {
       const { context, page } = await c.newPage();
       await signIn(page, EMAIL, PASSWORD);
       for (const path of ['/agents', '/', '/memory']) {
@@ -219,13 +219,75 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
         session: Object.keys(sessionStorage).map((key) => `${key}=${sessionStorage.getItem(key)}`),
         cookie: document.cookie,
       }));
-      expect(stored).toEqual({ local: [], session: [], cookie: '' });
+      expect(stored).toEqual({ local: [expect.stringMatching(/^hearth\.sessionBinding=[A-Za-z0-9_-]{43}$/)], session: [], cookie: '' });
+      const binding = stored.local[0]!.split('=')[1]!;
+      expect(binding).not.toMatch(/hth_/);
       const cookies = await context.cookies();
       expect(cookies.map((cookie) => ({ name: cookie.name, httpOnly: cookie.httpOnly, sameSite: cookie.sameSite }))).toEqual([
         { name: 'hearth_session', httpOnly: true, sameSite: 'Strict' },
       ]);
+      // The binding alone acts for no one.
+      const alone = await fetch(`${c.base}/api/v1/auth/me`, { headers: { 'x-hearth-session-binding': binding, 'sec-fetch-site': 'same-origin' } });
+      expect(alone.status).toBe(401);
       // No page of the console holds a token in its markup either.
       expect(await page.content()).not.toMatch(/hth_[a-z]+_[0-9A-Za-z]{8,}/);
+      // A reload, and a second tab, are still signed in.
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Memory' }).waitFor();
+      const second = await context.newPage();
+      await second.goto('/');
+      await second.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+      await second.close();
+    });
+
+    it('refuses to act as a session that a page on another port of the host planted in its cookie', async () => {
+      // Another account on the same server, whose session the other page plants.
+      const email = 'intruder@example.test';
+      const password = 'intruder-password-1';
+      const registered = await c.t.request('POST', '/api/v1/auth/register', { body: { email, password, name: 'Intruder' } });
+      expect(registered.status).toBe(201);
+      await c.t.request('POST', '/api/v1/memory', { token: registered.body.data.token, body: { content: 'A note only the intruder has' } });
+      const intruderSession = (await c.t.request('POST', '/api/v1/auth/login', { body: { email, password } })).body.data.token as string;
+      // A page on another port of 127.0.0.1: cookies are not kept apart by port, so its
+      // Set-Cookie replaces the console's own.
+      const planter = createServer((_request, response) => {
+        response.setHeader('set-cookie', `hearth_session=${intruderSession}; Path=/; HttpOnly; SameSite=Strict`);
+        response.setHeader('content-type', 'text/html');
+        response.end('<!doctype html><title>Free stickers</title><p>Hello</p>');
+      });
+      await new Promise<void>((resolve) => planter.listen(0, '127.0.0.1', resolve));
+      const planterOrigin = `http://127.0.0.1:${(planter.address() as AddressInfo).port}`;
+      try {
+        const { context, page } = await c.newPage();
+        await signIn(page, EMAIL, PASSWORD);
+        await page.goto(`${planterOrigin}/`);
+        expect((await context.cookies(c.base)).find((cookie) => cookie.name === 'hearth_session')?.value).toBe(intruderSession);
+
+        // Every answer the console gets from now on: none may be the intruder's data.
+        const answered: string[] = [];
+        page.on('response', (response) => {
+          const url = new URL(response.url());
+          if (url.origin === c.base && url.pathname.startsWith('/api/v1/') && url.pathname !== '/api/v1/auth/registration' && response.ok()) answered.push(url.pathname);
+        });
+        await page.goto(`${c.base}/memory`);
+        // The console does not act as the planted session: it asks to sign in again.
+        await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
+        await c.screenshot(page, '15-planted-cookie-refused');
+        expect(answered).toEqual([]);
+        expect(await page.content()).not.toContain('A note only the intruder has');
+
+        // Signing in again on this page replaces the planted cookie with the owner's own session.
+        await page.getByLabel('Email').fill(EMAIL);
+        await page.getByLabel('Password').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('heading', { level: 1, name: 'Memory' }).waitFor();
+        await page.reload();
+        await page.getByRole('heading', { level: 1, name: 'Memory' }).waitFor();
+        await expect.poll(() => page.getByText(/^Loading[^…]*…$/).count()).toBe(0);
+        expect(await page.content()).not.toContain('A note only the intruder has');
+      } finally {
+        await new Promise<void>((resolve) => planter.close(() => resolve()));
+      }
     });
 
     it('refuses what another site makes the signed-in browser send', async () => {

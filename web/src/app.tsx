@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from './api/client';
+import { api, errorMessage, forgetSessionBinding, signedOut, unwrap, type Schemas } from './api/client';
 import { Loading } from './components/ui';
 import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/console.pages';
 import { useLiveChanges } from './live';
@@ -43,7 +43,11 @@ export function App() {
 
   const check = useCallback(async () => {
     const answer = await api.GET('/api/v1/auth/me');
-    if (answer.response.status === 401) return setState({ kind: 'signed-out' });
+    if (answer.response.status === 401) {
+      // No session, or a cookie without this page's binding (set by a page on another port): sign in here.
+      forgetSessionBinding();
+      return setState({ kind: 'signed-out' });
+    }
     try {
       setState({ kind: 'signed-in', user: unwrap(answer).data });
     } catch (error) {
@@ -54,9 +58,9 @@ export function App() {
   useEffect(() => {
     check().catch((error: unknown) => setState({ kind: 'unreachable', message: errorMessage(error) }));
     // Any answer 401 (the session expired or was revoked elsewhere) returns to the sign-in page.
-    const signedOut = () => setState({ kind: 'signed-out' });
-    window.addEventListener('hearth:signed-out', signedOut);
-    return () => window.removeEventListener('hearth:signed-out', signedOut);
+    const onSignedOut = () => setState({ kind: 'signed-out' });
+    window.addEventListener('hearth:signed-out', onSignedOut);
+    return () => window.removeEventListener('hearth:signed-out', onSignedOut);
   }, [check]);
 
   if (state.kind === 'checking') return <Loading what="Opening Hearth" />;
@@ -119,7 +123,7 @@ function Shell() {
 
   const signOut = async () => {
     await api.DELETE('/api/v1/auth/session').catch(() => undefined);
-    window.dispatchEvent(new CustomEvent('hearth:signed-out'));
+    signedOut();
     navigate('/');
   };
 

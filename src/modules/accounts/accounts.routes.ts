@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access, fromOwnPages, principalOf, sessionCookieName } from '../../http/access.js';
+import { access, fromOwnPages, principalOf, sessionBinding, sessionCookieName } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
 import { clientKey, type RateLimiter } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
@@ -42,6 +42,10 @@ export function accountsRoutes(deps: {
         schema: {
           operationId: 'openBrowserSession',
           summary: "The console's sign-in: a login session kept in an HttpOnly, SameSite=Strict cookie, accepted only from the console's own pages",
+          description:
+            'The answer carries `sessionBinding`: the page keeps it in its web storage and sends it as `X-Hearth-Session-Binding` with every ' +
+            'request. The cookie authenticates a request only with it: on plain http, pages on other ports of the same host can set the cookie, ' +
+            "but not write to this origin's storage.",
           tags: ['accounts'],
           body: LoginBody,
           response: { 200: BrowserSessionResponse },
@@ -55,7 +59,7 @@ export function accountsRoutes(deps: {
         const session = await accounts.login(request.body, actorOf(request));
         const maxAge = Math.max(0, Math.floor((Date.parse(session.expiresAt) - Date.now()) / 1000));
         reply.header('set-cookie', sessionCookie(session.token, maxAge)).header('cache-control', 'no-store');
-        return { data: { user: session.user, expiresAt: session.expiresAt } };
+        return { data: { user: session.user, expiresAt: session.expiresAt, sessionBinding: sessionBinding(session.token) } };
       },
     );
 

@@ -57,6 +57,12 @@ export const BrowserSessionResponse = Data(
     {
       user: UserSchema,
       expiresAt: IsoDateTime,
+      sessionBinding: Type.String({
+        description:
+          "The page's proof that it opened this session: keep it in the origin's web storage and send it as X-Hearth-Session-Binding " +
+          'with every request. The cookie is accepted only with it, because pages on other ports of the same host can set the cookie. ' +
+          'It grants nothing without the cookie',
+      }),
     },
     { title: 'BrowserSession', description: 'The session itself travels only in the HttpOnly cookie, never in the body' },
   ),

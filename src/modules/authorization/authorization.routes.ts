@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { logRequestError, toAppError } from '../../http/errors.js';
 import { access, principalOf } from '../../http/access.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
 import type { SharedCounters } from '../../lib/shared-counters.js';
@@ -83,6 +84,28 @@ async function protocol<T>(reply: FastifyReply, work: () => Promise<T>): Promise
   }
 }
 
+/**
+ * A protocol endpoint's answer to a request refused before its handler ran: a body that is not
+ * the form or object the route takes (`[1]`, a string, a field of the wrong type), one that does
+ * not parse, a content type the route does not take. The RFCs answer a malformed request with
+ * 400 and their own error object (RFC 6749 §5.2 `invalid_request`, which RFC 7009 §2.2.1 uses
+ * too; RFC 7591 §3.2.2 `invalid_client_metadata`), which is what OAuth clients read; the API's
+ * error shape would not even fit the route's declared 400 answer. Anything else (a body over
+ * the size limit, a rate limit, a failure) goes on to the app's one error handler.
+ */
+function malformedRequest(code: 'invalid_request' | 'invalid_client_metadata', bodyType: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.code !== 'VALIDATION_ERROR' && appError.code !== 'UNSUPPORTED_MEDIA_TYPE') throw error;
+    logRequestError(request, appError, error);
+    const description =
+      appError.code === 'UNSUPPORTED_MEDIA_TYPE' ? `This endpoint takes ${bodyType}; the request's Content-Type is not that` : `${appError.message}. This endpoint takes ${bodyType}`;
+    return reply.status(400).header('cache-control', 'no-store').type('application/json; charset=utf-8').send({ error: code, error_description: description });
+  };
+}
+
+const FORM_BODY = 'its parameters as an application/x-www-form-urlencoded form (RFC 6749 §4.1.3, RFC 7009 §2.1), each sent once';
+
 export interface AuthorizationRoutesDeps {
   server: AuthorizationServer;
   publicBaseUrl: string;
@@ -144,6 +167,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
       {
         config: publicAccess,
         onRequest: async (request) => registrations.hit(clientKey(request.ip)),
+        errorHandler: malformedRequest('invalid_client_metadata', 'the client metadata as a JSON object (RFC 7591 §2)'),
         schema: {
           operationId: 'registerOAuthClient',
           summary: 'Dynamic client registration (RFC 7591) of an OAuth client such as an MCP client',
@@ -317,6 +341,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
       '/token',
       {
         config: publicAccess,
+        errorHandler: malformedRequest('invalid_request', FORM_BODY),
         schema: {
           operationId: 'oauthToken',
           summary: 'The token endpoint: exchange a code (with its PKCE verifier) or a refresh token (rotated on use)',
@@ -338,6 +363,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
       '/revoke',
       {
         config: publicAccess,
+        errorHandler: malformedRequest('invalid_request', FORM_BODY),
         schema: {
           operationId: 'oauthRevoke',
           summary: 'Token revocation (RFC 7009): ends the grant of an access or refresh token',

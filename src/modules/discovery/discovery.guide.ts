@@ -48,6 +48,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: 'the route does not take this Content-Type; send application/json unless the route says otherwise',
   RATE_LIMITED: 'too many requests; wait for the seconds in Retry-After',
   INTERNAL_ERROR: 'a failure on the server; the answer carries a requestId to report',
+  INTEGRITY_ERROR: 'a stored secret failed its integrity check (changed in the database, or copied from another record) and was not decrypted; the owner stores it again, the operator looks into who could write to the database',
   UPSTREAM_ERROR: 'an outside service (a connected API, the language model, Stripe, Google) failed or could not be reached',
   DEVICE_OFFLINE: 'the remote PC\'s daemon is not connected',
   PROVIDER_NOT_CONFIGURED: 'the operator has not set up this provider (Stripe, Google) on this server',

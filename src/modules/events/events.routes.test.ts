@@ -6,6 +6,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { SESSION_BINDING_HEADER } from '../../http/access.js';
 import type { AccountEvent } from './events.schemas.js';
 
 const ORIGIN = 'https://hearth.example.org';
@@ -264,19 +265,27 @@ describe('GET /api/v1/events', () => {
       headers: { 'sec-fetch-site': 'same-origin', origin: ORIGIN },
     });
     const cookie = String(session.headers['set-cookie']).split(';')[0]!;
-    // EventSource sends a plain GET: the cookie and Sec-Fetch-Site, no Origin.
-    const reader = await stream({ cookie, 'sec-fetch-site': 'same-origin' });
+    const binding = { [SESSION_BINDING_HEADER]: session.body.data.sessionBinding as string };
+    // The console reads the stream with fetch, which sends the page's session binding (EventSource
+    // could not); a plain GET carries the cookie and Sec-Fetch-Site, no Origin.
+    const reader = await stream({ cookie, ...binding, 'sec-fetch-site': 'same-origin' });
     expect(reader.status).toBe(200);
     const { handshakeId } = await askForAccess(owner.id);
     expect(await reader.nextEvent('handshake.created')).toMatchObject({ data: { handshakeId } });
 
     // Signing out of the console ends its stream.
-    expect((await t.request('DELETE', '/api/v1/auth/session', { headers: { cookie, 'sec-fetch-site': 'same-origin', origin: ORIGIN } })).status).toBe(200);
+    expect((await t.request('DELETE', '/api/v1/auth/session', { headers: { cookie, ...binding, 'sec-fetch-site': 'same-origin', origin: ORIGIN } })).status).toBe(200);
     await reader.closed();
 
-    // Another site's page cannot open it with the owner's cookie.
-    const refused = await stream({ cookie, 'sec-fetch-site': 'cross-site' });
+    // Another site's page cannot open it with the owner's cookie, nor can the cookie alone.
+    const refused = await stream({ cookie, ...binding, 'sec-fetch-site': 'cross-site' });
     expect(refused.status).toBe(401);
+    const session2 = await t.request('POST', '/api/v1/auth/session', {
+      body: { email: owner.email, password: owner.password },
+      headers: { 'sec-fetch-site': 'same-origin', origin: ORIGIN },
+    });
+    const unbound = await stream({ cookie: String(session2.headers['set-cookie']).split(';')[0]!, 'sec-fetch-site': 'same-origin' });
+    expect(unbound.status).toBe(401);
   });
 
   it('refuses tokens without owner rights, and requests without a token', async () => {

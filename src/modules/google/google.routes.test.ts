@@ -431,3 +431,23 @@ describe('not connected, scopes missing, and access', () => {
     );
   });
 });
+
+describe('a connection whose stored token was tampered with', () => {
+  it("answers 500 INTEGRITY_ERROR naming the connection, sends nothing to Google, and audits it as tampering", async () => {
+    const victim = await t.createOwner('Tampered connection');
+    expect((await connectGoogle(t, fake, victim)).status).toBe(200);
+    // The refresh token's ciphertext copied over the access token's: sealed for another field, it does not open.
+    const row = await t.storage.db.selectFrom('oauth_connections').select(['id', 'refresh_token_sealed']).where('owner_id', '=', victim.id).executeTakeFirstOrThrow();
+    const moved = row.refresh_token_sealed;
+    if (!moved) throw new Error('the connection has no refresh token to move');
+    await t.storage.db.updateTable('oauth_connections').set({ access_token_sealed: moved }).where('id', '=', row.id).execute();
+    const total = () => Object.values(fake.counts).reduce((sum, n) => sum + n, 0);
+    const before = total();
+    const res = await t.request('GET', MAIL, { token: victim.token });
+    const error = expectError(res, 500, 'INTEGRITY_ERROR');
+    expect(error.message).toMatch(/oauth connection google \(access token\) failed its integrity check/);
+    expect(total()).toBe(before);
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: victim.token, query: { action: 'secret.tampered' } });
+    expect(audit.body.data).toEqual([expect.objectContaining({ targetType: 'oauth_connection', targetId: 'google', details: expect.objectContaining({ record: 'oauth_connections:google:access_token' }) })]);
+  });
+});

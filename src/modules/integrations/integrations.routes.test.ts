@@ -294,6 +294,22 @@ describe('execute', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it("500 INTEGRITY_ERROR, and nothing sent, when a connector's vault token holds another record's ciphertext", async () => {
+    const fresh = await t.createOwner('Tampered Token');
+    const tokenId = await storeToken(fresh, { service: 'moved', token: 'moved-secret-123' });
+    const other = await storeToken(fresh, { service: 'other', token: 'other-secret-456' });
+    await createConnector(fresh, { name: 'moved', baseUrl: fake.url, authType: 'bearer', vaultTokenId: tokenId });
+    const sealed = await t.storage.db.selectFrom('vault_tokens').select('secret_sealed').where('id', '=', other).executeTakeFirstOrThrow();
+    await t.storage.db.updateTable('vault_tokens').set({ secret_sealed: sealed.secret_sealed }).where('id', '=', tokenId).execute();
+    const res = await execute(fresh, 'moved', { method: 'request', params: { httpMethod: 'GET', path: '/x' } });
+    const error = expectError(res, 500, 'INTEGRITY_ERROR');
+    expect(error.message).toContain(`vault token ${tokenId}`);
+    expect(res.text).not.toMatch(/moved-secret|other-secret/);
+    expect(fake.requests).toHaveLength(0);
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: fresh.token, query: { action: 'secret.tampered' } });
+    expect(audit.body.data).toEqual([expect.objectContaining({ targetType: 'vault_token', targetId: tokenId })]);
+  });
+
   it('builds real catalogue methods: Gmail through a vault token at the Google endpoint override', async () => {
     const fresh = await t.createOwner('Gmail User');
     const token = 'ya29.google-access-token-value';

@@ -55,19 +55,55 @@ export function unwrapDataKey(rootKey: Buffer, ownerId: string, dataKeyId: strin
   );
 }
 
-/** Raised (as the cause of an INTERNAL_ERROR) when a stored value does not open. Holds no secret. */
+/**
+ * Raised (as the cause of an INTEGRITY_ERROR) when a stored value does not open. Holds no
+ * secret. `tampered` is false only when the server lacks a root key (a configuration to fix,
+ * not a record that changed).
+ */
 export class VaultIntegrityError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly tampered = true,
+  ) {
     super(message);
     this.name = 'VaultIntegrityError';
   }
 }
 
-export function integrityFailure(reason: string): AppError {
+/**
+ * The record a sealing context names, in words (`vault_tokens:vtk_1` is "vault token vtk_1"),
+ * for a message the caller reads. Contexts are `<table>:<id>[:<part>]`.
+ */
+export function recordOf(context: string): { type: string; id: string; words: string } {
+  const [table = context, id = '', part] = context.split(':');
+  const type = table.endsWith('s') ? table.slice(0, -1) : table;
+  return { type, id, words: `${type.replace(/_/g, ' ')} ${id}${part ? ` (${part.replace(/_/g, ' ')})` : ''}`.trim() };
+}
+
+/**
+ * A stored value that does not open because it is not what was sealed there: altered, or moved
+ * from another record or owner (the AAD binds owner and record). Nothing is decrypted; the
+ * answer says what happened so the operator can act, the log's cause names the records.
+ * `record` is the record in words (`recordOf(context).words`).
+ */
+export function integrityFailure(record: string, reason: string): AppError {
   return new AppError(
-    'INTERNAL_ERROR',
-    'A stored secret could not be decrypted; the request id identifies the failure in the server log',
+    'INTEGRITY_ERROR',
+    `The stored secret of ${record} failed its integrity check, so it was not decrypted: its encrypted value ` +
+      'was changed in the database, or copied there from another record. Store the secret again (delete the record and create it ' +
+      'anew, or reconnect the account) and find out who could write to the database; the audit log records it as secret.tampered, ' +
+      'and the server log, under this request id, names the records involved',
     { cause: new VaultIntegrityError(reason) },
+  );
+}
+
+/** A stored value wrapped by a root key this server lacks: a key to restore, not a record that changed. */
+export function missingRootKey(reason: string): AppError {
+  return new AppError(
+    'INTEGRITY_ERROR',
+    'A stored secret is encrypted under a vault root key this server does not have, so it cannot be decrypted. Restore the vault ' +
+      'key file, or set VAULT_KEY / VAULT_PREVIOUS_KEYS to the key it was made with, and try again',
+    { cause: new VaultIntegrityError(reason, false) },
   );
 }
 

@@ -27,7 +27,7 @@ async function integrityError(promise: Promise<unknown>): Promise<AppError> {
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe('INTERNAL_ERROR');
+  expect((error as AppError).code).toBe('INTEGRITY_ERROR');
   expect((error as AppError).cause).toBeInstanceOf(VaultIntegrityError);
   return error as AppError;
 }
@@ -71,19 +71,20 @@ describe('seal and open', () => {
     const parts = sealed.split('.');
     const flip = (text: string) => (text[0] === 'A' ? 'B' : 'A') + text.slice(1);
     const altered = (index: number) => parts.map((p, i) => (i === index ? flip(p) : p)).join('.');
+    // Each opened in turn: a rejection waits for no one (each open reports to the audit log first).
     const attempts = [
-      keyring.open(alice.id, 'vault_tokens:vtk_B', sealed),
-      keyring.open(bob.id, 'vault_tokens:vtk_A', sealed),
-      keyring.open(alice.id, 'vault_tokens:vtk_A', altered(2)), // IV
-      keyring.open(alice.id, 'vault_tokens:vtk_A', altered(3)), // ciphertext
-      keyring.open(alice.id, 'vault_tokens:vtk_A', altered(4)), // tag
-      keyring.open(alice.id, 'vault_tokens:vtk_A', parts.slice(0, 4).join('.') + '.' + parts[4]!.slice(0, 8)), // truncated tag
-      keyring.open(alice.id, 'vault_tokens:vtk_A', 'v2.' + sealed.slice(3)),
-      keyring.open(alice.id, 'vault_tokens:vtk_A', 'not sealed at all'),
-      keyring.open(alice.id, 'vault_tokens:vtk_A', sealed.replace(/^v1\.vdk_[0-9A-Z]+/, 'v1.vdk_01AAAAAAAAAAAAAAAAAAAAAAAA')),
+      () => keyring.open(alice.id, 'vault_tokens:vtk_B', sealed),
+      () => keyring.open(bob.id, 'vault_tokens:vtk_A', sealed),
+      () => keyring.open(alice.id, 'vault_tokens:vtk_A', altered(2)), // IV
+      () => keyring.open(alice.id, 'vault_tokens:vtk_A', altered(3)), // ciphertext
+      () => keyring.open(alice.id, 'vault_tokens:vtk_A', altered(4)), // tag
+      () => keyring.open(alice.id, 'vault_tokens:vtk_A', parts.slice(0, 4).join('.') + '.' + parts[4]!.slice(0, 8)), // truncated tag
+      () => keyring.open(alice.id, 'vault_tokens:vtk_A', 'v2.' + sealed.slice(3)),
+      () => keyring.open(alice.id, 'vault_tokens:vtk_A', 'not sealed at all'),
+      () => keyring.open(alice.id, 'vault_tokens:vtk_A', sealed.replace(/^v1\.vdk_[0-9A-Z]+/, 'v1.vdk_01AAAAAAAAAAAAAAAAAAAAAAAA')),
     ];
     for (const attempt of attempts) {
-      const error = await integrityError(attempt);
+      const error = await integrityError(attempt());
       expect(error.message).not.toContain(secret);
       expect(String((error.cause as Error).message)).not.toContain(secret);
     }

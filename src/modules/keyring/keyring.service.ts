@@ -21,12 +21,41 @@ import type { Kysely } from 'kysely';
 import { ConfigError } from '../../config.js';
 import { newId } from '../../lib/ids.js';
 import type { Database } from '../../storage/tables.js';
-import { b64u, gcmOpen, gcmSeal, integrityFailure, KEY_BYTES, type RootKey, sealAad, SEALED_VERSION, unwrapDataKey, wrapDataKey } from './keyring.crypto.js';
+import {
+  b64u,
+  gcmOpen,
+  gcmSeal,
+  integrityFailure,
+  KEY_BYTES,
+  missingRootKey,
+  recordOf,
+  type RootKey,
+  sealAad,
+  SEALED_VERSION,
+  unwrapDataKey,
+  VaultIntegrityError,
+  wrapDataKey,
+} from './keyring.crypto.js';
+import { AppError } from '../../http/errors.js';
 import { createKeyringRepo, type DataKeyRow } from './keyring.repo.js';
 import { createRootKeys, type RootKeyOptions } from './keyring.watch.js';
 
+/** A stored value that did not open because it is not what was sealed there (no secret in it). */
+export interface TamperedSecret {
+  ownerId: string;
+  /** The record the value was read for (`vault_tokens:vtk_1`). */
+  context: string;
+  /** What did not match, naming records and keys. */
+  reason: string;
+}
+
 export interface KeyringOptions extends RootKeyOptions {
   db: Kysely<Database>;
+  /**
+   * Told of every value that failed its integrity check on opening (the audit log records it
+   * as tampering); its own failure does not change the answer, which is the integrity error.
+   */
+  onTampered?(event: TamperedSecret): Promise<void> | void;
 }
 
 interface DataKey {
@@ -49,13 +78,17 @@ export function createKeyring(options: KeyringOptions) {
     return dataKey;
   }
 
+  // The record a data key failure is reported for when no sealed value names one (sealing).
+  const OWNER_DATA_KEY = "this account's vault data key";
+
   function unwrapRow(
     row: DataKeyRow,
     extraKeys: readonly RootKey[] = [],
+    record = OWNER_DATA_KEY,
   ): DataKey {
     const root = roots.get(row.root_key_id) ?? extraKeys.find((k) => k.id === row.root_key_id);
     if (!root) {
-      throw integrityFailure(
+      throw missingRootKey(
         `vault data key ${row.id} is wrapped by root key ${row.root_key_id}, which this server does not have ` +
           `(known: ${roots.all().map((k) => k.id).join(', ') || 'none'}). Restore the key file or set VAULT_KEY / VAULT_PREVIOUS_KEYS`,
       );
@@ -63,7 +96,7 @@ export function createKeyring(options: KeyringOptions) {
     try {
       return { id: row.id, ownerId: row.owner_id, key: unwrapDataKey(root.key, row.owner_id, row.id, row.wrapped_key) };
     } catch {
-      throw integrityFailure(`vault data key ${row.id} does not unwrap with root key ${root.id}: the row was altered or moved`);
+      throw integrityFailure(record, `vault data key ${row.id} does not unwrap with root key ${root.id}: the row was altered or moved`);
     }
   }
 
@@ -133,16 +166,38 @@ export function createKeyring(options: KeyringOptions) {
     return pending;
   }
 
-  async function dataKeyById(ownerId: string, id: string): Promise<DataKey> {
+  async function dataKeyById(ownerId: string, id: string, record: string): Promise<DataKey> {
     const cached = dataKeys.get(id);
     if (cached) {
-      if (cached.ownerId !== ownerId) throw integrityFailure(`sealed value names data key ${id}, which belongs to another owner`);
+      if (cached.ownerId !== ownerId) throw integrityFailure(record, `sealed value names data key ${id}, which belongs to another owner`);
       return cached;
     }
     await ready();
     const row = await repo.find(ownerId, id);
-    if (!row) throw integrityFailure(`sealed value names data key ${id}, which this owner does not have`);
-    return cache(unwrapRow(row));
+    if (!row) throw integrityFailure(record, `sealed value names data key ${id}, which this owner does not have`);
+    return cache(unwrapRow(row, [], record));
+  }
+
+  async function openSealed(ownerId: string, context: string, sealed: string): Promise<string> {
+    const record = recordOf(context).words;
+    const parts = sealed.split('.');
+    if (parts.length !== 5 || parts[0] !== SEALED_VERSION) {
+      throw integrityFailure(record, `sealed value for ${context} is not in the ${SEALED_VERSION} format`);
+    }
+    const [, dataKeyId, iv, ciphertext, tag] = parts as [string, string, string, string, string];
+    const dataKey = await dataKeyById(ownerId, dataKeyId, record);
+    try {
+      const plain = gcmOpen(
+        dataKey.key,
+        Buffer.from(iv, 'base64url'),
+        Buffer.from(ciphertext, 'base64url'),
+        Buffer.from(tag, 'base64url'),
+        sealAad(ownerId, context),
+      );
+      return plain.toString('utf8');
+    } catch {
+      throw integrityFailure(record, `sealed value for ${context} (owner ${ownerId}) does not open: it was altered or belongs to another record`);
+    }
   }
 
   return {
@@ -161,27 +216,22 @@ export function createKeyring(options: KeyringOptions) {
 
     /**
      * Decrypts a value `seal` made with the same owner and context. Any mismatch (another row,
-     * another owner, an altered value) throws an INTERNAL_ERROR whose logged cause names the
-     * records involved, never a secret.
+     * another owner, an altered value) throws INTEGRITY_ERROR, whose logged cause names the
+     * records involved, never a secret, and is reported to `onTampered`.
      */
     async open(ownerId: string, context: string, sealed: string): Promise<string> {
-      const parts = sealed.split('.');
-      if (parts.length !== 5 || parts[0] !== SEALED_VERSION) {
-        throw integrityFailure(`sealed value for ${context} is not in the ${SEALED_VERSION} format`);
-      }
-      const [, dataKeyId, iv, ciphertext, tag] = parts as [string, string, string, string, string];
-      const dataKey = await dataKeyById(ownerId, dataKeyId);
       try {
-        const plain = gcmOpen(
-          dataKey.key,
-          Buffer.from(iv, 'base64url'),
-          Buffer.from(ciphertext, 'base64url'),
-          Buffer.from(tag, 'base64url'),
-          sealAad(ownerId, context),
-        );
-        return plain.toString('utf8');
-      } catch {
-        throw integrityFailure(`sealed value for ${context} (owner ${ownerId}) does not open: it was altered or belongs to another record`);
+        return await openSealed(ownerId, context, sealed);
+      } catch (error) {
+        const cause = error instanceof AppError ? error.cause : undefined;
+        if (cause instanceof VaultIntegrityError && cause.tampered && options.onTampered) {
+          try {
+            await options.onTampered({ ownerId, context, reason: cause.message });
+          } catch {
+            // The answer is the integrity error whatever becomes of the report; the server log has it too.
+          }
+        }
+        throw error;
       }
     },
 

@@ -242,23 +242,34 @@ describe('GET /api/v1/vault/tokens/{id}/reveal', () => {
 });
 
 describe('sealed values are bound to their row and owner', () => {
-  it('a ciphertext copied onto another row does not decrypt: 500 INTERNAL_ERROR, nothing leaked, audited', async () => {
+  it('a ciphertext copied onto another row does not decrypt: 500 INTEGRITY_ERROR naming what happened, nothing leaked, audited as tampering', async () => {
     const a = await store(owner, { name: 'row A', token: 'secret-of-row-A-0123456789' });
     const b = await store(owner, { name: 'row B', token: 'secret-of-row-B-0123456789' });
     const sealedB = await t.storage.db.selectFrom('vault_tokens').select('secret_sealed').where('id', '=', b.id).executeTakeFirstOrThrow();
     await t.storage.db.updateTable('vault_tokens').set({ secret_sealed: sealedB.secret_sealed }).where('id', '=', a.id).execute();
 
     const res = await t.request('GET', `/api/v1/vault/tokens/${a.id}/reveal`, { token: owner.token });
-    const error = expectError(res, 500, 'INTERNAL_ERROR');
+    const error = expectError(res, 500, 'INTEGRITY_ERROR');
+    // What happened, to which record, and what to do about it.
+    expect(error.message).toContain(`vault token ${a.id}`);
+    expect(error.message).toMatch(/failed its integrity check/);
+    expect(error.message).toMatch(/copied there from another record/);
+    expect(error.message).toMatch(/Store the secret again/);
     expect(error.message).not.toMatch(/row-B|row-A/);
     expect(res.text).not.toContain('secret-of-row');
     expect(res.body.requestId).toMatch(/^req_/);
     const [latest] = await revealAudit(owner.token);
-    expect(latest).toMatchObject({ outcome: 'failure', targetId: a.id, details: { status: 500, error: 'INTERNAL_ERROR' } });
+    expect(latest).toMatchObject({ outcome: 'failure', targetId: a.id, details: { status: 500, error: 'INTEGRITY_ERROR' } });
+    // The tampering itself, with the record it was found in (never a secret).
+    const tampered = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'secret.tampered' } });
+    expect(tampered.body.data[0]).toMatchObject({ action: 'secret.tampered', outcome: 'failure', targetType: 'vault_token', targetId: a.id, details: { record: `vault_tokens:${a.id}` } });
+    expect(tampered.text).not.toContain('secret-of-row');
 
-    // Row B itself still opens.
+    // Row B itself still opens, and is not reported.
     const okB = await t.request('GET', `/api/v1/vault/tokens/${b.id}/reveal`, { token: owner.token });
     expect(okB.body.data.token).toBe('secret-of-row-B-0123456789');
+    const after = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'secret.tampered' } });
+    expect(after.body.data).toHaveLength(tampered.body.data.length);
   });
 
   it("a ciphertext copied from another owner's row does not decrypt either", async () => {
@@ -267,7 +278,7 @@ describe('sealed values are bound to their row and owner', () => {
     const sealed = await t.storage.db.selectFrom('vault_tokens').select('secret_sealed').where('id', '=', theirs.id).executeTakeFirstOrThrow();
     await t.storage.db.updateTable('vault_tokens').set({ secret_sealed: sealed.secret_sealed }).where('id', '=', mine.id).execute();
     const res = await t.request('GET', `/api/v1/vault/tokens/${mine.id}/reveal`, { token: owner.token });
-    expectError(res, 500, 'INTERNAL_ERROR');
+    expectError(res, 500, 'INTEGRITY_ERROR');
     expect(res.text).not.toContain('their-secret');
   });
 });

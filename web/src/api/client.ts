@@ -3,12 +3,62 @@ import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
 
+/** The header the session binding travels in (the server's SESSION_BINDING_HEADER). */
+export const SESSION_BINDING_HEADER = 'X-Hearth-Session-Binding';
+const BINDING_KEY = 'hearth.sessionBinding';
+
+/**
+ * The session binding the sign-in answered. The session itself travels in an HttpOnly cookie,
+ * but cookies are shared by every port of a host: a page on another port could set one of its
+ * choosing. The server accepts the cookie only with this value, which this origin alone holds:
+ * web storage is kept per origin, port included. Local storage, not session storage, so that a
+ * second tab of the console is signed in as the first is; read at every request, so that a
+ * sign-in or sign-out in one tab holds for all. Without the cookie it grants nothing.
+ */
+export function rememberSessionBinding(binding: string): void {
+  try {
+    localStorage.setItem(BINDING_KEY, binding);
+  } catch {
+    // Storage refused (a private window's quota): the session works in this page only until it closes.
+    memoryBinding = binding;
+  }
+}
+
+export function forgetSessionBinding(): void {
+  memoryBinding = undefined;
+  try {
+    localStorage.removeItem(BINDING_KEY);
+  } catch {
+    // Nothing was stored.
+  }
+}
+
+let memoryBinding: string | undefined;
+
+/** The headers that let the session cookie act: none before sign-in. */
+export function sessionHeaders(): Record<string, string> {
+  let binding: string | null | undefined;
+  try {
+    binding = localStorage.getItem(BINDING_KEY);
+  } catch {
+    binding = undefined;
+  }
+  binding ??= memoryBinding;
+  return binding ? { [SESSION_BINDING_HEADER]: binding } : {};
+}
+
 /**
  * The console's one way to the server: the public API, typed from its own OpenAPI document.
  * The session travels in an HttpOnly cookie the browser sends by itself on same-origin
- * requests; no token is ever held by the page's script or written to web storage.
+ * requests, with the session binding beside it; no token is ever held by the page's script.
  */
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+api.use({
+  onRequest({ request }) {
+    for (const [name, value] of Object.entries(sessionHeaders())) request.headers.set(name, value);
+    return request;
+  },
+});
 
 /** An error answer of the API, with its code and the words it came with. */
 export class ApiError extends Error {
@@ -39,7 +89,7 @@ export function unwrap<T>(answer: Answer<T>): Exclude<T, HeldForApproval> {
   if (answer.response.ok && answer.data !== undefined) return answer.data as Exclude<T, HeldForApproval>;
   if (answer.response.ok) return undefined as Exclude<T, HeldForApproval>;
   const error = apiError(answer.response.status, answer.response.statusText, answer.error);
-  if (answer.response.status === 401) window.dispatchEvent(new CustomEvent('hearth:signed-out'));
+  if (answer.response.status === 401) signedOut();
   throw error;
 }
 
@@ -55,6 +105,12 @@ export function apiError(status: number, statusText: string, body: unknown): Api
     typeof shaped.message === 'string' && shaped.message ? shaped.message : `The server answered ${status} ${statusText}`.trim(),
     shaped.details,
   );
+}
+
+/** The session is over (expired, revoked, signed out, or its cookie replaced): back to the sign-in page. */
+export function signedOut(): void {
+  forgetSessionBinding();
+  window.dispatchEvent(new CustomEvent('hearth:signed-out'));
 }
 
 /** A thrown value as words for the page. */

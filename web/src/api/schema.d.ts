@@ -14,7 +14,9 @@ export interface paths {
         put?: never;
         /**
          * The console's sign-in: a login session kept in an HttpOnly, SameSite=Strict cookie, accepted only from the console's own pages
-         * @description Public: no token needed.
+         * @description The answer carries `sessionBinding`: the page keeps it in its web storage and sends it as `X-Hearth-Session-Binding` with every request. The cookie authenticates a request only with it: on plain http, pages on other ports of the same host can set the cookie, but not write to this origin's storage.
+         *
+         *     Public: no token needed.
          */
         post: operations["openBrowserSession"];
         /**
@@ -3563,6 +3565,8 @@ export interface components {
             user: components["schemas"]["User"];
             /** Format: date-time */
             expiresAt: string;
+            /** @description The page's proof that it opened this session: keep it in the origin's web storage and send it as X-Hearth-Session-Binding with every request. The cookie is accepted only with it, because pages on other ports of the same host can set the cookie. It grants nothing without the cookie */
+            sessionBinding: string;
         };
         /** BrowserSessionResponse */
         BrowserSessionResponse: {

@@ -1,4 +1,4 @@
-import { apiError, type Schemas } from './client';
+import { apiError, sessionHeaders, signedOut, type Schemas } from './client';
 
 export const UPLOAD_PATH = '/api/v1/brain/knowledge-base/upload';
 
@@ -8,7 +8,7 @@ export type UploadProgress = (sent: number, total: number | undefined) => void;
 /**
  * Uploads one file into the knowledge base. XMLHttpRequest rather than fetch, because only it
  * reports the upload's progress. The request is same-origin, so the browser sends the session
- * cookie by itself (the page never holds a token). Errors are the API's own (an ApiError with
+ * cookie by itself (the page never holds a token); the session binding goes beside it. Errors are the API's own (an ApiError with
  * its code and message); a network failure is a TypeError, as with fetch.
  */
 export function uploadDocument(file: File, onProgress: UploadProgress, signal?: AbortSignal): Promise<Schemas['KBDocument']> {
@@ -16,6 +16,7 @@ export function uploadDocument(file: File, onProgress: UploadProgress, signal?: 
     const xhr = new XMLHttpRequest();
     xhr.open('POST', UPLOAD_PATH);
     xhr.setRequestHeader('accept', 'application/json');
+    for (const [name, value] of Object.entries(sessionHeaders())) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : undefined);
     xhr.onload = () => {
       const body = parseJson(xhr.responseText);
@@ -23,7 +24,7 @@ export function uploadDocument(file: File, onProgress: UploadProgress, signal?: 
         resolve((body as Schemas['KBDocumentResponse']).data);
         return;
       }
-      if (xhr.status === 401) window.dispatchEvent(new CustomEvent('hearth:signed-out'));
+      if (xhr.status === 401) signedOut();
       reject(apiError(xhr.status, xhr.statusText, body));
     };
     xhr.onerror = () => reject(new TypeError('The upload could not reach the server'));

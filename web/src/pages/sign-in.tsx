@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, errorMessage, rememberSessionBinding, unwrap, type Schemas } from '../api/client';
 import { ActionError } from '../components/actions';
 import { OnceSecret } from '../components/ui';
 
@@ -33,6 +33,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (user: Schemas['User'])
 
   const openSession = async () => {
     const session = unwrap(await api.POST('/api/v1/auth/session', { body: { email, password } }));
+    rememberSessionBinding(session.data.sessionBinding);
     onSignedIn(session.data.user);
   };
 
