@@ -376,6 +376,42 @@ describe('webhooks on a server that calls public addresses only', () => {
     }
   });
 
+  it('refuses every other spelling of a loopback, private or unspecified host when created or changed', async () => {
+    const forms = [
+      'https://localhost./hooks',
+      'https://LOCALHOST/hooks',
+      'https://LocalHost.:8443/hooks',
+      'https://foo.localhost/hooks',
+      'https://foo.localhost./hooks',
+      'https://[::1]/hooks',
+      'https://[::]/hooks',
+      'https://0.0.0.0/hooks',
+      'https://0/hooks',
+      'https://2130706433/hooks',
+      'https://0x7f.1/hooks',
+      'https://0x7f000001/hooks',
+      'https://0177.0.0.1/hooks',
+      'https://127.1/hooks',
+      'https://127.0.0.1./hooks',
+      'https://[::ffff:127.0.0.1]/hooks',
+      'https://[::ffff:7f00:1]/hooks',
+      'https://[::ffff:169.254.169.254]/hooks',
+      'https://[64:ff9b::a00:1]/hooks',
+      'https://169.254.169.254/latest/meta-data',
+    ];
+    const hook = await createWebhook(t, owner, { url: 'https://hooks.example.com/hearth', events: ['token.created'] });
+    for (const url of forms) {
+      const created = expectError(await t.request('POST', '/api/v1/webhooks', { token: owner.token, body: { url, events: ['token.created'] } }), 400, 'VALIDATION_ERROR');
+      expect(created.message, url).toMatch(/loopback, private or reserved address.*ALLOW_PRIVATE_NETWORK/);
+      expectError(await t.request('PATCH', `/api/v1/webhooks/${hook.id}`, { token: owner.token, body: { url } }), 400, 'VALIDATION_ERROR');
+    }
+    // Public names and addresses that merely look alike are accepted.
+    for (const url of ['https://localhost.example.com/hooks', 'https://mylocalhost/hooks', 'https://8.8.8.8/hooks', 'https://[2606:4700::1111]/hooks']) {
+      expect((await t.request('PATCH', `/api/v1/webhooks/${hook.id}`, { token: owner.token, body: { url } })).status, url).toBe(200);
+    }
+    await t.request('DELETE', `/api/v1/webhooks/${hook.id}`, { token: owner.token });
+  });
+
   it('refuses, when it delivers, an address that resolves to a private one', async () => {
     const hook = await createWebhook(t, owner, { url: 'https://hooks.example.com/hearth', events: ['token.created'] });
     // A name that now resolves to loopback (as a rebinding attacker's does): the guarded client refuses it.

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { AppError, InputError, notFound } from '../../http/errors.js';
-import { isBlockedAddress } from '../../http/outbound.js';
+import { isPrivateHost } from '../../http/outbound.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { AccountEvent } from '../events/events.schemas.js';
@@ -97,9 +96,8 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
       if (url.protocol === 'http:') {
         throw new InputError('url', 'must be https', 'url must be an https address: deliveries carry account events. (http is accepted only when the server allows private network calls)');
       }
-      const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-      const local = host === 'localhost' || host.endsWith('.localhost');
-      if (local || (isIP(host) && isBlockedAddress(host))) {
+      // The delivery guard's own check, so that every form it refuses is refused here first.
+      if (isPrivateHost(url.hostname)) {
         throw new InputError(
           'url',
           'must not be a loopback or private address',
