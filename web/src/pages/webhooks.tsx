@@ -30,6 +30,7 @@ const EVENT_TYPES = [
   'login.failed',
   'approval.requested',
   'approval.decided',
+  'webhook.paused',
   'plan.changed',
 ] as const satisfies readonly EventType[];
 type Listed = (typeof EVENT_TYPES)[number];
@@ -152,6 +153,11 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
       unwrap(await api.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: webhook.id } }, body: { enabled } }));
       onChanged();
     });
+  const resume = () =>
+    void action.run(async () => {
+      unwrap(await api.POST('/api/v1/webhooks/{id}/resume', { params: { path: { id: webhook.id } } }));
+      onChanged();
+    });
   const remove = async () => {
     unwrap(await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhook.id } } }));
     onChanged();
@@ -160,8 +166,27 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
     <article className="card" aria-label={webhook.url}>
       <div className="row spread">
         <h3 className="webhook-url mono">{webhook.url}</h3>
-        <span className={`tag ${webhook.enabled ? 'ok' : 'muted'}`}>{webhook.enabled ? 'enabled' : 'disabled'}</span>
+        <span className={`tag webhook-${webhook.status}`}>{webhook.status === 'active' ? 'enabled' : webhook.status}</span>
       </div>
+      {webhook.status === 'paused' ? (
+        <div className="warning stack" role="status">
+          <p>
+            Paused after {webhook.consecutiveFailures} failed attempts in a row: its endpoint kept failing, so Hearth stopped sending to it. Its
+            deliveries wait.{' '}
+            {webhook.pausedUntil ? (
+              <>
+                One delivery will be tried again <When at={webhook.pausedUntil} />; if it succeeds, sending resumes.
+              </>
+            ) : null}{' '}
+            Fix the endpoint, then resume it to send the waiting deliveries now.
+          </p>
+          <div className="row">
+            <button type="button" className="primary" disabled={action.busy} onClick={resume}>
+              Resume
+            </button>
+          </div>
+        </div>
+      ) : null}
       <dl className="facts">
         <dt>Events</dt>
         <dd>
@@ -171,6 +196,12 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
             </span>
           ))}
         </dd>
+        {webhook.status === 'active' && webhook.consecutiveFailures > 0 ? (
+          <>
+            <dt>Failing</dt>
+            <dd>{webhook.consecutiveFailures} attempts in a row</dd>
+          </>
+        ) : null}
         <dt>Added</dt>
         <dd>
           <When at={webhook.createdAt} />
@@ -238,7 +269,7 @@ function DeliveryItem({ delivery }: { delivery: Delivery }) {
     <div className="delivery">
       <div className="row">
         <span className="mono">{delivery.eventType}</span>
-        <span className={`tag delivery-${delivery.state}`}>{delivery.state}</span>
+        <span className={`tag delivery-${delivery.state}`}>{delivery.failureReason && delivery.attempts.length === 0 ? 'not sent' : delivery.state}</span>
         <When at={delivery.createdAt} />
         {delivery.state === 'pending' && delivery.nextAttemptAt ? (
           <span className="muted">
@@ -246,8 +277,9 @@ function DeliveryItem({ delivery }: { delivery: Delivery }) {
           </span>
         ) : null}
       </div>
+      {delivery.failureReason ? <p className="warning">{delivery.failureReason}</p> : null}
       {delivery.attempts.length === 0 ? (
-        <p className="muted">No attempt yet.</p>
+        delivery.failureReason ? null : <p className="muted">No attempt yet.</p>
       ) : (
         <div className="table-wrap">
           <table>
