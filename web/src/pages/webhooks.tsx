@@ -171,7 +171,8 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
       {webhook.status === 'paused' ? (
         <div className="warning stack" role="status">
           <p>
-            Paused after {webhook.consecutiveFailures} failed attempts in a row: its endpoint kept failing, so Hearth stopped sending to it. Its
+            Paused after {webhook.consecutiveFailures} failed {webhook.consecutiveFailures === 1 ? 'attempt' : 'attempts'} in a row: its endpoint kept
+            failing, so Hearth stopped sending to it. Its
             deliveries wait.{' '}
             {webhook.pausedUntil ? (
               <>
