@@ -12,6 +12,7 @@ const WATCHED = [
   'authorization.decided',
   'approval.requested',
   'approval.decided',
+  'webhook.paused',
 ];
 
 type Listener = (type: string) => void;

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useCallback, useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import type { operations } from '../api/schema';
 import { ActionError, useAction } from '../components/actions';
@@ -6,6 +6,7 @@ import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
 import { SubmitOrCancel } from '../components/submit-or-cancel';
 import { Empty, OnceSecret, PageHeader, Show, useLoad, When } from '../components/ui';
+import { useLiveChanges } from '../live';
 
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['WebhookDelivery'];
@@ -40,6 +41,8 @@ void everyEventListed;
 /** Webhooks: addresses the server POSTs account events to, signed, with every delivery's attempts. */
 export function WebhooksPage() {
   const webhooks = useLoad(async () => unwrap(await api.GET('/api/v1/webhooks')).data);
+  // A webhook the circuit breaker pauses shows as paused at once, with its Resume button.
+  useLiveChanges(useCallback(() => webhooks.reload(), [webhooks.reload]), ['webhook.paused']);
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<string>();
   return (
