@@ -93,8 +93,9 @@ export const EVENT_DATA = {
   ),
   'webhook.paused': Type.Object(
     {
+      // Not its address: webhook addresses often carry a secret in their path (chat services'),
+      // and this event may go to another endpoint.
       webhookId: Type.String(),
-      url: Type.String({ description: 'The address its attempts failed at' }),
       consecutiveFailures: Type.Integer({ description: 'Attempts that failed in a row' }),
       failingSince: IsoDateTime,
       pausedUntil: IsoDateTime,

@@ -214,7 +214,6 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
         type: 'webhook.paused',
         data: {
           webhookId: paused.id,
-          url: paused.url,
           consecutiveFailures: paused.consecutive_failures,
           failingSince: paused.failing_since ?? now,
           pausedUntil: paused.paused_until,

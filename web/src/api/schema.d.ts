@@ -5325,8 +5325,6 @@ export interface components {
          */
         WebhookPausedData: {
             webhookId: string;
-            /** @description The address its attempts failed at */
-            url: string;
             /** @description Attempts that failed in a row */
             consecutiveFailures: number;
             /** Format: date-time */
