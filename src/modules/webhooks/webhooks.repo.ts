@@ -205,7 +205,7 @@ export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
      * Claims a due delivery for one attempt: one conditional UPDATE that succeeds for one caller
      * only, whichever node it runs on, and only while its webhook has fewer than `perEndpoint`
      * attempts in flight (counted in the same statement). On PostgreSQL the webhook's row is
-     * locked first (FOR UPDATE, in a transaction), so that claims for one webhook queue up on
+     * locked first (FOR NO KEY UPDATE, in a transaction), so that claims for one webhook queue up on
      * every node and none counts before another's claim commits; SQLite runs one statement at
      * a time. A paused webhook is not claimed for; one whose pause has ended gets one attempt,
      * the probe, alone in flight, and stays paused until `leaseUntil` meanwhile (the probe's
@@ -224,7 +224,9 @@ export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
           .selectFrom('webhook_endpoints')
           .select(['id', 'paused_until'])
           .where('id', '=', (eb) => eb.selectFrom('webhook_deliveries').select('endpoint_id').where('id', '=', id));
-        if (dialect === 'postgres') endpointQuery = endpointQuery.forUpdate();
+        // NO KEY UPDATE: claims for the webhook queue up, while new deliveries (whose foreign
+        // key takes a KEY SHARE lock on this row) are still stored meanwhile.
+        if (dialect === 'postgres') endpointQuery = endpointQuery.forNoKeyUpdate();
         const endpoint = await endpointQuery.executeTakeFirst();
         if (!endpoint) return undefined;
         const probe = endpoint.paused_until !== null;

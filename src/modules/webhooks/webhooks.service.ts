@@ -129,10 +129,7 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
     const now = isoNow();
     const body = bodyOf(event);
     const { settings } = deps;
-    const pending = await repo.pendingCounts(
-      ownerId,
-      endpoints.map((endpoint) => endpoint.id),
-    );
+    const pending = await repo.pendingCounts(ownerId, endpoints.map((endpoint) => endpoint.id));
     let ownerPending = pending.owner;
     const rows: DeliveryRow[] = endpoints.map((endpoint) => {
       const endpointPending = pending.byEndpoint.get(endpoint.id) ?? 0;
