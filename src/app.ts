@@ -216,7 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     billingRoutes({ billing: container.billing }),
     vaultRoutes({ vault: container.vault, audit: container.audit }),
     marketplaceRoutes({ marketplace: container.marketplace }),
-    webhooksRoutes({ webhooks: container.webhooks }),
+    webhooksRoutes({ webhooks: container.webhooks, testPerMinute: config.webhooks.testPerMinute, counters: container.counters }),
     chatRoutes({ chat: container.chat }),
     mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }),
     authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl, authorizationsPerMinute: config.authRateLimitPerMinute, counters: container.counters }),

@@ -108,7 +108,38 @@ export interface Config {
    * Webhook deliveries: the first two retry delays (then each delay doubles), how long a delivery
    * is retried before it is given up, the time one attempt may take, and endpoints per owner.
    */
-  webhooks: { firstRetryMs: number; secondRetryMs: number; retryForMs: number; timeoutMs: number; maxEndpointsPerOwner: number };
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  firstRetryMs: number;
+  secondRetryMs: number;
+  retryForMs: number;
+  /** WEBHOOK_TIMEOUT_MS: the time one attempt may take, answer included. */
+  timeoutMs: number;
+  maxEndpointsPerOwner: number;
+  /** WEBHOOK_CONCURRENCY: attempts one process makes at once. */
+  concurrency: number;
+  /**
+   * WEBHOOK_OWNER_CONCURRENCY: of those, the most one owner's deliveries may take, so that one
+   * owner's slow or silent endpoints leave lanes free for everyone else.
+   */
+  ownerConcurrency: number;
+  /** WEBHOOK_ENDPOINT_CONCURRENCY: attempts in flight to one webhook at once, across every node. */
+  endpointConcurrency: number;
+  /** WEBHOOK_MAX_PENDING_PER_ENDPOINT, WEBHOOK_MAX_PENDING_PER_OWNER: deliveries waiting to be sent; events past them are recorded as not sent. */
+  maxPendingPerEndpoint: number;
+  maxPendingPerOwner: number;
+  /** WEBHOOK_TEST_RATE_LIMIT: `POST /webhooks/{id}/test` calls per owner per minute. */
+  testPerMinute: number;
+  /**
+   * The circuit breaker: a webhook whose attempts failed WEBHOOK_PAUSE_AFTER_FAILURES times in a
+   * row, over at least WEBHOOK_PAUSE_AFTER_MS, is paused for WEBHOOK_PAUSE_FOR_MS; then one probe
+   * delivery is tried, which resumes it when it succeeds and pauses it again when it fails.
+   */
+  pauseAfterFailures: number;
+  pauseAfterMs: number;
+  pauseForMs: number;
 }
 
 export interface ExtractSettings {
@@ -231,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// (unset it to use the embedded database)');
   }
+  const webhookConcurrency = int(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256);
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
   const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${hostForUrl}:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+(\/.*)?$/.test(publicBaseUrl)) {
@@ -320,6 +352,15 @@ export function loadConfig(env: Env = process.env): Config {
       retryForMs: int(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 3_600_000, 1, 7 * 24 * 3_600_000),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
       maxEndpointsPerOwner: int(env, 'WEBHOOK_MAX_ENDPOINTS', 20, 1, 1000),
+      concurrency: webhookConcurrency,
+      ownerConcurrency: int(env, 'WEBHOOK_OWNER_CONCURRENCY', Math.max(1, Math.floor(webhookConcurrency / 2)), 1, webhookConcurrency),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 64),
+      maxPendingPerEndpoint: int(env, 'WEBHOOK_MAX_PENDING_PER_ENDPOINT', 1_000, 1, 1_000_000),
+      maxPendingPerOwner: int(env, 'WEBHOOK_MAX_PENDING_PER_OWNER', 5_000, 1, 10_000_000),
+      testPerMinute: int(env, 'WEBHOOK_TEST_RATE_LIMIT', 10, 1, 100_000),
+      pauseAfterFailures: int(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 10, 1, 100_000),
+      pauseAfterMs: int(env, 'WEBHOOK_PAUSE_AFTER_MS', 5 * 60_000, 0, 7 * 24 * 3_600_000),
+      pauseForMs: int(env, 'WEBHOOK_PAUSE_FOR_MS', 15 * 60_000, 1, 7 * 24 * 3_600_000),
     },
   };
 }

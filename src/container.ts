@@ -332,10 +332,11 @@ export function createContainer(config: Config, storage: Storage) {
 
   // Webhooks: every owner's events, stored as deliveries before they are sent, and sent by one
   // worker per process (started by the app once ready) through the guarded outbound client.
-  const webhooksRepo = createWebhooksRepo(db);
+  const webhooksRepo = createWebhooksRepo(db, storage.dialect);
   const webhookDeliverer = createWebhookDeliverer({
     repo: webhooksRepo,
     outbound,
+    events,
     openSecret: (ownerId, endpointId, sealed) => keyring.open(ownerId, webhookSecretContext(endpointId), sealed),
     settings: config.webhooks,
   });
@@ -344,7 +345,7 @@ export function createContainer(config: Config, storage: Storage) {
     keyring,
     deliverer: webhookDeliverer,
     allowPrivateNetwork: config.allowPrivateNetwork,
-    maxEndpointsPerOwner: config.webhooks.maxEndpointsPerOwner,
+    settings: config.webhooks,
   });
   const stopWebhookEvents = events.subscribeAll((ownerId, event) => {
     webhooks.enqueue(ownerId, event).catch((error: unknown) => webhookDeliverer.report(error, `webhooks: the deliveries of event ${event.id} could not be stored`));

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
-import { createOutboundClient, isBlockedAddress } from './outbound.js';
+import { createOutboundClient, isBlockedAddress, isPrivateHost } from './outbound.js';
 
 describe('isBlockedAddress', () => {
   it.each([
@@ -65,6 +65,26 @@ describe('isBlockedAddress', () => {
       expect(isBlockedAddress(address)).toBe(false);
     },
   );
+});
+
+describe('isPrivateHost (a URL hostname, before any lookup)', () => {
+  it.each(['localhost', 'localhost.', 'localhost..', 'foo.localhost', 'foo.localhost.', 'LOCALHOST', '[::1]', '[::ffff:7f00:1]', '0.0.0.0', '127.0.0.1', '10.0.0.1', ''])(
+    'refuses %j',
+    (host) => expect(isPrivateHost(host)).toBe(true),
+  );
+  it.each(['example.com', 'localhost.example.com', 'mylocalhost', '8.8.8.8', '[2606:4700::1111]'])('leaves %j to the lookup or allows it', (host) =>
+    expect(isPrivateHost(host)).toBe(false),
+  );
+  it('refuses the trailing-dot and localhost-zone names without a lookup', async () => {
+    const client = createOutboundClient({ allowPrivateNetwork: false });
+    for (const url of ['http://localhost.:9/', 'http://foo.localhost:9/']) {
+      const error = (await client.request({ url }).catch((e: unknown) => e)) as AppError;
+      expect(error).toBeInstanceOf(AppError);
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.message).toMatch(/loopback, private/);
+    }
+    await client.close();
+  });
 });
 
 describe('the guarded client against real local servers', () => {

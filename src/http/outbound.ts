@@ -85,6 +85,23 @@ export function isBlockedAddress(address: string): boolean {
 }
 
 /**
+ * True when a URL's host (`url.hostname`: brackets and trailing dots allowed) names a place
+ * Hearth must not call without ALLOW_PRIVATE_NETWORK, before any DNS lookup: a blocked literal
+ * address, or a name in the `localhost` zone, which always means this machine (RFC 6761),
+ * whatever its case or trailing dots (`LOCALHOST`, `localhost.`, `foo.localhost`). The URL parser
+ * has already turned decimal, octal, hex and short IPv4 forms (`2130706433`, `0x7f.1`, `127.1`)
+ * into dotted ones and written IPv4-mapped IPv6 in hex, which isBlockedAddress unwraps. Other
+ * names are checked after resolution, on every connection. Webhook creation and the guarded
+ * client share this one check, so an address accepted at creation is not refused at delivery
+ * for its form alone.
+ */
+export function isPrivateHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
+  if (host === '' || host === 'localhost' || host.endsWith('.localhost')) return true;
+  return isIP(host) !== 0 && isBlockedAddress(host);
+}
+
+/**
  * The refusal the caller sees. It names only what the caller wrote (the host, which may be a
  * literal address), never what a name resolved to: that would map the internal network.
  */
@@ -201,9 +218,11 @@ export function createOutboundClient(options: OutboundOptions) {
   async function dispatcherFor(url: URL): Promise<Dispatcher> {
     const { open, guarded } = await pools();
     if (trusted.has(url.origin)) return open;
-    // A literal address never reaches DNS lookup, so it is checked here.
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (guarded !== open && isIP(host) && isBlockedAddress(host)) throw blockedError(url.hostname, 'is');
+    // A literal address never reaches DNS lookup, so it is checked here; so is the localhost
+    // zone, whatever resolver the machine has.
+    if (guarded !== open && isPrivateHost(url.hostname)) {
+      throw blockedError(url.hostname, isIP(url.hostname.replace(/^\[|\]$/g, '')) ? 'is' : 'resolves to');
+    }
     return guarded;
   }
 

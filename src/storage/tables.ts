@@ -412,6 +412,11 @@ export interface WebhookEndpointsTable {
   secret_sealed: string;
   created_at: string;
   updated_at: string;
+  /** Attempts failed in a row, and when the first of them was made; reset by a success (migration 0029). */
+  consecutive_failures: number;
+  failing_since: string | null;
+  /** Set while the circuit breaker pauses the webhook: no attempt until then, then one probe. */
+  paused_until: string | null;
 }
 
 export interface WebhookDeliveriesTable {
@@ -430,6 +435,8 @@ export interface WebhookDeliveriesTable {
   /** Who holds the attempt being made, and until when (see migration 0022). */
   lease: string | null;
   lease_until: string | null;
+  /** Why it failed when no attempt says so (an event past the pending caps, never sent). */
+  failure_reason: string | null;
   created_at: string;
   updated_at: string;
 }

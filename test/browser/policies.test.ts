@@ -5,6 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../fakes/webhook-receiver.js';
 import type { Owner } from '../harness.js';
 import { BROWSER_TESTS, signIn, startConsole, type ConsoleUnderTest } from './browser.js';
@@ -20,8 +21,11 @@ describe.runIf(BROWSER_TESTS)('policies and webhooks in Chromium', () => {
   let page: Page;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    // The receiver listens on loopback, which only a server allowing private network calls may reach.
-    c = await startConsole({ config: { allowPrivateNetwork: true } });
+    // The receiver listens on loopback, which only a server allowing private network calls may
+    // reach. One failed attempt pauses a webhook here, so that the page shows a paused one.
+    c = await startConsole({
+      config: { allowPrivateNetwork: true, webhooks: { ...loadConfig({}).webhooks, pauseAfterFailures: 1, pauseAfterMs: 0 } },
+    });
     receiver = await startWebhookReceiver();
     owner = await c.t.createOwner();
     ({ page } = await c.newPage({ width: PHONE }));
@@ -135,5 +139,35 @@ describe.runIf(BROWSER_TESTS)('policies and webhooks in Chromium', () => {
     await card.getByRole('button', { name: 'Yes, delete' }).click();
     await card.waitFor({ state: 'detached' });
     expect((await c.t.request('GET', '/api/v1/webhooks', { token: owner.token })).body.data).toEqual([]);
+  });
+
+  it('shows a webhook the circuit breaker paused, and resumes it', async () => {
+    const failing = await startWebhookReceiver();
+    try {
+      failing.answer(() => 500);
+      const created = await c.t.request('POST', '/api/v1/webhooks', { token: owner.token, body: { url: failing.url, events: ['token.created'] } });
+      expect(created.status).toBe(201);
+      const id: string = created.body.data.id;
+      await page.goto('/webhooks');
+      const card = page.getByRole('article', { name: failing.url });
+      await card.getByText('enabled', { exact: true }).waitFor();
+
+      // Its one failed attempt pauses it; the page hears webhook.paused and shows it, unreloaded.
+      await c.t.request('POST', `/api/v1/webhooks/${id}/test`, { token: owner.token });
+      await card.getByText('paused', { exact: true }).waitFor();
+      await card.getByRole('status').filter({ hasText: 'Paused after 1 failed attempt in a row' }).waitFor();
+      await c.screenshot(page, 'webhooks-03-paused-phone');
+
+      failing.answer(() => 204);
+      await card.getByRole('button', { name: 'Resume' }).click();
+      await card.getByText('enabled', { exact: true }).waitFor();
+      await expect(card.getByRole('button', { name: 'Resume' }).count()).resolves.toBe(0);
+      // The waiting delivery goes out at once.
+      await failing.request(2);
+      expect((await c.t.request('GET', `/api/v1/webhooks/${id}`, { token: owner.token })).body.data).toMatchObject({ status: 'active', consecutiveFailures: 0 });
+      await c.t.request('DELETE', `/api/v1/webhooks/${id}`, { token: owner.token });
+    } finally {
+      await failing.close();
+    }
   });
 });

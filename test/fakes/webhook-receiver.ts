@@ -27,6 +27,8 @@ export interface WebhookReceiver {
   release(status: number): void;
   /** The requests that carried this `webhook-id`. */
   withId(id: string): ReceivedWebhook[];
+  /** The most requests `hang` held open at once (a client that went away still counts until released). */
+  readonly mostHeld: number;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
   const waiting = new Map<number, Array<(request: ReceivedWebhook) => void>>();
   let choose: (request: ReceivedWebhook, index: number) => Answer = () => 204;
   const open = new Set<ServerResponse>();
+  let mostHeld = 0;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -55,6 +58,7 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
       waiting.delete(index);
       if (answer === 'hang') {
         open.add(res);
+        mostHeld = Math.max(mostHeld, open.size);
         return;
       }
       res.writeHead(answer, { 'content-type': 'text/plain' }).end(req.url === path ? 'ok' : 'wrong path');
@@ -81,6 +85,9 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
     release(status) {
       for (const res of open) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
       open.clear();
+    },
+    get mostHeld() {
+      return mostHeld;
     },
     withId(id) {
       return received.filter((r) => r.headers['webhook-id'] === id);

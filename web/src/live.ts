@@ -13,6 +13,7 @@ const WATCHED = [
   'authorization.decided',
   'approval.requested',
   'approval.decided',
+  'webhook.paused',
 ];
 
 type Listener = (type: string) => void;

@@ -91,6 +91,22 @@ export const EVENT_DATA = {
     },
     { title: 'ApprovalDecidedData' },
   ),
+  'webhook.paused': Type.Object(
+    {
+      // Not its address: webhook addresses often carry a secret in their path (chat services'),
+      // and this event may go to another endpoint.
+      webhookId: Type.String(),
+      consecutiveFailures: Type.Integer({ description: 'Attempts that failed in a row' }),
+      failingSince: IsoDateTime,
+      pausedUntil: IsoDateTime,
+      lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed' }),
+    },
+    {
+      title: 'WebhookPausedData',
+      description:
+        'The circuit breaker paused a webhook whose endpoint kept failing: it is sent nothing until `pausedUntil`, then one probe delivery resumes it if it succeeds. Its deliveries wait meanwhile; `POST /api/v1/webhooks/{id}/resume` resumes it at once',
+    },
+  ),
   'plan.changed': Type.Object(
     { planId: Type.String(), previousPlanId: Type.String() },
     { title: 'PlanChangedData' },

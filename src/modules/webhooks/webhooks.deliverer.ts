@@ -14,12 +14,23 @@
  * Signing follows Standard Webhooks: `webhook-id` (the event id, the same on every attempt),
  * `webhook-timestamp` (seconds, this attempt's), and `webhook-signature: v1,<base64 of
  * HMAC-SHA256 over "<id>.<timestamp>.<body>">` keyed by the bytes after `whsec_`.
+ *
+ * Fairness (one owner's silent endpoints must not hold back another owner's deliveries): the
+ * process runs `concurrency` attempts at once, each started as soon as a lane frees (not in
+ * batches that wait for their slowest); one owner's deliveries take at most `ownerConcurrency`
+ * of them; candidates come round-robin by owner; a webhook has at most `endpointConcurrency`
+ * attempts in flight across every node (the claim counts them under a lock on the webhook's
+ * row). The circuit breaker: `pauseAfterFailures` failures in a row over at least
+ * `pauseAfterMs` pause the webhook for `pauseForMs` (event `webhook.paused`); then one probe
+ * attempt is made, whose success resumes it and whose failure pauses it again.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import type { WebhookSettings } from '../../config.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import { newId } from '../../lib/ids.js';
 import { isoIn, isoNow } from '../../lib/time.js';
-import type { WebhooksRepo } from './webhooks.repo.js';
+import type { EventsBus } from '../events/events.bus.js';
+import type { DeliveryRow, WebhooksRepo } from './webhooks.repo.js';
 
 /** A logger's two calls the worker uses (Fastify's logger fits). */
 export interface DelivererLog {
@@ -27,17 +38,28 @@ export interface DelivererLog {
   error(object: Record<string, unknown>, message: string): void;
 }
 
-export interface DelivererSettings {
-  firstRetryMs: number;
-  secondRetryMs: number;
-  retryForMs: number;
-  /** The time one attempt may take, answer included. */
-  timeoutMs: number;
-}
+export type DelivererSettings = Pick<
+  WebhookSettings,
+  | 'firstRetryMs'
+  | 'secondRetryMs'
+  | 'retryForMs'
+  | 'timeoutMs'
+  | 'concurrency'
+  | 'ownerConcurrency'
+  | 'endpointConcurrency'
+  | 'pauseAfterFailures'
+  | 'pauseAfterMs'
+  | 'pauseForMs'
+>;
 
 export interface DelivererDeps {
-  repo: Pick<WebhooksRepo, 'dueDeliveries' | 'nextDue' | 'claim' | 'finishAttempt' | 'abandon' | 'release' | 'getEndpoint'>;
+  repo: Pick<
+    WebhooksRepo,
+    'dueDeliveries' | 'nextDue' | 'claim' | 'finishAttempt' | 'abandon' | 'release' | 'getEndpoint' | 'recordSuccess' | 'recordFailure'
+  >;
   outbound: Pick<OutboundClient, 'open'>;
+  /** Where `webhook.paused` is published (to the console's streams and the owner's other webhooks). */
+  events: Pick<EventsBus, 'publish'>;
   /** Opens an endpoint's sealed signing secret. */
   openSecret(ownerId: string, endpointId: string, sealed: string): Promise<string>;
   settings: DelivererSettings;
@@ -45,9 +67,8 @@ export interface DelivererDeps {
   sweepMs?: number;
 }
 
-/** Rows claimed per look, and attempts in flight at once. */
+/** Candidates read per look. */
 const BATCH = 50;
-const CONCURRENCY = 8;
 /** Bytes of an endpoint's answer read (and dropped): only its status counts. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 /** Errors are stored this long at most. */
@@ -98,10 +119,13 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
     timer.unref();
   }
 
-  async function attempt(id: string): Promise<void> {
-    const lease = randomBytes(16).toString('hex');
-    const claimed = await repo.claim(id, lease, isoNow(), isoIn(leaseMs));
-    if (!claimed) return;
+  /** Attempts in flight in this process, in all and per owner (the lanes they take). */
+  let running = 0;
+  const runningByOwner = new Map<string, number>();
+  const attempts = new Set<Promise<void>>();
+
+  async function attempt(claimed: DeliveryRow, lease: string, probe: boolean): Promise<void> {
+    const id = claimed.id;
     const endpoint = await repo.getEndpoint(claimed.owner_id, claimed.endpoint_id);
     if (!endpoint || !endpoint.enabled) {
       await repo.abandon(id, lease, isoNow());
@@ -157,7 +181,8 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
     const attempts = claimed.attempt_count + 1;
     const nextAt = Date.now() + retryDelayMs(attempts, settings);
     const givenUp = !succeeded && nextAt > Date.parse(claimed.created_at) + settings.retryForMs;
-    await repo.finishAttempt(id, lease, {
+    const storedError = error === null ? null : error.slice(0, MAX_ERROR_CHARS);
+    const recorded = await repo.finishAttempt(id, lease, {
       state: succeeded ? 'delivered' : givenUp ? 'failed' : 'pending',
       nextAttemptAt: succeeded || givenUp ? null : new Date(nextAt).toISOString(),
       attempt: {
@@ -166,28 +191,81 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
         attempted_at: attemptedAt,
         outcome: succeeded ? 'succeeded' : 'failed',
         response_status: responseStatus,
-        error: error === null ? null : error.slice(0, MAX_ERROR_CHARS),
+        error: storedError,
         duration_ms: durationMs,
       },
     });
+    // An attempt whose webhook was disabled or deleted meanwhile says nothing of it.
+    if (!recorded) return;
+    if (succeeded) {
+      await repo.recordSuccess(endpoint.id);
+      return;
+    }
+    const now = isoNow();
+    const paused = await repo.recordFailure(endpoint.id, now, {
+      probe,
+      pauseAfterFailures: settings.pauseAfterFailures,
+      pauseAfterMs: settings.pauseAfterMs,
+      pauseUntil: isoIn(settings.pauseForMs),
+    });
+    if (paused?.paused_until) {
+      log?.warn({ webhookId: paused.id, ownerId: paused.owner_id, consecutiveFailures: paused.consecutive_failures }, 'webhooks: a failing webhook was paused');
+      deps.events.publish(paused.owner_id, {
+        type: 'webhook.paused',
+        data: {
+          webhookId: paused.id,
+          consecutiveFailures: paused.consecutive_failures,
+          failingSince: paused.failing_since ?? now,
+          pausedUntil: paused.paused_until,
+          lastError: storedError,
+        },
+      });
+    }
   }
 
+  /** Runs a claimed attempt in a lane of its own; the lane, once free, looks for more. */
+  function launch(claimed: DeliveryRow, lease: string, probe: boolean): void {
+    const owner = claimed.owner_id;
+    running++;
+    runningByOwner.set(owner, (runningByOwner.get(owner) ?? 0) + 1);
+    const work = attempt(claimed, lease, probe)
+      .catch((error: unknown) => report(error, 'webhooks: a delivery attempt could not be made or recorded'))
+      .finally(() => {
+        running--;
+        const left = (runningByOwner.get(owner) ?? 1) - 1;
+        if (left > 0) runningByOwner.set(owner, left);
+        else runningByOwner.delete(owner);
+        attempts.delete(work);
+        wake();
+      });
+    attempts.add(work);
+  }
+
+  /** Claims due deliveries, fairly, until every lane is taken or nothing more can be claimed now. */
   async function drain(): Promise<void> {
+    let lookedAt = isoNow();
     do {
       again = false;
-      const due = await repo.dueDeliveries(isoNow(), BATCH);
-      let next = 0;
-      const lane = async () => {
-        while (!closed && next < due.length) {
-          const { id } = due[next++]!;
-          await attempt(id).catch((error: unknown) => report(error, 'webhooks: a delivery attempt could not be made or recorded'));
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, lane));
-      if (due.length === BATCH) again = true;
+      if (running >= settings.concurrency) break;
+      const full = [...runningByOwner].filter(([, n]) => n >= settings.ownerConcurrency).map(([owner]) => owner);
+      lookedAt = isoNow();
+      const due = await repo.dueDeliveries(lookedAt, { limit: BATCH, perEndpoint: settings.endpointConcurrency, exceptOwners: full });
+      let claimedAny = false;
+      for (const candidate of due) {
+        if (closed || running >= settings.concurrency) break;
+        if ((runningByOwner.get(candidate.owner_id) ?? 0) >= settings.ownerConcurrency) continue;
+        const lease = randomBytes(16).toString('hex');
+        const claim = await repo.claim(candidate.id, lease, isoNow(), isoIn(leaseMs), settings.endpointConcurrency);
+        if (!claim) continue;
+        claimedAny = true;
+        launch(claim.row, lease, claim.probe);
+      }
+      // A full page may have more behind it; a page of which nothing could be claimed is not
+      // read again at once (the attempts that end wake the worker).
+      if (claimedAny && due.length === BATCH) again = true;
     } while (again && !closed);
     if (closed) return;
-    const nextDue = await repo.nextDue(isoNow());
+    const nextDue = await repo.nextDue(lookedAt);
     schedule(nextDue === undefined ? sweepMs : Date.parse(nextDue) - Date.now());
   }
 
@@ -233,6 +311,7 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
       clearTimeout(timer);
       for (const controller of inFlight) controller.abort();
       await draining;
+      await Promise.all([...attempts]);
     },
   };
 }

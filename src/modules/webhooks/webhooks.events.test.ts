@@ -12,6 +12,7 @@ import { connectGoogle, startFakeGoogle, type FakeGoogle } from '../../../test/f
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET } from '../../../test/google-app.js';
+import { loadConfig } from '../../config.js';
 
 /** How long a delivery may take to be recorded, polled every 20 ms. */
 const SETTLE = { timeout: 10_000, interval: 20 };
@@ -33,7 +34,7 @@ beforeAll(async () => {
     config: {
       allowPrivateNetwork: true,
       google: { clientId: GOOGLE_CLIENT_ID, clientSecret: GOOGLE_CLIENT_SECRET, endpointOverride: fake.url },
-      webhooks: { firstRetryMs: 30, secondRetryMs: 60, retryForMs: 60_000, timeoutMs: 5_000, maxEndpointsPerOwner: 20 },
+      webhooks: { ...loadConfig({}).webhooks, firstRetryMs: 30, secondRetryMs: 60, retryForMs: 60_000, timeoutMs: 5_000, maxEndpointsPerOwner: 20 },
     },
   });
   receiver = await startWebhookReceiver();

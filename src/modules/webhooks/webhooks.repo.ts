@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Dialect } from '../../storage/dialect.js';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../storage/tables.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -14,7 +15,7 @@ export interface AttemptResult {
   attempt: AttemptRow;
 }
 
-export function createWebhooksRepo(db: Kysely<Database>) {
+export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     async insertEndpoint(row: EndpointRow, trx?: Db): Promise<void> {
       await (trx ?? db).insertInto('webhook_endpoints').values(row).execute();
@@ -40,7 +41,7 @@ export function createWebhooksRepo(db: Kysely<Database>) {
     async updateEndpoint(
       ownerId: string,
       id: string,
-      changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'enabled' | 'updated_at'>>,
+      changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'enabled' | 'updated_at' | 'consecutive_failures' | 'failing_since' | 'paused_until'>>,
       trx?: Db,
     ): Promise<EndpointRow | undefined> {
       return (trx ?? db)
@@ -55,7 +56,10 @@ export function createWebhooksRepo(db: Kysely<Database>) {
     /** Deletes the endpoint with its deliveries and their attempts. */
     async deleteEndpoint(ownerId: string, id: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
-        const owned = await trx.selectFrom('webhook_endpoints').select('id').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+        // The webhook's row first, as a claim locks it before its deliveries: one order, no deadlock.
+        let ownedQuery = trx.selectFrom('webhook_endpoints').select('id').where('owner_id', '=', ownerId).where('id', '=', id);
+        if (dialect === 'postgres') ownedQuery = ownedQuery.forUpdate();
+        const owned = await ownedQuery.executeTakeFirst();
         if (!owned) return false;
         const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id);
         await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
@@ -89,6 +93,24 @@ export function createWebhooksRepo(db: Kysely<Database>) {
         .execute();
     },
 
+    /** The owner's pending deliveries, in all and for each of `endpointIds`: what the pending caps count. */
+    async pendingCounts(ownerId: string, endpointIds: string[]): Promise<{ owner: number; byEndpoint: Map<string, number> }> {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select(['endpoint_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('owner_id', '=', ownerId)
+        .where('state', '=', 'pending')
+        .groupBy('endpoint_id')
+        .execute();
+      const byEndpoint = new Map<string, number>(endpointIds.map((id) => [id, 0]));
+      let owner = 0;
+      for (const row of rows) {
+        owner += Number(row.n);
+        if (byEndpoint.has(row.endpoint_id)) byEndpoint.set(row.endpoint_id, Number(row.n));
+      }
+      return { owner, byEndpoint };
+    },
+
     /** Newest first; `cursor` is the last id of the previous page. */
     async listDeliveries(ownerId: string, endpointId: string, query: { limit: number; cursor?: string | undefined }): Promise<DeliveryRow[]> {
       let q = db.selectFrom('webhook_deliveries').selectAll().where('owner_id', '=', ownerId).where('endpoint_id', '=', endpointId);
@@ -105,30 +127,69 @@ export function createWebhooksRepo(db: Kysely<Database>) {
       return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempted_at').orderBy('id').execute();
     },
 
-    /** Due deliveries of enabled endpoints that no live lease holds, soonest first: candidates to claim. */
-    async dueDeliveries(now: string, limit: number): Promise<Array<Pick<DeliveryRow, 'id'>>> {
-      return db
-        .selectFrom('webhook_deliveries')
-        .select('webhook_deliveries.id')
-        .where('state', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('lease', 'is', null), eb('lease_until', '<=', now)]))
-        .orderBy('next_attempt_at')
-        .limit(limit)
-        .execute();
+    /**
+     * Due deliveries no live lease holds, candidates to claim, in a fair order: each owner's
+     * oldest first, then each owner's second, and so on (round-robin by owner), so that one
+     * owner's backlog never queues ahead of another owner's first delivery. Left out: paused
+     * webhooks, webhooks already at `perEndpoint` attempts in flight, and the owners in
+     * `exceptOwners` (at their share of this process's lanes); of each webhook only its
+     * `perEndpoint` oldest (no more could be claimed now).
+     */
+    async dueDeliveries(
+      now: string,
+      options: { limit: number; perEndpoint: number; exceptOwners: readonly string[] },
+    ): Promise<Array<Pick<DeliveryRow, 'id' | 'owner_id'>>> {
+      const exceptOwners = options.exceptOwners.length > 0 ? sql`and d.owner_id not in (${sql.join(options.exceptOwners)})` : sql``;
+      const result = await sql<Pick<DeliveryRow, 'id' | 'owner_id'>>`
+        select id, owner_id from (
+          select id, owner_id, next_attempt_at,
+            row_number() over (partition by owner_id order by endpoint_rank, next_attempt_at, id) as owner_rank
+          from (
+            select d.id, d.owner_id, d.next_attempt_at,
+              row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as endpoint_rank
+            from webhook_deliveries d
+            join webhook_endpoints e on e.id = d.endpoint_id
+            where d.state = 'pending' and d.next_attempt_at <= ${now}
+              and (d.lease is null or d.lease_until <= ${now})
+              and (e.paused_until is null or e.paused_until <= ${now})
+              ${exceptOwners}
+              and d.endpoint_id not in (
+                select endpoint_id from webhook_deliveries
+                where state = 'pending' and lease_until > ${now}
+                group by endpoint_id having count(*) >= ${options.perEndpoint}
+              )
+          ) by_endpoint
+          where endpoint_rank <= ${options.perEndpoint}
+        ) by_owner
+        order by owner_rank, next_attempt_at, id
+        limit ${options.limit}
+      `.execute(db);
+      return result.rows;
     },
 
     /**
-     * When the worker should look next: the soonest due time of a pending delivery no live lease
-     * holds, or the soonest end of a lease (its holder may have stopped); undefined when nothing
-     * is pending.
+     * When the worker should look next, after a look for due deliveries made at `lookedAt`: the
+     * soonest due time after it of a pending delivery no live lease holds (of a webhook not
+     * paused), the soonest end of a pause, or the soonest end of a lease (its holder may have
+     * stopped, or frees a webhook's lane); undefined when nothing is pending. What was due at
+     * `lookedAt` and not claimed waits for a lane: the attempt that ends wakes the worker. What
+     * fell due since is answered (a time past): the worker looks again at once.
      */
-    async nextDue(now: string): Promise<string | undefined> {
+    async nextDue(lookedAt: string): Promise<string | undefined> {
+      const now = lookedAt;
       const free = await db
-        .selectFrom('webhook_deliveries')
-        .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-        .where('state', '=', 'pending')
-        .where((eb) => eb.or([eb('lease', 'is', null), eb('lease_until', '<=', now)]))
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+        .select((eb) => eb.fn.min('d.next_attempt_at').as('at'))
+        .where('d.state', '=', 'pending')
+        .where('d.next_attempt_at', '>', now)
+        .where((eb) => eb.or([eb('d.lease', 'is', null), eb('d.lease_until', '<=', now)]))
+        .where((eb) => eb.or([eb('e.paused_until', 'is', null), eb('e.paused_until', '<=', now)]))
+        .executeTakeFirst();
+      const paused = await db
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.min('paused_until').as('at'))
+        .where('paused_until', '>', now)
         .executeTakeFirst();
       const held = await db
         .selectFrom('webhook_deliveries')
@@ -136,23 +197,104 @@ export function createWebhooksRepo(db: Kysely<Database>) {
         .where('state', '=', 'pending')
         .where('lease_until', '>', now)
         .executeTakeFirst();
-      const times = [free?.at, held?.at].filter((at): at is string => typeof at === 'string');
+      const times = [free?.at, paused?.at, held?.at].filter((at): at is string => typeof at === 'string');
       return times.sort()[0];
     },
 
     /**
-     * Claims a due delivery for one attempt: one atomic UPDATE that succeeds for one caller only,
-     * whichever node it runs on. Answers the row as claimed, or undefined when another holds it,
-     * it is not due, or it is no longer pending.
+     * Claims a due delivery for one attempt: one conditional UPDATE that succeeds for one caller
+     * only, whichever node it runs on, and only while its webhook has fewer than `perEndpoint`
+     * attempts in flight (counted in the same statement). On PostgreSQL the webhook's row is
+     * locked first (FOR NO KEY UPDATE, in a transaction), so that claims for one webhook queue up on
+     * every node and none counts before another's claim commits; SQLite runs one statement at
+     * a time. A paused webhook is not claimed for; one whose pause has ended gets one attempt,
+     * the probe, alone in flight, and stays paused until `leaseUntil` meanwhile (the probe's
+     * outcome then resumes it or pauses it again). Answers the row as claimed, or undefined
+     * when another holds it, it is not due or no longer pending, or its webhook has no lane free.
      */
-    async claim(id: string, lease: string, now: string, leaseUntil: string): Promise<DeliveryRow | undefined> {
+    async claim(
+      id: string,
+      lease: string,
+      now: string,
+      leaseUntil: string,
+      perEndpoint: number,
+    ): Promise<{ row: DeliveryRow; probe: boolean } | undefined> {
+      const run = async (q: Db): Promise<{ row: DeliveryRow; probe: boolean } | undefined> => {
+        let endpointQuery = q
+          .selectFrom('webhook_endpoints')
+          .select(['id', 'paused_until'])
+          .where('id', '=', (eb) => eb.selectFrom('webhook_deliveries').select('endpoint_id').where('id', '=', id));
+        // NO KEY UPDATE: claims for the webhook queue up, while new deliveries (whose foreign
+        // key takes a KEY SHARE lock on this row) are still stored meanwhile.
+        if (dialect === 'postgres') endpointQuery = endpointQuery.forNoKeyUpdate();
+        const endpoint = await endpointQuery.executeTakeFirst();
+        if (!endpoint) return undefined;
+        const probe = endpoint.paused_until !== null;
+        if (probe && endpoint.paused_until! > now) return undefined;
+        const lanes = probe ? 1 : perEndpoint;
+        const row = await q
+          .updateTable('webhook_deliveries')
+          .set({ lease, lease_until: leaseUntil })
+          .where('id', '=', id)
+          .where('state', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .where((eb) => eb.or([eb('lease', 'is', null), eb('lease_until', '<=', now)]))
+          .where(
+            sql<boolean>`(select count(*) from webhook_deliveries held
+              where held.endpoint_id = ${endpoint.id} and held.state = 'pending' and held.lease_until > ${now}) < ${lanes}`,
+          )
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return undefined;
+        if (probe) await q.updateTable('webhook_endpoints').set({ paused_until: leaseUntil }).where('id', '=', endpoint.id).where('paused_until', '<=', now).execute();
+        return { row, probe };
+      };
+      return dialect === 'postgres' ? db.transaction().execute(run) : run(db);
+    },
+
+    /** A success: the failures in a row end, and a paused webhook resumes. No write when there is nothing to reset. */
+    async recordSuccess(endpointId: string): Promise<void> {
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ consecutive_failures: 0, failing_since: null, paused_until: null })
+        .where('id', '=', endpointId)
+        .where((eb) => eb.or([eb('consecutive_failures', '<>', 0), eb('paused_until', 'is not', null)]))
+        .execute();
+    },
+
+    /**
+     * A failure, counted in the webhook's failures in a row. A failed probe pauses it again
+     * until `pauseUntil`; otherwise, once `pauseAfterFailures` in a row span `pauseAfterMs`, it
+     * is paused until `pauseUntil`. Answers the webhook when this failure paused a webhook that
+     * was not paused (one caller only, on every node: the change is conditional), else undefined.
+     */
+    async recordFailure(
+      endpointId: string,
+      now: string,
+      rule: { probe: boolean; pauseAfterFailures: number; pauseAfterMs: number; pauseUntil: string },
+    ): Promise<EndpointRow | undefined> {
+      // No transaction: the count is one atomic increment, and the pause a conditional change.
+      const row = await db
+        .updateTable('webhook_endpoints')
+        .set((eb) => ({
+          consecutive_failures: eb('consecutive_failures', '+', 1),
+          failing_since: eb.fn.coalesce('failing_since', eb.val(now)),
+        }))
+        .where('id', '=', endpointId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      if (rule.probe) {
+        await db.updateTable('webhook_endpoints').set({ paused_until: rule.pauseUntil }).where('id', '=', endpointId).where('paused_until', 'is not', null).execute();
+        return undefined;
+      }
+      const failingFor = Date.parse(now) - Date.parse(row.failing_since ?? now);
+      if (row.paused_until !== null || row.consecutive_failures < rule.pauseAfterFailures || failingFor < rule.pauseAfterMs) return undefined;
       return db
-        .updateTable('webhook_deliveries')
-        .set({ lease, lease_until: leaseUntil })
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('lease', 'is', null), eb('lease_until', '<=', now)]))
+        .updateTable('webhook_endpoints')
+        .set({ paused_until: rule.pauseUntil })
+        .where('id', '=', endpointId)
+        .where('paused_until', 'is', null)
         .returningAll()
         .executeTakeFirst();
     },

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
+import { createRateLimiter } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
+import type { SharedCounters } from '../../lib/shared-counters.js';
 import {
   CreatedWebhookResponse,
   CreateWebhookBody,
@@ -15,8 +17,17 @@ import {
 } from './webhooks.schemas.js';
 import type { WebhooksService } from './webhooks.service.js';
 
-export function webhooksRoutes(deps: { webhooks: WebhooksService }): FastifyPluginAsyncTypebox {
+export function webhooksRoutes(deps: { webhooks: WebhooksService; testPerMinute: number; counters?: SharedCounters }): FastifyPluginAsyncTypebox {
   const { webhooks } = deps;
+  // Each test call stores a delivery that takes a lane to send: counted exactly, per owner,
+  // across every node (the shared counters), before anything else is done.
+  const testLimiter = createRateLimiter({
+    max: deps.testPerMinute,
+    windowMs: 60_000,
+    what: 'webhook test events from this account',
+    name: 'webhook-tests',
+    ...(deps.counters ? { counters: deps.counters } : {}),
+  });
   return async (app) => {
     // Where the account's events go, signed with a secret: the owner's decision alone, like tokens.
     const config = { access: access.owner() };
@@ -96,12 +107,35 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService }): FastifyPlug
         schema: {
           operationId: 'testWebhook',
           summary: 'Send a `webhook.test` event to this webhook now; the answer is the new delivery, still pending',
+          description:
+            'At most WEBHOOK_TEST_RATE_LIMIT calls per owner per minute (10 by default), and none while the webhook already has the most deliveries waiting it may hold: 429 `RATE_LIMITED` with `Retry-After` then. 409 when the webhook is disabled',
           tags,
           params: IdParams,
           response: { 201: DeliveryResponse },
         },
       },
-      async (request, reply) => reply.status(201).send({ data: await webhooks.sendTest(principalOf(request).ownerId, request.params.id) }),
+      async (request, reply) => {
+        const { ownerId } = principalOf(request);
+        await testLimiter.hit(ownerId);
+        return reply.status(201).send({ data: await webhooks.sendTest(ownerId, request.params.id) });
+      },
+    );
+
+    app.post(
+      '/api/v1/webhooks/:id/resume',
+      {
+        config,
+        schema: {
+          operationId: 'resumeWebhook',
+          summary: 'Resume a webhook the circuit breaker paused: its waiting deliveries are sent now',
+          description:
+            'A webhook whose endpoint kept failing is paused (`status: "paused"`, event `webhook.paused`) and tried again by one probe delivery after a cool-down. This resumes it at once and clears its failures; a webhook that is not paused is answered as it is. 409 when it is disabled',
+          tags,
+          params: IdParams,
+          response: { 200: WebhookResponse },
+        },
+      },
+      async (request) => ({ data: await webhooks.resume(principalOf(request).ownerId, request.params.id) }),
     );
 
     app.get(

@@ -30,6 +30,14 @@ export const WebhookSchema = Type.Object(
     url: Type.String(),
     events: Type.Array(Type.String()),
     enabled: Type.Boolean({ description: 'A disabled webhook is sent nothing; its pending deliveries are given up' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')], {
+      description:
+        '`active`: sent to. `paused`: its endpoint kept failing, so the circuit breaker stopped sending to it until `pausedUntil`, when one probe delivery is tried (its success resumes it); its deliveries wait meanwhile, and `POST /webhooks/{id}/resume` resumes it at once. `disabled`: `enabled` is false',
+    }),
+    pausedUntil: Type.Union([IsoDateTime, Type.Null()], {
+      description: 'While paused: when the probe delivery is due (a time past means it is due or under way); null otherwise',
+    }),
+    consecutiveFailures: Type.Integer({ minimum: 0, description: 'Attempts that failed in a row; a success resets it' }),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
   },
@@ -82,6 +90,10 @@ export const WebhookDeliverySchema = Type.Object(
     body: Type.String({ description: 'The JSON body sent, exactly as signed: `{ "type", "timestamp", "data" }`' }),
     attemptCount: Type.Integer(),
     nextAttemptAt: NullableDateTime,
+    failureReason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why it failed when no attempt says so: an event that found too many deliveries already waiting for this webhook or this account is recorded as failed, never sent. Null otherwise',
+    }),
     createdAt: IsoDateTime,
     attempts: Type.Array(WebhookAttemptSchema, { description: 'Oldest first' }),
   },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
+import type { WebhookSettings } from '../../config.js';
 import { AppError, InputError, notFound } from '../../http/errors.js';
-import { isBlockedAddress } from '../../http/outbound.js';
+import { isPrivateHost } from '../../http/outbound.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { AccountEvent } from '../events/events.schemas.js';
@@ -23,7 +23,7 @@ export interface WebhooksServiceOptions {
   deliverer: Pick<WebhookDeliverer, 'wake'>;
   /** ALLOW_PRIVATE_NETWORK: http, loopback and private addresses are accepted only with it. */
   allowPrivateNetwork: boolean;
-  maxEndpointsPerOwner: number;
+  settings: Pick<WebhookSettings, 'maxEndpointsPerOwner' | 'maxPendingPerEndpoint' | 'maxPendingPerOwner' | 'firstRetryMs'>;
 }
 
 /** Where an endpoint's sealed secret lives: the keyring binds the ciphertext to it. */
@@ -40,6 +40,9 @@ function toWebhook(row: EndpointRow): Webhook {
     url: row.url,
     events: JSON.parse(row.events) as string[],
     enabled: row.enabled === 1,
+    status: row.enabled !== 1 ? 'disabled' : row.paused_until !== null ? 'paused' : 'active',
+    pausedUntil: row.enabled === 1 ? row.paused_until : null,
+    consecutiveFailures: row.consecutive_failures,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -55,6 +58,7 @@ function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
     body: row.body,
     attemptCount: row.attempt_count,
     nextAttemptAt: row.next_attempt_at,
+    failureReason: row.failure_reason,
     createdAt: row.created_at,
     attempts: attempts.map((a) => ({
       attemptedAt: a.attempted_at,
@@ -97,9 +101,8 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
       if (url.protocol === 'http:') {
         throw new InputError('url', 'must be https', 'url must be an https address: deliveries carry account events. (http is accepted only when the server allows private network calls)');
       }
-      const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-      const local = host === 'localhost' || host.endsWith('.localhost');
-      if (local || (isIP(host) && isBlockedAddress(host))) {
+      // The delivery guard's own check, so that every form it refuses is refused here first.
+      if (isPrivateHost(url.hostname)) {
         throw new InputError(
           'url',
           'must not be a loopback or private address',
@@ -116,38 +119,62 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
     return row;
   }
 
-  /** Stores the deliveries of one event and wakes the worker; answers how many were new. */
+  /**
+   * Stores the deliveries of one event and wakes the worker. A delivery past the pending caps
+   * (its webhook's, or the owner's) is stored as failed, with the reason, and never sent: the
+   * owner sees what was lost, and one owner's failing endpoints cannot grow the queue without
+   * bound.
+   */
   async function store(ownerId: string, endpoints: EndpointRow[], event: { id: string; type: string; occurredAt: string; data: unknown }): Promise<DeliveryRow[]> {
     const now = isoNow();
     const body = bodyOf(event);
-    const rows: DeliveryRow[] = endpoints.map((endpoint) => ({
-      id: newId('whd'),
-      owner_id: ownerId,
-      endpoint_id: endpoint.id,
-      event_id: event.id,
-      event_type: event.type,
-      body,
-      state: 'pending',
-      attempt_count: 0,
-      next_attempt_at: now,
-      lease: null,
-      lease_until: null,
-      created_at: now,
-      updated_at: now,
-    }));
-    if ((await repo.insertDeliveries(rows)) > 0) deliverer.wake();
+    const { settings } = deps;
+    const pending = await repo.pendingCounts(ownerId, endpoints.map((endpoint) => endpoint.id));
+    let ownerPending = pending.owner;
+    const rows: DeliveryRow[] = endpoints.map((endpoint) => {
+      const endpointPending = pending.byEndpoint.get(endpoint.id) ?? 0;
+      let reason: string | null = null;
+      if (endpointPending >= settings.maxPendingPerEndpoint) {
+        reason = `Not sent: webhook ${endpoint.id} already had ${endpointPending} deliveries waiting, the most one webhook may hold (${settings.maxPendingPerEndpoint}); its endpoint is failing or slow. Fix the endpoint (or resume the webhook if it is paused) so that the waiting ones are sent`;
+      } else if (ownerPending >= settings.maxPendingPerOwner) {
+        reason = `Not sent: this account's webhooks already had ${ownerPending} deliveries waiting, the most an account may hold (${settings.maxPendingPerOwner}); fix the failing endpoints, or disable the webhooks that cannot be reached`;
+      } else {
+        ownerPending++;
+      }
+      return {
+        id: newId('whd'),
+        owner_id: ownerId,
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_type: event.type,
+        body,
+        state: reason === null ? 'pending' : 'failed',
+        attempt_count: 0,
+        next_attempt_at: reason === null ? now : null,
+        lease: null,
+        lease_until: null,
+        failure_reason: reason,
+        created_at: now,
+        updated_at: now,
+      };
+    });
+    if ((await repo.insertDeliveries(rows)) > 0 && rows.some((row) => row.state === 'pending')) deliverer.wake();
     return rows;
   }
+
+  /** A webhook's circuit breaker, reset: nothing failed yet, not paused. */
+  const closedBreaker = { consecutive_failures: 0, failing_since: null, paused_until: null } as const;
 
   return {
     async create(ownerId: string, input: CreateWebhookInput): Promise<CreatedWebhook> {
       const url = checkUrl(input.url);
       const count = await repo.countEndpoints(ownerId);
-      if (count >= deps.maxEndpointsPerOwner) {
+      const max = deps.settings.maxEndpointsPerOwner;
+      if (count >= max) {
         throw new AppError(
           'CONFLICT',
-          `This account already has ${count} webhooks, the most it may hold (${deps.maxEndpointsPerOwner}); delete one, or subscribe an existing one to more events`,
-          { details: { limit: deps.maxEndpointsPerOwner } },
+          `This account already has ${count} webhooks, the most it may hold (${max}); delete one, or subscribe an existing one to more events`,
+          { details: { limit: max } },
         );
       }
       const id = newId('whk');
@@ -162,6 +189,7 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
         secret_sealed: await keyring.seal(ownerId, secretContext(id), secret),
         created_at: now,
         updated_at: now,
+        ...closedBreaker,
       };
       await repo.insertEndpoint(row);
       return { ...toWebhook(row), secret };
@@ -175,16 +203,38 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
       return toWebhook(await getRow(ownerId, id));
     },
 
-    /** Changes the address, the events or whether it is enabled; disabling gives up its pending deliveries. */
+    /**
+     * Changes the address, the events or whether it is enabled; disabling gives up its pending
+     * deliveries. A new address, or enabling, also resumes a paused webhook: the owner has acted
+     * on what failed.
+     */
     async update(ownerId: string, id: string, input: UpdateWebhookInput): Promise<Webhook> {
-      const changes: Parameters<WebhooksRepo['updateEndpoint']>[2] = { updated_at: isoNow() };
+      let changes: Parameters<WebhooksRepo['updateEndpoint']>[2] = { updated_at: isoNow() };
       if (input.url !== undefined) changes.url = checkUrl(input.url);
       if (input.events !== undefined) changes.events = JSON.stringify(input.events);
       if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
+      if (input.url !== undefined || input.enabled !== undefined) changes = { ...changes, ...closedBreaker };
       const row = await repo.updateEndpoint(ownerId, id, changes);
       if (!row) throw notFound('Webhook', id);
       if (input.enabled === false) await repo.failPending(id, changes.updated_at!);
+      else if (changes.paused_until === null) deliverer.wake();
       return toWebhook(row);
+    },
+
+    /**
+     * Resumes a webhook the circuit breaker paused: its waiting deliveries are sent now (a
+     * webhook that is not paused is answered as it is).
+     */
+    async resume(ownerId: string, id: string): Promise<Webhook> {
+      const row = await getRow(ownerId, id);
+      if (!row.enabled) {
+        throw new AppError('CONFLICT', `Webhook ${id} is disabled, not paused; enable it with PATCH { "enabled": true }`);
+      }
+      if (row.paused_until === null) return toWebhook(row);
+      const resumed = await repo.updateEndpoint(ownerId, id, { ...closedBreaker, updated_at: isoNow() });
+      if (!resumed) throw notFound('Webhook', id);
+      deliverer.wake();
+      return toWebhook(resumed);
     },
 
     async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
@@ -197,6 +247,21 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
       const row = await getRow(ownerId, id);
       if (!row.enabled) {
         throw new AppError('CONFLICT', `Webhook ${id} is disabled; enable it (PATCH { "enabled": true }) before sending it a test event`);
+      }
+      const { settings } = deps;
+      const pending = await repo.pendingCounts(ownerId, [id]);
+      const waiting = pending.byEndpoint.get(id) ?? 0;
+      if (waiting >= settings.maxPendingPerEndpoint || pending.owner >= settings.maxPendingPerOwner) {
+        // A test event past the caps would only be recorded as not sent: refused instead, as a
+        // request to slow down, since the deliveries waiting go out as the endpoint answers.
+        const retryAfter = Math.max(1, Math.ceil(settings.firstRetryMs / 1000));
+        throw new AppError(
+          'RATE_LIMITED',
+          waiting >= settings.maxPendingPerEndpoint
+            ? `Webhook ${id} already has ${waiting} deliveries waiting, the most one webhook may hold (${settings.maxPendingPerEndpoint}); a test event would not be sent. Fix its endpoint, or resume it if it is paused, and try again once they are sent`
+            : `This account's webhooks already have ${pending.owner} deliveries waiting, the most an account may hold (${settings.maxPendingPerOwner}); a test event would not be sent. Fix the failing endpoints and try again once they are sent`,
+          { headers: { 'Retry-After': String(retryAfter) }, details: { retryAfterSeconds: retryAfter, pending: waiting } },
+        );
       }
       const event = { id: newId('evt'), type: TEST_EVENT_TYPE, occurredAt: isoNow(), data: { webhookId: id } };
       const [delivery] = await store(ownerId, [row], event);

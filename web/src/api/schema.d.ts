@@ -2288,9 +2288,33 @@ export interface paths {
         put?: never;
         /**
          * Send a `webhook.test` event to this webhook now; the answer is the new delivery, still pending
-         * @description Owner only: the master token or a login session.
+         * @description At most WEBHOOK_TEST_RATE_LIMIT calls per owner per minute (10 by default), and none while the webhook already has the most deliveries waiting it may hold: 429 `RATE_LIMITED` with `Retry-After` then. 409 when the webhook is disabled
+         *
+         *     Owner only: the master token or a login session.
          */
         post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a webhook the circuit breaker paused: its waiting deliveries are sent now
+         * @description A webhook whose endpoint kept failing is paused (`status: "paused"`, event `webhook.paused`) and tried again by one probe delivery after a cool-down. This resumes it at once and clears its failures; a webhook that is not paused is answered as it is. 409 when it is disabled
+         *
+         *     Owner only: the master token or a login session.
+         */
+        post: operations["resumeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3089,6 +3113,17 @@ export interface components {
              * @description Sent as the SSE `event:` line
              * @enum {string}
              */
+            type: "webhook.paused";
+            /** Format: date-time */
+            occurredAt: string;
+            data: components["schemas"]["WebhookPausedData"];
+        } | {
+            /** @description Unique; sent as the SSE `id:` line */
+            id: string;
+            /**
+             * @description Sent as the SSE `event:` line
+             * @enum {string}
+             */
             type: "plan.changed";
             /** Format: date-time */
             occurredAt: string;
@@ -3745,6 +3780,12 @@ export interface components {
             events: string[];
             /** @description A disabled webhook is sent nothing; its pending deliveries are given up */
             enabled: boolean;
+            /** @description `active`: sent to. `paused`: its endpoint kept failing, so the circuit breaker stopped sending to it until `pausedUntil`, when one probe delivery is tried (its success resumes it); its deliveries wait meanwhile, and `POST /webhooks/{id}/resume` resumes it at once. `disabled`: `enabled` is false */
+            status: "active" | "paused" | "disabled";
+            /** @description While paused: when the probe delivery is due (a time past means it is due or under way); null otherwise */
+            pausedUntil: string | null;
+            /** @description Attempts that failed in a row; a success resets it */
+            consecutiveFailures: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5297,6 +5338,12 @@ export interface components {
             events: string[];
             /** @description A disabled webhook is sent nothing; its pending deliveries are given up */
             enabled: boolean;
+            /** @description `active`: sent to. `paused`: its endpoint kept failing, so the circuit breaker stopped sending to it until `pausedUntil`, when one probe delivery is tried (its success resumes it); its deliveries wait meanwhile, and `POST /webhooks/{id}/resume` resumes it at once. `disabled`: `enabled` is false */
+            status: "active" | "paused" | "disabled";
+            /** @description While paused: when the probe delivery is due (a time past means it is due or under way); null otherwise */
+            pausedUntil: string | null;
+            /** @description Attempts that failed in a row; a success resets it */
+            consecutiveFailures: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5326,6 +5373,8 @@ export interface components {
             body: string;
             attemptCount: number;
             nextAttemptAt: string | null;
+            /** @description Why it failed when no attempt says so: an event that found too many deliveries already waiting for this webhook or this account is recorded as failed, never sent. Null otherwise */
+            failureReason: string | null;
             /** Format: date-time */
             createdAt: string;
             /** @description Oldest first */
@@ -5344,6 +5393,21 @@ export interface components {
         /** WebhookList */
         WebhookList: {
             data: components["schemas"]["Webhook"][];
+        };
+        /**
+         * WebhookPausedData
+         * @description The circuit breaker paused a webhook whose endpoint kept failing: it is sent nothing until `pausedUntil`, then one probe delivery resumes it if it succeeds. Its deliveries wait meanwhile; `POST /api/v1/webhooks/{id}/resume` resumes it at once
+         */
+        WebhookPausedData: {
+            webhookId: string;
+            /** @description Attempts that failed in a row */
+            consecutiveFailures: number;
+            /** Format: date-time */
+            failingSince: string;
+            /** Format: date-time */
+            pausedUntil: string;
+            /** @description Why the last attempt failed */
+            lastError: string | null;
         };
         /** WebhookReceipt */
         WebhookReceipt: {
@@ -11608,7 +11672,7 @@ export interface operations {
                     /** @description Where events are POSTed: an https address (http, and loopback or private addresses, only when the server allows private network calls) */
                     url: string;
                     /** @description The event types to send */
-                    events: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "approval.requested" | "approval.decided" | "plan.changed")[];
+                    events: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "approval.requested" | "approval.decided" | "webhook.paused" | "plan.changed")[];
                 };
             };
         };
@@ -11740,7 +11804,7 @@ export interface operations {
                     /** @description Where events are POSTed: an https address (http, and loopback or private addresses, only when the server allows private network calls) */
                     url?: string;
                     /** @description The event types to send */
-                    events?: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "approval.requested" | "approval.decided" | "plan.changed")[];
+                    events?: ("handshake.created" | "handshake.decided" | "handshake.claimed" | "handshake.revoked" | "authorization.requested" | "authorization.decided" | "token.created" | "token.revoked" | "device.online" | "device.offline" | "oauth.needs_reauth" | "login.failed" | "approval.requested" | "approval.decided" | "webhook.paused" | "plan.changed")[];
                     enabled?: boolean;
                 };
             };
@@ -11794,6 +11858,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resumeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
             /** @description Default Response */

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useCallback, useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import type { operations } from '../api/schema';
 import { ActionError, useAction } from '../components/actions';
@@ -6,6 +6,7 @@ import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
 import { SubmitOrCancel } from '../components/submit-or-cancel';
 import { Empty, OnceSecret, PageHeader, Show, useLoad, When } from '../components/ui';
+import { useLiveChanges } from '../live';
 
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['WebhookDelivery'];
@@ -30,6 +31,7 @@ const EVENT_TYPES = [
   'login.failed',
   'approval.requested',
   'approval.decided',
+  'webhook.paused',
   'plan.changed',
 ] as const satisfies readonly EventType[];
 type Listed = (typeof EVENT_TYPES)[number];
@@ -39,6 +41,8 @@ void everyEventListed;
 /** Webhooks: addresses the server POSTs account events to, signed, with every delivery's attempts. */
 export function WebhooksPage() {
   const webhooks = useLoad(async () => unwrap(await api.GET('/api/v1/webhooks')).data);
+  // A webhook the circuit breaker pauses shows as paused at once, with its Resume button.
+  useLiveChanges(useCallback(() => webhooks.reload(), [webhooks.reload]), ['webhook.paused']);
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<string>();
   return (
@@ -152,6 +156,11 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
       unwrap(await api.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: webhook.id } }, body: { enabled } }));
       onChanged();
     });
+  const resume = () =>
+    void action.run(async () => {
+      unwrap(await api.POST('/api/v1/webhooks/{id}/resume', { params: { path: { id: webhook.id } } }));
+      onChanged();
+    });
   const remove = async () => {
     unwrap(await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhook.id } } }));
     onChanged();
@@ -160,8 +169,28 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
     <article className="card" aria-label={webhook.url}>
       <div className="row spread">
         <h3 className="webhook-url mono">{webhook.url}</h3>
-        <span className={`tag ${webhook.enabled ? 'ok' : 'muted'}`}>{webhook.enabled ? 'enabled' : 'disabled'}</span>
+        <span className={`tag webhook-${webhook.status}`}>{webhook.status === 'active' ? 'enabled' : webhook.status}</span>
       </div>
+      {webhook.status === 'paused' ? (
+        <div className="warning stack" role="status">
+          <p>
+            Paused after {webhook.consecutiveFailures} failed {webhook.consecutiveFailures === 1 ? 'attempt' : 'attempts'} in a row: its endpoint kept
+            failing, so Hearth stopped sending to it. Its
+            deliveries wait.{' '}
+            {webhook.pausedUntil ? (
+              <>
+                One delivery will be tried again <When at={webhook.pausedUntil} />; if it succeeds, sending resumes.
+              </>
+            ) : null}{' '}
+            Fix the endpoint, then resume it to send the waiting deliveries now.
+          </p>
+          <div className="row">
+            <button type="button" className="primary" disabled={action.busy} onClick={resume}>
+              Resume
+            </button>
+          </div>
+        </div>
+      ) : null}
       <dl className="facts">
         <dt>Events</dt>
         <dd>
@@ -171,6 +200,12 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
             </span>
           ))}
         </dd>
+        {webhook.status === 'active' && webhook.consecutiveFailures > 0 ? (
+          <>
+            <dt>Failing</dt>
+            <dd>{webhook.consecutiveFailures} attempts in a row</dd>
+          </>
+        ) : null}
         <dt>Added</dt>
         <dd>
           <When at={webhook.createdAt} />
@@ -238,7 +273,7 @@ function DeliveryItem({ delivery }: { delivery: Delivery }) {
     <div className="delivery">
       <div className="row">
         <span className="mono">{delivery.eventType}</span>
-        <span className={`tag delivery-${delivery.state}`}>{delivery.state}</span>
+        <span className={`tag delivery-${delivery.state}`}>{delivery.failureReason && delivery.attempts.length === 0 ? 'not sent' : delivery.state}</span>
         <When at={delivery.createdAt} />
         {delivery.state === 'pending' && delivery.nextAttemptAt ? (
           <span className="muted">
@@ -246,8 +281,9 @@ function DeliveryItem({ delivery }: { delivery: Delivery }) {
           </span>
         ) : null}
       </div>
+      {delivery.failureReason ? <p className="warning">{delivery.failureReason}</p> : null}
       {delivery.attempts.length === 0 ? (
-        <p className="muted">No attempt yet.</p>
+        delivery.failureReason ? null : <p className="muted">No attempt yet.</p>
       ) : (
         <div className="table-wrap">
           <table>
