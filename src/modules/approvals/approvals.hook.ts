@@ -23,7 +23,7 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
     const declared = request.routeOptions.config?.actionClass;
     const principal = request.principal;
     if (!declared || !principal || hasOwnerRight(principal) || request.approvalReplay) return;
-    const actionClass = typeof declared === 'string' ? declared : declared(request);
+    const actionClass = typeof declared === 'string' ? declared : await declared(request);
     if (!actionClass) return;
     const rule = await approvals.ruleFor(principal, actionClass);
     if (rule === 'allow') return;
@@ -31,6 +31,16 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
       throw new AppError('POLICY_DENIED', `The owner's policy for this token denies ${actionClass}. Ask the owner to change the token's policy (PUT /api/v1/tokens/{id}/policy)`, {
         details: { actionClass },
       });
+    }
+    // A held request is kept as JSON and run again as JSON: a body of another type (a file
+    // upload, a raw SKILL.md) cannot be held, so `ask` refuses it rather than hold what would fail.
+    const type = request.headers['content-type'];
+    if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+      throw new AppError(
+        'POLICY_DENIED',
+        `The owner's policy for this token asks before ${actionClass}, and a ${type.split(';')[0]} body cannot be held for approval. Send the same change as JSON where the API takes it, or ask the owner to allow ${actionClass} for this token (PUT /api/v1/tokens/{id}/policy)`,
+        { details: { actionClass } },
+      );
     }
     const url = recordedUrl(request.url);
     const held = await approvals.hold(

@@ -750,7 +750,7 @@ export interface paths {
         put?: never;
         /**
          * Create a persona (inactive until activated)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createPersona"];
         delete?: never;
@@ -793,13 +793,13 @@ export interface paths {
         get: operations["getPersona"];
         /**
          * Change some of name, description and soul_content
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updatePersona"];
         post?: never;
         /**
          * Delete a persona and its attachments (the documents and skills themselves stay)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deletePersona"];
         options?: never;
@@ -820,7 +820,7 @@ export interface paths {
          * Make this the active persona; the previously active one is deactivated in the same step
          * @description Exactly one persona is active afterwards. Its soul_content applies to POST /brain/chat and appears in GET /gateway/context.
          *
-         *     Requires scope: `personas`.
+         *     Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["activatePersona"];
         delete?: never;
@@ -842,7 +842,7 @@ export interface paths {
          * Deactivate a persona, leaving none active if it was the active one
          * @description Added to the specification, which has no other way back to "no persona". Deactivating an inactive persona changes nothing and answers it.
          *
-         *     Requires scope: `personas`.
+         *     Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["deactivatePersona"];
         delete?: never;
@@ -866,7 +866,7 @@ export interface paths {
         put?: never;
         /**
          * Attach one of the owner's knowledge-base documents; 201 when new, 200 when already attached
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["attachPersonaDocument"];
         delete?: never;
@@ -887,7 +887,7 @@ export interface paths {
         post?: never;
         /**
          * Detach a document from a persona (the document itself stays)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["detachPersonaDocument"];
         options?: never;
@@ -910,7 +910,7 @@ export interface paths {
         put?: never;
         /**
          * Attach one of the owner's skills; 201 when new, 200 when already attached
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["attachPersonaSkill"];
         delete?: never;
@@ -931,7 +931,7 @@ export interface paths {
         post?: never;
         /**
          * Detach a skill from a persona (the skill itself stays)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["detachPersonaSkill"];
         options?: never;
@@ -953,7 +953,7 @@ export interface paths {
         get: operations["getIdentity"];
         /**
          * Change the identity with a JSON Merge Patch; answers the whole document
-         * @description Requires scope: `identity`.
+         * @description Requires scope: `identity`. Subject to the token's policy (`identity.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateIdentity"];
         post?: never;
@@ -1017,7 +1017,7 @@ export interface paths {
         get: operations["getPreferences"];
         /**
          * Change the preferences with a JSON Merge Patch; answers the whole object
-         * @description Requires scope: `identity`.
+         * @description Requires scope: `identity`. Subject to the token's policy (`identity.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updatePreferences"];
         post?: never;
@@ -1042,7 +1042,7 @@ export interface paths {
         put?: never;
         /**
          * Store a memory entry
-         * @description Requires scope: `memory`.
+         * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMemory"];
         /**
@@ -1074,7 +1074,7 @@ export interface paths {
         head?: never;
         /**
          * Replace a memory entry's content
-         * @description Requires scope: `memory`.
+         * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         patch: operations["updateMemory"];
         trace?: never;
@@ -1094,7 +1094,7 @@ export interface paths {
         put?: never;
         /**
          * Create a document; a title already in use answers 409 (use upsert to replace)
-         * @description Requires scope: `knowledge`.
+         * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createKBDocument"];
         delete?: never;
@@ -1114,7 +1114,7 @@ export interface paths {
         put?: never;
         /**
          * Create the document with this title, or replace its content if it exists
-         * @description Requires scope: `knowledge`.
+         * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["upsertKBDocument"];
         delete?: never;
@@ -1136,7 +1136,7 @@ export interface paths {
          * Upload a .txt, .md, .html, .pdf or .docx file (at most 10 MiB); its text becomes a document
          * @description multipart/form-data with one file part named file, document, upload or kbFile, and optional title (default: the file name) and source (default: upload) fields.
          *
-         *     Requires scope: `knowledge`.
+         *     Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["uploadKBDocument"];
         delete?: never;
@@ -1159,7 +1159,7 @@ export interface paths {
         get: operations["getKBDocument"];
         /**
          * Replace a document's content, and its title or source when given
-         * @description Requires scope: `knowledge`.
+         * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateKBDocument"];
         post?: never;
@@ -1210,7 +1210,7 @@ export interface paths {
         put?: never;
         /**
          * Create a skill; the YAML frontmatter of scriptContent is sanitized
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createSkill"];
         delete?: never;
@@ -1293,13 +1293,13 @@ export interface paths {
         get: operations["getSkill"];
         /**
          * Change some fields of a skill; a new name is a new slug (409 when taken)
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateSkill"];
         post?: never;
         /**
          * Delete a skill and its attachments
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteSkill"];
         options?: never;
@@ -1341,7 +1341,7 @@ export interface paths {
         get: operations["getSkillMarkdown"];
         /**
          * Replace the SKILL.md with a raw text/markdown body; its YAML frontmatter is sanitized
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["putSkillMarkdown"];
         post?: never;
@@ -1362,7 +1362,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a skill active
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["activateSkill"];
         delete?: never;
@@ -1382,7 +1382,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a skill inactive
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["deactivateSkill"];
         delete?: never;
@@ -1406,7 +1406,7 @@ export interface paths {
         put?: never;
         /**
          * Attach one of your knowledge-base documents to a skill (201 when new, 200 when already attached)
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["attachSkillDocument"];
         delete?: never;
@@ -1427,7 +1427,7 @@ export interface paths {
         post?: never;
         /**
          * Detach a document from a skill (the document itself stays)
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["detachSkillDocument"];
         options?: never;
@@ -1552,7 +1552,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the grant at the provider (best effort) and delete the stored tokens
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`services.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["oauthDisconnect"];
         delete?: never;
@@ -1881,13 +1881,13 @@ export interface paths {
          * Change some of a connector's fields
          * @description A vault token is attached freely to an address on the site it was stored for (its websiteUrl, or a subdomain of it). Attaching it anywhere else (on create, or when baseUrl or vaultTokenId changes) needs the master token, or a login session that sends the account password in `password` (403 FORBIDDEN without it or when it is wrong; wrong passwords count towards the login slowdown, 429 RATE_LIMITED); a token with only services:write never may. Each such binding and each refusal is audited (`connector.bind`).
          *
-         *     Requires scope: `services:write`.
+         *     Requires scope: `services:write`. Subject to the token's policy (`services.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateConnector"];
         post?: never;
         /**
          * Delete a connector (its vault token stays in the vault)
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`services.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteConnector"];
         options?: never;
@@ -2100,7 +2100,7 @@ export interface paths {
          * Publish one of your skills or personas; the listing keeps a snapshot of it as it is now
          * @description The token also needs the `skills` scope to publish a skill, or `personas` to publish a persona. Listings are free (`price` is 0). One listing per original: publishing it again answers 409; refresh the existing listing instead.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMarketplaceListing"];
         delete?: never;
@@ -2125,13 +2125,13 @@ export interface paths {
          * Change your listing's title or description, or refresh its snapshot from the original
          * @description Only the publisher; another publisher's listing answers 404. `refreshSnapshot: true` needs the `skills` or `personas` scope too.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateMarketplaceListing"];
         post?: never;
         /**
          * Withdraw your listing; copies already installed stay with those who installed them
-         * @description Requires scope: `marketplace`.
+         * @description Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteMarketplaceListing"];
         options?: never;
@@ -2152,7 +2152,7 @@ export interface paths {
          * Rate a listing 1 to 5, with an optional review; a second rating replaces your first
          * @description Publishers cannot rate their own listings (403). Answers the listing with its updated average and count.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["rateMarketplaceListing"];
         delete?: never;
@@ -2194,7 +2194,7 @@ export interface paths {
          * Copy the listing's snapshot into your account as a new skill or persona
          * @description Needs the `skills` or `personas` scope too, by the listing type. A skill copy keeps `origin: { type: "installed", listingId, installedAt, snapshotAt }` and needs a free name (409 when you already have a skill of that name); a persona copy is a new, inactive persona.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["installMarketplaceListing"];
         delete?: never;
@@ -2377,7 +2377,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a conversation and all its messages
-         * @description Requires scope: `chat`.
+         * @description Requires scope: `chat`. Subject to the token's policy (`chat.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteConversation"];
         options?: never;
@@ -3294,7 +3294,7 @@ export interface components {
             /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) or the server stopped while running it (it is then not run again) */
             status: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
             /** @description An action class (`devices.exec`) */
-            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write";
             /** @description The token that made the request, and as which it runs once approved */
             tokenId: string;
             tokenName: string;
@@ -3326,7 +3326,7 @@ export interface components {
             approvalId: string;
             tokenId: string;
             /** @description An action class (`devices.exec`) */
-            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write";
             decision: "approved" | "denied";
         };
         /** ApprovalPage */
@@ -3355,7 +3355,7 @@ export interface components {
             tokenId: string;
             tokenName: string;
             /** @description An action class (`devices.exec`) */
-            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write";
             /** Format: date-time */
             expiresAt: string;
         };
@@ -5043,12 +5043,30 @@ export interface components {
                 "files.upload": "allow" | "ask" | "deny";
                 /** @description Delete a file of the connected file storage */
                 "files.delete": "allow" | "ask" | "deny";
-                /** @description Call a service with a method other than GET or HEAD (execute, proxy), and create connectors */
+                /** @description Call a service in a way that may change something (execute, proxy and pass-through calls other than reads: any method but GET or HEAD, and for RPC-style services any method not declared a read), create, change or delete connectors, and disconnect a connected account */
                 "services.write": "allow" | "ask" | "deny";
+                /** @description Add or change memory entries */
+                "memory.write": "allow" | "ask" | "deny";
                 /** @description Delete memory entries */
                 "memory.delete": "allow" | "ask" | "deny";
+                /** @description Add, upload, change or overwrite (upsert) knowledge-base documents */
+                "knowledge.write": "allow" | "ask" | "deny";
                 /** @description Delete knowledge-base documents */
                 "knowledge.delete": "allow" | "ask" | "deny";
+                /** @description Change the identity or the preferences */
+                "identity.write": "allow" | "ask" | "deny";
+                /** @description Create, change, activate or deactivate personas, and attach or detach their documents and skills */
+                "personas.write": "allow" | "ask" | "deny";
+                /** @description Delete personas */
+                "personas.delete": "allow" | "ask" | "deny";
+                /** @description Create, change, activate or deactivate skills, and attach or detach their documents */
+                "skills.write": "allow" | "ask" | "deny";
+                /** @description Delete skills */
+                "skills.delete": "allow" | "ask" | "deny";
+                /** @description Delete chat conversations */
+                "chat.delete": "allow" | "ask" | "deny";
+                /** @description Publish, change or delete marketplace listings (publishing makes the owner's content public), rate them, and install them into the owner's skills and personas */
+                "marketplace.write": "allow" | "ask" | "deny";
                 /** @description Store or delete vault tokens */
                 "vault.write": "allow" | "ask" | "deny";
             };
@@ -6603,12 +6621,30 @@ export interface operations {
                         "files.upload"?: "allow" | "ask" | "deny";
                         /** @description Delete a file of the connected file storage */
                         "files.delete"?: "allow" | "ask" | "deny";
-                        /** @description Call a service with a method other than GET or HEAD (execute, proxy), and create connectors */
+                        /** @description Call a service in a way that may change something (execute, proxy and pass-through calls other than reads: any method but GET or HEAD, and for RPC-style services any method not declared a read), create, change or delete connectors, and disconnect a connected account */
                         "services.write"?: "allow" | "ask" | "deny";
+                        /** @description Add or change memory entries */
+                        "memory.write"?: "allow" | "ask" | "deny";
                         /** @description Delete memory entries */
                         "memory.delete"?: "allow" | "ask" | "deny";
+                        /** @description Add, upload, change or overwrite (upsert) knowledge-base documents */
+                        "knowledge.write"?: "allow" | "ask" | "deny";
                         /** @description Delete knowledge-base documents */
                         "knowledge.delete"?: "allow" | "ask" | "deny";
+                        /** @description Change the identity or the preferences */
+                        "identity.write"?: "allow" | "ask" | "deny";
+                        /** @description Create, change, activate or deactivate personas, and attach or detach their documents and skills */
+                        "personas.write"?: "allow" | "ask" | "deny";
+                        /** @description Delete personas */
+                        "personas.delete"?: "allow" | "ask" | "deny";
+                        /** @description Create, change, activate or deactivate skills, and attach or detach their documents */
+                        "skills.write"?: "allow" | "ask" | "deny";
+                        /** @description Delete skills */
+                        "skills.delete"?: "allow" | "ask" | "deny";
+                        /** @description Delete chat conversations */
+                        "chat.delete"?: "allow" | "ask" | "deny";
+                        /** @description Publish, change or delete marketplace listings (publishing makes the owner's content public), rate them, and install them into the owner's skills and personas */
+                        "marketplace.write"?: "allow" | "ask" | "deny";
                         /** @description Store or delete vault tokens */
                         "vault.write"?: "allow" | "ask" | "deny";
                     };
@@ -7207,6 +7243,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7339,6 +7384,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7377,6 +7431,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7421,6 +7484,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7459,6 +7531,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7560,6 +7641,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7598,6 +7688,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7699,6 +7798,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7738,6 +7846,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7819,6 +7936,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdentityResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7979,6 +8105,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8066,6 +8201,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryEntryResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8214,6 +8358,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8311,6 +8464,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8357,6 +8519,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KBUpsertResult"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8409,6 +8580,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8500,6 +8680,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8692,6 +8881,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8918,6 +9116,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8956,6 +9163,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillDeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9088,6 +9304,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9129,6 +9354,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9167,6 +9401,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9268,6 +9511,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9307,6 +9559,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9613,6 +9874,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthDisconnectionResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -10566,6 +10836,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -10604,6 +10883,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -11142,6 +11430,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -11236,6 +11533,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -11274,6 +11580,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -11324,6 +11639,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MarketplaceListingResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -11411,6 +11735,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MarketplaceInstallationResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -11943,6 +12276,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
