@@ -238,6 +238,8 @@ const ACTION_CLASS_ROUTES: Record<string, ActionClass | 'by-request'> = {
   deleteStorageFile: 'files.delete',
   executeServiceMethod: 'by-request',
   proxyServiceRequest: 'by-request',
+  // A GET that an RPC-style service takes as a write (Slack's chat.postMessage) is services.write.
+  callConnectedService: 'by-request',
   createConnector: 'services.write',
   updateConnector: 'services.write',
   deleteConnector: 'services.write',

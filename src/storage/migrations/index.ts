@@ -25,6 +25,7 @@ import * as approvalReplayLease from './0025-approval-replay-lease.js';
 import * as clusterNodes from './0026-cluster-nodes.js';
 import * as sharedCounters from './0027-shared-counters.js';
 import * as statementSearchGenerations from './0028-statement-search-generations.js';
+import * as connectorReadMethods from './0029-connector-read-methods.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -65,6 +66,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0026-cluster-nodes', clusterNodes],
   ['0027-shared-counters', sharedCounters],
   ['0028-statement-search-generations', statementSearchGenerations],
+  ['0029-connector-read-methods', connectorReadMethods],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

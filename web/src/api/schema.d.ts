@@ -1826,9 +1826,9 @@ export interface paths {
         };
         /**
          * Pass a GET through to a service, with its query string and the owner's stored credential
-         * @description GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it.
+         * @description GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. Some services are RPC-style and act on a GET (Slack's chat.postMessage posts): for those (apiStyle rpc in GET /services/{service}), only a GET of one of their readMethods is a read; any other needs services:write (403 INSUFFICIENT_SCOPE without it) and is services.write under the token's policy. The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it.
          *
-         *     Requires scope: `services:read`.
+         *     Requires scope: `services:read`. Subject to the token's policy (an action class read from the request): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         get: operations["callConnectedService"];
         put?: never;
@@ -3638,6 +3638,10 @@ export interface components {
             vaultTokenId: string | null;
             headerName: string | null;
             queryParam: string | null;
+            /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. Mark a connector rpc when its API acts on GET requests (Slack-like Web APIs), so that a services:read token cannot write through it */
+            apiStyle: "rest" | "rpc";
+            /** @description The read methods of an rpc connector; empty for rest */
+            readMethods: string[];
             /** @description False when the vault token the connector uses has been deleted */
             connected: boolean;
             /** Format: date-time */
@@ -4818,6 +4822,10 @@ export interface components {
                 /** @description The `service` to store a vault token under */
                 vaultService: string | null;
             };
+            /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy */
+            apiStyle: "rest" | "rpc";
+            /** @description For an rpc service, the methods that only read (a GET of another method needs services:write); empty for rest */
+            readMethods: string[];
             methods: {
                 /** @description The `method` of POST /services/{service}/execute */
                 name: string;
@@ -5187,6 +5195,10 @@ export interface components {
                 paramName?: string;
             }[];
             operationCount?: number;
+            /** @description As stored with the token (rest unless it said rpc). rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy */
+            apiStyle: "rest" | "rpc";
+            /** @description The read methods of an rpc API, as stored with the token; empty for rest */
+            readMethods: string[];
         };
         /** VaultToken */
         VaultToken: {
@@ -5222,6 +5234,10 @@ export interface components {
              * @default false
              */
             discoverApi?: boolean;
+            /** @description Added to the specification's fields, with discoverApi only: how the discovered API takes its calls. rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. To change it later, store the token again */
+            apiStyle?: "rest" | "rpc";
+            /** @description Added to the specification's fields, with apiStyle rpc only. For apiStyle rpc: the methods that only read, as paths after the base address (`conversations.list`, `users.info`). A GET or HEAD of exactly one of them is a read (services:read); any other call is a write. Matched exactly, case included */
+            readMethods?: string[];
         };
         /** VaultTokenPage */
         VaultTokenPage: {
@@ -10625,6 +10641,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -10709,6 +10734,10 @@ export interface operations {
                     headerName?: string;
                     /** @description The query parameter carrying the secret (authType query), e.g. api_key */
                     queryParam?: string;
+                    /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. Mark a connector rpc when its API acts on GET requests (Slack-like Web APIs), so that a services:read token cannot write through it */
+                    apiStyle?: "rest" | "rpc";
+                    /** @description For apiStyle rpc: the methods that only read, as paths after the base address (`conversations.list`, `users.info`). A GET or HEAD of exactly one of them is a read (services:read); any other call is a write. Matched exactly, case included. Only with apiStyle rpc; an rpc connector without any makes every call a write */
+                    readMethods?: string[];
                     /** @description The account password. Needed only from a login session, and only when this request binds the vault token to an address off the site it was stored for (its websiteUrl's host or a subdomain; https unless the site is http; the site's port when it names one). The master token needs none (a password sent with it is ignored); a scoped token can never bind off the site. Checked under the same attempt limits as login, never stored */
                     password?: string;
                 };
@@ -10804,7 +10833,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none) */
+        /** @description The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none); changing apiStyle to rest drops readMethods, and readMethods replaces the whole list */
         requestBody: {
             content: {
                 "application/json": {
@@ -10820,6 +10849,10 @@ export interface operations {
                     headerName?: string;
                     /** @description The query parameter carrying the secret (authType query), e.g. api_key */
                     queryParam?: string;
+                    /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. Mark a connector rpc when its API acts on GET requests (Slack-like Web APIs), so that a services:read token cannot write through it */
+                    apiStyle?: "rest" | "rpc";
+                    /** @description For apiStyle rpc: the methods that only read, as paths after the base address (`conversations.list`, `users.info`). A GET or HEAD of exactly one of them is a read (services:read); any other call is a write. Matched exactly, case included. Only with apiStyle rpc; an rpc connector without any makes every call a write */
+                    readMethods?: string[];
                     /** @description The account password. Needed only from a login session, and only when this request binds the vault token to an address off the site it was stored for (its websiteUrl's host or a subdomain; https unless the site is http; the site's port when it names one). The master token needs none (a password sent with it is ignored); a scoped token can never bind off the site. Checked under the same attempt limits as login, never stored */
                     password?: string;
                 };
