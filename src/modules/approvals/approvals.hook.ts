@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { hasOwnerRight } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { actorOf } from '../audit/audit.service.js';
@@ -19,10 +19,10 @@ export function recordedUrl(url: string): string {
  * an approved replay passes, since its approval was the decision. Call before any route is added.
  */
 export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<ApprovalsService, 'ruleFor' | 'hold'>): void {
-  const enforce = async (request: FastifyRequest, reply: FastifyReply) => {
+  const decide = async (request: FastifyRequest, reply: FastifyReply) => {
     const declared = request.routeOptions.config?.actionClass;
     const principal = request.principal;
-    if (!declared || !principal || hasOwnerRight(principal) || request.approvalReplay) return;
+    if (!declared || !principal) return;
     const actionClass = typeof declared === 'string' ? declared : await declared(request);
     if (!actionClass) return;
     const rule = await approvals.ruleFor(principal, actionClass);
@@ -56,7 +56,20 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
       actorOf(request),
     );
     const location = `/api/v1/approvals/${held.id}`;
-    return reply.code(202).header('location', location).send({ data: { approvalId: held.id, status: 'pending', expiresAt: held.expiresAt } });
+    reply.code(202).header('location', location).send({ data: { approvalId: held.id, status: 'pending', expiresAt: held.expiresAt } });
+  };
+  // A callback hook, not an async one: most requests on these routes (memory writes among them)
+  // come from the owner's own tokens, which pass without a promise.
+  const enforce = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const principal = request.principal;
+    if (!principal || hasOwnerRight(principal) || request.approvalReplay) {
+      done();
+      return;
+    }
+    decide(request, reply).then(() => {
+      // A held request is answered (202): the route does not run.
+      if (!reply.sent) done();
+    }, done);
   };
   app.addHook('onRoute', (route) => {
     if (!route.config?.actionClass) return;
