@@ -36,9 +36,10 @@ export function describeRequest(input: { tokenName: string; actionClass: ActionC
       return `${who} delete the file ${params.fileId ?? ''} of the connected storage`;
     case 'services.write': {
       const target = params.service ? ` of ${params.service}` : '';
+      // The pass-through, the one GET in this class: a method an RPC-style service takes as a write.
+      if (input.method === 'GET') return `${who} send GET ${quote(input.path.split('?')[0]!.slice(`/api/v1/services/${params.service ?? ''}`.length))} to the service${target}`;
       if (input.path.endsWith('/proxy')) return `${who} send ${quote(field(body, 'method'))} ${quote(field(body, 'path'))} to the service${target}`;
       if (input.path.endsWith('/execute')) return `${who} call the method ${quote(field(body, 'method'))}${target}`;
-      if (input.path.startsWith('/api/v1/services/')) return `${who} send GET ${quote(input.path.split('?')[0]!.slice(`/api/v1/services/${params.service ?? ''}`.length))} to the service${target}`;
       if (input.path.startsWith('/api/v1/oauth/disconnect/')) return `${who} disconnect the account of ${params.service ?? ''}`;
       if (input.method === 'DELETE') return `${who} delete the connector ${params.id ?? ''}`;
       if (input.method === 'PUT') return `${who} change the connector ${params.id ?? ''}${field(body, 'baseUrl') === undefined ? '' : ` to call ${quote(field(body, 'baseUrl'))}`}`;
