@@ -224,9 +224,8 @@ describe('a. access map', () => {
 });
 
 /**
- * The routes a token's policy may hold (the approvals issue's list), by operationId, with their
- * action class; `by-request` where the class depends on the request (services.write for methods
- * other than GET and HEAD).
+ * The routes a token's policy may hold, by operationId, with their action class; `by-request`
+ * where the class depends on the request (services.write for a service call that is not a read).
  */
 const ACTION_CLASS_ROUTES: Record<string, ActionClass | 'by-request'> = {
   afpExec: 'devices.exec',
@@ -239,12 +238,105 @@ const ACTION_CLASS_ROUTES: Record<string, ActionClass | 'by-request'> = {
   deleteStorageFile: 'files.delete',
   executeServiceMethod: 'by-request',
   proxyServiceRequest: 'by-request',
+  // A GET that an RPC-style service takes as a write (Slack's chat.postMessage) is services.write.
+  callConnectedService: 'by-request',
   createConnector: 'services.write',
+  updateConnector: 'services.write',
+  deleteConnector: 'services.write',
+  oauthDisconnect: 'services.write',
+  createMemory: 'memory.write',
+  updateMemory: 'memory.write',
   deleteMemory: 'memory.delete',
   clearMemory: 'memory.delete',
+  createKBDocument: 'knowledge.write',
+  upsertKBDocument: 'knowledge.write',
+  uploadKBDocument: 'knowledge.write',
+  updateKBDocument: 'knowledge.write',
   deleteKBDocument: 'knowledge.delete',
+  updateIdentity: 'identity.write',
+  updatePreferences: 'identity.write',
+  createPersona: 'personas.write',
+  updatePersona: 'personas.write',
+  activatePersona: 'personas.write',
+  deactivatePersona: 'personas.write',
+  attachPersonaDocument: 'personas.write',
+  detachPersonaDocument: 'personas.write',
+  attachPersonaSkill: 'personas.write',
+  detachPersonaSkill: 'personas.write',
+  deletePersona: 'personas.delete',
+  createSkill: 'skills.write',
+  updateSkill: 'skills.write',
+  putSkillMarkdown: 'skills.write',
+  activateSkill: 'skills.write',
+  deactivateSkill: 'skills.write',
+  attachSkillDocument: 'skills.write',
+  detachSkillDocument: 'skills.write',
+  deleteSkill: 'skills.delete',
+  deleteConversation: 'chat.delete',
+  createMarketplaceListing: 'marketplace.write',
+  updateMarketplaceListing: 'marketplace.write',
+  deleteMarketplaceListing: 'marketplace.write',
+  rateMarketplaceListing: 'marketplace.write',
+  installMarketplaceListing: 'marketplace.write',
   createVaultToken: 'vault.write',
   deleteVaultToken: 'vault.write',
+};
+
+const WRITING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The writing routes (POST, PUT, PATCH, DELETE) that carry no action class, by operationId, each
+ * with why none applies. Any other writing route without a class fails the walk: a route that
+ * changes or destroys the owner's data, or acts outside, must be one a policy can hold.
+ */
+const NO_CLASS = 'no token is held by a policy here: ';
+const PUBLIC = `${NO_CLASS}a public route, called without a token (or with a proof of its own), so no token's policy can apply`;
+const OWNER_ONLY = `${NO_CLASS}only the owner's master token or login session may call it, and the owner's own tokens are never held`;
+const ADMIN_ONLY = `${NO_CLASS}only the administrator's master token or login session may call it`;
+const REASON_KINDS = new Map<string, string[]>([
+  [PUBLIC, ['public']],
+  [OWNER_ONLY, ['owner', 'master']],
+  [ADMIN_ONLY, ['admin']],
+]);
+const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
+  register: PUBLIC,
+  login: PUBLIC,
+  openBrowserSession: PUBLIC,
+  createHandshake: PUBLIC,
+  claimHandshakeToken: PUBLIC,
+  oauthConnectSignIn: PUBLIC,
+  stripeWebhook: PUBLIC,
+  registerOAuthClient: PUBLIC,
+  authorizeDecision: PUBLIC,
+  oauthToken: PUBLIC,
+  oauthRevoke: PUBLIC,
+  createUser: ADMIN_ONLY,
+  setUserPlan: ADMIN_ONLY,
+  createToken: OWNER_ONLY,
+  regenerateMasterToken: OWNER_ONLY,
+  updateToken: OWNER_ONLY,
+  revokeToken: OWNER_ONLY,
+  regenerateToken: OWNER_ONLY,
+  setTokenPolicy: OWNER_ONLY,
+  approveApproval: OWNER_ONLY,
+  denyApproval: OWNER_ONLY,
+  approveHandshake: OWNER_ONLY,
+  denyHandshake: OWNER_ONLY,
+  revokeHandshake: OWNER_ONLY,
+  createWebhook: OWNER_ONLY,
+  updateWebhook: OWNER_ONLY,
+  deleteWebhook: OWNER_ONLY,
+  testWebhook: OWNER_ONLY,
+  approveAuthorizationRequest: OWNER_ONLY,
+  denyAuthorizationRequest: OWNER_ONLY,
+  deleteAfpDevice: OWNER_ONLY,
+  createBillingCheckout: "the owner's own plan payment: it opens a checkout page the owner pays on, and changes nothing until the owner pays there",
+  logout: 'ends the calling token itself (a token may always give up its own access)',
+  closeBrowserSession: "ends the calling login session itself",
+  mcpPost: 'the MCP endpoint: each tool runs the route it mirrors, which applies that route\'s action class and policy',
+  mcpEndSession: 'ends the calling MCP session, no owner data',
+  chat: "a conversation with the owner's configured model: it records the conversation and changes none of the owner's data (the chat scope is the grant)",
+  discoverApi: 'reads a public website, with no credential, and stores nothing (storing a token with discoverApi is vault.write)',
 };
 
 describe('a2. action classes', () => {
@@ -260,6 +352,24 @@ describe('a2. action classes', () => {
   it('only on routes that need a scope (owner-only routes are never held)', () => {
     const wrong = catalog.filter((route) => route.actionClass !== undefined && route.access.kind !== 'scope').map((r) => `${r.method} ${r.path}`);
     expect(wrong).toEqual([]);
+  });
+
+  it('on every writing route, unless it is listed with the reason it needs none', () => {
+    const problems: string[] = [];
+    for (const route of catalog) {
+      if (!WRITING_METHODS.has(route.method)) continue;
+      const exempt = route.operationId !== undefined && route.operationId in WRITING_ROUTES_WITHOUT_CLASS;
+      const where = `${route.method} ${route.path} (${route.operationId})`;
+      if (route.actionClass === undefined && !exempt) problems.push(`${where}: changes something but has no action class; give it config.actionClass, or list it here with why it needs none`);
+      if (route.actionClass !== undefined && exempt) problems.push(`${where}: has an action class and is listed as needing none`);
+      // A reason that rests on who may call the route holds only for a route with that access.
+      const reason = exempt ? WRITING_ROUTES_WITHOUT_CLASS[route.operationId!]! : undefined;
+      const kinds = reason === undefined ? undefined : REASON_KINDS.get(reason);
+      if (kinds && !kinds.includes(route.access.kind)) problems.push(`${where}: listed as needing no class because of its access, which is ${route.access.kind}`);
+    }
+    const served = new Set(catalog.map((r) => r.operationId));
+    for (const operationId of Object.keys(WRITING_ROUTES_WITHOUT_CLASS)) if (!served.has(operationId)) problems.push(`${operationId}: listed here but not served`);
+    expect(problems).toEqual([]);
   });
 });
 

@@ -15,8 +15,10 @@ export const SCOPES = {
   chat: 'Chat with the active persona, and list, read and delete its conversations (POST /brain/chat, /brain/conversations*)',
   personas: 'Manage personas and their attachments (/personas*)',
   skills: 'Manage skills (/skills*)',
-  'services:read': 'Read services, connectors and OAuth status; call connected services read-only; list and read mail and files',
-  'services:write': 'Execute and proxy service calls, send and trash mail, upload and delete files, create connectors, connect and disconnect accounts',
+  'services:read':
+    "Read services, connectors and OAuth status; call connected services read-only (GET /services/{service}/*; for an RPC-style service, only the methods it declares reads); list and read mail and files",
+  'services:write':
+    'Execute and proxy service calls, pass through GETs that RPC-style services take as writes, send and trash mail, upload and delete files, create, change and delete connectors, connect and disconnect accounts',
   vault: 'List, store and delete vault tokens and discover APIs (never reveal)',
   devices: 'Use remote PCs through the AFP daemon (/afp/*)',
   marketplace:
@@ -39,9 +41,19 @@ export const ACTION_CLASSES = {
   'mail.trash': 'Move a message of the connected mailbox to the trash',
   'files.upload': 'Upload a file to the connected file storage',
   'files.delete': 'Delete a file of the connected file storage',
-  'services.write': 'Call a service with a method other than GET or HEAD (execute, proxy), and create connectors',
+  'services.write':
+    "Call a service in a way that may change something (execute, proxy and pass-through calls other than reads: any method but GET or HEAD, and for RPC-style services any method not declared a read), create, change or delete connectors, and disconnect a connected account",
+  'memory.write': 'Add or change memory entries',
   'memory.delete': 'Delete memory entries',
+  'knowledge.write': 'Add, upload, change or overwrite (upsert) knowledge-base documents',
   'knowledge.delete': 'Delete knowledge-base documents',
+  'identity.write': 'Change the identity or the preferences',
+  'personas.write': 'Create, change, activate or deactivate personas, and attach or detach their documents and skills',
+  'personas.delete': 'Delete personas',
+  'skills.write': 'Create, change, activate or deactivate skills, and attach or detach their documents',
+  'skills.delete': 'Delete skills',
+  'chat.delete': 'Delete chat conversations',
+  'marketplace.write': "Publish, change or delete marketplace listings (publishing makes the owner's content public), rate them, and install them into the owner's skills and personas",
   'vault.write': 'Store or delete vault tokens',
 } as const;
 
@@ -52,9 +64,10 @@ export const ActionClassName = Type.Union(ACTION_CLASS_NAMES.map((name) => Type.
 
 /**
  * A route's action class: fixed, or read from the validated request (a service call is a write
- * only for methods other than GET and HEAD); null means this request is in no class.
+ * unless it is a read of that service, which may take a look-up of the service: an RPC-style
+ * API reads only through the methods it declares); null means this request is in no class.
  */
-export type ActionClassRule = ActionClass | ((request: FastifyRequest) => ActionClass | null);
+export type ActionClassRule = ActionClass | ((request: FastifyRequest) => ActionClass | null | Promise<ActionClass | null>);
 
 /** What a request held back for the owner's approval answers (202), on every route with an action class. */
 export const ApprovalPendingBody = Type.Object(
@@ -302,6 +315,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
     actionClass?: ActionClassRule;
+    /**
+     * The route passes its own query string on as part of what it acts on (the pass-through to
+     * a service): a route with an action class refuses undeclared query parameters otherwise.
+     */
+    forwardsQuery?: true;
   }
   interface FastifyRequest {
     principal: Principal | null;

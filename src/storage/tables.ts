@@ -377,6 +377,10 @@ export interface ConnectorsTable {
   vault_token_id: string | null;
   header_name: string | null;
   query_param: string | null;
+  /** `rest`, or `rpc`: only the read methods are reads (GET may write). */
+  api_style: 'rest' | 'rpc';
+  /** For `rpc`: JSON array of the read methods (paths after the base address); null for `rest`. */
+  read_methods: string | null;
   created_at: string;
   updated_at: string;
 }

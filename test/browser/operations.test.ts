@@ -106,8 +106,13 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill('local-api');
     await page.getByLabel('Base address').fill('https://api.example.test/v1');
     await page.getByLabel('How the secret is sent').selectOption('none');
+    // An API that acts on GET: only the methods listed are reads.
+    await page.getByLabel('Which calls only read').selectOption('rpc');
+    await page.getByLabel(/^Read methods/).fill('conversations.list, /users.info');
     await page.getByRole('button', { name: 'Add connector' }).click();
-    await page.getByRole('article', { name: 'local-api' }).waitFor();
+    await page.getByRole('article', { name: 'local-api' }).getByText('conversations.list, users.info').waitFor();
+    const created = await c.t.request('GET', '/api/v1/connectors', { token: owner.token });
+    expect(created.body.data.find((connector: { name: string }) => connector.name === 'local-api')).toMatchObject({ apiStyle: 'rpc', readMethods: ['conversations.list', 'users.info'] });
 
     // Private and unresolvable addresses are refused by the proxy: the page shows why.
     await page.getByLabel('Service', { exact: true }).selectOption('local-api');

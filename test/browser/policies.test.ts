@@ -52,6 +52,10 @@ describe.runIf(BROWSER_TESTS)('policies and webhooks in Chromium', () => {
     await page.getByRole('button', { name: 'Policy for helper' }).click();
     const rule = page.getByLabel(/memory\.delete/);
     expect(await rule.inputValue()).toBe('allow');
+    // Every class the API answers is listed, the edits beside the deletes.
+    expect(await page.getByLabel(/memory\.write/).inputValue()).toBe('allow');
+    const policy = await c.t.request('GET', `/api/v1/tokens/${created.body.data.id}/policy`, { token: owner.token });
+    expect(await page.getByRole('region', { name: 'Policy of helper' }).getByRole('combobox').count()).toBe(Object.keys(policy.body.data.rules).length);
     await rule.selectOption({ label: 'Ask me' });
     await page.getByRole('button', { name: 'Save policy' }).click();
     await page.getByRole('status').filter({ hasText: 'Policy saved' }).waitFor();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeRequest, DESCRIPTION_VALUE_MAX, heldFields, MAX_FIELDS, quote, visible } from './approvals.describe.js';
 
-const base = { tokenName: 'agent', method: 'POST', operationId: null, params: {} };
+const base = { tokenName: 'agent', method: 'POST', operationId: null, params: {}, url: '/api/v1/somewhere' };
 
 describe('visible', () => {
   it('writes out what would not show, and what would imitate the rendering', () => {

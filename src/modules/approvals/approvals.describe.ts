@@ -116,6 +116,20 @@ const characters = (value: unknown) => {
  */
 const payload = (sent: unknown) => (sent === undefined ? ', no body' : `, a body of ${characters(sent)} (open the request to read it)`);
 
+/**
+ * Every field of a body, written out (a long text shown by its size, to be read in the request):
+ * for the classes whose routes change a record, what changes is the whole body.
+ */
+function fieldsOf(body: unknown, secrets: readonly string[] = []): string {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return given(body) ? quote(body) : 'no fields';
+  const parts = Object.entries(body as Record<string, unknown>).map(([name, value]) => {
+    if (secrets.includes(name)) return `${name} (a secret, not shown)`;
+    if (typeof value === 'string' && value.length > DESCRIPTION_VALUE_MAX) return `${name} (${characters(value)}; open the request to read it)`;
+    return `${name} ${quote(value)}`;
+  });
+  return parts.length > 0 ? parts.join(', ') : 'no fields';
+}
+
 export interface DescribeInput {
   tokenName: string;
   actionClass: ActionClass;
@@ -124,6 +138,12 @@ export interface DescribeInput {
   operationId: string | null;
   /** The route's path parameters, as the router decoded them. */
   params: Record<string, string>;
+  /**
+   * The address as it will run (a `token` query parameter removed). Read only by the route whose
+   * address is what it acts on (the pass-through); every other route is described from its
+   * parameters and body, never its query.
+   */
+  url: string;
   /** The validated body, defaults filled in: exactly what the route reads. */
   body: unknown;
 }
@@ -172,6 +192,16 @@ export function describeRequest(input: DescribeInput): string {
       return `${who} delete the file ${id(params.fileId)} of the connected storage`;
     case 'services.write': {
       const service = params.service ? ` of the service ${quote(params.service)}` : '';
+      // The pass-through, the one GET of the class (a method an RPC-style service takes as a
+      // write): what it calls is its own address, path and query string as received.
+      if (input.operationId === 'callConnectedService') {
+        const prefix = `/api/v1/services/${encodeURIComponent(params.service ?? '')}`;
+        const target = input.url.startsWith(prefix) ? input.url.slice(prefix.length) : input.url;
+        return `${who} send GET ${quote(target)} to the API${service}`;
+      }
+      if (input.operationId === 'oauthDisconnect') return `${who} disconnect the connected account${service}, deleting its stored tokens`;
+      if (input.operationId === 'deleteConnector') return `${who} delete the connector ${id(params.id)}`;
+      if (input.operationId === 'updateConnector') return `${who} change the connector ${id(params.id)}: ${fieldsOf(body, ['password'])}`;
       if (input.operationId === 'proxyServiceRequest') {
         const extras = (['query', 'headers'] as const).filter((name) => field(body, name) !== undefined).map((name) => `, ${name} ${quote(field(body, name))}`);
         return `${who} send ${quote(field(body, 'method'))} ${quote(field(body, 'path'))} to the API${service}${extras.join('')}${payload(field(body, 'body'))}`;
@@ -189,10 +219,44 @@ export function describeRequest(input: DescribeInput): string {
         if (given(field(body, name))) auth.push(`${words} ${quote(field(body, name))}`);
       }
       if (given(field(body, 'password'))) auth.push('with a password');
+      if (field(body, 'apiStyle') === 'rpc') auth.push(`RPC-style, reading only through ${quote(field(body, 'readMethods'))}`);
       return `${who} create the connector ${quote(field(body, 'name'))} for ${quote(field(body, 'baseUrl'))} (${auth.join(', ')})`;
     }
+    case 'memory.write':
+      return params.id ? `${who} change the memory entry ${id(params.id)}: ${fieldsOf(body)}` : `${who} add a memory entry: ${fieldsOf(body)}`;
     case 'memory.delete':
       return params.id ? `${who} delete the memory entry ${id(params.id)}` : `${who} delete every memory entry`;
+    case 'knowledge.write':
+      if (input.operationId === 'uploadKBDocument') return `${who} upload a file as a knowledge-base document`;
+      if (input.operationId === 'upsertKBDocument') return `${who} create or overwrite the knowledge-base document with the title ${quote(field(body, 'title'))}: ${fieldsOf(body)}`;
+      if (params.id) return `${who} change the knowledge-base document ${id(params.id)}: ${fieldsOf(body)}`;
+      return `${who} add a knowledge-base document: ${fieldsOf(body)}`;
+    case 'identity.write':
+      return `${who} change ${input.operationId === 'updatePreferences' ? 'the preferences' : 'the identity'}: ${fieldsOf(body)}`;
+    case 'personas.write':
+    case 'skills.write': {
+      const what = input.actionClass === 'skills.write' ? 'skill' : 'persona';
+      if (input.operationId === 'putSkillMarkdown') return `${who} replace the skill ${id(params.id)} with a SKILL.md file`;
+      if (!params.id) return `${who} create a ${what}: ${fieldsOf(body)}`;
+      const verb = /^(activate|deactivate)/.exec(input.operationId ?? '')?.[1];
+      if (verb) return `${who} ${verb} the ${what} ${id(params.id)}`;
+      if (params.docId) return `${who} detach the document ${id(params.docId)} from the ${what} ${id(params.id)}`;
+      if (params.skillId) return `${who} detach the skill ${id(params.skillId)} from the persona ${id(params.id)}`;
+      if (/^attach/.test(input.operationId ?? '')) return `${who} attach to the ${what} ${id(params.id)}: ${fieldsOf(body)}`;
+      return `${who} change the ${what} ${id(params.id)}: ${fieldsOf(body)}`;
+    }
+    case 'personas.delete':
+      return `${who} delete the persona ${id(params.id)}`;
+    case 'skills.delete':
+      return `${who} delete the skill ${id(params.id)}`;
+    case 'chat.delete':
+      return `${who} delete the conversation ${id(params.id)}`;
+    case 'marketplace.write':
+      if (input.operationId === 'installMarketplaceListing') return `${who} install the marketplace listing ${id(params.id)} into the account${given(body) ? `: ${fieldsOf(body)}` : ''}`;
+      if (input.operationId === 'rateMarketplaceListing') return `${who} rate the marketplace listing ${id(params.id)}: ${fieldsOf(body)}`;
+      if (input.operationId === 'deleteMarketplaceListing') return `${who} delete the marketplace listing ${id(params.id)}`;
+      if (params.id) return `${who} change the marketplace listing ${id(params.id)}: ${fieldsOf(body)}`;
+      return `${who} publish ${quote(field(body, 'type'))} ${quote(field(body, 'refId'))} on the public marketplace: ${fieldsOf(body)}`;
     case 'knowledge.delete':
       return `${who} delete the knowledge-base document ${id(params.id)}`;
     case 'vault.write': {

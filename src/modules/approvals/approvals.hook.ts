@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { hasOwnerRight } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { decodeQueryName } from '../../http/schemas.js';
@@ -74,11 +74,11 @@ function refuseUndeclaredQuery(declared: ReadonlySet<string>) {
  * an approved replay passes, since its approval was the decision. Call before any route is added.
  */
 export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<ApprovalsService, 'ruleFor' | 'hold'>): void {
-  const enforce = async (request: FastifyRequest, reply: FastifyReply) => {
+  const decide = async (request: FastifyRequest, reply: FastifyReply) => {
     const declared = request.routeOptions.config?.actionClass;
     const principal = request.principal;
-    if (!declared || !principal || hasOwnerRight(principal) || request.approvalReplay) return;
-    const actionClass = typeof declared === 'string' ? declared : declared(request);
+    if (!declared || !principal) return;
+    const actionClass = typeof declared === 'string' ? declared : await declared(request);
     if (!actionClass) return;
     const rule = await approvals.ruleFor(principal, actionClass);
     if (rule === 'allow') return;
@@ -86,6 +86,16 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
       throw new AppError('POLICY_DENIED', `The owner's policy for this token denies ${actionClass}. Ask the owner to change the token's policy (PUT /api/v1/tokens/{id}/policy)`, {
         details: { actionClass },
       });
+    }
+    // A held request is kept as JSON and run again as JSON: a body of another type (a file
+    // upload, a raw SKILL.md) cannot be held, so `ask` refuses it rather than hold what would fail.
+    const type = request.headers['content-type'];
+    if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+      throw new AppError(
+        'POLICY_DENIED',
+        `The owner's policy for this token asks before ${actionClass}, and a ${type.split(';')[0]} body cannot be held for approval. Send the same change as JSON where the API takes it, or ask the owner to allow ${actionClass} for this token (PUT /api/v1/tokens/{id}/policy)`,
+        { details: { actionClass } },
+      );
     }
     const url = recordedUrl(request.url);
     const ambiguous = ambiguousAddress(url);
@@ -109,12 +119,27 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
       actorOf(request),
     );
     const location = `/api/v1/approvals/${held.id}`;
-    return reply.code(202).header('location', location).send({ data: { approvalId: held.id, status: 'pending', expiresAt: held.expiresAt } });
+    reply.code(202).header('location', location).send({ data: { approvalId: held.id, status: 'pending', expiresAt: held.expiresAt } });
+  };
+  // A callback hook, not an async one: most requests on these routes (memory writes among them)
+  // come from the owner's own tokens, which pass without a promise.
+  const enforce = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const principal = request.principal;
+    if (!principal || hasOwnerRight(principal) || request.approvalReplay) {
+      done();
+      return;
+    }
+    decide(request, reply).then(() => {
+      // A held request is answered (202): the route does not run.
+      if (!reply.sent) done();
+    }, done);
   };
   app.addHook('onRoute', (route) => {
     if (!route.config?.actionClass) return;
     const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
     route.preHandler = [...existing, enforce];
+    // Its query string is what it calls: described from the address, and replayed with it.
+    if (route.config.forwardsQuery) return;
     const querystring = (route.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring;
     const names = new Set(['token', ...Object.keys(querystring?.properties ?? {})]);
     const validation = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];

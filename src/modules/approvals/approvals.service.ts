@@ -257,6 +257,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
         method: request.method,
         operationId: request.operationId,
         params: request.params,
+        url: request.url,
         body: request.body,
       });
       const row: ApprovalsTable = {

@@ -137,7 +137,7 @@ export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypeb
     app.delete(
       '/api/v1/brain/conversations/:id',
       {
-        config,
+        config: { ...config, actionClass: 'chat.delete' },
         schema: {
           operationId: 'deleteConversation',
           summary: 'Delete a conversation and all its messages',

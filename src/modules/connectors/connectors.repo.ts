@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { ConnectorsTable, Database } from '../../storage/tables.js';
 
 export type ConnectorChanges = Partial<
-  Pick<ConnectorsTable, 'name' | 'name_key' | 'base_url' | 'auth_type' | 'vault_token_id' | 'header_name' | 'query_param' | 'updated_at'>
+  Pick<ConnectorsTable, 'name' | 'name_key' | 'base_url' | 'auth_type' | 'vault_token_id' | 'header_name' | 'query_param' | 'api_style' | 'read_methods' | 'updated_at'>
 >;
 
 export function createConnectorsRepo(db: Kysely<Database>) {

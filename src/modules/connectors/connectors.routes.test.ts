@@ -50,6 +50,8 @@ describe('happy path', () => {
         vaultTokenId,
         headerName: null,
         queryParam: null,
+        apiStyle: 'rest',
+        readMethods: [],
         connected: true,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),

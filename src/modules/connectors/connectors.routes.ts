@@ -78,7 +78,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
     app.put(
       '/api/v1/connectors/:id',
       {
-        config: write,
+        config: { ...write, actionClass: 'services.write' },
         schema: {
           operationId: 'updateConnector',
           summary: "Change some of a connector's fields",
@@ -95,7 +95,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
     app.delete(
       '/api/v1/connectors/:id',
       {
-        config: write,
+        config: { ...write, actionClass: 'services.write' },
         schema: {
           operationId: 'deleteConnector',
           summary: 'Delete a connector (its vault token stays in the vault)',

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, Page, PageQuery, RecordId, Pattern, UrlSafe } from '../../http/schemas.js';
+import { ApiStyle, ReadMethods } from '../vault/vault.schemas.js';
 
 export const AUTH_TYPES = ['bearer', 'header', 'query', 'none'] as const;
 export type ConnectorAuthType = (typeof AUTH_TYPES)[number];
@@ -42,6 +43,15 @@ const QueryParam = Type.String({
   description: 'The query parameter carrying the secret (authType query), e.g. api_key',
 });
 
+const ConnectorApiStyle = {
+  ...ApiStyle,
+  description: `${ApiStyle.description}. Mark a connector rpc when its API acts on GET requests (Slack-like Web APIs), so that a services:read token cannot write through it`,
+};
+const ConnectorReadMethods = {
+  ...ReadMethods,
+  description: `${ReadMethods.description}. Only with apiStyle rpc; an rpc connector without any makes every call a write`,
+};
+
 const Password = Type.String({
   minLength: 1,
   maxLength: 1024,
@@ -57,6 +67,8 @@ export const CreateConnectorBody = Type.Object(
     vaultTokenId: Type.Optional(VaultTokenId),
     headerName: Type.Optional(HeaderName),
     queryParam: Type.Optional(QueryParam),
+    apiStyle: Type.Optional(ConnectorApiStyle),
+    readMethods: Type.Optional(ConnectorReadMethods),
     password: Type.Optional(Password),
   },
   { additionalProperties: false },
@@ -71,13 +83,15 @@ export const UpdateConnectorBody = Type.Object(
     vaultTokenId: Type.Optional(VaultTokenId),
     headerName: Type.Optional(HeaderName),
     queryParam: Type.Optional(QueryParam),
+    apiStyle: Type.Optional(ConnectorApiStyle),
+    readMethods: Type.Optional(ConnectorReadMethods),
     password: Type.Optional(Password),
   },
   {
     additionalProperties: false,
     minProperties: 1,
     description:
-      'The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none)',
+      'The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none); changing apiStyle to rest drops readMethods, and readMethods replaces the whole list',
   },
 );
 export type UpdateConnectorBody = Static<typeof UpdateConnectorBody>;
@@ -91,6 +105,8 @@ export const ConnectorSchema = Type.Object(
     vaultTokenId: Type.Union([Type.String(), Type.Null()]),
     headerName: Type.Union([Type.String(), Type.Null()]),
     queryParam: Type.Union([Type.String(), Type.Null()]),
+    apiStyle: ConnectorApiStyle,
+    readMethods: { ...ReadMethods, description: 'The read methods of an rpc connector; empty for rest' },
     connected: Type.Boolean({ description: 'False when the vault token the connector uses has been deleted' }),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,

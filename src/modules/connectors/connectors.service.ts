@@ -5,6 +5,7 @@ import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { ConnectorsTable, TokensTable } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { ApiStyle } from '../vault/vault.schemas.js';
 import type { VaultService } from '../vault/vault.service.js';
 import type { ConnectorChanges, ConnectorsRepo } from './connectors.repo.js';
 import type { Connector, ConnectorAuthType, CreateConnectorBody, UpdateConnectorBody } from './connectors.schemas.js';
@@ -39,9 +40,36 @@ function toRecord(row: ConnectorsTable): ConnectorRecord {
     vaultTokenId: row.vault_token_id,
     headerName: row.header_name,
     queryParam: row.query_param,
+    apiStyle: row.api_style,
+    readMethods: readMethodsOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The stored read methods of an rpc connector (a JSON array); none for rest. */
+function readMethodsOf(row: Pick<ConnectorsTable, 'api_style' | 'read_methods'>): string[] {
+  if (row.api_style !== 'rpc' || !row.read_methods) return [];
+  const parsed: unknown = JSON.parse(row.read_methods);
+  return Array.isArray(parsed) ? parsed.filter((m): m is string => typeof m === 'string') : [];
+}
+
+/**
+ * The API style and read methods a create or an update leaves: read methods only for rpc (a
+ * connector turned rest drops them), a list given replacing the whole list.
+ */
+function readRule(
+  given: { apiStyle?: ApiStyle | undefined; readMethods?: string[] | undefined },
+  current: { apiStyle: ApiStyle; readMethods: string[] },
+): { api_style: ApiStyle; read_methods: string | null } {
+  const apiStyle = given.apiStyle ?? current.apiStyle;
+  if (apiStyle !== 'rpc') {
+    if (given.readMethods !== undefined && given.readMethods.length > 0) {
+      throw invalid('readMethods', 'only applies to apiStyle rpc', 'readMethods lists the reads of an RPC-style API: send "apiStyle": "rpc" with it, or leave it out');
+    }
+    return { api_style: 'rest', read_methods: null };
+  }
+  return { api_style: 'rpc', read_methods: JSON.stringify(given.readMethods ?? current.readMethods) };
 }
 
 /** An input refused, named as the service knows it; the routes place it in the request. */
@@ -289,6 +317,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
         vault_token_id: config.vaultTokenId,
         header_name: config.headerName,
         query_param: config.queryParam,
+        ...readRule(body, { apiStyle: 'rest', readMethods: [] }),
         created_at: now,
         updated_at: now,
       };
@@ -302,7 +331,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
         outcome: 'success',
         targetType: 'connector',
         targetId: row.id,
-        details: { name: row.name, baseUrl: row.base_url, authType: row.auth_type, vaultTokenId: row.vault_token_id },
+        details: { name: row.name, baseUrl: row.base_url, authType: row.auth_type, vaultTokenId: row.vault_token_id, apiStyle: row.api_style },
       });
       await recordOffSite(caller, row, offSite);
       return present(ownerId, row, true);
@@ -335,6 +364,7 @@ export function createConnectorsService(deps: ConnectorsServiceDeps) {
         vault_token_id: config.vaultTokenId,
         header_name: config.headerName,
         query_param: config.queryParam,
+        ...readRule(body, { apiStyle: current.api_style, readMethods: readMethodsOf(current) }),
         updated_at: isoNow(),
       };
       if (body.name !== undefined) {

@@ -63,7 +63,7 @@ export function identityRoutes(deps: { identity: IdentityService }): FastifyPlug
     app.put(
       '/api/v1/identity',
       {
-        config: { access: access.scope('identity') },
+        config: { access: access.scope('identity'), actionClass: 'identity.write' },
         schema: {
           operationId: 'updateIdentity',
           summary: 'Change the identity with a JSON Merge Patch; answers the whole document',
@@ -92,7 +92,7 @@ export function identityRoutes(deps: { identity: IdentityService }): FastifyPlug
     app.put(
       '/api/v1/preferences',
       {
-        config: { access: access.scope('identity') },
+        config: { access: access.scope('identity'), actionClass: 'identity.write' },
         schema: {
           operationId: 'updatePreferences',
           summary: 'Change the preferences with a JSON Merge Patch; answers the whole object',

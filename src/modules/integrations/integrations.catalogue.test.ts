@@ -89,6 +89,10 @@ describe('start-up validation refuses a broken catalogue', () => {
     ],
     ['an unknown auth kind', (f: any) => (f.services[0].auth = { kind: 'magic' })],
     ['queryParams on a GET', (f: any) => (f.services.find((s: any) => s.id === 'github').methods[1].queryParams = ['page'])],
+    ['an rpc service without read methods', (f: any) => delete f.services.find((s: any) => s.id === 'slack').readMethods],
+    ['read methods on a REST service', (f: any) => (f.services.find((s: any) => s.id === 'github').readMethods = ['user'])],
+    ['a read method with a leading slash', (f: any) => (f.services.find((s: any) => s.id === 'slack').readMethods = ['/conversations.list'])],
+    ['an unknown API style', (f: any) => (f.services.find((s: any) => s.id === 'slack').apiStyle = 'soap')],
   ])('%s', (_what, change) => {
     expect(broken(change)).toThrow(CatalogueError);
   });

@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { issueMessage } from '../../http/errors.js';
+import { ApiStyle, ReadMethods } from '../vault/vault.schemas.js';
 
 /**
  * The built-in service catalogue: a data file (catalogue.json), validated once at start-up, so
@@ -61,6 +62,9 @@ const CatalogueService = Type.Object(
     auth: CatalogueAuth,
     credentialHelp: Type.String({ minLength: 1 }),
     defaultHeaders: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /** rpc: writes may come over GET (Slack); only the readMethods are reads. Default rest. */
+    apiStyle: Type.Optional(ApiStyle),
+    readMethods: Type.Optional(ReadMethods),
     methods: Type.Array(CatalogueMethod, { minItems: 1 }),
   },
   { additionalProperties: false },
@@ -256,6 +260,10 @@ export function buildCatalogue(raw: unknown): Catalogue {
     seen.add(service.id);
     check(categoryIds.has(service.category), `${service.id} has unknown category ${service.category}`);
     check(!service.baseUrl.endsWith('/'), `${service.id}: baseUrl must not end with /`);
+    // An RPC API with no read declared would make every call a write, which is safe but
+    // surely a mistake in the file; read methods on a REST API would be ignored.
+    if (service.apiStyle === 'rpc') check(service.readMethods?.length, `${service.id}: an rpc service lists its readMethods`);
+    else check(service.readMethods === undefined, `${service.id}: readMethods only applies to apiStyle rpc`);
     for (const name of Object.keys(service.defaultHeaders ?? {})) {
       check(name === name.toLowerCase(), `${service.id}: default header names are lower case (${name})`);
     }

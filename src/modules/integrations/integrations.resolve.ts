@@ -18,6 +18,7 @@ import {
   type MethodSpec,
 } from './integrations.catalogue.js';
 import type { Credential } from './integrations.engine.js';
+import { REST, type ReadRule } from './integrations.reads.js';
 
 export type ServiceSource = 'catalogue' | 'connector' | 'discovered';
 
@@ -34,6 +35,8 @@ export interface ResolvedService {
   defaultHeaders: Record<string, string>;
   /** Named methods; `request` is added to every service. */
   methods: MethodSpec[];
+  /** Which of its calls only read (integrations.reads.ts). */
+  reads: ReadRule;
   catalogue?: CatalogueService;
   connector?: ConnectorRecord;
   discovered?: DiscoveredService;
@@ -167,6 +170,7 @@ export function createResolver(deps: ResolverDeps) {
       docsUrl: service.docsUrl,
       defaultHeaders: service.defaultHeaders ?? {},
       methods: service.methods,
+      reads: service.apiStyle === 'rpc' ? { apiStyle: 'rpc', readMethods: service.readMethods ?? [] } : REST,
       catalogue: service,
     };
   }
@@ -183,6 +187,7 @@ export function createResolver(deps: ResolverDeps) {
       docsUrl: null,
       defaultHeaders: {},
       methods: [],
+      reads: connector.apiStyle === 'rpc' ? { apiStyle: 'rpc', readMethods: connector.readMethods } : REST,
       connector,
     };
   }
@@ -249,6 +254,7 @@ export function createResolver(deps: ResolverDeps) {
       docsUrl: api.documents[0]?.url ?? null,
       defaultHeaders: {},
       methods,
+      reads: api.apiStyle === 'rpc' ? { apiStyle: 'rpc', readMethods: api.readMethods } : REST,
       discovered: api,
     };
   }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { access, principalOf, type ActionClass } from '../../http/access.js';
-import { inRequestPart } from '../../http/errors.js';
+import { access, hasScope, principalOf, type ActionClass } from '../../http/access.js';
+import { AppError, inRequestPart } from '../../http/errors.js';
 import { decodeQueryName } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
@@ -16,6 +16,7 @@ import {
   ServiceList,
   ServiceParams,
 } from './integrations.schemas.js';
+import { readVerb, rpcMethodOf } from './integrations.reads.js';
 import type { IntegrationsService } from './integrations.service.js';
 
 const tags = ['services'];
@@ -42,24 +43,46 @@ function rawPassthroughTarget(request: FastifyRequest): { path: string; search: 
   return { path, search: pairs.join('&') };
 }
 
-/** GET and HEAD read; every other method may change something at the service. */
-const isRead = (method: unknown) => typeof method === 'string' && ['GET', 'HEAD'].includes(method.toUpperCase());
-
-/**
- * A proxied request is a write (`services.write`) unless its method is GET or HEAD. A named
- * method's HTTP method is the catalogue's, not the request's: it is treated as a write, and so
- * is the generic `request` method unless its params say GET or HEAD.
- */
-function proxyClass(request: FastifyRequest): ActionClass | null {
-  return isRead((request.body as { method?: unknown } | undefined)?.method) ? null : 'services.write';
-}
-function executeClass(request: FastifyRequest): ActionClass | null {
-  const body = request.body as { method?: unknown; params?: { httpMethod?: unknown } } | undefined;
-  return body?.method === 'request' && isRead(body.params?.httpMethod) ? null : 'services.write';
-}
-
 export function integrationsRoutes(deps: { integrations: IntegrationsService }): FastifyPluginAsyncTypebox {
   const { integrations } = deps;
+
+  /**
+   * Whether a call only reads (integrations.reads.ts), asked once per request: the scope check
+   * of the pass-through and the policy hook both need it, and for a connector or a discovered
+   * API it takes a look-up.
+   */
+  const reads = new WeakMap<FastifyRequest, Promise<boolean>>();
+  function callReads(request: FastifyRequest, service: string, httpMethod: unknown, path: unknown): Promise<boolean> {
+    let answer = reads.get(request);
+    if (!answer) {
+      answer =
+        readVerb(httpMethod) && typeof path === 'string'
+          ? integrations.isRead(principalOf(request).ownerId, service, httpMethod as string, path)
+          : Promise.resolve(false);
+      reads.set(request, answer);
+    }
+    return answer;
+  }
+  const writeUnlessRead = async (read: Promise<boolean>): Promise<ActionClass | null> => ((await read) ? null : 'services.write');
+
+  /**
+   * A proxied request is a write (`services.write`) unless it reads: a GET or HEAD, and for an
+   * RPC-style service a GET or HEAD of a method it declares a read. A named method of execute is
+   * treated as a write whatever its HTTP method; the generic `request` is a read only as a proxy
+   * call with the same method and path would be.
+   */
+  function proxyClass(request: FastifyRequest): Promise<ActionClass | null> {
+    const body = request.body as { method?: unknown; path?: unknown } | undefined;
+    return writeUnlessRead(callReads(request, (request.params as { service: string }).service, body?.method, body?.path));
+  }
+  function executeClass(request: FastifyRequest): Promise<ActionClass | null> | ActionClass {
+    const body = request.body as { method?: unknown; params?: { httpMethod?: unknown; path?: unknown } } | undefined;
+    if (body?.method !== 'request') return 'services.write';
+    return writeUnlessRead(callReads(request, (request.params as { service: string }).service, body.params?.httpMethod, body.params?.path));
+  }
+  function passthroughClass(request: FastifyRequest): Promise<ActionClass | null> {
+    return writeUnlessRead(callReads(request, (request.params as { service: string }).service, 'GET', rawPassthroughTarget(request).path));
+  }
 
   return async (app) => {
     const read = { access: access.scope('services:read') };
@@ -167,14 +190,28 @@ export function integrationsRoutes(deps: { integrations: IntegrationsService }):
     app.get(
       '/api/v1/services/:service/*',
       {
-        config: read,
+        config: { ...read, actionClass: passthroughClass, forwardsQuery: true },
         schema: {
           operationId: 'callConnectedService',
           summary: "Pass a GET through to a service, with its query string and the owner's stored credential",
-          description: `GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. ${CALL_NOTE}`,
+          description: `GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. Some services are RPC-style and act on a GET (Slack's chat.postMessage posts): for those (apiStyle rpc in GET /services/{service}), only a GET of one of their readMethods is a read; any other needs services:write (403 INSUFFICIENT_SCOPE without it) and is services.write under the token's policy. ${CALL_NOTE}`,
           tags,
           params: PassthroughParams,
           response: { 200: CallResultResponse },
+        },
+        // The route's access is services:read; a GET an RPC-style service takes as a write needs
+        // services:write too. Checked before the policy hook, so a token lacking it is refused, not held.
+        preHandler: async (request) => {
+          const principal = principalOf(request);
+          if (hasScope(principal, 'services:write')) return;
+          const { service } = request.params;
+          const { path } = rawPassthroughTarget(request);
+          if (await callReads(request, service, 'GET', path)) return;
+          throw new AppError(
+            'INSUFFICIENT_SCOPE',
+            `${service} is an RPC-style API that may act on a GET, and ${rpcMethodOf(path) || '/'} is not one of the methods it declares reads (GET /api/v1/services/${encodeURIComponent(service)} lists them), so this call needs the services:write scope, which this token lacks. Call a read method, or ask the owner for a token with services:write`,
+            { details: { requiredScopes: ['services:write'] } },
+          );
         },
       },
       async (request) => {

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Data, List } from '../../http/schemas.js';
+import { ApiStyle, ReadMethods } from '../vault/vault.schemas.js';
 import { HTTP_METHODS } from './integrations.catalogue.js';
 
 const Source = Type.Union([Type.Literal('catalogue'), Type.Literal('connector'), Type.Literal('discovered')], {
@@ -76,6 +77,8 @@ export const ServiceDetailSchema = Type.Object(
       oauthAuthorize: Type.Union([Type.String(), Type.Null()]),
       vaultService: Type.Union([Type.String(), Type.Null()], { description: 'The `service` to store a vault token under' }),
     }),
+    apiStyle: ApiStyle,
+    readMethods: { ...ReadMethods, description: 'For an rpc service, the methods that only read (a GET of another method needs services:write); empty for rest' },
     methods: Type.Array(Type.Object(MethodSummaryFields)),
   },
   { title: 'ServiceDetail' },

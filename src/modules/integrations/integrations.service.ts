@@ -14,6 +14,7 @@ import { createSender } from './integrations.call.js';
 import { methodTakesBody, paramsErrors, type Catalogue, type HttpMethod, type MethodSpec } from './integrations.catalogue.js';
 import { createCredentials } from './integrations.credentials.js';
 import { callerHeaders, methodCall, queryPairs, type ShapedResponse, type UpstreamCall } from './integrations.engine.js';
+import { isReadCall, readVerb } from './integrations.reads.js';
 import type { MethodSummary, ProxyInput, ServiceCategory, ServiceDetail, ServiceSummary } from './integrations.schemas.js';
 import {
   CONNECTOR_CATEGORY,
@@ -156,6 +157,8 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
         docsUrl: service.docsUrl,
         auth,
         connect: connectHow(service),
+        apiStyle: service.reads.apiStyle,
+        readMethods: [...service.reads.readMethods],
         methods: [requestMethod, ...service.methods].map((m) => ({
           name: m.name,
           description: m.description,
@@ -174,6 +177,16 @@ export function createIntegrationsService(deps: IntegrationsServiceDeps) {
         path: m === requestMethod ? null : m.path,
         params: m.params,
       }));
+    },
+
+    /**
+     * Whether the call `httpMethod path` to the service `name` only reads (integrations.reads.ts):
+     * what decides between services:read and services:write, and whether a call is in the
+     * services.write class. Only a GET or HEAD needs the service looked up.
+     */
+    async isRead(ownerId: string, name: string, httpMethod: string, path: string): Promise<boolean> {
+      if (!readVerb(httpMethod)) return false;
+      return isReadCall((await resolve(ownerId, name)).reads, httpMethod, path);
     },
 
     /** Runs a named method (or `request`) with params validated against its schema. */

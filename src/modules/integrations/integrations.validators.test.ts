@@ -17,6 +17,8 @@ function wideApi(count: number): DiscoveredService {
     documents: [],
     operationCount: count,
     operations: Array.from({ length: count }, (_, i) => ({ operationId: `op${i}`, method: 'GET', path: `/things/{thing${i}}/{part${i}}`, summary: null })),
+    apiStyle: 'rest',
+    readMethods: [],
   };
 }
 

@@ -134,7 +134,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
     app.post(
       BASE,
       {
-        config,
+        config: { ...config, actionClass: 'knowledge.write' },
         bodyLimit: KB_JSON_BODY_LIMIT,
         schema: {
           operationId: 'createKBDocument',
@@ -150,7 +150,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
     app.post(
       `${BASE}/upsert`,
       {
-        config,
+        config: { ...config, actionClass: 'knowledge.write' },
         bodyLimit: KB_JSON_BODY_LIMIT,
         schema: {
           operationId: 'upsertKBDocument',
@@ -173,7 +173,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
       uploads.post(
         `${BASE}/upload`,
         {
-          config,
+          config: { ...config, actionClass: 'knowledge.write' },
           schema: {
             operationId: 'uploadKBDocument',
             summary: 'Upload a .txt, .md, .html, .pdf or .docx file (at most 10 MiB); its text becomes a document',
@@ -206,7 +206,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
     app.put(
       `${BASE}/:id`,
       {
-        config,
+        config: { ...config, actionClass: 'knowledge.write' },
         bodyLimit: KB_JSON_BODY_LIMIT,
         schema: {
           operationId: 'updateKBDocument',

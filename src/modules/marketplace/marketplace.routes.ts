@@ -57,7 +57,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
     app.post(
       '/api/v1/marketplace/listings',
       {
-        config,
+        config: { ...config, actionClass: 'marketplace.write' },
         schema: {
           operationId: 'createMarketplaceListing',
           summary: 'Publish one of your skills or personas; the listing keeps a snapshot of it as it is now',
@@ -89,7 +89,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
     app.put(
       '/api/v1/marketplace/listings/:id',
       {
-        config,
+        config: { ...config, actionClass: 'marketplace.write' },
         schema: {
           operationId: 'updateMarketplaceListing',
           summary: "Change your listing's title or description, or refresh its snapshot from the original",
@@ -106,7 +106,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
     app.delete(
       '/api/v1/marketplace/listings/:id',
       {
-        config,
+        config: { ...config, actionClass: 'marketplace.write' },
         schema: {
           operationId: 'deleteMarketplaceListing',
           summary: 'Withdraw your listing; copies already installed stay with those who installed them',
@@ -121,7 +121,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
     app.post(
       '/api/v1/marketplace/listings/:id/rate',
       {
-        config,
+        config: { ...config, actionClass: 'marketplace.write' },
         schema: {
           operationId: 'rateMarketplaceListing',
           summary: 'Rate a listing 1 to 5, with an optional review; a second rating replaces your first',
@@ -158,7 +158,7 @@ export function marketplaceRoutes(deps: { marketplace: MarketplaceService }): Fa
     app.post(
       '/api/v1/marketplace/listings/:id/install',
       {
-        config,
+        config: { ...config, actionClass: 'marketplace.write' },
         schema: {
           operationId: 'installMarketplaceListing',
           summary: "Copy the listing's snapshot into your account as a new skill or persona",

@@ -115,6 +115,27 @@ describe('MCP over Streamable HTTP with a bearer token', () => {
     expect(api.body.data.map((e: { id: string }) => e.id)).toContain(entry.id);
   });
 
+  it("applies the token's policy to the routes its tools run: a GET write to an RPC-style service, a memory edit", async () => {
+    const token = await t.tokenWithScopes(owner, ['memory', 'services:read', 'services:write']);
+    const id = (await t.container.tokens.authenticate(token))!.tokenId;
+    const policy = await t.request('PUT', `/api/v1/tokens/${id}/policy`, { token: owner.token, body: { rules: { 'services.write': 'deny', 'memory.write': 'deny' } } });
+    expect(policy.status, policy.text).toBe(200);
+    const { client } = await connect(token);
+    const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as Array<{ text: string }>)[0]!.text;
+
+    const post = await client.callTool({ name: 'proxy_request', arguments: { service: 'slack', method: 'GET', path: '/chat.postMessage', query: { channel: 'C1', text: 'hi' } } });
+    expect(post.isError).toBe(true);
+    expect(text(post)).toMatch(/^POLICY_DENIED: .*services\.write/);
+    const deleted = await client.callTool({ name: 'call_service', arguments: { service: 'slack', method: 'request', params: { httpMethod: 'GET', path: '/chat.delete?channel=C1&ts=1' } } });
+    expect(text(deleted)).toMatch(/^POLICY_DENIED: /);
+    // A declared read is not a write: it passes the policy (and stops at the missing Slack token).
+    const read = await client.callTool({ name: 'proxy_request', arguments: { service: 'slack', method: 'GET', path: '/conversations.list' } });
+    expect(text(read)).toMatch(/^PROVIDER_NOT_CONNECTED: /);
+
+    const added = await client.callTool({ name: 'add_memory', arguments: { content: 'planted' } });
+    expect(text(added)).toMatch(/^POLICY_DENIED: .*memory\.write/);
+  });
+
   it('answers refusals as tool errors with the words of the API', async () => {
     const token = await t.tokenWithScopes(owner, ['memory']);
     const { client } = await connect(token);

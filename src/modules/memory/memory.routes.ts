@@ -45,7 +45,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
     app.post(
       '/api/v1/memory',
       {
-        config,
+        config: { ...config, actionClass: 'memory.write' },
         schema: {
           operationId: 'createMemory',
           summary: 'Store a memory entry',
@@ -77,7 +77,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
     app.patch(
       '/api/v1/memory/:id',
       {
-        config,
+        config: { ...config, actionClass: 'memory.write' },
         schema: {
           operationId: 'updateMemory',
           summary: "Replace a memory entry's content",

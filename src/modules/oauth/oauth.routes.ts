@@ -135,7 +135,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
     app.post(
       '/api/v1/oauth/disconnect/:service',
       {
-        config: { access: access.scope('services:write') },
+        config: { access: access.scope('services:write'), actionClass: 'services.write' },
         schema: {
           operationId: 'oauthDisconnect',
           summary: 'Revoke the grant at the provider (best effort) and delete the stored tokens',

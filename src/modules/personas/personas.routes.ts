@@ -60,7 +60,7 @@ export function personasRoutes(deps: {
     app.post(
       '/api/v1/personas',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'createPersona',
           summary: 'Create a persona (inactive until activated)',
@@ -102,7 +102,7 @@ export function personasRoutes(deps: {
     app.put(
       '/api/v1/personas/:id',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'updatePersona',
           summary: 'Change some of name, description and soul_content',
@@ -118,7 +118,7 @@ export function personasRoutes(deps: {
     app.delete(
       '/api/v1/personas/:id',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.delete' },
         schema: {
           operationId: 'deletePersona',
           summary: 'Delete a persona and its attachments (the documents and skills themselves stay)',
@@ -133,7 +133,7 @@ export function personasRoutes(deps: {
     app.post(
       '/api/v1/personas/:id/activate',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'activatePersona',
           summary: 'Make this the active persona; the previously active one is deactivated in the same step',
@@ -149,7 +149,7 @@ export function personasRoutes(deps: {
     app.post(
       '/api/v1/personas/:id/deactivate',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'deactivatePersona',
           summary: 'Deactivate a persona, leaving none active if it was the active one',
@@ -181,7 +181,7 @@ export function personasRoutes(deps: {
     app.post(
       '/api/v1/personas/:id/documents',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'attachPersonaDocument',
           summary: 'Attach one of the owner\'s knowledge-base documents; 201 when new, 200 when already attached',
@@ -201,7 +201,7 @@ export function personasRoutes(deps: {
     app.delete(
       '/api/v1/personas/:id/documents/:docId',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'detachPersonaDocument',
           summary: 'Detach a document from a persona (the document itself stays)',
@@ -234,7 +234,7 @@ export function personasRoutes(deps: {
     app.post(
       '/api/v1/personas/:id/skills',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'attachPersonaSkill',
           summary: 'Attach one of the owner\'s skills; 201 when new, 200 when already attached',
@@ -254,7 +254,7 @@ export function personasRoutes(deps: {
     app.delete(
       '/api/v1/personas/:id/skills/:skillId',
       {
-        config: scoped,
+        config: { ...scoped, actionClass: 'personas.write' },
         schema: {
           operationId: 'detachPersonaSkill',
           summary: 'Detach a skill from a persona (the skill itself stays)',

@@ -106,7 +106,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.post(
       '/api/v1/skills',
       {
-        config,
+        config: { ...config, actionClass: 'skills.write' },
         schema: {
           operationId: 'createSkill',
           summary: 'Create a skill; the YAML frontmatter of scriptContent is sanitized',
@@ -197,7 +197,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.put(
       '/api/v1/skills/:id',
       {
-        config,
+        config: { ...config, actionClass: 'skills.write' },
         schema: {
           operationId: 'updateSkill',
           summary: 'Change some fields of a skill; a new name is a new slug (409 when taken)',
@@ -213,7 +213,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.delete(
       '/api/v1/skills/:id',
       {
-        config,
+        config: { ...config, actionClass: 'skills.delete' },
         schema: {
           operationId: 'deleteSkill',
           summary: 'Delete a skill and its attachments',
@@ -282,7 +282,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
       markdown.put(
         '/api/v1/skills/:id/skill.md',
         {
-          config,
+          config: { ...config, actionClass: 'skills.write' },
           schema: {
             operationId: 'putSkillMarkdown',
             summary: 'Replace the SKILL.md with a raw text/markdown body; its YAML frontmatter is sanitized',
@@ -306,7 +306,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.post(
       '/api/v1/skills/:id/activate',
       {
-        config,
+        config: { ...config, actionClass: 'skills.write' },
         schema: { operationId: 'activateSkill', summary: 'Mark a skill active', tags, params: SkillIdParams, response: { 200: SkillResponse } },
       },
       async (request) => ({ data: await skills.setActive(owner(request), request.params.id, true) }),
@@ -315,7 +315,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.post(
       '/api/v1/skills/:id/deactivate',
       {
-        config,
+        config: { ...config, actionClass: 'skills.write' },
         schema: {
           operationId: 'deactivateSkill',
           summary: 'Mark a skill inactive',
@@ -345,7 +345,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.post(
       '/api/v1/skills/:id/documents',
       {
-        config,
+        config: { ...config, actionClass: 'skills.write' },
         schema: {
           operationId: 'attachSkillDocument',
           summary: 'Attach one of your knowledge-base documents to a skill (201 when new, 200 when already attached)',
@@ -364,7 +364,7 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     app.delete(
       '/api/v1/skills/:id/documents/:docId',
       {
-        config,
+        config: { ...config, actionClass: 'skills.write' },
         schema: {
           operationId: 'detachSkillDocument',
           summary: 'Detach a document from a skill (the document itself stays)',

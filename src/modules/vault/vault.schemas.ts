@@ -15,7 +15,36 @@ export const DiscoveryRequest = Type.Object(
 );
 export type DiscoveryRequest = Static<typeof DiscoveryRequest>;
 
-/** VaultTokenCreateRequest, exactly the specification's fields. */
+/**
+ * How an API takes its calls, declared by whoever knows it (the catalogue, the owner for a
+ * connector or a discovered API). Some APIs are RPC-style: one path per method, and writes taken
+ * over GET as readily as over POST (Slack's `GET /chat.postMessage?channel=…&text=…` posts). For
+ * them the HTTP method says nothing, so only the methods declared reads are reads.
+ */
+export const ApiStyle = Type.Union([Type.Literal('rest'), Type.Literal('rpc')], {
+  description:
+    'rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack\'s Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token\'s policy',
+});
+export type ApiStyle = Static<typeof ApiStyle>;
+
+/** One method of an RPC-style API, as the path after the base address. */
+export const ReadMethod = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  ...Pattern(
+    '^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$',
+    'a method is its path after the base address, without the leading slash: letters, digits and . _ ~ - in segments separated by /, none starting with a dot',
+  ),
+  description: 'A method of the API, as its path after the base address without the leading slash (`conversations.list`)',
+});
+export const ReadMethods = Type.Array(ReadMethod, {
+  maxItems: 500,
+  uniqueItems: true,
+  description:
+    'For apiStyle rpc: the methods that only read, as paths after the base address (`conversations.list`, `users.info`). A GET or HEAD of exactly one of them is a read (services:read); any other call is a write. Matched exactly, case included',
+});
+
+/** VaultTokenCreateRequest: the specification's fields, and two optional ones for the discovered API's reads. */
 export const VaultTokenCreateRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200, description: 'A name to recognise the token by' }),
@@ -36,6 +65,11 @@ export const VaultTokenCreateRequest = Type.Object(
         description: "Discover the site's API (OpenAPI, llms.txt, AI plugin manifest) and offer it as a callable service that uses this token",
       }),
     ),
+    apiStyle: Type.Optional({
+      ...ApiStyle,
+      description: `Added to the specification's fields, with discoverApi only: how the discovered API takes its calls. ${ApiStyle.description}. To change it later, store the token again`,
+    }),
+    readMethods: Type.Optional({ ...ReadMethods, description: `Added to the specification's fields, with apiStyle rpc only. ${ReadMethods.description}` }),
   },
   { title: 'VaultTokenCreateRequest', additionalProperties: false },
 );
@@ -94,6 +128,8 @@ export const VaultApiSummarySchema = Type.Object(
     documents: Type.Optional(Type.Array(ApiDocumentRefSchema)),
     authSchemes: Type.Optional(Type.Array(ApiAuthSchemeSchema)),
     operationCount: Type.Optional(Type.Integer()),
+    apiStyle: { ...ApiStyle, description: `As stored with the token (rest unless it said rpc). ${ApiStyle.description}` },
+    readMethods: { ...ReadMethods, description: 'The read methods of an rpc API, as stored with the token; empty for rest' },
   },
   { title: 'VaultApiSummary' },
 );

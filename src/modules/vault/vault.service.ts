@@ -7,7 +7,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './vault.discovery.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { VaultRepo, VaultTokenRow } from './vault.repo.js';
-import type { VaultApiSummary, VaultToken, VaultTokenCreateRequest } from './vault.schemas.js';
+import type { ApiStyle, VaultApiSummary, VaultToken, VaultTokenCreateRequest } from './vault.schemas.js';
 
 /** What API discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
 interface StoredApiMetadata {
@@ -15,6 +15,9 @@ interface StoredApiMetadata {
   discoveredAt: string;
   error?: string;
   api?: DiscoveredApi;
+  /** Set by the owner when storing the token: absent means rest. */
+  apiStyle?: ApiStyle;
+  readMethods?: string[];
 }
 
 /** A token with its secret, for the services that call an API with it (never for a response, except reveal). */
@@ -39,6 +42,9 @@ export interface DiscoveredService {
   documents: ApiDocumentRef[];
   operationCount: number;
   operations: ApiOperation[];
+  /** As the owner declared it when storing the token: rpc APIs read only through readMethods. */
+  apiStyle: ApiStyle;
+  readMethods: string[];
 }
 
 /** Where a sealed secret lives: the keyring binds each ciphertext to it. */
@@ -62,7 +68,7 @@ function toRecord(row: VaultTokenRow): VaultToken {
   const meta = parseMetadata(row);
   let api: VaultApiSummary | null = null;
   if (meta) {
-    api = { status: meta.status, discoveredAt: meta.discoveredAt };
+    api = { status: meta.status, discoveredAt: meta.discoveredAt, apiStyle: meta.apiStyle ?? 'rest', readMethods: meta.readMethods ?? [] };
     if (meta.error) api.error = meta.error;
     if (meta.api) {
       api.title = meta.api.title;
@@ -156,7 +162,14 @@ export function createVaultService(deps: VaultServiceDeps) {
       }
       if (deps.checkLimit) await deps.checkLimit(ownerId, 'vault_tokens', await repo.count(ownerId));
 
-      const metadata = body.discoverApi ? await discoverForStore(ownerId, body.websiteUrl) : null;
+      if (body.apiStyle !== undefined && !body.discoverApi) {
+        throw new InputError('apiStyle', 'only applies with discoverApi', 'apiStyle describes the discovered API: send "discoverApi": true with it, or leave it out');
+      }
+      if (body.readMethods !== undefined && body.readMethods.length > 0 && body.apiStyle !== 'rpc') {
+        throw new InputError('readMethods', 'only applies to apiStyle rpc', 'readMethods lists the reads of an RPC-style API: send "apiStyle": "rpc" (and "discoverApi": true) with it, or leave it out');
+      }
+      const found = body.discoverApi ? await discoverForStore(ownerId, body.websiteUrl) : null;
+      const metadata = found && body.apiStyle === 'rpc' ? { ...found, apiStyle: body.apiStyle, readMethods: body.readMethods ?? [] } : found;
       const id = newId('vtk');
       const now = isoNow();
       const row = {
@@ -283,6 +296,8 @@ export function createVaultService(deps: VaultServiceDeps) {
           documents: meta.api.documents,
           operationCount: meta.api.operationCount,
           operations: meta.api.operations,
+          apiStyle: meta.apiStyle ?? 'rest',
+          readMethods: meta.apiStyle === 'rpc' ? (meta.readMethods ?? []) : [],
         });
       }
       return out;

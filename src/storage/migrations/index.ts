@@ -26,6 +26,7 @@ import * as clusterNodes from './0026-cluster-nodes.js';
 import * as sharedCounters from './0027-shared-counters.js';
 import * as statementSearchGenerations from './0028-statement-search-generations.js';
 import * as webhookFairness from './0029-webhook-fairness.js';
+import * as connectorReadMethods from './0030-connector-read-methods.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -67,6 +68,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0027-shared-counters', sharedCounters],
   ['0028-statement-search-generations', statementSearchGenerations],
   ['0029-webhook-fairness', webhookFairness],
+  ['0030-connector-read-methods', connectorReadMethods],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

@@ -752,7 +752,7 @@ export interface paths {
         put?: never;
         /**
          * Create a persona (inactive until activated)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createPersona"];
         delete?: never;
@@ -795,13 +795,13 @@ export interface paths {
         get: operations["getPersona"];
         /**
          * Change some of name, description and soul_content
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updatePersona"];
         post?: never;
         /**
          * Delete a persona and its attachments (the documents and skills themselves stay)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deletePersona"];
         options?: never;
@@ -822,7 +822,7 @@ export interface paths {
          * Make this the active persona; the previously active one is deactivated in the same step
          * @description Exactly one persona is active afterwards. Its soul_content applies to POST /brain/chat and appears in GET /gateway/context.
          *
-         *     Requires scope: `personas`.
+         *     Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["activatePersona"];
         delete?: never;
@@ -844,7 +844,7 @@ export interface paths {
          * Deactivate a persona, leaving none active if it was the active one
          * @description Added to the specification, which has no other way back to "no persona". Deactivating an inactive persona changes nothing and answers it.
          *
-         *     Requires scope: `personas`.
+         *     Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["deactivatePersona"];
         delete?: never;
@@ -868,7 +868,7 @@ export interface paths {
         put?: never;
         /**
          * Attach one of the owner's knowledge-base documents; 201 when new, 200 when already attached
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["attachPersonaDocument"];
         delete?: never;
@@ -889,7 +889,7 @@ export interface paths {
         post?: never;
         /**
          * Detach a document from a persona (the document itself stays)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["detachPersonaDocument"];
         options?: never;
@@ -912,7 +912,7 @@ export interface paths {
         put?: never;
         /**
          * Attach one of the owner's skills; 201 when new, 200 when already attached
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["attachPersonaSkill"];
         delete?: never;
@@ -933,7 +933,7 @@ export interface paths {
         post?: never;
         /**
          * Detach a skill from a persona (the skill itself stays)
-         * @description Requires scope: `personas`.
+         * @description Requires scope: `personas`. Subject to the token's policy (`personas.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["detachPersonaSkill"];
         options?: never;
@@ -955,7 +955,7 @@ export interface paths {
         get: operations["getIdentity"];
         /**
          * Change the identity with a JSON Merge Patch; answers the whole document
-         * @description Requires scope: `identity`.
+         * @description Requires scope: `identity`. Subject to the token's policy (`identity.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateIdentity"];
         post?: never;
@@ -1019,7 +1019,7 @@ export interface paths {
         get: operations["getPreferences"];
         /**
          * Change the preferences with a JSON Merge Patch; answers the whole object
-         * @description Requires scope: `identity`.
+         * @description Requires scope: `identity`. Subject to the token's policy (`identity.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updatePreferences"];
         post?: never;
@@ -1044,7 +1044,7 @@ export interface paths {
         put?: never;
         /**
          * Store a memory entry
-         * @description Requires scope: `memory`.
+         * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMemory"];
         /**
@@ -1076,7 +1076,7 @@ export interface paths {
         head?: never;
         /**
          * Replace a memory entry's content
-         * @description Requires scope: `memory`.
+         * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         patch: operations["updateMemory"];
         trace?: never;
@@ -1096,7 +1096,7 @@ export interface paths {
         put?: never;
         /**
          * Create a document; a title already in use answers 409 (use upsert to replace)
-         * @description Requires scope: `knowledge`.
+         * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createKBDocument"];
         delete?: never;
@@ -1116,7 +1116,7 @@ export interface paths {
         put?: never;
         /**
          * Create the document with this title, or replace its content if it exists
-         * @description Requires scope: `knowledge`.
+         * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["upsertKBDocument"];
         delete?: never;
@@ -1138,7 +1138,7 @@ export interface paths {
          * Upload a .txt, .md, .html, .pdf or .docx file (at most 10 MiB); its text becomes a document
          * @description multipart/form-data with one file part named file, document, upload or kbFile, and optional title (default: the file name) and source (default: upload) fields.
          *
-         *     Requires scope: `knowledge`.
+         *     Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["uploadKBDocument"];
         delete?: never;
@@ -1161,7 +1161,7 @@ export interface paths {
         get: operations["getKBDocument"];
         /**
          * Replace a document's content, and its title or source when given
-         * @description Requires scope: `knowledge`.
+         * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateKBDocument"];
         post?: never;
@@ -1212,7 +1212,7 @@ export interface paths {
         put?: never;
         /**
          * Create a skill; the YAML frontmatter of scriptContent is sanitized
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createSkill"];
         delete?: never;
@@ -1295,13 +1295,13 @@ export interface paths {
         get: operations["getSkill"];
         /**
          * Change some fields of a skill; a new name is a new slug (409 when taken)
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateSkill"];
         post?: never;
         /**
          * Delete a skill and its attachments
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteSkill"];
         options?: never;
@@ -1343,7 +1343,7 @@ export interface paths {
         get: operations["getSkillMarkdown"];
         /**
          * Replace the SKILL.md with a raw text/markdown body; its YAML frontmatter is sanitized
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["putSkillMarkdown"];
         post?: never;
@@ -1364,7 +1364,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a skill active
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["activateSkill"];
         delete?: never;
@@ -1384,7 +1384,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a skill inactive
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["deactivateSkill"];
         delete?: never;
@@ -1408,7 +1408,7 @@ export interface paths {
         put?: never;
         /**
          * Attach one of your knowledge-base documents to a skill (201 when new, 200 when already attached)
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["attachSkillDocument"];
         delete?: never;
@@ -1429,7 +1429,7 @@ export interface paths {
         post?: never;
         /**
          * Detach a document from a skill (the document itself stays)
-         * @description Requires scope: `skills`.
+         * @description Requires scope: `skills`. Subject to the token's policy (`skills.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["detachSkillDocument"];
         options?: never;
@@ -1554,7 +1554,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the grant at the provider (best effort) and delete the stored tokens
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`services.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["oauthDisconnect"];
         delete?: never;
@@ -1828,9 +1828,9 @@ export interface paths {
         };
         /**
          * Pass a GET through to a service, with its query string and the owner's stored credential
-         * @description GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it.
+         * @description GET /api/v1/services/github/user/repos?per_page=5 calls GET https://api.github.com/user/repos?per_page=5. ?token= is not passed on when it carried Hearth's token. Fixed routes under /services (methods, the mail and storage routes) take precedence. Some services are RPC-style and act on a GET (Slack's chat.postMessage posts): for those (apiStyle rpc in GET /services/{service}), only a GET of one of their readMethods is a read; any other needs services:write (403 INSUFFICIENT_SCOPE without it) and is services.write under the token's policy. The answer is 200 whenever the service answered: its status, safe headers and body are in data (a 404 or 500 of the service is data.status). Redirects are handed back, never followed. 502 UPSTREAM_ERROR when the service cannot be reached; 403 PROVIDER_NOT_CONNECTED when the owner has no credential for it.
          *
-         *     Requires scope: `services:read`.
+         *     Requires scope: `services:read`. Subject to the token's policy (an action class read from the request): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         get: operations["callConnectedService"];
         put?: never;
@@ -1883,13 +1883,13 @@ export interface paths {
          * Change some of a connector's fields
          * @description A vault token is attached freely to an address on the site it was stored for (its websiteUrl, or a subdomain of it). Attaching it anywhere else (on create, or when baseUrl or vaultTokenId changes) needs the master token, or a login session that sends the account password in `password` (403 FORBIDDEN without it or when it is wrong; wrong passwords count towards the login slowdown, 429 RATE_LIMITED); a token with only services:write never may. Each such binding and each refusal is audited (`connector.bind`).
          *
-         *     Requires scope: `services:write`.
+         *     Requires scope: `services:write`. Subject to the token's policy (`services.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateConnector"];
         post?: never;
         /**
          * Delete a connector (its vault token stays in the vault)
-         * @description Requires scope: `services:write`.
+         * @description Requires scope: `services:write`. Subject to the token's policy (`services.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteConnector"];
         options?: never;
@@ -2102,7 +2102,7 @@ export interface paths {
          * Publish one of your skills or personas; the listing keeps a snapshot of it as it is now
          * @description The token also needs the `skills` scope to publish a skill, or `personas` to publish a persona. Listings are free (`price` is 0). One listing per original: publishing it again answers 409; refresh the existing listing instead.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMarketplaceListing"];
         delete?: never;
@@ -2127,13 +2127,13 @@ export interface paths {
          * Change your listing's title or description, or refresh its snapshot from the original
          * @description Only the publisher; another publisher's listing answers 404. `refreshSnapshot: true` needs the `skills` or `personas` scope too.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         put: operations["updateMarketplaceListing"];
         post?: never;
         /**
          * Withdraw your listing; copies already installed stay with those who installed them
-         * @description Requires scope: `marketplace`.
+         * @description Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteMarketplaceListing"];
         options?: never;
@@ -2154,7 +2154,7 @@ export interface paths {
          * Rate a listing 1 to 5, with an optional review; a second rating replaces your first
          * @description Publishers cannot rate their own listings (403). Answers the listing with its updated average and count.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["rateMarketplaceListing"];
         delete?: never;
@@ -2196,7 +2196,7 @@ export interface paths {
          * Copy the listing's snapshot into your account as a new skill or persona
          * @description Needs the `skills` or `personas` scope too, by the listing type. A skill copy keeps `origin: { type: "installed", listingId, installedAt, snapshotAt }` and needs a free name (409 when you already have a skill of that name); a persona copy is a new, inactive persona.
          *
-         *     Requires scope: `marketplace`.
+         *     Requires scope: `marketplace`. Subject to the token's policy (`marketplace.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["installMarketplaceListing"];
         delete?: never;
@@ -2403,7 +2403,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a conversation and all its messages
-         * @description Requires scope: `chat`.
+         * @description Requires scope: `chat`. Subject to the token's policy (`chat.delete`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         delete: operations["deleteConversation"];
         options?: never;
@@ -3331,7 +3331,7 @@ export interface components {
             /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) or the server stopped while running it (it is then not run again) */
             status: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
             /** @description An action class (`devices.exec`) */
-            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write";
             /** @description The token that made the request, and as which it runs once approved */
             tokenId: string;
             tokenName: string;
@@ -3363,7 +3363,7 @@ export interface components {
             approvalId: string;
             tokenId: string;
             /** @description An action class (`devices.exec`) */
-            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write";
             decision: "approved" | "denied";
         };
         /** ApprovalDetail */
@@ -3372,7 +3372,7 @@ export interface components {
             /** @description `pending` until decided or expired; `approved` while it runs; `executed` when the request answered 2xx, `failed` when it answered an error (the token revoked, a scope taken away, the route refusing) or the server stopped while running it (it is then not run again) */
             status: "pending" | "approved" | "denied" | "expired" | "executed" | "failed";
             /** @description An action class (`devices.exec`) */
-            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write";
             /** @description The token that made the request, and as which it runs once approved */
             tokenId: string;
             tokenName: string;
@@ -3431,7 +3431,7 @@ export interface components {
             tokenId: string;
             tokenName: string;
             /** @description An action class (`devices.exec`) */
-            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.delete" | "knowledge.delete" | "vault.write";
+            actionClass: "devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write";
             /** Format: date-time */
             expiresAt: string;
         };
@@ -3716,6 +3716,10 @@ export interface components {
             vaultTokenId: string | null;
             headerName: string | null;
             queryParam: string | null;
+            /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. Mark a connector rpc when its API acts on GET requests (Slack-like Web APIs), so that a services:read token cannot write through it */
+            apiStyle: "rest" | "rpc";
+            /** @description The read methods of an rpc connector; empty for rest */
+            readMethods: string[];
             /** @description False when the vault token the connector uses has been deleted */
             connected: boolean;
             /** Format: date-time */
@@ -4934,6 +4938,10 @@ export interface components {
                 /** @description The `service` to store a vault token under */
                 vaultService: string | null;
             };
+            /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy */
+            apiStyle: "rest" | "rpc";
+            /** @description For an rpc service, the methods that only read (a GET of another method needs services:write); empty for rest */
+            readMethods: string[];
             methods: {
                 /** @description The `method` of POST /services/{service}/execute */
                 name: string;
@@ -5159,12 +5167,30 @@ export interface components {
                 "files.upload": "allow" | "ask" | "deny";
                 /** @description Delete a file of the connected file storage */
                 "files.delete": "allow" | "ask" | "deny";
-                /** @description Call a service with a method other than GET or HEAD (execute, proxy), and create connectors */
+                /** @description Call a service in a way that may change something (execute, proxy and pass-through calls other than reads: any method but GET or HEAD, and for RPC-style services any method not declared a read), create, change or delete connectors, and disconnect a connected account */
                 "services.write": "allow" | "ask" | "deny";
+                /** @description Add or change memory entries */
+                "memory.write": "allow" | "ask" | "deny";
                 /** @description Delete memory entries */
                 "memory.delete": "allow" | "ask" | "deny";
+                /** @description Add, upload, change or overwrite (upsert) knowledge-base documents */
+                "knowledge.write": "allow" | "ask" | "deny";
                 /** @description Delete knowledge-base documents */
                 "knowledge.delete": "allow" | "ask" | "deny";
+                /** @description Change the identity or the preferences */
+                "identity.write": "allow" | "ask" | "deny";
+                /** @description Create, change, activate or deactivate personas, and attach or detach their documents and skills */
+                "personas.write": "allow" | "ask" | "deny";
+                /** @description Delete personas */
+                "personas.delete": "allow" | "ask" | "deny";
+                /** @description Create, change, activate or deactivate skills, and attach or detach their documents */
+                "skills.write": "allow" | "ask" | "deny";
+                /** @description Delete skills */
+                "skills.delete": "allow" | "ask" | "deny";
+                /** @description Delete chat conversations */
+                "chat.delete": "allow" | "ask" | "deny";
+                /** @description Publish, change or delete marketplace listings (publishing makes the owner's content public), rate them, and install them into the owner's skills and personas */
+                "marketplace.write": "allow" | "ask" | "deny";
                 /** @description Store or delete vault tokens */
                 "vault.write": "allow" | "ask" | "deny";
             };
@@ -5285,6 +5311,10 @@ export interface components {
                 paramName?: string;
             }[];
             operationCount?: number;
+            /** @description As stored with the token (rest unless it said rpc). rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy */
+            apiStyle: "rest" | "rpc";
+            /** @description The read methods of an rpc API, as stored with the token; empty for rest */
+            readMethods: string[];
         };
         /** VaultToken */
         VaultToken: {
@@ -5320,6 +5350,10 @@ export interface components {
              * @default false
              */
             discoverApi?: boolean;
+            /** @description Added to the specification's fields, with discoverApi only: how the discovered API takes its calls. rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. To change it later, store the token again */
+            apiStyle?: "rest" | "rpc";
+            /** @description Added to the specification's fields, with apiStyle rpc only. For apiStyle rpc: the methods that only read, as paths after the base address (`conversations.list`, `users.info`). A GET or HEAD of exactly one of them is a read (services:read); any other call is a write. Matched exactly, case included */
+            readMethods?: string[];
         };
         /** VaultTokenPage */
         VaultTokenPage: {
@@ -6742,12 +6776,30 @@ export interface operations {
                         "files.upload"?: "allow" | "ask" | "deny";
                         /** @description Delete a file of the connected file storage */
                         "files.delete"?: "allow" | "ask" | "deny";
-                        /** @description Call a service with a method other than GET or HEAD (execute, proxy), and create connectors */
+                        /** @description Call a service in a way that may change something (execute, proxy and pass-through calls other than reads: any method but GET or HEAD, and for RPC-style services any method not declared a read), create, change or delete connectors, and disconnect a connected account */
                         "services.write"?: "allow" | "ask" | "deny";
+                        /** @description Add or change memory entries */
+                        "memory.write"?: "allow" | "ask" | "deny";
                         /** @description Delete memory entries */
                         "memory.delete"?: "allow" | "ask" | "deny";
+                        /** @description Add, upload, change or overwrite (upsert) knowledge-base documents */
+                        "knowledge.write"?: "allow" | "ask" | "deny";
                         /** @description Delete knowledge-base documents */
                         "knowledge.delete"?: "allow" | "ask" | "deny";
+                        /** @description Change the identity or the preferences */
+                        "identity.write"?: "allow" | "ask" | "deny";
+                        /** @description Create, change, activate or deactivate personas, and attach or detach their documents and skills */
+                        "personas.write"?: "allow" | "ask" | "deny";
+                        /** @description Delete personas */
+                        "personas.delete"?: "allow" | "ask" | "deny";
+                        /** @description Create, change, activate or deactivate skills, and attach or detach their documents */
+                        "skills.write"?: "allow" | "ask" | "deny";
+                        /** @description Delete skills */
+                        "skills.delete"?: "allow" | "ask" | "deny";
+                        /** @description Delete chat conversations */
+                        "chat.delete"?: "allow" | "ask" | "deny";
+                        /** @description Publish, change or delete marketplace listings (publishing makes the owner's content public), rate them, and install them into the owner's skills and personas */
+                        "marketplace.write"?: "allow" | "ask" | "deny";
                         /** @description Store or delete vault tokens */
                         "vault.write"?: "allow" | "ask" | "deny";
                     };
@@ -7346,6 +7398,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7478,6 +7539,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7516,6 +7586,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7560,6 +7639,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7598,6 +7686,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PersonaResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7699,6 +7796,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7737,6 +7843,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7838,6 +7953,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -7877,6 +8001,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -7958,6 +8091,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdentityResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8118,6 +8260,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8205,6 +8356,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryEntryResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8353,6 +8513,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8450,6 +8619,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -8496,6 +8674,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KBUpsertResult"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8548,6 +8735,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8639,6 +8835,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KBDocumentResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -8831,6 +9036,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9057,6 +9271,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9095,6 +9318,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillDeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9227,6 +9459,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9268,6 +9509,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9306,6 +9556,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkillResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9407,6 +9666,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -9446,6 +9714,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DetachedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -9752,6 +10029,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthDisconnectionResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -10494,6 +10780,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -10578,6 +10873,10 @@ export interface operations {
                     headerName?: string;
                     /** @description The query parameter carrying the secret (authType query), e.g. api_key */
                     queryParam?: string;
+                    /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. Mark a connector rpc when its API acts on GET requests (Slack-like Web APIs), so that a services:read token cannot write through it */
+                    apiStyle?: "rest" | "rpc";
+                    /** @description For apiStyle rpc: the methods that only read, as paths after the base address (`conversations.list`, `users.info`). A GET or HEAD of exactly one of them is a read (services:read); any other call is a write. Matched exactly, case included. Only with apiStyle rpc; an rpc connector without any makes every call a write */
+                    readMethods?: string[];
                     /** @description The account password. Needed only from a login session, and only when this request binds the vault token to an address off the site it was stored for (its websiteUrl's host or a subdomain; https unless the site is http; the site's port when it names one). The master token needs none (a password sent with it is ignored); a scoped token can never bind off the site. Checked under the same attempt limits as login, never stored */
                     password?: string;
                 };
@@ -10673,7 +10972,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none) */
+        /** @description The fields to change; at least one besides password. Changing authType drops the fields the new type does not use (headerName, queryParam, or the vault token for none); changing apiStyle to rest drops readMethods, and readMethods replaces the whole list */
         requestBody: {
             content: {
                 "application/json": {
@@ -10689,6 +10988,10 @@ export interface operations {
                     headerName?: string;
                     /** @description The query parameter carrying the secret (authType query), e.g. api_key */
                     queryParam?: string;
+                    /** @description rest (the default): a GET or HEAD reads, any other method may write. rpc: one path per method, and the API may take writes over GET (as Slack's Web API does): a call is a read only when it is a GET or HEAD of a method listed in readMethods; everything else needs services:write and is services.write under a token's policy. Mark a connector rpc when its API acts on GET requests (Slack-like Web APIs), so that a services:read token cannot write through it */
+                    apiStyle?: "rest" | "rpc";
+                    /** @description For apiStyle rpc: the methods that only read, as paths after the base address (`conversations.list`, `users.info`). A GET or HEAD of exactly one of them is a read (services:read); any other call is a write. Matched exactly, case included. Only with apiStyle rpc; an rpc connector without any makes every call a write */
+                    readMethods?: string[];
                     /** @description The account password. Needed only from a login session, and only when this request binds the vault token to an address off the site it was stored for (its websiteUrl's host or a subdomain; https unless the site is http; the site's port when it names one). The master token needs none (a password sent with it is ignored); a scoped token can never bind off the site. Checked under the same attempt limits as login, never stored */
                     password?: string;
                 };
@@ -10702,6 +11005,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectorResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -10743,6 +11055,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -11281,6 +11602,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -11375,6 +11705,15 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
@@ -11413,6 +11752,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -11463,6 +11811,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MarketplaceListingResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -11550,6 +11907,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MarketplaceInstallationResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */
@@ -12123,6 +12489,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */

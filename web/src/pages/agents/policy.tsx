@@ -9,8 +9,9 @@ type ActionClass = keyof Rules;
 type Decision = Rules[ActionClass];
 
 /**
- * Every action class with what it lets a token do, in the owner's words. Typed as a record of
- * the schema's classes so that a class the API adds fails the type check until it is described.
+ * What each action class lets a token do, in the owner's words. The editor lists the classes the
+ * API answers (the policy's rules), so a class the server adds is shown even before it is worded
+ * here; typing this as a record of the schema's classes makes the check fail until it is.
  */
 const CLASSES: Record<ActionClass, string> = {
   'devices.exec': 'Run commands on your PCs',
@@ -20,9 +21,18 @@ const CLASSES: Record<ActionClass, string> = {
   'mail.trash': 'Move your mail to the trash',
   'files.upload': 'Upload files to your storage',
   'files.delete': 'Delete files in your storage',
-  'services.write': 'Act on connected services (anything but reading)',
+  'services.write': 'Act on connected services (anything but reading), change or delete connectors, disconnect accounts',
+  'memory.write': 'Add or change memories',
   'memory.delete': 'Delete memories',
+  'knowledge.write': 'Add, change or overwrite knowledge-base documents',
   'knowledge.delete': 'Delete knowledge-base documents',
+  'identity.write': 'Change your identity and preferences',
+  'personas.write': 'Create, change or switch personas',
+  'personas.delete': 'Delete personas',
+  'skills.write': 'Create, change or switch skills',
+  'skills.delete': 'Delete skills',
+  'chat.delete': 'Delete chat conversations',
+  'marketplace.write': 'Publish, change, rate or install marketplace listings',
   'vault.write': 'Store or delete vault secrets',
 };
 
@@ -64,7 +74,7 @@ function PolicyForm({ token, rules, onClose }: { token: Schemas['Token']; rules:
         What "{token.name}" may do without you. "Ask me" holds the request until you approve it under Approvals; "Deny" refuses it.
       </p>
       <ul className="policy-rules">
-        {(Object.keys(CLASSES) as ActionClass[]).map((name) => {
+        {(Object.keys(draft) as ActionClass[]).map((name) => {
           const id = `${baseId}-${name}`;
           return (
             <li key={name} className="policy-rule">

@@ -83,6 +83,8 @@ function ConnectorCard({ connector, onDeleted }: { connector: Connector; onDelet
         <dd className="mono">{connector.baseUrl}</dd>
         <dt>Credential</dt>
         <dd className="mono">{carried}</dd>
+        <dt>Reads</dt>
+        <dd className="mono">{connector.apiStyle === 'rpc' ? (connector.readMethods.length ? connector.readMethods.join(', ') : 'none: every call is a write') : 'GET and HEAD'}</dd>
         <dt>Created</dt>
         <dd>
           <When at={connector.createdAt} />
@@ -95,8 +97,23 @@ function ConnectorCard({ connector, onDeleted }: { connector: Connector; onDelet
   );
 }
 
+/** The read methods as typed: split on commas and spaces, each without a leading slash. */
+function readMethodsOf(text: string): string[] {
+  return [...new Set(text.split(/[\s,]+/).map((method) => method.replace(/^\/+/, '')).filter((method) => method !== ''))];
+}
+
 function ConnectorForm({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
-  const [form, setForm] = useState({ name: '', baseUrl: '', authType: 'bearer' as AuthType, vaultTokenId: '', headerName: '', queryParam: '', password: '' });
+  const [form, setForm] = useState({
+    name: '',
+    baseUrl: '',
+    authType: 'bearer' as AuthType,
+    vaultTokenId: '',
+    headerName: '',
+    queryParam: '',
+    apiStyle: 'rest' as Connector['apiStyle'],
+    readMethods: '',
+    password: '',
+  });
   const vault = useLoad(async () => unwrap(await api.GET('/api/v1/vault/tokens', { params: { query: { limit: 200 } } })).data);
   const action = useAction();
   const id = useId();
@@ -113,6 +130,8 @@ function ConnectorForm({ onCreated, onCancel }: { onCreated: () => void; onCance
             vaultTokenId: form.authType === 'none' ? undefined : form.vaultTokenId || undefined,
             headerName: form.authType === 'header' ? form.headerName.trim() : undefined,
             queryParam: form.authType === 'query' ? form.queryParam.trim() : undefined,
+            apiStyle: form.apiStyle,
+            readMethods: form.apiStyle === 'rpc' ? readMethodsOf(form.readMethods) : undefined,
             password: form.password || undefined,
           },
         }),
@@ -152,6 +171,19 @@ function ConnectorForm({ onCreated, onCancel }: { onCreated: () => void; onCance
           <div>
             <label htmlFor={`${id}-query`}>Query parameter</label>
             <input id={`${id}-query`} required value={form.queryParam} onChange={set('queryParam')} placeholder="api_key" />
+          </div>
+        ) : null}
+        <div>
+          <label htmlFor={`${id}-style`}>Which calls only read</label>
+          <select id={`${id}-style`} value={form.apiStyle} onChange={set('apiStyle')}>
+            <option value="rest">GET and HEAD (most APIs)</option>
+            <option value="rpc">Only the methods listed (APIs that act on GET, like Slack's)</option>
+          </select>
+        </div>
+        {form.apiStyle === 'rpc' ? (
+          <div>
+            <label htmlFor={`${id}-reads`}>Read methods (paths after the base address, comma or space separated)</label>
+            <input id={`${id}-reads`} value={form.readMethods} onChange={set('readMethods')} placeholder="conversations.list, users.info" />
           </div>
         ) : null}
         {form.authType !== 'none' ? (
