@@ -327,6 +327,7 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   updateWebhook: OWNER_ONLY,
   deleteWebhook: OWNER_ONLY,
   testWebhook: OWNER_ONLY,
+  resumeWebhook: OWNER_ONLY,
   approveAuthorizationRequest: OWNER_ONLY,
   denyAuthorizationRequest: OWNER_ONLY,
   deleteAfpDevice: OWNER_ONLY,

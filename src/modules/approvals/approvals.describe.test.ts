@@ -106,3 +106,27 @@ describe('heldFields', () => {
     expect(omitted).toBe(6);
   });
 });
+
+describe('the classes whose routes change a record', () => {
+  it('name every field the change sets, a long text by its size, a secret never', () => {
+    const content = 'z'.repeat(DESCRIPTION_VALUE_MAX + 1);
+    expect(describeRequest({ ...base, actionClass: 'memory.write', method: 'PATCH', operationId: 'updateMemory', params: { id: 'mem_1' }, body: { content: 'x', tags: ['a'] } })).toBe(
+      'agent wants to change the memory entry mem_1: content `x`, tags `["a"]`',
+    );
+    expect(describeRequest({ ...base, actionClass: 'knowledge.write', method: 'PUT', operationId: 'updateKBDocument', params: { id: 'kb_1' }, body: { content } })).toBe(
+      `agent wants to change the knowledge-base document kb_1: content (${DESCRIPTION_VALUE_MAX + 1} characters; open the request to read it)`,
+    );
+    expect(describeRequest({ ...base, actionClass: 'services.write', method: 'PUT', operationId: 'updateConnector', params: { id: 'con_1' }, body: { baseUrl: 'https://evil.example', password: 'hunter2' } })).toBe(
+      'agent wants to change the connector con_1: baseUrl `https://evil.example`, password (a secret, not shown)',
+    );
+    expect(describeRequest({ ...base, actionClass: 'personas.write', method: 'DELETE', operationId: 'detachPersonaSkill', params: { id: 'per_1', skillId: 'sk_1' }, body: undefined })).toBe(
+      'agent wants to detach the skill sk_1 from the persona per_1',
+    );
+  });
+
+  it("describes the pass-through from its address, query string included, and nothing else's", () => {
+    expect(
+      describeRequest({ ...base, actionClass: 'services.write', method: 'GET', operationId: 'callConnectedService', params: { service: 'slack' }, url: '/api/v1/services/slack/chat.postMessage?channel=C1&text=hi', body: undefined }),
+    ).toBe('agent wants to send GET `/chat.postMessage?channel=C1&text=hi` to the API of the service `slack`');
+  });
+});

@@ -119,7 +119,8 @@ describe('a connector the owner marks rpc', () => {
     expect(fake.requests).toEqual([]);
     const approval = (await get(`/api/v1/approvals/${approvalId}`, owner.token)).body.data;
     expect(approval).toMatchObject({ actionClass: 'services.write', method: 'GET', path: '/api/v1/services/workchat/chat.postMessage?channel=C1&text=hello' });
-    expect(approval.description).toContain('/chat.postMessage');
+    // What it calls is its address, the query string included: the description names all of it.
+    expect(approval.description).toContain('send GET `/chat.postMessage?channel=C1&text=hello` to the API of the service `workchat`');
 
     await approveAndRead(t, approvalId, { owner, requester: asker.token, others });
     expect(fake.requests.map((r) => [r.method, r.url])).toEqual([['GET', '/api/chat.postMessage?channel=C1&text=hello']]);
