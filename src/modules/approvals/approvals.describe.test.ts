@@ -50,9 +50,9 @@ describe('describeRequest', () => {
     ).toBe('agent wants to call the method `request` of the service `github` with the params `{"httpMethod":"POST","path":"/x"}`, a body of 17 characters (open the request to read it)');
     expect(
       describeRequest({ ...base, actionClass: 'services.write', operationId: 'createConnector', body: { name: 'api', baseUrl: 'https://api.example', authType: 'header', vaultTokenId: 'vt_1', headerName: 'X-Key', password: 'hunter2' } }),
-    ).toBe('agent wants to create the connector `api` for `https://api.example` (authentication `header`, with the vault token `vt_1`, in the header `X-Key`, with a password)');
+    ).toBe('agent wants to create the connector `api` for `https://api.example` (authentication `header`, with the vault token `vt_1`, in the header `X-Key`, with a password, REST: every GET reads)');
     const vault = describeRequest({ ...base, actionClass: 'vault.write', body: { name: 'gh', service: 'github', token: 'ghp_secret', websiteUrl: 'https://github.com', discoverApi: true } });
-    expect(vault).toBe('agent wants to store a vault token named `gh` for the service `github` (`https://github.com`), and discover its API');
+    expect(vault).toBe('agent wants to store a vault token named `gh` for the service `github` (`https://github.com`), and discover its API (REST: every GET reads)');
     expect(vault).not.toContain('ghp_secret');
     expect(describeRequest({ ...base, actionClass: 'memory.delete', method: 'DELETE', body: undefined })).toBe('agent wants to delete every memory entry');
   });
@@ -128,5 +128,20 @@ describe('the classes whose routes change a record', () => {
     expect(
       describeRequest({ ...base, actionClass: 'services.write', method: 'GET', operationId: 'callConnectedService', params: { service: 'slack' }, url: '/api/v1/services/slack/chat.postMessage?channel=C1&text=hi', body: undefined }),
     ).toBe('agent wants to send GET `/chat.postMessage?channel=C1&text=hi` to the API of the service `slack`');
+  });
+
+  it('names which calls of a stored or created API pass as reads', () => {
+    const body = { name: 'n', service: 'slack', websiteUrl: 'https://slack.com', token: 'x', discoverApi: true, apiStyle: 'rpc', readMethods: ['chat.postMessage'] };
+    expect(describeRequest({ ...base, actionClass: 'vault.write', body })).toBe(
+      'agent wants to store a vault token named `n` for the service `slack` (`https://slack.com`), and discover its API (RPC-style: only the GETs of `["chat.postMessage"]` read, any other call writes)',
+    );
+  });
+
+  it('writes out the characters that render blank and the marks drawn over others', () => {
+    const padded = describeRequest({ ...base, actionClass: 'devices.exec', params: { deviceId: 'dev_1' }, body: { cmd: `ls${'\u3164'.repeat(200)}; rm -rf ~`, timeout: 1000 } });
+    expect(padded).not.toContain('\u3164');
+    expect(padded).toContain('ls\\u{3164}\\u{3164}');
+    expect(padded).toMatch(/more characters; open the request to see all/);
+    for (const blank of ['\u115f', '\u1160', '\uffa0', '\u2800', 'e\u0301']) expect(visible(blank)).not.toBe(blank);
   });
 });

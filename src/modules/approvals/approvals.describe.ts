@@ -20,10 +20,12 @@ const SPACE_RUN = 3;
 /**
  * Characters that print nothing, or print as something else: controls, format characters
  * (bidirectional overrides, zero-width joiners), separators other than the plain space, private
- * use, unassigned code points and lone surrogates; and the two characters the rendering itself
- * uses (`` ` `` quotes a value, `␠` counts spaces), so that no value can imitate the rendering.
+ * use, unassigned code points and lone surrogates; letters and symbols that render blank (the
+ * Hangul fillers, the Braille blank), and combining marks, which draw over the characters before
+ * them; and the two characters the rendering itself uses (`` ` `` quotes a value, `␠` counts
+ * spaces), so that no value can imitate the rendering.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2420`\\]/u;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{M}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0\u2800\u2420`\\]/u;
 
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\', '`': '\\`' };
 
@@ -130,6 +132,13 @@ function fieldsOf(body: unknown, secrets: readonly string[] = []): string {
   return parts.length > 0 ? parts.join(', ') : 'no fields';
 }
 
+/** Which calls of an API pass as reads (with services:read and no policy): its style decides. */
+function apiStyleOf(body: unknown): string {
+  return field(body, 'apiStyle') === 'rpc'
+    ? `RPC-style: only the GETs of ${quote(field(body, 'readMethods') ?? [])} read, any other call writes`
+    : 'REST: every GET reads';
+}
+
 export interface DescribeInput {
   tokenName: string;
   actionClass: ActionClass;
@@ -219,7 +228,7 @@ export function describeRequest(input: DescribeInput): string {
         if (given(field(body, name))) auth.push(`${words} ${quote(field(body, name))}`);
       }
       if (given(field(body, 'password'))) auth.push('with a password');
-      if (field(body, 'apiStyle') === 'rpc') auth.push(`RPC-style, reading only through ${quote(field(body, 'readMethods'))}`);
+      auth.push(apiStyleOf(body));
       return `${who} create the connector ${quote(field(body, 'name'))} for ${quote(field(body, 'baseUrl'))} (${auth.join(', ')})`;
     }
     case 'memory.write':
@@ -261,7 +270,7 @@ export function describeRequest(input: DescribeInput): string {
       return `${who} delete the knowledge-base document ${id(params.id)}`;
     case 'vault.write': {
       if (input.method === 'DELETE') return `${who} delete the vault token ${id(params.id)}`;
-      const discovery = field(body, 'discoverApi') === true ? ', and discover its API' : '';
+      const discovery = field(body, 'discoverApi') === true ? `, and discover its API (${apiStyleOf(body)})` : '';
       return `${who} store a vault token named ${quote(field(body, 'name'))} for the service ${quote(field(body, 'service'))} (${quote(field(body, 'websiteUrl'))})${discovery}`;
     }
   }

@@ -39,8 +39,10 @@ export function ambiguousAddress(url: string): { reason: string; readAs: string 
   } catch {
     return { reason: 'it is not a valid address', readAs: null };
   }
+  // The path alone decides the route; the query string (which the parser re-encodes: `'` as
+  // %27) means the same decoded, as every route reads it.
   const normal = parsed.pathname + parsed.search;
-  if (parsed.origin !== 'http://hearth.invalid' || normal !== url) {
+  if (parsed.origin !== 'http://hearth.invalid' || parsed.pathname !== path) {
     return { reason: 'it holds `.` or `..` segments (or their encoded forms, %2E), or characters a URL parser rewrites', readAs: parsed.origin === 'http://hearth.invalid' ? normal : null };
   }
   return null;
