@@ -49,7 +49,7 @@ export const newDeviceKey = () => randomBytes(32).toString('base64url');
 /** The daemon's own link code, run in this process against the server. */
 export async function connectDaemon(
   base: string,
-  options: { token: string; name: string; root: string; privilege: Privilege; deviceKey?: string },
+  options: { token: string; name: string; root: string; privilege: Privilege; deviceKey?: string; log?: (line: string) => void },
 ): Promise<TestDaemon> {
   const policy = await createPolicy(options.root, options.privilege);
   const deviceKey = options.deviceKey ?? newDeviceKey();
@@ -61,6 +61,7 @@ export async function connectDaemon(
     platform: `${process.platform}-${process.arch}`,
     version: 'test',
     policy,
+    ...(options.log ? { log: options.log } : {}),
     minBackoffMs: 50,
     maxBackoffMs: 500,
   });

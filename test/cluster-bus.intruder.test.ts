@@ -11,19 +11,18 @@
  * did ask for is in node A's audit log too.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLink, type Link } from '../daemon/link.js';
-import { createPolicy } from '../daemon/policy.js';
+import type { Link } from '../daemon/link.js';
 import { buildApp } from '../src/app.js';
 import { createContainer } from '../src/container.js';
 import type { Storage } from '../src/storage/storage.js';
-import { deviceWithStatus, newDeviceKey, waitFor } from './afp.helpers.js';
+import { connectDaemon, deviceWithStatus, waitFor } from './afp.helpers.js';
 import { createTestApp, ENGINE, type Owner, type TestApp } from './harness.js';
 
 const HEARTBEAT_MS = 1_000;
@@ -91,22 +90,9 @@ describe.skipIf(ENGINE !== 'postgres')('the cluster bus against a database login
 
     dir = mkdtempSync(path.join(tmpdir(), 'hearth-bus-intruder-'));
     root = path.join(dir, 'root');
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(root, { recursive: true });
     writeFileSync(secretFile(), 'the combination is 31-41-59\n');
-    link = startLink({
-      server: aBase,
-      token,
-      deviceKey: newDeviceKey(),
-      name: 'private-laptop',
-      platform: `${process.platform}-${process.arch}`,
-      version: 'test',
-      policy: await createPolicy(root, 'exec'),
-      log: (line) => daemonLog.push(line),
-      minBackoffMs: 50,
-      maxBackoffMs: 300,
-    });
-    deviceId = await link.registered();
+    ({ link, deviceId } = await connectDaemon(aBase, { token, name: 'private-laptop', root, privilege: 'exec', log: (line) => daemonLog.push(line) }));
     await deviceWithStatus(b, token, 'private-laptop', 'online');
   }, 60_000);
 
