@@ -78,3 +78,20 @@ describe('EXTRACT_* settings', () => {
     expect(loadConfig({}).extract.maxTextChars).toBe(KB_MAX_CONTENT_BYTES);
   });
 });
+
+describe('WEBHOOK_DELIVERY_RETENTION_DAYS', () => {
+  it('keeps finished deliveries 30 days unless told otherwise', () => {
+    expect(loadConfig({}).webhooks.deliveryRetentionDays).toBe(30);
+    expect(loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '' }).webhooks.deliveryRetentionDays).toBe(30);
+    expect(loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '1' }).webhooks.deliveryRetentionDays).toBe(1);
+    expect(loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '365' }).webhooks.deliveryRetentionDays).toBe(365);
+    expect(loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '3650' }).webhooks.deliveryRetentionDays).toBe(3650);
+  });
+
+  it('is refused out of 1 to 3650 days, with the setting named', () => {
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS must be a whole number from 1 to 3650, got "0"/);
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '3651' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/);
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '7.5' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: 'forever' })).toThrow(ConfigError);
+  });
+});

@@ -140,6 +140,11 @@ export interface WebhookSettings {
   pauseAfterFailures: number;
   pauseAfterMs: number;
   pauseForMs: number;
+  /**
+   * WEBHOOK_DELIVERY_RETENTION_DAYS: how long a delivered or failed delivery, with its attempts,
+   * is kept after it finished; pending ones are kept until they finish.
+   */
+  deliveryRetentionDays: number;
 }
 
 export interface ExtractSettings {
@@ -361,6 +366,7 @@ export function loadConfig(env: Env = process.env): Config {
       pauseAfterFailures: int(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 10, 1, 100_000),
       pauseAfterMs: int(env, 'WEBHOOK_PAUSE_AFTER_MS', 5 * 60_000, 0, 7 * 24 * 3_600_000),
       pauseForMs: int(env, 'WEBHOOK_PAUSE_FOR_MS', 15 * 60_000, 1, 7 * 24 * 3_600_000),
+      deliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     },
   };
 }

@@ -23,6 +23,11 @@
  * row). The circuit breaker: `pauseAfterFailures` failures in a row over at least
  * `pauseAfterMs` pause the webhook for `pauseForMs` (event `webhook.paused`); then one probe
  * attempt is made, whose success resumes it and whose failure pauses it again.
+ *
+ * Retention: at most once an hour per process, after a look for due deliveries, the
+ * worker deletes the deliveries that finished more than `deliveryRetentionDays` ago, with their
+ * attempts, in batches (`pruneDeliveries`). Without it a webhook that stays dead keeps a row, with
+ * the event's body, for every event, and so does all history. Several nodes may prune at once.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { WebhookSettings } from '../../config.js';
@@ -50,12 +55,13 @@ export type DelivererSettings = Pick<
   | 'pauseAfterFailures'
   | 'pauseAfterMs'
   | 'pauseForMs'
+  | 'deliveryRetentionDays'
 >;
 
 export interface DelivererDeps {
   repo: Pick<
     WebhooksRepo,
-    'dueDeliveries' | 'nextDue' | 'claim' | 'finishAttempt' | 'abandon' | 'release' | 'getEndpoint' | 'recordSuccess' | 'recordFailure'
+    'dueDeliveries' | 'nextDue' | 'claim' | 'finishAttempt' | 'abandon' | 'release' | 'getEndpoint' | 'recordSuccess' | 'recordFailure' | 'deleteFinishedBefore'
   >;
   outbound: Pick<OutboundClient, 'open'>;
   /** Where `webhook.paused` is published (to the console's streams and the owner's other webhooks). */
@@ -76,6 +82,33 @@ const MAX_ERROR_CHARS = 500;
 const SWEEP_MS = 30_000;
 /** setTimeout's largest delay. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Old deliveries are looked for hourly: the rule counts in days, and a run that finds none costs one indexed read. */
+const PRUNE_EVERY_MS = 3_600_000;
+/** Deliveries deleted per statement (and per transaction), so that none holds the table long. */
+export const PRUNE_BATCH = 1_000;
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * Deletes the finished deliveries (delivered or failed) that finished before `before`, with
+ * their attempts, `batchSize` at a time until a batch deletes fewer; answers how many went.
+ * Between batches the event loop runs, so that requests are served while a large backlog goes
+ * (SQLite's calls block it). `stopped` ends the loop early, at shutdown.
+ */
+export async function pruneDeliveries(
+  repo: Pick<WebhooksRepo, 'deleteFinishedBefore'>,
+  before: string,
+  options: { batchSize?: number; stopped?: () => boolean } = {},
+): Promise<number> {
+  const batchSize = options.batchSize ?? PRUNE_BATCH;
+  let total = 0;
+  for (;;) {
+    const deleted = await repo.deleteFinishedBefore(before, batchSize);
+    total += deleted;
+    // Fewer than a batch: nothing older is left, or another node holds the rest (it deletes them).
+    if (deleted < batchSize || options.stopped?.()) return total;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 /** `v1,<base64 HMAC-SHA256>` of `id.timestamp.body` with the secret's key bytes, as Standard Webhooks signs. */
 export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
@@ -95,6 +128,9 @@ export function retryDelayMs(attempts: number, settings: Pick<DelivererSettings,
 export function createWebhookDeliverer(deps: DelivererDeps) {
   const { repo, settings } = deps;
   const sweepMs = deps.sweepMs ?? SWEEP_MS;
+  /** When this process may next delete old deliveries (the first look after start may), and the run in progress. */
+  let nextPruneAt = 0;
+  let pruning: Promise<void> | undefined;
   // A claim outlasts the attempt it covers, which the time limit bounds.
   const leaseMs = settings.timeoutMs + 30_000;
   let log: DelivererLog | undefined;
@@ -265,8 +301,27 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
       if (claimedAny && due.length === BATCH) again = true;
     } while (again && !closed);
     if (closed) return;
+    pruneIfDue();
     const nextDue = await repo.nextDue(lookedAt);
     schedule(nextDue === undefined ? sweepMs : Date.parse(nextDue) - Date.now());
+  }
+
+  /**
+   * Deletes the deliveries past their retention, when this process has not for an hour.
+   * Runs beside the deliveries, not before them: a large backlog never delays an attempt. A
+   * failure is logged, and the rule runs again an hour later.
+   */
+  function pruneIfDue(): void {
+    const now = Date.now();
+    if (closed || pruning || now < nextPruneAt) return;
+    nextPruneAt = now + PRUNE_EVERY_MS;
+    const before = new Date(now - settings.deliveryRetentionDays * DAY_MS).toISOString();
+    pruning = pruneDeliveries(repo, before, { stopped: () => closed })
+      .then(() => undefined)
+      .catch((error: unknown) => report(error, 'webhooks: deliveries past their retention could not be deleted; trying again in an hour'))
+      .finally(() => {
+        pruning = undefined;
+      });
   }
 
   /** Looks for due deliveries now (or right after the look in progress). */
@@ -312,6 +367,7 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
       for (const controller of inFlight) controller.abort();
       await draining;
       await Promise.all([...attempts]);
+      await pruning;
     },
   };
 }

@@ -83,6 +83,49 @@ export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
       return Number(result.numInsertedOrUpdatedRows ?? 0);
     },
 
+    /**
+     * One batch of the retention rule: deletes at most `limit` finished deliveries (delivered or
+     * failed) that finished before `before`, with their attempts; answers how many deliveries
+     * went. Pending ones are never touched. When a delivery finishes its `updated_at` is set,
+     * and nothing changes a finished delivery after that, so `updated_at` is when it finished.
+     *
+     * Bounded, so that one statement holds the table only briefly; one short transaction per
+     * batch. On PostgreSQL every row it deletes is taken with SKIP LOCKED, so it never waits on
+     * a lock: a webhook being deleted meanwhile (which locks attempts, then deliveries) or another
+     * node pruning the same rows is passed over, never deadlocked with; what is passed over
+     * goes in a later run. A delivery whose attempts were not all deleted is kept for then too.
+     */
+    async deleteFinishedBefore(before: string, limit: number): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        const batch = await trx
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('state', 'in', ['delivered', 'failed'])
+          .where('updated_at', '<', before)
+          // The index's order (migration 0031): without it PostgreSQL may read the table from
+          // the start, expecting old rows anywhere, and the oldest go first.
+          .orderBy('state')
+          .orderBy('updated_at')
+          .limit(limit)
+          .execute();
+        if (batch.length === 0) return 0;
+        const ids = batch.map((row) => row.id);
+        let attempts = trx.selectFrom('webhook_attempts').select('id').where('delivery_id', 'in', ids);
+        if (dialect === 'postgres') attempts = attempts.forUpdate().skipLocked();
+        await trx.deleteFrom('webhook_attempts').where('id', 'in', attempts).execute();
+        let deliveries = trx
+          .selectFrom('webhook_deliveries as d')
+          .select('d.id')
+          .where('d.id', 'in', ids)
+          .where('d.state', 'in', ['delivered', 'failed'])
+          .where('d.updated_at', '<', before)
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_attempts as a').select('a.id').whereRef('a.delivery_id', '=', 'd.id'))));
+        if (dialect === 'postgres') deliveries = deliveries.forUpdate().skipLocked();
+        const deleted = await trx.deleteFrom('webhook_deliveries').where('id', 'in', deliveries).executeTakeFirst();
+        return Number(deleted.numDeletedRows);
+      });
+    },
+
     /** Gives up the endpoint's pending deliveries (it was disabled). */
     async failPending(endpointId: string, now: string, trx?: Db): Promise<void> {
       await (trx ?? db)

@@ -27,6 +27,7 @@ import * as sharedCounters from './0027-shared-counters.js';
 import * as statementSearchGenerations from './0028-statement-search-generations.js';
 import * as webhookFairness from './0029-webhook-fairness.js';
 import * as connectorReadMethods from './0030-connector-read-methods.js';
+import * as webhookDeliveryRetention from './0031-webhook-delivery-retention.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -69,6 +70,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0028-statement-search-generations', statementSearchGenerations],
   ['0029-webhook-fairness', webhookFairness],
   ['0030-connector-read-methods', connectorReadMethods],
+  ['0031-webhook-delivery-retention', webhookDeliveryRetention],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
