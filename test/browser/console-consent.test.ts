@@ -11,6 +11,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Owner } from '../harness.js';
 import { BROWSER_TESTS, signIn, startConsole, type ConsoleUnderTest } from './browser.js';
 
+// The one browser function a check below runs in the page (the tests compile without the DOM's types).
+declare const getComputedStyle: (element: unknown) => { backgroundColor: string };
+
 describe.runIf(BROWSER_TESTS)('an app approved from the console, in Chromium', () => {
   let c: ConsoleUnderTest;
   let owner: Owner;
@@ -68,6 +71,8 @@ describe.runIf(BROWSER_TESTS)('an app approved from the console, in Chromium', (
     const { page: consent } = await c.newPage({ width: 390, height: 844 });
     await consent.goto(authorize.toString());
     await consent.getByRole('heading', { name: 'Notes Assistant wants to use your Hearth' }).waitFor();
+    // Its style sheet applies: the page's policy allows it by its hash (a refusal would be a CSP problem too).
+    expect(await consent.locator('button.approve').evaluate((button) => getComputedStyle(button).backgroundColor)).toBe('rgb(26, 95, 208)');
     await consent.getByLabel('Email of your Hearth account').fill(owner.email);
     await c.screenshot(consent, 'consent-01-send-to-console');
     await consent.getByRole('button', { name: 'Send to my console' }).click();

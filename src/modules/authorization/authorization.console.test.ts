@@ -114,9 +114,12 @@ describe('approving from the console', () => {
     const waiting = await refresh(sent.location!);
     expect(waiting.status).toBe(200);
     expect(waiting.html).toContain('Waiting for your decision in the Hearth console');
-    expect(waiting.html).toContain(`<meta http-equiv="refresh" content="3;url=${sent.location!.replace(/&/g, '&amp;')}">`);
+    expect(waiting.html).toContain(`<meta http-equiv="refresh" content="3; url=${sent.location!.replace(/&/g, '&amp;')}">`);
     expect(waiting.html).not.toContain('<script');
     expect(waiting.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(waiting.headers.get('content-security-policy')).toContain("base-uri 'none'");
+    // The page has no form: it posts nowhere.
+    expect(waiting.headers.get('content-security-policy')).toContain("form-action 'none'");
     expect(waiting.headers.get('cache-control')).toBe('no-store');
     expect(waiting.headers.get('referrer-policy')).toBe('no-referrer');
 

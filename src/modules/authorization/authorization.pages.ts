@@ -1,18 +1,15 @@
-import type { FastifyReply } from 'fastify';
 import { SCOPES, SCOPE_NAMES } from '../../http/access.js';
+import { escapeHtml, pageStyle, renderPage, type Page } from '../../http/pages.js';
 import { WAIT_REFRESH_SECONDS, type ConsentView, type WaitingView } from './authorization.service.js';
 
 /**
  * The consent page and the page for a request that cannot go back to its client. Server-made
  * HTML with one inline style sheet, no script, no image, nothing from elsewhere: it works
- * without JavaScript and on a phone, and its policy lets it load nothing and post only here.
+ * without JavaScript and on a phone, and its policy (sendPage) lets it load nothing but that
+ * sheet and post only here.
  */
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-const STYLE = `<style>
+const STYLE = pageStyle(`
 body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fff}
 h1{font-size:1.4rem;margin:.5rem 0 1rem}.who{background:#f4f4f6;border-radius:.5rem;padding:.75rem 1rem}
 .warn{background:#fff4e5;border-left:4px solid #e08a00;padding:.5rem .75rem;margin:1rem 0}.error{background:#fdecea;border-left:4px solid #c62828;padding:.5rem .75rem;margin:1rem 0}
@@ -22,22 +19,10 @@ fieldset{border:1px solid #ddd;border-radius:.5rem;margin:1rem 0;padding:.5rem 1
 .actions{display:flex;gap:.75rem;margin:1.25rem 0}button{flex:1;padding:.75rem;font-size:1rem;border-radius:.4rem;border:1px solid #888;background:#fff}
 button.approve{background:#1a5fd0;border-color:#1a5fd0;color:#fff;font-weight:600}code{font-size:.9em}
 .or{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}h2{font-size:1.1rem;margin:.75rem 0 .25rem}
-</style>`;
-
-function page(title: string, body: string, head = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8">${head}<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Hearth</title>
-${STYLE}</head>
-<body>
-${body}
-</body>
-</html>
-`;
-}
+`);
 
 /** Asks the owner to sign in and approve or deny a client's request, scope by scope. */
-export function consentPage(view: ConsentView, options: { formAction: string; error?: string | undefined; email?: string | undefined }): string {
+export function consentPage(view: ConsentView, options: { formAction: string; error?: string | undefined; email?: string | undefined }): Page {
   const { client } = view;
   const requested = new Set<string>(view.requestedScopes);
   const scopes = SCOPE_NAMES.map((name) => {
@@ -73,37 +58,29 @@ ${scopes}
 <div class="actions"><button type="submit" name="decision" value="console">Send to my console</button></div>
 </form>
 <p><small>You can revoke this access any time: it is listed among your tokens as <code>${escapeHtml(client.name)}</code>.</small></p>`;
-  return page(`Allow ${client.name}?`, body);
+  // The form posts here, and its answer redirects to the one client address the request was
+  // opened for (or to the waiting page here): browsers hold that redirect to form-action too.
+  return renderPage({ title: `Allow ${client.name}?`, body, style: STYLE, formAction: ["'self'", view.redirectOrigin] });
 }
 
 /**
  * Waits for the owner's decision in the console. It reloads itself (a meta refresh: the page runs
  * no script) until the decision is there; the server then sends the browser on to the client.
  */
-export function waitingPage(view: WaitingView): string {
-  const refresh = escapeHtml(`${WAIT_REFRESH_SECONDS};url=${view.refreshPath}`);
+export function waitingPage(view: WaitingView): Page {
   const until = new Date(view.expiresAt).toUTCString();
   const body = `<h1>Waiting for your decision in the Hearth console</h1>
 <div class="who"><p><strong>${escapeHtml(view.clientName)}</strong> asks to use your Hearth, with access sent to <strong>${escapeHtml(view.redirectHost)}</strong>.</p></div>
 <p>Open your Hearth console: the request is on its home page, under “Apps asking to connect”. Approve it there, and this page continues by itself.</p>
 <p><small>This page checks every ${WAIT_REFRESH_SECONDS} seconds. The request expires at ${escapeHtml(until)}.</small></p>`;
-  return page('Waiting for your decision', body, `<meta http-equiv="refresh" content="${refresh}">`);
+  return renderPage({ title: 'Waiting for your decision', body, style: STYLE, refresh: { seconds: WAIT_REFRESH_SECONDS, url: view.refreshPath } });
 }
 
 /** A request that cannot be sent back to its client (unknown client or redirect address, a stale form). */
-export function errorPage(message: string): string {
-  return page('Cannot continue', `<h1>This request cannot continue</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p>Nothing was approved. You can close this window.</p>`);
-}
-
-/** The headers of both pages: nothing cached, framed, referred or loaded from anywhere. */
-export function pageHeaders(reply: FastifyReply, redirectOrigin?: string): FastifyReply {
-  // Browsers apply form-action to where the form's answer redirects too: the consent form may
-  // lead to this server and to the one client address it was opened for.
-  const formAction = redirectOrigin ? `'self' ${redirectOrigin}` : "'self'";
-  return reply
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
-    .header('x-frame-options', 'DENY')
-    .type('text/html; charset=utf-8');
+export function errorPage(message: string): Page {
+  return renderPage({
+    title: 'Cannot continue',
+    style: STYLE,
+    body: `<h1>This request cannot continue</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p>Nothing was approved. You can close this window.</p>`,
+  });
 }

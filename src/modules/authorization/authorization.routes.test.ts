@@ -146,6 +146,7 @@ describe('the flow an MCP client performs, with the official SDK', () => {
     expect(page).toContain('registered itself with Hearth in the last 24 hours');
     expect(pageHeaders.get('content-security-policy')).toContain("default-src 'none'");
     expect(pageHeaders.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:33418");
+    expect(pageHeaders.get('content-security-policy')).toContain("base-uri 'none'");
     expect(page).not.toContain('<script');
     expect(sent.status).toBe(303);
     const back = new URL(location!);
@@ -323,6 +324,40 @@ describe('security', () => {
       resource: 'https://other.example/mcp',
     });
     expect(exchanged).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
+  });
+
+  it('writes what a client and a visitor typed as text, on every page, each page under the one strict policy', async () => {
+    const hostile = `<script>alert("name")</script><img src=x onerror='alert(1)'>`;
+    const written = '&lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;&lt;img src=x onerror=&#39;alert(1)&#39;&gt;';
+    const client = (await register({ client_name: hostile })).body;
+    const params = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256' };
+    const expectStrict = (headers: Headers, formAction: string) => {
+      const policy = headers.get('content-security-policy')!;
+      expect(policy).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; /);
+      expect(policy.endsWith(`; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`)).toBe(true);
+      expect(headers.get('x-content-type-options')).toBe('nosniff');
+      expect(headers.get('referrer-policy')).toBe('no-referrer');
+      expect(headers.get('cache-control')).toBe('no-store');
+    };
+
+    // The consent page, and again after a wrong password with the email the visitor typed.
+    const retried = await consent(authorizeUrl(params), { email: '"><script>alert("email")</script>', password: 'not-the-password' });
+    expect(retried.page).toContain(`<h1>${written} wants to use your Hearth</h1>`);
+    expectStrict(retried.pageHeaders, "'self' http://127.0.0.1:33418");
+    expect(retried.sent.status).toBe(200);
+    const again = await retried.sent.text();
+    expect(again).toContain('value="&quot;&gt;&lt;script&gt;alert(&quot;email&quot;)&lt;/script&gt;"');
+    expectStrict(retried.sent.headers, "'self' http://127.0.0.1:33418");
+    // The page that cannot go back to the client names it too, and has no form to post.
+    const refused = await fetch(authorizeUrl({ ...params, redirect_uri: 'https://evil.example/steal' }), { redirect: 'manual' });
+    expect(refused.status).toBe(400);
+    const error = await refused.text();
+    expect(error).toContain(`not one ${written} registered`);
+    expectStrict(refused.headers, "'none'");
+    for (const html of [retried.page, again, error]) {
+      expect(html).not.toContain('<script');
+      expect(html).not.toContain('<img');
+    }
   });
 
   it('refuses a consent form that is not from its page (CSRF)', async () => {

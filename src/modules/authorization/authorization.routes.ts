@@ -3,12 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { logRequestError, toAppError } from '../../http/errors.js';
 import { access, principalOf } from '../../http/access.js';
+import { sendPage } from '../../http/pages.js';
 import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
 import type { SharedCounters } from '../../lib/shared-counters.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizationPageError, AuthorizationRedirect, OAuthProtocolError } from './authorization.errors.js';
-import { consentPage, errorPage, pageHeaders, waitingPage } from './authorization.pages.js';
+import { consentPage, errorPage, waitingPage } from './authorization.pages.js';
 import {
   ApproveAuthorizationRequestBody,
   ConsoleAuthorizationRequestList,
@@ -199,10 +200,10 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
       async (request, reply) => {
         try {
           const view = await server.begin(request.query as Record<string, string | undefined>);
-          return pageHeaders(reply, view.redirectOrigin).send(consentPage(view, { formAction: '/authorize' }));
+          return sendPage(reply, consentPage(view, { formAction: '/authorize' }));
         } catch (error) {
           if (error instanceof AuthorizationRedirect) return reply.header('cache-control', 'no-store').redirect(error.location, 302);
-          if (error instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(error.message));
+          if (error instanceof AuthorizationPageError) return sendPage(reply.status(400), errorPage(error.message));
           throw error;
         }
       },
@@ -232,7 +233,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
         const origin = request.headers.origin;
         const site = request.headers['sec-fetch-site'];
         if ((origin !== undefined && origin !== 'null' && origin !== ownOrigin) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
-          return pageHeaders(reply).status(403).send(errorPage(`The consent form must be sent from Hearth's own page (${ownOrigin}), not from another site.`));
+          return sendPage(reply.status(403), errorPage(`The consent form must be sent from Hearth's own page (${ownOrigin}), not from another site.`));
         }
         const body = request.body as Record<string, string | string[]>;
         const one = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
@@ -249,13 +250,13 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
           if (error instanceof ConsentRetry) {
             try {
               const view = await server.reopen(form.requestId, form.csrf);
-              return pageHeaders(reply, view.redirectOrigin).send(consentPage(view, { formAction: '/authorize', error: error.message, email: form.email }));
+              return sendPage(reply, consentPage(view, { formAction: '/authorize', error: error.message, email: form.email }));
             } catch (reopenError) {
               // The request expired meanwhile: that page error is the answer.
               refusal = reopenError;
             }
           }
-          if (refusal instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(refusal.message));
+          if (refusal instanceof AuthorizationPageError) return sendPage(reply.status(400), errorPage(refusal.message));
           throw refusal;
         }
       },
@@ -282,9 +283,9 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
         try {
           const outcome = await server.wait(request.query.request_id, request.query.wait);
           if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(outcome.location, 303);
-          return pageHeaders(reply).send(waitingPage(outcome.view));
+          return sendPage(reply, waitingPage(outcome.view));
         } catch (error) {
-          if (error instanceof AuthorizationPageError) return pageHeaders(reply).status(400).send(errorPage(error.message));
+          if (error instanceof AuthorizationPageError) return sendPage(reply.status(400), errorPage(error.message));
           throw error;
         }
       },

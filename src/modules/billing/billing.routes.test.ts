@@ -309,8 +309,18 @@ describe('GET /billing/return', () => {
     expect(ok.status).toBe(200);
     expect(ok.headers['content-type']).toContain('text/html');
     expect(ok.text).toContain('Payment received');
+    // Its address carries Stripe's session id: it is not kept, sent on or framed, and the page
+    // loads nothing but its style sheet and posts nowhere.
+    expect(ok.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'none'; base-uri 'none'; frame-ancestors 'none'$/);
+    expect(ok.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
+    expect(ok.text).toContain('<title>Payment received · Hearth</title>');
+    expect(ok.text).not.toContain('style="');
     const cancel = await t.request('GET', '/api/v1/billing/return', { query: { result: 'cancel' } });
     expect(cancel.text).toContain('Checkout cancelled');
+    // The page shows only its own words: anything else in the address is refused or left out.
     expectError(await t.request('GET', '/api/v1/billing/return', { query: { result: '<script>' } }), 400, 'VALIDATION_ERROR');
+    const hostileSession = await t.request('GET', '/api/v1/billing/return', { query: { result: 'success', session_id: '<script>alert(1)</script>' } });
+    expect(hostileSession.status).toBe(200);
+    expect(hostileSession.text).not.toContain('<script');
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
+import { escapeHtml, pageStyle, renderPage, sendPage, type Page } from '../../http/pages.js';
 import { actorOf } from '../audit/audit.service.js';
 import { CheckoutBody, CheckoutResponse, PlanList, ReturnQuery, UsageResponse, WebhookResponse } from './billing.schemas.js';
 import type { BillingService } from './billing.service.js';
@@ -9,22 +10,17 @@ import type { BillingService } from './billing.service.js';
 /** Stripe's events are small; a webhook body larger than this is not Stripe's. */
 const WEBHOOK_BODY_LIMIT = 512 * 1024;
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+// A sheet, not a style attribute: the page's policy allows the sheet by its hash, and no attribute.
+const RETURN_STYLE = pageStyle('body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}');
 
-function returnPage(result: 'success' | 'cancel' | undefined): string {
+function returnPage(result: 'success' | 'cancel' | undefined): Page {
   const [title, text] =
     result === 'success'
       ? ['Payment received', 'Thank you. Your plan changes as soon as Stripe confirms the payment to this server, usually within seconds. You can close this page.']
       : result === 'cancel'
         ? ['Checkout cancelled', 'Nothing was charged and your plan is unchanged. You can close this page.']
         : ['Checkout', 'You can close this page.'];
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} – Hearth</title></head>
-<body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5">
-<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>
-`;
+  return renderPage({ title, style: RETURN_STYLE, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` });
 }
 
 export function billingRoutes(deps: { billing: BillingService }): FastifyPluginAsyncTypebox {
@@ -92,7 +88,7 @@ export function billingRoutes(deps: { billing: BillingService }): FastifyPluginA
           response: { 200: { description: 'An HTML page', content: { 'text/html': { schema: Type.String() } } } },
         },
       },
-      async (request, reply) => reply.type('text/html; charset=utf-8').send(returnPage(request.query.result)),
+      async (request, reply) => sendPage(reply, returnPage(request.query.result)),
     );
 
     // The webhook's signature covers the exact bytes Stripe sent, so this route alone keeps

@@ -83,6 +83,9 @@ describe('the connect page', () => {
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.text).toContain(mallory.email);
     expect(page.headers['x-frame-options']).toBe('DENY');
+    // Its one form posts to this server, which answers with a page: nowhere else is allowed.
+    expect(page.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.headers['set-cookie']).toBeUndefined();
     // The victim opening Mallory's link cannot go on: their password is not Mallory's.
     const state = url.searchParams.get('state')!;
@@ -106,6 +109,9 @@ describe('the connect page', () => {
     expect(setCookie).not.toContain('Secure');
     expect(res.text).toContain(`${fake.url}/o/oauth2/v2/auth?`);
     expect(res.text).toContain('http-equiv="refresh"');
+    // Going on to the provider is a navigation, which the policy leaves alone; the page posts nothing.
+    expect(res.headers['content-security-policy']).toContain("form-action 'none'; base-uri 'none'");
+    expect(res.headers['cache-control']).toBe('no-store');
 
     const secure = await createTestApp({
       config: {

@@ -94,6 +94,21 @@ describe('GET /api/v1/oauth/authorize/{service}', () => {
 });
 
 describe('the whole flow: authorize, consent, callback, status, disconnect', () => {
+  it("writes the provider's account name out as text on the page it lands on", async () => {
+    const owner = await t.createOwner();
+    const account = fake.options.account;
+    fake.options.account = { ...account, email: `<script>alert("x")</script>'@gmail.test` };
+    try {
+      const callback = await connectGoogle(t, fake, owner);
+      expect(callback.status).toBe(200);
+      expect(callback.text).toContain('<strong>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;@gmail.test</strong>');
+      expect(callback.text).not.toContain('<script');
+      expect(callback.headers['content-security-policy']).toContain("base-uri 'none'");
+    } finally {
+      fake.options.account = account;
+    }
+  });
+
   it('connects the account, shows it in the status, and disconnects it with revocation', async () => {
     const owner = await t.createOwner();
     const before = fake.count('token.authorization_code');
@@ -103,6 +118,9 @@ describe('the whole flow: authorize, consent, callback, status, disconnect', () 
     expect(callback.headers.location).toBeUndefined();
     expect(callback.headers['cache-control']).toBe('no-store');
     expect(callback.headers['referrer-policy']).toBe('no-referrer');
+    expect(callback.headers['x-content-type-options']).toBe('nosniff');
+    // The page has no form and loads nothing but its own style sheet.
+    expect(callback.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; form-action 'none'; base-uri 'none'; frame-ancestors 'none'$/);
     expect(callback.text).toContain('Google connected');
     expect(callback.text).toContain(fake.options.account.email);
     expect(fake.count('token.authorization_code')).toBe(before + 1);
@@ -264,6 +282,20 @@ describe('GET /api/v1/oauth/callback/{service}: states', () => {
     expect(body.message).toMatch(/not granted.*nothing was connected.*GET \/api\/v1\/oauth\/authorize\/google/);
     expect((await auditActions(owner)).find((e) => e.action === 'oauth.connect')).toMatchObject({ outcome: 'denied' });
     expectError(await land(callback), 400, 'VALIDATION_ERROR');
+  });
+
+  it("answers a provider's error description as JSON, never inside a page", async () => {
+    const owner = await t.createOwner();
+    const consented = await consent(owner);
+    const errored = new URL(consented);
+    errored.searchParams.delete('code');
+    errored.searchParams.set('error', 'server_error');
+    errored.searchParams.set('error_description', '<script>alert(1)</script>');
+    browserCookies.set(errored.toString(), browserCookies.get(consented.toString())!);
+    const res = await land(errored);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['content-security-policy']).toBeUndefined();
+    expect(expectError(res, 400, 'VALIDATION_ERROR').message).toContain('(server_error: <script>alert(1)</script>): nothing was connected');
   });
 
   it("answers 400 when Google refuses the code (invalid_grant), and 502 when it refuses Hearth's client", async () => {

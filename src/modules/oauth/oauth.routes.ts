@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
+import { sendPage } from '../../http/pages.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizeResponse, CallbackQuery, ConnectForm, ConnectQuery, DisconnectResponse, ServiceParams, StatusResponse } from './oauth.schemas.js';
-import { connectedPage, connectPage, continuePage, cookieHeader, cookiesOf, pageHeaders } from './oauth.pages.js';
+import { connectedPage, connectPage, continuePage, cookieHeader, cookiesOf } from './oauth.pages.js';
 import type { OAuthService } from './oauth.service.js';
 
 export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }): FastifyPluginAsyncTypebox {
@@ -52,7 +53,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
         );
         // The flow is spent: its binding cookie has nothing left to do.
         reply.header('set-cookie', cookieHeader(oauth.clearedBindingCookie(request.params.service, state!)));
-        return pageHeaders(reply).send(connectedPage(connected.label, connected.account, connected.scopes));
+        return sendPage(reply, connectedPage(connected.label, connected.account, connected.scopes));
       },
     );
 
@@ -75,7 +76,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
       },
       async (request, reply) => {
         const page = await inRequestPart('querystring', oauth.connectPage(request.params.service, request.query.state));
-        return pageHeaders(reply, "; form-action 'self'").send(connectPage(page.label, page.account, page.formAction, request.query.state));
+        return sendPage(reply, connectPage(page.label, page.account, page.formAction, request.query.state));
       },
     );
 
@@ -113,7 +114,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
             oauth.bindBrowser(request.params.service, request.body.state, request.body.password, (ownerId) => actorOf(request, ownerId)),
           );
           reply.header('set-cookie', cookieHeader(bound.cookie));
-          return pageHeaders(reply).send(continuePage(bound.label, bound.providerUrl));
+          return sendPage(reply, continuePage(bound.label, bound.providerUrl));
         },
       );
     });
