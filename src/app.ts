@@ -126,7 +126,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tokenLimiter =
     config.tokenRateLimitPerMinute > 0
       ? // Every authenticated request: counted on the node and sent in batches (no round trip).
-        createApproximateRateLimiter({ ...TOKEN_RATE_LIMIT, max: TOKEN_RATE_LIMIT.max(config), counters: container.counters })
+        createApproximateRateLimiter({
+          max: TOKEN_RATE_LIMIT.max(config),
+          windowMs: TOKEN_RATE_LIMIT.windowMs,
+          what: TOKEN_RATE_LIMIT.what,
+          name: TOKEN_RATE_LIMIT.name,
+          counters: container.counters,
+        })
       : undefined;
   // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
   // route (or tool) made them, on any node.
