@@ -10,7 +10,7 @@ import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { closeUpgradeOnceAnswered } from './http/upgrade.js';
 import { openApiOptions } from './http/openapi.js';
-import { createApproximateRateLimiter, createRateLimiter } from './http/rate-limit.js';
+import { createApproximateRateLimiter, registerRateLimits, TOKEN_RATE_LIMIT } from './http/rate-limit.js';
 import { createRootLogger, HearthLogController, requestLoggerFactory } from './http/logging.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { createValidatorCompiler, validatorFactory } from './http/validation.js';
@@ -126,7 +126,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tokenLimiter =
     config.tokenRateLimitPerMinute > 0
       ? // Every authenticated request: counted on the node and sent in batches (no round trip).
-        createApproximateRateLimiter({ max: config.tokenRateLimitPerMinute, windowMs: 60_000, what: 'requests with this token', name: 'token', counters: container.counters })
+        createApproximateRateLimiter({
+          max: TOKEN_RATE_LIMIT.max(config),
+          windowMs: TOKEN_RATE_LIMIT.windowMs,
+          what: TOKEN_RATE_LIMIT.what,
+          name: TOKEN_RATE_LIMIT.name,
+          counters: container.counters,
+        })
       : undefined;
   // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
   // route (or tool) made them, on any node.
@@ -172,13 +178,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(swagger, openApiOptions({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION }));
 
-  const authLimiter = createRateLimiter({
-    max: config.authRateLimitPerMinute,
-    windowMs: 60_000,
-    what: 'registrations from this address',
-    name: 'auth',
-    counters: container.counters,
-  });
+  // Every limit a route declares (config.rateLimit), counted by one hook; shown in /openapi.json.
+  registerRateLimits(app, { config, counters: container.counters });
 
   // Token policies (allow, ask, deny) on every route that declares an action class.
   registerApprovalPolicies(app, container.approvals);
@@ -189,7 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // work alone, and main.ts does it while the database brings its schema up to date, whose next
   // round trip goes out between two registrations.
   const routes = [
-    accountsRoutes({ accounts: container.accounts, tokens: container.tokens, authLimiter, publicBaseUrl: config.publicBaseUrl }),
+    accountsRoutes({ accounts: container.accounts, tokens: container.tokens, publicBaseUrl: config.publicBaseUrl }),
     tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }),
     auditRoutes({ audit: container.audit }),
     discoveryRoutes({ discovery: container.discovery, health: container.health }),
@@ -203,7 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxStreams: config.events.maxStreams,
     }),
     approvalsRoutes({ approvals: container.approvals }),
-    handshakesRoutes({ handshakes: container.handshakes, rateLimitPerMinute: config.handshakeRateLimitPerMinute, counters: container.counters }),
+    handshakesRoutes({ handshakes: container.handshakes }),
     personasRoutes({ personas: container.personas, attachments: container.attachments }),
     identityRoutes({ identity: container.identity }),
     memoryRoutes({ memory: container.memory }),
@@ -216,10 +217,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     billingRoutes({ billing: container.billing }),
     vaultRoutes({ vault: container.vault, audit: container.audit }),
     marketplaceRoutes({ marketplace: container.marketplace }),
-    webhooksRoutes({ webhooks: container.webhooks, testPerMinute: config.webhooks.testPerMinute, counters: container.counters }),
+    webhooksRoutes({ webhooks: container.webhooks }),
     chatRoutes({ chat: container.chat }),
     mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }),
-    authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl, authorizationsPerMinute: config.authRateLimitPerMinute, counters: container.counters }),
+    authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl }),
   ];
   for (const routesPlugin of routes) {
     await app.register(routesPlugin);
@@ -245,7 +246,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     });
     await scope.register(
-      afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs, counters: container.counters }),
+      afpRoutes({ afp: container.afp, downloads: container.afpDownloads, host: container.afpRelay, tokens: container.tokens, heartbeatMs: config.afp.heartbeatMs }),
     );
   });
   // The owner's console at `/`, a client of the routes above like any other.

@@ -1,7 +1,7 @@
 /** Helpers for the authorization server's tests: an app listening where its public address says, and PKCE. */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import { createTestApp, type TestApp } from './harness.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './harness.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -15,10 +15,10 @@ async function freePort(): Promise<number> {
  * A test app listening on a free loopback port that is also its PUBLIC_BASE_URL: every address
  * in the authorization metadata is built from it, so it must be where the app listens.
  */
-export async function startPublicApp(): Promise<{ t: TestApp; base: string }> {
+export async function startPublicApp(config: TestAppOptions['config'] = {}): Promise<{ t: TestApp; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ config: { publicBaseUrl: base } });
+  const t = await createTestApp({ config: { ...config, publicBaseUrl: base } });
   await t.app.listen({ port, host: '127.0.0.1' });
   return { t, base };
 }

@@ -5,6 +5,7 @@
  * b. the OpenAPI document and the route catalogue describe exactly the same operations;
  * c. without a token every non-public route answers 401, and with a token that lacks the right
  *    it answers 403, before any handler runs.
+ * (a2 and a3 check the action classes and the rate limits routes declare next to their access.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPE_NAMES, type Access, type ActionClass, type CatalogRoute, type Scope } from '../src/http/access.js';
@@ -371,6 +372,88 @@ describe('a2. action classes', () => {
     const served = new Set(catalog.map((r) => r.operationId));
     for (const operationId of Object.keys(WRITING_ROUTES_WITHOUT_CLASS)) if (!served.has(operationId)) problems.push(`${operationId}: listed here but not served`);
     expect(problems).toEqual([]);
+  });
+});
+
+/**
+ * The rate limits each route declares (`config.rateLimit`), by operationId: the per-token default
+ * (TOKEN_RATE_LIMIT, counted where the token is recognised) comes on top on every route that
+ * takes a token. `password-attempts` is counted by the password check in the accounts service
+ * (its slowdown is more than a count per window); every other one by the rate-limit hook.
+ */
+const RATE_LIMITED_ROUTES: Record<string, string[]> = {
+  register: ['auth'],
+  login: ['password-attempts'],
+  openBrowserSession: ['password-attempts'],
+  regenerateMasterToken: ['password-attempts'],
+  createConnector: ['password-attempts'],
+  updateConnector: ['password-attempts'],
+  oauthConnectSignIn: ['password-attempts'],
+  createHandshake: ['handshakes'],
+  getHandshakeStatus: ['handshakes'],
+  claimHandshakeToken: ['handshakes'],
+  registerOAuthClient: ['oauth-registrations'],
+  authorize: ['oauth-authorizations'],
+  authorizeDecision: ['password-attempts', 'oauth-authorizations'],
+  authorizeWait: ['oauth-waits'],
+  downloadAfpDaemon: ['downloads'],
+  testWebhook: ['webhook-tests'],
+};
+
+/**
+ * Routes that must declare a limit besides every public route that writes: public reads that
+ * store something or check a secret, and owner routes whose every call makes outside work.
+ */
+const MUST_LIMIT = new Set(['getHandshakeStatus', 'downloadAfpDaemon', 'authorize', 'authorizeWait', 'testWebhook']);
+
+/** Public writing routes with no limit of their own, each with why none is needed. */
+const NO_LIMIT: Record<string, string> = {
+  stripeWebhook: 'the payment provider proves each call with a signature over the body, checked before anything is stored; a limit per address would refuse its own bursts',
+  oauthToken: 'every secret it checks (client secret, code, refresh token) is 256 random bits, a code is used once and bound to its PKCE verifier: guessing is hopeless, and a client refreshing often must not be refused',
+  oauthRevoke: 'it checks the same 256-bit secrets as the token endpoint and only ever ends a grant',
+};
+
+describe('a3. rate limits', () => {
+  it('are declared on exactly the routes listed, each with its limits', () => {
+    const declared = Object.fromEntries(
+      catalog.filter((route) => route.rateLimits.length > 0).map((route) => [route.operationId, route.rateLimits.map((rule) => rule.name)]),
+    );
+    expect(declared).toEqual(RATE_LIMITED_ROUTES);
+  });
+
+  it('on every public route that writes, and on the routes that store or check secrets, unless listed with why none is needed', () => {
+    const problems: string[] = [];
+    for (const route of catalog) {
+      const required = (route.access.kind === 'public' && WRITING_METHODS.has(route.method)) || MUST_LIMIT.has(route.operationId ?? '');
+      const where = `${route.method} ${route.path} (${route.operationId})`;
+      const exempt = route.operationId !== undefined && route.operationId in NO_LIMIT;
+      if (required && route.rateLimits.length === 0 && !exempt) {
+        problems.push(`${where}: creates something or checks a secret without a rate limit; declare config.rateLimit, or list it here with why it needs none`);
+      }
+      if (exempt && route.rateLimits.length > 0) problems.push(`${where}: has a rate limit and is listed as needing none`);
+    }
+    const served = new Set(catalog.map((r) => r.operationId));
+    for (const operationId of [...Object.keys(NO_LIMIT), ...MUST_LIMIT]) if (!served.has(operationId)) problems.push(`${operationId}: listed here but not served`);
+    expect(problems).toEqual([]);
+  });
+
+  it('are listed in /openapi.json as x-rate-limit, with the numbers this server applies', async () => {
+    const doc = (await t.request('GET', '/openapi.json')).body;
+    const problems: string[] = [];
+    for (const route of catalog) {
+      const shown = (doc.paths?.[route.path]?.[route.method.toLowerCase()]?.['x-rate-limit'] ?? []) as { name: string; max: number }[];
+      const names = shown.map((limit) => limit.name);
+      // The harness runs with TOKEN_RATE_LIMIT off, so no route shows the per-token default.
+      const expected = route.rateLimits.map((rule) => rule.name);
+      if (JSON.stringify(names) !== JSON.stringify(expected)) problems.push(`${route.method} ${route.path}: shows ${names.join(', ') || 'no limit'}, declares ${expected.join(', ') || 'none'}`);
+      for (const [i, rule] of route.rateLimits.entries()) {
+        if (shown[i] && shown[i]!.max !== rule.max(t.config)) problems.push(`${route.method} ${route.path}: shows ${shown[i]!.max} for ${rule.name}, applies ${rule.max(t.config)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(doc.paths['/api/v1/handshakes'].post['x-rate-limit']).toEqual([
+      { name: 'handshakes', key: 'ip', max: t.config.handshakeRateLimitPerMinute, windowSeconds: 60, counting: 'exact', appliedBy: 'route' },
+    ]);
   });
 });
 

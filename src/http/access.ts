@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from './errors.js';
+import { rateLimitsOf, type RouteRateLimit } from './rate-limit.js';
 import { ErrorBodySchema, IsoDateTime } from './schemas.js';
 
 /** Every scope a token can hold, with what it grants (served by GET /api/v1/scopes). */
@@ -184,6 +185,8 @@ export interface CatalogRoute {
   access: Access;
   /** The route's action class, when its requests may be held by a token's policy. */
   actionClass: ActionClassRule | undefined;
+  /** The rate limits the route declares (`config.rateLimit`), beyond the per-token default. */
+  rateLimits: readonly RouteRateLimit[];
   /** The route's schema as declared (params, querystring, body, response): MCP tools mirror it. */
   schema: RouteSchemaParts;
 }
@@ -453,6 +456,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
         tag: Array.isArray(schema.tags) && typeof schema.tags[0] === 'string' ? schema.tags[0] : undefined,
         access: rule,
         actionClass,
+        rateLimits: rateLimitsOf(route.config),
         schema: schema as RouteSchemaParts,
       });
     }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, fromOwnPages, principalOf, sessionBinding, sessionCookieName } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
-import { clientKey, type RateLimiter } from '../../http/rate-limit.js';
+import { PASSWORD_ATTEMPTS, type CountedRateLimit } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
@@ -20,13 +20,22 @@ import {
 } from './accounts.schemas.js';
 import type { AccountsService } from './accounts.service.js';
 
+/** Sign-ups per client address per minute (AUTH_RATE_LIMIT): each creates an account, and the first an administrator. */
+const registerLimit: CountedRateLimit = {
+  name: 'auth',
+  key: 'ip',
+  keyPrefix: 'register:',
+  max: (config) => config.authRateLimitPerMinute,
+  windowMs: 60_000,
+  what: 'registrations from this address',
+};
+
 export function accountsRoutes(deps: {
   accounts: AccountsService;
   tokens: TokensService;
-  authLimiter: RateLimiter;
   publicBaseUrl: string;
 }): FastifyPluginAsyncTypebox {
-  const { accounts, tokens, authLimiter } = deps;
+  const { accounts, tokens } = deps;
   const ownOrigin = new URL(deps.publicBaseUrl).origin;
   // Secure wherever the console is served over https; on plain http (a local start) it could not be set.
   const secure = ownOrigin.startsWith('https:') ? '; Secure' : '';
@@ -38,7 +47,7 @@ export function accountsRoutes(deps: {
       '/api/v1/auth/session',
       {
         // Password checks are counted per address by the attempt limiter, as for login.
-        config: { access: access.public() },
+        config: { access: access.public(), rateLimit: PASSWORD_ATTEMPTS },
         schema: {
           operationId: 'openBrowserSession',
           summary: "The console's sign-in: a login session kept in an HttpOnly, SameSite=Strict cookie, accepted only from the console's own pages",
@@ -88,8 +97,7 @@ export function accountsRoutes(deps: {
     app.post(
       '/api/v1/auth/register',
       {
-        config: { access: access.public() },
-        onRequest: async (request) => authLimiter.hit(`register:${clientKey(request.ip)}`),
+        config: { access: access.public(), rateLimit: registerLimit },
         schema: {
           operationId: 'register',
           summary: 'Create an account; the first one is the administrator. Answers the master token once',
@@ -128,7 +136,7 @@ export function accountsRoutes(deps: {
       {
         // Counted per address by the password attempt limiter (AUTH_RATE_LIMIT), with every other
         // password check: a second count here would only repeat it.
-        config: { access: access.public() },
+        config: { access: access.public(), rateLimit: PASSWORD_ATTEMPTS },
         schema: {
           operationId: 'login',
           summary: 'Log in with email and password; answers a session token that expires',

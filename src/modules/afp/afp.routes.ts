@@ -4,8 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
 import { trackFileBody } from '../../http/logging.js';
-import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
-import type { SharedCounters } from '../../lib/shared-counters.js';
+import type { CountedRateLimit } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { DaemonDownloads } from './afp.downloads.js';
@@ -46,21 +45,20 @@ export interface AfpRoutesDeps {
   host: DeviceLinkHost;
   tokens: Pick<TokensService, 'authenticate'>;
   heartbeatMs: number;
-  /** Downloads per client address per minute (public route; a build may run behind it). Default 30. */
-  downloadRateLimitPerMinute?: number;
-  /** Where downloads are counted (across nodes with PostgreSQL); this process by default. */
-  counters?: SharedCounters;
 }
+
+/** Daemon downloads per client address per minute: a public route, and a build may run behind it. */
+export const DOWNLOADS_PER_MINUTE = 30;
+const downloadLimit: CountedRateLimit = {
+  name: 'downloads',
+  key: 'ip',
+  max: () => DOWNLOADS_PER_MINUTE,
+  windowMs: 60_000,
+  what: 'daemon downloads from this address',
+};
 
 export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
   const { afp, downloads } = deps;
-  const downloadLimiter = createRateLimiter({
-    max: deps.downloadRateLimitPerMinute ?? 30,
-    windowMs: 60_000,
-    what: 'daemon downloads from this address',
-    name: 'downloads',
-    ...(deps.counters ? { counters: deps.counters } : {}),
-  });
   return async (app) => {
     const config = { access: access.scope('devices') };
     const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
@@ -253,8 +251,7 @@ export function afpRoutes(deps: AfpRoutesDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/api/v1/afp/download/:platform',
       {
-        config: { access: access.public() },
-        onRequest: async (request) => downloadLimiter.hit(clientKey(request.ip)),
+        config: { access: access.public(), rateLimit: downloadLimit },
         schema: {
           operationId: 'downloadAfpDaemon',
           summary: 'Download the AFP daemon for a platform (the README says what each file is and how to run it)',

@@ -320,6 +320,40 @@ describe('security', () => {
     expect((await refresh(sent.location!)).status).toBe(303);
   });
 
+  it('counts a request sent to the console with the consent pages opened from its address (AUTH_RATE_LIMIT); a sign-in does not', async () => {
+    const limited = await startPublicApp({ authRateLimitPerMinute: 3 });
+    try {
+      const client = await fetch(`${limited.base}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Limited Client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      }).then((res) => res.json() as Promise<{ client_id: string }>);
+      const url = new URL(`${limited.base}/authorize`);
+      const params = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 's', scope: 'read' };
+      for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+      const page = await fetch(url, { redirect: 'manual' });
+      const html = await page.text();
+      const flow = { request_id: /name="request_id" value="([^"]+)"/.exec(html)![1]!, csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]! };
+      const post = (fields: Record<string, string>) =>
+        fetch(`${limited.base}/authorize`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: limited.base, 'sec-fetch-site': 'same-origin' },
+          body: new URLSearchParams({ ...flow, ...fields }),
+        });
+      // One page opened; a wrong password is the attempt limiter's to count, not this window's.
+      expect((await post({ decision: 'approve', email: owner.email, password: 'not the password', scope: 'read' })).status).toBe(200);
+      expect((await post({ decision: 'console', email: owner.email })).status).toBe(303);
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(200);
+      const refused = await fetch(url, { redirect: 'manual' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await refused.json()).toMatchObject({ error: 'RATE_LIMITED', message: expect.stringMatching(/^Too many authorization requests from this address/) });
+    } finally {
+      await limited.t.close();
+    }
+  });
+
   it('asks for an email when none is given, on the consent page again', async () => {
     const flow = await start();
     const res = await fetch(`${base}/authorize`, {

@@ -4,8 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { logRequestError, toAppError } from '../../http/errors.js';
 import { access, principalOf } from '../../http/access.js';
 import { sendPage } from '../../http/pages.js';
-import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
-import type { SharedCounters } from '../../lib/shared-counters.js';
+import { PASSWORD_ATTEMPTS, type CountedRateLimit } from '../../http/rate-limit.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizationPageError, AuthorizationRedirect, OAuthProtocolError } from './authorization.errors.js';
@@ -34,6 +33,34 @@ const html = (description: string) => ({ description, content: { 'text/html': { 
 export const REGISTRATIONS_PER_HOUR = 20;
 /** Waiting-page refreshes one address may make per minute: a few pages open at once, each every few seconds. */
 export const WAIT_REFRESHES_PER_MINUTE = 120;
+
+/** RFC 7591 registration is open to anyone, and each one stores a client. */
+const registrationLimit: CountedRateLimit = {
+  name: 'oauth-registrations',
+  key: 'ip',
+  max: () => REGISTRATIONS_PER_HOUR,
+  windowMs: 3_600_000,
+  what: 'client registrations from this address',
+};
+/**
+ * Each consent page opened stores a pending request: as many per address and minute as password
+ * checks (AUTH_RATE_LIMIT), which is what the page leads to. A consent form sent to the console
+ * stores a waiting request too, and counts in the same window.
+ */
+const authorizationLimit: CountedRateLimit = {
+  name: 'oauth-authorizations',
+  key: 'ip',
+  max: (config) => config.authRateLimitPerMinute,
+  windowMs: 60_000,
+  what: 'authorization requests from this address',
+};
+const waitLimit: CountedRateLimit = {
+  name: 'oauth-waits',
+  key: 'ip',
+  max: () => WAIT_REFRESHES_PER_MINUTE,
+  windowMs: 60_000,
+  what: 'waiting-page refreshes from this address',
+};
 
 
 /** `application/x-www-form-urlencoded`, keeping every value of a repeated field (the consent page's scopes). */
@@ -110,20 +137,11 @@ const FORM_BODY = 'its parameters as an application/x-www-form-urlencoded form (
 export interface AuthorizationRoutesDeps {
   server: AuthorizationServer;
   publicBaseUrl: string;
-  authorizationsPerMinute: number;
-  /** Where the limits count (across nodes with PostgreSQL); this process by default. */
-  counters?: SharedCounters;
 }
 
 export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPluginAsyncTypebox {
   const { server } = deps;
   const ownOrigin = new URL(deps.publicBaseUrl).origin;
-  const shared = deps.counters ? { counters: deps.counters } : {};
-  const registrations = createRateLimiter({ max: REGISTRATIONS_PER_HOUR, windowMs: 3_600_000, what: 'client registrations from this address', name: 'oauth-registrations', ...shared });
-  // Each consent page opened stores a pending request: as many per address and minute as
-  // password checks (AUTH_RATE_LIMIT), which is what the page leads to.
-  const authorizations = createRateLimiter({ max: deps.authorizationsPerMinute, windowMs: 60_000, what: 'authorization requests from this address', name: 'oauth-authorizations', ...shared });
-  const waits = createRateLimiter({ max: WAIT_REFRESHES_PER_MINUTE, windowMs: 60_000, what: 'waiting-page refreshes from this address', name: 'oauth-waits', ...shared });
   const publicAccess = { access: access.public() };
   const ownerAccess = { access: access.owner() };
 
@@ -166,8 +184,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
     app.post(
       '/register',
       {
-        config: publicAccess,
-        onRequest: async (request) => registrations.hit(clientKey(request.ip)),
+        config: { ...publicAccess, rateLimit: registrationLimit },
         errorHandler: malformedRequest('invalid_client_metadata', 'the client metadata as a JSON object (RFC 7591 §2)'),
         schema: {
           operationId: 'registerOAuthClient',
@@ -187,8 +204,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
     app.get(
       '/authorize',
       {
-        config: publicAccess,
-        onRequest: async (request) => authorizations.hit(clientKey(request.ip)),
+        config: { ...publicAccess, rateLimit: authorizationLimit },
         schema: {
           operationId: 'authorize',
           summary: "The owner's consent page for an OAuth client (authorization code with PKCE S256)",
@@ -212,7 +228,9 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
     app.post(
       '/authorize',
       {
-        config: publicAccess,
+        // The owner's password is checked by the attempt limiter; a form sent to the console
+        // instead stores a waiting request, counted like a consent page opened.
+        config: { ...publicAccess, rateLimit: [PASSWORD_ATTEMPTS, { ...authorizationLimit, when: { bodyField: 'decision', equals: 'console' } }] },
         schema: {
           operationId: 'authorizeDecision',
           summary: "The consent page's answer: the owner signs in and approves or denies",
@@ -240,9 +258,6 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
         const scopes = body.scope === undefined ? [] : ([] as string[]).concat(body.scope);
         const form = { requestId: one('request_id') ?? '', csrf: one('csrf') ?? '', decision: one('decision') ?? '', email: one('email'), password: one('password'), scopes };
         try {
-          // A request sent to a console is stored as waiting, like a consent page opened: the
-          // same per-address limit applies.
-          if (form.decision === 'console') await authorizations.hit(clientKey(request.ip));
           const location = form.decision === 'console' ? await server.sendToConsole(form) : await server.decide(form, actorOf(request));
           return reply.header('cache-control', 'no-store').redirect(location, 303);
         } catch (error) {
@@ -265,8 +280,7 @@ export function authorizationRoutes(deps: AuthorizationRoutesDeps): FastifyPlugi
     app.get(
       '/authorize/wait',
       {
-        config: publicAccess,
-        onRequest: async (request) => waits.hit(clientKey(request.ip)),
+        config: { ...publicAccess, rateLimit: waitLimit },
         schema: {
           operationId: 'authorizeWait',
           summary: "The page that waits for the owner's decision in the console, refreshing itself; then goes on to the client",

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
+import { PASSWORD_ATTEMPTS } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
   ConnectorPage,
@@ -53,7 +54,8 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
     app.post(
       '/api/v1/connectors',
       {
-        config: { ...write, actionClass: 'services.write' },
+        // An off-site binding from a login session checks the account's password.
+        config: { ...write, actionClass: 'services.write', rateLimit: PASSWORD_ATTEMPTS },
         schema: {
           operationId: 'createConnector',
           summary: 'Define a service by base address and credential, callable through execute and proxy by its name',
@@ -78,7 +80,7 @@ export function connectorsRoutes(deps: { connectors: ConnectorsService }): Fasti
     app.put(
       '/api/v1/connectors/:id',
       {
-        config: { ...write, actionClass: 'services.write' },
+        config: { ...write, actionClass: 'services.write', rateLimit: PASSWORD_ATTEMPTS },
         schema: {
           operationId: 'updateConnector',
           summary: "Change some of a connector's fields",

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
-import { clientKey, createRateLimiter } from '../../http/rate-limit.js';
-import type { SharedCounters } from '../../lib/shared-counters.js';
+import type { CountedRateLimit } from '../../http/rate-limit.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
@@ -21,17 +20,24 @@ import type { HandshakesService } from './handshakes.service.js';
 
 const tags = ['handshakes'];
 
-export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimitPerMinute: number; counters?: SharedCounters }): FastifyPluginAsyncTypebox {
-  const { handshakes } = deps;
-  // The two public routes are the only ones anyone can call without a token, so they are
-  // always limited per client address, whatever the general per-token limit says.
-  const limiter = createRateLimiter({
-    max: deps.rateLimitPerMinute,
+/**
+ * The public routes are the only ones an agent calls without a token, so they are always limited
+ * per client address, whatever the general per-token limit says: one setting, each route
+ * counted apart (creating, polling and claiming do not eat into each other).
+ */
+function handshakeLimit(route: 'create' | 'status' | 'claim'): CountedRateLimit {
+  return {
+    name: 'handshakes',
+    key: 'ip',
+    keyPrefix: `${route}:`,
+    max: (config) => config.handshakeRateLimitPerMinute,
     windowMs: 60_000,
     what: 'handshake requests from this address',
-    name: 'handshakes',
-    ...(deps.counters ? { counters: deps.counters } : {}),
-  });
+  };
+}
+
+export function handshakesRoutes(deps: { handshakes: HandshakesService }): FastifyPluginAsyncTypebox {
+  const { handshakes } = deps;
 
   return async (app) => {
     const owner = { access: access.owner() };
@@ -39,8 +45,7 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
     app.post(
       '/api/v1/handshakes',
       {
-        config: { access: access.public() },
-        onRequest: async (request) => limiter.hit(`create:${clientKey(request.ip)}`),
+        config: { access: access.public(), rateLimit: handshakeLimit('create') },
         schema: {
           operationId: 'createHandshake',
           summary: 'Ask the owner for a token (agents without one); poll statusUrl for the answer',
@@ -67,8 +72,7 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
     app.get(
       '/api/v1/handshakes/:id/status',
       {
-        config: { access: access.public() },
-        onRequest: async (request) => limiter.hit(`status:${clientKey(request.ip)}`),
+        config: { access: access.public(), rateLimit: handshakeLimit('status') },
         schema: {
           operationId: 'getHandshakeStatus',
           summary: "A handshake's status: pending, approved or denied. Never the token, which the owner passes on",
@@ -83,8 +87,7 @@ export function handshakesRoutes(deps: { handshakes: HandshakesService; rateLimi
     app.post(
       '/api/v1/handshakes/:id/claim',
       {
-        config: { access: access.public() },
-        onRequest: async (request) => limiter.hit(`claim:${clientKey(request.ip)}`),
+        config: { access: access.public(), rateLimit: handshakeLimit('claim') },
         schema: {
           operationId: 'claimHandshakeToken',
           summary: 'Collect the token of an approved handshake with its claimSecret, once (agents without a token)',

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
 import { sendPage } from '../../http/pages.js';
+import { PASSWORD_ATTEMPTS } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import { AuthorizeResponse, CallbackQuery, ConnectForm, ConnectQuery, DisconnectResponse, ServiceParams, StatusResponse } from './oauth.schemas.js';
 import { connectedPage, connectPage, continuePage, cookieHeader, cookiesOf } from './oauth.pages.js';
@@ -89,7 +90,7 @@ export function oauthRoutes(deps: { oauth: OAuthService; publicBaseUrl: string }
       form.withTypeProvider<TypeBoxTypeProvider>().post(
         '/api/v1/oauth/connect/:service',
         {
-          config: { access: access.public() },
+          config: { access: access.public(), rateLimit: PASSWORD_ATTEMPTS },
           schema: {
             operationId: 'oauthConnectSignIn',
             summary: "The connect page's sign-in: with the owner's password, binds the flow to this browser (a cookie) and goes on to the provider",

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
+import { PASSWORD_ATTEMPTS } from '../../http/rate-limit.js';
 import { emptyBodyAsObject, IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import {
@@ -62,7 +63,8 @@ export function tokensRoutes(deps: { tokens: TokensService; masterTokens: Master
     app.post(
       '/api/v1/tokens/master/regenerate',
       {
-        config: owner,
+        // From a login session, the account's password is the proof.
+        config: { ...owner, rateLimit: PASSWORD_ATTEMPTS },
         preValidation: emptyBodyAsObject,
         schema: {
           operationId: 'regenerateMasterToken',

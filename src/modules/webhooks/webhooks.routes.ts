@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, principalOf } from '../../http/access.js';
 import { inRequestPart } from '../../http/errors.js';
-import { createRateLimiter } from '../../http/rate-limit.js';
+import type { CountedRateLimit } from '../../http/rate-limit.js';
 import { IdParams } from '../../http/schemas.js';
-import type { SharedCounters } from '../../lib/shared-counters.js';
 import {
   CreatedWebhookResponse,
   CreateWebhookBody,
@@ -17,17 +16,20 @@ import {
 } from './webhooks.schemas.js';
 import type { WebhooksService } from './webhooks.service.js';
 
-export function webhooksRoutes(deps: { webhooks: WebhooksService; testPerMinute: number; counters?: SharedCounters }): FastifyPluginAsyncTypebox {
+/**
+ * Each test call stores a delivery that takes a lane to send: counted exactly, per owner (so that
+ * 20 webhooks do not make 200), across every node, before anything else is done.
+ */
+const testLimit: CountedRateLimit = {
+  name: 'webhook-tests',
+  key: 'owner',
+  max: (config) => config.webhooks.testPerMinute,
+  windowMs: 60_000,
+  what: 'webhook test events from this account',
+};
+
+export function webhooksRoutes(deps: { webhooks: WebhooksService }): FastifyPluginAsyncTypebox {
   const { webhooks } = deps;
-  // Each test call stores a delivery that takes a lane to send: counted exactly, per owner,
-  // across every node (the shared counters), before anything else is done.
-  const testLimiter = createRateLimiter({
-    max: deps.testPerMinute,
-    windowMs: 60_000,
-    what: 'webhook test events from this account',
-    name: 'webhook-tests',
-    ...(deps.counters ? { counters: deps.counters } : {}),
-  });
   return async (app) => {
     // Where the account's events go, signed with a secret: the owner's decision alone, like tokens.
     const config = { access: access.owner() };
@@ -103,7 +105,7 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; testPerMinute:
     app.post(
       '/api/v1/webhooks/:id/test',
       {
-        config,
+        config: { ...config, rateLimit: testLimit },
         schema: {
           operationId: 'testWebhook',
           summary: 'Send a `webhook.test` event to this webhook now; the answer is the new delivery, still pending',
@@ -116,7 +118,6 @@ export function webhooksRoutes(deps: { webhooks: WebhooksService; testPerMinute:
       },
       async (request, reply) => {
         const { ownerId } = principalOf(request);
-        await testLimiter.hit(ownerId);
         return reply.status(201).send({ data: await webhooks.sendTest(ownerId, request.params.id) });
       },
     );
