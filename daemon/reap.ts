@@ -12,7 +12,7 @@
  *
  * Where commands run in a PID namespace of their own (daemon/confine.ts) the kernel ends them
  * all when the shell exits; this is then a second line of defence. Without one, not covered
- * (docs/decisions.md, "Remote PCs"): a process that clears its environment and double-forks
+ * (docs/decisions/remote-pcs.md): a process that clears its environment and double-forks
  * between two looks, and work handed to another service (systemd --user, cron,
  * at, an ssh to this PC, a terminal multiplexer already running). Only a cgroup of its own or
  * a dedicated user would confine those.

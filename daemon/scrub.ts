@@ -6,8 +6,8 @@
  * through /proc/self/mem, where fields 48-51 of /proc/self/stat say the blocks lie; then both
  * files are read again to make sure.
  *
- * What stays readable to a process of the same user is listed in docs/decisions.md ("Remote
- * PCs"): the config file, the device key file, and the daemon's memory itself where the system
+ * What stays readable to a process of the same user is listed in docs/decisions/remote-pcs.md:
+ * the config file, the device key file, and the daemon's memory itself where the system
  * lets the same user debug (ptrace) its processes.
  */
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';

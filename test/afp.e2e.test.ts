@@ -227,7 +227,7 @@ describe('operations through the relay', () => {
 
   it('security: a double fork that dropped the marker leaves no survivor, when the command exits and at the timeout (without a namespace: one that kept it)', async () => {
     // The attack: the marker dropped, a new session, a double fork; the shell exits at once.
-    // Without a PID namespace only the marked variant can be ended (docs/decisions.md, "Remote PCs").
+    // Without a PID namespace only the marked variant can be ended (docs/decisions/remote-pcs.md).
     const spawnIt = (duration: string) => `${namespacesAvailable ? 'env -u HEARTH_EXEC_ID ' : ''}setsid -f sh -c 'sleep ${duration}'`;
     const [exits, times] = [uniqueSleep(), uniqueSleep()];
     try {

@@ -10,7 +10,7 @@ import type { Storage } from './storage.js';
 /**
  * Work that must happen once whatever the number of nodes, raced by two nodes on one database
  * (approval execution, webhook deliveries and OAuth refresh have their own two-node tests, in
- * their modules; docs/decisions.md lists which test proves what).
+ * their modules; docs/decisions/storage.md lists which test proves what).
  */
 describe('exactly once across two nodes', () => {
   let t: TestApp;

@@ -7,7 +7,7 @@ import type { WriteTracker } from './write-tracker.js';
 /**
  * An in-memory inverted index per owner over the columns a full-text index declares, so that a
  * search over thousands of matches costs microseconds instead of scoring every match in the
- * database on every call (docs/decisions.md, Storage).
+ * database on every call (docs/decisions/storage.md).
  *
  * - Words are cut and stemmed as SQLite's FTS5 index cuts them (`unicode61 remove_diacritics 2`,
  *   then Porter), and each query word matches as a prefix of a stem, as `"word"*` does.

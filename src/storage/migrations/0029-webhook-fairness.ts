@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * Webhooks that fail, and owners who queue too much (docs/decisions.md, "Webhooks: fairness and
+ * Webhooks that fail, and owners who queue too much (docs/decisions/webhooks.md, "Webhooks: fairness and
  * the circuit breaker"):
  * - `webhook_endpoints.consecutive_failures` and `failing_since`: the attempts that failed in a
  *   row and when the first of them was made (both reset by a success); `paused_until`: set when
