@@ -81,6 +81,8 @@ export const ApiDocumentRefSchema = Type.Object({
   kind: Type.Union([Type.Literal('openapi'), Type.Literal('llms'), Type.Literal('ai-plugin')]),
   url: Type.String(),
 });
+/** A document discovery read: an OpenAPI or Swagger document, an llms.txt, an AI plugin manifest. */
+export type ApiDocumentRef = Static<typeof ApiDocumentRefSchema>;
 
 export const ApiAuthSchemeSchema = Type.Object({
   name: Type.String(),
@@ -89,6 +91,8 @@ export const ApiAuthSchemeSchema = Type.Object({
   in: Type.Optional(Type.String({ description: 'For apiKey: header, query or cookie' })),
   paramName: Type.Optional(Type.String({ description: 'For apiKey: the header, query parameter or cookie name' })),
 });
+/** A security scheme named in the document (`bearerAuth`), or `ai-plugin` for a manifest's auth. */
+export type ApiAuthScheme = Static<typeof ApiAuthSchemeSchema>;
 
 export const ApiOperationSchema = Type.Object({
   operationId: Type.String(),
@@ -96,6 +100,7 @@ export const ApiOperationSchema = Type.Object({
   path: Type.String(),
   summary: Nullable(Type.String()),
 });
+export type ApiOperation = Static<typeof ApiOperationSchema>;
 
 export const DiscoveredApiSchema = Type.Object(
   {
@@ -112,6 +117,11 @@ export const DiscoveredApiSchema = Type.Object(
   },
   { title: 'DiscoveredApi' },
 );
+/**
+ * What a website publishes for machines. The token's secret goes to `baseUrl`, so a document's
+ * server off the website's site is not kept there but reported as `baseUrlRejected`.
+ */
+export type DiscoveredApi = Static<typeof DiscoveredApiSchema>;
 
 /** What API discovery found for a stored token; the integrations module lists its operations. */
 export const VaultApiSummarySchema = Type.Object(

@@ -4,10 +4,10 @@ import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import type { ApiAuthScheme, ApiDiscovery, ApiDocumentRef, ApiOperation, DiscoveredApi } from './vault.discovery.js';
+import type { ApiDiscovery } from './vault.discovery.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { VaultRepo, VaultTokenRow } from './vault.repo.js';
-import type { ApiStyle, VaultApiSummary, VaultToken, VaultTokenCreateRequest } from './vault.schemas.js';
+import type { ApiAuthScheme, ApiDocumentRef, ApiOperation, ApiStyle, DiscoveredApi, VaultApiSummary, VaultToken, VaultTokenCreateRequest } from './vault.schemas.js';
 
 /** What API discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
 interface StoredApiMetadata {
