@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import { hashToken } from '../../lib/crypto.js';
 import { isoNow } from '../../lib/time.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import type { AuthorizationClientsTable } from '../../storage/tables.js';
 import type { AuthorizationRepo } from './authorization.repo.js';
 import { OAuthProtocolError } from './authorization.errors.js';
+import type { RegisteredClientSchema } from './authorization.schemas.js';
 
 /**
  * The clients the authorization server knows: registered dynamically (RFC 7591), or named by the
@@ -47,17 +49,8 @@ export function redirectUriProblem(uri: string): string | null {
   return null;
 }
 
-export interface RegisteredClient {
-  client_id: string;
-  client_id_issued_at: number;
-  client_secret?: string;
-  client_secret_expires_at?: number;
-  client_name: string;
-  redirect_uris: string[];
-  grant_types: string[];
-  response_types: string[];
-  token_endpoint_auth_method: AuthMethod;
-}
+/** A registration's answer, as the route's schema sends it (client_secret only with a secret). */
+export type RegisteredClient = Static<typeof RegisteredClientSchema>;
 
 function stringArray(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;

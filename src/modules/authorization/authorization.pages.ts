@@ -1,6 +1,7 @@
 import { SCOPES, SCOPE_NAMES } from '../../http/access.js';
 import { escapeHtml, pageStyle, renderPage, type Page } from '../../http/pages.js';
-import { WAIT_REFRESH_SECONDS, type ConsentView, type WaitingView } from './authorization.service.js';
+import type { ConsentView } from './authorization.consent.js';
+import { WAIT_REFRESH_SECONDS, type WaitingView } from './authorization.console.js';
 
 /**
  * The consent page and the page for a request that cannot go back to its client. Server-made
