@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_DATABASE_URL, type TestApp } from './harness.js';
 
@@ -80,7 +81,12 @@ beforeAll(async () => {
     server.once('exit', (code) => reject(new Error(`the compiled server exited (${code}) before listening:\n${log}`)));
   });
 
-  source = await createTestApp({ config: { publicBaseUrl: PUBLIC_BASE_URL } });
+  // The limits the compiled server runs with (its defaults), not the test harness's generous
+  // ones: /openapi.json states each route's limits with this server's numbers (x-rate-limit).
+  const defaults = loadConfig({});
+  source = await createTestApp({
+    config: { publicBaseUrl: PUBLIC_BASE_URL, authRateLimitPerMinute: defaults.authRateLimitPerMinute, handshakeRateLimitPerMinute: defaults.handshakeRateLimitPerMinute },
+  });
 }, 180_000);
 
 afterAll(async () => {
