@@ -79,6 +79,9 @@ export interface Config {
   /** Estimated tokens of context (persona, documents, passages, memory, history) a chat prompt may carry. */
   chatContextTokens: number;
 
+  /** Sentence vectors for search by meaning: the built-in encoder, an OpenAI-compatible endpoint, or off. */
+  embeddings: EmbeddingsSettings;
+
   /** Payments; an unset secret key means checkout answers 503 PROVIDER_NOT_CONFIGURED. */
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiBaseUrl: string };
   /** Plan limits apply when billing is configured or PLAN_LIMITS=on. */
@@ -145,6 +148,27 @@ export interface WebhookSettings {
    * is kept after it finished; pending ones are kept until they finish.
    */
   deliveryRetentionDays: number;
+}
+
+export interface EmbeddingsSettings {
+  /** EMBEDDINGS: `builtin` (the encoder shipped with Hearth, in a worker process), `openai` or `off`. */
+  kind: 'builtin' | 'openai' | 'off';
+  /** EMBEDDINGS_BASE_URL, ending in `/v1` as OpenAI's does: vectors come from `POST {baseUrl}/embeddings`. */
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  model: string;
+  /** EMBEDDINGS_DIMENSIONS: the length every vector must have (0: whatever the first answer has). */
+  dimensions: number;
+  /** Texts per request to the endpoint, or per batch in the worker. */
+  batchSize: number;
+  /** Characters of one text that are embedded; the rest is cut off. */
+  maxChars: number;
+  /** How long one batch may take (a request, or the worker's answer). */
+  timeoutMs: number;
+  /** The built-in worker's memory cap: its heap limit and resident memory. */
+  maxMemoryMb: number;
+  /** The built-in worker stops after this long without work. */
+  idleMs: number;
 }
 
 export interface ExtractSettings {
@@ -260,6 +284,29 @@ function oauthProvider(env: Env, prefix: string): OAuthProviderConfig {
   };
 }
 
+function embeddingsSettings(env: Env): EmbeddingsSettings {
+  const kind = oneOf(env, 'EMBEDDINGS', ['builtin', 'openai', 'off'] as const, 'builtin');
+  const baseUrl = optionalUrl(env, 'EMBEDDINGS_BASE_URL');
+  if (kind === 'openai' && !baseUrl) {
+    throw new ConfigError('EMBEDDINGS=openai needs EMBEDDINGS_BASE_URL, the OpenAI-compatible API ending in /v1 (https://api.openai.com/v1, http://127.0.0.1:11434/v1 for Ollama)');
+  }
+  if (kind === 'openai' && !env.EMBEDDINGS_MODEL) {
+    throw new ConfigError('EMBEDDINGS=openai needs EMBEDDINGS_MODEL, the model the endpoint embeds with (text-embedding-3-small, nomic-embed-text)');
+  }
+  return {
+    kind,
+    baseUrl,
+    apiKey: env.EMBEDDINGS_API_KEY || undefined,
+    model: kind === 'openai' ? env.EMBEDDINGS_MODEL! : kind === 'builtin' ? 'universal-sentence-encoder-lite' : 'none',
+    dimensions: int(env, 'EMBEDDINGS_DIMENSIONS', 0, 0, 65_536),
+    batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', kind === 'openai' ? 64 : 16, 1, 2048),
+    maxChars: int(env, 'EMBEDDINGS_MAX_CHARS', 2_000, 100, 100_000),
+    timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    maxMemoryMb: int(env, 'EMBEDDINGS_MAX_MEMORY_MB', 512, 64, 65_536),
+    idleMs: int(env, 'EMBEDDINGS_IDLE_MS', 300_000, 100, 86_400_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -330,6 +377,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 1000, 600_000),
     },
     chatContextTokens: int(env, 'CHAT_CONTEXT_TOKENS', 6_000, 500, 1_000_000),
+    embeddings: embeddingsSettings(env),
 
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,

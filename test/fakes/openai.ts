@@ -1,10 +1,14 @@
 /**
- * A local stand-in for OpenAI's chat-completions API (`POST /v1/chat/completions`), honest to
- * the documented wire format:
+ * A local stand-in for OpenAI's chat-completions API (`POST /v1/chat/completions`) and
+ * embeddings API (`POST /v1/embeddings`), honest to the documented wire format:
  * - non-streaming: a `chat.completion` object with `choices[0].message` and `usage`;
  * - `stream: true`: `text/event-stream` of `data: {chat.completion.chunk}` events (a first
  *   chunk with the role, content deltas, a chunk with `finish_reason`, a usage chunk with empty
  *   `choices` when `stream_options.include_usage` is set), ended by `data: [DONE]`;
+ * - embeddings: `{ object: "list", data: [{ object: "embedding", index, embedding }], model,
+ *   usage: { prompt_tokens, total_tokens } }`, one vector per input (a string or a list of
+ *   strings, at most 2048, none empty), computed from the words of each input so that texts
+ *   sharing words point the same way (`embeddingDimensions` long);
  * - errors as OpenAI sends them: `{ "error": { "message", "type", "param", "code" } }` with 400,
  *   401, 404, 429 or 500.
  * Every request is recorded (headers and parsed body) so tests can check what Hearth sent.
@@ -30,7 +34,11 @@ export type FakeFailure =
   /** Streaming: an `error` object arrives inside the stream after `cutAfter` deltas. */
   | 'stream-error'
   /** Streaming: after `cutAfter` deltas nothing more is sent, and the connection stays open. */
-  | 'stall';
+  | 'stall'
+  /** Embeddings: 200 JSON without `data`. */
+  | 'no-data'
+  /** Embeddings: the last vector is one number shorter than the others. */
+  | 'wrong-dimensions';
 
 export interface RecordedRequest {
   method: string;
@@ -51,6 +59,10 @@ export interface FakeOpenAI {
   /** What the assistant answers: fixed text, or computed from the request body. */
   reply: string | ((body: any) => string);
   failure: FakeFailure | undefined;
+  /** Embeddings: how many requests `failure` applies to before it clears itself (undefined: until reset). */
+  failureCount: number | undefined;
+  /** The length of the embeddings the fake answers. */
+  embeddingDimensions: number;
   /** For 'cut' and 'stream-error': how many content deltas go out first. */
   cutAfter: number;
   /** Resolves when the next request has been received (before it is answered). */
@@ -95,12 +107,16 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     requests: [],
     reply: 'Hello from the fake model.',
     failure: undefined,
+    failureCount: undefined,
+    embeddingDimensions: 8,
     cutAfter: 1,
     nextRequest: () => new Promise((resolve) => waiters.push(resolve)),
     reset() {
       fake.requests.length = 0;
       fake.reply = 'Hello from the fake model.';
       fake.failure = undefined;
+      fake.failureCount = undefined;
+      fake.embeddingDimensions = 8;
       fake.cutAfter = 1;
     },
     close: async () => {
@@ -108,6 +124,99 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+
+  /** The failure for this request, counting it down when it is set for a number of requests. */
+  function takeFailure(): FakeFailure | undefined {
+    const failure = fake.failure;
+    if (failure !== undefined && fake.failureCount !== undefined) {
+      fake.failureCount -= 1;
+      if (fake.failureCount <= 0) {
+        fake.failure = undefined;
+        fake.failureCount = undefined;
+      }
+    }
+    return failure;
+  }
+
+  /** Whether the request carries the fake's key; answers OpenAI's 401 when it does not. */
+  function authorized(req: IncomingMessage, res: ServerResponse): boolean {
+    const auth = req.headers.authorization;
+    if (!auth) {
+      openAiError(
+        res,
+        401,
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.",
+        'invalid_request_error',
+        null,
+      );
+      return false;
+    }
+    const key = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim() ?? '';
+    if (key !== fake.apiKey) {
+      openAiError(res, 401, `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+      return false;
+    }
+    return true;
+  }
+
+  /** A vector from the words of `text`: each word adds to a few dimensions chosen by its hash. */
+  function embedText(text: string, dimensions: number): number[] {
+    const out = new Array<number>(dimensions).fill(0);
+    for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+      let hash = 2166136261;
+      for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 16777619) >>> 0;
+      out[hash % dimensions]! += 1;
+      out[(hash >>> 8) % dimensions]! += 0.5;
+    }
+    const norm = Math.sqrt(out.reduce((sum, v) => sum + v * v, 0)) || 1;
+    // OpenAI's vectors are unit length, with about 8 significant digits.
+    return out.map((v) => Number((v / norm).toFixed(8)));
+  }
+
+  function embeddings(req: IncomingMessage, res: ServerResponse, body: any): void {
+    if (!authorized(req, res)) return;
+    if (body === undefined) {
+      return openAiError(res, 400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", 'invalid_request_error', null);
+    }
+    if (typeof body.model !== 'string' || body.model === '') {
+      return openAiError(res, 400, 'you must provide a model parameter', 'invalid_request_error', null);
+    }
+    const inputs: unknown[] | undefined = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input : undefined;
+    if (!inputs) return openAiError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
+    if (inputs.length === 0 || inputs.length > 2048 || !inputs.every((input) => typeof input === 'string' && input !== '')) {
+      return openAiError(res, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error', null);
+    }
+    if (body.encoding_format !== undefined && body.encoding_format !== 'float' && body.encoding_format !== 'base64') {
+      return openAiError(res, 400, `Invalid value: '${body.encoding_format}'. Supported values are: 'float' and 'base64'.`, 'invalid_request_error', 'invalid_value', 'encoding_format');
+    }
+    const failure = takeFailure();
+    switch (failure) {
+      case 'server-error':
+        return openAiError(res, 500, 'The server had an error while processing your request. Sorry about that!', 'server_error', null);
+      case 'rate-limit':
+        return openAiError(res, 429, 'Rate limit reached for requests. Please try again in 20s.', 'requests', 'rate_limit_exceeded');
+      case 'hang':
+        return; // never answers; close() destroys the socket
+      case 'malformed':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,');
+      default:
+    }
+    const data = (inputs as string[]).map((input, index) => {
+      const vector = embedText(input, fake.embeddingDimensions);
+      if (failure === 'wrong-dimensions' && index === inputs.length - 1) vector.pop();
+      return {
+        object: 'embedding',
+        index,
+        embedding: body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(vector).buffer).toString('base64') : vector,
+      };
+    });
+    const tokens = (inputs as string[]).reduce((n, input) => n + countTokens(input), 0);
+    const answer = failure === 'no-data' ? { object: 'list', model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } } : { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+    const json = JSON.stringify(answer);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+    res.end(json);
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -125,6 +234,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     fake.requests.push(recorded);
     for (const resolve of waiters.splice(0)) resolve(recorded);
 
+    if (req.method === 'POST' && path === '/v1/embeddings') return embeddings(req, res, body);
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return openAiError(res, 404, `Invalid URL (${req.method} ${path})`, 'invalid_request_error', null);
     }
