@@ -83,7 +83,13 @@ interface Worker {
   stop(reason: EndReason): void;
 }
 
-export function createBuiltinEmbedder(settings: BuiltinSettings) {
+export function createBuiltinEmbedder(
+  settings: BuiltinSettings,
+  hooks: {
+    /** A worker ended unexpectedly (not at a limit, not stopped): told once per crash, for the log. */
+    onCrash?: (message: string) => void;
+  } = {},
+) {
   const env = childEnvironment(WORKER_ENV);
   const urgent: Job[] = [];
   const background: Job[] = [];
@@ -156,7 +162,8 @@ export function createBuiltinEmbedder(settings: BuiltinSettings) {
         loaded = true;
         readyResolve(message.dimensions);
       } else if (message.kind === 'failed' && message.id === -1) {
-        ended ??= 'crash';
+        // The worker leaves by itself; its failure is the load's, told through the batch waiting.
+        ended ??= 'stopped';
         readyReject(new BuiltinFailure(`The built-in embedder's ${message.failure}`, false));
       } else if (pending && message.id === pending.id) {
         clearTimeout(timer);
@@ -171,6 +178,7 @@ export function createBuiltinEmbedder(settings: BuiltinSettings) {
       clearInterval(watch);
       const reason = ended ?? 'crash';
       const error = new BuiltinFailure(endMessage(reason, how, stderr()), reason === 'crash');
+      if (reason === 'crash' && !closed) hooks.onCrash?.(`${error.message}; a new worker starts for the next batch`);
       readyReject(error);
       pending?.reject(error);
       pending = undefined;

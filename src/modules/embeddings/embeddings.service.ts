@@ -78,7 +78,7 @@ export function createEmbeddingsService(deps: {
   function engineFor(): Engine | undefined {
     if (settings.kind === 'off') return undefined;
     if (settings.kind === 'builtin') {
-      const builtin = createBuiltinEmbedder(settings);
+      const builtin = createBuiltinEmbedder(settings, { onCrash: (message) => log.warn(message) });
       return { ...builtin, embedBatch: (texts, urgent) => builtin.embedBatch(texts, urgent) };
     }
     if (!deps.outbound || !settings.baseUrl) throw new Error('The OpenAI-compatible embedder needs EMBEDDINGS_BASE_URL and an outbound client');
