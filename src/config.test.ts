@@ -95,3 +95,28 @@ describe('WEBHOOK_DELIVERY_RETENTION_DAYS', () => {
     expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: 'forever' })).toThrow(ConfigError);
   });
 });
+
+describe('EMBEDDINGS', () => {
+  it('defaults to the built-in encoder, started on need', () => {
+    expect(loadConfig({}).embeddings).toMatchObject({ kind: 'builtin', model: 'universal-sentence-encoder-lite', baseUrl: undefined, batchSize: 16, maxMemoryMb: 512 });
+    expect(loadConfig({ EMBEDDINGS: 'off' }).embeddings.kind).toBe('off');
+  });
+
+  it('openai needs the endpoint and the model, and drops a trailing slash', () => {
+    expect(() => loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_MODEL: 'm' })).toThrow(/EMBEDDINGS_BASE_URL/);
+    expect(() => loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1' })).toThrow(/EMBEDDINGS_MODEL/);
+    expect(() => loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'ftp://x/v1', EMBEDDINGS_MODEL: 'm' })).toThrow(/EMBEDDINGS_BASE_URL must be an http\(s\) address/);
+    expect(loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1/', EMBEDDINGS_MODEL: 'nomic-embed-text' }).embeddings).toMatchObject({
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      batchSize: 64,
+    });
+  });
+
+  it('refuses an unknown kind and numbers out of range, with the setting named', () => {
+    expect(() => loadConfig({ EMBEDDINGS: 'bert' })).toThrow(/EMBEDDINGS/);
+    expect(() => loadConfig({ EMBEDDINGS_MAX_MEMORY_MB: '16' })).toThrow(/EMBEDDINGS_MAX_MEMORY_MB/);
+    expect(() => loadConfig({ EMBEDDINGS_BATCH_SIZE: '0' })).toThrow(/EMBEDDINGS_BATCH_SIZE/);
+  });
+});

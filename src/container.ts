@@ -42,6 +42,7 @@ import { createKnowledgeService } from './modules/knowledge/knowledge.service.js
 import { createMemoryRepo } from './modules/memory/memory.repo.js';
 import { createMemoryService } from './modules/memory/memory.service.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
+import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
 import { createPlansService, loadPlans } from './modules/plans/plans.service.js';
@@ -112,6 +113,13 @@ export function createContainer(config: Config, storage: Storage) {
         userAgent: `Hearth/${API_VERSION}`,
       })
     : undefined;
+  // Search vectors. The embeddings endpoint the operator configured is trusted as the chat
+  // model's is (Ollama on localhost), by this client only; the built-in worker starts on first need.
+  const embeddingsOutbound =
+    config.embeddings.kind === 'openai' && config.embeddings.baseUrl
+      ? createOutboundClient({ allowPrivateNetwork: config.allowPrivateNetwork, trustedOrigins: [config.embeddings.baseUrl], timeoutMs: config.embeddings.timeoutMs, maxResponseBytes: config.outboundMaxBytes, userAgent: `Hearth/${API_VERSION}` })
+      : undefined;
+  const embeddings = createEmbeddingsService({ settings: config.embeddings, outbound: embeddingsOutbound });
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
   const audit = createAuditService({ repo: createAuditRepo(db) });
@@ -365,6 +373,8 @@ export function createContainer(config: Config, storage: Storage) {
       // Before storage: it stops listening to the other nodes and lets its link writes finish.
       await clusterRelay?.close();
       parsing.close();
+      embeddings.close();
+      await embeddingsOutbound?.close();
       await llmOutbound?.close();
       await outbound.close();
       await counters.close();
@@ -385,6 +395,7 @@ export function createContainer(config: Config, storage: Storage) {
     billing,
     outbound,
     llmOutbound,
+    embeddings,
     keyring,
     vault,
     oauth,
