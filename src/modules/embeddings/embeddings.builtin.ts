@@ -218,7 +218,12 @@ export function createBuiltinEmbedder(
   function scheduleIdleStop(): void {
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
-      if (!busy && worker) worker.stop('stopped');
+      if (busy || !worker) return;
+      // Detached before it is killed: a batch arriving while it exits starts a fresh worker.
+      const idle = worker;
+      worker = undefined;
+      loaded = false;
+      idle.stop('stopped');
     }, settings.idleMs);
     idleTimer.unref();
   }

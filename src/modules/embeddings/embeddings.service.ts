@@ -74,6 +74,7 @@ export function createEmbeddingsService(deps: {
   const retryAfterMs = deps.retryAfterMs ?? RETRY_AFTER_MS;
   let failure: { message: string; at: number } | undefined;
   let succeeded = false;
+  let closed = false;
 
   function engineFor(): Engine | undefined {
     if (settings.kind === 'off') return undefined;
@@ -115,6 +116,7 @@ export function createEmbeddingsService(deps: {
      */
     async embed(texts: readonly string[], options: { urgent?: boolean } = {}): Promise<Float32Array[]> {
       if (!engine) throw new EmbeddingsUnavailable('Embeddings are off (EMBEDDINGS=off)');
+      if (closed) throw new EmbeddingsUnavailable('The embedder was stopped (the server is shutting down)');
       if (texts.length > MAX_TEXTS_PER_CALL) {
         throw new EmbeddingsInputError(`At most ${MAX_TEXTS_PER_CALL} texts can be embedded in one call, not ${texts.length}`);
       }
@@ -130,8 +132,8 @@ export function createEmbeddingsService(deps: {
           out.push(...vectors);
         }
       } catch (error) {
-        // A full queue is the caller's moment, not the embedder's health.
-        if (error instanceof BuiltinFailure && /batches waiting/.test(error.message)) throw new EmbeddingsUnavailable(error.message);
+        // A full queue is the caller's moment, and a shutdown the server's: neither is the embedder's health.
+        if (closed || (error instanceof BuiltinFailure && /batches waiting/.test(error.message))) throw new EmbeddingsUnavailable(error instanceof Error ? error.message : String(error));
         throw failed(error);
       }
       recovered();
@@ -155,6 +157,7 @@ export function createEmbeddingsService(deps: {
 
     /** Stops the built-in worker (at shutdown). */
     close(): void {
+      closed = true;
       engine?.close();
     },
   };
