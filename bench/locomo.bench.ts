@@ -152,7 +152,7 @@ try {
     }
     process.stdout.write(`  ${conv.name}: ${conv.turns.length} turns, ${conv.questions.length} questions\n`);
   }
-  console.log(describeStatus(lastStatus));
+  console.log(describeStatus(lastStatus, options.mode));
   console.log(`writes: ${turnCount} in ${writeSeconds.toFixed(1)} s; searches: ${questionCount} in ${searchSeconds.toFixed(1)} s`);
   console.log('');
   console.log(renderScores(scoreAll(outcomes)));

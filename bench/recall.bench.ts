@@ -166,7 +166,7 @@ try {
     ...(await askNotes(baseUrl, other, 'low-overlap', data.lowOverlapQuestions, data.lowOverlapNotes, lowIds, options)),
     ...(await askDocuments(baseUrl, owner, data.documentQuestions, docIds, options)),
   ];
-  console.log(describeStatus(status ?? (await searchStatus(baseUrl, owner))));
+  console.log(describeStatus(status ?? (await searchStatus(baseUrl, owner)), options.mode));
   console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   console.log(renderScores(scoreAll(outcomes)));
   if (showMisses) {

@@ -129,8 +129,12 @@ export async function searchStatus(baseUrl: string, token: string): Promise<Sear
   return (JSON.parse(text) as { data: SearchStatus }).data;
 }
 
-export function describeStatus(status: SearchStatus | undefined): string {
-  if (status === undefined) return 'GET /api/v1/search/status: not served (no embedder)';
+export function describeStatus(status: SearchStatus | undefined, mode?: Mode): string {
+  if (status === undefined) {
+    // Until embedders are wired, a meaning or fused run asks a server that ranks by words: say so beside the table.
+    const warning = mode && mode !== 'words' ? `; this ${mode} run measured the server's word search only` : '';
+    return `GET /api/v1/search/status: not served (no embedder)${warning}`;
+  }
   const e = status.embedder ?? {};
   const parts = [`embedder ${e.kind ?? '?'}`, e.model ? `model ${e.model}` : '', e.dimensions ? `${e.dimensions} dimensions` : '', e.state ? `state ${e.state}` : ''];
   return `${parts.filter(Boolean).join(', ')}; indexed ${status.indexed ?? '?'}, pending ${status.pending ?? '?'}${status.lastError ? `; last error: ${status.lastError}` : ''}`;
@@ -138,13 +142,23 @@ export function describeStatus(status: SearchStatus | undefined): string {
 
 /**
  * Waits until the owner's background indexing has nothing pending, so that meaning and fused
- * runs score vectors rather than a half-built index. Answers the last status read.
+ * runs score vectors rather than a half-built index. An embedder that is down leaves work
+ * pending for good: when `pending` has not fallen for `stallMs`, the wait ends with a warning
+ * and the run measures what the server answers then. Answers the last status read.
  */
-export async function waitForIndexing(baseUrl: string, token: string, timeoutMs = 600_000): Promise<SearchStatus | undefined> {
-  const deadline = Date.now() + timeoutMs;
+export async function waitForIndexing(baseUrl: string, token: string, stallMs = 60_000): Promise<SearchStatus | undefined> {
   let status = await searchStatus(baseUrl, token);
+  let lowest = Infinity;
+  let progressAt = Date.now();
   while (status !== undefined && (status.pending ?? 0) > 0) {
-    if (Date.now() > deadline) throw new Error(`indexing still has ${status.pending} pending after ${timeoutMs / 1000} s`);
+    const pending = status.pending ?? 0;
+    if (pending < lowest) {
+      lowest = pending;
+      progressAt = Date.now();
+    } else if (Date.now() - progressAt > stallMs) {
+      console.warn(`indexing stalled with ${pending} pending for ${stallMs / 1000} s (${status.lastError ?? 'no error reported'}): measuring as it is`);
+      break;
+    }
     await new Promise((resolve) => setTimeout(resolve, 250));
     status = await searchStatus(baseUrl, token);
   }
