@@ -334,7 +334,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   // SQLite there is one node, and the links live in this process.
   const onPresence = presenceEvents(events);
   const clusterRelay = storage.dialect === 'postgres' ? createClusterRelay({ db, bus: storage.bus, nodes: storage.nodes, audit, onPresence }) : undefined;
-  if (clusterRelay) parts.add({ name: 'afp.cluster-relay', stop: () => clusterRelay.close() });
+  if (clusterRelay) parts.add({ name: 'afp.cluster-relay', start: () => clusterRelay.start(), stop: () => clusterRelay.close() });
   const afpRelay: DeviceRelay & DeviceLinkHost = clusterRelay ?? createInProcessRelay({ onPresence });
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
