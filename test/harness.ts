@@ -14,7 +14,7 @@ import type { DestinationStream } from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createContainer, type Container } from '../src/container.js';
-import { createRootKeys } from '../src/modules/keyring/keyring.watch.js';
+import { createRootKeys, type RootKeys } from '../src/modules/keyring/keyring.watch.js';
 import { createStorage, type Storage } from '../src/storage/storage.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -59,11 +59,39 @@ export interface TestApp {
   /** A second connection to this app's data (same DATA_DIR or PostgreSQL schema), as another API node opens; the caller closes it. */
   openStorage(): Promise<Storage>;
   /**
+   * Another API node on this app's data, started as main.ts starts one (its container's parts
+   * running); closing its `app` closes its container and storage.
+   */
+  openNode(): Promise<Node>;
+  /**
    * Closes the app and opens a new one on the same data (the same DATA_DIR or PostgreSQL
    * schema), as a server restart does; `app`, `storage` and `container` are then the new ones.
    */
   restart(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** An API node: its storage, its container and its app, ready and started. */
+export interface Node {
+  app: FastifyInstance;
+  storage: Storage;
+  container: Container;
+}
+
+/**
+ * Builds the app on `storage` and starts it as main.ts does (ready, then the container's parts);
+ * the one way a test makes a node, so that no node runs without its background work.
+ */
+export async function startNode(config: Config, storage: Storage, options: { logStream?: DestinationStream; rootKeys?: RootKeys } = {}): Promise<Node> {
+  const container = createContainer(config, storage, { rootKeys: options.rootKeys });
+  const app = await buildApp({ config, container, ...(options.logStream ? { logStream: options.logStream } : {}) });
+  await app.ready();
+  // As main.ts does before it listens: the schema is ready and the vault's keys are checked (the
+  // key file made on a first start), so the messages between nodes have a key to be sealed with.
+  await storage.ready;
+  await container.keyring.ready();
+  await container.start(app.log);
+  return { app, storage, container };
 }
 
 export interface TestAppOptions {
@@ -90,19 +118,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.logStream && options.config?.logLevel === undefined) config.logLevel = 'info';
 
   const pgSchema = TEST_DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  const rootKeys = createRootKeys({ dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
-  const openStorage = () =>
+  // Read per process, as main.ts does: each start (and each other node) reads the keys afresh.
+  const readRootKeys = () => createRootKeys({ dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
+  const openStorage = (rootKeys = readRootKeys()) =>
     createStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, nodeHeartbeatMs: config.clusterHeartbeatMs, rootKeys, ...(pgSchema ? { pgSchema } : {}) });
   const open = async () => {
-    const storage = await openStorage();
-    const container = createContainer(config, storage);
-    const app = await buildApp({ config, container, ...(options.logStream ? { logStream: options.logStream } : {}) });
-    await app.ready();
-    // As main.ts does before it listens: the schema is ready and the vault's keys are checked (the
-    // key file made on a first start), so the messages between nodes have a key to be sealed with.
-    await storage.ready;
-    await container.keyring.ready();
-    return { app, storage, container };
+    // One root-keys object for storage and the keyring, as main.ts shares it.
+    const rootKeys = readRootKeys();
+    return startNode(config, await openStorage(rootKeys), { rootKeys, ...(options.logStream ? { logStream: options.logStream } : {}) });
   };
 
   const request: TestApp['request'] = async (method, url, opts = {}) => {
@@ -148,7 +171,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
       return res.body.data.token;
     },
-    openStorage,
+    openStorage: () => openStorage(),
+    async openNode() {
+      const rootKeys = readRootKeys();
+      return startNode(config, await openStorage(rootKeys), { rootKeys });
+    },
     async restart() {
       // Closing the app closes its container and storage.
       await testApp.app.close();

@@ -1,4 +1,5 @@
-import { checkAccess, hasOwnerRight, hasScope, SCOPE_NAMES, SCOPES, type CatalogRoute, type Principal, type Scope } from '../../http/access.js';
+import { checkAccess, hasOwnerRight, hasScope, type CatalogRoute, type Principal, type Scope } from '../../http/access.js';
+import { SCOPE_NAMES, SCOPES } from '../permissions/permissions.scopes.js';
 import type { Capability, DiscoveryDocument, QuickStart, ScopeInfo } from './discovery.schemas.js';
 import {
   AUTH_HINT,

@@ -10,6 +10,7 @@ import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
+import type { ChangePublisher } from '../events/events.changes.js';
 import type { KbDocument, KbDocumentSummary } from './knowledge.schemas.js';
 
 /** Largest document text, and largest uploaded file: 10 MiB. */
@@ -171,8 +172,11 @@ export function createKnowledgeService(deps: {
   groupCommit: Pick<GroupCommit, 'run'>;
   /** Where uploaded files are read: a worker within the EXTRACT_* limits, never this thread. */
   parsing: Pick<ParsingPool, 'extractUpload'>;
+  /** Told after each successful write (MCP sessions list their resources again). */
+  changes?: ChangePublisher | undefined;
 }) {
   const { repo, limits, parsing, groupCommit } = deps;
+  const changed = (ownerId: string) => deps.changes?.publish({ type: 'knowledge.changed', ownerId });
   type BytesCheck = Awaited<ReturnType<LimitsService['limitFor']>>;
 
   /**
@@ -234,6 +238,7 @@ export function createKnowledgeService(deps: {
       throw error;
     }
     if (refused) throw refused;
+    changed(ownerId);
     const { owner_id: _owner, ...document } = row;
     return toDocument(document);
   }
@@ -328,6 +333,7 @@ export function createKnowledgeService(deps: {
         return new AppError('CONFLICT', `The document titled "${title}" changed repeatedly during this upsert; send it again`);
       });
       if (outcome instanceof AppError) throw outcome;
+      changed(ownerId);
       return outcome;
     },
 
@@ -347,12 +353,14 @@ export function createKnowledgeService(deps: {
       }
       if (outcome instanceof AppError) throw outcome;
       if (!outcome) throw notFound('Knowledge-base document', id);
+      changed(ownerId);
       return toDocument(outcome);
     },
 
     /** Deletes a document; its links to personas and skills go with it (ON DELETE CASCADE). */
     async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
       if (!(await groupCommit.run((trx) => repo.delete(ownerId, id, trx)))) throw notFound('Knowledge-base document', id);
+      changed(ownerId);
       return { id, deleted: true };
     },
 

@@ -10,6 +10,7 @@ import type { AttachmentsService } from '../attachments/attachments.service.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { createSkillsRepo, toSummary, type NewSkillRow, type SkillRow, type SkillSuggestionRow } from './skills.repo.js';
+import type { ChangePublisher } from '../events/events.changes.js';
 import {
   SKILL_BATCH_MAX,
   SKILL_DESCRIPTION_MAX,
@@ -52,6 +53,8 @@ export interface SkillsServiceOptions {
    * repeat searches within a session.
    */
   writes?: WriteTracker | undefined;
+  /** Told after each successful write (MCP sessions list their resources and prompts again). */
+  changes?: ChangePublisher | undefined;
 }
 
 const CREATED: SkillOrigin = { type: 'created' };
@@ -116,6 +119,7 @@ function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: str
 
 export function createSkillsService(deps: SkillsServiceOptions) {
   const { db, attachments, groupCommit } = deps;
+  const changed = (ownerId: string) => deps.changes?.publish({ type: 'skills.changed', ownerId });
   const repo = createSkillsRepo(db, deps.dialect, deps.writes);
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
@@ -180,6 +184,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     };
     try {
       const id = await groupCommit.runBatched(creations, row);
+      changed(ownerId);
       return toSkill({ ...row, id });
     } catch (error) {
       // The unique index decides, so two concurrent creates of one name cannot both succeed.
@@ -215,6 +220,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       throw error;
     }
     if (!skill) throw notFound('Skill', id);
+    changed(ownerId);
     return skill;
   }
 
@@ -342,6 +348,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     async remove(ownerId: string, id: number): Promise<{ id: number; deleted: true }> {
       // Attachments go with it: the link tables cascade on delete.
       if (!(await groupCommit.run((trx) => repo.delete(ownerId, id, trx)))) throw notFound('Skill', id);
+      changed(ownerId);
       return { id, deleted: true };
     },
 
