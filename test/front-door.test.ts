@@ -14,10 +14,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import type { TSchema } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { access, registerAccessControl, type Principal } from '../src/http/access.js';
 import { createAnsweredQueries, installFrontDoor, rawQuery } from '../src/http/front-door.js';
+import { DiscoveryDocumentSchema, TokenCapabilitiesSchema } from '../src/modules/discovery/discovery.schemas.js';
+import { SkillPage, SkillResponse } from '../src/modules/skills/skills.schemas.js';
 import { createTestApp, type ApiResponse, type Owner, type TestApp } from './harness.js';
 
 /** Route handlers Fastify ran, counted from its diagnostics channel. */
@@ -472,6 +475,38 @@ describe("over the harness's real HTTP, the door's answers equal Fastify's", () 
     for (const name of names(routed)) if (name !== 'x-request-id') expect(door.headers[name], name).toEqual(routed.headers[name]);
     expect(door.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
   }
+
+  /** What Fastify's own serializer sends for a route with this 200 schema answering `answer` (a bare app, Fastify's default compilers). */
+  async function fastifySends(schema: TSchema, answer: unknown): Promise<string> {
+    const bare = Fastify();
+    bare.get('/', { schema: { response: { 200: schema } } }, async () => answer);
+    try {
+      return (await bare.inject({ method: 'GET', url: '/' })).body;
+    } finally {
+      await bare.close();
+    }
+  }
+
+  it("sends each prepared answer's bytes as Fastify's own serializer writes them for the route's 200 schema", async () => {
+    const token = await t.tokenWithScopes(owner, ['skills']);
+    const made = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'bytes-door', description: 'Byte for byte', category: 'general', scriptContent: 'Same.' } });
+    expect(made.status).toBe(201);
+    const search = '/api/v1/skills?q=byte&limit=10';
+    expect((await t.request('GET', search, { token })).body.data).toHaveLength(1);
+    const cases: Array<[string, string | undefined, TSchema]> = [
+      ['/api/v1/', undefined, DiscoveryDocumentSchema],
+      ['/api/v1/tokens/me/capabilities', token, TokenCapabilitiesSchema],
+      ['/api/v1/tokens/me/capabilities', owner.token, TokenCapabilitiesSchema],
+      [`/api/v1/skills/_by_slug/${made.body.data.name}`, token, SkillResponse],
+      [search, token, SkillPage],
+    ];
+    for (const [url, as, schema] of cases) {
+      const routed = await t.request('GET', url, { token: as });
+      const door = await fromDoor(url, as);
+      expect(door.text, url).toBe(routed.text);
+      expect(door.text, url).toBe(await fastifySends(schema, JSON.parse(door.text)));
+    }
+  });
 
   it('the discovery document and a token\'s capabilities', async () => {
     const token = await t.tokenWithScopes(owner, ['memory']);
