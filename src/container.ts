@@ -184,9 +184,8 @@ export function createContainer(config: Config, storage: Storage) {
     accounts,
   });
   const memory = createMemoryService({
-    repo: createMemoryRepo(db, storage.dialect, storage.writes),
+    repo: createMemoryRepo(db, storage.dialect, storage.groupCommit, storage.writes),
     limits,
-    groupCommit: storage.groupCommit,
     writes: storage.writes,
   });
   const knowledge = createKnowledgeService({
