@@ -189,9 +189,8 @@ export function createContainer(config: Config, storage: Storage) {
     writes: storage.writes,
   });
   const knowledge = createKnowledgeService({
-    repo: createKnowledgeRepo(db, storage.dialect, storage.writes),
+    repo: createKnowledgeRepo(db, storage.dialect, storage.groupCommit, storage.writes),
     limits,
-    groupCommit: storage.groupCommit,
     parsing,
   });
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
