@@ -55,21 +55,21 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCo
    * work for the row, and the cap bounds the distinct statements the statement cache keeps.
    */
   async function insertMany(rows: readonly MemoryEntriesTable[], trx: Db): Promise<void> {
-      if (rows.length === 0) return;
-      if (dialect === 'sqlite' || rows.length === 1) {
-        for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
-          await trx.insertInto('memory_entries').values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT)).execute();
-        }
-        return;
+    if (rows.length === 0) return;
+    if (dialect === 'sqlite' || rows.length === 1) {
+      for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
+        await trx.insertInto('memory_entries').values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT)).execute();
       }
-      const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
-      await trx
-        .insertInto('memory_entries')
-        .columns(['id', 'owner_id', 'content', 'created_at', 'updated_at'])
-        .expression(
-          sql`SELECT * FROM unnest(${column('id')}::text[], ${column('owner_id')}::text[], ${column('content')}::text[], ${column('created_at')}::text[], ${column('updated_at')}::text[])`,
-        )
-        .execute();
+      return;
+    }
+    const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
+    await trx
+      .insertInto('memory_entries')
+      .columns(['id', 'owner_id', 'content', 'created_at', 'updated_at'])
+      .expression(
+        sql`SELECT * FROM unnest(${column('id')}::text[], ${column('owner_id')}::text[], ${column('content')}::text[], ${column('created_at')}::text[], ${column('updated_at')}::text[])`,
+      )
+      .execute();
   }
 
   async function count(ownerId: string, trx: Db = db): Promise<number> {

@@ -172,33 +172,33 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCo
 
   /**
    * New skills of a group commit's batch; answers their ids in their order. On PostgreSQL one
-     * statement however many there are (the columns go as arrays and are unnested, so the SQL
-     * text and its prepared statement stay the same), each id matched to its row by owner and
-     * slug key, which the unique index makes one row. Two of one name in a batch fail the
-     * statement, and the group commit then writes each alone, so only the second is refused. On
-     * SQLite one INSERT each: in process, a statement costs less than building a longer one.
-     */
+   * statement however many there are (the columns go as arrays and are unnested, so the SQL
+   * text and its prepared statement stay the same), each id matched to its row by owner and
+   * slug key, which the unique index makes one row. Two of one name in a batch fail the
+   * statement, and the group commit then writes each alone, so only the second is refused. On
+   * SQLite one INSERT each: in process, a statement costs less than building a longer one.
+   */
   async function insertMany(rows: readonly NewSkillRow[], trx: Db): Promise<number[]> {
-      if (dialect === 'sqlite' || rows.length === 1) {
-        const ids: number[] = [];
-        for (const row of rows) ids.push(await insertOne(row, trx));
-        return ids;
-      }
-      const text = (name: Exclude<keyof NewSkillRow, 'active'>) => rows.map((row) => row[name]);
-      const inserted = await trx
-        .insertInto('skills')
-        .columns(['owner_id', 'slug', 'slug_key', 'name', 'description', 'category', 'category_key', 'script_content', 'active', 'origin', 'created_at', 'updated_at'])
-        .expression(
-          sql`SELECT * FROM unnest(${text('owner_id')}::text[], ${text('slug')}::text[], ${text('slug_key')}::text[], ${text('name')}::text[], ${text('description')}::text[], ${text('category')}::text[], ${text('category_key')}::text[], ${text('script_content')}::text[], ${rows.map((row) => row.active)}::int[], ${text('origin')}::text[], ${text('created_at')}::text[], ${text('updated_at')}::text[])`,
-        )
-        .returning(['id', 'owner_id', 'slug_key'])
-        .execute();
-      const ids = new Map(inserted.map((row) => [`${row.owner_id}\u0000${row.slug_key}`, Number(row.id)]));
-      return rows.map((row) => {
-        const id = ids.get(`${row.owner_id}\u0000${row.slug_key}`);
-        if (id === undefined) throw new Error(`The skill "${row.slug}" was not among the rows the insert answered`);
-        return id;
-      });
+    if (dialect === 'sqlite' || rows.length === 1) {
+      const ids: number[] = [];
+      for (const row of rows) ids.push(await insertOne(row, trx));
+      return ids;
+    }
+    const text = (name: Exclude<keyof NewSkillRow, 'active'>) => rows.map((row) => row[name]);
+    const inserted = await trx
+      .insertInto('skills')
+      .columns(['owner_id', 'slug', 'slug_key', 'name', 'description', 'category', 'category_key', 'script_content', 'active', 'origin', 'created_at', 'updated_at'])
+      .expression(
+        sql`SELECT * FROM unnest(${text('owner_id')}::text[], ${text('slug')}::text[], ${text('slug_key')}::text[], ${text('name')}::text[], ${text('description')}::text[], ${text('category')}::text[], ${text('category_key')}::text[], ${text('script_content')}::text[], ${rows.map((row) => row.active)}::int[], ${text('origin')}::text[], ${text('created_at')}::text[], ${text('updated_at')}::text[])`,
+      )
+      .returning(['id', 'owner_id', 'slug_key'])
+      .execute();
+    const ids = new Map(inserted.map((row) => [`${row.owner_id}\u0000${row.slug_key}`, Number(row.id)]));
+    return rows.map((row) => {
+      const id = ids.get(`${row.owner_id}\u0000${row.slug_key}`);
+      if (id === undefined) throw new Error(`The skill "${row.slug}" was not among the rows the insert answered`);
+      return id;
+    });
   }
 
   /** New skills: the creations of a batch in one statement where `insertMany` writes them so (PostgreSQL). */
