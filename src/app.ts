@@ -162,18 +162,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(afterAuthenticated ? { afterAuthenticated } : {}),
   });
   // The hottest reads (routes that declare `prepared`) answered before Fastify routes them, with
-  // the same access decision. Only where ordinary requests are not logged: see front-door.ts.
-  if (!requestLines) {
-    installFrontDoor(app, {
-      authenticateNow,
-      ...(afterAuthenticated ? { afterAuthenticated } : {}),
-      newRequestId,
-      // Read by beforeAccess above: a tool's request is checked against the route it reaches.
-      handOverHeaders: [TOOL_OPERATION_HEADER],
-      ignoreTrailingSlash: IGNORE_TRAILING_SLASH,
-      maxParamLength: MAX_PARAM_LENGTH,
-    });
-  }
+  // the same access decision, at every log level: at info the door writes the request lines Fastify
+  // would (see front-door.ts).
+  installFrontDoor(app, {
+    authenticateNow,
+    ...(afterAuthenticated ? { afterAuthenticated } : {}),
+    newRequestId,
+    logger,
+    // Read by beforeAccess above: a tool's request is checked against the route it reaches. Where
+    // request lines name the client a trusted proxy reports (request.ip), Fastify reads that header.
+    handOverHeaders: requestLines && config.trustProxy ? [TOOL_OPERATION_HEADER, 'x-forwarded-for'] : [TOOL_OPERATION_HEADER],
+    ignoreTrailingSlash: IGNORE_TRAILING_SLASH,
+    maxParamLength: MAX_PARAM_LENGTH,
+  });
 
   await app.register(swagger, openApiOptions({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION }));
 

@@ -220,15 +220,13 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     accounts,
   });
   const memory = createMemoryService({
-    repo: createMemoryRepo(db, storage.dialect, storage.writes),
+    repo: createMemoryRepo(db, storage.dialect, storage.groupCommit, storage.writes),
     limits,
-    groupCommit: storage.groupCommit,
     writes: storage.writes,
   });
   const knowledge = createKnowledgeService({
-    repo: createKnowledgeRepo(db, storage.dialect, storage.writes),
+    repo: createKnowledgeRepo(db, storage.dialect, storage.groupCommit, storage.writes),
     limits,
-    groupCommit: storage.groupCommit,
     parsing,
     changes,
   });
