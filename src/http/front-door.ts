@@ -1,3 +1,4 @@
+import { ignoreFailure } from '../lib/ignore-failure.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify';
 import { ACCESS_AUTHENTICATED, ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type Access, type MaybeDecided, type Principal } from './access.js';
@@ -298,7 +299,7 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
       }
       if (pending) {
         // The access hook awaits it; should the request fail before that, its refusal is not unhandled.
-        pending.catch(() => undefined);
+        void ignoreFailure(pending, 'the access hook awaits it and answers its refusal');
         (request as MaybeDecided)[ACCESS_DECIDED] = { principal, pending };
         return false;
       }

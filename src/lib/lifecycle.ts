@@ -2,6 +2,7 @@
  * The parts of the server that run beside the requests (timers, workers, subscriptions) or hold
  * something open (pools, storage), and the one registry that starts and stops them.
  */
+import { ignoreFailure } from './ignore-failure.js';
 
 /** Where a part reports what goes wrong while it runs: the app's logger. */
 export interface PartLog {
@@ -63,7 +64,7 @@ export function createLifecycle(): Lifecycle {
     stop() {
       stopping ??= (async () => {
         // A start in progress finishes first, so that nothing starts after its part stopped.
-        await starting?.catch(() => undefined);
+        if (starting) await ignoreFailure(starting, 'start reports its own failure');
         let first: { error: unknown } | undefined;
         for (const part of [...parts].reverse()) {
           try {

@@ -1,3 +1,4 @@
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
 import type { Part } from '../../lib/lifecycle.js';
@@ -53,8 +54,8 @@ export function createMcpHub(options: { changes: Pick<ChangeBus, 'subscribe'> })
   function tell(session: NotifiableSession, change: ChangeEvent): void {
     const stale = STALE[change.type];
     // A session whose stream is gone simply misses the news; it lists again when it returns.
-    if (stale.resources) void session.resourcesChanged().catch(() => undefined);
-    if (stale.prompts) void session.promptsChanged().catch(() => undefined);
+    if (stale.resources) void ignoreFailure(session.resourcesChanged(), 'the session lists again when it returns');
+    if (stale.prompts) void ignoreFailure(session.promptsChanged(), 'the session lists again when it returns');
   }
 
   let sweeper: NodeJS.Timeout | undefined;
