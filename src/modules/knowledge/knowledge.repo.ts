@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
+import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
-import { createSearchIndex } from '../../storage/search-index.js';
+import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, KbDocumentsTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 

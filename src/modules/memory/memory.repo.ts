@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { searchRanked } from '../../storage/full-text.js';
+import { searchRanked } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
-import { createSearchIndex } from '../../storage/search-index.js';
+import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { pgTsQueryText, queryTerms, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/full-text.js';
+import { pgTsQueryText, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/search/full-text.js';
+import { queryTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
-import { createSearchIndex } from '../../storage/search-index.js';
+import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, SkillsTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { SkillOrigin, SkillSummary } from './skills.schemas.js';

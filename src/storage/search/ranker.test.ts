@@ -1,15 +1,19 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
-import { newId } from '../lib/ids.js';
-import { porterStem } from '../lib/stemmer.js';
-import { isoNow } from '../lib/time.js';
-import { SKILLS_FULL_TEXT } from '../modules/skills/skills.repo.js';
-import { queryTerms, type FullTextIndex, type MatchMode } from './full-text.js';
-import { buildOwnerIndex, createSearchIndex, rankInIndex, tokenize } from './search-index.js';
+import { createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/harness.js';
+import { newId } from '../../lib/ids.js';
+import { porterStem } from './stemmer.js';
+import { isoNow } from '../../lib/time.js';
+import { SKILLS_FULL_TEXT } from '../../modules/skills/skills.repo.js';
+import { type FullTextIndex, type MatchMode } from './full-text.js';
+import { queryTerms } from './tokenizer.js';
+import { createSearchIndex } from './index-cache.js';
+import { buildOwnerIndex } from './owner-index.js';
+import { rankInIndex } from './ranker.js';
+import { tokenize } from './tokenizer.js';
 
 /**
- * The in-memory index (search-index.ts) against a brute-force reference that scores every row
+ * The in-memory index (index-cache.ts, owner-index.ts, ranker.ts) against a brute-force reference that scores every row
  * of the owner with FTS5's bm25, on random queries over a seeded catalogue, through the HTTP
  * routes; and, on SQLite, against FTS5's own ranking.
  */

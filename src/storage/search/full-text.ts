@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from '../dialect.js';
+import { queryTerms } from './tokenizer.js';
 
 /**
  * Full-text search behind one small interface, on both engines:
@@ -69,12 +70,6 @@ export async function createFullTextIndex(db: Kysely<unknown>, dialect: Dialect,
     .join(' || ');
   await sql.raw(`ALTER TABLE ${index.table} ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (${vector}) STORED`).execute(db);
   await sql.raw(`CREATE INDEX ${index.table}_search ON ${index.table} USING GIN (search_vector)`).execute(db);
-}
-
-/** Words of a free-text query, as the engines' tokenizers see them; at most 32. */
-export function queryTerms(q: string): string[] {
-  const words = q.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  return [...new Set(words)].slice(0, 32);
 }
 
 /**
