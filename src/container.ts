@@ -175,7 +175,14 @@ export function createContainer(config: Config, storage: Storage) {
   // This node's state (serving, draining) and its database's, for GET /api/v1/health.
   const health = createHealthService({ nodeId: storage.bus.nodeId, engine: storage.dialect, ping: () => sql`select 1`.execute(db) });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
-  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, groupCommit: storage.groupCommit, writes: storage.writes });
+  const skills = createSkillsService({
+    db,
+    dialect: storage.dialect,
+    attachments,
+    groupCommit: storage.groupCommit,
+    writes: storage.writes,
+    searchIndexPercent: config.searchIndexPercent,
+  });
   const personas = createPersonasService({ db, repo: createPersonasRepo(db) });
   const identity = createIdentityService({
     db,
@@ -184,13 +191,13 @@ export function createContainer(config: Config, storage: Storage) {
     accounts,
   });
   const memory = createMemoryService({
-    repo: createMemoryRepo(db, storage.dialect, storage.writes),
+    repo: createMemoryRepo(db, storage.dialect, storage.writes, config.searchIndexPercent),
     limits,
     groupCommit: storage.groupCommit,
     writes: storage.writes,
   });
   const knowledge = createKnowledgeService({
-    repo: createKnowledgeRepo(db, storage.dialect, storage.writes),
+    repo: createKnowledgeRepo(db, storage.dialect, storage.writes, config.searchIndexPercent),
     limits,
     groupCommit: storage.groupCommit,
     parsing,

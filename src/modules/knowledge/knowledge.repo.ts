@@ -35,12 +35,13 @@ type Db = Kysely<Database> | Transaction<Database>;
  */
 const SEARCH_INDEX_MAX_COST = 1_000_000;
 
-export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+/** `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the SEARCH_INDEX_PERCENT setting). */
+export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker, indexPercent = 100) {
   const index = kbIndex(dialect);
   // Pages of a few rows: documents hold up to 10 MiB of text each.
   const inMemory =
     dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 4, maxCost: SEARCH_INDEX_MAX_COST })
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 4, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
       : undefined;
   // Lists show an excerpt: read only the start of each document, never whole 10 MiB texts.
   const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { searchRanked } from '../../storage/search/full-text.js';
+import { searchRanked, type MatchMode } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
@@ -19,12 +19,13 @@ const SEARCH_INDEX_MAX_COST = 500_000;
 /** Rows in one SQLite INSERT of a batch: at most this many statement texts, 5 parameters a row. */
 const SQLITE_ROWS_PER_INSERT = 32;
 
-export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+/** `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the SEARCH_INDEX_PERCENT setting). */
+export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker, indexPercent = 100) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const inMemory =
     dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: SEARCH_INDEX_MAX_COST })
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
       : undefined;
 
   return {
@@ -67,10 +68,10 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    /** The owner's entries matching `q`, best first. */
-    async search(ownerId: string, q: string, limit: number): Promise<MemoryRow[]> {
+    /** The owner's entries matching `q` (any or every word), best first. */
+    async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<MemoryRow[]> {
       const hits =
-        (await inMemory?.search(ownerId, { q, limit, mode: 'all' })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit }));
+        (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
       if (hits.length === 0) return [];
       const rows = await db
         .selectFrom('memory_entries')

@@ -67,7 +67,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** Postings plus words the in-memory search index holds over all owners (some 20 MB at most). */
 const SEARCH_INDEX_MAX_COST = 1_500_000;
 
-export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+/** `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the SEARCH_INDEX_PERCENT setting). */
+export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker, indexPercent = 100) {
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const index =
     dialect === 'postgres' || writes
@@ -84,7 +85,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
           present: (row) => toSummary(row as unknown as SkillSummaryRow) as unknown as Record<string, unknown>,
           writes,
           pageSize: 500,
-          maxCost: SEARCH_INDEX_MAX_COST,
+          maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
           integerIds: true,
         })
       : undefined;

@@ -52,6 +52,8 @@ export interface SkillsServiceOptions {
    * repeat searches within a session.
    */
   writes?: WriteTracker | undefined;
+  /** SEARCH_INDEX_PERCENT: the share of the search index's default bound kept. */
+  searchIndexPercent?: number | undefined;
 }
 
 const CREATED: SkillOrigin = { type: 'created' };
@@ -116,7 +118,7 @@ function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: str
 
 export function createSkillsService(deps: SkillsServiceOptions) {
   const { db, attachments, groupCommit } = deps;
-  const repo = createSkillsRepo(db, deps.dialect, deps.writes);
+  const repo = createSkillsRepo(db, deps.dialect, deps.writes, deps.searchIndexPercent);
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
   const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes

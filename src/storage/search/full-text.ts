@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
-import { queryTerms } from './tokenizer.js';
+import { searchTerms } from './tokenizer.js';
 
 /**
  * Full-text search behind one small interface, on both engines:
@@ -109,7 +109,7 @@ export async function searchRanked<Id extends string | number>(
   index: FullTextIndex,
   options: SearchOptions,
 ): Promise<Array<RankedHit<Id>>> {
-  const terms = queryTerms(options.q);
+  const terms = searchTerms(options.q);
   if (terms.length === 0) return [];
   const mode = options.mode ?? 'all';
   const table = sql.table(index.table);

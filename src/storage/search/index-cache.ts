@@ -4,7 +4,8 @@ import type { WriteTracker } from '../write-tracker.js';
 import type { FullTextIndex, MatchMode } from './full-text.js';
 import { createBuilder, type OwnerIndex } from './owner-index.js';
 import { createRankScratch, rankInIndex, type IndexedHit } from './ranker.js';
-import { queryTerms } from './tokenizer.js';
+import { createScanRanking } from './scan.js';
+import { searchTerms } from './tokenizer.js';
 
 /**
  * An in-memory inverted index per owner over the columns a full-text index declares, so that a
@@ -26,10 +27,11 @@ import { queryTerms } from './tokenizer.js';
  *   one is in flight). A changed stamp or generation rebuilds the
  *   owner's index on the next search, so a write is seen by the next search on every node.
  * - Bounded: an owner whose index would exceed `maxCost` (postings plus words) is searched by
- *   the database instead, and the least recently used owners are dropped beyond the same total.
+ *   reading its rows and ranking them as they come (scan.ts), with the same hits and order as
+ *   an index; the least recently used owners are dropped beyond the same total.
  *
- * `search` answers `undefined` when the database should answer instead (index too large, or a
- * query word the index cannot express, such as one that the tokenizer splits in two).
+ * `search` answers `undefined` when the database should answer instead: a query word the index
+ * cannot express, such as one that the tokenizer splits in two (searchTerms makes none).
  */
 
 export interface SearchIndexOptions {
@@ -64,7 +66,7 @@ const MAX_OWNERS = 10_000;
 
 export interface IndexedSearch {
   q: string;
-  /** `queryTerms(q)`, when the caller has cut the query already. */
+  /** `searchTerms(q)`, when the caller has cut the query already. */
   terms?: readonly string[];
   limit: number;
   mode: MatchMode;
@@ -76,7 +78,7 @@ export interface SearchIndex<Id extends string | number> {
   search(ownerId: string, options: IndexedSearch): Promise<Array<IndexedHit<Id>> | undefined>;
 }
 
-/** Marks an owner whose index would be too large at this version: the database answers. */
+/** Marks an owner whose index would be too large at this version: its rows are scanned. */
 interface TooLarge {
   version: number;
   tooLarge: true;
@@ -161,24 +163,45 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
     if (!('tooLarge' in entry)) totalCost -= entry.cost;
   }
 
-  async function build(ownerId: string, version: number): Promise<OwnerIndex<Id> | TooLarge> {
-    const builder = createBuilder<Id>(index, attributes, payload, options.present, maxCost);
+  /** Reads the owner's rows in pages by id, so that a table of large texts is never read at once; stops when `add` answers false. */
+  async function readRows(ownerId: string, add: (row: Record<string, unknown>) => boolean): Promise<void> {
     const select = sql.raw(columns.join(', '));
     let after: Id | undefined;
     for (;;) {
-      // Pages by id, so that a table of large texts is never read at once.
       const page = await sql<Record<string, unknown>>`
         SELECT ${select} FROM ${sql.table(index.table)}
         WHERE owner_id = ${ownerId} ${after === undefined ? sql`` : sql`AND id > ${after}`}
         ORDER BY id LIMIT ${pageSize}`.execute(db);
       for (const row of page.rows) {
         if (options.integerIds) row.id = Number(row.id);
-        if (!builder.add(row)) return { version, tooLarge: true };
+        if (!add(row)) return;
       }
-      if (page.rows.length < pageSize) break;
+      if (page.rows.length < pageSize) return;
       after = page.rows[page.rows.length - 1]!.id as Id;
     }
+  }
+
+  async function build(ownerId: string, version: number): Promise<OwnerIndex<Id> | TooLarge> {
+    const builder = createBuilder<Id>(index, attributes, payload, options.present, maxCost);
+    let fits = true;
+    await readRows(ownerId, (row) => (fits = builder.add(row)));
+    if (!fits) return { version, tooLarge: true };
     return builder.finish(version) ?? { version, tooLarge: true };
+  }
+
+  /** An owner too large to keep: its rows are read and ranked as they come (scan.ts), the same hits as an index would answer. */
+  async function scan(ownerId: string, terms: readonly string[], mode: MatchMode, limit: number, where: IndexedSearch['where']) {
+    const filters: Array<readonly [string, string]> = [];
+    for (const name in where) {
+      const value = where[name];
+      if (value !== undefined) filters.push([name, value]);
+    }
+    const ranking = createScanRanking<Id>(index, terms, mode, limit, filters);
+    await readRows(ownerId, (row) => {
+      ranking.add(row);
+      return true;
+    });
+    return ranking.finish();
   }
 
   /** The owner's kept index if it is of `version`, marked as the most recently used. */
@@ -221,11 +244,11 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
   }
 
   return {
-    async search(ownerId, { q, terms = queryTerms(q), limit, mode, where }) {
+    async search(ownerId, { q, terms = searchTerms(q), limit, mode, where }) {
       if (terms.length === 0) return [];
       // Without a wait where the index is known current: most searches on SQLite.
       const owner = currentKnown(ownerId) ?? (await ownerIndex(ownerId));
-      if ('tooLarge' in owner) return undefined;
+      if ('tooLarge' in owner) return scan(ownerId, terms, mode, limit, where);
       const filters: Array<readonly [string[], string]> = [];
       for (const name in where) {
         const value = where[name];

@@ -45,7 +45,7 @@ function seek(slots: ArrayLike<number>, from: number, slot: number): number {
   return from;
 }
 
-function compareIds(a: string | number, b: string | number): number {
+export function compareIds(a: string | number, b: string | number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -164,7 +164,7 @@ class TopK<Id extends string | number> {
 }
 
 /** The bm25 contribution of one word to one document, as FTS5 computes it. */
-function termScore(idf: number, freq: number, length: number, avgLength: number): number {
+export function termScore(idf: number, freq: number, length: number, avgLength: number): number {
   // Grouped as fts5_aux.c groups it, so that equal inputs give the same double as SQLite's bm25.
   return idf * ((freq * (K1 + 1)) / (freq + K1 * (1 - B + (B * length) / avgLength)));
 }
