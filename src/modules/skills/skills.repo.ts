@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { pgTsQueryText, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/search/full-text.js';
-import { queryTerms } from '../../storage/search/tokenizer.js';
+import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, SkillsTable } from '../../storage/tables.js';
@@ -104,7 +104,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
     q: string,
     options: SkillFilters & { limit: number; mode: MatchMode; columns: 'summary' | 'suggestion'; terms?: readonly string[] | undefined },
   ): Promise<Row[]> {
-    const terms = options.terms ?? queryTerms(q);
+    const terms = options.terms ?? searchTerms(q);
     if (terms.length === 0) return [];
     // Rows read from the database answered as the index answers them: summaries, or suggestion rows.
     const presented = (rows: unknown[]): Row[] =>
@@ -238,7 +238,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    /** `terms`: `queryTerms(q)`, when the caller has them. */
+    /** `terms`: `searchTerms(q)`, when the caller has them. */
     async search(ownerId: string, q: string, options: SkillFilters & { limit: number; terms?: readonly string[] }): Promise<SkillSummary[]> {
       const { slugKey, categoryKey, limit, terms } = options;
       return ranked<SkillSummary>(ownerId, q, { slugKey, categoryKey, limit, terms, mode: 'all', columns: 'summary' });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
-import { queryTerms } from '../../storage/search/tokenizer.js';
+import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
@@ -252,7 +252,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
           throw invalid('cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
         }
         const { q, limit } = query;
-        const terms = queryTerms(q);
+        const terms = searchTerms(q);
         const key = `search\u0000${terms.join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
         // Answered by the in-memory index, the summaries are the index's own (made once per build).
         // Options written out rather than spread: a spread copies keys in V8's runtime, per request.
@@ -271,7 +271,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     },
 
     async suggestions(ownerId: string, q: string): Promise<SkillSuggestion[]> {
-      return cached(ownerId, `suggest\u0000${queryTerms(q).join(' ')}`, async () =>
+      return cached(ownerId, `suggest\u0000${searchTerms(q).join(' ')}`, async () =>
         (await repo.suggest(ownerId, q, SKILL_SUGGESTIONS_MAX)).map(toSuggestion),
       );
     },
