@@ -321,7 +321,8 @@ describe('in-memory search of memory and the knowledge base', () => {
       const any = await t.container.knowledge.search(owner.id, q, { limit: 8, mode: 'any' });
       expect(any.map((d) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'any', 8));
     }
-  });
+    // Three searches a query, each checked against a reference that scores every document.
+  }, 60_000);
 });
 
 describe.runIf(ENGINE === 'sqlite')("the same order as SQLite's own bm25", () => {
