@@ -60,6 +60,12 @@ export interface Config {
   gatewayMemoryLimit: number;
 
   /**
+   * SEARCH_INDEX_PERCENT: the share of each table's default in-memory search index bound kept
+   * (memory, knowledge base, skills); an owner beyond it is searched by reading its rows. 0 keeps none.
+   */
+  searchIndexPercent: number;
+
+  /**
    * Reading untrusted files (uploads' PDF, DOCX, HTML and text; OpenAPI YAML found by discovery):
    * each job runs in a worker process of its own, at most `concurrency` at once (a few more wait),
    * stopped past `timeoutMs` or `maxMemoryMb`, and refused past the page, inflated-size and text caps.
@@ -356,6 +362,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
 
     gatewayMemoryLimit: int(env, 'GATEWAY_MEMORY_LIMIT', 100, 1, 100_000),
+    searchIndexPercent: int(env, 'SEARCH_INDEX_PERCENT', 100, 0, 10_000),
     extract: {
       timeoutMs: int(env, 'EXTRACT_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
       maxMemoryMb: int(env, 'EXTRACT_MAX_MEMORY_MB', 256, 32, 65_536),

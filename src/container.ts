@@ -211,7 +211,15 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   // This node's state (serving, draining) and its database's, for GET /api/v1/health.
   const health = createHealthService({ nodeId: storage.bus.nodeId, engine: storage.dialect, ping: () => sql`select 1`.execute(db) });
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db), changes });
-  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, groupCommit: storage.groupCommit, writes: storage.writes, changes });
+  const skills = createSkillsService({
+    db,
+    dialect: storage.dialect,
+    attachments,
+    groupCommit: storage.groupCommit,
+    writes: storage.writes,
+    searchIndexPercent: config.searchIndexPercent,
+    changes,
+  });
   const personas = createPersonasService({ db, repo: createPersonasRepo(db), changes });
   const identity = createIdentityService({
     db,
@@ -220,12 +228,12 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     accounts,
   });
   const memory = createMemoryService({
-    repo: createMemoryRepo(db, storage.dialect, storage.groupCommit, storage.writes),
+    repo: createMemoryRepo(db, storage.dialect, storage.groupCommit, storage.writes, config.searchIndexPercent),
     limits,
     writes: storage.writes,
   });
   const knowledge = createKnowledgeService({
-    repo: createKnowledgeRepo(db, storage.dialect, storage.groupCommit, storage.writes),
+    repo: createKnowledgeRepo(db, storage.dialect, storage.groupCommit, storage.writes, config.searchIndexPercent),
     limits,
     parsing,
     changes,

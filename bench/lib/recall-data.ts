@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { porterStem } from '../../src/lib/stemmer.js';
+import { porterStem } from '../../src/storage/search/stemmer.js';
 import { PROJECT_ROOT } from './processes.js';
 
 export const RECALL_DIR = path.join(PROJECT_ROOT, 'bench/recall');

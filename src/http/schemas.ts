@@ -56,6 +56,13 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The `nextCursor` of the previous page' })),
 };
 
+/** How a search's `q` matches: `any` word ranked (the default), or `all` words required. */
+export const SearchMatch = Type.Union([Type.Literal('any'), Type.Literal('all')], {
+  default: 'any',
+  description:
+    '`any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other',
+});
+
 /**
  * The schema keyword that says in words what a string's `pattern` accepts. A refused value is
  * answered with these words instead of the regular expression, and the OpenAPI document carries

@@ -1,4 +1,4 @@
-import { queryTerms } from '../../storage/full-text.js';
+import { queryTerms } from '../../storage/search/tokenizer.js';
 
 /**
  * How a chat prompt is put together, as pure functions (no storage, no network).

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
+import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
-import { createSearchIndex } from '../../storage/search-index.js';
+import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, KbDocumentsTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 
@@ -51,14 +51,15 @@ export interface UpsertAttempt {
 /**
  * The knowledge-base documents. Writes share commits with concurrent ones
  * (storage/group-commit.ts), the plan's limit measured in the writing transaction, so a batch
- * cannot pass it together; a write answers once it is durable.
+ * cannot pass it together; a write answers once it is durable. `indexPercent`: the share of
+ * SEARCH_INDEX_MAX_COST kept (the SEARCH_INDEX_PERCENT setting).
  */
-export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run'>, writes?: WriteTracker) {
+export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run'>, writes?: WriteTracker, indexPercent = 100) {
   const index = kbIndex(dialect);
   // Pages of a few rows: documents hold up to 10 MiB of text each.
   const inMemory =
     dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 4, maxCost: SEARCH_INDEX_MAX_COST })
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 4, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
       : undefined;
   // Lists show an excerpt: read only the start of each document, never whole 10 MiB texts.
   const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');

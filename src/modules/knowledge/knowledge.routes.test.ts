@@ -336,9 +336,12 @@ describe('search and paging', () => {
     expect(second).not.toHaveProperty('content');
   });
 
-  it('needs every word and matches word prefixes', async () => {
-    const both = await t.request('GET', BASE, { token: searcher.token, query: { q: 'tomato soup' } });
+  it('ranks any word by default, needs every word with match=all, and matches word prefixes', async () => {
+    const both = await t.request('GET', BASE, { token: searcher.token, query: { q: 'tomato soup', match: 'all' } });
     expect(both.body.data.map((d: { title: string }) => d.title)).toEqual(['Recipes']);
+    // Any word: the document holding both first, then the one holding "tomatoes" (a prefix of its stem).
+    const any = await t.request('GET', BASE, { token: searcher.token, query: { q: 'Where is my tomato soup?' } });
+    expect(any.body.data.map((d: { title: string }) => d.title)).toEqual(['Recipes', 'Weekly notes']);
     const prefix = await t.request('GET', BASE, { token: searcher.token, query: { q: 'kube' } });
     expect(prefix.body.data).toHaveLength(2);
     const none = await t.request('GET', BASE, { token: searcher.token, query: { q: 'zebra' } });

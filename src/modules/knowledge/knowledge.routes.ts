@@ -116,7 +116,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
         },
       },
       async (request) => {
-        const { limit = 50, cursor, q } = request.query;
+        const { limit = 50, cursor, q, match = 'any' } = request.query;
         const ownerId = principalOf(request).ownerId;
         if (q !== undefined) {
           if (cursor !== undefined) {
@@ -124,7 +124,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
               details: [{ field: 'querystring.cursor', message: 'cannot be combined with q' }],
             });
           }
-          return { data: await knowledge.searchSummaries(ownerId, q, limit), nextCursor: null };
+          return { data: await knowledge.searchSummaries(ownerId, q, limit, match), nextCursor: null };
         }
         const page = await knowledge.list(ownerId, { limit, cursor });
         return { data: page.items, nextCursor: page.nextCursor };

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, PageQuery, NoNul } from '../../http/schemas.js';
+import { Data, IsoDateTime, Page, PageQuery, NoNul, SearchMatch } from '../../http/schemas.js';
 
 
 export const KBIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, ...NoNul }) });
@@ -57,9 +57,11 @@ export const ListKBQuery = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 500,
-      description: 'Full-text search over titles and contents: every word must match (as a word prefix); best matches first, in one page',
+      description:
+        'Full-text search over titles and contents in natural language: documents containing any of its words (each a word prefix, stemmed), best matches first, in one page; see match',
     }),
   ),
+  match: Type.Optional(SearchMatch),
 });
 
 export const CreateKBBody = Type.Object(

@@ -1,7 +1,8 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import { queryTerms, type MatchMode } from '../../storage/full-text.js';
+import { type MatchMode } from '../../storage/search/full-text.js';
+import { queryTerms, STOP_WORDS } from '../../storage/search/tokenizer.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
@@ -223,11 +224,14 @@ export function createKnowledgeService(deps: {
       };
     },
 
-    /** Full-text search for the list endpoint: every word must match; best first, with an excerpt around the match. */
-    async searchSummaries(ownerId: string, q: string, limit: number): Promise<KbDocumentSummary[]> {
-      const hits = await repo.search(ownerId, q, limit, 'all');
+    /** Full-text search for the list endpoint (any word, or every word); best first, with an excerpt around the match. */
+    async searchSummaries(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<KbDocumentSummary[]> {
+      const hits = await repo.search(ownerId, q, limit, mode);
       const rows = new Map((await repo.summariesByIds(ownerId, hits.map((h) => h.id), SEARCH_HEAD_CHARS)).map((r) => [r.id, r]));
-      const terms = queryTerms(q);
+      // Stop words left out as the ranking leaves them out, so the excerpt shows a word that counted.
+      const words = queryTerms(q);
+      const content = words.filter((word) => !STOP_WORDS.has(word));
+      const terms = content.length > 0 ? content : words;
       return hits.flatMap((hit) => {
         const row = rows.get(hit.id);
         if (!row) return []; // deleted between the two queries

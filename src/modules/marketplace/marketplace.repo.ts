@@ -1,5 +1,5 @@
 import { sql, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
-import { pgTsQueryText, sqliteMatchExpression } from '../../storage/full-text.js';
+import { pgTsQueryText, sqliteMatchExpression } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { Database, MarketplaceListingsTable, MarketplaceRatingsTable } from '../../storage/tables.js';
 import type { ListingSort, ListingType } from './marketplace.schemas.js';

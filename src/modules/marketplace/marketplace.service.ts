@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import { queryTerms } from '../../storage/full-text.js';
+import { queryTerms } from '../../storage/search/tokenizer.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';

@@ -49,7 +49,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'search_memory',
     title: 'Search memory',
     operationId: 'listMemory',
-    description: "The owner's long-term memory, newest first; with q, only the entries matching every word, best first.",
+    description:
+      "The owner's long-term memory, newest first. With q (a question or words, in plain language), the entries holding any of its words, best first: more and rarer words rank higher; match=all keeps only entries holding every word.",
     annotations: read(),
   },
   { name: 'add_memory', title: 'Remember', operationId: 'createMemory', description: 'Store a new long-term memory entry (markdown, up to 64 KB).', annotations: add() },
@@ -59,7 +60,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'search_knowledge',
     title: 'Search the knowledge base',
     operationId: 'listKBDocuments',
-    description: "The owner's knowledge-base documents; with q, only those matching every word, best first.",
+    description:
+      "The owner's knowledge-base documents. With q (a question or words, in plain language), the documents holding any of its words, best first, each with an excerpt; match=all keeps only documents holding every word.",
     annotations: read(),
   },
   { name: 'read_document', title: 'Read a document', operationId: 'getKBDocument', description: 'One knowledge-base document with its full content.', annotations: read() },

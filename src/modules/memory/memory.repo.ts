@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { searchRanked } from '../../storage/full-text.js';
+import { searchRanked, type MatchMode } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
-import { createSearchIndex } from '../../storage/search-index.js';
+import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 
@@ -34,14 +34,15 @@ const SQLITE_ROWS_PER_INSERT = 32;
 /**
  * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
  * repository decides how (creations of a batch in one statement where it can), and a write
- * answers once it is durable.
+ * answers once it is durable. `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
+ * SEARCH_INDEX_PERCENT setting).
  */
-export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker) {
+export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const inMemory =
     dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: SEARCH_INDEX_MAX_COST })
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
       : undefined;
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
@@ -135,10 +136,10 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCo
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    /** The owner's entries matching `q`, best first. */
-    async search(ownerId: string, q: string, limit: number): Promise<MemoryRow[]> {
+    /** The owner's entries matching `q` (any or every word), best first. */
+    async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<MemoryRow[]> {
       const hits =
-        (await inMemory?.search(ownerId, { q, limit, mode: 'all' })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit }));
+        (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
       if (hits.length === 0) return [];
       const rows = await db
         .selectFrom('memory_entries')

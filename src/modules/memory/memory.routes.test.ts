@@ -210,11 +210,15 @@ describe('search', () => {
     expect(Object.keys(res.body.data[0]).sort()).toEqual(['content', 'created_at', 'id', 'updatedAt']);
   });
 
-  it('applies limit and needs every word', async () => {
+  it('applies limit; any word by default, every word with match=all', async () => {
     const limited = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'typescript', limit: 1 } });
     expect(limited.body.data.map((e: { id: string }) => e.id)).toEqual([strong.id]);
-    const both = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'typescript groceries' } });
+    // Any word: the entry holding both words first, then the one holding one of them.
+    const any = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'typescript groceries' } });
+    expect(any.body.data.map((e: { id: string }) => e.id)).toEqual([weak.id, strong.id]);
+    const both = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'typescript groceries', match: 'all' } });
     expect(both.body.data.map((e: { id: string }) => e.id)).toEqual([weak.id]);
+    expectError(await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'typescript', match: 'some' } }), 400, 'VALIDATION_ERROR');
     const none = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'nonexistentword' } });
     expect(none.body).toEqual({ data: [], nextCursor: null });
   });

@@ -29,15 +29,15 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         config,
         schema: {
           operationId: 'listMemory',
-          summary: 'Memory entries, newest first; with q, a full-text search, best match first',
+          summary: 'Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first',
           tags,
           querystring: ListMemoryQuery,
           response: { 200: MemoryPage },
         },
       },
       async (request, reply) => {
-        const { limit = 50, cursor, q } = request.query;
-        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q }));
+        const { limit = 50, cursor, q, match = 'any' } = request.query;
+        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match }));
         return pageBodies.send(reply as FastifyReply, page, (p): Static<typeof MemoryPage> => ({ data: p.entries, nextCursor: p.nextCursor }));
       },
     );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, PageQuery } from '../../http/schemas.js';
+import { Data, IsoDateTime, Page, PageQuery, SearchMatch } from '../../http/schemas.js';
 
 export const MemoryEntrySchema = Type.Object(
   {
@@ -29,9 +29,11 @@ export const ListMemoryQuery = Type.Object({
   q: Type.Optional(
     Type.String({
       maxLength: 500,
-      description: 'Full-text search: entries containing every word, best match first, in one page (`nextCursor` is null)',
+      description:
+        'Full-text search in natural language: entries containing any of its words (each a word prefix, stemmed), best match first, in one page (`nextCursor` is null); see match',
     }),
   ),
+  match: Type.Optional(SearchMatch),
 });
 
 export const MemoryPage = Page(MemoryEntrySchema);

@@ -2,6 +2,7 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
+import type { MatchMode } from '../../storage/search/full-text.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
@@ -81,7 +82,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
      */
     async list(
       ownerId: string,
-      query: { limit: number; cursor?: string | undefined; q?: string | undefined },
+      query: { limit: number; cursor?: string | undefined; q?: string | undefined; match?: MatchMode | undefined },
     ): Promise<MemoryPageResult> {
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
@@ -91,7 +92,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
           );
         }
-        const rows = await repo.search(ownerId, query.q, query.limit);
+        const rows = await repo.search(ownerId, query.q, query.limit, query.match ?? 'any');
         return { entries: rows.map(toEntry), nextCursor: null };
       }
       // A cached page is the same object on every hit, which lets the route reuse its serialized body.

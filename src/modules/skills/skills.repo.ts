@@ -1,8 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { pgTsQueryText, queryTerms, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/full-text.js';
+import { pgTsQueryText, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/search/full-text.js';
+import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
-import { createSearchIndex } from '../../storage/search-index.js';
+import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Database, SkillsTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { SkillOrigin, SkillSummary } from './skills.schemas.js';
@@ -73,9 +74,10 @@ export type SkillChanges = Partial<Omit<SkillsTable, 'id' | 'owner_id' | 'create
 /**
  * The skills. Creations, changes and deletions share commits with concurrent writes
  * (storage/group-commit.ts): the repository decides how (a batch's creations in one statement
- * where it can), and a write answers once it is durable.
+ * where it can), and a write answers once it is durable. `indexPercent`: the share of
+ * SEARCH_INDEX_MAX_COST kept (the SEARCH_INDEX_PERCENT setting).
  */
-export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker) {
+export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const index =
     dialect === 'postgres' || writes
@@ -92,7 +94,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCo
           present: (row) => toSummary(row as unknown as SkillSummaryRow) as unknown as Record<string, unknown>,
           writes,
           pageSize: 500,
-          maxCost: SEARCH_INDEX_MAX_COST,
+          maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
           integerIds: true,
         })
       : undefined;
@@ -111,7 +113,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCo
     q: string,
     options: SkillFilters & { limit: number; mode: MatchMode; columns: 'summary' | 'suggestion'; terms?: readonly string[] | undefined },
   ): Promise<Row[]> {
-    const terms = options.terms ?? queryTerms(q);
+    const terms = options.terms ?? searchTerms(q);
     if (terms.length === 0) return [];
     // Rows read from the database answered as the index answers them: summaries, or suggestion rows.
     const presented = (rows: unknown[]): Row[] =>
@@ -274,7 +276,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCo
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    /** `terms`: `queryTerms(q)`, when the caller has them. */
+    /** `terms`: `searchTerms(q)`, when the caller has them. */
     async search(ownerId: string, q: string, options: SkillFilters & { limit: number; terms?: readonly string[] }): Promise<SkillSummary[]> {
       const { slugKey, categoryKey, limit, terms } = options;
       return ranked<SkillSummary>(ownerId, q, { slugKey, categoryKey, limit, terms, mode: 'all', columns: 'summary' });

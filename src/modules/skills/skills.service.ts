@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
-import { queryTerms } from '../../storage/full-text.js';
+import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
@@ -55,6 +55,8 @@ export interface SkillsServiceOptions {
   writes?: WriteTracker | undefined;
   /** Told after each successful write (MCP sessions list their resources and prompts again). */
   changes?: ChangePublisher | undefined;
+  /** SEARCH_INDEX_PERCENT: the share of the search index's default bound kept. */
+  searchIndexPercent?: number | undefined;
 }
 
 const CREATED: SkillOrigin = { type: 'created' };
@@ -120,7 +122,7 @@ function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: str
 export function createSkillsService(deps: SkillsServiceOptions) {
   const { db, attachments } = deps;
   const changed = (ownerId: string) => deps.changes?.publish({ type: 'skills.changed', ownerId });
-  const repo = createSkillsRepo(db, deps.dialect, deps.groupCommit, deps.writes);
+  const repo = createSkillsRepo(db, deps.dialect, deps.groupCommit, deps.writes, deps.searchIndexPercent);
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
   const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes
@@ -245,7 +247,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
           throw invalid('cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
         }
         const { q, limit } = query;
-        const terms = queryTerms(q);
+        const terms = searchTerms(q);
         const key = `search\u0000${terms.join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
         // Answered by the in-memory index, the summaries are the index's own (made once per build).
         // Options written out rather than spread: a spread copies keys in V8's runtime, per request.
@@ -264,7 +266,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     },
 
     async suggestions(ownerId: string, q: string): Promise<SkillSuggestion[]> {
-      return cached(ownerId, `suggest\u0000${queryTerms(q).join(' ')}`, async () =>
+      return cached(ownerId, `suggest\u0000${searchTerms(q).join(' ')}`, async () =>
         (await repo.suggest(ownerId, q, SKILL_SUGGESTIONS_MAX)).map(toSuggestion),
       );
     },

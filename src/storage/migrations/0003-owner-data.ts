@@ -1,5 +1,5 @@
 import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
-import { createFullTextIndex } from '../full-text.js';
+import { createFullTextIndex } from '../search/full-text.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { createFullTextIndex } from '../full-text.js';
+import { createFullTextIndex } from '../search/full-text.js';
 import type { MigrationContext } from '../dialect.js';
 
 /**

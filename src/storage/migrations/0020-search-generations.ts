@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
-/** The tables whose rows the in-memory search index (storage/search-index.ts) holds. */
+/** The tables whose rows the in-memory search index (storage/search/index-cache.ts) holds. */
 const SEARCHED_TABLES = ['skills', 'memory_entries', 'kb_documents'];
 
 /**

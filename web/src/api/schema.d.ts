@@ -1037,7 +1037,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Memory entries, newest first; with q, a full-text search, best match first
+         * Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first
          * @description Requires scope: `memory`.
          */
         get: operations["listMemory"];
@@ -8295,8 +8295,10 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Full-text search: entries containing every word, best match first, in one page (`nextCursor` is null) */
+                /** @description Full-text search in natural language: entries containing any of its words (each a word prefix, stemmed), best match first, in one page (`nextCursor` is null); see match */
                 q?: string;
+                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
+                match?: "any" | "all";
             };
             header?: never;
             path?: never;
@@ -8548,8 +8550,10 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Full-text search over titles and contents: every word must match (as a word prefix); best matches first, in one page */
+                /** @description Full-text search over titles and contents in natural language: documents containing any of its words (each a word prefix, stemmed), best matches first, in one page; see match */
                 q?: string;
+                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
+                match?: "any" | "all";
             };
             header?: never;
             path?: never;

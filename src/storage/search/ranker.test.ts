@@ -1,15 +1,19 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
-import { newId } from '../lib/ids.js';
-import { porterStem } from '../lib/stemmer.js';
-import { isoNow } from '../lib/time.js';
-import { SKILLS_FULL_TEXT } from '../modules/skills/skills.repo.js';
-import { queryTerms, type FullTextIndex, type MatchMode } from './full-text.js';
-import { buildOwnerIndex, createSearchIndex, rankInIndex, tokenize } from './search-index.js';
+import { createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/harness.js';
+import { newId } from '../../lib/ids.js';
+import { porterStem } from './stemmer.js';
+import { isoNow } from '../../lib/time.js';
+import { SKILLS_FULL_TEXT } from '../../modules/skills/skills.repo.js';
+import { type FullTextIndex, type MatchMode } from './full-text.js';
+import { searchTerms } from './tokenizer.js';
+import { createSearchIndex } from './index-cache.js';
+import { buildOwnerIndex } from './owner-index.js';
+import { rankInIndex } from './ranker.js';
+import { tokenize } from './tokenizer.js';
 
 /**
- * The in-memory index (search-index.ts) against a brute-force reference that scores every row
+ * The in-memory index (index-cache.ts, owner-index.ts, ranker.ts) against a brute-force reference that scores every row
  * of the owner with FTS5's bm25, on random queries over a seeded catalogue, through the HTTP
  * routes; and, on SQLite, against FTS5's own ranking.
  */
@@ -59,7 +63,7 @@ function reference(
   limit: number,
   accept: (row: Record<string, unknown>) => boolean = () => true,
 ): Array<string | number> {
-  const terms = queryTerms(q).map((t) => porterStem(tokenize(t)[0]!));
+  const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
   const docs = rows.map((row) => {
     const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name] ?? '')).map(porterStem) }));
     return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
@@ -248,7 +252,7 @@ describe('in-memory search against a full ranking of every row', () => {
     }
   });
 
-  it('leaves an owner whose index would be too large to the database', async () => {
+  it('ranks an owner whose index would be too large by reading its rows, as the reference does', async () => {
     const index = createSearchIndex<number>({
       db: t.storage.db,
       dialect: t.storage.dialect,
@@ -258,7 +262,10 @@ describe('in-memory search against a full ranking of every row', () => {
       maxCost: 100,
       integerIds: true,
     });
-    expect(await index.search(alice.id, { q: 'deploy', limit: 5, mode: 'all' })).toBeUndefined();
+    for (const mode of ['all', 'any'] as const) {
+      const scanned = await index.search(alice.id, { q: 'deploy garden', limit: 5, mode });
+      expect(scanned?.map((h) => h.id)).toEqual(reference(await skillRows(t, alice), SKILLS_FULL_TEXT, 'deploy garden', mode, 5));
+    }
     // Bob's few skills fit a larger budget.
     const roomy = createSearchIndex<number>({ db: t.storage.db, dialect: t.storage.dialect, index: SKILLS_FULL_TEXT, writes: t.storage.writes, pageSize: 50, maxCost: 100_000, integerIds: true });
     const hits = await roomy.search(bob.id, { q: 'deploy', limit: 5, mode: 'all' });
@@ -289,14 +296,15 @@ describe('in-memory search of memory and the knowledge base', () => {
   });
   afterAll(async () => t.close());
 
-  it('ranks memory entries as the reference does', async () => {
+  it('ranks memory entries as the reference does, in both modes', async () => {
     const rows = await t.storage.db.selectFrom('memory_entries').select(['id', 'content']).where('owner_id', '=', owner.id).execute();
     const random = seeded(8);
     for (let i = 0; i < 60; i++) {
       const q = randomQuery(random);
-      const res = await t.request('GET', `/api/v1/memory?q=${encodeURIComponent(q)}&limit=15`, { token: owner.token });
+      const mode = i % 2 === 0 ? 'all' : 'any';
+      const res = await t.request('GET', `/api/v1/memory?q=${encodeURIComponent(q)}&limit=15&match=${mode}`, { token: owner.token });
       expect(res.status).toBe(200);
-      expect(res.body.data.map((e: { id: string }) => e.id), q).toEqual(reference(rows, MEMORY, q, 'all', 15));
+      expect(res.body.data.map((e: { id: string }) => e.id), q).toEqual(reference(rows, MEMORY, q, mode, 15));
     }
   });
 
@@ -305,13 +313,16 @@ describe('in-memory search of memory and the knowledge base', () => {
     const random = seeded(9);
     for (let i = 0; i < 40; i++) {
       const q = randomQuery(random);
-      const res = await t.request('GET', `/api/v1/brain/knowledge-base?q=${encodeURIComponent(q)}&limit=10`, { token: owner.token });
+      const res = await t.request('GET', `/api/v1/brain/knowledge-base?q=${encodeURIComponent(q)}&limit=10&match=all`, { token: owner.token });
       expect(res.status).toBe(200);
       expect(res.body.data.map((d: { id: string }) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'all', 10));
+      const ranked = await t.request('GET', `/api/v1/brain/knowledge-base?q=${encodeURIComponent(q)}&limit=10`, { token: owner.token });
+      expect(ranked.body.data.map((d: { id: string }) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'any', 10));
       const any = await t.container.knowledge.search(owner.id, q, { limit: 8, mode: 'any' });
       expect(any.map((d) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'any', 8));
     }
-  });
+    // Three searches a query, each checked against a reference that scores every document.
+  }, 60_000);
 });
 
 describe.runIf(ENGINE === 'sqlite')("the same order as SQLite's own bm25", () => {
@@ -330,7 +341,7 @@ describe.runIf(ENGINE === 'sqlite')("the same order as SQLite's own bm25", () =>
     let nonEmpty = 0;
     for (let i = 0; i < 150; i++) {
       const q = randomQuery(random);
-      const match = queryTerms(q)
+      const match = searchTerms(q)
         .map((w) => `"${w}"*`)
         .join(' ');
       const fts = await sql<{ id: number }>`
@@ -370,7 +381,7 @@ describe('words frequent enough to intersect as bitsets', () => {
       const q = words.map((w) => (random() < 0.5 ? w.slice(0, 5) : w)).join(' ');
       intersected++;
       for (const limit of [1, 20]) {
-        const hits = rankInIndex(owner, queryTerms(q), 'all', limit, () => true)!;
+        const hits = rankInIndex(owner, searchTerms(q), 'all', limit, () => true)!;
         expect(hits.map((h) => h.id), q).toEqual(reference(rows, SKILLS_FULL_TEXT, q, 'all', limit));
       }
     }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/harness.js';
-import { newId } from '../lib/ids.js';
-import { isoNow } from '../lib/time.js';
-import { pgTsQueryText, queryTerms, searchRanked, sqliteMatchExpression, type FullTextIndex } from './full-text.js';
+import { createTestApp, type TestApp } from '../../../test/harness.js';
+import { newId } from '../../lib/ids.js';
+import { isoNow } from '../../lib/time.js';
+import { pgTsQueryText, searchRanked, sqliteMatchExpression, type FullTextIndex } from './full-text.js';
+import { queryTerms } from './tokenizer.js';
 
 const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'rid', columns: [{ name: 'content', weight: 1 }] };
 

@@ -1,6 +1,6 @@
 /**
  * The Porter stemming algorithm (M. F. Porter, 1980), the one SQLite's `porter` tokenizer
- * applies, so that the in-memory search index (storage/search-index.ts) reduces words to the
+ * applies, so that the in-memory search index (owner-index.ts, ranker.ts) reduces words to the
  * stems the FTS5 index holds: "deploying", "deployed" and "deploys" all become "deploy".
  *
  * Works on lower-case words. Words shorter than three letters, or longer than 64, are kept as

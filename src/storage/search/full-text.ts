@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './dialect.js';
+import type { Dialect } from '../dialect.js';
+import { searchTerms } from './tokenizer.js';
 
 /**
  * Full-text search behind one small interface, on both engines:
@@ -71,12 +72,6 @@ export async function createFullTextIndex(db: Kysely<unknown>, dialect: Dialect,
   await sql.raw(`CREATE INDEX ${index.table}_search ON ${index.table} USING GIN (search_vector)`).execute(db);
 }
 
-/** Words of a free-text query, as the engines' tokenizers see them; at most 32. */
-export function queryTerms(q: string): string[] {
-  const words = q.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  return [...new Set(words)].slice(0, 32);
-}
-
 /**
  * `all`: every word must match (search boxes). `any`: one word is enough, best matches first
  * (retrieval for chat, where the query is a whole message).
@@ -114,7 +109,7 @@ export async function searchRanked<Id extends string | number>(
   index: FullTextIndex,
   options: SearchOptions,
 ): Promise<Array<RankedHit<Id>>> {
-  const terms = queryTerms(options.q);
+  const terms = searchTerms(options.q);
   if (terms.length === 0) return [];
   const mode = options.mode ?? 'all';
   const table = sql.table(index.table);

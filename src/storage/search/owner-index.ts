@@ -1,0 +1,208 @@
+import { porterStem } from './stemmer.js';
+import type { FullTextIndex } from './full-text.js';
+import { tokenize } from './tokenizer.js';
+
+/**
+ * One owner's inverted index over the columns a full-text index declares, built from the
+ * owner's rows (index-cache.ts reads them; ranker.ts ranks over it).
+ */
+
+/** A word costs as much as this many postings: its key and its two arrays. */
+const WORD_COST = 8;
+
+interface Postings {
+  /** Document slots, ascending. */
+  slots: ArrayLike<number>;
+  /** Weighted frequency per slot: the sum of the column weights of each occurrence. */
+  freqs: ArrayLike<number>;
+  /** The largest of `freqs`. */
+  maxFreq: number;
+  /** For words in at least one document in DENSE_SHARE: the frequency by slot, for lookups in O(1). */
+  dense?: Float64Array;
+  /**
+   * With `dense`: one bit per slot (32 slots a word), so that `all` intersects 32 documents at
+   * once. Signed: a word with its top bit set stays a small integer in optimized code.
+   */
+  bits?: Int32Array;
+  /**
+   * With `bits`: the frequency every document holding the word has, when it is the same in all
+   * (a word once in one column, as most are): the bitsets then say all, and the documents they
+   * select need no read of `dense`, a read that misses the processor's caches.
+   */
+  uniform?: number | undefined;
+}
+
+/** A word in at least this share of an owner's documents gets a frequency array by slot. */
+const DENSE_SHARE = 1 / 8;
+
+interface OwnerIndex<Id> {
+  /** The stamp (SQLite) or generation (PostgreSQL) the index was built at. */
+  version: number;
+  ids: Id[];
+  /** Tokens per document, all columns. */
+  lengths: Float64Array;
+  attributes: Map<string, string[]>;
+  /** The payload columns by slot (as `present` made them), when kept. */
+  rows: Array<Record<string, unknown>> | undefined;
+  /**
+   * Query words resolved against this index (null: not a single token), so that a word asked
+   * again is not tokenized, stemmed and looked up again. Words whose prefix covers several
+   * stems are not kept: their merged list holds an array as long as the index.
+   */
+  resolved: Map<string, TermList | null>;
+  postings: Map<string, Postings>;
+  /** The words, sorted, for prefix lookups. */
+  words: string[];
+  avgLength: number;
+  cost: number;
+}
+
+/** Builds an owner's index from rows; exported for the reference test. */
+export function buildOwnerIndex<Id extends string | number>(
+  rows: Array<Record<string, unknown>>,
+  index: FullTextIndex,
+  attributes: readonly string[],
+  version: number,
+  maxCost = Infinity,
+): OwnerIndex<Id> | undefined {
+  const builder = createBuilder<Id>(index, attributes, [], undefined, maxCost);
+  for (const row of rows) if (!builder.add(row)) return undefined;
+  return builder.finish(version);
+}
+
+export function createBuilder<Id extends string | number>(
+  index: FullTextIndex,
+  attributes: readonly string[],
+  payload: readonly string[],
+  present: ((row: Record<string, unknown>) => Record<string, unknown>) | undefined,
+  maxCost: number,
+) {
+  // Postings are gathered in reading order and renumbered shortest first at the end: no
+  // per-document structure is kept, so a build makes little garbage.
+  const readIds: Id[] = [];
+  const readLengths: number[] = [];
+  const readAttributes: string[][] = attributes.map(() => []);
+  const postings = new Map<string, Postings>();
+  const readRows: Array<Record<string, unknown>> | undefined = payload.length > 0 ? [] : undefined;
+  const stems = new Map<string, string>();
+  const freqs = new Map<string, number>();
+  let cost = 0;
+  let total = 0;
+  return {
+    /** False once the index would cost more than allowed. */
+    add(row: Record<string, unknown>): boolean {
+      const order = readIds.length;
+      freqs.clear();
+      let length = 0;
+      for (const column of index.columns) {
+        const text = row[column.name];
+        if (typeof text !== 'string' || text === '') continue;
+        for (const token of tokenize(text)) {
+          let stem = stems.get(token);
+          if (stem === undefined) {
+            stem = porterStem(token);
+            if (stems.size < 100_000) stems.set(token, stem);
+          }
+          freqs.set(stem, (freqs.get(stem) ?? 0) + column.weight);
+          length++;
+        }
+      }
+      for (const [word, freq] of freqs) {
+        let p = postings.get(word);
+        if (!p) {
+          p = { slots: [], freqs: [], maxFreq: 0 };
+          postings.set(word, p);
+          cost += WORD_COST;
+        }
+        (p.slots as number[]).push(order);
+        (p.freqs as number[]).push(freq);
+        if (freq > p.maxFreq) p.maxFreq = freq;
+      }
+      cost += freqs.size + 1;
+      total += length;
+      readIds.push(row.id as Id);
+      readLengths.push(length);
+      attributes.forEach((a, i) => readAttributes[i]!.push(String(row[a] ?? '')));
+      if (readRows) {
+        const kept: Record<string, unknown> = {};
+        for (const column of payload) {
+          const value = row[column];
+          kept[column] = value;
+          // A unit of cost is some 8 bytes; a string holds one or two per character.
+          cost += 2 + (typeof value === 'string' ? value.length >> 2 : 0);
+        }
+        readRows.push(present ? present(kept) : kept);
+      }
+      return cost <= maxCost;
+    },
+    /** The index, or `undefined` when its lookup arrays would cost more than allowed. */
+    finish(version: number): OwnerIndex<Id> | undefined {
+      const n = readIds.length;
+      // Shortest documents first, then in reading order (by id): see rankInIndex.
+      const byLength = Array.from({ length: n }, (_, i) => i).sort((x, y) => readLengths[x]! - readLengths[y]! || x - y);
+      const slotOf = new Int32Array(n);
+      byLength.forEach((order, slot) => (slotOf[order] = slot));
+      const lengths = Float64Array.from(byLength, (order) => readLengths[order]!);
+      const ids = byLength.map((order) => readIds[order]!);
+      const attrs = new Map<string, string[]>(attributes.map((a, i) => [a, byLength.map((order) => readAttributes[i]![order]!)]));
+      const rows = readRows && byLength.map((order) => readRows[order]!);
+      for (const p of postings.values()) {
+        const m = p.slots.length;
+        const renumbered = Array.from({ length: m }, (_, i) => i).sort((x, y) => slotOf[p.slots[x]!]! - slotOf[p.slots[y]!]!);
+        // Packed arrays of their exact length: grown arrays keep spare room, and boxed numbers.
+        const slots = m >= 8 ? new Int32Array(m) : new Array<number>(m);
+        const fs = m >= 8 ? new Float64Array(m) : new Array<number>(m);
+        renumbered.forEach((i, k) => {
+          slots[k] = slotOf[p.slots[i]!]!;
+          fs[k] = p.freqs[i]!;
+        });
+        p.slots = slots;
+        p.freqs = fs;
+        if (m < n * DENSE_SHARE || m < 64) continue;
+        // The frequencies (8 bytes a slot) and the bitset (1 bit a slot), in units of 8 bytes.
+        cost += n + Math.ceil(n / 64);
+        if (cost > maxCost) return undefined;
+        p.dense = new Float64Array(n);
+        p.bits = new Int32Array(Math.ceil(n / 32));
+        let uniform = true;
+        for (let i = 0; i < m; i++) {
+          const slot = slots[i]!;
+          p.dense[slot] = fs[i]!;
+          p.bits[slot >>> 5] = p.bits[slot >>> 5]! | (1 << (slot & 31));
+          if (fs[i] !== fs[0]) uniform = false;
+        }
+        if (uniform) p.uniform = fs[0]!;
+      }
+      return {
+        version,
+        ids,
+        lengths,
+        attributes: attrs,
+        rows,
+        resolved: new Map(),
+        postings,
+        words: [...postings.keys()].sort(),
+        avgLength: n === 0 ? 1 : total / n || 1,
+        cost,
+      };
+    },
+  };
+}
+
+export type { OwnerIndex, Postings };
+
+/** One query word resolved against an owner's index: the documents holding a word it prefixes. */
+export interface TermList {
+  slots: ArrayLike<number>;
+  freqs: ArrayLike<number>;
+  dense: Float64Array | undefined;
+  bits: Int32Array | undefined;
+  uniform: number | undefined;
+  idf: number;
+  maxFreq: number;
+  /** What the word gives a document of length 0: no document gets more from it. */
+  bound: number;
+  /** Made of several words' lists (a prefix of several stems). */
+  merged: boolean;
+}
+

@@ -1,0 +1,392 @@
+import type { MatchMode, RankedHit } from './full-text.js';
+import type { OwnerIndex, Postings, TermList } from './owner-index.js';
+import { porterStem } from './stemmer.js';
+import { tokenize } from './tokenizer.js';
+
+/**
+ * FTS5's bm25 over an owner's index (owner-index.ts), best first, ties by the lower id: the
+ * top k found without scoring every match (see rankInIndex).
+ */
+
+const K1 = 1.2;
+const B = 0.75;
+
+export interface IndexedHit<Id> extends RankedHit<Id> {
+  /** The `payload` columns of the row, when the index keeps any. */
+  row?: Record<string, unknown>;
+}
+
+function lowerBound(words: string[], prefix: string): number {
+  let lo = 0;
+  let hi = words.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (words[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first position at or after `from` whose slot is >= `slot` (galloping, then binary). */
+function seek(slots: ArrayLike<number>, from: number, slot: number): number {
+  let step = 1;
+  let hi = from;
+  while (hi < slots.length && slots[hi]! < slot) {
+    from = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > slots.length) hi = slots.length;
+  while (from < hi) {
+    const mid = (from + hi) >>> 1;
+    if (slots[mid]! < slot) from = mid + 1;
+    else hi = mid;
+  }
+  return from;
+}
+
+export function compareIds(a: string | number, b: string | number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The heap's storage, owned by one search index (or made for one call): a ranking runs to its
+ * end without yielding and `sorted` empties the heap, so the searches of one index never use it
+ * at once, and no two indexes share it. Grown for a larger limit.
+ */
+export interface RankScratch {
+  scores: Float64Array;
+  items: Int32Array;
+}
+
+export function createRankScratch(size = 256): RankScratch {
+  return { scores: new Float64Array(size), items: new Int32Array(size) };
+}
+
+/**
+ * A bounded min-heap of the best k documents by slot (worst on top): better = higher score, then
+ * lower id. A search allocates no array as it ranks (see RankScratch).
+ */
+class TopK<Id extends string | number> {
+  private readonly scores: Float64Array;
+  private readonly items: Int32Array;
+  private size = 0;
+  constructor(
+    private readonly k: number,
+    private readonly ids: readonly Id[],
+    scratch: RankScratch,
+  ) {
+    if (scratch.scores.length < k) {
+      scratch.scores = new Float64Array(k);
+      scratch.items = new Int32Array(k);
+    }
+    this.scores = scratch.scores;
+    this.items = scratch.items;
+  }
+
+  get full(): boolean {
+    return this.size >= this.k;
+  }
+
+  /** The score a candidate must beat (or tie with a lower id) to enter. */
+  get threshold(): number {
+    return this.full ? this.scores[0]! : -Infinity;
+  }
+
+  /** Whether the entry at heap position i is worse than the one at j. */
+  private worse(i: number, j: number): boolean {
+    const si = this.scores[i]!;
+    const sj = this.scores[j]!;
+    return si < sj || (si === sj && compareIds(this.ids[this.items[i]!]!, this.ids[this.items[j]!]!) > 0);
+  }
+
+  private swap(i: number, j: number): void {
+    const score = this.scores[i]!;
+    this.scores[i] = this.scores[j]!;
+    this.scores[j] = score;
+    const item = this.items[i]!;
+    this.items[i] = this.items[j]!;
+    this.items[j] = item;
+  }
+
+  offer(score: number, slot: number): void {
+    if (this.k <= 0) return;
+    if (this.full) {
+      const top = this.scores[0]!;
+      if (score < top || (score === top && compareIds(this.ids[slot]!, this.ids[this.items[0]!]!) > 0)) return;
+      this.scores[0] = score;
+      this.items[0] = slot;
+      this.down(0, this.size);
+      return;
+    }
+    let i = this.size++;
+    this.scores[i] = score;
+    this.items[i] = slot;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.worse(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /** Sifts the entry at i down a heap of n entries. */
+  private down(i: number, n: number): void {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.worse(l, m)) m = l;
+      if (r < n && this.worse(r, m)) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+
+  /**
+   * Best first, with their rows when the index keeps them. Taken off the heap worst first into
+   * the end of the answer (the heap's order is total, so this is the sorted order); the heap is
+   * spent afterwards.
+   */
+  sorted(rows: ReadonlyArray<Record<string, unknown>> | undefined): Array<IndexedHit<Id>> {
+    const hits = new Array<IndexedHit<Id>>(this.size);
+    for (let n = this.size; n > 0; n--) {
+      const slot = this.items[0]!;
+      const rank = this.scores[0]!;
+      hits[n - 1] = rows ? { id: this.ids[slot]!, rank, row: rows[slot]! } : { id: this.ids[slot]!, rank };
+      this.swap(0, n - 1);
+      this.down(0, n - 1);
+    }
+    this.size = 0;
+    return hits;
+  }
+}
+
+/** The bm25 contribution of one word to one document, as FTS5 computes it. */
+export function termScore(idf: number, freq: number, length: number, avgLength: number): number {
+  // Grouped as fts5_aux.c groups it, so that equal inputs give the same double as SQLite's bm25.
+  return idf * ((freq * (K1 + 1)) / (freq + K1 * (1 - B + (B * length) / avgLength)));
+}
+
+/**
+ * Resolves the query words, or `undefined` when one of them is not a single token (then the
+ * database's own query parser must answer). Words without any match get an empty list.
+ */
+function termLists<Id>(owner: OwnerIndex<Id>, terms: readonly string[]): TermList[] | undefined {
+  const lists: TermList[] = [];
+  for (const term of terms) {
+    let list = owner.resolved.get(term);
+    if (list === undefined) {
+      list = termList(owner, term);
+      if (list === null || !list.merged) {
+        // Bounded by the index's own size, so that many small owners hold few in all.
+        if (owner.resolved.size >= Math.min(RESOLVED_MAX, 8 + (owner.cost >> 6))) owner.resolved.clear();
+        owner.resolved.set(term, list);
+      }
+    }
+    if (list === null) return undefined;
+    lists.push(list);
+  }
+  return lists;
+}
+
+/** Query words resolved per owner index at most (some hundred bytes each). */
+const RESOLVED_MAX = 256;
+
+/** One query word's list, or null when the word is not a single token. */
+function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
+  const n = owner.ids.length;
+  const tokens = tokenize(term);
+  if (tokens.length !== 1) return null;
+  const stem = porterStem(tokens[0]!);
+  const words = owner.words;
+  const matching: Postings[] = [];
+  for (let i = lowerBound(words, stem); i < words.length && words[i]!.startsWith(stem); i++) matching.push(owner.postings.get(words[i]!)!);
+  let slots: ArrayLike<number> = [];
+  let freqs: ArrayLike<number> = [];
+  let dense: Float64Array | undefined;
+  let bits: Int32Array | undefined;
+  let uniform: number | undefined;
+  let maxFreq = 0;
+  if (matching.length === 1) {
+    ({ slots, freqs, dense, bits, maxFreq, uniform } = matching[0]!);
+  } else if (matching.length > 1) {
+    // Several words share the prefix: add up their frequencies by slot.
+    const acc = new Float64Array(n);
+    const merged: number[] = [];
+    for (const p of matching) {
+      for (let i = 0; i < p.slots.length; i++) {
+        const slot = p.slots[i]!;
+        if (acc[slot] === 0) merged.push(slot);
+        acc[slot] = acc[slot]! + p.freqs[i]!;
+      }
+    }
+    merged.sort((x, y) => x - y);
+    slots = merged;
+    freqs = merged.map((slot) => acc[slot]!);
+    for (let i = 0; i < freqs.length; i++) if (freqs[i]! > maxFreq) maxFreq = freqs[i]!;
+    dense = acc;
+  }
+  let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
+  if (idf <= 0) idf = 1e-6;
+  return { slots, freqs, dense, bits, uniform, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength), merged: matching.length > 1 };
+}
+
+/** The frequency of a word in a document: from the dense array, or by galloping from `positions[li]`. */
+function lookup(list: TermList, positions: number[], li: number, slot: number): number {
+  if (list.dense) return list.dense[slot]!;
+  const at = seek(list.slots, positions[li]!, slot);
+  positions[li] = at;
+  return at < list.slots.length && list.slots[at] === slot ? list.freqs[at]! : 0;
+}
+
+/**
+ * The best `limit` documents of an owner's index for these words; exported for the reference
+ * test. Slots are numbered from the shortest document to the longest, so the most a document
+ * can score only falls as the walk goes on: once it is below the k-th best score, no later
+ * document can enter and the walk stops.
+ */
+export function rankInIndex<Id extends string | number>(
+  owner: OwnerIndex<Id>,
+  terms: readonly string[],
+  mode: MatchMode,
+  limit: number,
+  accept: (slot: number) => boolean,
+  scratch: RankScratch = createRankScratch(limit),
+): Array<IndexedHit<Id>> | undefined {
+  const lists = termLists(owner, terms);
+  if (!lists) return undefined;
+  if (limit <= 0) return [];
+  const { lengths, avgLength, ids, rows } = owner;
+  const top = new TopK<Id>(limit, ids, scratch);
+  const found = new Array<number>(lists.length).fill(0);
+  const positions = new Array<number>(lists.length).fill(0);
+  // The score of a document is summed in query order, so equal documents get equal scores.
+  const score = (slot: number): number => {
+    let s = 0;
+    for (let i = 0; i < lists.length; i++) {
+      const f = found[i]!;
+      if (f > 0) s += termScore(lists[i]!.idf, f, lengths[slot]!, avgLength);
+    }
+    return s;
+  };
+  // The most any document of this length can score (every word at its largest frequency).
+  let boundLength = -1;
+  let lengthBound = Infinity;
+  const cannotEnter = (slot: number): boolean => {
+    if (!top.full) return false;
+    const length = lengths[slot]!;
+    if (length !== boundLength) {
+      boundLength = length;
+      lengthBound = 0;
+      for (const list of lists) if (list.maxFreq > 0) lengthBound += termScore(list.idf, list.maxFreq, length, avgLength);
+    }
+    return lengthBound < top.threshold;
+  };
+
+  if (mode === 'all') {
+    if (lists.some((l) => l.slots.length === 0)) return [];
+    // Rarest first: its list drives, the others are looked up.
+    let driverIndex = 0;
+    for (let i = 1; i < lists.length; i++) if (lists[i]!.slots.length < lists[driverIndex]!.slots.length) driverIndex = i;
+    if (lists.every((l) => l.bits)) {
+      // Every word is frequent: AND their bitsets, 32 slots at a time, and visit only the
+      // documents holding all of them (in slot order, as the walk below would). With three words
+      // each in a third of the documents, the walk below reads nine postings per match.
+      // Up to four words in locals (a word ANDed twice changes nothing), more in a loop.
+      const bits = lists.map((l) => l.bits!);
+      const b0 = bits[0]!;
+      const b1 = bits[1] ?? b0;
+      const b2 = bits[2] ?? b0;
+      const b3 = bits[3] ?? b0;
+      const dense = lists.map((l) => (l.uniform === undefined ? l.dense! : undefined));
+      const allUniform = dense.every((d) => d === undefined);
+      if (allUniform) for (let li = 0; li < lists.length; li++) found[li] = lists[li]!.uniform!;
+      const uniform = allUniform ? [] : lists.map((l) => l.uniform ?? 0);
+      // With every frequency the same, a document's score depends on its length alone, and
+      // neighbouring slots share their length (slots go from the shortest document up).
+      let scoredLength = -1;
+      let lengthScore = 0;
+      const words = b0.length;
+      for (let w = 0; w < words; w++) {
+        let m = b0[w]! & b1[w]! & b2[w]! & b3[w]!;
+        for (let li = 4; li < bits.length && m !== 0; li++) m &= bits[li]![w]!;
+        while (m !== 0) {
+          const low = m & -m;
+          m ^= low;
+          const slot = w * 32 + 31 - Math.clz32(low);
+          if (cannotEnter(slot)) return top.sorted(rows);
+          if (!accept(slot)) continue;
+          if (allUniform) {
+            if (lengths[slot] !== scoredLength) {
+              scoredLength = lengths[slot]!;
+              lengthScore = score(slot);
+            }
+            top.offer(lengthScore, slot);
+            continue;
+          }
+          for (let li = 0; li < dense.length; li++) {
+            const d = dense[li];
+            found[li] = d === undefined ? uniform[li]! : d[slot]!;
+          }
+          top.offer(score(slot), slot);
+        }
+      }
+      return top.sorted(rows);
+    }
+    const driver = lists[driverIndex]!;
+    candidates: for (let p = 0; p < driver.slots.length; p++) {
+      const slot = driver.slots[p]!;
+      if (cannotEnter(slot)) break;
+      for (let li = 0; li < lists.length; li++) {
+        const f = li === driverIndex ? driver.freqs[p]! : lookup(lists[li]!, positions, li, slot);
+        if (f === 0) continue candidates;
+        found[li] = f;
+      }
+      if (!accept(slot)) continue;
+      top.offer(score(slot), slot);
+    }
+    return top.sorted(rows);
+  }
+
+  // any: MaxScore. Words sorted by their bound; the weakest ones, whose bounds together cannot
+  // reach the k-th best score, only add to candidates found through the stronger ones.
+  const order = lists.map((_, i) => i).filter((i) => lists[i]!.slots.length > 0);
+  order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
+  const prefix = new Array<number>(order.length + 1).fill(0);
+  for (let i = 0; i < order.length; i++) prefix[i + 1] = prefix[i]! + lists[order[i]!]!.bound;
+  const next = new Array<number>(lists.length).fill(0);
+  let essential = 0;
+  for (;;) {
+    while (top.full && essential < order.length && prefix[essential + 1]! < top.threshold) essential++;
+    if (essential >= order.length) break;
+    // The next candidate: the smallest slot among the essential words' lists.
+    let slot = Infinity;
+    for (let e = essential; e < order.length; e++) {
+      const list = lists[order[e]!]!;
+      const at = next[order[e]!]!;
+      if (at < list.slots.length && list.slots[at]! < slot) slot = list.slots[at]!;
+    }
+    if (slot === Infinity || cannotEnter(slot)) break;
+    for (let e = 0; e < order.length; e++) {
+      const li = order[e]!;
+      const list = lists[li]!;
+      if (e >= essential) {
+        const at = next[li]!;
+        if (at < list.slots.length && list.slots[at] === slot) {
+          found[li] = list.freqs[at]!;
+          next[li] = at + 1;
+        } else {
+          found[li] = 0;
+        }
+      } else {
+        found[li] = lookup(list, positions, li, slot);
+      }
+    }
+    if (!accept(slot)) continue;
+    top.offer(score(slot), slot);
+  }
+  return top.sorted(rows);
+}
+
