@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Dialect } from '../../storage/dialect.js';
-import type { ApprovalsTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { ApprovalsTable, ApprovalsTables } from './approvals.tables.js';
 
 /** What an owner's pending approvals hold: in all, and of one token. */
 export interface PendingUsage {
@@ -13,7 +14,7 @@ export interface PendingUsage {
   tokenFirstExpiry: string | null;
 }
 
-export function createApprovalsRepo(db: Kysely<Database>, dialect: Dialect) {
+export function createApprovalsRepo(db: Executor<ApprovalsTables>, dialect: Dialect) {
   return {
     async getPolicy(tokenId: string): Promise<{ rules: string; updated_at: string } | undefined> {
       return db.selectFrom('token_policies').select(['rules', 'updated_at']).where('token_id', '=', tokenId).executeTakeFirst();

@@ -3,7 +3,7 @@ import { ACTION_CLASS_NAMES, hasOwnerRight, type ActionClass, type Principal } f
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { ApprovalsTable } from '../../storage/tables.js';
+import type { ApprovalsTable } from './approvals.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { Transaction } from 'kysely';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { AuditLogTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuditLogTable, AuditTables } from './audit.tables.js';
 import type { AuditQuery, AuditRepo } from './audit.repo.js';
 import type { AuditEntry } from './audit.schemas.js';
 
@@ -51,7 +51,7 @@ function toEntry(row: AuditLogTable): AuditEntry {
 export function createAuditService(deps: { repo: AuditRepo }) {
   return {
     /** Appends one event. Pass the transaction when the event must commit with the change it records. */
-    async record(actor: AuditActor, event: AuditEvent, trx?: Transaction<Database>): Promise<void> {
+    async record(actor: AuditActor, event: AuditEvent, trx?: Executor): Promise<void> {
       await deps.repo.insert(
         {
           id: newId('aud'),

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Scope } from '../../http/access.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
-import type { AuthorizationClientsTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuthorizationClientsTable, AuthorizationTables } from './authorization.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { redirectUrisOf, type ClientDirectory } from './authorization.clients.js';
@@ -89,7 +89,7 @@ export function redirectMatches(registered: readonly string[], requested: string
 }
 
 export interface ConsentDeps {
-  db: Kysely<Database>;
+  db: Executor<AuthorizationTables>;
   repo: Pick<AuthorizationRepo, 'getClient' | 'getRequest' | 'useRequest' | 'insertRequest' | 'purgeExpired'>;
   clients: Pick<ClientDirectory, 'resolve'>;
   accounts: Pick<AccountsService, 'verifyCredentials'>;

@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
 import type { Scope } from '../../http/access.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoNow, isPast } from '../../lib/time.js';
-import type { AuthorizationClientsTable, AuthorizationRequestsTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuthorizationClientsTable, AuthorizationRequestsTable, AuthorizationTables } from './authorization.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
@@ -54,7 +54,7 @@ function consoleView(request: AuthorizationRequestsTable, client: AuthorizationC
 }
 
 export interface ConsoleRequestsDeps {
-  db: Kysely<Database>;
+  db: Executor<AuthorizationTables>;
   repo: Pick<AuthorizationRepo, 'getClient' | 'getClients' | 'getRequest' | 'useRequest' | 'sendToConsole' | 'expireOldestWaiting' | 'listWaiting' | 'getOwned' | 'decideInConsole'>;
   accounts: Pick<AccountsService, 'findIdByEmail' | 'normaliseEmail'>;
   audit: Pick<AuditService, 'record'>;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
 import type { Scope } from '../../http/access.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
-import type { AuthorizationClientsTable, AuthorizationCodesTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuthorizationClientsTable, AuthorizationCodesTable, AuthorizationTables } from './authorization.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { OAuthProtocolError } from './authorization.errors.js';
@@ -23,7 +23,7 @@ export interface ClientCredentials {
 type TokenEndpointAnswer = Static<typeof TokenAnswer>;
 
 export interface TokenEndpointDeps {
-  db: Kysely<Database>;
+  db: Executor<AuthorizationTables>;
   repo: Pick<AuthorizationRepo, 'getClient' | 'getCode' | 'useCode' | 'setCodeToken' | 'insertRefreshToken' | 'getRefreshToken' | 'useRefreshToken' | 'spendGrant'>;
   tokens: Pick<TokensService, 'createForClient' | 'renewForClient' | 'revoke' | 'authenticate' | 'get'>;
   audit: Pick<AuditService, 'record'>;

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { ChatTables } from './chat.tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import type { KnowledgeService } from '../knowledge/knowledge.service.js';
 import type { MemoryService } from '../memory/memory.service.js';
@@ -47,7 +47,7 @@ export interface ChatInput {
 }
 
 export interface ChatServiceDeps {
-  db: Kysely<Database>;
+  db: Executor<ChatTables>;
   repo: ChatRepo;
   personas: Pick<PersonasService, 'getActive'>;
   attachments: Pick<AttachmentsService, 'documentContentsOfPersona'>;

@@ -3,7 +3,8 @@ import { newId } from '../../lib/ids.js';
 import { siteBindingRefusal, siteHost } from '../../lib/same-site.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { ConnectorsTable, TokensTable } from '../../storage/tables.js';
+import type { TokenKind } from '../../lib/crypto.js';
+import type { ConnectorsTable } from './connectors.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ApiStyle } from '../vault/vault.schemas.js';
 import type { VaultService } from '../vault/vault.service.js';
@@ -112,7 +113,7 @@ export interface ConnectorsServiceDeps {
  */
 export interface ConnectorCaller {
   actor: AuditActor;
-  tokenKind: TokensTable['kind'];
+  tokenKind: TokenKind;
   /** The account password sent with the request (a login session's proof); never stored or logged. */
   password?: string | undefined;
 }

@@ -1,11 +1,12 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Scope } from '../../http/access.js';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { newOpaqueId } from '../../lib/ids.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
-import type { Database, HandshakesTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { HandshakesTable, HandshakesTables } from './handshakes.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
@@ -79,7 +80,7 @@ function conflict(row: HandshakesTable): AppError {
 }
 
 export interface HandshakesServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<HandshakesTables>;
   repo: HandshakesRepo;
   accounts: Pick<AccountsService, 'findHandshakeTarget'>;
   tokens: Pick<TokensService, 'mintForHandshake' | 'saveForHandshake' | 'revoke'>;
@@ -115,7 +116,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
     throw error;
   }
 
-  async function requireHandshake(ownerId: string, id: string, trx: Transaction<Database>): Promise<HandshakesTable> {
+  async function requireHandshake(ownerId: string, id: string, trx: Transaction<HandshakesTables>): Promise<HandshakesTable> {
     const row = await repo.get(ownerId, id, trx);
     if (!row) throw notFound('Handshake', id);
     return row;
@@ -126,7 +127,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
     ownerId: string,
     id: string,
     status: 'approved' | 'denied',
-    trx: Transaction<Database>,
+    trx: Transaction<HandshakesTables>,
   ): Promise<{ row: HandshakesTable; decidedAt: string }> {
     const row = await requireHandshake(ownerId, id, trx);
     if (effectiveStatus(row) !== 'pending') throw conflict(row);

@@ -1,9 +1,9 @@
-import type { Kysely } from 'kysely';
 import { hasScope, type Principal } from '../../http/access.js';
 import { AppError, InputError } from '../../http/errors.js';
 import { exceedsDepth, isJsonObject, mergePatch, type JsonObject } from '../../lib/json-merge-patch.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { IdentityTables } from './identity.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { OwnerDocumentRepo } from './identity.repo.js';
 
@@ -73,7 +73,7 @@ function serialize(document: JsonObject, what: string): string {
 }
 
 export interface IdentityServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<IdentityTables>;
   identityRepo: OwnerDocumentRepo;
   preferencesRepo: OwnerDocumentRepo;
   accounts: Pick<AccountsService, 'getUser'>;

@@ -17,10 +17,10 @@
  * A running server notices a rotated key file by itself (`createRootKeys`, keyring.watch.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { ConfigError } from '../../config.js';
 import { newId } from '../../lib/ids.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { KeyringTables } from './keyring.tables.js';
 import {
   b64u,
   gcmOpen,
@@ -50,7 +50,7 @@ export interface TamperedSecret {
 }
 
 export interface KeyringOptions extends RootKeyOptions {
-  db: Kysely<Database>;
+  db: Executor<KeyringTables>;
   /**
    * Told of every value that failed its integrity check on opening (the audit log records it
    * as tampering); its own failure does not change the answer, which is the integrity error.

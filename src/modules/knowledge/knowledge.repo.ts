@@ -1,8 +1,9 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import { createSearchIndex } from '../../storage/search-index.js';
-import type { Database, KbDocumentsTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { KbDocumentsTable, KnowledgeTables } from './knowledge.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 
 /** The full-text index migration 0003 declared on kb_documents; a title word weighs four times a content word. */
@@ -27,7 +28,6 @@ export type KbSummaryRow = Pick<KbDocumentsTable, (typeof SUMMARY_COLUMNS)[numbe
 export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'source' | 'mime_type' | 'size_bytes' | 'updated_at'>>;
 
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
-type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Postings plus words the in-memory search index holds over all owners (some 15 MB at most);
@@ -35,7 +35,7 @@ type Db = Kysely<Database> | Transaction<Database>;
  */
 const SEARCH_INDEX_MAX_COST = 1_000_000;
 
-export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dialect, writes?: WriteTracker) {
   const index = kbIndex(dialect);
   // Pages of a few rows: documents hold up to 10 MiB of text each.
   const inMemory =
@@ -46,12 +46,12 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writ
   const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');
 
   return {
-    async insert(row: KbDocumentsTable, trx?: Db): Promise<void> {
+    async insert(row: KbDocumentsTable, trx?: Executor<KnowledgeTables>): Promise<void> {
       await (trx ?? db).insertInto('kb_documents').values(row).execute();
     },
 
     /** Inserts unless the owner has a document with this title; true when inserted. */
-    async insertIfTitleFree(row: KbDocumentsTable, trx?: Db): Promise<boolean> {
+    async insertIfTitleFree(row: KbDocumentsTable, trx?: Executor<KnowledgeTables>): Promise<boolean> {
       const result = await (trx ?? db)
         .insertInto('kb_documents')
         .values(row)
@@ -69,7 +69,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writ
       return row?.id;
     },
 
-    async update(ownerId: string, id: string, changes: KbChanges, trx?: Db): Promise<KbDocumentRow | undefined> {
+    async update(ownerId: string, id: string, changes: KbChanges, trx?: Executor<KnowledgeTables>): Promise<KbDocumentRow | undefined> {
       return (trx ?? db)
         .updateTable('kb_documents')
         .set(changes)
@@ -80,7 +80,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writ
     },
 
     /** The id of the updated document, or undefined when the owner has none with this title. */
-    async updateByTitle(ownerId: string, title: string, changes: KbChanges, trx?: Db): Promise<string | undefined> {
+    async updateByTitle(ownerId: string, title: string, changes: KbChanges, trx?: Executor<KnowledgeTables>): Promise<string | undefined> {
       const row = await (trx ?? db)
         .updateTable('kb_documents')
         .set(changes)
@@ -91,7 +91,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writ
       return row?.id;
     },
 
-    async delete(ownerId: string, id: string, trx?: Db): Promise<boolean> {
+    async delete(ownerId: string, id: string, trx?: Executor<KnowledgeTables>): Promise<boolean> {
       const result = await (trx ?? db).deleteFrom('kb_documents').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
@@ -136,7 +136,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, writ
      * it exists: what a plan's knowledgeBytes limit is checked against. Read from the
      * (owner_id, id, size_bytes) index of migration 0012, not from the rows and their text.
      */
-    async storedBytes(ownerId: string, one?: { id: string } | { title: string }, trx: Db = db): Promise<{ total: number; existing: number | undefined }> {
+    async storedBytes(ownerId: string, one?: { id: string } | { title: string }, trx: Executor<KnowledgeTables> = db): Promise<{ total: number; existing: number | undefined }> {
       const totalRow = await trx
         .selectFrom('kb_documents')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('total'))

@@ -1,11 +1,11 @@
-import type { Transaction } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms, type MatchMode } from '../../storage/full-text.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { KnowledgeTables } from './knowledge.tables.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
@@ -183,7 +183,7 @@ export function createKnowledgeService(deps: {
    */
   async function refusedBytes(
     check: BytesCheck,
-    trx: Transaction<Database>,
+    trx: Executor<KnowledgeTables>,
     ownerId: string,
     size: number,
     replacing?: { id: string } | { title: string },

@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { MarketplaceTables } from './marketplace.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { PersonasService } from '../personas/personas.service.js';
 import type { SkillsService } from '../skills/skills.service.js';
@@ -36,7 +36,7 @@ export interface ListingListQuery {
 }
 
 export interface MarketplaceServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<MarketplaceTables>;
   repo: MarketplaceRepo;
   skills: Pick<SkillsService, 'getForOwner' | 'createFromSnapshot'>;
   personas: Pick<PersonasService, 'get' | 'create'>;

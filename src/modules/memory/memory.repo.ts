@@ -1,15 +1,15 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { searchRanked } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import { createSearchIndex } from '../../storage/search-index.js';
-import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
 const COLUMNS = ['id', 'content', 'created_at', 'updated_at'] as const;
 
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
-type Db = Kysely<Database> | Transaction<Database>;
 
 export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
 
@@ -19,7 +19,7 @@ const SEARCH_INDEX_MAX_COST = 500_000;
 /** Rows in one SQLite INSERT of a batch: at most this many statement texts, 5 parameters a row. */
 const SQLITE_ROWS_PER_INSERT = 32;
 
-export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, writes?: WriteTracker) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const inMemory =
@@ -31,7 +31,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
     /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
     insertsManyAtOnce: dialect === 'postgres',
 
-    async insert(row: MemoryEntriesTable, trx?: Db): Promise<void> {
+    async insert(row: MemoryEntriesTable, trx?: Executor<MemoryTables>): Promise<void> {
       await (trx ?? db).insertInto('memory_entries').values(row).execute();
     },
 
@@ -42,7 +42,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
      * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
      * work for the row, and the cap bounds the distinct statements the statement cache keeps.
      */
-    async insertMany(rows: readonly MemoryEntriesTable[], trx: Db): Promise<void> {
+    async insertMany(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>): Promise<void> {
       if (rows.length === 0) return;
       if (dialect === 'sqlite' || rows.length === 1) {
         for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
@@ -82,7 +82,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
       return hits.flatMap((hit) => byId.get(hit.id) ?? []);
     },
 
-    async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>, trx?: Db): Promise<MemoryRow | undefined> {
+    async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>, trx?: Executor<MemoryTables>): Promise<MemoryRow | undefined> {
       return (trx ?? db)
         .updateTable('memory_entries')
         .set(changes)
@@ -92,7 +92,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
         .executeTakeFirst();
     },
 
-    async delete(ownerId: string, id: string, trx?: Db): Promise<boolean> {
+    async delete(ownerId: string, id: string, trx?: Executor<MemoryTables>): Promise<boolean> {
       const result = await (trx ?? db).deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
@@ -103,7 +103,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
     },
 
     /** How many entries each of these owners stores (owners with none are missing from the answer). */
-    async countByOwner(ownerIds: readonly string[], trx: Db): Promise<Map<string, number>> {
+    async countByOwner(ownerIds: readonly string[], trx: Executor<MemoryTables>): Promise<Map<string, number>> {
       if (ownerIds.length === 1) return new Map([[ownerIds[0]!, await this.count(ownerIds[0]!, trx)]]);
       // PostgreSQL: one array parameter keeps one SQL text (one prepared statement) for any number of owners.
       const rows = await trx
@@ -115,7 +115,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, writes?
       return new Map(rows.map((row) => [row.owner_id, Number(row.n)]));
     },
 
-    async count(ownerId: string, trx?: Db): Promise<number> {
+    async count(ownerId: string, trx?: Executor<MemoryTables>): Promise<number> {
       const row = await (trx ?? db)
         .selectFrom('memory_entries')
         .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -1,8 +1,9 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { pgTsQueryText, queryTerms, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import { createSearchIndex } from '../../storage/search-index.js';
-import type { Database, SkillsTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { SkillsTable, SkillsTables } from './skills.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { SkillOrigin, SkillSummary } from './skills.schemas.js';
 
@@ -61,12 +62,11 @@ export interface SkillFilters {
   categoryKey?: string | undefined;
 }
 
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Postings plus words the in-memory search index holds over all owners (some 20 MB at most). */
 const SEARCH_INDEX_MAX_COST = 1_500_000;
 
-export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, writes?: WriteTracker) {
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const index =
     dialect === 'postgres' || writes
@@ -156,7 +156,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
     return presented(result.rows);
   }
 
-  async function insertOne(row: NewSkillRow, trx?: Db): Promise<number> {
+  async function insertOne(row: NewSkillRow, trx?: Executor<SkillsTables>): Promise<number> {
     const inserted = await (trx ?? db).insertInto('skills').values(row).returning('id').executeTakeFirstOrThrow();
     return Number(inserted.id);
   }
@@ -173,7 +173,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
      * statement, and the group commit then writes each alone, so only the second is refused. On
      * SQLite one INSERT each: in process, a statement costs less than building a longer one.
      */
-    async insertMany(rows: readonly NewSkillRow[], trx: Db): Promise<number[]> {
+    async insertMany(rows: readonly NewSkillRow[], trx: Executor<SkillsTables>): Promise<number[]> {
       if (dialect === 'sqlite' || rows.length === 1) {
         const ids: number[] = [];
         for (const row of rows) ids.push(await insertOne(row, trx));
@@ -200,7 +200,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
      * One skill with its SKILL.md. Inside a transaction on PostgreSQL the row is locked, so
      * that an update computes its new SKILL.md from the version it replaces.
      */
-    async get(ownerId: string, id: number, trx?: Db): Promise<SkillRow | undefined> {
+    async get(ownerId: string, id: number, trx?: Executor<SkillsTables>): Promise<SkillRow | undefined> {
       let query = (trx ?? db).selectFrom('skills').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('id', '=', id);
       if (trx && dialect === 'postgres') query = query.forUpdate();
       return query.executeTakeFirst();
@@ -261,13 +261,13 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
       ownerId: string,
       id: number,
       changes: Partial<Omit<SkillsTable, 'id' | 'owner_id' | 'created_at' | 'origin'>>,
-      trx?: Db,
+      trx?: Executor<SkillsTables>,
     ): Promise<boolean> {
       const result = await (trx ?? db).updateTable('skills').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
 
-    async delete(ownerId: string, id: number, trx?: Db): Promise<boolean> {
+    async delete(ownerId: string, id: number, trx?: Executor<SkillsTables>): Promise<boolean> {
       const result = await (trx ?? db).deleteFrom('skills').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },

@@ -3,7 +3,7 @@ import { SCOPE_NAMES, type Scope } from '../../http/access.js';
 import { generateTokenSecret, hashToken, tokenHint, type TokenKind } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow, isPast } from '../../lib/time.js';
-import type { TokensTable } from '../../storage/tables.js';
+import type { TokensTable } from './tokens.tables.js';
 import type { TokenSchema } from './tokens.schemas.js';
 
 /** A token as the API shows it: never its secret. */

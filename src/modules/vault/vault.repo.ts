@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, VaultTokensTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { VaultTables, VaultTokensTable } from './vault.tables.js';
 
 /** Everything but the sealed secret: what lists and records are made of. */
 const PUBLIC_COLUMNS = [
@@ -18,9 +18,9 @@ const PUBLIC_COLUMNS = [
 
 export type VaultTokenRow = Pick<VaultTokensTable, (typeof PUBLIC_COLUMNS)[number]>;
 
-export function createVaultRepo(db: Kysely<Database>) {
+export function createVaultRepo(db: Executor<VaultTables>) {
   return {
-    async insert(row: VaultTokensTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: VaultTokensTable, trx?: Executor<VaultTables>): Promise<void> {
       await (trx ?? db).insertInto('vault_tokens').values(row).execute();
     },
 
@@ -78,7 +78,7 @@ export function createVaultRepo(db: Kysely<Database>) {
       return Number(row.n);
     },
 
-    async delete(ownerId: string, id: string, trx?: Transaction<Database>): Promise<boolean> {
+    async delete(ownerId: string, id: string, trx?: Executor<VaultTables>): Promise<boolean> {
       const result = await (trx ?? db).deleteFrom('vault_tokens').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { VaultTables } from './vault.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ApiDiscovery } from './vault.discovery.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
@@ -111,7 +111,7 @@ function checkWebsiteUrl(websiteUrl: string): void {
 }
 
 export interface VaultServiceDeps {
-  db: Kysely<Database>;
+  db: Executor<VaultTables>;
   repo: VaultRepo;
   keyring: SecretSealer;
   audit: Pick<AuditService, 'record'>;
