@@ -110,3 +110,23 @@ export type TablesOf<T> = T extends TableSet<infer S> ? { -readonly [K in keyof 
  * from one module to another is an `Executor` without tables, which the receiver reads as its own.
  */
 export type Executor<Tables = any> = Kysely<Tables>;
+
+/**
+ * Decodes a JSON column, in the repository of the module that owns it (one decoder per column,
+ * beside the queries that write it): services receive typed values and never parse stored text.
+ * Stored JSON of another shape is corrupt data, reported with the column's name.
+ */
+export function decodeJson<T>(text: string, is: (value: unknown) => value is T, column: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`Stored ${column} is not valid JSON`);
+  }
+  if (!is(value)) throw new Error(`Stored ${column} is not the JSON it should hold`);
+  return value;
+}
+
+export const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

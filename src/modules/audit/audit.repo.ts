@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../storage/columns.js';
+import { decodeJson, isJsonObject, type Executor } from '../../storage/columns.js';
 import type { AuditLogTable, AuditTables } from './audit.tables.js';
 
 export interface AuditQuery {
@@ -39,3 +39,8 @@ export function createAuditRepo(db: Executor<AuditTables>) {
 }
 
 export type AuditRepo = ReturnType<typeof createAuditRepo>;
+
+/** The entry's details (a JSON object of non-secret facts), decoded. */
+export function detailsOf(row: Pick<AuditLogTable, 'details'>): Record<string, unknown> | null {
+  return row.details === null ? null : decodeJson(row.details, isJsonObject, 'audit_log.details');
+}

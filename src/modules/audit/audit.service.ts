@@ -3,7 +3,7 @@ import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Executor } from '../../storage/columns.js';
 import type { AuditLogTable, AuditTables } from './audit.tables.js';
-import type { AuditQuery, AuditRepo } from './audit.repo.js';
+import { detailsOf, type AuditQuery, type AuditRepo } from './audit.repo.js';
 import type { AuditEntry } from './audit.schemas.js';
 
 /** Who did it and from where; taken from the request. Never holds a secret. */
@@ -43,7 +43,7 @@ function toEntry(row: AuditLogTable): AuditEntry {
     userAgent: row.user_agent,
     targetType: row.target_type,
     targetId: row.target_id,
-    details: row.details ? (JSON.parse(row.details) as Record<string, unknown>) : null,
+    details: detailsOf(row),
     createdAt: row.created_at,
   };
 }

@@ -185,6 +185,3 @@ export function createClientDirectory(deps: ClientDirectoryDeps) {
 
 export type ClientDirectory = ReturnType<typeof createClientDirectory>;
 
-export function redirectUrisOf(client: AuthorizationClientsTable): string[] {
-  return JSON.parse(client.redirect_uris) as string[];
-}

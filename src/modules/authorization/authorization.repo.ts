@@ -1,4 +1,5 @@
-import type { Executor } from '../../storage/columns.js';
+import type { Scope } from '../../http/access.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
 import type { AuthorizationClientsTable, AuthorizationCodesTable, AuthorizationRefreshTokensTable, AuthorizationRequestsTable, AuthorizationTables } from './authorization.tables.js';
 
 
@@ -177,3 +178,26 @@ export function createAuthorizationRepo(db: Executor<AuthorizationTables>) {
 }
 
 export type AuthorizationRepo = ReturnType<typeof createAuthorizationRepo>;
+
+/** Scope names this server wrote: strings, checked as such (a scope a later version dropped is simply never granted). */
+const isScopeList = (value: unknown): value is Scope[] => isStringArray(value);
+
+/** The scopes a request asked for, decoded. */
+export function requestedScopesOf(request: Pick<AuthorizationRequestsTable, 'scopes'>): Scope[] {
+  return decodeJson(request.scopes, isScopeList, 'authorization_requests.scopes');
+}
+
+/** The scopes the owner granted in the console, decoded; null while undecided. */
+export function consoleGrantedScopesOf(request: Pick<AuthorizationRequestsTable, 'granted_scopes'>): Scope[] | null {
+  return request.granted_scopes === null ? null : decodeJson(request.granted_scopes, isScopeList, 'authorization_requests.granted_scopes');
+}
+
+/** The scopes a code grants, decoded. */
+export function codeScopesOf(code: Pick<AuthorizationCodesTable, 'scopes'>): Scope[] {
+  return decodeJson(code.scopes, isScopeList, 'authorization_codes.scopes');
+}
+
+/** A client's exact redirect URIs, decoded. */
+export function redirectUrisOf(client: Pick<AuthorizationClientsTable, 'redirect_uris'>): string[] {
+  return decodeJson(client.redirect_uris, isStringArray, 'authorization_clients.redirect_uris');
+}

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { Scope } from '../../http/access.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { Executor } from '../../storage/columns.js';
@@ -9,7 +8,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { OAuthProtocolError } from './authorization.errors.js';
 import { ACCESS_TOKEN_TTL_SECONDS, parseScopes, randomValue, REFRESH_TOKEN_TTL_MS, sha256, type AuthorizationProtocol } from './authorization.protocol.js';
-import type { AuthorizationRepo } from './authorization.repo.js';
+import { codeScopesOf, type AuthorizationRepo } from './authorization.repo.js';
 import type { TokenAnswer } from './authorization.schemas.js';
 
 const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -57,7 +56,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
   async function issue(code: AuthorizationCodesTable, client: AuthorizationClientsTable, actor: AuditActor): Promise<TokenEndpointAnswer | undefined> {
     return db.transaction().execute(async (trx) => {
       if (!(await repo.useCode(code.id, isoNow(), trx))) return undefined;
-      const scopes = JSON.parse(code.scopes) as Scope[];
+      const scopes = codeScopesOf(code);
       const issued = await tokens.createForClient(
         code.owner_id,
         { clientId: client.id, clientName: client.name, scopes, expiresAt: isoIn(ACCESS_TOKEN_TTL_SECONDS * 1000) },

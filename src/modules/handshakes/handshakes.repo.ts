@@ -1,5 +1,7 @@
 import type { Transaction } from 'kysely';
-import type { Executor } from '../../storage/columns.js';
+import type { Scope } from '../../http/access.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
+import type { HandshakeScope } from './handshakes.schemas.js';
 import type { HandshakesTable, HandshakesTables } from './handshakes.tables.js';
 
 export type HandshakeStatus = HandshakesTable['status'];
@@ -180,3 +182,17 @@ export function createHandshakesRepo(db: Executor<HandshakesTables>) {
 }
 
 export type HandshakesRepo = ReturnType<typeof createHandshakesRepo>;
+
+/** Scope names this server wrote: strings, checked as such (a scope a later version dropped is simply never granted). */
+const isScopeList = (value: unknown): value is Scope[] => isStringArray(value);
+const isHandshakeScopeList = (value: unknown): value is HandshakeScope[] => isStringArray(value);
+
+/** The scopes the agent asked for, decoded. */
+export function requestedScopesOf(row: Pick<HandshakesTable, 'requested_scopes'>): HandshakeScope[] {
+  return decodeJson(row.requested_scopes, isHandshakeScopeList, 'handshakes.requested_scopes');
+}
+
+/** The scopes granted on approval, decoded; null until approved. */
+export function grantedScopesOf(row: Pick<HandshakesTable, 'granted_scopes'>): Scope[] | null {
+  return row.granted_scopes === null ? null : decodeJson(row.granted_scopes, isScopeList, 'handshakes.granted_scopes');
+}

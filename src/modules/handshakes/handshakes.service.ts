@@ -12,7 +12,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
-import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
+import { grantedScopesOf, requestedScopesOf, type HandshakesRepo, type HandshakeStatus } from './handshakes.repo.js';
 import type { ClaimedHandshakeToken, Handshake, HandshakeScope, HandshakeStatusView } from './handshakes.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
@@ -40,7 +40,7 @@ export function toHandshake(row: HandshakesTable, now = Date.now()): Handshake {
   return {
     handshakeId: row.id,
     agentId: row.agent_id,
-    requestedScopes: JSON.parse(row.requested_scopes) as HandshakeScope[],
+    requestedScopes: requestedScopesOf(row),
     message: row.message,
     status: effectiveStatus(row, now),
     tokenId: row.token_id,
@@ -50,7 +50,7 @@ export function toHandshake(row: HandshakesTable, now = Date.now()): Handshake {
     expiresAt: row.expires_at,
     decidedAt: decidedAtOf(row, now),
     revokedAt: row.revoked_at,
-    grantedScopes: row.granted_scopes ? (JSON.parse(row.granted_scopes) as Scope[]) : null,
+    grantedScopes: grantedScopesOf(row),
     claimedAt: row.claimed_at,
   };
 }
@@ -241,7 +241,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
       const current = await repo.get(ownerId, id);
       if (!current) throw notFound('Handshake', id);
       if (effectiveStatus(current) !== 'pending') throw conflict(current);
-      const requested = JSON.parse(current.requested_scopes) as HandshakeScope[];
+      const requested = requestedScopesOf(current);
       const scopes: Scope[] = input.scopes ? [...new Set(input.scopes)] : requested;
       const minted = tokens.mintForHandshake(ownerId, { handshakeId: id, agentId: current.agent_id, scopes, expiresAt });
       const claimSealed = current.claim_hash ? await sealer.seal(ownerId, claimContext(id), minted.secret) : null;
@@ -328,7 +328,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
         throw new AppError('CONFLICT', `The token of handshake ${id} was already claimed or the handshake was revoked`);
       }
       publish?.(row.owner_id, { type: 'handshake.claimed', data: { handshakeId: id, agentId: row.agent_id, tokenId: row.token_id } });
-      return { token, scopes: row.granted_scopes ? (JSON.parse(row.granted_scopes) as Scope[]) : [] };
+      return { token, scopes: grantedScopesOf(row) ?? [] };
     },
 
     async deny(ownerId: string, id: string, actor: AuditActor): Promise<Handshake> {

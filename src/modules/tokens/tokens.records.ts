@@ -3,6 +3,7 @@ import { SCOPE_NAMES, type Scope } from '../../http/access.js';
 import { generateTokenSecret, hashToken, tokenHint, type TokenKind } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow, isPast } from '../../lib/time.js';
+import { storedScopesOf } from './tokens.repo.js';
 import type { TokensTable } from './tokens.tables.js';
 import type { TokenSchema } from './tokens.schemas.js';
 
@@ -20,7 +21,7 @@ export const ALL_SCOPES_KINDS = new Set<TokensTable['kind']>(['master', 'session
 
 /** The scopes a stored token holds. */
 export function scopesOf(row: Pick<TokensTable, 'kind' | 'scopes'>): Scope[] {
-  return ALL_SCOPES_KINDS.has(row.kind) ? [...SCOPE_NAMES] : (JSON.parse(row.scopes) as Scope[]);
+  return ALL_SCOPES_KINDS.has(row.kind) ? [...SCOPE_NAMES] : storedScopesOf(row);
 }
 
 export function toTokenRecord(row: TokensTable): TokenRecord {

@@ -1,4 +1,5 @@
-import type { Executor } from '../../storage/columns.js';
+import type { Scope } from '../../http/access.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
 import type { TokensTable, TokensTables } from './tokens.tables.js';
 
 export interface TokenListQuery {
@@ -79,3 +80,11 @@ export function createTokensRepo(db: Executor<TokensTables>) {
 }
 
 export type TokensRepo = ReturnType<typeof createTokensRepo>;
+
+/** Scope names this server wrote: strings, checked as such (a scope a later version dropped is simply never granted). */
+const isScopeList = (value: unknown): value is Scope[] => isStringArray(value);
+
+/** The scopes stored on a token (empty for the kinds that hold every scope), decoded. */
+export function storedScopesOf(row: Pick<TokensTable, 'scopes'>): Scope[] {
+  return decodeJson(row.scopes, isScopeList, 'tokens.scopes');
+}

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../../storage/dialect.js';
-import type { Executor } from '../../storage/columns.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksTables } from './webhooks.tables.js';
 
 
@@ -386,3 +386,8 @@ export function createWebhooksRepo(db: Executor<WebhooksTables>, dialect: Dialec
 }
 
 export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>;
+
+/** The event types an endpoint is subscribed to, decoded. */
+export function endpointEventsOf(row: Pick<WebhookEndpointsTable, 'events'>): string[] {
+  return decodeJson(row.events, isStringArray, 'webhook_endpoints.events');
+}
