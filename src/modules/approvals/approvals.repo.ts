@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../../storage/dialect.js';
-import type { Executor } from '../../storage/columns.js';
-import type { ApprovalsTable, ApprovalsTables } from './approvals.tables.js';
+import type { ActionClass } from '../../http/access.js';
+import { decodeJson, isJsonObject, type Executor } from '../../storage/columns.js';
+import type { PolicyRuleValue } from './approvals.schemas.js';
+import type { ApprovalsTable, ApprovalsTables, TokenPoliciesTable } from './approvals.tables.js';
 
 /** What an owner's pending approvals hold: in all, and of one token. */
 export interface PendingUsage {
@@ -123,3 +125,12 @@ export function createApprovalsRepo(db: Executor<ApprovalsTables>, dialect: Dial
 }
 
 export type ApprovalsRepo = ReturnType<typeof createApprovalsRepo>;
+
+/** A token's stored rules (action class → 'ask' | 'deny'; classes left out are allowed), decoded. */
+export function policyRulesOf(row: Pick<TokenPoliciesTable, 'rules'>): Partial<Record<ActionClass, PolicyRuleValue>> {
+  return decodeJson(row.rules, isStoredRules, 'token_policies.rules');
+}
+
+const RULE_VALUES: ReadonlySet<unknown> = new Set<PolicyRuleValue>(['allow', 'ask', 'deny']);
+const isStoredRules = (value: unknown): value is Partial<Record<ActionClass, PolicyRuleValue>> =>
+  isJsonObject(value) && Object.values(value).every((rule) => RULE_VALUES.has(rule));

@@ -1,5 +1,6 @@
 import type { Executor } from '../../storage/columns.js';
 import type { ChatConversationsTable, ChatMessagesTable, ChatTables } from './chat.tables.js';
+import type { Source } from './chat.schemas.js';
 
 
 const CONVERSATION_COLUMNS = ['id', 'title', 'created_at', 'updated_at'] as const;
@@ -94,3 +95,12 @@ export function createChatRepo(db: Executor<ChatTables>) {
 }
 
 export type ChatRepo = ReturnType<typeof createChatRepo>;
+
+export function sourcesOf(raw: string): Source[] {
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((s): s is Source => typeof s?.id === 'string' && typeof s?.title === 'string') : [];
+  } catch {
+    return [];
+  }
+}

@@ -20,7 +20,7 @@ import {
   titleOf,
   type ChatMessage,
 } from './chat.prompt.js';
-import type { ChatRepo, MessageRow } from './chat.repo.js';
+import { sourcesOf, type ChatRepo, type MessageRow } from './chat.repo.js';
 import { CHAT_MESSAGE_MAX_BYTES } from './chat.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
@@ -58,21 +58,13 @@ export interface ChatServiceDeps {
   contextTokens?: number;
 }
 
-function parseSources(raw: string): Source[] {
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    return Array.isArray(parsed) ? parsed.filter((s): s is Source => typeof s?.id === 'string' && typeof s?.title === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 function toMessage(row: MessageRow): ConversationMessage {
   return {
     id: row.id,
     role: row.role,
     content: row.content,
-    sources: parseSources(row.sources),
+    sources: sourcesOf(row.sources),
     mode: row.mode,
     model: row.model,
     createdAt: row.created_at,

@@ -49,3 +49,10 @@ export function createConnectorsRepo(db: Executor<ConnectorsTables>) {
 }
 
 export type ConnectorsRepo = ReturnType<typeof createConnectorsRepo>;
+
+/** The stored read methods of an rpc connector (a JSON array); none for rest. */
+export function readMethodsOf(row: Pick<ConnectorsTable, 'api_style' | 'read_methods'>): string[] {
+  if (row.api_style !== 'rpc' || !row.read_methods) return [];
+  const parsed: unknown = JSON.parse(row.read_methods);
+  return Array.isArray(parsed) ? parsed.filter((m): m is string => typeof m === 'string') : [];
+}

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Dialect } from '../../storage/dialect.js';
 import type { Executor } from '../../storage/columns.js';
 import type { IdentityTables } from './identity.tables.js';
+import { isJsonObject, type JsonObject } from '../../lib/json-merge-patch.js';
 
 /** The tables that hold one JSON document per owner; they share one shape. */
 export type OwnerDocumentKind = 'identity' | 'preferences';
@@ -43,3 +44,8 @@ export function createOwnerDocumentRepo(db: Executor<IdentityTables>, dialect: D
 }
 
 export type OwnerDocumentRepo = ReturnType<typeof createOwnerDocumentRepo>;
+
+export function documentOf(text: string): JsonObject {
+  const value: unknown = JSON.parse(text);
+  return isJsonObject(value) ? value : {};
+}

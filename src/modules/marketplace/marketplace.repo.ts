@@ -3,7 +3,7 @@ import { pgTsQueryText, sqliteMatchExpression } from '../../storage/full-text.js
 import type { Dialect } from '../../storage/dialect.js';
 import type { Executor } from '../../storage/columns.js';
 import type { MarketplaceListingsTable, MarketplaceRatingsTable, MarketplaceTables } from './marketplace.tables.js';
-import type { ListingSort, ListingType } from './marketplace.schemas.js';
+import type { ListingSort, ListingType, PersonaSnapshot, SkillSnapshot } from './marketplace.schemas.js';
 
 // Columns by name: SQLite's table also has `rid`, PostgreSQL's `search_vector`; neither is read.
 const SUMMARY_COLUMNS = [
@@ -207,3 +207,12 @@ export function createMarketplaceRepo(db: Executor<MarketplaceTables>, dialect: 
 }
 
 export type MarketplaceRepo = ReturnType<typeof createMarketplaceRepo>;
+
+export function snapshotOf(row: ListingRow): SkillSnapshot | PersonaSnapshot {
+  const value = JSON.parse(row.snapshot) as Record<string, unknown>;
+  const text = (key: string) => (typeof value[key] === 'string' ? (value[key] as string) : '');
+  if (row.type === 'skill') {
+    return { name: text('name'), description: text('description'), category: text('category'), scriptContent: text('scriptContent') };
+  }
+  return { name: text('name'), description: text('description'), soul_content: text('soul_content') };
+}

@@ -1,4 +1,5 @@
 import type { Executor } from '../../storage/columns.js';
+import type { ApiStyle, DiscoveredApi } from './vault.schemas.js';
 import type { VaultTables, VaultTokensTable } from './vault.tables.js';
 
 /** Everything but the sealed secret: what lists and records are made of. */
@@ -86,3 +87,24 @@ export function createVaultRepo(db: Executor<VaultTables>) {
 }
 
 export type VaultRepo = ReturnType<typeof createVaultRepo>;
+
+/** What API discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
+export interface StoredApiMetadata {
+  status: 'found' | 'none' | 'failed';
+  discoveredAt: string;
+  error?: string;
+  api?: DiscoveredApi;
+  /** Set by the owner when storing the token: absent means rest. */
+  apiStyle?: ApiStyle;
+  readMethods?: string[];
+}
+
+/** The stored discovery findings of a token, decoded; null when there are none or they do not parse. */
+export function apiMetadataOf(row: Pick<VaultTokenRow, 'api_metadata'>): StoredApiMetadata | null {
+  if (!row.api_metadata) return null;
+  try {
+    return JSON.parse(row.api_metadata) as StoredApiMetadata;
+  } catch {
+    return null;
+  }
+}
