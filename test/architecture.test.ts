@@ -65,6 +65,11 @@ const RULES: LayerRule[] = [
     forbids: (to, from) => to.startsWith(MODULES) && moduleOf(to) !== moduleOf(from) && /\.(repo|routes)\.ts$/.test(to),
   },
   {
+    name: "a module never imports another module's tables (*.tables.ts): it declares the columns it reads of them (readsOfTables), which the drift test checks",
+    appliesTo: (file) => file.startsWith(MODULES) && !isTest(file),
+    forbids: (to, from) => to.startsWith(MODULES) && moduleOf(to) !== moduleOf(from) && /\.tables\.ts$/.test(to),
+  },
+  {
     name: 'only src/storage/storage.ts runs the migrations; the engine names (Dialect) come from src/storage/dialect.ts',
     appliesTo: (file) => !isTest(file) && !file.startsWith('src/storage/migrations/') && file !== 'src/storage/storage.ts',
     forbids: (to) => to.startsWith('src/storage/migrations/'),
@@ -194,6 +199,8 @@ describe('the checker', () => {
   write('src/storage/c.ts', "export type C = number;\nexport const load = () => import('../lib/a.js');\n");
   write('src/modules/x/x.service.ts', "import { y } from '../y/y.repo.js';\nexport const x = y;\n");
   write('src/modules/y/y.repo.ts', "import type { X } from '../x/x.types.js';\nexport const y = 1;\n");
+  write('src/modules/x/x.repo.ts', "import type { YTables } from '../y/y.tables.js';\nexport type XTables = YTables;\n");
+  write('src/modules/y/y.tables.ts', 'export type YTables = { y: { id: string } };\n');
   write('src/modules/x/x.types.ts', "export type X = 1; // import './nothing.js' in a comment is no import\n");
   const graph = readImportGraph(dir, ['src']);
 
@@ -220,5 +227,6 @@ describe('the checker', () => {
       "src/lib/a.ts:1 imports '../storage/b.js' (src/storage/b.ts)\n    rule: src/lib/ holds pure helpers: it imports nothing of the app",
     );
     expect(violations.some((v) => v.startsWith('src/modules/x/x.service.ts:1') && v.includes('repository'))).toBe(true);
+    expect(violations.some((v) => v.startsWith('src/modules/x/x.repo.ts:1') && v.includes("another module's tables"))).toBe(true);
   });
 });

@@ -1,12 +1,12 @@
-import type { Database } from './tables.js';
+import type { TableName } from './table-names.js';
 import type { WriteTracker } from './write-tracker.js';
 
 /**
- * A table an answer can depend on: a name of the database's table types, so that a misspelt or
- * removed table fails type-checking instead of silently leaving a cache never invalidated (a
- * stamp over a table nothing writes never changes).
+ * A table an answer can depend on is named as the migrations name it (table-names.ts), so that a
+ * misspelt or removed table fails type-checking instead of silently leaving a cache never
+ * invalidated (a stamp over a table nothing writes never changes).
  */
-export type TableName = keyof Database & string;
+export type { TableName };
 
 /**
  * A bounded cache of answers derived from some tables (see write-tracker.ts). An entry is

@@ -7,7 +7,7 @@ import { toAppError } from '../http/errors.js';
 import { DATABASE_FILE } from './data-dir.js';
 import { createGroupCommit, WritesOverloadedError, type BatchedWork } from './group-commit.js';
 import { isUniqueViolation, type Storage } from './storage.js';
-import type { Database } from './tables.js';
+import type { Executor } from './columns.js';
 
 let t: TestApp;
 let owner: Owner;
@@ -36,7 +36,7 @@ async function stored(storage: Storage, ids: string[]): Promise<string[]> {
 describe(`group commit (${ENGINE})`, () => {
   it('runs the units queued together in one transaction, in the order they were queued, and commits all of them', async () => {
     const groupCommit = createGroupCommit(t.storage.db, t.storage.dialect);
-    const transactions = new Set<Transaction<Database>>();
+    const transactions = new Set<Executor>();
     const order: number[] = [];
     const rows = Array.from({ length: 40 }, () => entry());
     const results = await Promise.all(
@@ -59,7 +59,7 @@ describe(`group commit (${ENGINE})`, () => {
 
   it('splits a long queue into batches of at most maxBatch units', async () => {
     const groupCommit = createGroupCommit(t.storage.db, t.storage.dialect, { maxBatch: 8 });
-    const batchSizes = new Map<Transaction<Database>, number>();
+    const batchSizes = new Map<Executor, number>();
     const rows = Array.from({ length: 30 }, () => entry());
     await Promise.all(
       rows.map((row) =>

@@ -1,6 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Dialect } from './dialect.js';
-import type { Database } from './tables.js';
+import type { Executor } from './columns.js';
 
 /**
  * Group commit: the writes of concurrent requests share one transaction, so that one durable
@@ -36,7 +36,7 @@ import type { Database } from './tables.js';
  * failing item still fails alone. `work.run` follows the rule for units.
  */
 export interface GroupCommit {
-  run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  run<T>(unit: (trx: Executor) => Promise<T>): Promise<T>;
   runBatched<I, R>(work: BatchedWork<I, R>, item: I): Promise<R>;
   /** Waits for every queued unit and every batch in flight; later `run` calls are refused. */
   close(): Promise<void>;
@@ -47,7 +47,7 @@ export interface GroupCommit {
  * (items are grouped by its identity); `run` answers one result per item, in their order.
  */
 export interface BatchedWork<I, R> {
-  run(trx: Kysely<Database>, items: readonly I[]): Promise<R[]>;
+  run(trx: Executor, items: readonly I[]): Promise<R[]>;
   /**
    * True when `run` writes these items with one statement and reads nothing. A batch of them
    * alone then runs without BEGIN and COMMIT: the statement commits by itself, all its rows or
@@ -113,7 +113,7 @@ const DEFAULTS: Record<Dialect, Required<GroupCommitOptions>> = {
   postgres: { maxBatch: 64, maxInFlight: 4, maxQueued: 10_000 },
 };
 
-export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, options: GroupCommitOptions = {}): GroupCommit {
+export function createGroupCommit(db: Executor, dialect: Dialect, options: GroupCommitOptions = {}): GroupCommit {
   const { maxBatch, maxInFlight, maxQueued } = { ...DEFAULTS[dialect], ...options };
   const queue: Queued[] = [];
   let inFlight = 0;
@@ -247,9 +247,9 @@ export function createGroupCommit(db: Kysely<Database>, dialect: Dialect, option
   }
 
   return {
-    run<T>(unit: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    run<T>(unit: (trx: Executor) => Promise<T>): Promise<T> {
       // A work of its own: a unit is never grouped with another.
-      return enqueue<T>({ run: async (trx) => [await unit(trx as Transaction<Database>)] }, undefined);
+      return enqueue<T>({ run: async (trx) => [await unit(trx as Executor)] }, undefined);
     },
 
     runBatched<I, R>(work: BatchedWork<I, R>, item: I): Promise<R> {

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { ignoreFailure } from '../lib/ignore-failure.js';
-import type { Database } from './tables.js';
+import type { Executor } from './columns.js';
+import type { StorageTables } from './tables.js';
 
 /**
  * Which API nodes sharing the database are alive. Every node writes its own heartbeat
@@ -59,7 +60,7 @@ export function createLocalRegistry(nodeId: string, heartbeatMs: number): NodeRe
  * services are built meanwhile) and `start` is called once the migrations are done: its table is
  * one of them. Until then only this node counts as alive.
  */
-export function createPgRegistry(options: { db: Kysely<Database>; nodeId: string; heartbeatMs: number }): NodeRegistry & { start(): Promise<void> } {
+export function createPgRegistry(options: { db: Executor<StorageTables>; nodeId: string; heartbeatMs: number }): NodeRegistry & { start(): Promise<void> } {
   const { db, nodeId, heartbeatMs } = options;
   const deadAfterMs = heartbeatMs * 3;
   const events = new EventEmitter();

@@ -1,7 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { ignoreFailure } from '../lib/ignore-failure.js';
 import { COUNTERS_FLUSH_MS, COUNTERS_MAX_KEYS, type CounterWindow, type SharedCounters } from '../lib/shared-counters.js';
-import type { Database } from './tables.js';
+import type { Executor } from './columns.js';
+import type { StorageTables } from './tables.js';
 
 // The interface lives in src/lib/ so that the HTTP layer's limiters can take it; the engines'
 // implementations live here.
@@ -38,7 +39,7 @@ const REFRESH_RECENT_MS = 1_000;
  * `shared_counters` (migration 0027).
  */
 export function createPgCounters(
-  db: Kysely<Database>,
+  db: Executor<StorageTables>,
   options: {
     flushMs?: number;
     maxKeys?: number;

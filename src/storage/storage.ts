@@ -25,11 +25,15 @@ import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import { startPgListener, type PgListener } from './pg-listener.js';
 import { createStatementPool } from './postgres-pool.js';
 import { createLocalRegistry, createPgRegistry, type NodeRegistry } from './node-registry.js';
-import type { Database } from './tables.js';
+import type { Executor } from './columns.js';
 import { createWriteTracker, type WriteTracker } from './write-tracker.js';
 
 export interface Storage {
-  db: Kysely<Database>;
+  /**
+   * The one connection pool. Storage names no module's table: each module's repository types it
+   * with the tables the module declares (`Executor<MemoryTables>`, see columns.ts).
+   */
+  db: Executor;
   dialect: Dialect;
   /**
    * Counts committed writes per table, for caches of derived answers. With PostgreSQL other
@@ -131,14 +135,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(dataDir: string, tracker: WriteTracker): Kysely<Database> {
+function openSqlite(dataDir: string, tracker: WriteTracker): Executor {
   // Made 0600 before SQLite opens it; SQLite then gives -wal and -shm the same mode.
   const database = new BetterSqlite3(createDatabaseFile(dataDir));
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
+  return new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
 }
 
 /** Connections per node: enough to keep PostgreSQL busy on a small machine, few enough to leave room for several nodes. */
@@ -152,7 +156,7 @@ const PG_CACHE_MAX_AGE_MS = 5_000;
  * This machine's clock's distance from the database's, measured once: the nodes time their
  * messages to each other on the database's clock, so that their own clocks need not agree.
  */
-async function databaseClockOffset(db: Kysely<Database>): Promise<number> {
+async function databaseClockOffset(db: Executor): Promise<number> {
   const before = Date.now();
   const { rows } = await sql<{ now: number }>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now`.execute(db);
   const after = Date.now();
@@ -165,7 +169,7 @@ async function openPostgres(
   rootKeys: BusKeySource,
   heartbeatMs: number,
 ): Promise<{
-  db: Kysely<Database>;
+  db: Executor;
   writes: WriteTracker;
   changes: ChangeFeed;
   bus: ClusterBus;
@@ -206,7 +210,7 @@ async function openPostgres(
       changes?.publish(tables);
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: statementPool }) });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: statementPool }) });
   let listener: PgListener | undefined;
   try {
     // Nodes share channels when they share a schema; a hash keeps any schema name a valid channel name.
@@ -243,7 +247,7 @@ const PG_MIGRATION_LOCK = sql.lit(3853314791062309107n);
  * `underWay` is called once the migrations need no more round trips of this process but their
  * last (see Storage.schemaUnderWay), and at the latest when they end, done or failed.
  */
-export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect, underWay: () => void = () => {}): Promise<void> {
+export async function migrateToLatest(db: Executor, dialect: Dialect, underWay: () => void = () => {}): Promise<void> {
   try {
     await (dialect === 'postgres' ? migratePostgres(db, underWay) : migrateSqlite(db));
   } finally {
@@ -251,7 +255,7 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect, un
   }
 }
 
-async function migrateSqlite(db: Kysely<Database>): Promise<void> {
+async function migrateSqlite(db: Executor): Promise<void> {
   // Every start but the first has nothing to do: one read tells, without Kysely's migrator.
   const applied = await sql<{ name: string }>`SELECT name FROM ${sql.id(MIGRATION_TABLE)}`.execute(db).then(
     (result) => result.rows.map((row) => row.name),
@@ -288,7 +292,7 @@ function upToDate(applied: string[]): boolean {
  * transaction as before, the pending migrations' schema changes go to the server together
  * (postgres-pool.ts holds them) with the rows that record them.
  */
-async function migratePostgres(db: Kysely<Database>, underWay: () => void): Promise<void> {
+async function migratePostgres(db: Executor, underWay: () => void): Promise<void> {
   // The migration tables of the schema the connection actually uses, not another one's (another
   // app's, a parallel test's) found further along the search path.
   const { schema, recorded } = (
@@ -297,7 +301,7 @@ async function migratePostgres(db: Kysely<Database>, underWay: () => void): Prom
   ).rows[0]!;
   const table = sql.id(schema, MIGRATION_TABLE);
   const lockTable = sql.id(schema, MIGRATION_LOCK_TABLE);
-  const readApplied = async (from: Kysely<Database>) => (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(from)).rows.map((row) => row.name);
+  const readApplied = async (from: Executor) => (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(from)).rows.map((row) => row.name);
   if (recorded && upToDate(await readApplied(db))) return;
   const migrations = await migrationProvider('postgres').getMigrations();
   let pending: string[] = [];
@@ -346,7 +350,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   // (0700) here, once, for PostgreSQL too: the server and the key rotation script both start here.
   prepareDataDir(options.dataDir);
   const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
-  let db: Kysely<Database>;
+  let db: Executor;
   let writes: WriteTracker;
   let changes: ChangeFeed | undefined;
   let bus: ClusterBus;

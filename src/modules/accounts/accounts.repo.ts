@@ -1,13 +1,13 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, UsersTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AccountsTables, UsersTable } from './accounts.tables.js';
 
-export function createAccountsRepo(db: Kysely<Database>) {
+export function createAccountsRepo(db: Executor<AccountsTables>) {
   return {
-    async insert(row: UsersTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: UsersTable, trx?: Executor<AccountsTables>): Promise<void> {
       await (trx ?? db).insertInto('users').values(row).execute();
     },
 
-    async count(trx?: Transaction<Database>): Promise<number> {
+    async count(trx?: Executor<AccountsTables>): Promise<number> {
       const row = await (trx ?? db).selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(row.n);
     },
@@ -28,7 +28,7 @@ export function createAccountsRepo(db: Kysely<Database>) {
       return (await q.executeTakeFirst())?.id;
     },
 
-    async findById(id: string, trx?: Transaction<Database>): Promise<UsersTable | undefined> {
+    async findById(id: string, trx?: Executor<AccountsTables>): Promise<UsersTable | undefined> {
       return (trx ?? db).selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
@@ -41,7 +41,7 @@ export function createAccountsRepo(db: Kysely<Database>) {
     async update(
       id: string,
       changes: Partial<Pick<UsersTable, 'plan_id' | 'updated_at' | 'name'>>,
-      trx?: Transaction<Database>,
+      trx?: Executor<AccountsTables>,
     ): Promise<void> {
       await (trx ?? db).updateTable('users').set(changes).where('id', '=', id).execute();
     },

@@ -1,11 +1,11 @@
-import type { Kysely, Transaction } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { clientKey } from '../../http/rate-limit.js';
 import { hashPassword, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { Database, UsersTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AccountsTables, UsersTable } from './accounts.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import type { PlansService } from '../plans/plans.service.js';
@@ -33,7 +33,7 @@ export interface PlanChange {
 }
 
 export interface AccountsServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<AccountsTables>;
   repo: AccountsRepo;
   tokens: TokensService;
   audit: AuditService;
@@ -288,7 +288,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       planId: string,
       actor: AuditActor,
       options: {
-        trx?: Transaction<Database>;
+        trx?: Executor;
         auditAction?: string;
         auditDetails?: Record<string, unknown>;
         /** With `trx`: where the change's announcement waits, for the caller to run once `trx` committed. */

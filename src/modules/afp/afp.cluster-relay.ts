@@ -20,13 +20,14 @@
  * - The requests running on a device are counted where its link is, whichever node they came
  *   from (429 beyond the device's limit).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { AppError } from '../../http/errors.js';
 import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { CLOSE, LIMITS, OPS, type Op, type ResponseFrame } from '../../shared/afp.protocol.js';
 import { MAX_MESSAGE_BYTES, type ClusterBus } from '../../storage/cluster-bus.js';
 import type { NodeRegistry } from '../../storage/node-registry.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AfpTables } from './afp.tables.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { createLinkTable, offline, timedOut, type DeviceLinkHost, type DeviceRelay, type LiveLink, type Pending, type RelayOptions } from './afp.relay.js';
 
@@ -79,7 +80,7 @@ interface Remote extends Pending {
 }
 
 export interface ClusterRelayDeps extends RelayOptions {
-  db: Kysely<Database>;
+  db: Executor<AfpTables>;
   bus: ClusterBus;
   nodes: NodeRegistry;
   audit: Pick<AuditService, 'record'>;

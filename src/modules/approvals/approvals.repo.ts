@@ -1,6 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Dialect } from '../../storage/dialect.js';
-import type { ApprovalsTable, Database } from '../../storage/tables.js';
+import type { ActionClass } from '../../http/access.js';
+import { decodeJson, isJsonObject, type Executor } from '../../storage/columns.js';
+import type { PolicyRuleValue } from './approvals.schemas.js';
+import type { ApprovalsTable, ApprovalsTables, TokenPoliciesTable } from './approvals.tables.js';
 
 /** What an owner's pending approvals hold: in all, and of one token. */
 export interface PendingUsage {
@@ -13,7 +16,7 @@ export interface PendingUsage {
   tokenFirstExpiry: string | null;
 }
 
-export function createApprovalsRepo(db: Kysely<Database>, dialect: Dialect) {
+export function createApprovalsRepo(db: Executor<ApprovalsTables>, dialect: Dialect) {
   return {
     async getPolicy(tokenId: string): Promise<{ rules: string; updated_at: string } | undefined> {
       return db.selectFrom('token_policies').select(['rules', 'updated_at']).where('token_id', '=', tokenId).executeTakeFirst();
@@ -122,3 +125,12 @@ export function createApprovalsRepo(db: Kysely<Database>, dialect: Dialect) {
 }
 
 export type ApprovalsRepo = ReturnType<typeof createApprovalsRepo>;
+
+/** A token's stored rules (action class → 'ask' | 'deny'; classes left out are allowed), decoded. */
+export function policyRulesOf(row: Pick<TokenPoliciesTable, 'rules'>): Partial<Record<ActionClass, PolicyRuleValue>> {
+  return decodeJson(row.rules, isStoredRules, 'token_policies.rules');
+}
+
+const RULE_VALUES: ReadonlySet<unknown> = new Set<PolicyRuleValue>(['allow', 'ask', 'deny']);
+const isStoredRules = (value: unknown): value is Partial<Record<ActionClass, PolicyRuleValue>> =>
+  isJsonObject(value) && Object.values(value).every((rule) => RULE_VALUES.has(rule));

@@ -4,13 +4,13 @@ import { ACTION_CLASS_NAMES } from '../permissions/permissions.actions.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { ApprovalsTable } from '../../storage/tables.js';
+import type { ApprovalsTable } from './approvals.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { describeRequest, heldFields } from './approvals.describe.js';
-import type { ApprovalsRepo, PendingUsage } from './approvals.repo.js';
+import { policyRulesOf, type ApprovalsRepo, type PendingUsage } from './approvals.repo.js';
 import type { Approval, ApprovalDetail, HeldRequestView, Policy, PolicyRules, PolicyRuleValue } from './approvals.schemas.js';
 
 /** How long the answer of an approved request is kept for the token that made it. */
@@ -156,8 +156,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
     return token;
   }
 
-  function fullRules(stored: string | undefined): Policy['rules'] {
-    const given = stored ? (JSON.parse(stored) as Partial<Record<ActionClass, PolicyRuleValue>>) : {};
+  function fullRules(given: Partial<Record<ActionClass, PolicyRuleValue>>): Policy['rules'] {
     return Object.fromEntries(ACTION_CLASS_NAMES.map((name) => [name, given[name] ?? 'allow'])) as Policy['rules'];
   }
 
@@ -225,7 +224,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
     async getPolicy(ownerId: string, tokenId: string): Promise<Policy> {
       await requirePolicyToken(ownerId, tokenId);
       const row = await repo.getPolicy(tokenId);
-      return { tokenId, rules: fullRules(row?.rules), updatedAt: row?.updated_at ?? null };
+      return { tokenId, rules: fullRules(row ? policyRulesOf(row) : {}), updatedAt: row?.updated_at ?? null };
     },
 
     async setPolicy(ownerId: string, tokenId: string, rules: PolicyRules, actor: AuditActor): Promise<Policy> {
@@ -235,14 +234,14 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
       const now = isoNow();
       await repo.putPolicy({ token_id: tokenId, owner_id: ownerId, rules: JSON.stringify(stored), updated_at: now });
       await audit.record(actor, { action: 'token.policy_changed', outcome: 'success', targetType: 'token', targetId: tokenId, details: { rules: stored } });
-      return { tokenId, rules: fullRules(JSON.stringify(stored)), updatedAt: now };
+      return { tokenId, rules: fullRules(stored), updatedAt: now };
     },
 
     /** The rule the token's policy gives this class; the owner's own tokens are never held. */
     async ruleFor(principal: Principal, actionClass: ActionClass): Promise<PolicyRuleValue> {
       if (hasOwnerRight(principal)) return 'allow';
       const row = await repo.getPolicy(principal.tokenId);
-      return fullRules(row?.rules)[actionClass] ?? 'allow';
+      return fullRules(row ? policyRulesOf(row) : {})[actionClass] ?? 'allow';
     },
 
     /** Records a request for the owner's decision; its body is sealed. */

@@ -1,11 +1,11 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AttachmentsTables } from './attachments.tables.js';
 
 /**
  * The links between an owner's personas, skills and knowledge-base documents. The link tables
  * belong to this module; listings join the linked tables to show names and titles in one query.
  */
-export function createAttachmentsRepo(db: Kysely<Database>) {
+export function createAttachmentsRepo(db: Executor<AttachmentsTables>) {
   return {
     async personaExists(ownerId: string, id: string): Promise<boolean> {
       return !!(await db.selectFrom('personas').select('id').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst());

@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AuditLogTable, Database } from '../../storage/tables.js';
+import { sql } from 'kysely';
+import { decodeJson, isJsonObject, type Executor } from '../../storage/columns.js';
+import type { AuditLogTable, AuditTables } from './audit.tables.js';
 
 export interface AuditQuery {
   limit: number;
@@ -11,9 +12,9 @@ export interface AuditQuery {
 }
 
 /** Append and read; the table itself refuses updates and deletes (see migration 0001). */
-export function createAuditRepo(db: Kysely<Database>) {
+export function createAuditRepo(db: Executor<AuditTables>) {
   return {
-    async insert(row: AuditLogTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: AuditLogTable, trx?: Executor<AuditTables>): Promise<void> {
       await (trx ?? db).insertInto('audit_log').values(row).execute();
     },
 
@@ -38,3 +39,8 @@ export function createAuditRepo(db: Kysely<Database>) {
 }
 
 export type AuditRepo = ReturnType<typeof createAuditRepo>;
+
+/** The entry's details (a JSON object of non-secret facts), decoded. */
+export function detailsOf(row: Pick<AuditLogTable, 'details'>): Record<string, unknown> | null {
+  return row.details === null ? null : decodeJson(row.details, isJsonObject, 'audit_log.details');
+}

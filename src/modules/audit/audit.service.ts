@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { Transaction } from 'kysely';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { AuditLogTable, Database } from '../../storage/tables.js';
-import type { AuditQuery, AuditRepo } from './audit.repo.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuditLogTable, AuditTables } from './audit.tables.js';
+import { detailsOf, type AuditQuery, type AuditRepo } from './audit.repo.js';
 import type { AuditEntry } from './audit.schemas.js';
 
 /** Who did it and from where; taken from the request. Never holds a secret. */
@@ -43,7 +43,7 @@ function toEntry(row: AuditLogTable): AuditEntry {
     userAgent: row.user_agent,
     targetType: row.target_type,
     targetId: row.target_id,
-    details: row.details ? (JSON.parse(row.details) as Record<string, unknown>) : null,
+    details: detailsOf(row),
     createdAt: row.created_at,
   };
 }
@@ -51,7 +51,7 @@ function toEntry(row: AuditLogTable): AuditEntry {
 export function createAuditService(deps: { repo: AuditRepo }) {
   return {
     /** Appends one event. Pass the transaction when the event must commit with the change it records. */
-    async record(actor: AuditActor, event: AuditEvent, trx?: Transaction<Database>): Promise<void> {
+    async record(actor: AuditActor, event: AuditEvent, trx?: Executor): Promise<void> {
       await deps.repo.insert(
         {
           id: newId('aud'),

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { hashToken } from '../../lib/crypto.js';
 import { isoNow } from '../../lib/time.js';
 import type { OutboundClient } from '../../http/outbound.js';
-import type { AuthorizationClientsTable } from '../../storage/tables.js';
+import type { AuthorizationClientsTable } from './authorization.tables.js';
 import type { AuthorizationRepo } from './authorization.repo.js';
 import { OAuthProtocolError } from './authorization.errors.js';
 import type { RegisteredClientSchema } from './authorization.schemas.js';
@@ -185,6 +185,3 @@ export function createClientDirectory(deps: ClientDirectoryDeps) {
 
 export type ClientDirectory = ReturnType<typeof createClientDirectory>;
 
-export function redirectUrisOf(client: AuthorizationClientsTable): string[] {
-  return JSON.parse(client.redirect_uris) as string[];
-}

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Scope } from '../../http/access.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
-import type { AuthorizationClientsTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuthorizationClientsTable, AuthorizationTables } from './authorization.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
-import { redirectUrisOf, type ClientDirectory } from './authorization.clients.js';
+import type { ClientDirectory } from './authorization.clients.js';
+import { redirectUrisOf, requestedScopesOf } from './authorization.repo.js';
 import { AuthorizationPageError, OAuthProtocolError } from './authorization.errors.js';
 import { ConsentRetry, DEFAULT_SCOPES, EXPIRED_OR_ANSWERED, parseScopes, REQUEST_TTL_MS, sha256, randomValue, type AuthorizationProtocol } from './authorization.protocol.js';
 import type { AuthorizationRepo } from './authorization.repo.js';
@@ -89,7 +90,7 @@ export function redirectMatches(registered: readonly string[], requested: string
 }
 
 export interface ConsentDeps {
-  db: Kysely<Database>;
+  db: Executor<AuthorizationTables>;
   repo: Pick<AuthorizationRepo, 'getClient' | 'getRequest' | 'useRequest' | 'insertRequest' | 'purgeExpired'>;
   clients: Pick<ClientDirectory, 'resolve'>;
   accounts: Pick<AccountsService, 'verifyCredentials'>;
@@ -168,7 +169,7 @@ export function createConsent(deps: ConsentDeps) {
       }
       const client = await repo.getClient(request.client_id);
       if (!client) throw new AuthorizationPageError('The client of this request is gone.');
-      return consentView(requestId, csrf, client, request.redirect_uri, JSON.parse(request.scopes) as Scope[]);
+      return consentView(requestId, csrf, client, request.redirect_uri, requestedScopesOf(request));
     },
 
     /**
@@ -203,7 +204,7 @@ export function createConsent(deps: ConsentDeps) {
         if (!location) throw new AuthorizationPageError('This authorization request was already answered.');
         await audit.record(
           { ...actor, ownerId },
-          { action: 'oauth.authorize', outcome: 'success', targetType: 'oauth_client', targetId: client.id, details: { clientName: client.name, scopes, requestedScopes: JSON.parse(request.scopes) } },
+          { action: 'oauth.authorize', outcome: 'success', targetType: 'oauth_client', targetId: client.id, details: { clientName: client.name, scopes, requestedScopes: requestedScopesOf(request) } },
           trx,
         );
         return location;

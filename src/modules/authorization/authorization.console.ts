@@ -1,16 +1,16 @@
 import type { Static } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
 import type { Scope } from '../../http/access.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoNow, isPast } from '../../lib/time.js';
-import type { AuthorizationClientsTable, AuthorizationRequestsTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuthorizationClientsTable, AuthorizationRequestsTable, AuthorizationTables } from './authorization.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { AuthorizationPageError } from './authorization.errors.js';
 import { ConsentRetry, EXPIRED_OR_ANSWERED, randomValue, redirectHostOf, sha256, type AuthorizationProtocol } from './authorization.protocol.js';
-import type { AuthorizationRepo } from './authorization.repo.js';
+import { consoleGrantedScopesOf, requestedScopesOf, type AuthorizationRepo } from './authorization.repo.js';
 import type { ApproveAuthorizationRequestBody, ConsoleAuthorizationRequest } from './authorization.schemas.js';
 
 /**
@@ -45,16 +45,16 @@ function consoleView(request: AuthorizationRequestsTable, client: AuthorizationC
   return {
     id: request.id,
     client: { id: request.client_id, name: client?.name ?? request.client_id, redirectHost: redirectHostOf(request.redirect_uri) },
-    requestedScopes: JSON.parse(request.scopes) as Scope[],
+    requestedScopes: requestedScopesOf(request),
     status: request.decision ?? 'pending',
-    grantedScopes: request.granted_scopes ? (JSON.parse(request.granted_scopes) as Scope[]) : null,
+    grantedScopes: consoleGrantedScopesOf(request),
     createdAt: request.created_at,
     expiresAt: request.expires_at,
   };
 }
 
 export interface ConsoleRequestsDeps {
-  db: Kysely<Database>;
+  db: Executor<AuthorizationTables>;
   repo: Pick<AuthorizationRepo, 'getClient' | 'getClients' | 'getRequest' | 'useRequest' | 'sendToConsole' | 'expireOldestWaiting' | 'listWaiting' | 'getOwned' | 'decideInConsole'>;
   accounts: Pick<AccountsService, 'findIdByEmail' | 'normaliseEmail'>;
   audit: Pick<AuditService, 'record'>;
@@ -92,7 +92,7 @@ export function createConsoleRequests(deps: ConsoleRequestsDeps) {
       outcome: decision === 'approved' ? 'success' : 'denied',
       targetType: 'oauth_client',
       targetId: request.client_id,
-      details: { clientName, requestId: id, via: 'console', requestedScopes: JSON.parse(request.scopes), ...(scopes ? { scopes } : {}) },
+      details: { clientName, requestId: id, via: 'console', requestedScopes: requestedScopesOf(request), ...(scopes ? { scopes } : {}) },
     });
     publish(ownerId, { type: 'authorization.decided', data: { requestId: id, clientId: request.client_id, clientName, decision } });
     return consoleView({ ...request, decision, granted_scopes: scopes ? JSON.stringify(scopes) : null, decided_at: at }, client);
@@ -126,7 +126,7 @@ export function createConsoleRequests(deps: ConsoleRequestsDeps) {
       // Nothing more is stored or awaited for a known email than for an unknown one, so neither
       // the answer nor its timing tells them apart; the owner's decision is what the log records.
       if (ownerId) {
-        const requestedScopes = JSON.parse(request.scopes) as Scope[];
+        const requestedScopes = requestedScopesOf(request);
         publish(ownerId, { type: 'authorization.requested', data: { requestId: request.id, clientId: client.id, clientName: client.name, requestedScopes } });
       }
       return waitPath(request.id, secret);
@@ -143,9 +143,10 @@ export function createConsoleRequests(deps: ConsoleRequestsDeps) {
         throw new AuthorizationPageError('This waiting page is not one Hearth showed you. Start again from the app that sent you here.');
       }
       if (request.used_at) throw new AuthorizationPageError(EXPIRED_OR_ANSWERED);
-      if (request.decision === 'approved' && request.owner_id && request.granted_scopes) {
-        const { owner_id: ownerId, granted_scopes: granted } = request;
-        const location = await db.transaction().execute(async (trx) => protocol.grantCode(request, ownerId, JSON.parse(granted) as Scope[], trx));
+      const granted = consoleGrantedScopesOf(request);
+      if (request.decision === 'approved' && request.owner_id && granted) {
+        const { owner_id: ownerId } = request;
+        const location = await db.transaction().execute(async (trx) => protocol.grantCode(request, ownerId, granted, trx));
         if (!location) throw new AuthorizationPageError(EXPIRED_OR_ANSWERED);
         return { kind: 'redirect', location };
       }
@@ -175,7 +176,7 @@ export function createConsoleRequests(deps: ConsoleRequestsDeps) {
     async approveConsoleRequest(ownerId: string, id: string, input: Static<typeof ApproveAuthorizationRequestBody>, actor: AuditActor): Promise<ConsoleAuthorizationRequest> {
       const request = await repo.getOwned(ownerId, id);
       if (!request) throw notFound('Authorization request', id);
-      const scopes = input.scopes ? [...new Set(input.scopes)] : (JSON.parse(request.scopes) as Scope[]);
+      const scopes = input.scopes ? [...new Set(input.scopes)] : requestedScopesOf(request);
       return decideInConsole(ownerId, id, 'approved', scopes, actor);
     },
 

@@ -4,7 +4,7 @@ import { type Scope } from '../../http/access.js';
 import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { hashToken } from '../../lib/crypto.js';
 import { isoIn, isoNow } from '../../lib/time.js';
-import type { AuthorizationRequestsTable, Database } from '../../storage/tables.js';
+import type { AuthorizationRequestsTable, AuthorizationTables } from './authorization.tables.js';
 import { AuthorizationRedirect } from './authorization.errors.js';
 import type { AuthorizationRepo } from './authorization.repo.js';
 
@@ -88,7 +88,7 @@ export function createAuthorizationProtocol(deps: AuthorizationProtocolDeps) {
      * code. Answers the client's redirect with the code, or undefined when the request was spent
      * or expired meanwhile (the caller's transaction then stores nothing).
      */
-    async grantCode(request: AuthorizationRequestsTable, ownerId: string, scopes: Scope[], trx: Transaction<Database>): Promise<string | undefined> {
+    async grantCode(request: AuthorizationRequestsTable, ownerId: string, scopes: Scope[], trx: Transaction<AuthorizationTables>): Promise<string | undefined> {
       const at = isoNow();
       if (!(await repo.useRequest(request.id, at, trx))) return undefined;
       const code = randomValue('hac_');

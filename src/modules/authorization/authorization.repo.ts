@@ -1,13 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
-import type {
-  AuthorizationClientsTable,
-  AuthorizationCodesTable,
-  AuthorizationRefreshTokensTable,
-  AuthorizationRequestsTable,
-  Database,
-} from '../../storage/tables.js';
+import type { Scope } from '../../http/access.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
+import type { AuthorizationClientsTable, AuthorizationCodesTable, AuthorizationRefreshTokensTable, AuthorizationRequestsTable, AuthorizationTables } from './authorization.tables.js';
 
-type Executor = Kysely<Database> | Transaction<Database>;
 
 /** The records used once: a consent request, a code, a refresh token. */
 type OneTimeTable = 'authorization_requests' | 'authorization_codes' | 'authorization_refresh_tokens';
@@ -16,7 +10,7 @@ type OneTimeTable = 'authorization_requests' | 'authorization_codes' | 'authoriz
  * Marks a one-time record used if it still is unused (and, with `unexpired`, valid at `at`), in
  * one statement: of two concurrent uses exactly one changes the row. Answers whether this call did.
  */
-async function spend(trx: Executor, table: OneTimeTable, id: string, at: string, unexpired: boolean): Promise<boolean> {
+async function spend(trx: Executor<AuthorizationTables>, table: OneTimeTable, id: string, at: string, unexpired: boolean): Promise<boolean> {
   let update = trx.updateTable(table).set({ used_at: at }).where('id', '=', id).where('used_at', 'is', null);
   if (unexpired) update = update.where('expires_at', '>', at);
   const result = await update.executeTakeFirst();
@@ -24,7 +18,7 @@ async function spend(trx: Executor, table: OneTimeTable, id: string, at: string,
 }
 
 /** The authorization server's records. Codes and refresh tokens are found by the SHA-256 of their value. */
-export function createAuthorizationRepo(db: Kysely<Database>) {
+export function createAuthorizationRepo(db: Executor<AuthorizationTables>) {
   return {
     async getClient(id: string): Promise<AuthorizationClientsTable | undefined> {
       return db.selectFrom('authorization_clients').selectAll().where('id', '=', id).executeTakeFirst();
@@ -59,7 +53,7 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
     },
 
     /** Uses a pending request once, while it is still valid; answers whether this call did. */
-    async useRequest(id: string, at: string, trx: Executor = db): Promise<boolean> {
+    async useRequest(id: string, at: string, trx: Executor<AuthorizationTables> = db): Promise<boolean> {
       return spend(trx, 'authorization_requests', id, at, true);
     },
 
@@ -139,38 +133,38 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async insertCode(row: AuthorizationCodesTable, trx: Executor = db): Promise<void> {
+    async insertCode(row: AuthorizationCodesTable, trx: Executor<AuthorizationTables> = db): Promise<void> {
       await trx.insertInto('authorization_codes').values(row).execute();
     },
 
-    async getCode(id: string, trx: Executor = db): Promise<AuthorizationCodesTable | undefined> {
+    async getCode(id: string, trx: Executor<AuthorizationTables> = db): Promise<AuthorizationCodesTable | undefined> {
       return trx.selectFrom('authorization_codes').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
     /** Spends a code once, while it is still valid; answers whether this call did. */
-    async useCode(id: string, at: string, trx: Executor): Promise<boolean> {
+    async useCode(id: string, at: string, trx: Executor<AuthorizationTables>): Promise<boolean> {
       return spend(trx, 'authorization_codes', id, at, true);
     },
 
-    async setCodeToken(id: string, tokenId: string, trx: Executor): Promise<void> {
+    async setCodeToken(id: string, tokenId: string, trx: Executor<AuthorizationTables>): Promise<void> {
       await trx.updateTable('authorization_codes').set({ token_id: tokenId }).where('id', '=', id).execute();
     },
 
-    async insertRefreshToken(row: AuthorizationRefreshTokensTable, trx: Executor): Promise<void> {
+    async insertRefreshToken(row: AuthorizationRefreshTokensTable, trx: Executor<AuthorizationTables>): Promise<void> {
       await trx.insertInto('authorization_refresh_tokens').values(row).execute();
     },
 
-    async getRefreshToken(id: string, trx: Executor = db): Promise<AuthorizationRefreshTokensTable | undefined> {
+    async getRefreshToken(id: string, trx: Executor<AuthorizationTables> = db): Promise<AuthorizationRefreshTokensTable | undefined> {
       return trx.selectFrom('authorization_refresh_tokens').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
     /** Spends a refresh token once; answers whether this call did (a second use is a replay). */
-    async useRefreshToken(id: string, at: string, trx: Executor): Promise<boolean> {
+    async useRefreshToken(id: string, at: string, trx: Executor<AuthorizationTables>): Promise<boolean> {
       return spend(trx, 'authorization_refresh_tokens', id, at, false);
     },
 
     /** Spends every refresh token of a grant: after a replay or a revocation none may renew it. */
-    async spendGrant(tokenId: string, at: string, trx: Executor = db): Promise<void> {
+    async spendGrant(tokenId: string, at: string, trx: Executor<AuthorizationTables> = db): Promise<void> {
       await trx.updateTable('authorization_refresh_tokens').set({ used_at: at }).where('token_id', '=', tokenId).where('used_at', 'is', null).execute();
     },
 
@@ -184,3 +178,26 @@ export function createAuthorizationRepo(db: Kysely<Database>) {
 }
 
 export type AuthorizationRepo = ReturnType<typeof createAuthorizationRepo>;
+
+/** Scope names this server wrote: strings, checked as such (a scope a later version dropped is simply never granted). */
+const isScopeList = (value: unknown): value is Scope[] => isStringArray(value);
+
+/** The scopes a request asked for, decoded. */
+export function requestedScopesOf(request: Pick<AuthorizationRequestsTable, 'scopes'>): Scope[] {
+  return decodeJson(request.scopes, isScopeList, 'authorization_requests.scopes');
+}
+
+/** The scopes the owner granted in the console, decoded; null while undecided. */
+export function consoleGrantedScopesOf(request: Pick<AuthorizationRequestsTable, 'granted_scopes'>): Scope[] | null {
+  return request.granted_scopes === null ? null : decodeJson(request.granted_scopes, isScopeList, 'authorization_requests.granted_scopes');
+}
+
+/** The scopes a code grants, decoded. */
+export function codeScopesOf(code: Pick<AuthorizationCodesTable, 'scopes'>): Scope[] {
+  return decodeJson(code.scopes, isScopeList, 'authorization_codes.scopes');
+}
+
+/** A client's exact redirect URIs, decoded. */
+export function redirectUrisOf(client: Pick<AuthorizationClientsTable, 'redirect_uris'>): string[] {
+  return decodeJson(client.redirect_uris, isStringArray, 'authorization_clients.redirect_uris');
+}

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuthorizationTables } from './authorization.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
@@ -18,7 +18,7 @@ export { ConsentRetry } from './authorization.protocol.js';
 export type { ClientCredentials } from './authorization.token.js';
 
 export interface AuthorizationServerDeps {
-  db: Kysely<Database>;
+  db: Executor<AuthorizationTables>;
   repo: AuthorizationRepo;
   clients: ClientDirectory;
   tokens: Pick<TokensService, 'createForClient' | 'renewForClient' | 'revoke' | 'authenticate' | 'get'>;

@@ -1,16 +1,15 @@
+import { AppError } from '../../http/errors.js';
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
-import type { Scope } from '../../http/access.js';
-import { AppError } from '../../http/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
-import type { AuthorizationClientsTable, AuthorizationCodesTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { AuthorizationClientsTable, AuthorizationCodesTable, AuthorizationTables } from './authorization.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { OAuthProtocolError } from './authorization.errors.js';
 import { ACCESS_TOKEN_TTL_SECONDS, parseScopes, randomValue, REFRESH_TOKEN_TTL_MS, sha256, type AuthorizationProtocol } from './authorization.protocol.js';
-import type { AuthorizationRepo } from './authorization.repo.js';
+import { codeScopesOf, type AuthorizationRepo } from './authorization.repo.js';
 import type { TokenAnswer } from './authorization.schemas.js';
 
 const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -24,7 +23,7 @@ export interface ClientCredentials {
 type TokenEndpointAnswer = Static<typeof TokenAnswer>;
 
 export interface TokenEndpointDeps {
-  db: Kysely<Database>;
+  db: Executor<AuthorizationTables>;
   repo: Pick<AuthorizationRepo, 'getClient' | 'getCode' | 'useCode' | 'setCodeToken' | 'insertRefreshToken' | 'getRefreshToken' | 'useRefreshToken' | 'spendGrant'>;
   tokens: Pick<TokensService, 'createForClient' | 'renewForClient' | 'revoke' | 'authenticate' | 'get'>;
   audit: Pick<AuditService, 'record'>;
@@ -71,7 +70,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
   async function issue(code: AuthorizationCodesTable, client: AuthorizationClientsTable, actor: AuditActor): Promise<TokenEndpointAnswer | undefined> {
     return db.transaction().execute(async (trx) => {
       if (!(await repo.useCode(code.id, isoNow(), trx))) return undefined;
-      const scopes = JSON.parse(code.scopes) as Scope[];
+      const scopes = codeScopesOf(code);
       const issued = await tokens.createForClient(
         code.owner_id,
         { clientId: client.id, clientName: client.name, scopes, expiresAt: isoIn(ACCESS_TOKEN_TTL_SECONDS * 1000) },

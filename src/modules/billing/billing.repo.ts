@@ -1,14 +1,14 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { BillingEventsTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { BillingEventsTable, BillingTables } from './billing.tables.js';
 
-export function createBillingRepo(db: Kysely<Database>) {
+export function createBillingRepo(db: Executor<BillingTables>) {
   return {
     /**
      * Records an event id once. False when it was already recorded: the delivery is a repeat.
      * Inside the transaction that acts on the event, a concurrent repeat waits for it (the
      * primary key) and then finds the id taken.
      */
-    async recordEvent(row: BillingEventsTable, trx?: Transaction<Database>): Promise<boolean> {
+    async recordEvent(row: BillingEventsTable, trx?: Executor<BillingTables>): Promise<boolean> {
       const inserted = await (trx ?? db)
         .insertInto('billing_events')
         .values(row)

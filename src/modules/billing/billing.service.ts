@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { AppError, InputError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { BillingTables } from './billing.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { LimitsService } from './billing.limits.js';
@@ -13,7 +13,7 @@ import type { CheckoutSession, PublicPlan, Usage, WebhookReceipt } from './billi
 import { createStripeClient, verifyStripeSignature, type FormValue } from './billing.stripe.js';
 
 export interface BillingServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<BillingTables>;
   repo: BillingRepo;
   plans: Pick<PlansService, 'list' | 'get' | 'ids' | 'defaultPlanId'>;
   accounts: Pick<AccountsService, 'getUser' | 'setPlan'>;

@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { ChatConversationsTable, ChatMessagesTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { ChatConversationsTable, ChatMessagesTable, ChatTables } from './chat.tables.js';
+import type { Source } from './chat.schemas.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
 
 const CONVERSATION_COLUMNS = ['id', 'title', 'created_at', 'updated_at'] as const;
 const MESSAGE_COLUMNS = ['id', 'role', 'content', 'sources', 'mode', 'model', 'created_at'] as const;
@@ -10,9 +10,9 @@ export type ConversationRow = Pick<ChatConversationsTable, (typeof CONVERSATION_
 export type MessageRow = Pick<ChatMessagesTable, (typeof MESSAGE_COLUMNS)[number]>;
 
 /** Conversations and messages; every query is scoped to the owner. */
-export function createChatRepo(db: Kysely<Database>) {
+export function createChatRepo(db: Executor<ChatTables>) {
   return {
-    async getConversation(ownerId: string, id: string, trx: Db = db): Promise<ConversationRow | undefined> {
+    async getConversation(ownerId: string, id: string, trx: Executor<ChatTables> = db): Promise<ConversationRow | undefined> {
       return trx
         .selectFrom('chat_conversations')
         .select(CONVERSATION_COLUMNS)
@@ -47,12 +47,12 @@ export function createChatRepo(db: Kysely<Database>) {
       return rows.map((r) => ({ ...r, message_count: Number(r.message_count ?? 0) }));
     },
 
-    async insertConversation(row: ChatConversationsTable, trx: Db = db): Promise<void> {
+    async insertConversation(row: ChatConversationsTable, trx: Executor<ChatTables> = db): Promise<void> {
       await trx.insertInto('chat_conversations').values(row).execute();
     },
 
     /** Marks the conversation as changed; false when it no longer exists (deleted meanwhile). */
-    async touchConversation(ownerId: string, id: string, at: string, trx: Db = db): Promise<boolean> {
+    async touchConversation(ownerId: string, id: string, at: string, trx: Executor<ChatTables> = db): Promise<boolean> {
       const result = await trx
         .updateTable('chat_conversations')
         .set({ updated_at: at })
@@ -67,7 +67,7 @@ export function createChatRepo(db: Kysely<Database>) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    async insertMessages(rows: ChatMessagesTable[], trx: Db = db): Promise<void> {
+    async insertMessages(rows: ChatMessagesTable[], trx: Executor<ChatTables> = db): Promise<void> {
       if (rows.length > 0) await trx.insertInto('chat_messages').values(rows).execute();
     },
 
@@ -95,3 +95,12 @@ export function createChatRepo(db: Kysely<Database>) {
 }
 
 export type ChatRepo = ReturnType<typeof createChatRepo>;
+
+export function sourcesOf(raw: string): Source[] {
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return Array.isArray(parsed) ? parsed.filter((s): s is Source => typeof s?.id === 'string' && typeof s?.title === 'string') : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { ChatTables } from './chat.tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import type { KnowledgeService } from '../knowledge/knowledge.service.js';
 import type { MemoryService } from '../memory/memory.service.js';
@@ -20,7 +20,7 @@ import {
   titleOf,
   type ChatMessage,
 } from './chat.prompt.js';
-import type { ChatRepo, MessageRow } from './chat.repo.js';
+import { sourcesOf, type ChatRepo, type MessageRow } from './chat.repo.js';
 import { CHAT_MESSAGE_MAX_BYTES } from './chat.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
@@ -47,7 +47,7 @@ export interface ChatInput {
 }
 
 export interface ChatServiceDeps {
-  db: Kysely<Database>;
+  db: Executor<ChatTables>;
   repo: ChatRepo;
   personas: Pick<PersonasService, 'getActive'>;
   attachments: Pick<AttachmentsService, 'documentContentsOfPersona'>;
@@ -58,21 +58,13 @@ export interface ChatServiceDeps {
   contextTokens?: number;
 }
 
-function parseSources(raw: string): Source[] {
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    return Array.isArray(parsed) ? parsed.filter((s): s is Source => typeof s?.id === 'string' && typeof s?.title === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 function toMessage(row: MessageRow): ConversationMessage {
   return {
     id: row.id,
     role: row.role,
     content: row.content,
-    sources: parseSources(row.sources),
+    sources: sourcesOf(row.sources),
     mode: row.mode,
     model: row.model,
     createdAt: row.created_at,

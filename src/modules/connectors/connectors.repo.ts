@@ -1,13 +1,13 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { ConnectorsTable, Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { ConnectorsTable, ConnectorsTables } from './connectors.tables.js';
 
 export type ConnectorChanges = Partial<
   Pick<ConnectorsTable, 'name' | 'name_key' | 'base_url' | 'auth_type' | 'vault_token_id' | 'header_name' | 'query_param' | 'api_style' | 'read_methods' | 'updated_at'>
 >;
 
-export function createConnectorsRepo(db: Kysely<Database>) {
+export function createConnectorsRepo(db: Executor<ConnectorsTables>) {
   return {
-    async insert(row: ConnectorsTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: ConnectorsTable, trx?: Executor<ConnectorsTables>): Promise<void> {
       await (trx ?? db).insertInto('connectors').values(row).execute();
     },
 
@@ -49,3 +49,10 @@ export function createConnectorsRepo(db: Kysely<Database>) {
 }
 
 export type ConnectorsRepo = ReturnType<typeof createConnectorsRepo>;
+
+/** The stored read methods of an rpc connector (a JSON array); none for rest. */
+export function readMethodsOf(row: Pick<ConnectorsTable, 'api_style' | 'read_methods'>): string[] {
+  if (row.api_style !== 'rpc' || !row.read_methods) return [];
+  const parsed: unknown = JSON.parse(row.read_methods);
+  return Array.isArray(parsed) ? parsed.filter((m): m is string => typeof m === 'string') : [];
+}

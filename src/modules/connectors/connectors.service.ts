@@ -3,11 +3,12 @@ import { newId } from '../../lib/ids.js';
 import { siteBindingRefusal, siteHost } from '../../lib/same-site.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { ConnectorsTable, TokensTable } from '../../storage/tables.js';
+import type { TokenKind } from '../../lib/crypto.js';
+import type { ConnectorsTable } from './connectors.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ApiStyle } from '../vault/vault.schemas.js';
 import type { VaultService } from '../vault/vault.service.js';
-import type { ConnectorChanges, ConnectorsRepo } from './connectors.repo.js';
+import { readMethodsOf, type ConnectorChanges, type ConnectorsRepo } from './connectors.repo.js';
 import type { Connector, ConnectorAuthType, CreateConnectorBody, UpdateConnectorBody } from './connectors.schemas.js';
 
 /** A connector as the services engine uses it: the API's connector without presentation (`connected`). */
@@ -45,13 +46,6 @@ function toRecord(row: ConnectorsTable): ConnectorRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-/** The stored read methods of an rpc connector (a JSON array); none for rest. */
-function readMethodsOf(row: Pick<ConnectorsTable, 'api_style' | 'read_methods'>): string[] {
-  if (row.api_style !== 'rpc' || !row.read_methods) return [];
-  const parsed: unknown = JSON.parse(row.read_methods);
-  return Array.isArray(parsed) ? parsed.filter((m): m is string => typeof m === 'string') : [];
 }
 
 /**
@@ -112,7 +106,7 @@ export interface ConnectorsServiceDeps {
  */
 export interface ConnectorCaller {
   actor: AuditActor;
-  tokenKind: TokensTable['kind'];
+  tokenKind: TokenKind;
   /** The account password sent with the request (a login session's proof); never stored or logged. */
   password?: string | undefined;
 }

@@ -1,5 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, HandshakesTable } from '../../storage/tables.js';
+import type { Transaction } from 'kysely';
+import type { Scope } from '../../http/access.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
+import type { HandshakeScope } from './handshakes.schemas.js';
+import type { HandshakesTable, HandshakesTables } from './handshakes.tables.js';
 
 export type HandshakeStatus = HandshakesTable['status'];
 
@@ -12,13 +15,13 @@ export interface HandshakeListQuery {
   now: string;
 }
 
-export function createHandshakesRepo(db: Kysely<Database>) {
+export function createHandshakesRepo(db: Executor<HandshakesTables>) {
   return {
-    async insert(row: HandshakesTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: HandshakesTable, trx?: Executor<HandshakesTables>): Promise<void> {
       await (trx ?? db).insertInto('handshakes').values(row).execute();
     },
 
-    async get(ownerId: string, id: string, trx?: Transaction<Database>): Promise<HandshakesTable | undefined> {
+    async get(ownerId: string, id: string, trx?: Executor<HandshakesTables>): Promise<HandshakesTable | undefined> {
       return (trx ?? db)
         .selectFrom('handshakes')
         .selectAll()
@@ -79,7 +82,7 @@ export function createHandshakesRepo(db: Kysely<Database>) {
       ownerId: string,
       id: string,
       decision: { status: Exclude<HandshakeStatus, 'pending'>; decidedAt: string },
-      trx: Transaction<Database>,
+      trx: Transaction<HandshakesTables>,
     ): Promise<boolean> {
       const result = await trx
         .updateTable('handshakes')
@@ -98,7 +101,7 @@ export function createHandshakesRepo(db: Kysely<Database>) {
       ownerId: string,
       id: string,
       approval: { tokenId: string; grantedScopes: string; claimSealed: string | null },
-      trx: Transaction<Database>,
+      trx: Transaction<HandshakesTables>,
     ): Promise<void> {
       await trx
         .updateTable('handshakes')
@@ -135,7 +138,7 @@ export function createHandshakesRepo(db: Kysely<Database>) {
      * there and the handshake is still approved and unrevoked. Of two concurrent claims exactly
      * one changes the row; answers whether this call was the one.
      */
-    async markClaimed(id: string, at: string, trx?: Transaction<Database>): Promise<boolean> {
+    async markClaimed(id: string, at: string, trx?: Executor<HandshakesTables>): Promise<boolean> {
       const result = await (trx ?? db)
         .updateTable('handshakes')
         .set({ claimed_at: at, claim_sealed: null })
@@ -164,7 +167,7 @@ export function createHandshakesRepo(db: Kysely<Database>) {
     },
 
     /** Sets revoked_at once; answers whether this call did it. */
-    async revoke(ownerId: string, id: string, at: string, trx: Transaction<Database>): Promise<boolean> {
+    async revoke(ownerId: string, id: string, at: string, trx: Transaction<HandshakesTables>): Promise<boolean> {
       const result = await trx
         .updateTable('handshakes')
         // A revoked handshake's token can no longer be claimed: its sealed copy goes too.
@@ -179,3 +182,17 @@ export function createHandshakesRepo(db: Kysely<Database>) {
 }
 
 export type HandshakesRepo = ReturnType<typeof createHandshakesRepo>;
+
+/** Scope names this server wrote: strings, checked as such (a scope a later version dropped is simply never granted). */
+const isScopeList = (value: unknown): value is Scope[] => isStringArray(value);
+const isHandshakeScopeList = (value: unknown): value is HandshakeScope[] => isStringArray(value);
+
+/** The scopes the agent asked for, decoded. */
+export function requestedScopesOf(row: Pick<HandshakesTable, 'requested_scopes'>): HandshakeScope[] {
+  return decodeJson(row.requested_scopes, isHandshakeScopeList, 'handshakes.requested_scopes');
+}
+
+/** The scopes granted on approval, decoded; null until approved. */
+export function grantedScopesOf(row: Pick<HandshakesTable, 'granted_scopes'>): Scope[] | null {
+  return row.granted_scopes === null ? null : decodeJson(row.granted_scopes, isScopeList, 'handshakes.granted_scopes');
+}

@@ -1,17 +1,18 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Scope } from '../../http/access.js';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { newOpaqueId } from '../../lib/ids.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
-import type { Database, HandshakesTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { HandshakesTable, HandshakesTables } from './handshakes.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
-import type { HandshakesRepo, HandshakeStatus } from './handshakes.repo.js';
+import { grantedScopesOf, requestedScopesOf, type HandshakesRepo, type HandshakeStatus } from './handshakes.repo.js';
 import type { ClaimedHandshakeToken, Handshake, HandshakeScope, HandshakeStatusView } from './handshakes.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
@@ -39,7 +40,7 @@ export function toHandshake(row: HandshakesTable, now = Date.now()): Handshake {
   return {
     handshakeId: row.id,
     agentId: row.agent_id,
-    requestedScopes: JSON.parse(row.requested_scopes) as HandshakeScope[],
+    requestedScopes: requestedScopesOf(row),
     message: row.message,
     status: effectiveStatus(row, now),
     tokenId: row.token_id,
@@ -49,7 +50,7 @@ export function toHandshake(row: HandshakesTable, now = Date.now()): Handshake {
     expiresAt: row.expires_at,
     decidedAt: decidedAtOf(row, now),
     revokedAt: row.revoked_at,
-    grantedScopes: row.granted_scopes ? (JSON.parse(row.granted_scopes) as Scope[]) : null,
+    grantedScopes: grantedScopesOf(row),
     claimedAt: row.claimed_at,
   };
 }
@@ -79,7 +80,7 @@ function conflict(row: HandshakesTable): AppError {
 }
 
 export interface HandshakesServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<HandshakesTables>;
   repo: HandshakesRepo;
   accounts: Pick<AccountsService, 'findHandshakeTarget'>;
   tokens: Pick<TokensService, 'mintForHandshake' | 'saveForHandshake' | 'revoke'>;
@@ -115,7 +116,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
     throw error;
   }
 
-  async function requireHandshake(ownerId: string, id: string, trx: Transaction<Database>): Promise<HandshakesTable> {
+  async function requireHandshake(ownerId: string, id: string, trx: Transaction<HandshakesTables>): Promise<HandshakesTable> {
     const row = await repo.get(ownerId, id, trx);
     if (!row) throw notFound('Handshake', id);
     return row;
@@ -126,7 +127,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
     ownerId: string,
     id: string,
     status: 'approved' | 'denied',
-    trx: Transaction<Database>,
+    trx: Transaction<HandshakesTables>,
   ): Promise<{ row: HandshakesTable; decidedAt: string }> {
     const row = await requireHandshake(ownerId, id, trx);
     if (effectiveStatus(row) !== 'pending') throw conflict(row);
@@ -240,7 +241,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
       const current = await repo.get(ownerId, id);
       if (!current) throw notFound('Handshake', id);
       if (effectiveStatus(current) !== 'pending') throw conflict(current);
-      const requested = JSON.parse(current.requested_scopes) as HandshakeScope[];
+      const requested = requestedScopesOf(current);
       const scopes: Scope[] = input.scopes ? [...new Set(input.scopes)] : requested;
       const minted = tokens.mintForHandshake(ownerId, { handshakeId: id, agentId: current.agent_id, scopes, expiresAt });
       const claimSealed = current.claim_hash ? await sealer.seal(ownerId, claimContext(id), minted.secret) : null;
@@ -327,7 +328,7 @@ export function createHandshakesService(deps: HandshakesServiceOptions) {
         throw new AppError('CONFLICT', `The token of handshake ${id} was already claimed or the handshake was revoked`);
       }
       publish?.(row.owner_id, { type: 'handshake.claimed', data: { handshakeId: id, agentId: row.agent_id, tokenId: row.token_id } });
-      return { token, scopes: row.granted_scopes ? (JSON.parse(row.granted_scopes) as Scope[]) : [] };
+      return { token, scopes: grantedScopesOf(row) ?? [] };
     },
 
     async deny(ownerId: string, id: string, actor: AuditActor): Promise<Handshake> {

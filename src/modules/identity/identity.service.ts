@@ -1,11 +1,11 @@
-import type { Kysely } from 'kysely';
 import { hasScope, type Principal } from '../../http/access.js';
 import { AppError, InputError } from '../../http/errors.js';
 import { exceedsDepth, isJsonObject, mergePatch, type JsonObject } from '../../lib/json-merge-patch.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { IdentityTables } from './identity.tables.js';
 import type { AccountsService } from '../accounts/accounts.service.js';
-import type { OwnerDocumentRepo } from './identity.repo.js';
+import { documentOf, type OwnerDocumentRepo } from './identity.repo.js';
 
 /** The largest stored identity or preferences document, as UTF-8 JSON. */
 export const DOCUMENT_MAX_BYTES = 64 * 1024;
@@ -35,10 +35,6 @@ export function identityFor(identity: JsonObject, principal: Principal): JsonObj
   return visible;
 }
 
-function parseDocument(text: string): JsonObject {
-  const value: unknown = JSON.parse(text);
-  return isJsonObject(value) ? value : {};
-}
 
 /** Sections are always objects on the way out, also after a patch deleted them with null. */
 function withSections(document: JsonObject): JsonObject {
@@ -73,7 +69,7 @@ function serialize(document: JsonObject, what: string): string {
 }
 
 export interface IdentityServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<IdentityTables>;
   identityRepo: OwnerDocumentRepo;
   preferencesRepo: OwnerDocumentRepo;
   accounts: Pick<AccountsService, 'getUser'>;
@@ -92,7 +88,7 @@ export function createIdentityService(deps: IdentityServiceOptions) {
     return db.transaction().execute(async (trx) => {
       const now = isoNow();
       const current = await repo.lock(ownerId, JSON.stringify(initial), now, trx);
-      const merged = mergePatch(parseDocument(current), patch) as JsonObject;
+      const merged = mergePatch(documentOf(current), patch) as JsonObject;
       // Throwing here rolls the transaction back, with the row made by lock() if it was new.
       await repo.save(ownerId, serialize(merged, what), now, trx);
       return merged;
@@ -103,7 +99,7 @@ export function createIdentityService(deps: IdentityServiceOptions) {
     /** The whole identity; the default built from the account until the owner writes one. */
     async getIdentity(ownerId: string): Promise<JsonObject> {
       const stored = await identityRepo.get(ownerId);
-      return withSections(stored === undefined ? await defaultIdentity(ownerId) : parseDocument(stored));
+      return withSections(stored === undefined ? await defaultIdentity(ownerId) : documentOf(stored));
     },
 
     async getIdentityFor(ownerId: string, principal: Principal): Promise<JsonObject> {
@@ -113,7 +109,7 @@ export function createIdentityService(deps: IdentityServiceOptions) {
     async getSection(ownerId: string, section: IdentitySectionName): Promise<JsonObject> {
       // The default identity's sections are empty, so the account is not read for them.
       const stored = await identityRepo.get(ownerId);
-      const value = stored === undefined ? undefined : parseDocument(stored)[section];
+      const value = stored === undefined ? undefined : documentOf(stored)[section];
       return isJsonObject(value) ? value : {};
     },
 
@@ -126,7 +122,7 @@ export function createIdentityService(deps: IdentityServiceOptions) {
 
     async getPreferences(ownerId: string): Promise<JsonObject> {
       const stored = await preferencesRepo.get(ownerId);
-      return stored === undefined ? {} : parseDocument(stored);
+      return stored === undefined ? {} : documentOf(stored);
     },
 
     async updatePreferences(ownerId: string, patch: unknown): Promise<JsonObject> {

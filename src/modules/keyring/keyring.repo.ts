@@ -2,15 +2,15 @@
  * The `vault_data_keys` table: each owner's data keys, wrapped by a root key. Only the keyring
  * reads it; the rows hold no key in the clear.
  */
-import type { Kysely } from 'kysely';
 import { isoNow } from '../../lib/time.js';
-import type { Database, VaultDataKeysTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { KeyringTables, VaultDataKeysTable } from './keyring.tables.js';
 
 export type DataKeyRow = Pick<VaultDataKeysTable, 'id' | 'owner_id' | 'root_key_id' | 'wrapped_key'>;
 
 const ROW = ['id', 'owner_id', 'root_key_id', 'wrapped_key'] as const;
 
-export function createKeyringRepo(db: Kysely<Database>) {
+export function createKeyringRepo(db: Executor<KeyringTables>) {
   return {
     /** How many data keys each root key wraps. */
     async countByRootKey(): Promise<Array<{ rootKeyId: string; count: number }>> {

@@ -17,10 +17,10 @@
  * A running server notices a rotated key file by itself (`createRootKeys`, keyring.watch.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { ConfigError } from '../../config.js';
 import { newId } from '../../lib/ids.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { KeyringTables } from './keyring.tables.js';
 import {
   b64u,
   gcmOpen,
@@ -50,7 +50,7 @@ export interface TamperedSecret {
 }
 
 export interface KeyringOptions extends RootKeyOptions {
-  db: Kysely<Database>;
+  db: Executor<KeyringTables>;
   /** The root keys already read (for storage, which seals the messages between nodes): one object, one watch of the key file. */
   rootKeys?: RootKeys | undefined;
   /**

@@ -1,9 +1,10 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
-import type { Database, KbDocumentsTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { KbDocumentsTable, KnowledgeTables } from './knowledge.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 
 /** The full-text index migration 0003 declared on kb_documents; a title word weighs four times a content word. */
@@ -28,7 +29,6 @@ export type KbSummaryRow = Pick<KbDocumentsTable, (typeof SUMMARY_COLUMNS)[numbe
 export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'source' | 'mime_type' | 'size_bytes' | 'updated_at'>>;
 
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
-type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Postings plus words the in-memory search index holds over all owners (some 15 MB at most);
@@ -54,7 +54,7 @@ export interface UpsertAttempt {
  * cannot pass it together; a write answers once it is durable. `indexPercent`: the share of
  * SEARCH_INDEX_MAX_COST kept (the SEARCH_INDEX_PERCENT setting).
  */
-export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run'>, writes?: WriteTracker, indexPercent = 100) {
+export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run'>, writes?: WriteTracker, indexPercent = 100) {
   const index = kbIndex(dialect);
   // Pages of a few rows: documents hold up to 10 MiB of text each.
   const inMemory =
@@ -69,7 +69,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, grou
    * what a plan's knowledgeBytes limit is checked against. Read from the (owner_id, id,
    * size_bytes) index of migration 0012, not from the rows and their text.
    */
-  async function storedBytes(ownerId: string, one?: { id: string } | { title: string }, trx: Db = db): Promise<{ total: number; existing: number | undefined }> {
+  async function storedBytes(ownerId: string, one?: { id: string } | { title: string }, trx: Executor<KnowledgeTables> = db): Promise<{ total: number; existing: number | undefined }> {
     const totalRow = await trx
       .selectFrom('kb_documents')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size_bytes'), eb.lit(0)).as('total'))
@@ -90,7 +90,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, grou
    * through the write's own transaction. `replacing` is the document the write replaces (its
    * old size leaves); a write that does not grow the total is always allowed.
    */
-  async function refused<R>(limit: BytesLimit<R> | undefined, trx: Db, ownerId: string, size: number, replacing?: { id: string } | { title: string }): Promise<R | undefined> {
+  async function refused<R>(limit: BytesLimit<R> | undefined, trx: Executor<KnowledgeTables>, ownerId: string, size: number, replacing?: { id: string } | { title: string }): Promise<R | undefined> {
     if (!limit) return undefined;
     const stored = await storedBytes(ownerId, replacing, trx);
     // No such document: the update itself answers 404, not the limit.
@@ -99,7 +99,7 @@ export function createKnowledgeRepo(db: Kysely<Database>, dialect: Dialect, grou
   }
 
   /** Inserts unless the owner has a document with this title; true when inserted. */
-  async function insertIfTitleFree(row: KbDocumentsTable, trx: Db): Promise<boolean> {
+  async function insertIfTitleFree(row: KbDocumentsTable, trx: Executor<KnowledgeTables>): Promise<boolean> {
     const result = await trx
       .insertInto('kb_documents')
       .values(row)

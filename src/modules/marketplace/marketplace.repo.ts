@@ -1,8 +1,9 @@
-import { sql, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import { pgTsQueryText, sqliteMatchExpression } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
-import type { Database, MarketplaceListingsTable, MarketplaceRatingsTable } from '../../storage/tables.js';
-import type { ListingSort, ListingType } from './marketplace.schemas.js';
+import type { Executor } from '../../storage/columns.js';
+import type { MarketplaceListingsTable, MarketplaceRatingsTable, MarketplaceTables } from './marketplace.tables.js';
+import type { ListingSort, ListingType, PersonaSnapshot, SkillSnapshot } from './marketplace.schemas.js';
 
 // Columns by name: SQLite's table also has `rid`, PostgreSQL's `search_vector`; neither is read.
 const SUMMARY_COLUMNS = [
@@ -44,9 +45,8 @@ export interface ListingListOptions {
   after?: ListingAfter | undefined;
 }
 
-type Db = Kysely<Database> | Transaction<Database>;
 
-export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
+export function createMarketplaceRepo(db: Executor<MarketplaceTables>, dialect: Dialect) {
   function matches(terms: string[]): Expression<SqlBool> {
     if (dialect === 'sqlite') {
       return sql<SqlBool>`rid IN (SELECT rowid FROM marketplace_listings_fts WHERE marketplace_listings_fts MATCH ${sqliteMatchExpression(terms, 'all')})`;
@@ -55,7 +55,7 @@ export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
   }
 
   return {
-    async insert(row: ListingRow, trx?: Db): Promise<void> {
+    async insert(row: ListingRow, trx?: Executor<MarketplaceTables>): Promise<void> {
       await (trx ?? db).insertInto('marketplace_listings').values(row).execute();
     },
 
@@ -63,13 +63,13 @@ export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
      * Any owner's listing: the marketplace is shared. Inside a transaction on PostgreSQL the row
      * is locked, so that ratings of one listing are counted one after another.
      */
-    async get(id: string, trx?: Db): Promise<ListingRow | undefined> {
+    async get(id: string, trx?: Executor<MarketplaceTables>): Promise<ListingRow | undefined> {
       let query = (trx ?? db).selectFrom('marketplace_listings').select(FULL_COLUMNS).where('id', '=', id);
       if (trx && dialect === 'postgres') query = query.forUpdate();
       return query.executeTakeFirst();
     },
 
-    async getOwned(ownerId: string, id: string, trx?: Db): Promise<ListingRow | undefined> {
+    async getOwned(ownerId: string, id: string, trx?: Executor<MarketplaceTables>): Promise<ListingRow | undefined> {
       let query = (trx ?? db).selectFrom('marketplace_listings').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('id', '=', id);
       if (trx && dialect === 'postgres') query = query.forUpdate();
       return query.executeTakeFirst();
@@ -132,7 +132,7 @@ export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
       ownerId: string,
       id: string,
       changes: Partial<Pick<ListingRow, 'title' | 'description' | 'snapshot' | 'snapshot_at' | 'updated_at'>>,
-      trx?: Db,
+      trx?: Executor<MarketplaceTables>,
     ): Promise<boolean> {
       const result = await (trx ?? db)
         .updateTable('marketplace_listings')
@@ -159,7 +159,7 @@ export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /** The user's rating of the listing, replacing an earlier one. */
-    async upsertRating(row: RatingRow, trx: Db): Promise<void> {
+    async upsertRating(row: RatingRow, trx: Executor<MarketplaceTables>): Promise<void> {
       await trx
         .insertInto('marketplace_ratings')
         .values(row)
@@ -169,7 +169,7 @@ export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
         .execute();
     },
 
-    async ratingTotals(listingId: string, trx: Db): Promise<{ sum: number; count: number }> {
+    async ratingTotals(listingId: string, trx: Executor<MarketplaceTables>): Promise<{ sum: number; count: number }> {
       const row = await trx
         .selectFrom('marketplace_ratings')
         .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('rating'), sql<number>`0`).as('sum'), eb.fn.countAll<number>().as('count')])
@@ -181,7 +181,7 @@ export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
     async setRatingTotals(
       id: string,
       totals: Pick<ListingRow, 'rating_sum' | 'rating_count' | 'rating_key'>,
-      trx: Db,
+      trx: Executor<MarketplaceTables>,
     ): Promise<void> {
       await trx.updateTable('marketplace_listings').set(totals).where('id', '=', id).execute();
     },
@@ -207,3 +207,12 @@ export function createMarketplaceRepo(db: Kysely<Database>, dialect: Dialect) {
 }
 
 export type MarketplaceRepo = ReturnType<typeof createMarketplaceRepo>;
+
+export function snapshotOf(row: ListingRow): SkillSnapshot | PersonaSnapshot {
+  const value = JSON.parse(row.snapshot) as Record<string, unknown>;
+  const text = (key: string) => (typeof value[key] === 'string' ? (value[key] as string) : '');
+  if (row.type === 'skill') {
+    return { name: text('name'), description: text('description'), category: text('category'), scriptContent: text('scriptContent') };
+  }
+  return { name: text('name'), description: text('description'), soul_content: text('soul_content') };
+}

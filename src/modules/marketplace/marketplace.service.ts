@@ -1,14 +1,14 @@
-import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/search/tokenizer.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { MarketplaceTables } from './marketplace.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { PersonasService } from '../personas/personas.service.js';
 import type { SkillsService } from '../skills/skills.service.js';
-import type { ListingAfter, ListingRow, ListingSummaryRow, MarketplaceRepo, RatingRow } from './marketplace.repo.js';
+import { snapshotOf, type ListingAfter, type ListingRow, type ListingSummaryRow, type MarketplaceRepo, type RatingRow } from './marketplace.repo.js';
 import {
   LISTING_DESCRIPTION_MAX,
   type Listing,
@@ -36,7 +36,7 @@ export interface ListingListQuery {
 }
 
 export interface MarketplaceServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<MarketplaceTables>;
   repo: MarketplaceRepo;
   skills: Pick<SkillsService, 'getForOwner' | 'createFromSnapshot'>;
   personas: Pick<PersonasService, 'get' | 'create'>;
@@ -74,17 +74,9 @@ function toSummary(row: ListingSummaryRow): ListingSummary {
   };
 }
 
-function parseSnapshot(row: ListingRow): SkillSnapshot | PersonaSnapshot {
-  const value = JSON.parse(row.snapshot) as Record<string, unknown>;
-  const text = (key: string) => (typeof value[key] === 'string' ? (value[key] as string) : '');
-  if (row.type === 'skill') {
-    return { name: text('name'), description: text('description'), category: text('category'), scriptContent: text('scriptContent') };
-  }
-  return { name: text('name'), description: text('description'), soul_content: text('soul_content') };
-}
 
 function toListing(row: ListingRow): Listing {
-  return { ...toSummary(row), snapshot: parseSnapshot(row) };
+  return { ...toSummary(row), snapshot: snapshotOf(row) };
 }
 
 function toRating(row: RatingRow): Rating {
@@ -287,7 +279,7 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
      */
     async install(caller: MarketplaceCaller, id: string): Promise<{ type: ListingType; id: number | string }> {
       const row = await requireListing(id);
-      const snapshot = parseSnapshot(row);
+      const snapshot = snapshotOf(row);
       let copyId: number | string;
       if (row.type === 'skill') {
         const skill = snapshot as SkillSnapshot;

@@ -1,16 +1,16 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { searchRanked, type MatchMode } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
-import type { Database, MemoryEntriesTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
 const COLUMNS = ['id', 'content', 'created_at', 'updated_at'] as const;
 
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
-type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * A limit on how many entries an owner keeps: given the owner's count and the entries being
@@ -37,7 +37,7 @@ const SQLITE_ROWS_PER_INSERT = 32;
  * answers once it is durable. `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
  * SEARCH_INDEX_PERCENT setting).
  */
-export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
+export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const inMemory =
@@ -55,7 +55,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCo
    * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
    * work for the row, and the cap bounds the distinct statements the statement cache keeps.
    */
-  async function insertMany(rows: readonly MemoryEntriesTable[], trx: Db): Promise<void> {
+  async function insertMany(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>): Promise<void> {
     if (rows.length === 0) return;
     if (dialect === 'sqlite' || rows.length === 1) {
       for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
@@ -73,7 +73,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCo
       .execute();
   }
 
-  async function count(ownerId: string, trx: Db = db): Promise<number> {
+  async function count(ownerId: string, trx: Executor<MemoryTables> = db): Promise<number> {
     const row = await trx
       .selectFrom('memory_entries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -83,7 +83,7 @@ export function createMemoryRepo(db: Kysely<Database>, dialect: Dialect, groupCo
   }
 
   /** How many entries each of these owners stores (owners with none are missing from the answer). */
-  async function countByOwner(ownerIds: readonly string[], trx: Db): Promise<Map<string, number>> {
+  async function countByOwner(ownerIds: readonly string[], trx: Executor<MemoryTables>): Promise<Map<string, number>> {
     if (ownerIds.length === 1) return new Map([[ownerIds[0]!, await count(ownerIds[0]!, trx)]]);
     // PostgreSQL: one array parameter keeps one SQL text (one prepared statement) for any number of owners.
     const rows = await trx

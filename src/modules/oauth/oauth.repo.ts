@@ -1,12 +1,11 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, OAuthConnectionsTable, OAuthStatesTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { OAuthConnectionsTable, OAuthStatesTable, OAuthTables } from './oauth.tables.js';
 
 export type ConnectionRow = OAuthConnectionsTable;
 export type StateRow = OAuthStatesTable;
 
-type Db = Kysely<Database> | Transaction<Database>;
 
-export function createOAuthRepo(db: Kysely<Database>) {
+export function createOAuthRepo(db: Executor<OAuthTables>) {
   return {
     async insertState(row: StateRow): Promise<void> {
       await db.insertInto('oauth_states').values(row).execute();
@@ -166,7 +165,7 @@ export function createOAuthRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async deleteConnection(ownerId: string, provider: string, conn: Db = db): Promise<boolean> {
+    async deleteConnection(ownerId: string, provider: string, conn: Executor<OAuthTables> = db): Promise<boolean> {
       const result = await conn
         .deleteFrom('oauth_connections')
         .where('owner_id', '=', ownerId)

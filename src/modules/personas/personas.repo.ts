@@ -1,13 +1,14 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, PersonasTable } from '../../storage/tables.js';
+import type { Transaction } from 'kysely';
+import type { Executor } from '../../storage/columns.js';
+import type { PersonasTable, PersonasTables } from './personas.tables.js';
 
-export function createPersonasRepo(db: Kysely<Database>) {
+export function createPersonasRepo(db: Executor<PersonasTables>) {
   return {
-    async insert(row: PersonasTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: PersonasTable, trx?: Executor<PersonasTables>): Promise<void> {
       await (trx ?? db).insertInto('personas').values(row).execute();
     },
 
-    async get(ownerId: string, id: string, trx?: Transaction<Database>): Promise<PersonasTable | undefined> {
+    async get(ownerId: string, id: string, trx?: Executor<PersonasTables>): Promise<PersonasTable | undefined> {
       return (trx ?? db).selectFrom('personas').selectAll().where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
     },
 
@@ -27,7 +28,7 @@ export function createPersonasRepo(db: Kysely<Database>) {
       ownerId: string,
       id: string,
       changes: Partial<Pick<PersonasTable, 'name' | 'description' | 'soul_content' | 'active' | 'updated_at'>>,
-      trx?: Transaction<Database>,
+      trx?: Executor<PersonasTables>,
     ): Promise<PersonasTable | undefined> {
       return (trx ?? db)
         .updateTable('personas')
@@ -39,7 +40,7 @@ export function createPersonasRepo(db: Kysely<Database>) {
     },
 
     /** Clears the owner's active flag except on `keepId`, which the caller sets next. */
-    async deactivateOthers(ownerId: string, keepId: string, at: string, trx: Transaction<Database>): Promise<void> {
+    async deactivateOthers(ownerId: string, keepId: string, at: string, trx: Transaction<PersonasTables>): Promise<void> {
       await trx
         .updateTable('personas')
         .set({ active: 0, updated_at: at })

@@ -1,9 +1,9 @@
-import type { Kysely } from 'kysely';
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { Database, PersonasTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { PersonasTable, PersonasTables } from './personas.tables.js';
 import type { PersonasRepo } from './personas.repo.js';
 import type { ChangePublisher } from '../events/events.changes.js';
 import { SOUL_CONTENT_MAX_BYTES, type Persona } from './personas.schemas.js';
@@ -45,7 +45,7 @@ const ACTIVATION_ATTEMPTS = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface PersonasServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<PersonasTables>;
   repo: PersonasRepo;
   /** Told after each successful write (MCP sessions list their resources again). */
   changes?: ChangePublisher | undefined;

@@ -1,10 +1,11 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { pgTsQueryText, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/search/full-text.js';
 import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
-import type { Database, SkillsTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { SkillsTable, SkillsTables } from './skills.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { SkillOrigin, SkillSummary } from './skills.schemas.js';
 
@@ -63,7 +64,6 @@ export interface SkillFilters {
   categoryKey?: string | undefined;
 }
 
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Postings plus words the in-memory search index holds over all owners (some 20 MB at most). */
 const SEARCH_INDEX_MAX_COST = 1_500_000;
@@ -77,7 +77,7 @@ export type SkillChanges = Partial<Omit<SkillsTable, 'id' | 'owner_id' | 'create
  * where it can), and a write answers once it is durable. `indexPercent`: the share of
  * SEARCH_INDEX_MAX_COST kept (the SEARCH_INDEX_PERCENT setting).
  */
-export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
+export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const index =
     dialect === 'postgres' || writes
@@ -167,7 +167,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCo
     return presented(result.rows);
   }
 
-  async function insertOne(row: NewSkillRow, trx?: Db): Promise<number> {
+  async function insertOne(row: NewSkillRow, trx?: Executor<SkillsTables>): Promise<number> {
     const inserted = await (trx ?? db).insertInto('skills').values(row).returning('id').executeTakeFirstOrThrow();
     return Number(inserted.id);
   }
@@ -180,7 +180,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCo
    * statement, and the group commit then writes each alone, so only the second is refused. On
    * SQLite one INSERT each: in process, a statement costs less than building a longer one.
    */
-  async function insertMany(rows: readonly NewSkillRow[], trx: Db): Promise<number[]> {
+  async function insertMany(rows: readonly NewSkillRow[], trx: Executor<SkillsTables>): Promise<number[]> {
     if (dialect === 'sqlite' || rows.length === 1) {
       const ids: number[] = [];
       for (const row of rows) ids.push(await insertOne(row, trx));
@@ -210,7 +210,7 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCo
   };
 
   /** The row as `get` reads it, locked on PostgreSQL inside a transaction. */
-  function getRow(ownerId: string, id: number, trx?: Db): Promise<SkillRow | undefined> {
+  function getRow(ownerId: string, id: number, trx?: Executor<SkillsTables>): Promise<SkillRow | undefined> {
     let query = (trx ?? db).selectFrom('skills').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('id', '=', id);
     if (trx && dialect === 'postgres') query = query.forUpdate();
     return query.executeTakeFirst();

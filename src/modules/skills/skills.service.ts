@@ -1,11 +1,11 @@
-import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { SkillsTables } from './skills.tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
@@ -41,7 +41,7 @@ export interface SkillListQuery {
 export const CONTEXT_SKILLS_MAX = 100;
 
 export interface SkillsServiceOptions {
-  db: Kysely<Database>;
+  db: Executor<SkillsTables>;
   dialect: Dialect;
   attachments: AttachmentsService;
   /** Given to the repository, whose creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */

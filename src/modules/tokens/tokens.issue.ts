@@ -3,7 +3,8 @@ import type { Transaction } from 'kysely';
 import { InputError } from '../../http/errors.js';
 import type { Scope } from '../../http/access.js';
 import { isoIn, isPast } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { TokensTables } from './tokens.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { mintToken, toTokenRecord, type IssuedToken, type MintedToken } from './tokens.records.js';
@@ -32,13 +33,13 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
   const { repo, audit } = deps;
   return {
     /** The owner's one master token, made with the account. */
-    async createMaster(ownerId: string, trx: Transaction<Database>): Promise<IssuedToken> {
+    async createMaster(ownerId: string, trx: Executor): Promise<IssuedToken> {
       const { row, secret } = mintToken(ownerId, 'master', { name: 'Master token', scopes: [], expiresAt: null });
       await repo.insert(row, trx);
       return { record: toTokenRecord(row), secret };
     },
 
-    async createSession(ownerId: string, actor: AuditActor, trx?: Transaction<Database>): Promise<IssuedToken> {
+    async createSession(ownerId: string, actor: AuditActor, trx?: Executor): Promise<IssuedToken> {
       const { row, secret } = mintToken(ownerId, 'session', {
         name: `Login session${actor.userAgent ? ` (${actor.userAgent.slice(0, 60)})` : ''}`,
         scopes: [],
@@ -65,7 +66,7 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
     },
 
     /** Stores a token `mintForHandshake` made, inside the approval's transaction. */
-    async saveForHandshake(minted: MintedToken, trx: Transaction<Database>): Promise<IssuedToken> {
+    async saveForHandshake(minted: MintedToken, trx: Executor): Promise<IssuedToken> {
       await repo.insert(minted.row, trx);
       return { record: toTokenRecord(minted.row), secret: minted.secret };
     },
@@ -74,7 +75,7 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
     async createForClient(
       ownerId: string,
       fields: { clientId: string; clientName: string; scopes: Scope[]; expiresAt: string },
-      trx: Transaction<Database>,
+      trx: Executor,
     ): Promise<IssuedToken> {
       const { row, secret } = mintToken(ownerId, 'oauth', {
         name: fields.clientName.slice(0, 100),

@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
 import type { Principal } from '../../http/access.js';
-import type { Transaction } from 'kysely';
 import { AppError, notFound } from '../../http/errors.js';
 import { isoNow, isPast } from '../../lib/time.js';
-import type { Database, TokensTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { TokensTable, TokensTables } from './tokens.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { checkFutureExpiry } from './tokens.issue.js';
@@ -28,7 +28,7 @@ export interface TokenManagementDeps {
 export function createTokenManagement(deps: TokenManagementDeps) {
   const { repo, audit, forget } = deps;
 
-  async function requireToken(ownerId: string, id: string, trx?: Transaction<Database>): Promise<TokensTable> {
+  async function requireToken(ownerId: string, id: string, trx?: Executor<TokensTables>): Promise<TokensTable> {
     const row = await repo.get(ownerId, id, trx);
     if (!row) throw notFound('Token', id);
     return row;
@@ -95,7 +95,7 @@ export function createTokenManagement(deps: TokenManagementDeps) {
      * Revokes a token; it is refused from its very next request. Inside a caller's transaction
      * (`trx`) the caller announces the revocation once it has committed; alone, this does.
      */
-    async revoke(ownerId: string, id: string, actor: AuditActor, trx?: Transaction<Database>): Promise<TokenRecord> {
+    async revoke(ownerId: string, id: string, actor: AuditActor, trx?: Executor): Promise<TokenRecord> {
       const row = await requireToken(ownerId, id, trx);
       if (row.kind === 'master') {
         throw new AppError('CONFLICT', 'The master token cannot be revoked; replace it with POST /api/v1/tokens/master/regenerate');

@@ -4,7 +4,8 @@ import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { generateTokenSecret, hashToken, tokenHint, type TokenKind } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow, isPast } from '../../lib/time.js';
-import type { TokensTable } from '../../storage/tables.js';
+import { storedScopesOf } from './tokens.repo.js';
+import type { TokensTable } from './tokens.tables.js';
 import type { TokenSchema } from './tokens.schemas.js';
 
 /** A token as the API shows it: never its secret. */
@@ -21,7 +22,7 @@ export const ALL_SCOPES_KINDS = new Set<TokensTable['kind']>(['master', 'session
 
 /** The scopes a stored token holds. */
 export function scopesOf(row: Pick<TokensTable, 'kind' | 'scopes'>): Scope[] {
-  return ALL_SCOPES_KINDS.has(row.kind) ? [...SCOPE_NAMES] : (JSON.parse(row.scopes) as Scope[]);
+  return ALL_SCOPES_KINDS.has(row.kind) ? [...SCOPE_NAMES] : storedScopesOf(row);
 }
 
 export function toTokenRecord(row: TokensTable): TokenRecord {

@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, TokensTable } from '../../storage/tables.js';
+import type { Scope } from '../../http/access.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
+import type { TokensTable, TokensTables } from './tokens.tables.js';
 
 export interface TokenListQuery {
   limit: number;
@@ -8,9 +9,9 @@ export interface TokenListQuery {
   includeRevoked: boolean;
 }
 
-export function createTokensRepo(db: Kysely<Database>) {
+export function createTokensRepo(db: Executor<TokensTables>) {
   return {
-    async insert(row: TokensTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: TokensTable, trx?: Executor<TokensTables>): Promise<void> {
       await (trx ?? db).insertInto('tokens').values(row).execute();
     },
 
@@ -33,7 +34,7 @@ export function createTokensRepo(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    async get(ownerId: string, id: string, trx?: Transaction<Database>): Promise<TokensTable | undefined> {
+    async get(ownerId: string, id: string, trx?: Executor<TokensTables>): Promise<TokensTable | undefined> {
       return (trx ?? db)
         .selectFrom('tokens')
         .selectAll()
@@ -57,7 +58,7 @@ export function createTokensRepo(db: Kysely<Database>) {
       ownerId: string,
       id: string,
       changes: Partial<Pick<TokensTable, 'name' | 'scopes' | 'expires_at' | 'secret_hash' | 'hint' | 'revoked_at' | 'updated_at'>>,
-      trx?: Transaction<Database>,
+      trx?: Executor<TokensTables>,
     ): Promise<TokensTable | undefined> {
       await (trx ?? db).updateTable('tokens').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).execute();
       return this.get(ownerId, id, trx);
@@ -79,3 +80,11 @@ export function createTokensRepo(db: Kysely<Database>) {
 }
 
 export type TokensRepo = ReturnType<typeof createTokensRepo>;
+
+/** Scope names this server wrote: strings, checked as such (a scope a later version dropped is simply never granted). */
+const isScopeList = (value: unknown): value is Scope[] => isStringArray(value);
+
+/** The scopes stored on a token (empty for the kinds that hold every scope), decoded. */
+export function storedScopesOf(row: Pick<TokensTable, 'scopes'>): Scope[] {
+  return decodeJson(row.scopes, isScopeList, 'tokens.scopes');
+}

@@ -1,8 +1,8 @@
-import type { Transaction } from 'kysely';
+import type { Executor } from '../../storage/columns.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { generateTokenSecret, hashToken, tokenHint } from '../../lib/crypto.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database, TokensTable } from '../../storage/tables.js';
+import type { TokensTable, TokensTables } from './tokens.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { toTokenRecord, type IssuedToken } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';
@@ -46,7 +46,7 @@ export function createTokenRotation(deps: TokenRotationDeps) {
      * The next access token of an OAuth grant: a new secret and expiry on the same token, so the
      * grant stays one entry in the owner's list. The old secret is refused from the next request.
      */
-    async renewForClient(ownerId: string, id: string, expiresAt: string, trx: Transaction<Database>): Promise<IssuedToken | undefined> {
+    async renewForClient(ownerId: string, id: string, expiresAt: string, trx: Executor): Promise<IssuedToken | undefined> {
       const secret = generateTokenSecret('oauth');
       const updated = await repo.update(ownerId, id, { secret_hash: hashToken(secret), hint: tokenHint(secret), expires_at: expiresAt, updated_at: isoNow() }, trx);
       forget(id);

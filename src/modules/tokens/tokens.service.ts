@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { TokensTable } from '../../storage/tables.js';
+import type { TokensTable } from './tokens.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { createTokenAuthentication, type TokenAuthenticationDeps } from './tokens.auth.js';

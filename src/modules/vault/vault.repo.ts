@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, VaultTokensTable } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { ApiStyle, DiscoveredApi } from './vault.schemas.js';
+import type { VaultTables, VaultTokensTable } from './vault.tables.js';
 
 /** Everything but the sealed secret: what lists and records are made of. */
 const PUBLIC_COLUMNS = [
@@ -18,9 +19,9 @@ const PUBLIC_COLUMNS = [
 
 export type VaultTokenRow = Pick<VaultTokensTable, (typeof PUBLIC_COLUMNS)[number]>;
 
-export function createVaultRepo(db: Kysely<Database>) {
+export function createVaultRepo(db: Executor<VaultTables>) {
   return {
-    async insert(row: VaultTokensTable, trx?: Transaction<Database>): Promise<void> {
+    async insert(row: VaultTokensTable, trx?: Executor<VaultTables>): Promise<void> {
       await (trx ?? db).insertInto('vault_tokens').values(row).execute();
     },
 
@@ -78,7 +79,7 @@ export function createVaultRepo(db: Kysely<Database>) {
       return Number(row.n);
     },
 
-    async delete(ownerId: string, id: string, trx?: Transaction<Database>): Promise<boolean> {
+    async delete(ownerId: string, id: string, trx?: Executor<VaultTables>): Promise<boolean> {
       const result = await (trx ?? db).deleteFrom('vault_tokens').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
@@ -86,3 +87,24 @@ export function createVaultRepo(db: Kysely<Database>) {
 }
 
 export type VaultRepo = ReturnType<typeof createVaultRepo>;
+
+/** What API discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
+export interface StoredApiMetadata {
+  status: 'found' | 'none' | 'failed';
+  discoveredAt: string;
+  error?: string;
+  api?: DiscoveredApi;
+  /** Set by the owner when storing the token: absent means rest. */
+  apiStyle?: ApiStyle;
+  readMethods?: string[];
+}
+
+/** The stored discovery findings of a token, decoded; null when there are none or they do not parse. */
+export function apiMetadataOf(row: Pick<VaultTokenRow, 'api_metadata'>): StoredApiMetadata | null {
+  if (!row.api_metadata) return null;
+  try {
+    return JSON.parse(row.api_metadata) as StoredApiMetadata;
+  } catch {
+    return null;
+  }
+}

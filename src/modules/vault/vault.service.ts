@@ -1,24 +1,13 @@
-import type { Kysely } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
-import type { Database } from '../../storage/tables.js';
+import type { Executor } from '../../storage/columns.js';
+import type { VaultTables } from './vault.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ApiDiscovery } from './vault.discovery.js';
 import type { SecretSealer } from '../keyring/keyring.service.js';
-import type { VaultRepo, VaultTokenRow } from './vault.repo.js';
+import { apiMetadataOf, type StoredApiMetadata, type VaultRepo, type VaultTokenRow } from './vault.repo.js';
 import type { ApiAuthScheme, ApiDocumentRef, ApiOperation, ApiStyle, DiscoveredApi, VaultApiSummary, VaultToken, VaultTokenCreateRequest } from './vault.schemas.js';
-
-/** What API discovery found, as stored with a token (JSON in `api_metadata`; not secret). */
-interface StoredApiMetadata {
-  status: 'found' | 'none' | 'failed';
-  discoveredAt: string;
-  error?: string;
-  api?: DiscoveredApi;
-  /** Set by the owner when storing the token: absent means rest. */
-  apiStyle?: ApiStyle;
-  readMethods?: string[];
-}
 
 /** A token with its secret, for the services that call an API with it (never for a response, except reveal). */
 export interface VaultSecret {
@@ -55,17 +44,8 @@ function hintFor(secret: string): string {
   return secret.length >= 12 ? `…${secret.slice(-4)}` : '…';
 }
 
-function parseMetadata(row: Pick<VaultTokenRow, 'api_metadata'>): StoredApiMetadata | null {
-  if (!row.api_metadata) return null;
-  try {
-    return JSON.parse(row.api_metadata) as StoredApiMetadata;
-  } catch {
-    return null;
-  }
-}
-
 function toRecord(row: VaultTokenRow): VaultToken {
-  const meta = parseMetadata(row);
+  const meta = apiMetadataOf(row);
   let api: VaultApiSummary | null = null;
   if (meta) {
     api = { status: meta.status, discoveredAt: meta.discoveredAt, apiStyle: meta.apiStyle ?? 'rest', readMethods: meta.readMethods ?? [] };
@@ -111,7 +91,7 @@ function checkWebsiteUrl(websiteUrl: string): void {
 }
 
 export interface VaultServiceDeps {
-  db: Kysely<Database>;
+  db: Executor<VaultTables>;
   repo: VaultRepo;
   keyring: SecretSealer;
   audit: Pick<AuditService, 'record'>;
@@ -281,7 +261,7 @@ export function createVaultService(deps: VaultServiceDeps) {
       const out: DiscoveredService[] = [];
       const seen = new Set<string>();
       for (const row of await repo.listDiscovered(ownerId)) {
-        const meta = parseMetadata(row);
+        const meta = apiMetadataOf(row);
         if (meta?.status !== 'found' || !meta.api || seen.has(row.service_key)) continue;
         seen.add(row.service_key);
         out.push({

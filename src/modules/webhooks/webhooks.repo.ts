@@ -1,8 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { Dialect } from '../../storage/dialect.js';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../storage/tables.js';
+import { decodeJson, isStringArray, type Executor } from '../../storage/columns.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhooksTables } from './webhooks.tables.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
 
 export type EndpointRow = WebhookEndpointsTable;
 export type DeliveryRow = WebhookDeliveriesTable;
@@ -15,13 +15,13 @@ export interface AttemptResult {
   attempt: AttemptRow;
 }
 
-export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
+export function createWebhooksRepo(db: Executor<WebhooksTables>, dialect: Dialect) {
   return {
-    async insertEndpoint(row: EndpointRow, trx?: Db): Promise<void> {
+    async insertEndpoint(row: EndpointRow, trx?: Executor<WebhooksTables>): Promise<void> {
       await (trx ?? db).insertInto('webhook_endpoints').values(row).execute();
     },
 
-    async countEndpoints(ownerId: string, trx?: Db): Promise<number> {
+    async countEndpoints(ownerId: string, trx?: Executor<WebhooksTables>): Promise<number> {
       const row = await (trx ?? db)
         .selectFrom('webhook_endpoints')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -42,7 +42,7 @@ export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
       ownerId: string,
       id: string,
       changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'enabled' | 'updated_at' | 'consecutive_failures' | 'failing_since' | 'paused_until'>>,
-      trx?: Db,
+      trx?: Executor<WebhooksTables>,
     ): Promise<EndpointRow | undefined> {
       return (trx ?? db)
         .updateTable('webhook_endpoints')
@@ -127,7 +127,7 @@ export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /** Gives up the endpoint's pending deliveries (it was disabled). */
-    async failPending(endpointId: string, now: string, trx?: Db): Promise<void> {
+    async failPending(endpointId: string, now: string, trx?: Executor<WebhooksTables>): Promise<void> {
       await (trx ?? db)
         .updateTable('webhook_deliveries')
         .set({ state: 'failed', next_attempt_at: null, updated_at: now })
@@ -262,7 +262,7 @@ export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
       leaseUntil: string,
       perEndpoint: number,
     ): Promise<{ row: DeliveryRow; probe: boolean } | undefined> {
-      const run = async (q: Db): Promise<{ row: DeliveryRow; probe: boolean } | undefined> => {
+      const run = async (q: Executor<WebhooksTables>): Promise<{ row: DeliveryRow; probe: boolean } | undefined> => {
         let endpointQuery = q
           .selectFrom('webhook_endpoints')
           .select(['id', 'paused_until'])
@@ -386,3 +386,8 @@ export function createWebhooksRepo(db: Kysely<Database>, dialect: Dialect) {
 }
 
 export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>;
+
+/** The event types an endpoint is subscribed to, decoded. */
+export function endpointEventsOf(row: Pick<WebhookEndpointsTable, 'events'>): string[] {
+  return decodeJson(row.events, isStringArray, 'webhook_endpoints.events');
+}

@@ -7,7 +7,7 @@ import { isoNow } from '../../lib/time.js';
 import type { AccountEvent } from '../events/events.schemas.js';
 import type { Keyring } from '../keyring/keyring.service.js';
 import type { WebhookDeliverer } from './webhooks.deliverer.js';
-import type { AttemptRow, DeliveryRow, EndpointRow, WebhooksRepo } from './webhooks.repo.js';
+import { endpointEventsOf, type AttemptRow, type DeliveryRow, type EndpointRow, type WebhooksRepo } from './webhooks.repo.js';
 import {
   TEST_EVENT_TYPE,
   type CreatedWebhook,
@@ -38,7 +38,7 @@ function toWebhook(row: EndpointRow): Webhook {
   return {
     id: row.id,
     url: row.url,
-    events: JSON.parse(row.events) as string[],
+    events: endpointEventsOf(row),
     enabled: row.enabled === 1,
     status: row.enabled !== 1 ? 'disabled' : row.paused_until !== null ? 'paused' : 'active',
     pausedUntil: row.enabled === 1 ? row.paused_until : null,
@@ -295,7 +295,7 @@ export function createWebhooksService(deps: WebhooksServiceOptions) {
      */
     async enqueue(ownerId: string, event: AccountEvent): Promise<void> {
       const endpoints = (await repo.listEndpoints(ownerId)).filter(
-        (endpoint) => endpoint.enabled === 1 && (JSON.parse(endpoint.events) as string[]).includes(event.type),
+        (endpoint) => endpoint.enabled === 1 && endpointEventsOf(endpoint).includes(event.type),
       );
       if (endpoints.length > 0) await store(ownerId, endpoints, event);
     },
