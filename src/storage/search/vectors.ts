@@ -96,17 +96,29 @@ function dotsModuleBytes(): Uint8Array {
   ]);
 }
 
-let dotsModule: WebAssembly.Module | null | undefined;
+/** The little of WebAssembly used here (the project's TypeScript libraries do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface Wasm {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+const wasm = (globalThis as unknown as { WebAssembly?: Wasm }).WebAssembly;
+
+let dotsModule: object | null | undefined;
 /** The compiled scan, or null where WebAssembly SIMD is unavailable (the JavaScript loop then). */
-function simdModule(): WebAssembly.Module | null {
+function simdModule(): object | null {
   if (dotsModule === undefined) {
     try {
-      dotsModule = new WebAssembly.Module(dotsModuleBytes());
+      if (!wasm) throw new Error('no WebAssembly');
+      dotsModule = new wasm.Module(dotsModuleBytes());
     } catch {
       dotsModule = null;
     }
   }
-  return dotsModule;
+  return dotsModule ?? null;
 }
 
 /** Where the codes start in the scan's memory: the query sits before them, the scores after. */
@@ -114,7 +126,7 @@ const CODES_AT = 65_536;
 const PAGE = 65_536;
 
 interface Scan {
-  memory: WebAssembly.Memory;
+  memory: WasmMemory;
   dots: (query: number, codes: number, count: number, dimensions: number, out: number) => void;
 }
 
@@ -137,9 +149,9 @@ export class OwnerVectors {
     this.model = model;
     this.dimensions = dimensions;
     const module = dimensions % 16 === 0 && dimensions <= CODES_AT ? simdModule() : null;
-    if (module) {
-      const instance = new WebAssembly.Instance(module, {});
-      this.scan = { memory: instance.exports.mem as WebAssembly.Memory, dots: instance.exports.dots as Scan['dots'] };
+    if (module && wasm) {
+      const instance = new wasm.Instance(module, {});
+      this.scan = { memory: instance.exports.mem as WasmMemory, dots: instance.exports.dots as Scan['dots'] };
     }
     this.codes = this.codesFor(initialCapacity, new Int8Array(0));
     this.scales = new Float32Array(initialCapacity);
