@@ -67,24 +67,28 @@ export function createSearchIndexer(deps: {
   const model = () => deps.embeddings.describe().model;
   const usable = () => deps.embeddings.describe().kind !== 'off';
 
-  /** One batch per source; answers how many items were handled (0: nothing left to do). */
+  /**
+   * One batch per source; answers how many unclaimed stale items it found (0: nothing left to
+   * do here). Found, not handled: a batch another node claimed first leaves more to look at.
+   */
   async function round(): Promise<number> {
     if (!usable()) return 0;
     const current = model();
-    let handled = 0;
+    let found = 0;
     for (const src of deps.sources) {
       const now = new Date();
       const stale = await deps.repo.findStale(src, current, { now: now.toISOString(), limit: settings.batchSize });
       if (stale.length === 0) continue;
+      found += stale.length;
       const held = await deps.repo.claim(stale, deps.nodeId, now.toISOString(), new Date(now.getTime() + settings.leaseMs).toISOString());
       if (held.length === 0) continue;
       try {
-        handled += await embedAndStore(src, held, current);
+        await embedAndStore(src, held, current);
       } finally {
         await deps.repo.release(held, deps.nodeId);
       }
     }
-    return handled;
+    return found;
   }
 
   async function embedAndStore(src: SearchSource, held: StaleItem[], current: string): Promise<number> {
