@@ -85,8 +85,9 @@ async function bridge({ endpoint, token }) {
     });
   };
   local.onclose = () => {
-    // The client went away: end the server session too, then leave.
-    remote.terminateSession?.().catch(() => undefined).finally(() => process.exit(0));
+    // The client went away: end the server session too (or fail to), then leave.
+    const leave = () => process.exit(0);
+    remote.terminateSession?.().then(leave, leave);
   };
 
   await remote.start();

@@ -19,6 +19,7 @@ import {
   type Hello,
   type RequestFrame,
 } from '../src/shared/afp.protocol.js';
+import { ignoreFailure } from '../src/lib/ignore-failure.js';
 import { killRunningCommands, runOp } from './ops.js';
 import { DaemonError, type Policy } from './policy.js';
 
@@ -227,7 +228,7 @@ export function startLink(options: LinkOptions): Link {
       log(`disconnected (${outcome.reason}); reconnecting in ${wait} ms`);
       const controller = new AbortController();
       wake = () => controller.abort();
-      await delay(wait, undefined, { signal: controller.signal }).catch(() => {});
+      await ignoreFailure(delay(wait, undefined, { signal: controller.signal }), 'an abort is a wake-up: the wait ends early');
       wake = undefined;
     }
     return { final: false, reason: 'stopped' };

@@ -282,11 +282,8 @@ function collector(max: number) {
   };
 }
 
-async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<'exec'>> {
-  const cwd = args.cwd === undefined ? policy.root : await resolveInside(policy, args.cwd, 'cwd');
-  await onPath(cwd, async () => {
-    if (!(await stat(cwd)).isDirectory()) throw new DaemonError('INVALID', `cwd ${cwd} is not a folder`);
-  });
+/** Starts `cmd` in a shell in `cwd`, confined where the system allows. */
+async function startShell(cmd: string, cwd: string): Promise<{ child: ChildProcess; marker: string; windows: boolean; started: number }> {
   // The daemon's own settings (the token) never reach a command; the marker lets every process
   // the command starts be found again, wherever it moved (daemon/reap.ts).
   const marker = randomBytes(16).toString('hex');
@@ -295,10 +292,10 @@ async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<
   const confinement = windows ? undefined : await execConfinement();
   // In a PID namespace the shell is its first process: when it exits, everything left in the
   // namespace is killed by the kernel (daemon/confine.ts).
-  const [program, ...programArgs] = confinement?.kind === 'pid-namespace' ? [...confinement.prefix, '/bin/sh', '-c', args.cmd] : ['/bin/sh', '-c', args.cmd];
+  const [program, ...programArgs] = confinement?.kind === 'pid-namespace' ? [...confinement.prefix, '/bin/sh', '-c', cmd] : ['/bin/sh', '-c', cmd];
   const started = Date.now();
   const child = windows
-    ? spawn(process.env.ComSpec || 'cmd.exe', ['/d', '/s', '/c', `"${args.cmd}"`], {
+    ? spawn(process.env.ComSpec || 'cmd.exe', ['/d', '/s', '/c', `"${cmd}"`], {
         cwd,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -307,6 +304,15 @@ async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<
       })
     : // Its own process group and session, so that the command and what it starts can be ended together.
       spawn(program!, programArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return { child, marker, windows, started };
+}
+
+async function exec(policy: Policy, args: OpArgsOf<'exec'>): Promise<OpResultOf<'exec'>> {
+  const cwd = args.cwd === undefined ? policy.root : await resolveInside(policy, args.cwd, 'cwd');
+  await onPath(cwd, async () => {
+    if (!(await stat(cwd)).isDirectory()) throw new DaemonError('INVALID', `cwd ${cwd} is not a folder`);
+  });
+  const { child, marker, windows, started } = await startShell(args.cmd, cwd);
   const processes: ExecProcesses = { shellPid: child.pid ?? -1, marker, seen: new Map() };
   let ending: Promise<void> = Promise.resolve();
   // Each call looks again (something may have started since the last one), one after the other.

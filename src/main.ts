@@ -1,4 +1,5 @@
 import { loadConfig, loadDotEnv, type Config } from './config.js';
+import { ignoreFailure } from './lib/ignore-failure.js';
 import { keepTickShapeAlive } from './lib/tick-shape.js';
 import { startupFailureMessage, type StartupStage } from './startup-errors.js';
 import { createRootKeys } from './modules/keyring/keyring.watch.js';
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
     // Checks the vault keys against the database (and makes the key file on first start).
     return container.keyring.ready();
   });
-  databaseReady.catch(() => {});
+  void ignoreFailure(databaseReady, 'awaited below once the routes are built, where a failure stops the start; until then it must not be an unhandled rejection');
   const app = await buildApp({ config, container });
   await databaseReady.catch((error: unknown) => {
     stage = databaseStage;

@@ -11,6 +11,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { residentBytes } from '../src/modules/parsing/parsing.pool.js';
+import { ignoreFailure } from '../src/lib/ignore-failure.js';
 import { ENGINE } from './harness.js';
 import { docxInflatingTo, pdfInflatingContent, pdfRepeatingOnePage } from './hostile-files.js';
 import { childPids } from './procfs.js';
@@ -94,7 +95,7 @@ async function uploadWatched(server: Server, file: { name: string; type: string;
   } finally {
     done = true;
     clearInterval(sampler);
-    await health.catch(() => undefined);
+    await ignoreFailure(health, 'the upload failed: its error is the one to report');
   }
 }
 

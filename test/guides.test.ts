@@ -1,15 +1,19 @@
 /**
  * The guides say only true, complete things: every error code the server can answer is in
- * llms.txt and the README, every path they name is a route, and the documents agree with each
- * other on the base address and the handshake.
+ * llms.txt and the README, every path they (and the reference in docs/) name is a route, and
+ * the documents agree with each other on the base address and the handshake.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/http/errors.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 const BASE = 'https://hearth.example.test';
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+/** The README and the reference it links to, one file per area in docs/. */
+const DOCS_DIR = new URL('../docs/', import.meta.url);
+const readDoc = (name: string) => readFileSync(new URL(name, DOCS_DIR), 'utf8');
+const GUIDES = [README, ...readdirSync(DOCS_DIR).filter((name) => name.endsWith('.md')).map(readDoc)].join('\n');
 
 let t: TestApp;
 let llms: string;
@@ -79,8 +83,8 @@ describe('llms.txt and the README', () => {
     const inLlms = namedPaths(llms);
     expect(inLlms.length).toBeGreaterThan(100);
     expect(unknownPaths(llms)).toEqual([]);
-    expect(namedPaths(README).length).toBeGreaterThan(30);
-    expect(unknownPaths(README)).toEqual([]);
+    expect(namedPaths(GUIDES).length).toBeGreaterThan(30);
+    expect(unknownPaths(GUIDES)).toEqual([]);
   });
 
   it('refer only to what the reader has: llms.txt has no noTokenFlow key, and no internal notes', () => {
@@ -101,7 +105,7 @@ describe('the base address', () => {
   });
 });
 
-describe('the README shows what a reader needs to act', () => {
+describe('the README and its reference in docs/ show what a reader needs to act', () => {
   it("the owner's side of a handshake with curl: list, approve with its body, deny", () => {
     expect(README).toMatch(/curl -s '[^']*\/api\/v1\/handshakes\?status=pending' -H "authorization: Bearer \$OWNER"/);
     expect(README).toMatch(/curl -s -X POST \S*\/api\/v1\/handshakes\/[^/\s]+\/approve[\s\S]{0,200}-d '\{"scopes":\[/);
@@ -136,14 +140,16 @@ describe('the README shows what a reader needs to act', () => {
     expect(README).toContain(`"token": "${kind}…"`);
   });
 
-  it("exec's timeout with its unit, and the Stripe event types and fields the webhook reads", () => {
-    expect(README).toMatch(/`timeout` is in \*\*milliseconds\*\*/);
-    expect(README).toMatch(/"timeout":\d{4,}/);
+  it("exec's timeout with its unit (docs/remote-pcs.md), and the Stripe event types and fields the webhook reads (docs/billing.md)", () => {
+    const remotePcs = readDoc('remote-pcs.md');
+    const billing = readDoc('billing.md');
+    expect(remotePcs).toMatch(/`timeout` is in \*\*milliseconds\*\*/);
+    expect(remotePcs).toMatch(/"timeout":\d{4,}/);
     for (const type of ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'customer.subscription.deleted']) {
-      expect(README).toMatch(new RegExp(`\\| \`${type.replace(/\./g, '\\.')}\` \\|`));
+      expect(billing).toMatch(new RegExp(`\\| \`${type.replace(/\./g, '\\.')}\` \\|`));
     }
     for (const field of ['client_reference_id', 'metadata.userId', 'metadata.planId', 'payment_status', 'data.object', 'livemode']) {
-      expect(README).toContain(`\`${field}\``);
+      expect(billing).toContain(`\`${field}\``);
     }
   });
 });

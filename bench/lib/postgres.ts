@@ -3,6 +3,7 @@
  * BENCH_DATABASE_URL names and dropped at the end, so that a run neither reads nor leaves data.
  */
 import pg from 'pg';
+import { ignoreFailure } from '../../src/lib/ignore-failure.js';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -16,7 +17,7 @@ export async function unreachable(adminUrl: string): Promise<string | undefined>
   } catch (error) {
     return error instanceof Error ? error.message || error.name : String(error);
   } finally {
-    await client.end().catch(() => undefined);
+    await ignoreFailure(client.end(), 'the answer is known; the connection is dropped either way');
   }
 }
 

@@ -4,7 +4,7 @@
  * documents and a skill attached, active skills, the identity, preferences and a connector.
  */
 import { api, inParallel, registerOwner } from './http.js';
-import { DOCUMENTS, MEMORY_ENTRIES, RARE_WORD, commonQuery, documentContent, memoryContent, skillCatalogue, type SkillBody } from './dataset.js';
+import { DOCUMENTS, MEMORY_ENTRIES, RARE_WORD, commonQuery, documentContent, memoryContent, type SkillBody } from './dataset.js';
 
 const SEED_CONCURRENCY = 50;
 

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { ignoreFailure } from '../lib/ignore-failure.js';
 import { sealedLength, type BusSeal } from './bus-seal.js';
 import { MAX_NOTIFY_PAYLOAD, type PgListener } from './pg-listener.js';
 import type { WriteTracker } from './write-tracker.js';
@@ -150,7 +151,7 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
         // notification can wait behind another connection's, and closing must not wait with it.
         let giveUp: NodeJS.Timeout | undefined;
         await Promise.race([
-          listener.notify(channel, payload).catch(() => {}),
+          ignoreFailure(listener.notify(channel, payload), 'the node is going: the others, not told, drop these answers when their cache age ends'),
           new Promise<void>((resolve) => (giveUp = setTimeout(resolve, CLOSE_NOTIFY_WAIT_MS))),
         ]);
         clearTimeout(giveUp);

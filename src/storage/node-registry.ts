@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely } from 'kysely';
+import { ignoreFailure } from '../lib/ignore-failure.js';
 import type { Database } from './tables.js';
 
 /**
@@ -132,7 +133,7 @@ export function createPgRegistry(options: { db: Kysely<Database>; nodeId: string
         if (closed || timer) return;
         timer = setInterval(() => {
           // One beat at a time: a slow database must not pile them up.
-          beating = beating.then(() => (closed ? undefined : beat().catch(() => {})));
+          beating = beating.then(() => (closed ? undefined : ignoreFailure(beat(), 'a missed beat is made up by the next one')));
         }, heartbeatMs);
         timer.unref();
       });
@@ -143,9 +144,9 @@ export function createPgRegistry(options: { db: Kysely<Database>; nodeId: string
       clearInterval(timer);
       if (!starting) return;
       // A registration under way is finished first, so that the row removed below is not written after it.
-      await starting.catch(() => {});
+      await ignoreFailure(starting, 'only its end is awaited here; a failed registration was reported to its caller');
       await beating;
-      await sql`DELETE FROM cluster_nodes WHERE node_id = ${nodeId}`.execute(db).catch(() => {});
+      await ignoreFailure(sql`DELETE FROM cluster_nodes WHERE node_id = ${nodeId}`.execute(db), 'a row left behind stops beating, and the other nodes take this node for dead');
     },
   };
 }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
+import { ignoreFailure } from '../lib/ignore-failure.js';
 
 /**
  * One long-lived PostgreSQL connection per node that LISTENs on every channel the node needs
@@ -105,7 +106,7 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
   function lost(client: pg.Client): void {
     if (client !== current) return;
     current = undefined;
-    client.end().catch(() => {});
+    void ignoreFailure(client.end(), 'a connection being dropped has nothing left to lose');
     events.emit('down');
     scheduleRetry();
   }
@@ -130,7 +131,7 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
       await client.connect();
       for (const channel of handlers.keys()) await client.query(`LISTEN "${channel}"`);
     } catch (error) {
-      client.end().catch(() => {});
+      void ignoreFailure(client.end(), 'a connection being dropped has nothing left to lose');
       throw error;
     }
     if (closing) {
@@ -156,7 +157,7 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
       const client = current;
       if (!client) return; // Listened to on connecting.
       const listened = queue.then(() => client.query(`LISTEN "${channel}"`).then(() => {}));
-      queue = listened.catch(() => {});
+      queue = ignoreFailure(listened, 'the caller sees the failure; the LISTENs queued behind it run all the same');
       await listened;
     },
     notify(channel, payload) {
@@ -176,7 +177,7 @@ export async function startPgListener(options: PgListenerOptions): Promise<PgLis
       if (retryTimer) clearTimeout(retryTimer);
       const client = current;
       current = undefined;
-      await client?.end().catch(() => {});
+      if (client) await ignoreFailure(client.end(), 'a connection being dropped has nothing left to lose');
     },
   };
 }

@@ -113,7 +113,7 @@ export function createStatementPool(options: StatementPoolOptions): PostgresPool
   }
 
   function stateOf(client: pg.PoolClient): ClientState {
-    let state = states.get(client);
+    const state = states.get(client);
     if (state) return state;
     const s: ClientState = { held: [], named: new Set(), retire: false, inTransaction: false, written: undefined, wrapper: undefined! };
     s.wrapper = {

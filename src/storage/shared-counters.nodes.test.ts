@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
+import { createTestApp, ENGINE, type Owner } from '../../test/harness.js';
 import type { Config } from '../config.js';
 import { buildApp } from '../app.js';
 import { createContainer, type Container } from '../container.js';

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { ignoreFailure } from '../lib/ignore-failure.js';
 import { COUNTERS_FLUSH_MS, COUNTERS_MAX_KEYS, type CounterWindow, type SharedCounters } from '../lib/shared-counters.js';
 import type { Database } from './tables.js';
 
@@ -143,7 +144,7 @@ export function createPgCounters(
   }
   /** A flush that carries every hit counted before the call: one under way may have started before them. */
   async function flush(): Promise<void> {
-    if (flushing) await flushing.catch(() => {});
+    if (flushing) await ignoreFailure(flushing, 'only its end is awaited: its failure was reported, and its hits are carried by this flush');
     return start();
   }
 
@@ -204,7 +205,7 @@ export function createPgCounters(
       if (closed) return;
       closed = true;
       clearInterval(timer);
-      await flushing?.catch(() => {});
+      if (flushing) await ignoreFailure(flushing, 'only its end is awaited: its failure was reported, and its hits are carried by the last flush');
       await flush().catch((error: unknown) => options.onError?.(error));
     },
   };

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../test/harness.js';
+import { ignoreFailure } from '../lib/ignore-failure.js';
 import { createRootKeys } from '../modules/keyring/keyring.watch.js';
 import { openStorage } from './storage.js';
 
@@ -96,8 +97,8 @@ describe('storage', () => {
       await storage.db.selectFrom('users').select('id').execute();
     } finally {
       await storage.close();
-      await admin.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`).catch(() => undefined);
-      await admin.end().catch(() => undefined);
+      await ignoreFailure(admin.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`), 'a schema left behind holds nothing another test reads');
+      await ignoreFailure(admin.end(), 'the test is over');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -14,6 +14,7 @@ import {
   type SqliteDialectConfig,
   type SqliteStatement,
 } from 'kysely';
+import { ignoreFailure } from '../lib/ignore-failure.js';
 import { createBusSeal, type BusKeySource, type BusSeal } from './bus-seal.js';
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
 import { createLocalBus, newNodeId, startPgBus, type ClusterBus } from './cluster-bus.js';
@@ -383,7 +384,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       throw error;
     }
   })();
-  ready.catch(() => {});
+  void ignoreFailure(ready, 'the opener awaits `ready`, where a failure stops the start; until then it must not be an unhandled rejection');
   const groupCommit = createGroupCommit(db, dialect);
   const storage: Storage = {
     db,
@@ -401,7 +402,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     },
     async close() {
       // Not in the middle of a migration; a failed one closed everything already.
-      await ready.catch(() => {});
+      await ignoreFailure(ready, 'only its end is awaited: a failed migration was reported to the opener');
       if (failed) return;
       // Acknowledged writes are committed already; queued ones are committed before closing.
       await groupCommit.close();

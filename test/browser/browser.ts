@@ -11,6 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ignoreFailure } from '../../src/lib/ignore-failure.js';
 import { createTestApp, ENGINE, type TestApp, type TestAppOptions } from '../harness.js';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(Boolean) as string[];
@@ -84,7 +85,7 @@ export async function startConsole(options: TestAppOptions = {}): Promise<Consol
       await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
     },
     async close() {
-      for (const context of contexts) await context.close().catch(() => undefined);
+      for (const context of contexts) await ignoreFailure(context.close(), 'a context the browser already closed is gone either way');
       await browser.close();
       await t.close();
     },

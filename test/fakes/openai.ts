@@ -325,6 +325,16 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
       return void res.end(json);
     }
 
+    await stream(res, body, text, { id, created, model, usage });
+  }
+
+  /** Answers as a stream of chunks, as the real API does with `stream: true`, failing as `fake.failure` asks. */
+  async function stream(
+    res: ServerResponse,
+    body: any,
+    text: string,
+    { id, created, model, usage }: { id: string; created: number; model: string; usage: Record<string, number> },
+  ): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;

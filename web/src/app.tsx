@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, errorMessage, forgetSessionBinding, signedOut, unwrap, type Schemas } from './api/client';
 import { Loading } from './components/ui';
+import { ignoreFailure } from './ignore-failure';
 import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/console.pages';
 import { useLiveChanges } from './live';
 import { AgentsPage } from './pages/agents';
@@ -91,13 +92,12 @@ function usePendingCount(): number | undefined {
   const [count, setCount] = useState<number>();
   const refresh = useCallback(() => {
     // Agents' handshakes, apps' authorization requests and held actions all wait for the owner.
-    Promise.all([
+    const counted = Promise.all([
       api.GET('/api/v1/handshakes', { params: { query: { status: 'pending', limit: 100 } } }),
       api.GET('/api/v1/authorization/requests'),
       api.GET('/api/v1/approvals', { params: { query: { status: 'pending', limit: 100 } } }),
-    ])
-      .then(([handshakes, apps, actions]) => setCount(unwrap(handshakes).data.length + unwrap(apps).data.length + unwrap(actions).data.length))
-      .catch(() => undefined);
+    ]).then(([handshakes, apps, actions]) => setCount(unwrap(handshakes).data.length + unwrap(apps).data.length + unwrap(actions).data.length));
+    void ignoreFailure(counted, 'the badge keeps its last count; the next change or poll counts again');
   }, []);
   useEffect(refresh, [refresh]);
   useLiveChanges(refresh);
@@ -122,7 +122,7 @@ function Shell() {
   }, [path, known]);
 
   const signOut = async () => {
-    await api.DELETE('/api/v1/auth/session').catch(() => undefined);
+    await ignoreFailure(api.DELETE('/api/v1/auth/session'), 'the page signs out either way; a session the server could not end expires on its own');
     signedOut();
     navigate('/');
   };

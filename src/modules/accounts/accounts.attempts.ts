@@ -1,5 +1,6 @@
 import { AppError } from '../../http/errors.js';
 import { createRateLimiter, RATE_LIMIT_MAX_KEYS } from '../../http/rate-limit.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { createLocalCounters, type SharedCounters } from '../../lib/shared-counters.js';
 
 /**
@@ -113,7 +114,7 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
   function serialised<T>(account: string, step: () => Promise<T>): Promise<T> {
     const before = queues.get(account) ?? Promise.resolve();
     const mine = before.then(step, step);
-    const tail = mine.catch(() => {});
+    const tail = ignoreFailure(mine, 'the step\'s caller sees its failure; the next step in the queue runs all the same');
     queues.set(account, tail);
     void tail.then(() => {
       if (queues.get(account) === tail) queues.delete(account);

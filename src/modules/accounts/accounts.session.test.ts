@@ -37,7 +37,7 @@ describe('the browser session cookie', () => {
   });
 
   it("authenticates requests from the console's own pages with the session's rights", async () => {
-    const { cookie, headers } = await signIn();
+    const { headers } = await signIn();
     const tokens = await t.request('GET', '/api/v1/tokens', { headers: { ...ownPage, ...headers } });
     expect(tokens.status).toBe(200);
     // A plain GET from the page sends no Origin; Sec-Fetch-Site still says where it comes from.
@@ -47,7 +47,7 @@ describe('the browser session cookie', () => {
   });
 
   it('refuses the cookie on a request from another site, or from something that does not say where it comes from', async () => {
-    const { cookie, headers } = await signIn();
+    const { headers } = await signIn();
     expectError(await t.request('GET', '/api/v1/tokens', { headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example', ...headers } }), 401, 'UNAUTHORIZED');
     expectError(await t.request('POST', '/api/v1/memory', { body: { content: 'planted' }, headers: { 'sec-fetch-site': 'same-site', origin: 'https://sub.hearth.example.org', ...headers } }), 401, 'UNAUTHORIZED');
     expectError(await t.request('GET', '/api/v1/tokens', { headers }), 401, 'UNAUTHORIZED');
@@ -57,7 +57,7 @@ describe('the browser session cookie', () => {
   });
 
   it('is no credential for /mcp, whose tools run with a bearer token', async () => {
-    const { cookie, headers } = await signIn();
+    const { headers } = await signIn();
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } };
     expectError(
       await t.request('POST', '/mcp', { body: initialize, headers: { ...ownPage, ...headers, accept: 'application/json, text/event-stream' } }),
@@ -85,7 +85,7 @@ describe('the browser session cookie', () => {
   });
 
   it('signs out: the session is revoked and the cookie cleared', async () => {
-    const { cookie, headers } = await signIn();
+    const { headers } = await signIn();
     const out = await t.request('DELETE', '/api/v1/auth/session', { headers: { ...ownPage, ...headers } });
     expect(out.status).toBe(200);
     expect(String(out.headers['set-cookie'])).toMatch(/^__Host-hearth_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict; Secure$/);
@@ -112,7 +112,7 @@ describe('the browser session cookie', () => {
   });
 
   it("marks every answer to the session private, so no shared cache keeps the owner's data", async () => {
-    const { cookie, headers } = await signIn();
+    const { headers } = await signIn();
     const res = await t.request('GET', '/api/v1/memory', { headers: { ...ownPage, ...headers } });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('private, no-store');

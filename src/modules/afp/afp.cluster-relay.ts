@@ -22,6 +22,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { AppError } from '../../http/errors.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { CLOSE, LIMITS, OPS, type Op, type ResponseFrame } from '../../shared/afp.protocol.js';
 import { MAX_MESSAGE_BYTES, type ClusterBus } from '../../storage/cluster-bus.js';
 import type { NodeRegistry } from '../../storage/node-registry.js';
@@ -114,11 +115,9 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   const aliveSince = () => sql<boolean>`clock_timestamp() - ${nodes.deadAfterMs} * interval '1 millisecond'`;
 
   function inOrder(deviceId: string, work: () => Promise<void>): Promise<void> {
-    const next = (chains.get(deviceId) ?? Promise.resolve())
-      .then(work)
-      // The link table is a shared view of this node's links: a failed write is retried by the
-      // next attach or sweep, and must not stop the writes queued behind it.
-      .catch(() => {});
+    // The link table is a shared view of this node's links: a failed write is retried by the
+    // next attach or sweep, and must not stop the writes queued behind it.
+    const next = ignoreFailure((chains.get(deviceId) ?? Promise.resolve()).then(work), 'retried by the next attach or sweep');
     chains.set(deviceId, next);
     void next.then(() => {
       if (chains.get(deviceId) === next) chains.delete(deviceId);
@@ -156,7 +155,7 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   }
 
   function dropPayload(id: string): void {
-    void sql`DELETE FROM afp_payloads WHERE id = ${id}`.execute(db).catch(() => {});
+    void ignoreFailure(sql`DELETE FROM afp_payloads WHERE id = ${id}`.execute(db), 'a payload left behind is deleted by the sweep');
   }
 
   /** Sends a request to the node holding the device's link and waits for its answer. */
@@ -217,19 +216,17 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       const frame = await forward(live, request.op, args ?? {}, request.timeoutMs);
       // The caller's node audits the operations that change a PC; this node audits every one it
       // ran for another node, so that what reached the PC through it is on record here too.
-      await deps.audit
-        .record(
-          { ownerId: request.owner, tokenId: typeof request.token === 'string' ? request.token : null, ip: null, userAgent: null },
-          {
-            action: 'afp.relay.serve',
-            outcome: frame.ok ? 'success' : 'failure',
-            targetType: 'afp_device',
-            targetId: request.device,
-            details: relayedDetails(request.op, args ?? {}, from),
-          },
-        )
-        // The PC has run it: its answer goes back even if the log could not be written.
-        .catch(() => {});
+      const audited = deps.audit.record(
+        { ownerId: request.owner, tokenId: typeof request.token === 'string' ? request.token : null, ip: null, userAgent: null },
+        {
+          action: 'afp.relay.serve',
+          outcome: frame.ok ? 'success' : 'failure',
+          targetType: 'afp_device',
+          targetId: request.device,
+          details: relayedDetails(request.op, args ?? {}, from),
+        },
+      );
+      await ignoreFailure(audited, 'the PC has run it: its answer goes back even if the log could not be written');
       const inline = JSON.stringify({ id: request.id, frame } satisfies AnswerMessage);
       if (Buffer.byteLength(inline) <= INLINE_BYTES) {
         bus.sendTo(from, TOPIC_ANSWER, inline);
@@ -318,7 +315,7 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   // a node heartbeating again by now (only slow: it puts them back when it rejoins).
   const onNodeDown = (node: string) => {
     failRemotes((remote) => remote.node === node, 'the server node holding its link stopped; its daemon reconnects to another');
-    void sql<{ device_id: string; owner_id: string; name: string }>`
+    const claimed = sql<{ device_id: string; owner_id: string; name: string }>`
       DELETE FROM afp_links l USING afp_devices d
       WHERE l.node_id = ${node} AND d.id = l.device_id
         AND NOT EXISTS (SELECT 1 FROM cluster_nodes n WHERE n.node_id = ${node} AND n.heartbeat_at > ${aliveSince()})
@@ -326,9 +323,8 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       .execute(db)
       .then(({ rows }) => {
         for (const row of rows) deps.onPresence?.({ deviceId: row.device_id, ownerId: row.owner_id, name: row.name }, 'offline');
-      })
-      // Not claimed now (the database is out of reach): the rows stay, and the sweep forgets them.
-      .catch(() => {});
+      });
+    void ignoreFailure(claimed, 'not claimed now (the database is out of reach): the rows stay, and the sweep forgets them');
   };
   // This node cannot hear answers while its listening connection is down: they are lost.
   const onBusDown = () => failRemotes(() => true, 'the connection between the server nodes was lost while the request ran');
@@ -349,11 +345,10 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   nodes.events.on('rejoined', onRejoined);
   bus.events.on('down', onBusDown);
   const sweep = setInterval(() => {
-    void sql`DELETE FROM afp_payloads WHERE created_at < clock_timestamp() - ${PAYLOAD_MAX_AGE_MS} * interval '1 millisecond'`.execute(db).catch(() => {});
-    void sql`DELETE FROM afp_links l WHERE NOT EXISTS (
-      SELECT 1 FROM cluster_nodes n WHERE n.node_id = l.node_id AND n.heartbeat_at > clock_timestamp() - ${LINK_FORGET_AFTER_MS} * interval '1 millisecond')`
-      .execute(db)
-      .catch(() => {});
+    // A pass the database missed is made up by the next one.
+    void ignoreFailure(sql`DELETE FROM afp_payloads WHERE created_at < clock_timestamp() - ${PAYLOAD_MAX_AGE_MS} * interval '1 millisecond'`.execute(db), 'swept again soon');
+    void ignoreFailure(sql`DELETE FROM afp_links l WHERE NOT EXISTS (
+      SELECT 1 FROM cluster_nodes n WHERE n.node_id = l.node_id AND n.heartbeat_at > clock_timestamp() - ${LINK_FORGET_AFTER_MS} * interval '1 millisecond')`.execute(db), 'swept again soon');
   }, SWEEP_EVERY_MS);
   sweep.unref();
 

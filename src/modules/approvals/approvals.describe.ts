@@ -199,38 +199,8 @@ export function describeRequest(input: DescribeInput): string {
     }
     case 'files.delete':
       return `${who} delete the file ${id(params.fileId)} of the connected storage`;
-    case 'services.write': {
-      const service = params.service ? ` of the service ${quote(params.service)}` : '';
-      // The pass-through, the one GET of the class (a method an RPC-style service takes as a
-      // write): what it calls is its own address, path and query string as received.
-      if (input.operationId === 'callConnectedService') {
-        const prefix = `/api/v1/services/${encodeURIComponent(params.service ?? '')}`;
-        const target = input.url.startsWith(prefix) ? input.url.slice(prefix.length) : input.url;
-        return `${who} send GET ${quote(target)} to the API${service}`;
-      }
-      if (input.operationId === 'oauthDisconnect') return `${who} disconnect the connected account${service}, deleting its stored tokens`;
-      if (input.operationId === 'deleteConnector') return `${who} delete the connector ${id(params.id)}`;
-      if (input.operationId === 'updateConnector') return `${who} change the connector ${id(params.id)}: ${fieldsOf(body, ['password'])}`;
-      if (input.operationId === 'proxyServiceRequest') {
-        const extras = (['query', 'headers'] as const).filter((name) => field(body, name) !== undefined).map((name) => `, ${name} ${quote(field(body, name))}`);
-        return `${who} send ${quote(field(body, 'method'))} ${quote(field(body, 'path'))} to the API${service}${extras.join('')}${payload(field(body, 'body'))}`;
-      }
-      if (input.operationId === 'executeServiceMethod') {
-        const { body: sent, ...params } = (field(body, 'params') ?? {}) as Record<string, unknown>;
-        return `${who} call the method ${quote(field(body, 'method'))}${service} with the params ${quote(params)}${sent === undefined ? '' : payload(sent)}`;
-      }
-      const auth = [`authentication ${quote(field(body, 'authType'))}`];
-      for (const [name, words] of [
-        ['vaultTokenId', 'with the vault token'],
-        ['headerName', 'in the header'],
-        ['queryParam', 'in the query parameter'],
-      ] as const) {
-        if (given(field(body, name))) auth.push(`${words} ${quote(field(body, name))}`);
-      }
-      if (given(field(body, 'password'))) auth.push('with a password');
-      auth.push(apiStyleOf(body));
-      return `${who} create the connector ${quote(field(body, 'name'))} for ${quote(field(body, 'baseUrl'))} (${auth.join(', ')})`;
-    }
+    case 'services.write':
+      return describeServicesWrite(who, input);
     case 'memory.write':
       return params.id ? `${who} change the memory entry ${id(params.id)}: ${fieldsOf(body)}` : `${who} add a memory entry: ${fieldsOf(body)}`;
     case 'memory.delete':
@@ -274,6 +244,41 @@ export function describeRequest(input: DescribeInput): string {
       return `${who} store a vault token named ${quote(field(body, 'name'))} for the service ${quote(field(body, 'service'))} (${quote(field(body, 'websiteUrl'))})${discovery}`;
     }
   }
+}
+
+/** The class that spans the most routes: calls to connected services, connectors, disconnecting an account. */
+function describeServicesWrite(who: string, input: DescribeInput): string {
+  const { body, params } = input;
+  const service = params.service ? ` of the service ${quote(params.service)}` : '';
+  // The pass-through, the one GET of the class (a method an RPC-style service takes as a
+  // write): what it calls is its own address, path and query string as received.
+  if (input.operationId === 'callConnectedService') {
+    const prefix = `/api/v1/services/${encodeURIComponent(params.service ?? '')}`;
+    const target = input.url.startsWith(prefix) ? input.url.slice(prefix.length) : input.url;
+    return `${who} send GET ${quote(target)} to the API${service}`;
+  }
+  if (input.operationId === 'oauthDisconnect') return `${who} disconnect the connected account${service}, deleting its stored tokens`;
+  if (input.operationId === 'deleteConnector') return `${who} delete the connector ${id(params.id)}`;
+  if (input.operationId === 'updateConnector') return `${who} change the connector ${id(params.id)}: ${fieldsOf(body, ['password'])}`;
+  if (input.operationId === 'proxyServiceRequest') {
+    const extras = (['query', 'headers'] as const).filter((name) => field(body, name) !== undefined).map((name) => `, ${name} ${quote(field(body, name))}`);
+    return `${who} send ${quote(field(body, 'method'))} ${quote(field(body, 'path'))} to the API${service}${extras.join('')}${payload(field(body, 'body'))}`;
+  }
+  if (input.operationId === 'executeServiceMethod') {
+    const { body: sent, ...params } = (field(body, 'params') ?? {}) as Record<string, unknown>;
+    return `${who} call the method ${quote(field(body, 'method'))}${service} with the params ${quote(params)}${sent === undefined ? '' : payload(sent)}`;
+  }
+  const auth = [`authentication ${quote(field(body, 'authType'))}`];
+  for (const [name, words] of [
+    ['vaultTokenId', 'with the vault token'],
+    ['headerName', 'in the header'],
+    ['queryParam', 'in the query parameter'],
+  ] as const) {
+    if (given(field(body, name))) auth.push(`${words} ${quote(field(body, name))}`);
+  }
+  if (given(field(body, 'password'))) auth.push('with a password');
+  auth.push(apiStyleOf(body));
+  return `${who} create the connector ${quote(field(body, 'name'))} for ${quote(field(body, 'baseUrl'))} (${auth.join(', ')})`;
 }
 
 /**

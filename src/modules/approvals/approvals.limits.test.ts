@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectHeld, policyToken } from '../../../test/approvals.helpers.js';
-import { createTestApp, expectError, type ApiResponse, type Owner, type TestApp } from '../../../test/harness.js';
+import { createTestApp, expectError, type ApiResponse, type TestApp } from '../../../test/harness.js';
 import { loadConfig } from '../../config.js';
 
 let t: TestApp;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Scope } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { AuthorizationClientsTable, AuthorizationCodesTable, Database } from '../../storage/tables.js';
@@ -30,6 +31,19 @@ export interface TokenEndpointDeps {
   protocol: Pick<AuthorizationProtocol, 'canonicalResource'>;
 }
 
+/**
+ * A grant's token the owner already deleted is no grant: `undefined`. Any other failure (the
+ * database out of reach) is not an answer about the grant and reaches the caller.
+ */
+async function unlessGone<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
 /** The token endpoint (codes and refresh tokens exchanged for access tokens) and revocation (RFC 7009). */
 export function createTokenEndpoint(deps: TokenEndpointDeps) {
   const { db, repo, tokens, audit, protocol } = deps;
@@ -50,7 +64,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
   /** Ends a grant: its token is revoked and none of its refresh tokens renews it again. */
   async function endGrant(ownerId: string, tokenId: string, actor: AuditActor): Promise<void> {
     await repo.spendGrant(tokenId, isoNow());
-    await tokens.revoke(ownerId, tokenId, actor).catch(() => undefined);
+    await unlessGone(tokens.revoke(ownerId, tokenId, actor));
   }
 
   /** Spends the code and makes its grant: an access token and the first refresh token, in one transaction. */
@@ -116,7 +130,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     };
     if (refresh.used_at) return replay();
     if (isPast(refresh.expires_at)) throw new OAuthProtocolError(400, 'invalid_grant', 'The refresh token expired; authorize again');
-    const grant = await tokens.get(refresh.owner_id, refresh.token_id).catch(() => undefined);
+    const grant = await unlessGone(tokens.get(refresh.owner_id, refresh.token_id));
     if (!grant || grant.status === 'revoked') throw new OAuthProtocolError(400, 'invalid_grant', 'The grant was revoked; authorize again');
     if (form.scope !== undefined) {
       const extra = parseScopes(form.scope).filter((scope) => !grant.scopes.includes(scope));
@@ -158,7 +172,7 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
       }
       const principal = await tokens.authenticate(value);
       if (principal?.kind !== 'oauth') return;
-      const record = await tokens.get(principal.ownerId, principal.tokenId).catch(() => undefined);
+      const record = await unlessGone(tokens.get(principal.ownerId, principal.tokenId));
       if (record?.clientId === client.id) await endGrant(principal.ownerId, principal.tokenId, { ...actor, ownerId: principal.ownerId });
     },
   };

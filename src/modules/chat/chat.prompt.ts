@@ -263,24 +263,56 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
   const budget = Math.max(0, input.budgetTokens);
   const spent = { persona: 0, documents: 0, passages: 0, memory: 0, history: 0 };
   const sources = new Map<string, { id: string; title: string }>();
+  const sections: string[] = [];
   let carry = 0;
-  const allowance = (part: keyof typeof SHARES) => Math.floor(budget * SHARES[part]) + carry;
+  /** Spends a part's share of the budget (and what the parts before it left) on it. */
+  const take = (part: keyof typeof SHARES, fill: (room: number) => PromptPart) => {
+    const room = Math.floor(budget * SHARES[part]) + carry;
+    const { section, used } = fill(room);
+    if (section !== undefined) sections.push(section);
+    spent[part] = used;
+    carry = room - used;
+  };
 
   // 1. The persona.
   const soul = input.persona?.soul_content.trim() ? input.persona.soul_content : DEFAULT_SYSTEM_PROMPT;
-  let room = allowance('persona');
-  const personaText = truncateToTokens(soul, room);
-  spent.persona = estimateTokens(personaText);
-  carry = room - spent.persona;
-  const sections: string[] = [personaText];
-
-  // 2. The persona's documents, whole while they fit, the first that does not cut to fit.
-  room = allowance('documents');
+  take('persona', (room) => {
+    const personaText = truncateToTokens(soul, room);
+    return { section: personaText, used: estimateTokens(personaText) };
+  });
+  // 2. The persona's documents; 3. knowledge-base passages, but for the documents quoted whole; 4. memory.
   const wholeDocuments = new Set<string>();
+  take('documents', (room) => documentsPart(input.personaDocuments, room, sources, wholeDocuments));
+  take('passages', (room) => passagesPart(input.passages, room, sources, wholeDocuments));
+  take('memory', (room) => memoryPart(input.memory, room));
+  // 5. History: the rest of the budget.
+  const history = historyPart(input.history, budget - spent.persona - spent.documents - spent.passages - spent.memory);
+  spent.history = history.used;
+
+  return {
+    messages: [{ role: 'system', content: sections.join('\n\n') }, ...history.messages, { role: 'user', content: input.message }],
+    sources: [...sources.values()],
+    spent,
+  };
+}
+
+/** One part of the system message: its text (none when nothing fits) and the tokens it spends. */
+interface PromptPart {
+  section: string | undefined;
+  used: number;
+}
+
+/** The persona's documents, whole while they fit, the first that does not cut to fit. */
+function documentsPart(
+  documents: RankableDocument[],
+  room: number,
+  sources: Map<string, { id: string; title: string }>,
+  wholeDocuments: Set<string>,
+): PromptPart {
   const documentBlocks: string[] = [];
   let used = 0;
   const docHeading = '\n\n# Documents attached to this persona';
-  for (const doc of input.personaDocuments) {
+  for (const doc of documents) {
     const overhead = estimateTokens(`${documentBlocks.length === 0 ? docHeading : ''}\n\n## ${doc.title}\n`);
     const left = room - used - overhead;
     if (left < 20) break;
@@ -292,17 +324,22 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     if (body === doc.content) wholeDocuments.add(doc.id);
     if (body !== doc.content) break;
   }
-  if (documentBlocks.length > 0) sections.push(`# Documents attached to this persona\n\n${documentBlocks.join('\n\n')}`);
-  spent.documents = used;
-  carry = room - used;
+  const section = documentBlocks.length > 0 ? `# Documents attached to this persona\n\n${documentBlocks.join('\n\n')}` : undefined;
+  return { section, used };
+}
 
-  // 3. Knowledge-base passages, best first; one that does not fit is skipped for a shorter one.
-  room = allowance('passages');
-  used = 0;
+/** Knowledge-base passages, best first; one that does not fit is skipped for a shorter one. */
+function passagesPart(
+  passages: Passage[],
+  room: number,
+  sources: Map<string, { id: string; title: string }>,
+  wholeDocuments: Set<string>,
+): PromptPart {
+  let used = 0;
   const passageBlocks: string[] = [];
   const passageHeading =
     "# Passages from the owner's knowledge base that may be relevant to the latest message\nUse them when they help, and name the document you rely on.";
-  for (const passage of input.passages) {
+  for (const passage of passages) {
     if (wholeDocuments.has(passage.documentId)) continue; // already in the prompt whole
     const block = `[${passageBlocks.length + 1}] ${passage.title}\n${passage.text}`;
     const cost = estimateTokens(block) + (passageBlocks.length === 0 ? estimateTokens(passageHeading) : 0) + 1;
@@ -311,16 +348,16 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     used += cost;
     sources.set(passage.documentId, { id: passage.documentId, title: passage.title });
   }
-  if (passageBlocks.length > 0) sections.push(`${passageHeading}\n\n${passageBlocks.join('\n\n')}`);
-  spent.passages = used;
-  carry = room - used;
+  const section = passageBlocks.length > 0 ? `${passageHeading}\n\n${passageBlocks.join('\n\n')}` : undefined;
+  return { section, used };
+}
 
-  // 4. Memory, newest first.
-  room = allowance('memory');
-  used = 0;
+/** Memory, newest first. */
+function memoryPart(memory: PromptInput['memory'], room: number): PromptPart {
+  let used = 0;
   const memoryLines: string[] = [];
   const memoryHeading = '# What the owner asked you to remember (newest first)';
-  for (const entry of input.memory) {
+  for (const entry of memory) {
     const prefix = `- (${entry.created_at.slice(0, 10)}) `;
     const overhead = estimateTokens(prefix) + 1 + (memoryLines.length === 0 ? estimateTokens(memoryHeading) : 0);
     const left = room - used - overhead;
@@ -330,15 +367,14 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     memoryLines.push(prefix + text);
     used += overhead + estimateTokens(text);
   }
-  if (memoryLines.length > 0) sections.push(`${memoryHeading}\n${memoryLines.join('\n')}`);
-  spent.memory = used;
-  carry = room - used;
+  return { section: memoryLines.length > 0 ? `${memoryHeading}\n${memoryLines.join('\n')}` : undefined, used };
+}
 
-  // 5. History: the rest of the budget, the most recent messages first, without gaps.
-  room = budget - spent.persona - spent.documents - spent.passages - spent.memory;
-  used = 0;
+/** The history within `room`, the most recent messages first, without gaps; answered oldest first. */
+function historyPart(messages: PromptInput['history'], room: number): { messages: ChatMessage[]; used: number } {
+  let used = 0;
   const history: ChatMessage[] = [];
-  for (const [i, message] of input.history.entries()) {
+  for (const [i, message] of messages.entries()) {
     const cost = estimateTokens(message.content) + 4; // role and framing
     if (used + cost > room) {
       // The newest message alone is cut rather than dropped, so the model knows what it answers.
@@ -352,14 +388,7 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     history.push({ role: message.role, content: message.content });
     used += cost;
   }
-  spent.history = used;
-  history.reverse();
-
-  return {
-    messages: [{ role: 'system', content: sections.join('\n\n') }, ...history, { role: 'user', content: input.message }],
-    sources: [...sources.values()],
-    spent,
-  };
+  return { messages: history.reverse(), used };
 }
 
 /**

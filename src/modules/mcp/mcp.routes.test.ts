@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { fileURLToPath } from 'node:url';
 import { ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
 import { MCP_SESSIONS_PER_TOKEN } from './mcp.hub.js';
 import { TOOL_SPECS } from './mcp.tools.js';
@@ -21,7 +22,7 @@ afterAll(async () => t.close());
 
 const clients: Client[] = [];
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await Promise.all(clients.map((c) => ignoreFailure(c.close(), 'a client a test closed already is closed either way')));
 });
 
 async function connect(token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {

@@ -1,3 +1,5 @@
+import { ignoreFailure } from '../../lib/ignore-failure.js';
+
 /**
  * Open MCP sessions of this process, each bound to the token that opened it. A session is a
  * protocol object (its transport and server) and holds no data of the owner's; it is reached
@@ -40,8 +42,7 @@ export function createSessionStore<S extends SessionHandle>(options: SessionStor
   }
 
   function closeQuietly(entry: Entry<S> | undefined): Promise<void> {
-    // A transport that fails to close has nothing left to lose: the session is gone either way.
-    return entry ? entry.session.close().catch(() => undefined) : Promise.resolve();
+    return entry ? ignoreFailure(entry.session.close(), 'a transport that fails to close has nothing left to lose: the session is gone either way') : Promise.resolve();
   }
 
   return {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError } from '../../http/errors.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { isoIn, isoNow } from '../../lib/time.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
@@ -118,7 +119,7 @@ export function createTokenRefresh(deps: TokenRefreshDeps) {
       return { kind: 'ok', result: { accessToken: tokens.access_token, scopes, account: row.account_email } };
     } finally {
       // Whatever happened, the claim ends here (a no-op once the result or needs_reauth is stored).
-      await repo.releaseRefresh(ownerId, provider.id, lease).catch(() => undefined);
+      await ignoreFailure(repo.releaseRefresh(ownerId, provider.id, lease), 'a claim not released ends with its lease');
     }
   }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { htmlToText } from '../../lib/html-to-text.js';
 import { AppError } from '../../http/errors.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 
 export type UploadKind = 'text' | 'markdown' | 'html' | 'pdf' | 'docx';
 
@@ -176,7 +177,7 @@ async function pdfToText(data: Buffer, filename: string, caps: ExtractCaps): Pro
       cause: error,
     });
   } finally {
-    await document?.destroy().catch(() => undefined);
+    if (document) await ignoreFailure(document.destroy(), 'the text is read (or the error thrown); freeing the parser\'s memory cannot change either');
   }
 }
 
@@ -203,19 +204,44 @@ const ZIP_END = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
  * MiB of XML and whose pictures are stored already compressed; far below a zip bomb).
  */
 export function checkZipExpansion(data: Buffer, filename: string, budget: number): void {
-  const damaged = (why: string) =>
-    new AppError('VALIDATION_ERROR', `${filename} could not be read as a DOCX file: its zip structure is damaged (${why})`);
-  const tooLarge = () =>
-    new AppError(
-      'PAYLOAD_TOO_LARGE',
-      `${filename}: the .docx expands beyond ${sizeText(budget)}, the limit (EXTRACT_MAX_INFLATED_BYTES); it is refused`,
-    );
-  const lying = (name: string, beyond: boolean) =>
-    new AppError(
-      'VALIDATION_ERROR',
-      `${filename}: the .docx ${beyond ? 'expands beyond' : 'does not expand to'} what its zip directory declares (${name}); it is refused`,
-    );
+  const refusals = zipRefusals(filename, budget);
+  for (const entry of readZipDirectory(data, budget, refusals)) checkEntryExpansion(data, entry, refusals);
+}
 
+/** An entry of a zip's central directory, where its data starts in the file. */
+interface ZipEntry {
+  name: string;
+  method: number;
+  compressed: number;
+  size: number;
+  dataStart: number;
+}
+
+/** The errors a .docx's zip is refused with. */
+interface ZipRefusals {
+  damaged: (why: string) => AppError;
+  tooLarge: () => AppError;
+  lying: (name: string, beyond: boolean) => AppError;
+}
+
+function zipRefusals(filename: string, budget: number): ZipRefusals {
+  return {
+    damaged: (why) => new AppError('VALIDATION_ERROR', `${filename} could not be read as a DOCX file: its zip structure is damaged (${why})`),
+    tooLarge: () =>
+      new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `${filename}: the .docx expands beyond ${sizeText(budget)}, the limit (EXTRACT_MAX_INFLATED_BYTES); it is refused`,
+      ),
+    lying: (name, beyond) =>
+      new AppError(
+        'VALIDATION_ERROR',
+        `${filename}: the .docx ${beyond ? 'expands beyond' : 'does not expand to'} what its zip directory declares (${name}); it is refused`,
+      ),
+  };
+}
+
+/** The zip's entries as JSZip finds them, refused as soon as one is damaged or the declared sizes pass `budget`. */
+function readZipDirectory(data: Buffer, budget: number, { damaged, tooLarge }: ZipRefusals): ZipEntry[] {
   const end = data.lastIndexOf(ZIP_END);
   if (end < 0 || end + 22 > data.length) throw damaged('no end of central directory');
   const directorySize = data.readUInt32LE(end + 12);
@@ -224,7 +250,7 @@ export function checkZipExpansion(data: Buffer, filename: string, budget: number
   if (directorySize === 0xffffffff || directoryOffset === 0xffffffff) throw damaged('ZIP64 archive');
   if (directoryOffset + directorySize !== end) throw damaged('the central directory is not where it says');
 
-  const entries: Array<{ name: string; method: number; compressed: number; size: number; dataStart: number }> = [];
+  const entries: ZipEntry[] = [];
   let declared = 0;
   let compressedTotal = 0;
   for (let at = directoryOffset; at + 4 <= data.length && data.readUInt32LE(at) === ZIP_CENTRAL_HEADER; ) {
@@ -251,25 +277,27 @@ export function checkZipExpansion(data: Buffer, filename: string, budget: number
     entries.push({ name, method, compressed, size, dataStart });
   }
   if (entries.length === 0) throw damaged('no entries');
+  return entries;
+}
 
-  for (const entry of entries) {
-    // JSZip reads an entry that declares nothing as empty, without inflating it.
-    if (entry.size === 0) continue;
-    const raw = data.subarray(entry.dataStart, entry.dataStart + entry.compressed);
-    if (entry.method === 0) {
-      if (entry.compressed !== entry.size) throw lying(entry.name, entry.compressed > entry.size);
-      continue;
-    }
-    let inflated: Buffer;
-    try {
-      // Never more than the entry declares (and the declared sizes fit the budget).
-      inflated = inflateRawSync(raw, { maxOutputLength: entry.size });
-    } catch (error) {
-      if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') throw lying(entry.name, true);
-      throw damaged(`${entry.name} does not inflate`);
-    }
-    if (inflated.length !== entry.size) throw lying(entry.name, false);
+/** Refuses an entry whose data does not expand to exactly the size it declares. */
+function checkEntryExpansion(data: Buffer, entry: ZipEntry, { damaged, lying }: ZipRefusals): void {
+  // JSZip reads an entry that declares nothing as empty, without inflating it.
+  if (entry.size === 0) return;
+  const raw = data.subarray(entry.dataStart, entry.dataStart + entry.compressed);
+  if (entry.method === 0) {
+    if (entry.compressed !== entry.size) throw lying(entry.name, entry.compressed > entry.size);
+    return;
   }
+  let inflated: Buffer;
+  try {
+    // Never more than the entry declares (and the declared sizes fit the budget).
+    inflated = inflateRawSync(raw, { maxOutputLength: entry.size });
+  } catch (error) {
+    if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') throw lying(entry.name, true);
+    throw damaged(`${entry.name} does not inflate`);
+  }
+  if (inflated.length !== entry.size) throw lying(entry.name, false);
 }
 
 async function docxToText(data: Buffer, filename: string, caps: ExtractCaps): Promise<string> {

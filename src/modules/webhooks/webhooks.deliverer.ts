@@ -33,6 +33,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { WebhookSettings } from '../../config.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import { newId } from '../../lib/ids.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { isoIn, isoNow } from '../../lib/time.js';
 import type { EventsBus } from '../events/events.bus.js';
 import type { DeliveryRow, WebhooksRepo } from './webhooks.repo.js';
@@ -209,7 +210,7 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
     if (closed && controller.signal.aborted) {
       // Stopped by shutdown, not by the endpoint: the attempt does not count, and the row is
       // free at once for the next process.
-      await repo.release(id, lease).catch(() => undefined);
+      await ignoreFailure(repo.release(id, lease), 'a row not released is free again once its lease ends');
       return;
     }
     const durationMs = Math.round(performance.now() - started);

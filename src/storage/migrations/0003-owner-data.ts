@@ -1,4 +1,4 @@
-import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
 import { createFullTextIndex } from '../full-text.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
@@ -15,7 +15,7 @@ function textKeys(table: CreateTableBuilder<string, never>, dialect: Dialect) {
 
 /** Identity, preferences, memory, knowledge base, skills, personas and their attachments. */
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
-  const owner = (c: any) => c.notNull().references('users.id').onDelete('cascade');
+  const owner = (c: ColumnDefinitionBuilder) => c.notNull().references('users.id').onDelete('cascade');
 
   for (const name of ['identity', 'preferences']) {
     await db.schema

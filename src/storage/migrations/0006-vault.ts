@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
@@ -6,7 +6,7 @@ import type { MigrationContext } from '../dialect.js';
  * the stored third-party tokens, whose secrets are sealed with the owner's data key.
  */
 export async function up(db: Kysely<unknown>, _ctx: MigrationContext): Promise<void> {
-  const owner = (c: any) => c.notNull().references('users.id').onDelete('cascade');
+  const owner = (c: ColumnDefinitionBuilder) => c.notNull().references('users.id').onDelete('cascade');
 
   await db.schema
     .createTable('vault_data_keys')

@@ -1,6 +1,5 @@
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { ActionError } from '../components/actions';
 import { LoadMore, usePaged } from '../components/paged';
 import { saveFile } from '../components/download';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, errorMessage, rememberSessionBinding, unwrap, type Schemas } from '../api/client';
+import { ignoreFailure } from '../ignore-failure';
 import { ActionError } from '../components/actions';
 import { OnceSecret } from '../components/ui';
 
@@ -20,15 +21,13 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (user: Schemas['User'])
   const [created, setCreated] = useState<{ masterToken: string }>();
 
   useEffect(() => {
-    api
-      .GET('/api/v1/auth/registration')
-      .then((answer) => {
-        const status = unwrap(answer).data;
-        setRegistration(status);
-        // The very first visit to a new server is about creating the owner's account.
-        if (status.open && !status.hasAccounts) setMode('create');
-      })
-      .catch(() => undefined);
+    const read = api.GET('/api/v1/auth/registration').then((answer) => {
+      const status = unwrap(answer).data;
+      setRegistration(status);
+      // The very first visit to a new server is about creating the owner's account.
+      if (status.open && !status.hasAccounts) setMode('create');
+    });
+    void ignoreFailure(read, 'without the answer the page offers signing in, which says itself what is wrong');
   }, []);
 
   const openSession = async () => {

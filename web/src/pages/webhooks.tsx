@@ -1,4 +1,4 @@
-import { useCallback, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import type { operations } from '../api/schema';
 import { ActionError, useAction } from '../components/actions';
@@ -42,7 +42,7 @@ void everyEventListed;
 export function WebhooksPage() {
   const webhooks = useLoad(async () => unwrap(await api.GET('/api/v1/webhooks')).data);
   // A webhook the circuit breaker pauses shows as paused at once, with its Resume button.
-  useLiveChanges(useCallback(() => webhooks.reload(), [webhooks.reload]), ['webhook.paused']);
+  useLiveChanges(webhooks.reload, ['webhook.paused']);
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<string>();
   return (

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import { ActionError, ScopeTags } from '../../components/actions';
+import { ScopeTags } from '../../components/actions';
 import { LoadMore, usePaged } from '../../components/paged';
 import { Empty, Show, When } from '../../components/ui';
 
