@@ -43,6 +43,10 @@ import { createMemoryRepo } from './modules/memory/memory.repo.js';
 import { createMemoryService } from './modules/memory/memory.service.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
+import { memorySearchSource } from './modules/memory/memory.search.js';
+import { createSearchIndexer } from './modules/search/search.indexer.js';
+import { createSearchRepo } from './modules/search/search.repo.js';
+import { skillsSearchSource } from './modules/skills/skills.search.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
 import { createPlansService, loadPlans } from './modules/plans/plans.service.js';
@@ -120,6 +124,16 @@ export function createContainer(config: Config, storage: Storage) {
       ? createOutboundClient({ allowPrivateNetwork: config.allowPrivateNetwork, trustedOrigins: [config.embeddings.baseUrl], timeoutMs: config.embeddings.timeoutMs, maxResponseBytes: config.outboundMaxBytes, userAgent: `Hearth/${API_VERSION}` })
       : undefined;
   const embeddings = createEmbeddingsService({ settings: config.embeddings, outbound: embeddingsOutbound });
+  // Vectors of memory entries and skills, computed in the background after writes (each entry
+  // once across nodes). Built here, started by the server once it listens (main.ts), stopped by close().
+  const searchIndexer = createSearchIndexer({
+    repo: createSearchRepo(db),
+    sources: [memorySearchSource, skillsSearchSource],
+    embeddings,
+    nodeId: storage.bus.nodeId,
+    writes: storage.writes,
+    log: { warn: (message) => console.warn(message) },
+  });
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
   const audit = createAuditService({ repo: createAuditRepo(db) });
@@ -373,6 +387,8 @@ export function createContainer(config: Config, storage: Storage) {
       // Before storage: it stops listening to the other nodes and lets its link writes finish.
       await clusterRelay?.close();
       parsing.close();
+      // Before the embedder and storage: its batch in flight uses both.
+      await searchIndexer.stop();
       embeddings.close();
       await embeddingsOutbound?.close();
       await llmOutbound?.close();
@@ -396,6 +412,7 @@ export function createContainer(config: Config, storage: Storage) {
     outbound,
     llmOutbound,
     embeddings,
+    searchIndexer,
     keyring,
     vault,
     oauth,
