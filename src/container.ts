@@ -126,14 +126,7 @@ export function createContainer(config: Config, storage: Storage) {
   const embeddings = createEmbeddingsService({ settings: config.embeddings, outbound: embeddingsOutbound });
   // Vectors of memory entries and skills, computed in the background after writes (each entry
   // once across nodes). Built here, started by the server once it listens (main.ts), stopped by close().
-  const searchIndexer = createSearchIndexer({
-    repo: createSearchRepo(db),
-    sources: [memorySearchSource, skillsSearchSource],
-    embeddings,
-    nodeId: storage.bus.nodeId,
-    writes: storage.writes,
-    log: { warn: (message) => console.warn(message) },
-  });
+  const searchIndexer = createSearchIndexer({ repo: createSearchRepo(db), sources: [memorySearchSource, skillsSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
   const audit = createAuditService({ repo: createAuditRepo(db) });

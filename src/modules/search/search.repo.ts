@@ -47,6 +47,7 @@ function toCodes(value: unknown): Int8Array {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tables of several modules (sources) are read by name
 export function createSearchRepo(database: Kysely<any>) {
   const db = database as Kysely<SearchTables>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the source tables are named at run time
   const anyDb = database as Kysely<any>;
 
   /**

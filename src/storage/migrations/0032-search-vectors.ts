@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
@@ -23,7 +23,7 @@ const SOURCES: Array<{ table: string; source: string; key: string }> = [
 ];
 
 export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Promise<void> {
-  const owner = (c: any) => c.notNull().references('users.id').onDelete('cascade');
+  const owner = (c: ColumnDefinitionBuilder) => c.notNull().references('users.id').onDelete('cascade');
   await db.schema
     .createTable('search_vectors')
     .addColumn('owner_id', 'text', owner)

@@ -242,28 +242,9 @@ export class OwnerVectors {
     return sum * this.scales[slot]!;
   }
 
-  /**
-   * The k vectors with the highest dot product with `query` (a float vector of this index's
-   * length), best first, exact as the file's comment says. With `candidates`, only those ids
-   * are ranked (a re-ranking of another ranking's hits); unknown ids are ignored.
-   */
-  search(query: Float32Array, k: number, candidates?: Iterable<string>): VectorHit[] {
-    if (query.length !== this.dimensions) throw new Error(`A query of ${query.length} dimensions cannot search an index of ${this.dimensions}`);
+  /** Every vector's coarse score: Σ q8·c in integers (exact in an int32: 512 × 127 × 127 < 2^31) × both scales. */
+  private coarseScores(query: Float32Array): { coarse: Float32Array; qScale: number } {
     const n = this.ids.length;
-    if (k <= 0 || n === 0) return [];
-    if (candidates) {
-      const hits: VectorHit[] = [];
-      const seen = new Set<number>();
-      for (const id of candidates) {
-        const slot = this.slots.get(id);
-        if (slot === undefined || seen.has(slot)) continue;
-        seen.add(slot);
-        hits.push({ id, score: this.exact(query, slot) });
-      }
-      return hits.sort(byScore).slice(0, k);
-    }
-
-    // 1. Coarse scores, in integers: Σ q8·c is exact in an int32 (512 × 127 × 127 < 2^31).
     const { codes: q8, scale: qScale } = quantize(query);
     const q = new Int32Array(q8);
     const d = this.dimensions;
@@ -292,6 +273,32 @@ export class OwnerVectors {
       for (; i < d; i++, o++) s0 += q[i]! * codes[o]!;
       coarse[slot] = (s0 + s1 + s2 + s3) * qScale * scales[slot]!;
     }
+    return { coarse, qScale };
+  }
+
+  /**
+   * The k vectors with the highest dot product with `query` (a float vector of this index's
+   * length), best first, exact as the file's comment says. With `candidates`, only those ids
+   * are ranked (a re-ranking of another ranking's hits); unknown ids are ignored.
+   */
+  search(query: Float32Array, k: number, candidates?: Iterable<string>): VectorHit[] {
+    if (query.length !== this.dimensions) throw new Error(`A query of ${query.length} dimensions cannot search an index of ${this.dimensions}`);
+    const n = this.ids.length;
+    if (k <= 0 || n === 0) return [];
+    if (candidates) {
+      const hits: VectorHit[] = [];
+      const seen = new Set<number>();
+      for (const id of candidates) {
+        const slot = this.slots.get(id);
+        if (slot === undefined || seen.has(slot)) continue;
+        seen.add(slot);
+        hits.push({ id, score: this.exact(query, slot) });
+      }
+      return hits.sort(byScore).slice(0, k);
+    }
+
+    // 1. Coarse scores, in integers (see coarseScores).
+    const { coarse, qScale } = this.coarseScores(query);
 
     // 2. The best `want` by coarse score, re-scored exactly.
     const want = Math.min(n, Math.max(MIN_RESCORED, 4 * k));
