@@ -34,7 +34,7 @@ import { authorizationRoutes } from './modules/authorization/authorization.route
 import { handshakesRoutes } from './modules/handshakes/handshakes.routes.js';
 import { identityRoutes } from './modules/identity/identity.routes.js';
 import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
-import { createMcpHub, TOOL_OPERATION_HEADER } from './modules/mcp/mcp.hub.js';
+import { TOOL_OPERATION_HEADER } from './modules/mcp/mcp.hub.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
@@ -50,7 +50,10 @@ import { API_VERSION } from './version.js';
 
 export interface AppDeps {
   config: Config;
-  /** Every service; the app closes it when it closes (after in-flight requests finished). */
+  /**
+   * Every service; the app closes it when it closes (after in-flight requests finished). The app
+   * starts none of its parts: whoever serves the app calls `container.start` once it is ready.
+   */
   container: Container;
   /** Where logs go; stdout when not given. */
   logStream?: DestinationStream;
@@ -100,10 +103,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildValidator: validatorFactory(createValidatorCompiler()), buildSerializer: lazySerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (!requestLines) app.log = logger;
-  // Fastify runs onClose once the server stopped accepting and in-flight requests finished.
+  // Fastify runs onClose once the server stopped accepting and in-flight requests finished: the
+  // container's parts stop then, started or not. The app starts none of them (HTTP only).
   app.addHook('onClose', () => container.close());
-  // The webhook worker sends only once the app is up, and logs through the app's logger.
-  app.addHook('onReady', async () => container.webhookDeliverer.start(app.log));
 
   // Clients that always send Content-Type: application/json also on bodiless POSTs are served.
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
@@ -134,10 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           counters: container.counters,
         })
       : undefined;
-  // Open MCP sessions hear of writes to what they list as resources and prompts, whichever
-  // route (or tool) made them, on any node.
-  const mcpHub = createMcpHub({ cluster: container.storage.bus });
-  app.addHook('onClose', async () => mcpHub.close());
+  const mcpHub = container.mcpHub;
   const authenticateNow = (secret: string) => container.tokens.authenticateNow(secret);
   const afterAuthenticated =
     tokenLimiter || config.planLimits
@@ -163,18 +162,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(afterAuthenticated ? { afterAuthenticated } : {}),
   });
   // The hottest reads (routes that declare `prepared`) answered before Fastify routes them, with
-  // the same access decision. Only where ordinary requests are not logged: see front-door.ts.
-  if (!requestLines) {
-    installFrontDoor(app, {
-      authenticateNow,
-      ...(afterAuthenticated ? { afterAuthenticated } : {}),
-      newRequestId,
-      // Read by beforeAccess above: a tool's request is checked against the route it reaches.
-      handOverHeaders: [TOOL_OPERATION_HEADER],
-      ignoreTrailingSlash: IGNORE_TRAILING_SLASH,
-      maxParamLength: MAX_PARAM_LENGTH,
-    });
-  }
+  // the same access decision, at every log level: at info the door writes the request lines Fastify
+  // would (see front-door.ts).
+  installFrontDoor(app, {
+    authenticateNow,
+    ...(afterAuthenticated ? { afterAuthenticated } : {}),
+    newRequestId,
+    logger,
+    // Read by beforeAccess above: a tool's request is checked against the route it reaches. Where
+    // request lines name the client a trusted proxy reports (request.ip), Fastify reads that header.
+    handOverHeaders: requestLines && config.trustProxy ? [TOOL_OPERATION_HEADER, 'x-forwarded-for'] : [TOOL_OPERATION_HEADER],
+    ignoreTrailingSlash: IGNORE_TRAILING_SLASH,
+    maxParamLength: MAX_PARAM_LENGTH,
+  });
 
   await app.register(swagger, openApiOptions({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION }));
 
@@ -184,8 +184,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Token policies (allow, ask, deny) on every route that declares an action class.
   registerApprovalPolicies(app, container.approvals);
 
-  // Only routes that write can change what MCP sessions list: the hook is theirs alone, and reads pay nothing for it.
-  app.addHook('onRoute', mcpHub.watchWriteRoute);
   // The route plugins, each registered in a turn of the event loop of its own: registering is CPU
   // work alone, and main.ts does it while the database brings its schema up to date, whose next
   // round trip goes out between two registrations.

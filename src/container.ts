@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from './config.js';
 import { createOutboundClient } from './http/outbound.js';
+import { createLifecycle, type PartLog } from './lib/lifecycle.js';
 import type { Storage } from './storage/storage.js';
 import { createLocalCounters, createPgCounters } from './storage/shared-counters.js';
 import { API_VERSION } from './version.js';
@@ -13,8 +14,9 @@ import { createAttachmentsService } from './modules/attachments/attachments.serv
 import { createAfpRepo } from './modules/afp/afp.repo.js';
 import { createDaemonDownloads } from './modules/afp/afp.downloads.js';
 import { createClusterRelay } from './modules/afp/afp.cluster-relay.js';
-import { createInProcessRelay, type DeviceLinkHost, type DeviceRelay } from './modules/afp/afp.relay.js';
+import { createInProcessRelay, presenceEvents, type DeviceLinkHost, type DeviceRelay } from './modules/afp/afp.relay.js';
 import { createAfpService, EXEC_HARD_LIMIT_MS } from './modules/afp/afp.service.js';
+import { createApprovalsSweep } from './modules/approvals/approvals.jobs.js';
 import { createApprovalsRepo } from './modules/approvals/approvals.repo.js';
 import { createApprovalsService, replayLeaseMs } from './modules/approvals/approvals.service.js';
 import { createAuditRepo } from './modules/audit/audit.repo.js';
@@ -26,6 +28,7 @@ import { createLimitsService } from './modules/billing/billing.limits.js';
 import { createBillingRepo } from './modules/billing/billing.repo.js';
 import { createBillingService } from './modules/billing/billing.service.js';
 import { createEventsBus } from './modules/events/events.bus.js';
+import { createChangeBus } from './modules/events/events.changes.js';
 import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
 import { createHealthService } from './modules/discovery/discovery.health.js';
 import { createDiscoveryService } from './modules/discovery/discovery.service.js';
@@ -41,6 +44,7 @@ import { createKnowledgeRepo } from './modules/knowledge/knowledge.repo.js';
 import { createKnowledgeService } from './modules/knowledge/knowledge.service.js';
 import { createMemoryRepo } from './modules/memory/memory.repo.js';
 import { createMemoryService } from './modules/memory/memory.service.js';
+import { createMcpHub } from './modules/mcp/mcp.hub.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
 import { memorySearchSource } from './modules/memory/memory.search.js';
@@ -68,6 +72,7 @@ import { createTokenContextSection } from './modules/tokens/tokens.context.js';
 import { createServicesContextSection } from './modules/oauth/oauth.context.js';
 import { recordOf } from './modules/keyring/keyring.crypto.js';
 import { createKeyring } from './modules/keyring/keyring.service.js';
+import type { RootKeys } from './modules/keyring/keyring.watch.js';
 import { createApiDiscovery } from './modules/vault/vault.discovery.js';
 import { createVaultRepo } from './modules/vault/vault.repo.js';
 import { createVaultService } from './modules/vault/vault.service.js';
@@ -75,19 +80,31 @@ import { createIdentityContextSection, createPreferencesContextSection } from '.
 import { createKnowledgeContextSection } from './modules/knowledge/knowledge.context.js';
 import { createMemoryContextSection } from './modules/memory/memory.context.js';
 import { createWebhookDeliverer } from './modules/webhooks/webhooks.deliverer.js';
+import { createWebhookParts } from './modules/webhooks/webhooks.jobs.js';
 import { createWebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { createWebhooksService, secretContext as webhookSecretContext } from './modules/webhooks/webhooks.service.js';
 import { createPersonaContextSection } from './modules/personas/personas.context.js';
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
+export interface ContainerOptions {
+  /** The vault's root keys, when the caller already read them for storage (one object, one file watch). */
+  rootKeys?: RootKeys | undefined;
+}
+
 /**
  * The composition root: builds every module's repository and service in dependency order, each
- * receiving only the services it calls (no module reaches into another's repository), and owns
- * what they hold open. It takes over `storage`: `close()` releases everything it opened, in the
- * reverse order, storage last. `buildApp` calls it when the app closes.
+ * receiving only the services it calls (no module reaches into another's repository), and keeps
+ * the registry of parts: what runs beside the requests (each module's timers, workers and
+ * subscriptions) and what is held open (pools, storage). Building starts nothing; `start(log)`
+ * starts the parts in the order they were added, and `close()` stops them in the reverse order,
+ * each even when one before it failed, storage last. It takes over `storage`; `buildApp` closes
+ * it when the app closes, and whoever serves the app calls `start` once it is ready.
  */
-export function createContainer(config: Config, storage: Storage) {
+export function createContainer(config: Config, storage: Storage, options: ContainerOptions = {}) {
   const { db } = storage;
+  const parts = createLifecycle();
+  // Added first, so stopped last: everything below may still use it while it stops.
+  parts.add({ name: 'storage', stop: () => storage.close() });
   // Rate limits and quotas: counted across the nodes of the database with PostgreSQL, in this
   // process with SQLite (one process per data directory).
   const counters =
@@ -97,6 +114,7 @@ export function createContainer(config: Config, storage: Storage) {
           after: storage.ready,
         })
       : createLocalCounters();
+  parts.add({ name: 'rate-limit counters', stop: () => counters.close() });
   // Every call to the outside world goes through this guarded client, which trusts no origin:
   // whatever a caller names (a connector, a discovered site, a redirect) passes the address rule.
   const outbound = createOutboundClient({
@@ -117,18 +135,25 @@ export function createContainer(config: Config, storage: Storage) {
         userAgent: `Hearth/${API_VERSION}`,
       })
     : undefined;
+  parts.add({ name: 'outbound client', stop: () => outbound.close() });
+  if (llmOutbound) parts.add({ name: 'language-model client', stop: () => llmOutbound.close() });
   // Search vectors. The embeddings endpoint the operator configured is trusted as the chat
   // model's is (Ollama on localhost), by this client only; the built-in worker starts on first need.
   const embeddingsOutbound =
     config.embeddings.kind === 'openai' && config.embeddings.baseUrl
       ? createOutboundClient({ allowPrivateNetwork: config.allowPrivateNetwork, trustedOrigins: [config.embeddings.baseUrl], timeoutMs: config.embeddings.timeoutMs, maxResponseBytes: config.outboundMaxBytes, userAgent: `Hearth/${API_VERSION}` })
       : undefined;
+  if (embeddingsOutbound) parts.add({ name: 'embeddings client', stop: () => embeddingsOutbound.close() });
   const embeddings = createEmbeddingsService({ settings: config.embeddings, outbound: embeddingsOutbound });
+  parts.add({ name: 'embedder', stop: () => embeddings.close() });
   // Vectors of memory entries and skills, computed in the background after writes (each entry
-  // once across nodes). Built here, started by the server once it listens (main.ts), stopped by close().
+  // once across nodes). A part that only stops here (before the embedder and storage it uses):
+  // the server starts it once it listens (main.ts), so that an app built for a test starts no encoder.
   const searchIndexer = createSearchIndexer({ repo: createSearchRepo(db), sources: [memorySearchSource, skillsSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
+  parts.add({ name: 'search indexer', stop: () => searchIndexer.stop() });
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
+  parts.add({ name: 'parsing workers', stop: () => parsing.close() });
   const audit = createAuditService({ repo: createAuditRepo(db) });
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open. A value
   // that fails its integrity check on opening is recorded in its owner's audit log as tampering.
@@ -137,6 +162,7 @@ export function createContainer(config: Config, storage: Storage) {
     dataDir: config.dataDir,
     vaultKey: config.vaultKey,
     previousKeys: config.vaultPreviousKeys,
+    rootKeys: options.rootKeys,
     onTampered: ({ ownerId, context, reason }) => {
       const record = recordOf(context);
       return audit.record(
@@ -148,6 +174,11 @@ export function createContainer(config: Config, storage: Storage) {
   // What happens in an owner's account, to the console's live streams on every node (through
   // the cluster bus) and to the webhooks of the node where it happened.
   const events = createEventsBus({ cluster: storage.bus });
+  parts.add({ name: 'events', stop: () => events.close() });
+  // What changed in an owner's skills, personas and knowledge base, said by their services, to
+  // whoever keeps something derived from them (MCP sessions) on every node.
+  const changes = createChangeBus({ cluster: storage.bus });
+  parts.add({ name: 'changes', stop: () => changes.close() });
   // The plans come from PLANS_FILE or the built-in list, checked here at start.
   const plans = createPlansService(loadPlans(config.plansFile));
   const tokens = createTokensService({
@@ -171,7 +202,6 @@ export function createContainer(config: Config, storage: Storage) {
     plans,
     events,
   });
-  accounts.onPlanChange((ownerId, change) => events.publish(ownerId, { type: 'plan.changed', data: { planId: change.to, previousPlanId: change.from } }));
   // Plan limits, checked where records are created; off (no work at all) unless config.planLimits.
   const limits = createLimitsService({ enabled: config.planLimits, plans, accounts, counters });
   // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
@@ -189,9 +219,9 @@ export function createContainer(config: Config, storage: Storage) {
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
   // This node's state (serving, draining) and its database's, for GET /api/v1/health.
   const health = createHealthService({ nodeId: storage.bus.nodeId, engine: storage.dialect, ping: () => sql`select 1`.execute(db) });
-  const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db) });
-  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, groupCommit: storage.groupCommit, writes: storage.writes });
-  const personas = createPersonasService({ db, repo: createPersonasRepo(db) });
+  const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db), changes });
+  const skills = createSkillsService({ db, dialect: storage.dialect, attachments, groupCommit: storage.groupCommit, writes: storage.writes, changes });
+  const personas = createPersonasService({ db, repo: createPersonasRepo(db), changes });
   const identity = createIdentityService({
     db,
     identityRepo: createOwnerDocumentRepo(db, storage.dialect, 'identity'),
@@ -199,16 +229,15 @@ export function createContainer(config: Config, storage: Storage) {
     accounts,
   });
   const memory = createMemoryService({
-    repo: createMemoryRepo(db, storage.dialect, storage.writes),
+    repo: createMemoryRepo(db, storage.dialect, storage.groupCommit, storage.writes),
     limits,
-    groupCommit: storage.groupCommit,
     writes: storage.writes,
   });
   const knowledge = createKnowledgeService({
-    repo: createKnowledgeRepo(db, storage.dialect, storage.writes),
+    repo: createKnowledgeRepo(db, storage.dialect, storage.groupCommit, storage.writes),
     limits,
-    groupCommit: storage.groupCommit,
     parsing,
+    changes,
   });
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
   const oauth = createOAuthService({
@@ -289,6 +318,7 @@ export function createContainer(config: Config, storage: Storage) {
     limits: config.approvalLimits,
     replayLeaseMs: replayLeaseMs({ deviceCommandMs: EXEC_HARD_LIMIT_MS, deviceRequestMs: config.afp.requestTimeoutMs, outboundMs: config.outboundTimeoutMs }),
   });
+  parts.add(createApprovalsSweep(approvals));
   const handshakes = createHandshakesService({
     db,
     repo: createHandshakesRepo(db),
@@ -319,9 +349,9 @@ export function createContainer(config: Config, storage: Storage) {
   });
   // Remote PCs: on PostgreSQL a request reaches the daemon whichever node holds its link; on
   // SQLite there is one node, and the links live in this process.
-  const onPresence = (link: { ownerId: string; deviceId: string; name: string }, status: 'online' | 'offline') =>
-    events.publish(link.ownerId, { type: `device.${status}`, data: { deviceId: link.deviceId, name: link.name } });
+  const onPresence = presenceEvents(events);
   const clusterRelay = storage.dialect === 'postgres' ? createClusterRelay({ db, bus: storage.bus, nodes: storage.nodes, audit, onPresence }) : undefined;
+  if (clusterRelay) parts.add({ name: 'afp.cluster-relay', start: () => clusterRelay.start(), stop: () => clusterRelay.close() });
   const afpRelay: DeviceRelay & DeviceLinkHost = clusterRelay ?? createInProcessRelay({ onPresence });
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
@@ -346,7 +376,7 @@ export function createContainer(config: Config, storage: Storage) {
   });
 
   // Webhooks: every owner's events, stored as deliveries before they are sent, and sent by one
-  // worker per process (started by the app once ready) through the guarded outbound client.
+  // worker per process through the guarded outbound client; both run once the container starts.
   const webhooksRepo = createWebhooksRepo(db, storage.dialect);
   const webhookDeliverer = createWebhookDeliverer({
     repo: webhooksRepo,
@@ -362,33 +392,16 @@ export function createContainer(config: Config, storage: Storage) {
     allowPrivateNetwork: config.allowPrivateNetwork,
     settings: config.webhooks,
   });
-  const stopWebhookEvents = events.subscribeAll((ownerId, event) => {
-    webhooks.enqueue(ownerId, event).catch((error: unknown) => webhookDeliverer.report(error, `webhooks: the deliveries of event ${event.id} could not be stored`));
-  });
+  for (const part of createWebhookParts({ events, webhooks, deliverer: webhookDeliverer })) parts.add(part);
+
+  // Open MCP sessions, each told when its owner's resources or prompts change (on any node).
+  const mcpHub = createMcpHub({ changes });
+  parts.add(mcpHub.part);
 
   let closing: Promise<void> | undefined;
-  /**
-   * Releases what the container holds, newest first: the webhook worker, the cluster relay of remote
-   * PCs (PostgreSQL), the parsing workers, the outbound connection pools, then storage. Once only; later calls wait for the first.
-   */
+  /** Stops every part, newest first, storage last; once only, later calls wait for the first. */
   function close(): Promise<void> {
-    closing ??= (async () => {
-      // The webhook worker first: its attempts in flight use the outbound client and storage.
-      stopWebhookEvents();
-      events.close();
-      await webhookDeliverer.close();
-      // Before storage: it stops listening to the other nodes and lets its link writes finish.
-      await clusterRelay?.close();
-      parsing.close();
-      // Before the embedder and storage: its batch in flight uses both.
-      await searchIndexer.stop();
-      embeddings.close();
-      await embeddingsOutbound?.close();
-      await llmOutbound?.close();
-      await outbound.close();
-      await counters.close();
-      await storage.close();
-    })();
+    closing ??= parts.stop();
     return closing;
   }
 
@@ -431,7 +444,13 @@ export function createContainer(config: Config, storage: Storage) {
     chat,
     webhooks,
     webhookDeliverer,
+    mcpHub,
     counters,
+    changes,
+    /** Starts every part's background work, in order, reporting to `log`; once only. Call it once the app is ready. */
+    start: (log: PartLog) => parts.start(log),
+    /** The parts' names, in the order they start (stopped the other way round). */
+    partNames: () => parts.names(),
     close,
   };
 }

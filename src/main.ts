@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   stage = 'app';
   const [{ createContainer }, { buildApp }] = await Promise.all([import('./container.js'), import('./app.js')]);
   // From here the container owns storage: app.close() closes both.
-  const container = createContainer(config, storage);
+  // One root-keys object: storage seals the messages between nodes with it, the keyring wraps data keys.
+  const container = createContainer(config, storage, { rootKeys });
   // The database brings its schema up to date (on a first start, most of the start-up time) while
   // the routes are built; nothing queries it before: the vault keys are checked after the
   // migrations, and the server listens only once both are done.
@@ -85,6 +86,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
+  // The background work (sweeps, the webhook worker, subscriptions): once the database and the
+  // keys are ready, before the first request; stopped by app.close() with the rest.
+  await app.ready();
+  await container.start(app.log);
   stage = 'listen';
   await app.listen({ port: config.port, host: config.host });
   app.log.info(

@@ -2,7 +2,7 @@
  * The dependency rules of docs/architecture.md, checked on the real source: no import cycle
  * between files or between modules, and no arrow from a layer to one it may not import.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,15 @@ import {
 } from './import-graph.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Every .ts file under `dir`, tests left out. */
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return listFiles(full);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
+  });
+}
 
 const isTest = (file: string) => file.endsWith('.test.ts');
 const under = (...prefixes: string[]) => (file: string) => prefixes.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
@@ -131,6 +140,45 @@ describe('the composition root', () => {
       (f) => `src/container.ts:${f.line}: ${f.user} uses ${f.later}, which is built after it`,
     );
     expect(found, `Forward references (build the used service first, or let the later one subscribe):\n  ${found.join('\n  ')}`).toEqual([]);
+  });
+
+  it('publishes no domain event itself: the module whose records changed does', () => {
+    const source = readFileSync(path.join(ROOT, 'src/container.ts'), 'utf8');
+    const lines = source.split('\n').flatMap((line, i) => (/\.publish\(/.test(line) ? [`src/container.ts:${i + 1}: ${line.trim()}`] : []));
+    expect(lines, `The container publishes events (let the module publish them, given the bus):\n  ${lines.join('\n  ')}`).toEqual([]);
+  });
+});
+
+/**
+ * Timers in route plugins that belong to one request (a stream's heartbeat), with why. Any other
+ * timer runs beside the requests: it is a part of its module, added to the container's registry,
+ * started when the server starts and stopped when it closes (docs/architecture.md).
+ */
+const REQUEST_SCOPED_TIMERS: Record<string, string> = {
+  'src/modules/events/events.routes.ts': "the live stream's heartbeat, one per open stream, cleared when the stream ends",
+};
+
+describe('background work', () => {
+  const files = listFiles(path.join(ROOT, 'src')).map((file) => path.relative(ROOT, file).split(path.sep).join('/'));
+
+  it('is not started by route plugins: no setInterval in *.routes.ts but the listed request-scoped ones', () => {
+    const found = files
+      .filter((file) => file.endsWith('.routes.ts') && !(file in REQUEST_SCOPED_TIMERS))
+      .flatMap((file) =>
+        readFileSync(path.join(ROOT, file), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (/\bsetInterval\(/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(found, `Timers in route plugins (make them a part of the module, added to the container):\n  ${found.join('\n  ')}`).toEqual([]);
+    for (const file of Object.keys(REQUEST_SCOPED_TIMERS)) expect(files, `${file} is listed but gone`).toContain(file);
+  });
+
+  it('is not started by buildApp: app.ts starts no part, timer or worker', () => {
+    const source = readFileSync(path.join(ROOT, 'src/app.ts'), 'utf8');
+    const lines = source
+      .split('\n')
+      .flatMap((line, i) => (/\.start\(|\bsetInterval\(|\bsetTimeout\(|addHook\('onReady'/.test(line) ? [`src/app.ts:${i + 1}: ${line.trim()}`] : []));
+    expect(lines, `buildApp builds HTTP only; whoever serves the app calls container.start:\n  ${lines.join('\n  ')}`).toEqual([]);
   });
 });
 

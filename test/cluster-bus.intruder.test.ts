@@ -16,11 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Link } from '../daemon/link.js';
-import { buildApp } from '../src/app.js';
-import { createContainer } from '../src/container.js';
 import type { Storage } from '../src/storage/storage.js';
 import { ignoreFailure } from '../src/lib/ignore-failure.js';
 import { connectDaemon, deviceWithStatus, waitFor } from './afp.helpers.js';
@@ -31,7 +30,7 @@ const HEARTBEAT_MS = 1_000;
 describe.skipIf(ENGINE !== 'postgres')('the cluster bus against a database login that is not Hearth', () => {
   let b: TestApp;
   let aStorage: Storage;
-  let aApp: Awaited<ReturnType<typeof buildApp>>;
+  let aApp: FastifyInstance;
   let aBase: string;
   let owner: Owner;
   let token: string;
@@ -63,10 +62,8 @@ describe.skipIf(ENGINE !== 'postgres')('the cluster bus against a database login
     token = await b.tokenWithScopes(owner, ['devices']);
 
     // Node A, in this process on the same schema, so that its counts can be read.
-    aStorage = await b.openStorage();
-    aApp = await buildApp({ config: b.config, container: createContainer(b.config, aStorage) });
+    ({ app: aApp, storage: aStorage } = await b.openNode());
     await aApp.listen({ port: 0, host: '127.0.0.1' });
-    await aStorage.ready;
     aBase = `http://127.0.0.1:${(aApp.server.address() as AddressInfo).port}`;
 
     // The intruder: a login role with no grant of any kind, connecting as PUBLIC allows.

@@ -14,11 +14,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import type { TSchema } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { access, registerAccessControl, type Principal } from '../src/http/access.js';
 import { createAnsweredQueries, installFrontDoor, rawQuery } from '../src/http/front-door.js';
-import { createTestApp, type Owner, type TestApp } from './harness.js';
+import { DiscoveryDocumentSchema, TokenCapabilitiesSchema } from '../src/modules/discovery/discovery.schemas.js';
+import { SkillPage, SkillResponse } from '../src/modules/skills/skills.schemas.js';
+import { createTestApp, type ApiResponse, type Owner, type TestApp } from './harness.js';
 
 /** Route handlers Fastify ran, counted from its diagnostics channel. */
 let handlersRun = 0;
@@ -400,19 +403,154 @@ describe('the front door with rate limits and daily quotas', () => {
 });
 
 describe('where request lines are logged', () => {
-  it('is not installed: the route answers every request', async () => {
-    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+  it('is installed as everywhere, and writes for each of its answers the lines Fastify writes for a request', async () => {
+    const lines: Array<Record<string, any>> = [];
+    const sink = new Writable({
+      write: (chunk, _encoding, done) => {
+        for (const line of String(chunk).split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line));
+        done();
+      },
+    });
     const t = await createTestApp({ config: { logLevel: 'info' }, logStream: sink });
     try {
       const base = await listen(t);
-      for (let i = 0; i < 3; i++) {
-        const answer = await reach(base, '/api/v1/');
-        expect(answer.status).toBe(200);
-        expect(answer.viaRoute).toBe(true);
+      // A query string: always the route's.
+      const first = await reach(base, '/api/v1/?token=hth_secret');
+      expect(first.viaRoute).toBe(true);
+      const door = await reach(base, '/api/v1/');
+      expect([door.status, door.viaRoute]).toEqual([200, false]);
+      expect(door.body.equals(first.body)).toBe(true);
+      // The 'finish' of the answer may come a moment after the client read it.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const of = (answer: Reached) => lines.filter((line) => line.reqId === answer.headers['x-request-id']);
+      const [routeLines, doorLines] = [of(first), of(door)];
+      expect(doorLines.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+      expect(doorLines.map((line) => line.msg)).toEqual(routeLines.map((line) => line.msg));
+      // The same fields in the same order, the same request and answer; only times differ.
+      for (const [i, line] of doorLines.entries()) {
+        expect(Object.keys(line)).toEqual(Object.keys(routeLines[i]!));
+        expect(line.res).toEqual(routeLines[i]!.res);
       }
+      expect(doorLines[0]!.req).toEqual({ ...routeLines[0]!.req, url: '/api/v1/' });
+      expect(doorLines[0]!.req).toMatchObject({ method: 'GET', remoteAddress: '127.0.0.1' });
+      expect(doorLines[1]!.res).toEqual({ statusCode: 200 });
+      expect(doorLines[1]!.responseTime).toBeTypeOf('number');
+      // Secrets in the address are masked on the door's lines as on the route's.
+      expect(JSON.stringify(routeLines)).not.toContain('hth_secret');
     } finally {
       await t.close();
     }
+  });
+});
+
+describe("over the harness's real HTTP, the door's answers equal Fastify's", () => {
+  const RATE_LIMIT = 300;
+  let t: TestApp;
+  let owner: Owner;
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { tokenRateLimitPerMinute: RATE_LIMIT } });
+    owner = await t.createOwner();
+  });
+  afterAll(async () => t.close());
+
+  /** Asks over HTTP until the door answers (no route handler ran), and answers that. */
+  async function fromDoor(url: string, token?: string): Promise<ApiResponse> {
+    for (let tries = 1; tries <= DOOR_TRIES; tries++) {
+      const before = handlersRun;
+      const answer = await t.http('GET', url, { token });
+      expect(answer.status).toBe(200);
+      if (handlersRun === before) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`The front door did not answer GET ${url} in ${DOOR_TRIES} requests`);
+  }
+  /** The header names an answer carries, without those the connection adds. */
+  const names = (answer: ApiResponse) => Object.keys(answer.headers).filter((name) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name));
+  /** The same status, bytes and headers (but the request id, new for every answer). */
+  function expectSame(door: ApiResponse, routed: ApiResponse): void {
+    expect(door.status).toBe(routed.status);
+    expect(door.text).toBe(routed.text);
+    expect(names(door)).toEqual(names(routed));
+    for (const name of names(routed)) if (name !== 'x-request-id') expect(door.headers[name], name).toEqual(routed.headers[name]);
+    expect(door.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+  }
+
+  /** What Fastify's own serializer sends for a route with this 200 schema answering `answer` (a bare app, Fastify's default compilers). */
+  async function fastifySends(schema: TSchema, answer: unknown): Promise<string> {
+    const bare = Fastify();
+    bare.get('/', { schema: { response: { 200: schema } } }, async () => answer);
+    try {
+      return (await bare.inject({ method: 'GET', url: '/' })).body;
+    } finally {
+      await bare.close();
+    }
+  }
+
+  it("sends each prepared answer's bytes as Fastify's own serializer writes them for the route's 200 schema", async () => {
+    const token = await t.tokenWithScopes(owner, ['skills']);
+    const made = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'bytes-door', description: 'Byte for byte', category: 'general', scriptContent: 'Same.' } });
+    expect(made.status).toBe(201);
+    const search = '/api/v1/skills?q=byte&limit=10';
+    expect((await t.request('GET', search, { token })).body.data).toHaveLength(1);
+    const cases: Array<[string, string | undefined, TSchema]> = [
+      ['/api/v1/', undefined, DiscoveryDocumentSchema],
+      ['/api/v1/tokens/me/capabilities', token, TokenCapabilitiesSchema],
+      ['/api/v1/tokens/me/capabilities', owner.token, TokenCapabilitiesSchema],
+      [`/api/v1/skills/_by_slug/${made.body.data.name}`, token, SkillResponse],
+      [search, token, SkillPage],
+    ];
+    for (const [url, as, schema] of cases) {
+      const routed = await t.request('GET', url, { token: as });
+      const door = await fromDoor(url, as);
+      expect(door.text, url).toBe(routed.text);
+      expect(door.text, url).toBe(await fastifySends(schema, JSON.parse(door.text)));
+    }
+  });
+
+  it('the discovery document and a token\'s capabilities', async () => {
+    const token = await t.tokenWithScopes(owner, ['memory']);
+    for (const [url, as] of [['/api/v1/', undefined], ['/api/v1/tokens/me/capabilities', token], ['/api/v1/tokens/me/capabilities', owner.token]] as const) {
+      const routed = await t.request('GET', url, { token: as });
+      expectSame(await fromDoor(url, as), routed);
+    }
+  });
+
+  it('a skill by its slug, and a skills search asked again', async () => {
+    const token = await t.tokenWithScopes(owner, ['skills']);
+    const made = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'http-door', description: 'Harness doors', category: 'general', scriptContent: 'Knock.' } });
+    expect(made.status).toBe(201);
+    const bySlug = `/api/v1/skills/_by_slug/${made.body.data.name}`;
+    expectSame(await fromDoor(bySlug, token), await t.request('GET', bySlug, { token }));
+    const search = '/api/v1/skills?q=harness&limit=10';
+    const routed = await t.request('GET', search, { token });
+    expect(routed.body.data).toHaveLength(1);
+    expectSame(await fromDoor(search, token), routed);
+  });
+
+  it('refusals: an unknown token, a token without the scope, past the rate limit', async () => {
+    const unknown = `hth_${randomBytes(24).toString('hex')}`;
+    const memoryOnly = await t.tokenWithScopes(owner, ['memory']);
+    await fromDoor('/api/v1/tokens/me/capabilities', memoryOnly);
+    for (const [url, token, status] of [
+      ['/api/v1/tokens/me/capabilities', unknown, 401],
+      ['/api/v1/skills/_by_slug/http-door', memoryOnly, 403],
+      ['/api/v1/skills?q=harness&limit=10', memoryOnly, 403],
+    ] as const) {
+      const [door, routed] = [await t.http('GET', url, { token }), await t.request('GET', url, { token })];
+      expect(door.status).toBe(status);
+      expectSame(door, routed);
+    }
+    // Past the limit, each way of asking is refused alike (Retry-After counts down the window).
+    const limited = await t.tokenWithScopes(owner, ['memory']);
+    await fromDoor('/api/v1/tokens/me/capabilities', limited);
+    let door: ApiResponse | undefined;
+    for (let i = 0; i <= RATE_LIMIT && door?.status !== 429; i++) door = await t.http('GET', '/api/v1/tokens/me/capabilities', { token: limited });
+    const routed = await t.request('GET', '/api/v1/tokens/me/capabilities', { token: limited });
+    expect([door!.status, routed.status]).toEqual([429, 429]);
+    expect(names(door!)).toEqual(names(routed));
+    expect(door!.body.error).toBe(routed.body.error);
+    expect(Number(door!.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
 

@@ -10,7 +10,8 @@
  * another seed; a failure names the seed, the request and the answer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_CLASS_NAMES, SCOPE_NAMES } from '../src/http/access.js';
+import { SCOPE_NAMES } from '../src/modules/permissions/permissions.scopes.js';
+import { ACTION_CLASS_NAMES } from '../src/modules/permissions/permissions.actions.js';
 import { loadConfig } from '../src/config.js';
 import { policyToken } from './approvals.helpers.js';
 import { createTestApp, type Owner, type TestApp } from './harness.js';

@@ -69,3 +69,36 @@ describe('restarting', () => {
     }
   });
 });
+
+describe('the parts of the container', () => {
+  it('are listed in the order they start: storage first (so it stops last), each worker after what it uses', async () => {
+    const t = await createTestApp();
+    try {
+      const names = t.container.partNames();
+      // Storage is added first, so it stops last; the workers and subscriptions come after what they use.
+      expect(names[0]).toBe('storage');
+      expect(names.indexOf('webhooks.deliverer')).toBeGreaterThan(names.indexOf('events'));
+      expect(names.indexOf('webhooks.fan-out')).toBeGreaterThan(names.indexOf('webhooks.deliverer'));
+      expect(names).toEqual(expect.arrayContaining(['approvals.sweep', 'mcp.sessions-sweep', 'changes', 'parsing workers', 'outbound client']));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a part whose stop fails still lets storage close, and the failure is reported', async () => {
+    const lines: string[] = [];
+    const t = await createTestApp({ logStream: { write: (line: string) => void lines.push(line) }, config: { logLevel: 'error' } });
+    const owner = await t.createOwner();
+    const close = t.container.webhookDeliverer.close;
+    t.container.webhookDeliverer.close = async () => {
+      await close();
+      throw new Error('the webhook worker would not stop');
+    };
+    await expect(t.app.close()).rejects.toThrow('the webhook worker would not stop');
+    // Storage closed all the same, after the failure.
+    await expect(t.storage.db.selectFrom('users').select('id').where('id', '=', owner.id).execute()).rejects.toThrow();
+    expect(lines.join('\n')).toMatch(/webhooks\.deliverer failed to stop: the webhook worker would not stop/);
+    // The test's own close (which drops its PostgreSQL schema) closes an app already closed.
+    await t.close();
+  });
+});

@@ -8,7 +8,8 @@
  * (a2 and a3 check the action classes and the rate limits routes declare next to their access.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPE_NAMES, type Access, type ActionClass, type CatalogRoute, type Scope } from '../src/http/access.js';
+import { type Access, type ActionClass, type CatalogRoute, type Scope } from '../src/http/access.js';
+import { SCOPE_NAMES } from '../src/modules/permissions/permissions.scopes.js';
 import { createTestApp, type Owner, type TestApp } from './harness.js';
 
 /** Path parameters spelled alike, so the table does not depend on what a module names them. */

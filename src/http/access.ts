@@ -5,63 +5,24 @@ import { AppError } from './errors.js';
 import { rateLimitsOf, type RouteRateLimit } from './rate-limit.js';
 import { ErrorBodySchema, IsoDateTime } from './schemas.js';
 
-/** Every scope a token can hold, with what it grants (served by GET /api/v1/scopes). */
-export const SCOPES = {
-  read: 'Read the public profile (GET /identity) and the gateway context, limited to what the other scopes allow',
-  professional: 'Read the professional section of the identity (GET /identity/professional)',
-  availability: 'Read the availability section of the identity (GET /identity/availability)',
-  identity: 'Read and change the identity, preferences and the account (GET /users/me, GET /auth/me, /identity*, /preferences)',
-  memory: 'Read, add, change and clear long-term memory entries (/memory*)',
-  knowledge: 'Read and manage the knowledge base (/brain/knowledge-base*)',
-  chat: 'Chat with the active persona, and list, read and delete its conversations (POST /brain/chat, /brain/conversations*)',
-  personas: 'Manage personas and their attachments (/personas*)',
-  skills: 'Manage skills (/skills*)',
-  'services:read':
-    "Read services, connectors and OAuth status; call connected services read-only (GET /services/{service}/*; for an RPC-style service, only the methods it declares reads); list and read mail and files",
-  'services:write':
-    'Execute and proxy service calls, pass through GETs that RPC-style services take as writes, send and trash mail, upload and delete files, create, change and delete connectors, connect and disconnect accounts',
-  vault: 'List, store and delete vault tokens and discover APIs (never reveal)',
-  devices: 'Use remote PCs through the AFP daemon (/afp/*)',
-  marketplace:
-    "Browse, publish, install and rate marketplace listings (/marketplace/*); publishing makes the owner's skill or persona content public, installing writes into the owner's skills and personas",
-} as const;
-
-export type Scope = keyof typeof SCOPES;
-export const SCOPE_NAMES = Object.keys(SCOPES) as Scope[];
-
-/**
- * The kinds of action an owner may put behind a policy (allow, ask or deny) for each token that
- * is not the owner's own. A route names its class next to its access rule (`config.actionClass`);
- * one hook (modules/approvals/approvals.hook.ts) enforces the policy on every such route.
+/*
+ * The words of the mechanism below: which scopes a token may hold and which action classes a
+ * token's policy may govern. They are domain vocabulary, declared by the permissions module
+ * (modules/permissions), which adds them to these interfaces by declaration merging, as route
+ * plugins add to Fastify's `FastifyContextConfig`. This layer imports no module: it checks
+ * `access.scope('memory')` and `actionClass: 'memory.write'` against whatever was declared, and
+ * the types stay derived from the module's data.
  */
-export const ACTION_CLASSES = {
-  'devices.exec': 'Run a command on a remote PC',
-  'devices.write': 'Write a file or make a folder on a remote PC',
-  'devices.delete': 'Delete a file or folder on a remote PC',
-  'mail.send': 'Send mail from the connected mailbox',
-  'mail.trash': 'Move a message of the connected mailbox to the trash',
-  'files.upload': 'Upload a file to the connected file storage',
-  'files.delete': 'Delete a file of the connected file storage',
-  'services.write':
-    "Call a service in a way that may change something (execute, proxy and pass-through calls other than reads: any method but GET or HEAD, and for RPC-style services any method not declared a read), create, change or delete connectors, and disconnect a connected account",
-  'memory.write': 'Add or change memory entries',
-  'memory.delete': 'Delete memory entries',
-  'knowledge.write': 'Add, upload, change or overwrite (upsert) knowledge-base documents',
-  'knowledge.delete': 'Delete knowledge-base documents',
-  'identity.write': 'Change the identity or the preferences',
-  'personas.write': 'Create, change, activate or deactivate personas, and attach or detach their documents and skills',
-  'personas.delete': 'Delete personas',
-  'skills.write': 'Create, change, activate or deactivate skills, and attach or detach their documents',
-  'skills.delete': 'Delete skills',
-  'chat.delete': 'Delete chat conversations',
-  'marketplace.write': "Publish, change or delete marketplace listings (publishing makes the owner's content public), rate them, and install them into the owner's skills and personas",
-  'vault.write': 'Store or delete vault tokens',
-} as const;
 
-export type ActionClass = keyof typeof ACTION_CLASSES;
-export const ACTION_CLASS_NAMES = Object.keys(ACTION_CLASSES) as ActionClass[];
-/** An action class's name, as schemas carry it. */
-export const ActionClassName = Type.Union(ACTION_CLASS_NAMES.map((name) => Type.Literal(name)), { description: 'An action class (`devices.exec`)' });
+/** Every scope, as a key (declared in modules/permissions/permissions.scopes.ts). */
+export interface ScopeVocabulary {}
+/** A scope a token can hold. */
+export type Scope = keyof ScopeVocabulary & string;
+
+/** Every action class, as a key (declared in modules/permissions/permissions.actions.ts). */
+export interface ActionClassVocabulary {}
+/** A kind of action a token's policy may hold (allow, ask or deny). */
+export type ActionClass = keyof ActionClassVocabulary & string;
 
 /**
  * A route's action class: fixed, or read from the validated request (a service call is a write
@@ -89,8 +50,6 @@ export const ApprovalPendingBody = Type.Object(
  */
 export const APPROVAL_REPLAY_HEADER = 'x-hearth-approval-replay';
 
-/** The scopes an agent may ask for through the public handshake. */
-export const HANDSHAKE_SCOPES = ['read', 'professional', 'availability'] as const satisfies readonly Scope[];
 
 /**
  * Who may call a route. Declared once per route in `config.access`; the app refuses to

@@ -1,3 +1,4 @@
+import { ignoreFailure } from '../lib/ignore-failure.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify';
 import { ACCESS_AUTHENTICATED, ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSecret, checkAccess, type Access, type MaybeDecided, type Principal } from './access.js';
@@ -28,8 +29,11 @@ import { ACCESS_AUTHENTICATED, ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSec
  * but has no answer for carries the principal (ACCESS_AUTHENTICATED), so the token is looked up
  * once.
  *
- * It writes no log line: it is installed only when ordinary requests are not logged (above the
- * info level, as in production), so a server that logs each request logs every one. Of the app's
+ * It is installed whatever the log level, so that tests and production take one path. Where
+ * each request is logged (the info level), it writes for each answer the two lines Fastify
+ * writes for a request it answers (`incoming request`, `request completed`), through the same
+ * logger, with the same fields; above that level it checks one boolean and writes nothing, so
+ * it costs what it cost before it logged (`npm run bench`). Of the app's
  * hooks it runs only the access hook's work (the request id, the access decision, the counting):
  * a hook added to the whole app later is not run for the door's answers, so one that must be
  * (a header every answer carries) belongs in the door too.
@@ -101,9 +105,22 @@ export interface FrontDoorOptions {
   newRequestId(): string;
   /** Request headers some hook of the app reads; a request carrying one goes to Fastify. */
   handOverHeaders: readonly string[];
+  /**
+   * The logger Fastify writes each request's lines with. At the info level the door writes them
+   * for its own answers too; the level is read once, as Fastify's own logging is set up once.
+   * The address logged is the socket's: where the app trusts a proxy and logs these lines, a
+   * request naming the client (X-Forwarded-For) must be in `handOverHeaders`.
+   */
+  logger?: RequestLineLogger;
   /** The router's options: a path with or without its trailing slash is the same route; the longest parameter it takes. */
   ignoreTrailingSlash: boolean;
   maxParamLength: number;
+}
+
+/** What the door needs of a pino logger (the app's root logger) to write a request's lines. */
+export interface RequestLineLogger {
+  isLevelEnabled(level: string): boolean;
+  info(fields: object, message: string): void;
 }
 
 interface Door {
@@ -143,6 +160,24 @@ const ROUTE_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', '
 const ALWAYS_HANDED_OVER = ['content-length', 'transfer-encoding', 'upgrade', 'cookie', APPROVAL_REPLAY_HEADER];
 
 /**
+ * The lines Fastify writes for a request it answers (its LogController's `incomingRequest` and
+ * `requestCompleted`, through the request's child logger bound to `reqId`), written for one the
+ * door answers: the same messages and fields, which the logger's serializers turn into the same
+ * JSON (the address masked, the socket's address as the client's). The second once the response
+ * has finished, as Fastify writes it.
+ */
+function logAnswer(logger: RequestLineLogger, request: IncomingMessage, response: ServerResponse, reqId: string, started: number): void {
+  logger.info({ reqId, req: { method: request.method, url: request.url, socket: request.socket } }, 'incoming request');
+  const finished = (): void => {
+    response.removeListener('finish', finished);
+    response.removeListener('error', finished);
+    logger.info({ reqId, res: { statusCode: response.statusCode }, responseTime: performance.now() - started }, 'request completed');
+  };
+  response.on('finish', finished);
+  response.on('error', finished);
+}
+
+/**
  * Installs the door on the app's server. Call it before any route is registered (its onRoute
  * hook collects the routes that declare `prepared`).
  */
@@ -153,6 +188,8 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
   const routePaths = new Set<string>();
   const handOver = [...ALWAYS_HANDED_OVER, ...options.handOverHeaders];
   let closing = false;
+  /** Whether each answer is logged, as Fastify logs each request at this level (see HearthLogController). */
+  const logger = options.logger?.isLevelEnabled('info') ? options.logger : undefined;
 
   app.addHook('onRoute', (route: RouteOptions) => {
     routePaths.add(route.url);
@@ -226,6 +263,8 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
   /** Answers the request when it is the plain case; false hands it to Fastify. */
   function answer(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' || closing) return false;
+    // As Fastify's elapsedTime: from the request's start to the end of its response.
+    const started = logger === undefined ? 0 : performance.now();
     const url = request.url as string;
     // Split where the router splits, so that the door and the route see one path and one query.
     const queryAt = queryStart(url);
@@ -260,13 +299,15 @@ export function installFrontDoor(app: FastifyInstance, options: FrontDoorOptions
       }
       if (pending) {
         // The access hook awaits it; should the request fail before that, its refusal is not unhandled.
-        pending.catch(() => undefined);
+        void ignoreFailure(pending, 'the access hook awaits it and answers its refusal');
         (request as MaybeDecided)[ACCESS_DECIDED] = { principal, pending };
         return false;
       }
     }
     // The headers the route sends, in its order: the request id first, as the access hook sets it.
-    response.writeHead(200, { 'x-request-id': options.newRequestId(), 'content-type': JSON_TYPE, 'content-length': body.length });
+    const requestId = options.newRequestId();
+    if (logger !== undefined) logAnswer(logger, request, response, requestId, started);
+    response.writeHead(200, { 'x-request-id': requestId, 'content-type': JSON_TYPE, 'content-length': body.length });
     response.end(body);
     return true;
   }

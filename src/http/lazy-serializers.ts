@@ -74,3 +74,13 @@ export function lazySerializers(): SerializerFactory {
     };
   };
 }
+
+/**
+ * The serializer a route with this 200 schema gets (see lazySerializers: the same compiler, the
+ * same schema rewrite, no shared schemas and no serializer options, as the app has none), made
+ * outside any request: for answers the front door sends before Fastify sees the request (see
+ * http/prepared.ts).
+ */
+export function compileResponseSerializer(schema: object): Serializer {
+  return SerializerSelector()({}, undefined)({ schema: literalUnionsAsEnums(schema) as object, method: 'GET', url: '', httpStatus: '200' }) as Serializer;
+}

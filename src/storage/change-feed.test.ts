@@ -3,8 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
-import { buildApp } from '../app.js';
-import { createContainer } from '../container.js';
 import type { Storage } from './storage.js';
 
 /**
@@ -58,9 +56,7 @@ describe.skipIf(ENGINE !== 'postgres')('caches across two nodes sharing PostgreS
 
   beforeAll(async () => {
     a = await createTestApp();
-    bStorage = await a.openStorage();
-    b = await buildApp({ config: a.config, container: createContainer(a.config, bStorage) });
-    await b.ready();
+    ({ app: b, storage: bStorage } = await a.openNode());
     owner = await a.createOwner();
     // Node B's pool opens its connections now, so that the writes of its first requests (a
     // token's lastUsedAt) are made before the checks below rather than during them.

@@ -88,14 +88,14 @@ describe(`write tracker and derived cache (${ENGINE})`, () => {
 
   it('peeks at what it would serve, without computing: nothing before, after a write, or while suspended', async () => {
     const tracker = createWriteTracker({ maxAgeMs: 60_000 });
-    const cache = createDerivedCache<string>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    const cache = createDerivedCache<string>({ tracker, tables: ['skills'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
     expect(cache.peek('k')).toBeUndefined();
     expect(await cache.get('k', async () => 'first')).toBe('first');
     expect(cache.peek('k')).toBe('first');
     expect(cache.peek('other')).toBeUndefined();
-    tracker.noteWrites(['elsewhere']);
+    tracker.noteWrites(['users']);
     expect(cache.peek('k')).toBe('first');
-    tracker.noteWrites(['t']);
+    tracker.noteWrites(['skills']);
     expect(cache.peek('k')).toBeUndefined();
     expect(await cache.get('k', async () => 'second')).toBe('second');
     tracker.suspend();
@@ -106,7 +106,7 @@ describe(`write tracker and derived cache (${ENGINE})`, () => {
 
   it('counts a peek as a use: the least recently used entry is dropped first', async () => {
     const tracker = createWriteTracker();
-    const cache = createDerivedCache<string>({ tracker, tables: ['t'], maxEntries: 2, maxWeight: 10, weigh: () => 1 });
+    const cache = createDerivedCache<string>({ tracker, tables: ['skills'], maxEntries: 2, maxWeight: 10, weigh: () => 1 });
     await cache.get('a', async () => 'A');
     await cache.get('b', async () => 'B');
     expect(cache.peek('a')).toBe('A');
@@ -171,7 +171,7 @@ describe('derived cache where other processes write (the PostgreSQL rules)', () 
   it('keeps no answer longer than the tracker allows, counted from before it was computed', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const tracker = createWriteTracker({ maxAgeMs: 5_000 });
-    const cache = createDerivedCache<number>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    const cache = createDerivedCache<number>({ tracker, tables: ['skills'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
     let computed = 0;
     const compute = async () => {
       computed += 1;
@@ -187,18 +187,18 @@ describe('derived cache where other processes write (the PostgreSQL rules)', () 
 
   it('serves and keeps nothing while the tracker is suspended, and nothing from before once it resumes', async () => {
     const tracker = createWriteTracker({ maxAgeMs: 60_000 });
-    const cache = createDerivedCache<string>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    const cache = createDerivedCache<string>({ tracker, tables: ['skills'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
     expect(await cache.get('k', async () => 'first')).toBe('first');
     expect(await cache.get('k', async () => 'unused')).toBe('first');
     tracker.suspend();
-    expect(tracker.stamp(['t'])).toBeUndefined();
+    expect(tracker.stamp(['skills'])).toBeUndefined();
     expect(await cache.get('k', async () => 'while suspended')).toBe('while suspended');
     expect(await cache.get('k', async () => 'again')).toBe('again');
     tracker.resume();
     expect(await cache.get('k', async () => 'after resume')).toBe('after resume');
     expect(await cache.get('k', async () => 'unused')).toBe('after resume');
     // Suspended and resumed while an answer was being computed: it is not kept.
-    tracker.noteWrites(['t']);
+    tracker.noteWrites(['skills']);
     expect(
       await cache.get('k', async () => {
         tracker.suspend();
@@ -211,7 +211,7 @@ describe('derived cache where other processes write (the PostgreSQL rules)', () 
 
   it('runs one computation for requests that miss together, and a new one once a write was counted', async () => {
     const tracker = createWriteTracker({ maxAgeMs: 60_000 });
-    const cache = createDerivedCache<number>({ tracker, tables: ['t'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
+    const cache = createDerivedCache<number>({ tracker, tables: ['skills'], maxEntries: 10, maxWeight: 10, weigh: () => 1 });
     let computed = 0;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -222,11 +222,18 @@ describe('derived cache where other processes write (the PostgreSQL rules)', () 
     };
     const together = [cache.get('k', slow), cache.get('k', slow), cache.get('k', slow)];
     // A write counted meanwhile: a request after it must not join the computation begun before it.
-    tracker.noteWrites(['t']);
+    tracker.noteWrites(['skills']);
     const after = cache.get('k', slow);
     release();
     expect(await Promise.all(together)).toEqual([1, 1, 1]);
     expect(await after).toBe(2);
     expect(computed).toBe(2);
+  });
+
+  it('names its tables by the table types: a misspelt table does not type-check (tsc --noEmit)', () => {
+    const options = { tracker: createWriteTracker(), maxEntries: 1, maxWeight: 1, weigh: () => 1 };
+    // @ts-expect-error 'skils' is not a table of the database
+    const misspelt = createDerivedCache<number>({ ...options, tables: ['skils'] });
+    expect(misspelt.peek('k')).toBeUndefined();
   });
 });

@@ -1,4 +1,12 @@
+import type { Database } from './tables.js';
 import type { WriteTracker } from './write-tracker.js';
+
+/**
+ * A table an answer can depend on: a name of the database's table types, so that a misspelt or
+ * removed table fails type-checking instead of silently leaving a cache never invalidated (a
+ * stamp over a table nothing writes never changes).
+ */
+export type TableName = keyof Database & string;
 
 /**
  * A bounded cache of answers derived from some tables (see write-tracker.ts). An entry is
@@ -16,7 +24,7 @@ export interface DerivedCache<V> {
 export interface DerivedCacheOptions<V> {
   tracker: WriteTracker;
   /** Every table the answers are read from, including tables that cascade into them. */
-  tables: readonly string[];
+  tables: readonly TableName[];
   maxEntries: number;
   /** The most total weight kept (e.g. bytes), so memory stays bounded whatever the answers' sizes. */
   maxWeight: number;

@@ -2,8 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
-import { buildApp } from '../app.js';
-import { createContainer } from '../container.js';
 import { createKeyring } from '../modules/keyring/keyring.service.js';
 import type { Storage } from './storage.js';
 
@@ -30,9 +28,7 @@ describe('exactly once across two nodes', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    bStorage = await t.openStorage();
-    b = await buildApp({ config: t.config, container: createContainer(t.config, bStorage) });
-    await b.ready();
+    ({ app: b, storage: bStorage } = await t.openNode());
     owner = await t.createOwner();
   });
   afterAll(async () => {

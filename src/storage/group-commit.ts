@@ -7,6 +7,9 @@ import type { Database } from './tables.js';
  * commit (one fsync with SQLite's synchronous=FULL, one WAL flush on PostgreSQL) acknowledges
  * many of them. Commits, not statements, are what limit the rate of small writes.
  *
+ * Repositories use it, behind their write methods (`create`, `update`, `delete`…); services
+ * call those methods and never build units or batches themselves.
+ *
  * `run(unit)` queues a unit of work; the units queued while the previous batch was committing
  * (or, when idle, in the same turn of the event loop) run back to back in ONE transaction, and
  * each caller's promise settles only after that transaction has committed: a request is never

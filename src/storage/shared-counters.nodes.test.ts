@@ -6,8 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner } from '../../test/harness.js';
 import type { Config } from '../config.js';
-import { buildApp } from '../app.js';
-import { createContainer, type Container } from '../container.js';
+import type { Container } from '../container.js';
 
 /**
  * Two API nodes on one PostgreSQL schema, as behind a load balancer: the rate limits and the
@@ -15,10 +14,7 @@ import { createContainer, type Container } from '../container.js';
  */
 async function twoNodes(config: Partial<Config>) {
   const a = await createTestApp({ config });
-  const bStorage = await a.openStorage();
-  const bContainer: Container = createContainer(a.config, bStorage);
-  const b: FastifyInstance = await buildApp({ config: a.config, container: bContainer });
-  await b.ready();
+  const { app: b, container: bContainer, storage: bStorage } = await a.openNode();
   const onB = async (method: 'GET' | 'POST' | 'PUT', url: string, options: { token?: string; body?: unknown } = {}) => {
     const res = await b.inject({
       method,

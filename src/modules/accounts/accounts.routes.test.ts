@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { freezeDate } from '../../../test/clients.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const USER_KEYS = ['createdAt', 'email', 'id', 'name', 'planId', 'role', 'updatedAt'];

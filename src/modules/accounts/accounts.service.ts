@@ -153,8 +153,8 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     return result.ok;
   }
 
-  // Told after an account's plan changed (billing's request counter forgets the old plan; the
-  // account's events announce it).
+  // Told after an account's plan changed, once its `plan.changed` event is published (billing's
+  // request counter forgets the old plan).
   const planChangeListeners: Array<(userId: string, change: PlanChange) => void> = [];
 
   return {
@@ -318,6 +318,8 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       if (row.plan_id !== planId) {
         const change = { from: row.plan_id, to: planId };
         const announce = () => {
+          // The account's own event, to the console's streams and the owner's webhooks.
+          deps.events?.publish(id, { type: 'plan.changed', data: { planId: change.to, previousPlanId: change.from } });
           for (const listener of planChangeListeners) listener(id, change);
         };
         // Inside a caller's transaction, listeners hear of it once that committed.

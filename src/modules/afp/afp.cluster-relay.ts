@@ -101,7 +101,7 @@ function remoteError(error: { code: RemoteErrorCode; message: string }): AppErro
   return new AppError(error.code, error.message, error.code === 'RATE_LIMITED' ? { headers: { 'Retry-After': '1' } } : {});
 }
 
-export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & DeviceLinkHost & { close(): Promise<void> } {
+export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & DeviceLinkHost & { start(): void; close(): Promise<void> } {
   const { db, bus, nodes } = deps;
   const self = bus.nodeId;
   const maxConcurrent = deps.maxConcurrent ?? LIMITS.maxConcurrentRequests;
@@ -344,13 +344,14 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
   nodes.events.on('down', onNodeDown);
   nodes.events.on('rejoined', onRejoined);
   bus.events.on('down', onBusDown);
-  const sweep = setInterval(() => {
+  // The sweep of payloads and links left behind: background work, started with the server (start).
+  let sweep: NodeJS.Timeout | undefined;
+  const sweepOnce = () => {
     // A pass the database missed is made up by the next one.
     void ignoreFailure(sql`DELETE FROM afp_payloads WHERE created_at < clock_timestamp() - ${PAYLOAD_MAX_AGE_MS} * interval '1 millisecond'`.execute(db), 'swept again soon');
     void ignoreFailure(sql`DELETE FROM afp_links l WHERE NOT EXISTS (
       SELECT 1 FROM cluster_nodes n WHERE n.node_id = l.node_id AND n.heartbeat_at > clock_timestamp() - ${LINK_FORGET_AFTER_MS} * interval '1 millisecond')`.execute(db), 'swept again soon');
-  }, SWEEP_EVERY_MS);
-  sweep.unref();
+  };
 
   return {
     attach(link, onReplaced) {
@@ -425,6 +426,13 @@ export function createClusterRelay(deps: ClusterRelayDeps): DeviceRelay & Device
       }
       await Promise.all([...chains.values()]);
       await sql`DELETE FROM afp_links WHERE node_id = ${self}`.execute(db);
+    },
+
+    /** Starts the sweep (once). */
+    start() {
+      if (sweep) return;
+      sweep = setInterval(sweepOnce, SWEEP_EVERY_MS);
+      sweep.unref();
     },
 
     async close() {

@@ -9,6 +9,7 @@
  */
 import { AppError } from '../../http/errors.js';
 import { LIMITS, type Op, type ResponseFrame, type ServerMessage } from '../../shared/afp.protocol.js';
+import type { EventsBus } from '../events/events.bus.js';
 
 export interface DeviceRelay {
   /**
@@ -80,6 +81,16 @@ export function rateLimited(deviceId: string, maxConcurrent: number): AppError {
 
 export function timedOut(deviceId: string, op: string, timeoutMs: number): AppError {
   return new AppError('DEVICE_TIMEOUT', `Device ${deviceId} did not answer ${op} within ${timeoutMs} ms`);
+}
+
+/**
+ * The relays' `onPresence`: a device coming online or going offline is an event of its owner's
+ * account (`device.online`, `device.offline`), on the console's streams and to the owner's webhooks.
+ */
+export function presenceEvents(events: Pick<EventsBus, 'publish'>): NonNullable<RelayOptions['onPresence']> {
+  return (link, status) => {
+    events.publish(link.ownerId, { type: `device.${status}`, data: { deviceId: link.deviceId, name: link.name } });
+  };
 }
 
 export interface RelayOptions {

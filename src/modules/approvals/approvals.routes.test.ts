@@ -1,11 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.js';
-import { createContainer } from '../../container.js';
 import { approveAndRead, expectHeld, outsiders, policyToken, type Rules } from '../../../test/approvals.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-import { ACTION_CLASS_NAMES, APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
+import { APPROVAL_REPLAY_HEADER, type ActionClass } from '../../http/access.js';
+import { ACTION_CLASS_NAMES } from '../permissions/permissions.actions.js';
 import type { AccountEvent } from '../events/events.schemas.js';
 import { EXEC_HARD_LIMIT_MS } from '../afp/afp.service.js';
 import { createApprovalsRepo } from './approvals.repo.js';
@@ -253,10 +252,7 @@ describe('ask, then approve', () => {
 
 describe('two nodes', () => {
   it('an approval sent to both nodes at once runs on one of them, once', async () => {
-    const second = await t.openStorage();
-    const container = createContainer(t.config, second);
-    const other = await buildApp({ config: t.config, container });
-    await other.ready();
+    const { app: other } = await t.openNode();
     try {
       const { token } = await agent(['vault'], { 'vault.write': 'ask' });
       const approvalId = held(await t.request('POST', '/api/v1/vault/tokens', { token, body: { name: 'two-nodes', service: 'example', token: 'sk-two-1234567890', websiteUrl: 'https://example.org' } }));

@@ -5,19 +5,11 @@ import { actorOf } from '../audit/audit.service.js';
 import { ApprovalDetailResponse, ApprovalPage, ApprovalResponse, ListApprovalsQuery, PolicyBody, PolicyResponse } from './approvals.schemas.js';
 import type { ApprovalsService, RunReplay } from './approvals.service.js';
 
-/** How often pending approvals past their time are written expired, replays a dead node left written failed, and old answers dropped. */
-const SWEEP_INTERVAL_MS = 60_000;
-
 export function approvalsRoutes(deps: { approvals: ApprovalsService }): FastifyPluginAsyncTypebox {
   const { approvals } = deps;
   return async (app) => {
     const owner = { access: access.owner() };
     const tags = ['approvals'];
-    const sweeper = setInterval(() => {
-      approvals.sweep().catch((error: unknown) => app.log.error({ err: error }, 'approvals: the sweep of expired approvals and interrupted replays failed; it runs again in a minute'));
-    }, SWEEP_INTERVAL_MS);
-    sweeper.unref();
-    app.addHook('onClose', async () => clearInterval(sweeper));
 
     /**
      * An approved request runs in-process, as MCP tool calls do, so it passes through exactly the

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ACTION_CLASS_NAMES, ACTION_CLASSES, ActionClassName } from '../../http/access.js';
+import { ACTION_CLASS_NAMES, ACTION_CLASSES, ActionClassName } from '../permissions/permissions.actions.js';
 import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
 
 export const PolicyRule = Type.Union([Type.Literal('allow'), Type.Literal('ask'), Type.Literal('deny')], {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ACTION_CLASS_NAMES, hasOwnerRight, type ActionClass, type Principal } from '../../http/access.js';
+import { hasOwnerRight, type ActionClass, type Principal } from '../../http/access.js';
+import { ACTION_CLASS_NAMES } from '../permissions/permissions.actions.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';

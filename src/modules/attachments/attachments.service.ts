@@ -1,5 +1,6 @@
 import { notFound } from '../../http/errors.js';
 import { isoNowOrdered } from '../../lib/time.js';
+import type { ChangePublisher } from '../events/events.changes.js';
 import type { AttachmentsRepo } from './attachments.repo.js';
 import type { AttachedDocument, AttachedSkill, AttachingPersona, DocumentUsage } from './attachments.schemas.js';
 
@@ -11,8 +12,14 @@ export type DocumentHolder = { type: 'persona'; id: string } | { type: 'skill'; 
  * belongs to the owner and answers 404 NOT_FOUND otherwise, so another owner's id looks exactly
  * like one that does not exist. Attaching is idempotent: `created` says whether the link is new.
  */
-export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
+export function createAttachmentsService(deps: {
+  repo: AttachmentsRepo;
+  /** Told after each successful attach or detach, as a change of the persona or skill it holds (MCP sessions list again). */
+  changes?: ChangePublisher | undefined;
+}) {
   const { repo } = deps;
+  const changed = (ownerId: string, holder: DocumentHolder['type']) =>
+    deps.changes?.publish({ type: holder === 'persona' ? 'personas.changed' : 'skills.changed', ownerId });
 
   async function requireHolder(ownerId: string, holder: DocumentHolder): Promise<void> {
     const exists = holder.type === 'persona' ? await repo.personaExists(ownerId, holder.id) : await repo.skillExists(ownerId, holder.id);
@@ -50,6 +57,7 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
         holder.type === 'persona'
           ? await repo.insertPersonaDocument(ownerId, holder.id, documentId, isoNowOrdered())
           : await repo.insertSkillDocument(ownerId, holder.id, documentId, isoNowOrdered());
+      changed(ownerId, holder.type);
       return { created };
     },
 
@@ -60,6 +68,7 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
           ? await repo.deletePersonaDocument(ownerId, holder.id, documentId)
           : await repo.deleteSkillDocument(ownerId, holder.id, documentId);
       if (!removed) throw notFound(`Document attached to ${holder.type} ${holder.id}:`, documentId);
+      changed(ownerId, holder.type);
     },
 
     async listDocuments(ownerId: string, holder: DocumentHolder): Promise<AttachedDocument[]> {
@@ -72,7 +81,9 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
     async attachSkillToPersona(ownerId: string, personaId: string, skillId: number): Promise<{ created: boolean }> {
       await requirePersona(ownerId, personaId);
       await requireSkill(ownerId, skillId);
-      return { created: await repo.insertPersonaSkill(ownerId, personaId, skillId, isoNowOrdered()) };
+      const created = await repo.insertPersonaSkill(ownerId, personaId, skillId, isoNowOrdered());
+      changed(ownerId, 'persona');
+      return { created };
     },
 
     async detachSkillFromPersona(ownerId: string, personaId: string, skillId: number): Promise<void> {
@@ -80,6 +91,7 @@ export function createAttachmentsService(deps: { repo: AttachmentsRepo }) {
       if (!(await repo.deletePersonaSkill(ownerId, personaId, skillId))) {
         throw notFound(`Skill attached to persona ${personaId}:`, skillId);
       }
+      changed(ownerId, 'persona');
     },
 
     async listSkillsOfPersona(ownerId: string, personaId: string): Promise<AttachedSkill[]> {

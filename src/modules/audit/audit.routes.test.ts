@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ENTRY_KEYS = ['action', 'createdAt', 'details', 'id', 'ip', 'outcome', 'targetId', 'targetType', 'tokenId', 'userAgent'];

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { ClientDirectory } from './authorization.clients.js';
 import type { AuthorizationProtocol } from './authorization.protocol.js';

@@ -1,4 +1,4 @@
-import { SCOPES, SCOPE_NAMES } from '../../http/access.js';
+import { SCOPES, SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { escapeHtml, pageStyle, renderPage, type Page } from '../../http/pages.js';
 import type { ConsentView } from './authorization.consent.js';
 import { WAIT_REFRESH_SECONDS, type WaitingView } from './authorization.console.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { SCOPE_NAMES, type Scope } from '../../http/access.js';
+import { type Scope } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { hashToken } from '../../lib/crypto.js';
 import { isoIn, isoNow } from '../../lib/time.js';
 import type { AuthorizationRequestsTable, Database } from '../../storage/tables.js';

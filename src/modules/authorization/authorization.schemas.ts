@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { Data, IsoDateTime, List } from '../../http/schemas.js';
 
 /** `{ error, error_description }`: how the OAuth endpoints refuse (RFC 6749 §5.2, RFC 7591 §3.2.2). */

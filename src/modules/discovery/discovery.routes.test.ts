@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/harness.js';
 import { Value } from '@sinclair/typebox/value';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import {
   CapabilityManifestSchema,
   DiscoveryDocumentSchema,

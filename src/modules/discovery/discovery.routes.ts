@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { preparedBody } from '../../http/prepared.js';
 import { createSerializedBodies } from '../../http/serialized.js';
 import {
   CapabilityManifestSchema,
@@ -26,6 +27,8 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService; health: Pic
       discovery.useCatalog(app.routeCatalog);
     });
 
+    // A token's capabilities, made from the route's 200 schema once per token (the door sends them too).
+    const capabilitiesBody = preparedBody(TokenCapabilitiesSchema);
     const publicAccess = { access: access.public() };
     const anyToken = { access: access.anyToken() };
 
@@ -128,7 +131,7 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService; health: Pic
     app.get(
       '/api/v1/tokens/me/capabilities',
       {
-        config: { ...anyToken, prepared: (principal) => (principal ? discovery.tokenCapabilitiesBody(principal) : undefined) },
+        config: { ...anyToken, prepared: (principal) => (principal ? capabilitiesBody.kept(discovery.tokenCapabilities(principal)) : undefined) },
         schema: {
           operationId: 'getTokenCapabilities',
           summary: 'The calling token: its kind, scopes, rights and every endpoint it may call',
@@ -136,10 +139,9 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService; health: Pic
           response: { 200: TokenCapabilitiesSchema },
         },
       },
-      // Pre-serialized (see tokenCapabilitiesBody); bytes are sent as they are. The schema above still
-      // documents it, and the route tests hold the body to that shape.
+      // Serialized once per token by the schema above (see http/prepared.ts); bytes are sent as they are.
       async (request, reply) =>
-        (reply as FastifyReply).type('application/json; charset=utf-8').send(discovery.tokenCapabilitiesBody(principalOf(request))),
+        (reply as FastifyReply).type('application/json; charset=utf-8').send(capabilitiesBody.kept(discovery.tokenCapabilities(principalOf(request)))),
     );
 
     app.get(

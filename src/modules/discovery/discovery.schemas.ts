@@ -115,6 +115,9 @@ export const TokenCapabilitiesSchema = Data(
   ),
 );
 
+/** The answer of GET /api/v1/tokens/me/capabilities. */
+export type TokenCapabilities = Static<typeof TokenCapabilitiesSchema>;
+
 export const CapabilityEndpointSchema = Type.Object({
   method: Type.String(),
   path: Type.String(),

@@ -1,5 +1,6 @@
-import { checkAccess, hasOwnerRight, hasScope, SCOPE_NAMES, SCOPES, type CatalogRoute, type Principal, type Scope } from '../../http/access.js';
-import type { Capability, DiscoveryDocument, QuickStart, ScopeInfo } from './discovery.schemas.js';
+import { checkAccess, hasOwnerRight, hasScope, type CatalogRoute, type Principal, type Scope } from '../../http/access.js';
+import { SCOPE_NAMES, SCOPES } from '../permissions/permissions.scopes.js';
+import type { Capability, DiscoveryDocument, QuickStart, ScopeInfo, TokenCapabilities } from './discovery.schemas.js';
 import {
   AUTH_HINT,
   buildLlmsText,
@@ -27,8 +28,6 @@ interface TokenView {
   scopes: Scope[];
   endpoints: string[];
   capabilities: Capability[];
-  /** The JSON of GET /tokens/me/capabilities after `tokenId`, the only field a token shape does not fix. */
-  capabilitiesJsonTail: string;
 }
 
 interface CatalogIndex {
@@ -85,7 +84,7 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
   // Principals are immutable snapshots, and on SQLite the tokens service hands out the same
   // object for every request of a token: this skips even building the key on the hot path.
   let viewByPrincipal = new WeakMap<Principal, TokenView>();
-  let capabilitiesBodyByPrincipal = new WeakMap<Principal, Buffer>();
+  let capabilitiesByPrincipal = new WeakMap<Principal, TokenCapabilities>();
 
   function requireIndex(): CatalogIndex {
     if (!index) throw new Error('The discovery service has no route catalogue yet: useCatalog runs when the app is ready');
@@ -185,13 +184,10 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
       group.missingScopes = SCOPE_NAMES.filter((s) => set.has(s));
     }
     const endpoints = routes.filter((r) => r.access.kind !== 'public' && allowed.has(r)).map((r) => r.endpoint);
-    // `{"kind":…,"endpoints":[…]}` without its `{`, closed twice: once for `data`, once for the body.
-    const capabilitiesJsonTail = `${JSON.stringify(describeToken(principal, { scopes: held, endpoints })).slice(1)}}`;
     return {
       scopes: held,
       endpoints,
       capabilities: [...groups.values()].sort((a, b) => compareNames(a.name, b.name)),
-      capabilitiesJsonTail,
     };
   }
 
@@ -217,7 +213,7 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
       index = buildIndex(catalog);
       views = new Map();
       viewByPrincipal = new WeakMap();
-      capabilitiesBodyByPrincipal = new WeakMap();
+      capabilitiesByPrincipal = new WeakMap();
     },
 
     routes(): readonly IndexedRoute[] {
@@ -247,17 +243,18 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
     },
 
     /**
-     * The body of GET /api/v1/tokens/me/capabilities, serialized to bytes. That route is on every
-     * agent's hot path and its answer is fixed per token, so it is built once per token (per
-     * principal snapshot) instead of serializing the endpoint list on each request.
+     * The answer of GET /api/v1/tokens/me/capabilities. That route is on every agent's hot path
+     * and its answer is fixed per token, so it is the same object for a principal (a snapshot of
+     * the token) as long as the catalog holds, and the route serializes it once (see
+     * http/prepared.ts).
      */
-    tokenCapabilitiesBody(principal: Principal): Buffer {
-      let body = capabilitiesBodyByPrincipal.get(principal);
-      if (body === undefined) {
-        body = Buffer.from(`{"data":{"tokenId":${JSON.stringify(principal.tokenId)},${viewFor(principal).capabilitiesJsonTail}`, 'utf8');
-        capabilitiesBodyByPrincipal.set(principal, body);
+    tokenCapabilities(principal: Principal): TokenCapabilities {
+      let answer = capabilitiesByPrincipal.get(principal);
+      if (answer === undefined) {
+        answer = { data: { tokenId: principal.tokenId, ...describeToken(principal, viewFor(principal)) } };
+        capabilitiesByPrincipal.set(principal, answer);
       }
-      return body;
+      return answer;
     },
 
     capabilities(principal: Principal) {

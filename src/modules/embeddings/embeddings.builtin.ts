@@ -15,6 +15,7 @@
  * A process rather than a thread for the reasons parsing.pool.ts gives: its memory is its own,
  * measured exactly and all returned when it exits. It gets no secret: its environment is nearly empty.
  */
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -139,7 +140,7 @@ export function createBuiltinEmbedder(
       readyReject = reject;
     });
     // A load that fails is reported through the batch that waits for it.
-    ready.catch(() => {});
+    void ignoreFailure(ready, 'a load that fails is reported through the batch that waits for it');
 
     const arm = () => {
       clearTimeout(timer);

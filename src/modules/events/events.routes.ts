@@ -73,7 +73,6 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
 
         let closed = false;
         let unsubscribe = () => {};
-        let heartbeat: NodeJS.Timeout | undefined;
         /** Ends the stream once: `abort` drops the connection instead of sending what is still unsent. */
         const finish = (abort: boolean) => {
           if (closed) return;
@@ -98,6 +97,20 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
           raw.write(text);
         };
 
+        // Declared before the stream is counted, so that whatever closes it finds the timer to clear.
+        const heartbeat = setInterval(() => {
+          send(': heartbeat\n\n');
+          // A revocation made on another node reaches this one through the token check.
+          if (!secret) return stream.close();
+          deps.authenticate(secret).then(
+            (current) => {
+              if (current?.tokenId !== tokenId) stream.close();
+            },
+            (error: unknown) => request.log.warn({ err: error }, 'event stream: the token could not be checked again'),
+          );
+        }, deps.heartbeatMs);
+        heartbeat.unref();
+
         openStreams++;
         let forOwner = streams.get(ownerId);
         if (!forOwner) streams.set(ownerId, (forOwner = new Set()));
@@ -110,18 +123,6 @@ export function eventsRoutes(deps: EventsRoutesDeps): FastifyPluginAsyncTypebox 
           // The stream's own token revoked (a logout, for one): it ends with it, at once.
           if (event.type === 'token.revoked' && event.data.tokenId === tokenId) stream.close();
         });
-        heartbeat = setInterval(() => {
-          send(': heartbeat\n\n');
-          // A revocation made on another node reaches this one through the token check.
-          if (!secret) return stream.close();
-          deps.authenticate(secret).then(
-            (current) => {
-              if (current?.tokenId !== tokenId) stream.close();
-            },
-            (error: unknown) => request.log.warn({ err: error }, 'event stream: the token could not be checked again'),
-          );
-        }, deps.heartbeatMs);
-        heartbeat.unref();
         send(`retry: ${RETRY_MS}\n: connected\n\n`);
       },
     );

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionClassName, SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
+import { ActionClassName } from '../permissions/permissions.actions.js';
 import { IsoDateTime } from '../../http/schemas.js';
 
 /*

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 
 // Value.Check knows no formats until told; the server's Ajv checks date-time strictly.
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v));

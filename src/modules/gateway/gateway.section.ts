@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Principal } from '../../http/access.js';
+import type { TableName } from '../../storage/derived-cache.js';
 
 /**
  * One part of the gateway context. Each module that has something an agent should see at the
@@ -18,7 +19,7 @@ export interface ContextSection<S extends TSchema = TSchema> {
    * The gateway caches contexts on the embedded engine and serves a cached one only while none
    * of these tables has been written since.
    */
-  tables: readonly string[];
+  tables: readonly TableName[];
   /** Whether this token may see the section at all; hidden sections are not even loaded. */
   visibleTo(principal: Principal): boolean;
   load(ownerId: string, principal: Principal): Promise<Static<S>>;

@@ -1,6 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { HANDSHAKE_SCOPES, SCOPE_NAMES } from '../../http/access.js';
+import type { Scope } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
+
+/** The scopes an agent may ask for through the public handshake. */
+export const HANDSHAKE_SCOPES = ['read', 'professional', 'availability'] as const satisfies readonly Scope[];
 
 export const HandshakeScope = Type.Union(
   HANDSHAKE_SCOPES.map((s) => Type.Literal(s)),

@@ -38,7 +38,7 @@ import {
 } from './keyring.crypto.js';
 import { AppError } from '../../http/errors.js';
 import { createKeyringRepo, type DataKeyRow } from './keyring.repo.js';
-import { createRootKeys, type RootKeyOptions } from './keyring.watch.js';
+import { createRootKeys, type RootKeyOptions, type RootKeys } from './keyring.watch.js';
 
 /** A stored value that did not open because it is not what was sealed there (no secret in it). */
 export interface TamperedSecret {
@@ -51,6 +51,8 @@ export interface TamperedSecret {
 
 export interface KeyringOptions extends RootKeyOptions {
   db: Kysely<Database>;
+  /** The root keys already read (for storage, which seals the messages between nodes): one object, one watch of the key file. */
+  rootKeys?: RootKeys | undefined;
   /**
    * Told of every value that failed its integrity check on opening (the audit log records it
    * as tampering); its own failure does not change the answer, which is the integrity error.
@@ -66,7 +68,7 @@ interface DataKey {
 
 export function createKeyring(options: KeyringOptions) {
   const repo = createKeyringRepo(options.db);
-  const roots = createRootKeys(options);
+  const roots = options.rootKeys ?? createRootKeys(options);
   // Unwrapped data keys: they never change (rotation re-wraps them), so this cache is never stale.
   const dataKeys = new Map<string, DataKey>();
   const activeByOwner = new Map<string, string>();

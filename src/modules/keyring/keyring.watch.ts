@@ -125,3 +125,6 @@ export function createRootKeys(options: RootKeyOptions) {
     },
   };
 }
+
+/** The vault's root keys, read once and shared by whoever needs them (storage seals the messages between nodes with them, the keyring wraps data keys). */
+export type RootKeys = ReturnType<typeof createRootKeys>;

@@ -1,15 +1,13 @@
-import type { Transaction } from 'kysely';
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms, type MatchMode } from '../../storage/full-text.js';
-import type { GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
-import type { Database } from '../../storage/tables.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
 import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
+import type { ChangePublisher } from '../events/events.changes.js';
 import type { KbDocument, KbDocumentSummary } from './knowledge.schemas.js';
 
 /** Largest document text, and largest uploaded file: 10 MiB. */
@@ -167,34 +165,13 @@ function normalizeSource(source: string | undefined, fallback: string, field = '
 export function createKnowledgeService(deps: {
   repo: KnowledgeRepo;
   limits: Pick<LimitsService, 'limitFor'>;
-  /** Document writes share commits with concurrent ones (storage/group-commit.ts); extraction stays outside. */
-  groupCommit: Pick<GroupCommit, 'run'>;
   /** Where uploaded files are read: a worker within the EXTRACT_* limits, never this thread. */
   parsing: Pick<ParsingPool, 'extractUpload'>;
+  /** Told after each successful write (MCP sessions list their resources again). */
+  changes?: ChangePublisher | undefined;
 }) {
-  const { repo, limits, parsing, groupCommit } = deps;
-  type BytesCheck = Awaited<ReturnType<LimitsService['limitFor']>>;
-
-  /**
-   * The plan's knowledgeBytes limit: the stored total after the write, measured through the
-   * write's own transaction (`check` comes from limits.limitFor, read before the unit). `replacing`
-   * is the document the write replaces (its old size leaves); a write that does not grow the
-   * total is always allowed. Answers the refusal; the caller throws it after the commit.
-   */
-  async function refusedBytes(
-    check: BytesCheck,
-    trx: Transaction<Database>,
-    ownerId: string,
-    size: number,
-    replacing?: { id: string } | { title: string },
-  ): Promise<AppError | undefined> {
-    if (!check) return undefined;
-    const stored = await repo.storedBytes(ownerId, replacing, trx);
-    // No such document: the update itself answers 404, not the limit.
-    if (replacing && 'id' in replacing && stored.existing === undefined) return check(stored.total, 0);
-    return check(stored.total, size - (stored.existing ?? 0));
-  }
-
+  const { repo, limits, parsing } = deps;
+  const changed = (ownerId: string) => deps.changes?.publish({ type: 'knowledge.changed', ownerId });
   async function titleConflict(ownerId: string, title: string): Promise<AppError> {
     const existingId = await repo.idByTitle(ownerId, title);
     return new AppError(
@@ -224,16 +201,13 @@ export function createKnowledgeService(deps: {
     let refused: AppError | undefined;
     try {
       // The measure and the insert in one unit: a batch cannot pass the limit together.
-      refused = await groupCommit.run(async (trx) => {
-        const refusal = await refusedBytes(check, trx, ownerId, size);
-        if (!refusal) await repo.insert(row, trx);
-        return refusal;
-      });
+      refused = await repo.create(row, check);
     } catch (error) {
       if (isUniqueViolation(error)) throw await titleConflict(ownerId, title);
       throw error;
     }
     if (refused) throw refused;
+    changed(ownerId);
     const { owner_id: _owner, ...document } = row;
     return toDocument(document);
   }
@@ -310,25 +284,23 @@ export function createKnowledgeService(deps: {
       const check = await limits.limitFor(ownerId, 'knowledgeBytes');
       // Ids and times are made outside the unit, which may run twice.
       const attempts = [0, 1, 2].map(() => ({ id: newId('doc'), now: isoNow() }));
-      const outcome = await groupCommit.run(async (trx) => {
-        const refusal = await refusedBytes(check, trx, ownerId, size, { title });
-        if (refusal) return refusal;
-        for (const { id, now } of attempts) {
-          const inserted = await repo.insertIfTitleFree(
-            { id, owner_id: ownerId, title, content: input.content, source, mime_type: JSON_MIME_TYPE, size_bytes: size, created_at: now, updated_at: now },
-            trx,
-          );
-          if (inserted) return { action: 'created' as const, document: { id, title } };
+      const outcome = await repo.upsert(
+        ownerId,
+        title,
+        size,
+        attempts.map(({ id, now }) => {
           // An update keeps the document's source unless a new one is given.
           const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: now };
           if (input.source !== undefined) changes.source = source;
-          const updatedId = await repo.updateByTitle(ownerId, title, changes, trx);
-          if (updatedId) return { action: 'updated' as const, document: { id: updatedId, title } };
-        }
-        return new AppError('CONFLICT', `The document titled "${title}" changed repeatedly during this upsert; send it again`);
-      });
-      if (outcome instanceof AppError) throw outcome;
-      return outcome;
+          const row = { id, owner_id: ownerId, title, content: input.content, source, mime_type: JSON_MIME_TYPE, size_bytes: size, created_at: now, updated_at: now };
+          return { row, changes };
+        }),
+        check,
+      );
+      if (outcome === undefined) throw new AppError('CONFLICT', `The document titled "${title}" changed repeatedly during this upsert; send it again`);
+      if ('refused' in outcome) throw outcome.refused;
+      changed(ownerId);
+      return { action: outcome.action, document: { id: outcome.id, title } };
     },
 
     /** Replaces a document's content, and its title or source when given. */
@@ -338,21 +310,23 @@ export function createKnowledgeService(deps: {
       if (input.title !== undefined) changes.title = normalizeTitle(input.title);
       if (input.source !== undefined) changes.source = normalizeSource(input.source, DEFAULT_SOURCE);
       const check = await limits.limitFor(ownerId, 'knowledgeBytes');
-      let outcome: KbDocumentRow | AppError | undefined;
+      let outcome: Awaited<ReturnType<typeof repo.update<AppError>>>;
       try {
-        outcome = await groupCommit.run(async (trx) => (await refusedBytes(check, trx, ownerId, size, { id })) ?? repo.update(ownerId, id, changes, trx));
+        outcome = await repo.update(ownerId, id, changes, check);
       } catch (error) {
         if (isUniqueViolation(error) && changes.title !== undefined) throw await titleConflict(ownerId, changes.title);
         throw error;
       }
-      if (outcome instanceof AppError) throw outcome;
+      if (outcome && 'refused' in outcome) throw outcome.refused;
       if (!outcome) throw notFound('Knowledge-base document', id);
+      changed(ownerId);
       return toDocument(outcome);
     },
 
     /** Deletes a document; its links to personas and skills go with it (ON DELETE CASCADE). */
     async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
-      if (!(await groupCommit.run((trx) => repo.delete(ownerId, id, trx)))) throw notFound('Knowledge-base document', id);
+      if (!(await repo.delete(ownerId, id))) throw notFound('Knowledge-base document', id);
+      changed(ownerId);
       return { id, deleted: true };
     },
 

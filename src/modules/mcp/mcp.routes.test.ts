@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoreFailure } from '../../lib/ignore-failure.js';
-import { createTestApp, type Owner, type TestApp } from '../../../test/harness.js';
+import { createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/harness.js';
 import { MCP_SESSIONS_PER_TOKEN } from './mcp.hub.js';
 import { TOOL_SPECS } from './mcp.tools.js';
 
@@ -400,5 +400,106 @@ describe('resources and prompts', () => {
     const created = await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'fresh-skill', scriptContent: 'New.' } });
     expect(created.status).toBe(201);
     await Promise.all([resources, prompts]);
+  });
+
+  /** Counts the list_changed notifications a client hears, and waits for the next of each kind. */
+  function hear(client: Client) {
+    const heard = { resources: 0, prompts: 0 };
+    const waiting: Array<{ kind: 'resources' | 'prompts'; count: number; resolve: () => void }> = [];
+    const note = (kind: 'resources' | 'prompts') => {
+      heard[kind] += 1;
+      for (const wait of waiting.filter((w) => w.kind === kind && heard[kind] >= w.count)) {
+        waiting.splice(waiting.indexOf(wait), 1);
+        wait.resolve();
+      }
+    };
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => note('resources'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => note('prompts'));
+    return {
+      heard,
+      /** Resolves once `kind` was heard once more than now. */
+      next(kind: 'resources' | 'prompts'): Promise<void> {
+        const count = heard[kind] + 1;
+        return new Promise((resolve) => waiting.push({ kind, count, resolve }));
+      },
+    };
+  }
+
+  it('tells of every write that changes what a session lists: personas, knowledge, attachments, skill changes', async () => {
+    const { client } = await connect(owner.token);
+    const news = hear(client);
+    await client.listTools();
+    /** Makes a write and waits for the news of it, so that each news is counted against its own write. */
+    const expectResources = async (write: () => Promise<{ status: number; text: string; body: any }>, status = 200) => {
+      const next = news.next('resources');
+      const res = await write();
+      expect(res.status, res.text).toBe(status);
+      await next;
+      return res;
+    };
+    const persona = await expectResources(() => t.request('POST', '/api/v1/personas', { token: owner.token, body: { name: 'Grace', soul_content: 'Precise.' } }), 201);
+    await expectResources(() => t.request('PUT', `/api/v1/personas/${persona.body.data.id}`, { token: owner.token, body: { description: 'Exact' } }));
+    const document = await expectResources(() => t.request('POST', '/api/v1/brain/knowledge-base', { token: owner.token, body: { title: 'Tide table', content: 'High water at six.' } }));
+    await expectResources(() => t.request('POST', `/api/v1/personas/${persona.body.data.id}/documents`, { token: owner.token, body: { documentId: document.body.data.id } }), 201);
+    await expectResources(() => t.request('PUT', `/api/v1/brain/knowledge-base/${document.body.data.id}`, { token: owner.token, body: { content: 'High water at seven.' } }));
+    await expectResources(() => t.request('DELETE', `/api/v1/brain/knowledge-base/${document.body.data.id}`, { token: owner.token }));
+    await expectResources(() => t.request('DELETE', `/api/v1/personas/${persona.body.data.id}`, { token: owner.token }));
+    // A skill is a prompt too: its changes tell both lists.
+    let prompts = news.next('prompts');
+    const skill = await expectResources(() => t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'tide-check', scriptContent: 'Check the tides.' } }), 201);
+    await prompts;
+    prompts = news.next('prompts');
+    await expectResources(() => t.request('POST', `/api/v1/skills/${skill.body.data.id}/activate`, { token: owner.token }));
+    await prompts;
+    // A refused write changes nothing, and tells nothing: the next news is of the write after it.
+    const before = { ...news.heard };
+    expect((await t.request('DELETE', '/api/v1/skills/999999999', { token: owner.token })).status).toBe(404);
+    prompts = news.next('prompts');
+    await expectResources(() => t.request('DELETE', `/api/v1/skills/${skill.body.data.id}`, { token: owner.token }));
+    await prompts;
+    expect(news.heard).toEqual({ resources: before.resources + 1, prompts: before.prompts + 1 });
+  });
+
+  it("tells of a marketplace install, which makes a skill, and tells no other owner's session", async () => {
+    const publisher = await t.createOwner('Publisher');
+    const skill = await t.request('POST', '/api/v1/skills', { token: publisher.token, body: { name: 'harbour-guide', scriptContent: 'Guide the way in.' } });
+    expect(skill.status).toBe(201);
+    const listing = await t.request('POST', '/api/v1/marketplace/listings', { token: publisher.token, body: { type: 'skill', refId: skill.body.data.id, title: 'Harbour guide' } });
+    expect(listing.status, listing.text).toBe(201);
+    const { client: publisherClient } = await connect(publisher.token);
+    const publisherNews = hear(publisherClient);
+    await publisherClient.listTools();
+    const { client } = await connect(owner.token);
+    const news = hear(client);
+    await client.listTools();
+
+    const [resources, prompts] = [news.next('resources'), news.next('prompts')];
+    const installed = await t.request('POST', `/api/v1/marketplace/listings/${listing.body.data.id}/install`, { token: owner.token });
+    expect(installed.status, installed.text).toBe(201);
+    await Promise.all([resources, prompts]);
+    // The publisher's own write comes next on its stream: had it heard the install, it would count two.
+    const own = [publisherNews.next('resources'), publisherNews.next('prompts')];
+    expect((await t.request('DELETE', `/api/v1/skills/${skill.body.data.id}`, { token: publisher.token })).status).toBe(200);
+    await Promise.all(own);
+    expect(publisherNews.heard).toEqual({ resources: 1, prompts: 1 });
+  });
+
+  it.skipIf(ENGINE !== 'postgres')("tells a session on another node of the owner's writes here", async () => {
+    const node = await t.openNode();
+    try {
+      const otherBase = await node.app.listen({ port: 0, host: '127.0.0.1' });
+      const client = new Client({ name: 'hearth-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${otherBase}/mcp`), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } }));
+      clients.push(client);
+      const news = hear(client);
+      await client.listTools();
+      const [resources, prompts] = [news.next('resources'), news.next('prompts')];
+      // Written through the first node; the session lives on the other.
+      expect((await t.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'across-nodes', scriptContent: 'Hello.' } })).status).toBe(201);
+      await Promise.all([resources, prompts]);
+      await client.close();
+    } finally {
+      await node.app.close();
+    }
   });
 });

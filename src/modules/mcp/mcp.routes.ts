@@ -60,12 +60,8 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
     // Built on first use, once every route of the app is registered.
     const listTools = () => (tools ??= Promise.resolve().then(() => buildTools(app.routeCatalog)));
     const sessions = deps.hub.sessions;
-    const sweeper = setInterval(() => void sessions.sweep(), 60_000);
-    sweeper.unref();
-    app.addHook('onClose', async () => {
-      clearInterval(sweeper);
-      await sessions.closeAll();
-    });
+    // Their streams are requests of this app: closed with it (the hub's sweep stops with the container).
+    app.addHook('onClose', async () => sessions.closeAll());
     // Browsers send Origin; agents' own HTTP clients do not. A page of another site must not
     // drive the owner's MCP session through their browser (DNS rebinding): only Hearth's own
     // origin may.

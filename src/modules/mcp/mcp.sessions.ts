@@ -20,13 +20,17 @@ interface Entry<S extends SessionHandle> {
   lastSeen: number;
 }
 
-export interface SessionStoreOptions {
+export interface SessionStoreOptions<S extends SessionHandle> {
   maxPerToken: number;
   idleMs: number;
   now?: () => number;
+  /** Called once a session is added (the hub subscribes it to its owner's changes). */
+  onAdded?(session: S): void;
+  /** Called once a session is forgotten, however it ended. */
+  onForgotten?(session: S): void;
 }
 
-export function createSessionStore<S extends SessionHandle>(options: SessionStoreOptions) {
+export function createSessionStore<S extends SessionHandle>(options: SessionStoreOptions<S>) {
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry<S>>();
   const byToken = new Map<string, Set<string>>();
@@ -38,6 +42,7 @@ export function createSessionStore<S extends SessionHandle>(options: SessionStor
     const ids = byToken.get(entry.tokenId);
     ids?.delete(id);
     if (ids?.size === 0) byToken.delete(entry.tokenId);
+    options.onForgotten?.(entry.session);
     return entry;
   }
 
@@ -60,6 +65,7 @@ export function createSessionStore<S extends SessionHandle>(options: SessionStor
       }
       ids.add(id);
       entries.set(id, { id, tokenId, session, lastSeen: now() });
+      options.onAdded?.(session);
     },
 
     /** The session with this id, if it was opened by this token (and touches it). */

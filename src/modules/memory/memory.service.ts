@@ -2,7 +2,6 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
-import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
@@ -47,10 +46,9 @@ function pageWeight(page: MemoryPageResult): number {
 }
 
 export interface MemoryServiceOptions {
+  /** The entries; its writes share commits with concurrent ones (storage/group-commit.ts). */
   repo: MemoryRepo;
   limits: Pick<LimitsService, 'limitFor'>;
-  /** Creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */
-  groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>;
   /**
    * Keeps pages of the list while the table is unchanged (on either engine; see
    * storage/write-tracker.ts). Agents page through memory again and again within a session, and
@@ -59,40 +57,8 @@ export interface MemoryServiceOptions {
   writes?: WriteTracker | undefined;
 }
 
-type LimitCheck = NonNullable<Awaited<ReturnType<MemoryServiceOptions['limits']['limitFor']>>>;
-
-interface Creation {
-  row: MemoryRow & { owner_id: string };
-  /** The owner's plan limit on entries, if any. */
-  check: LimitCheck | undefined;
-}
-
 export function createMemoryService(deps: MemoryServiceOptions) {
-  const { repo, limits, groupCommit } = deps;
-
-  /**
-   * The creations of a batch: one count per limited owner, then one insert for all of them.
-   * The items are judged one after another, each counting the ones accepted before it, so a
-   * batch of creations cannot pass the plan's limit together. Answers each one's refusal.
-   */
-  const creations: BatchedWork<Creation, AppError | undefined> = {
-    async run(trx, items) {
-      const limited = new Set(items.filter((item) => item.check).map((item) => item.row.owner_id));
-      const counts = limited.size > 0 ? await repo.countByOwner([...limited], trx) : new Map<string, number>();
-      const accepted: Array<Creation['row']> = [];
-      const refusals = items.map(({ row, check }) => {
-        const refusal = check?.(counts.get(row.owner_id) ?? 0, 1);
-        if (refusal) return refusal;
-        accepted.push(row);
-        if (limited.has(row.owner_id)) counts.set(row.owner_id, (counts.get(row.owner_id) ?? 0) + 1);
-        return undefined;
-      });
-      await repo.insertMany(accepted, trx);
-      return refusals;
-    },
-    // Without a limit to count, the creations are one INSERT where the repository writes them so.
-    oneStatement: (items) => repo.insertsManyAtOnce && items.every((item) => !item.check),
-  };
+  const { repo, limits } = deps;
   const pages: DerivedCache<MemoryPageResult> = deps.writes
     ? createDerivedCache({ tracker: deps.writes, tables: ['memory_entries'], maxEntries: PAGE_CACHE_ENTRIES, maxWeight: PAGE_CACHE_WEIGHT, weigh: pageWeight })
     : uncached();
@@ -104,7 +70,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const now = isoNow();
       const row = { id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now };
       // The count and the insert in the writing transaction, with the batch's other creations.
-      const refused = await groupCommit.runBatched(creations, { row, check });
+      const refused = await repo.create(row, check);
       if (refused) throw refused;
       return toEntry(row);
     },
@@ -153,13 +119,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     async update(ownerId: string, id: string, content: string): Promise<MemoryEntry> {
       checkContent(content);
       const changes = { content, updated_at: isoNow() };
-      const row = await groupCommit.run((trx) => repo.update(ownerId, id, changes, trx));
+      const row = await repo.update(ownerId, id, changes);
       if (!row) throw notFound('Memory entry', id);
       return toEntry(row);
     },
 
     async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
-      if (!(await groupCommit.run((trx) => repo.delete(ownerId, id, trx)))) throw notFound('Memory entry', id);
+      if (!(await repo.delete(ownerId, id))) throw notFound('Memory entry', id);
       return { id, deleted: true };
     },
 

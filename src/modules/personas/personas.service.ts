@@ -5,6 +5,7 @@ import { isoNow } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database, PersonasTable } from '../../storage/tables.js';
 import type { PersonasRepo } from './personas.repo.js';
+import type { ChangePublisher } from '../events/events.changes.js';
 import { SOUL_CONTENT_MAX_BYTES, type Persona } from './personas.schemas.js';
 
 export function toPersona(row: PersonasTable): Persona {
@@ -46,10 +47,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface PersonasServiceOptions {
   db: Kysely<Database>;
   repo: PersonasRepo;
+  /** Told after each successful write (MCP sessions list their resources again). */
+  changes?: ChangePublisher | undefined;
 }
 
 export function createPersonasService(deps: PersonasServiceOptions) {
   const { db, repo } = deps;
+  const changed = (ownerId: string) => deps.changes?.publish({ type: 'personas.changed', ownerId });
 
   async function requirePersona(ownerId: string, id: string): Promise<PersonasTable> {
     const row = await repo.get(ownerId, id);
@@ -101,6 +105,7 @@ export function createPersonasService(deps: PersonasServiceOptions) {
         updated_at: at,
       };
       await repo.insert(row);
+      changed(ownerId);
       return toPersona(row);
     },
 
@@ -116,12 +121,14 @@ export function createPersonasService(deps: PersonasServiceOptions) {
       if (input.soul_content !== undefined) changes.soul_content = input.soul_content;
       const row = await repo.update(ownerId, id, changes);
       if (!row) throw notFound('Persona', id);
+      changed(ownerId);
       return toPersona(row);
     },
 
     /** Deleting the active persona leaves none active; its attachments go with it. */
     async delete(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
       if (!(await repo.delete(ownerId, id))) throw notFound('Persona', id);
+      changed(ownerId);
       return { id, deleted: true };
     },
 
@@ -129,7 +136,9 @@ export function createPersonasService(deps: PersonasServiceOptions) {
     async activate(ownerId: string, id: string): Promise<Persona> {
       for (let attempt = 1; ; attempt++) {
         try {
-          return toPersona(await activateOnce(ownerId, id));
+          const row = await activateOnce(ownerId, id);
+          changed(ownerId);
+          return toPersona(row);
         } catch (error) {
           if (!isActivationCollision(error)) throw error;
           if (attempt >= ACTIVATION_ATTEMPTS) {
@@ -144,6 +153,7 @@ export function createPersonasService(deps: PersonasServiceOptions) {
     async deactivate(ownerId: string, id: string): Promise<Persona> {
       const row = await repo.update(ownerId, id, { active: 0, updated_at: isoNow() });
       if (!row) throw notFound('Persona', id);
+      changed(ownerId);
       return toPersona(row);
     },
   };

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { pgTsQueryText, queryTerms, sqliteMatchExpression, type FullTextIndex, type MatchMode } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
+import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search-index.js';
 import type { Database, SkillsTable } from '../../storage/tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
@@ -66,7 +67,15 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** Postings plus words the in-memory search index holds over all owners (some 20 MB at most). */
 const SEARCH_INDEX_MAX_COST = 1_500_000;
 
-export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?: WriteTracker) {
+/** What a change of a skill may set. */
+export type SkillChanges = Partial<Omit<SkillsTable, 'id' | 'owner_id' | 'created_at' | 'origin'>>;
+
+/**
+ * The skills. Creations, changes and deletions share commits with concurrent writes
+ * (storage/group-commit.ts): the repository decides how (a batch's creations in one statement
+ * where it can), and a write answers once it is durable.
+ */
+export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker) {
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const index =
     dialect === 'postgres' || writes
@@ -161,38 +170,69 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
     return Number(inserted.id);
   }
 
+  /**
+   * New skills of a group commit's batch; answers their ids in their order. On PostgreSQL one
+   * statement however many there are (the columns go as arrays and are unnested, so the SQL
+   * text and its prepared statement stay the same), each id matched to its row by owner and
+   * slug key, which the unique index makes one row. Two of one name in a batch fail the
+   * statement, and the group commit then writes each alone, so only the second is refused. On
+   * SQLite one INSERT each: in process, a statement costs less than building a longer one.
+   */
+  async function insertMany(rows: readonly NewSkillRow[], trx: Db): Promise<number[]> {
+    if (dialect === 'sqlite' || rows.length === 1) {
+      const ids: number[] = [];
+      for (const row of rows) ids.push(await insertOne(row, trx));
+      return ids;
+    }
+    const text = (name: Exclude<keyof NewSkillRow, 'active'>) => rows.map((row) => row[name]);
+    const inserted = await trx
+      .insertInto('skills')
+      .columns(['owner_id', 'slug', 'slug_key', 'name', 'description', 'category', 'category_key', 'script_content', 'active', 'origin', 'created_at', 'updated_at'])
+      .expression(
+        sql`SELECT * FROM unnest(${text('owner_id')}::text[], ${text('slug')}::text[], ${text('slug_key')}::text[], ${text('name')}::text[], ${text('description')}::text[], ${text('category')}::text[], ${text('category_key')}::text[], ${text('script_content')}::text[], ${rows.map((row) => row.active)}::int[], ${text('origin')}::text[], ${text('created_at')}::text[], ${text('updated_at')}::text[])`,
+      )
+      .returning(['id', 'owner_id', 'slug_key'])
+      .execute();
+    const ids = new Map(inserted.map((row) => [`${row.owner_id}\u0000${row.slug_key}`, Number(row.id)]));
+    return rows.map((row) => {
+      const id = ids.get(`${row.owner_id}\u0000${row.slug_key}`);
+      if (id === undefined) throw new Error(`The skill "${row.slug}" was not among the rows the insert answered`);
+      return id;
+    });
+  }
+
+  /** New skills: the creations of a batch in one statement where `insertMany` writes them so (PostgreSQL). */
+  const creations: BatchedWork<NewSkillRow, number> = {
+    run: (trx, rows) => insertMany(rows, trx),
+    oneStatement: () => dialect === 'postgres',
+  };
+
+  /** The row as `get` reads it, locked on PostgreSQL inside a transaction. */
+  function getRow(ownerId: string, id: number, trx?: Db): Promise<SkillRow | undefined> {
+    let query = (trx ?? db).selectFrom('skills').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('id', '=', id);
+    if (trx && dialect === 'postgres') query = query.forUpdate();
+    return query.executeTakeFirst();
+  }
+
   return {
-    /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
-    insertsManyAtOnce: dialect === 'postgres',
+    /** A new skill, committed with the creations of concurrent requests; answers its id. */
+    create(row: NewSkillRow): Promise<number> {
+      return groupCommit.runBatched(creations, row);
+    },
 
     /**
-     * New skills of a group commit's batch; answers their ids in their order. On PostgreSQL one
-     * statement however many there are (the columns go as arrays and are unnested, so the SQL
-     * text and its prepared statement stay the same), each id matched to its row by owner and
-     * slug key, which the unique index makes one row. Two of one name in a batch fail the
-     * statement, and the group commit then writes each alone, so only the second is refused. On
-     * SQLite one INSERT each: in process, a statement costs less than building a longer one.
+     * Reads the row, computes the change from it and writes it in one transaction (the row is
+     * locked on PostgreSQL), so a concurrent change cannot slip between the read and the write.
+     * Answers the row as it was and the changes, or undefined when the owner has no such skill.
+     * `compute` may run twice (see the rule for units in group-commit.ts): it must only compute.
      */
-    async insertMany(rows: readonly NewSkillRow[], trx: Db): Promise<number[]> {
-      if (dialect === 'sqlite' || rows.length === 1) {
-        const ids: number[] = [];
-        for (const row of rows) ids.push(await insertOne(row, trx));
-        return ids;
-      }
-      const text = (name: Exclude<keyof NewSkillRow, 'active'>) => rows.map((row) => row[name]);
-      const inserted = await trx
-        .insertInto('skills')
-        .columns(['owner_id', 'slug', 'slug_key', 'name', 'description', 'category', 'category_key', 'script_content', 'active', 'origin', 'created_at', 'updated_at'])
-        .expression(
-          sql`SELECT * FROM unnest(${text('owner_id')}::text[], ${text('slug')}::text[], ${text('slug_key')}::text[], ${text('name')}::text[], ${text('description')}::text[], ${text('category')}::text[], ${text('category_key')}::text[], ${text('script_content')}::text[], ${rows.map((row) => row.active)}::int[], ${text('origin')}::text[], ${text('created_at')}::text[], ${text('updated_at')}::text[])`,
-        )
-        .returning(['id', 'owner_id', 'slug_key'])
-        .execute();
-      const ids = new Map(inserted.map((row) => [`${row.owner_id}\u0000${row.slug_key}`, Number(row.id)]));
-      return rows.map((row) => {
-        const id = ids.get(`${row.owner_id}\u0000${row.slug_key}`);
-        if (id === undefined) throw new Error(`The skill "${row.slug}" was not among the rows the insert answered`);
-        return id;
+    change<C extends SkillChanges>(ownerId: string, id: number, compute: (row: SkillRow) => C): Promise<{ row: SkillRow; changes: C } | undefined> {
+      return groupCommit.run(async (trx) => {
+        const row = await getRow(ownerId, id, trx);
+        if (!row) return undefined;
+        const changes = compute(row);
+        await trx.updateTable('skills').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).execute();
+        return { row, changes };
       });
     },
 
@@ -200,10 +240,8 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
      * One skill with its SKILL.md. Inside a transaction on PostgreSQL the row is locked, so
      * that an update computes its new SKILL.md from the version it replaces.
      */
-    async get(ownerId: string, id: number, trx?: Db): Promise<SkillRow | undefined> {
-      let query = (trx ?? db).selectFrom('skills').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('id', '=', id);
-      if (trx && dialect === 'postgres') query = query.forUpdate();
-      return query.executeTakeFirst();
+    async get(ownerId: string, id: number): Promise<SkillRow | undefined> {
+      return getRow(ownerId, id);
     },
 
     async getBySlug(ownerId: string, slugKey: string): Promise<SkillRow | undefined> {
@@ -257,18 +295,9 @@ export function createSkillsRepo(db: Kysely<Database>, dialect: Dialect, writes?
         .execute();
     },
 
-    async update(
-      ownerId: string,
-      id: number,
-      changes: Partial<Omit<SkillsTable, 'id' | 'owner_id' | 'created_at' | 'origin'>>,
-      trx?: Db,
-    ): Promise<boolean> {
-      const result = await (trx ?? db).updateTable('skills').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
-
-    async delete(ownerId: string, id: number, trx?: Db): Promise<boolean> {
-      const result = await (trx ?? db).deleteFrom('skills').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+    /** Deletes a skill (its attachments cascade), committed with concurrent writes; false when the owner has no such skill. */
+    async delete(ownerId: string, id: number): Promise<boolean> {
+      const result = await groupCommit.run((trx) => trx.deleteFrom('skills').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst());
       return Number(result.numDeletedRows) > 0;
     },
   };

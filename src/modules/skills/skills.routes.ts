@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
 import { createAnsweredQueries, rawQuery } from '../../http/front-door.js';
+import { listEnvelope } from '../../http/prepared.js';
 import { createSerializedBodies, createSerializedLists } from '../../http/serialized.js';
 import {
   AttachDocumentBody,
@@ -41,9 +42,6 @@ const MARKDOWN = 'text/markdown; charset=utf-8';
 /** The longest slug the by-slug route's params schema takes. */
 const SLUG_MAX_LENGTH = SlugParams.properties.slug.maxLength ?? 0;
 
-/** A search answer's envelope around its items, as SkillPage serializes it: `{ data, nextCursor: null }`. */
-const SEARCH_OPEN = '{"data":[';
-const SEARCH_CLOSE = '],"nextCursor":null}';
 
 export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyncTypebox {
   const { skills } = deps;
@@ -54,6 +52,8 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
     // Search answers: each skill's JSON is made once and joined into every answer it appears in
     // (a new query is a new list, mostly of skills earlier answers held).
     const searchBodies = createSerializedLists(SkillSummarySchema);
+    /** A search answer's envelope around its items (`{ data, nextCursor: null }`), as the route's SkillPage writes it; made on the first search. */
+    let searchEnvelope: { open: string; close: string } | undefined;
     const owner = (request: Parameters<typeof principalOf>[0]) => principalOf(request).ownerId;
 
     // Searches this route answered, per owner: asked again word for word while the skills are
@@ -97,7 +97,8 @@ export function skillsRoutes(deps: { skills: SkillsService }): FastifyPluginAsyn
           if (kept && (request.query as Record<string, unknown>).token === undefined) {
             answeredSearches.remember(ownerId, rawQuery(request.raw.url ?? ''), key);
           }
-          return searchBodies.send(reply as FastifyReply, page.skills, SEARCH_OPEN, SEARCH_CLOSE, kept);
+          searchEnvelope ??= listEnvelope(SkillPage, 'data', { nextCursor: null });
+          return searchBodies.send(reply as FastifyReply, page.skills, searchEnvelope.open, searchEnvelope.close, kept);
         }
         return { data: page.skills, nextCursor: page.nextCursor };
       },

@@ -3,13 +3,14 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
 import { queryTerms } from '../../storage/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
-import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
+import type { GroupCommit } from '../../storage/group-commit.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { Database } from '../../storage/tables.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
-import { createSkillsRepo, toSummary, type NewSkillRow, type SkillRow, type SkillSuggestionRow } from './skills.repo.js';
+import { createSkillsRepo, toSummary, type SkillRow, type SkillSuggestionRow } from './skills.repo.js';
+import type { ChangePublisher } from '../events/events.changes.js';
 import {
   SKILL_BATCH_MAX,
   SKILL_DESCRIPTION_MAX,
@@ -43,7 +44,7 @@ export interface SkillsServiceOptions {
   db: Kysely<Database>;
   dialect: Dialect;
   attachments: AttachmentsService;
-  /** Creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */
+  /** Given to the repository, whose creations, changes and deletions share commits with concurrent ones (storage/group-commit.ts). */
   groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>;
   /**
    * Keeps recent search and suggestion answers while the skills table is unchanged (embedded
@@ -52,6 +53,8 @@ export interface SkillsServiceOptions {
    * repeat searches within a session.
    */
   writes?: WriteTracker | undefined;
+  /** Told after each successful write (MCP sessions list their resources and prompts again). */
+  changes?: ChangePublisher | undefined;
 }
 
 const CREATED: SkillOrigin = { type: 'created' };
@@ -115,8 +118,9 @@ function sanitizeFor(sanitizeSkillMarkdown: Sanitizer, script: string, name: str
 }
 
 export function createSkillsService(deps: SkillsServiceOptions) {
-  const { db, attachments, groupCommit } = deps;
-  const repo = createSkillsRepo(db, deps.dialect, deps.writes);
+  const { db, attachments } = deps;
+  const changed = (ownerId: string) => deps.changes?.publish({ type: 'skills.changed', ownerId });
+  const repo = createSkillsRepo(db, deps.dialect, deps.groupCommit, deps.writes);
   // Weighed in rows; about 1 KB per row at most (summaries, no SKILL.md): the budget bounds the
   // cache near 5 MB, some 250 pages of 20 (a page holds at most 200 rows).
   const cache: DerivedCache<SkillSummary[] | SkillSuggestion[]> = deps.writes
@@ -153,12 +157,6 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     return row;
   }
 
-  /** New skills: the creations of a batch in one statement where the repository writes them so. */
-  const creations: BatchedWork<NewSkillRow, number> = {
-    run: (trx, rows) => repo.insertMany(rows, trx),
-    oneStatement: () => repo.insertsManyAtOnce,
-  };
-
   async function insert(ownerId: string, input: SkillInput, origin: SkillOrigin): Promise<Skill> {
     const name = normalizeName(input.name);
     const category = (input.category ?? '').trim();
@@ -179,7 +177,8 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       updated_at: now,
     };
     try {
-      const id = await groupCommit.runBatched(creations, row);
+      const id = await repo.create(row);
+      changed(ownerId);
       return toSkill({ ...row, id });
     } catch (error) {
       // The unique index decides, so two concurrent creates of one name cannot both succeed.
@@ -191,7 +190,7 @@ export function createSkillsService(deps: SkillsServiceOptions) {
   /**
    * Reads the row, computes the change from it and writes it in one transaction (the row is
    * locked on PostgreSQL), so a concurrent rename cannot leave a SKILL.md naming the old name.
-   * The unit of the group commit answers undefined for a missing skill rather than throwing.
+   * The repository answers undefined for a missing skill rather than throwing.
    */
   async function change(
     ownerId: string,
@@ -203,18 +202,14 @@ export function createSkillsService(deps: SkillsServiceOptions) {
     const now = isoNow();
     let skill: Skill | undefined;
     try {
-      skill = await groupCommit.run(async (trx) => {
-        const row = await repo.get(ownerId, id, trx);
-        if (!row) return undefined;
-        const changes = { ...compute(row), updated_at: now };
-        await repo.update(ownerId, id, changes, trx);
-        return toSkill({ ...row, ...changes });
-      });
+      const changed = await repo.change(ownerId, id, (row) => ({ ...compute(row), updated_at: now }));
+      skill = changed && toSkill({ ...changed.row, ...changed.changes });
     } catch (error) {
       if (isUniqueViolation(error) && newName !== undefined) throw slugConflict(newName);
       throw error;
     }
     if (!skill) throw notFound('Skill', id);
+    changed(ownerId);
     return skill;
   }
 
@@ -341,7 +336,8 @@ export function createSkillsService(deps: SkillsServiceOptions) {
 
     async remove(ownerId: string, id: number): Promise<{ id: number; deleted: true }> {
       // Attachments go with it: the link tables cascade on delete.
-      if (!(await groupCommit.run((trx) => repo.delete(ownerId, id, trx)))) throw notFound('Skill', id);
+      if (!(await repo.delete(ownerId, id))) throw notFound('Skill', id);
+      changed(ownerId);
       return { id, deleted: true };
     },
 

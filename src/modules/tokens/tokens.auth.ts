@@ -1,4 +1,5 @@
 import type { Principal } from '../../http/access.js';
+import type { TableName } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { constantTimeEqual, hashToken, isWellFormedToken, TOKEN_LENGTH } from '../../lib/crypto.js';
 import { isPast } from '../../lib/time.js';
@@ -15,7 +16,7 @@ interface CachedPrincipal {
 }
 
 /** What a principal is read from: the token and its owner's role (a deleted owner's tokens go with it). */
-const PRINCIPAL_TABLES = ['tokens', 'users'] as const;
+const PRINCIPAL_TABLES: readonly TableName[] = ['tokens', 'users'];
 
 /** lastUsedAt is precise to this interval: writing it on every request would double the work of a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { hasScope, SCOPE_NAMES } from '../../http/access.js';
+import { hasScope } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import type { ContextSection } from '../gateway/gateway.section.js';
 
 const TokenContextSchema = Type.Object(

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import { SCOPE_NAMES, type Scope } from '../../http/access.js';
+import { type Scope } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { generateTokenSecret, hashToken, tokenHint, type TokenKind } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow, isPast } from '../../lib/time.js';

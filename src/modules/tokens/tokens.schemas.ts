@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SCOPE_NAMES } from '../../http/access.js';
+import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
 
 export const ScopeName = Type.Union(

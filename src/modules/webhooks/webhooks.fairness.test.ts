@@ -7,9 +7,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-import { buildApp } from '../../app.js';
 import { loadConfig, type WebhookSettings } from '../../config.js';
-import { createContainer } from '../../container.js';
 
 const SETTLE = { timeout: 10_000, interval: 20 };
 
@@ -95,10 +93,7 @@ describe('one owner cannot hold back another owner', () => {
 
   it("keeps one webhook's attempts in flight within its limit when two nodes send", async () => {
     t = await createTestApp({ config: { allowPrivateNetwork: true, webhooks: settings({ timeoutMs: 60_000, endpointConcurrency: 2 }) } });
-    const second = await t.openStorage();
-    const container = createContainer(t.config, second);
-    const node = await buildApp({ config: t.config, container });
-    await node.ready();
+    const { app: node, container } = await t.openNode();
     try {
       const slow = await receiver();
       slow.answer(() => 'hang');

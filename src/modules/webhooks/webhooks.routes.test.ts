@@ -2,9 +2,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../../test/fakes/webhook-receiver.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-import { buildApp } from '../../app.js';
 import { loadConfig } from '../../config.js';
-import { createContainer } from '../../container.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 
@@ -283,10 +281,7 @@ describe('webhooks on a server that may call private addresses', () => {
   });
 
   it('sends each delivery once when two nodes share the database', async () => {
-    const second = await t.openStorage();
-    const container = createContainer(t.config, second);
-    const app = await buildApp({ config: t.config, container });
-    await app.ready();
+    const { app, container } = await t.openNode();
     const shared = await startWebhookReceiver();
     try {
       const hook = await createWebhook(t, owner, { url: shared.url, events: ['token.created'] });
