@@ -91,6 +91,13 @@ export interface ContainerOptions {
   rootKeys?: RootKeys | undefined;
 }
 
+/** The background indexer of search vectors over memory and skills, registered as a part that stops. */
+function addSearchIndexer(parts: ReturnType<typeof createLifecycle>, storage: Storage, embeddings: ReturnType<typeof createEmbeddingsService>) {
+  const indexer = createSearchIndexer({ repo: createSearchRepo(storage.db), sources: [memorySearchSource, skillsSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
+  parts.add({ name: 'search indexer', stop: () => indexer.stop() });
+  return indexer;
+}
+
 /**
  * The composition root: builds every module's repository and service in dependency order, each
  * receiving only the services it calls (no module reaches into another's repository), and keeps
@@ -149,8 +156,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   // Vectors of memory entries and skills, computed in the background after writes (each entry
   // once across nodes). A part that only stops here (before the embedder and storage it uses):
   // the server starts it once it listens (main.ts), so that an app built for a test starts no encoder.
-  const searchIndexer = createSearchIndexer({ repo: createSearchRepo(db), sources: [memorySearchSource, skillsSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
-  parts.add({ name: 'search indexer', stop: () => searchIndexer.stop() });
+  const searchIndexer = addSearchIndexer(parts, storage, embeddings);
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
   parts.add({ name: 'parsing workers', stop: () => parsing.close() });
