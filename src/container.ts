@@ -47,6 +47,10 @@ import { createMemoryService } from './modules/memory/memory.service.js';
 import { createMcpHub } from './modules/mcp/mcp.hub.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
+import { memorySearchSource } from './modules/memory/memory.search.js';
+import { createSearchIndexer } from './modules/search/search.indexer.js';
+import { createSearchRepo } from './modules/search/search.repo.js';
+import { skillsSearchSource } from './modules/skills/skills.search.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
 import { createPlansService, loadPlans } from './modules/plans/plans.service.js';
@@ -85,6 +89,13 @@ import { createSkillsContextSection } from './modules/skills/skills.context.js';
 export interface ContainerOptions {
   /** The vault's root keys, when the caller already read them for storage (one object, one file watch). */
   rootKeys?: RootKeys | undefined;
+}
+
+/** The background indexer of search vectors over memory and skills, registered as a part that stops. */
+function addSearchIndexer(parts: ReturnType<typeof createLifecycle>, storage: Storage, embeddings: ReturnType<typeof createEmbeddingsService>) {
+  const indexer = createSearchIndexer({ repo: createSearchRepo(storage.db), sources: [memorySearchSource, skillsSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
+  parts.add({ name: 'search indexer', stop: () => indexer.stop() });
+  return indexer;
 }
 
 /**
@@ -142,6 +153,10 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   if (embeddingsOutbound) parts.add({ name: 'embeddings client', stop: () => embeddingsOutbound.close() });
   const embeddings = createEmbeddingsService({ settings: config.embeddings, outbound: embeddingsOutbound });
   parts.add({ name: 'embedder', stop: () => embeddings.close() });
+  // Vectors of memory entries and skills, computed in the background after writes (each entry
+  // once across nodes). A part that only stops here (before the embedder and storage it uses):
+  // the server starts it once it listens (main.ts), so that an app built for a test starts no encoder.
+  const searchIndexer = addSearchIndexer(parts, storage, embeddings);
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
   parts.add({ name: 'parsing workers', stop: () => parsing.close() });
@@ -417,6 +432,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     outbound,
     llmOutbound,
     embeddings,
+    searchIndexer,
     keyring,
     vault,
     oauth,

@@ -96,6 +96,9 @@ async function main(): Promise<void> {
     { engine: storage.dialect, dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl },
     `Hearth is serving on ${config.publicBaseUrl} (discovery: ${config.publicBaseUrl}/api/v1/)`,
   );
+  // Background indexing for search by meaning: started by the server only, so that an app built
+  // for a test or a benchmark embeds nothing unless it asks.
+  container.searchIndexer.start();
 }
 
 main().catch((error: unknown) => {

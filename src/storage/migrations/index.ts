@@ -28,6 +28,7 @@ import * as statementSearchGenerations from './0028-statement-search-generations
 import * as webhookFairness from './0029-webhook-fairness.js';
 import * as connectorReadMethods from './0030-connector-read-methods.js';
 import * as webhookDeliveryRetention from './0031-webhook-delivery-retention.js';
+import * as searchVectors from './0032-search-vectors.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -71,6 +72,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0029-webhook-fairness', webhookFairness],
   ['0030-connector-read-methods', connectorReadMethods],
   ['0031-webhook-delivery-retention', webhookDeliveryRetention],
+  ['0032-search-vectors', searchVectors],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
