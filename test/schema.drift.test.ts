@@ -23,8 +23,8 @@ interface ActualColumn {
 }
 
 const KIND_FAMILY: Record<Dialect, Record<ColumnKind, Family>> = {
-  sqlite: { text: 'text', json: 'text', time: 'text', integer: 'integer', boolean: 'integer', real: 'real', timestamptz: 'text' },
-  postgres: { text: 'text', json: 'text', time: 'text', integer: 'integer', boolean: 'integer', real: 'real', timestamptz: 'timestamp' },
+  sqlite: { text: 'text', json: 'text', time: 'text', integer: 'integer', boolean: 'integer', real: 'real', timestamptz: 'text', bytes: 'blob' },
+  postgres: { text: 'text', json: 'text', time: 'text', integer: 'integer', boolean: 'integer', real: 'real', timestamptz: 'timestamp', bytes: 'blob' },
 };
 
 /** SQLite's affinity rules (datatype3.html, 3.1), on the declared type. */
@@ -43,6 +43,7 @@ function pgFamily(dataType: string): Family {
   if (['real', 'double precision', 'numeric'].includes(dataType)) return 'real';
   if (dataType.startsWith('timestamp')) return 'timestamp';
   if (dataType === 'tsvector') return 'tsvector';
+  if (dataType === 'bytea') return 'blob';
   return 'other';
 }
 

@@ -25,7 +25,9 @@ export type ColumnKind =
   /** A floating-point number. */
   | 'real'
   /** PostgreSQL's timestamptz (text on SQLite): times read only through SQL comparisons. */
-  | 'timestamptz';
+  | 'timestamptz'
+  /** Raw bytes (a blob on SQLite, bytea on PostgreSQL): a search vector's int8 codes. */
+  | 'bytes';
 
 export class Column<T> {
   /** Type only: the value a row holds. */
@@ -52,6 +54,7 @@ export const column = {
   boolean: () => new Column<number>('boolean'),
   real: () => new Column<number>('real'),
   timestamptz: () => new Column<string>('timestamptz'),
+  bytes: () => new Column<Uint8Array>('bytes'),
 };
 
 export type Columns = Readonly<Record<string, Column<unknown>>>;
