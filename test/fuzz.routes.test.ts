@@ -177,7 +177,7 @@ function wrongValues(schema: Schema): unknown[] {
   const candidates: Array<[string, unknown]> = [
     ['string', 'not-what-was-asked'],
     ['number', -1.5],
-    ['integer', 9_007_199_254_740_993],
+    ['integer', Number.MAX_SAFE_INTEGER + 2],
     ['boolean', true],
     ['null', null],
     ['array', [null, {}, [1]]],

@@ -112,7 +112,15 @@ export type TablesOf<T> = T extends TableSet<infer S> ? { -readonly [K in keyof 
  * `Kysely`). A repository names the tables it owns (`Executor<MemoryTables>`); a transaction handed
  * from one module to another is an `Executor` without tables, which the receiver reads as its own.
  */
-export type Executor<Tables = any> = Kysely<Tables>;
+export type Executor<Tables = AnyTables> = Kysely<Tables>;
+
+/**
+ * The tables of a connection nobody has typed: storage's own handle on the database, which every
+ * module's tables share and which storage may not name (it imports no module). Queries through it
+ * are unchecked; a repository narrows it to its own tables.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely needs a table map here; storage cannot know the modules'
+export type AnyTables = any;
 
 /**
  * Decodes a JSON column, in the repository of the module that owns it (one decoder per column,

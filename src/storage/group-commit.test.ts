@@ -1,6 +1,5 @@
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import type { Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../test/harness.js';
 import { toAppError } from '../http/errors.js';

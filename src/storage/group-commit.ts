@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { Dialect } from './dialect.js';
 import type { Executor } from './columns.js';
 

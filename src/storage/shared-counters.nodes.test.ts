@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner } from '../../test/harness.js';
 import type { Config } from '../config.js';
-import type { Container } from '../container.js';
 
 /**
  * Two API nodes on one PostgreSQL schema, as behind a load balancer: the rate limits and the
@@ -14,7 +12,7 @@ import type { Container } from '../container.js';
  */
 async function twoNodes(config: Partial<Config>) {
   const a = await createTestApp({ config });
-  const { app: b, container: bContainer, storage: bStorage } = await a.openNode();
+  const { app: b, container: bContainer } = await a.openNode();
   const onB = async (method: 'GET' | 'POST' | 'PUT', url: string, options: { token?: string; body?: unknown } = {}) => {
     const res = await b.inject({
       method,

@@ -1,3 +1,4 @@
+import type { AnyTables } from './columns.js';
 import { createHash } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -142,7 +143,7 @@ function openSqlite(dataDir: string, tracker: WriteTracker): Executor {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<any>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
+  return new Kysely<AnyTables>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
 }
 
 /** Connections per node: enough to keep PostgreSQL busy on a small machine, few enough to leave room for several nodes. */
@@ -210,7 +211,7 @@ async function openPostgres(
       changes?.publish(tables);
     },
   });
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: statementPool }) });
+  const db = new Kysely<AnyTables>({ dialect: new PostgresDialect({ pool: statementPool }) });
   let listener: PgListener | undefined;
   try {
     // Nodes share channels when they share a schema; a hash keeps any schema name a valid channel name.

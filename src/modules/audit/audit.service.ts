@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import type { Executor } from '../../storage/columns.js';
-import type { AuditLogTable, AuditTables } from './audit.tables.js';
+import type { AuditLogTable } from './audit.tables.js';
 import { detailsOf, type AuditQuery, type AuditRepo } from './audit.repo.js';
 import type { AuditEntry } from './audit.schemas.js';
 

@@ -1,10 +1,8 @@
 import type { Static } from '@sinclair/typebox';
-import type { Transaction } from 'kysely';
 import { InputError } from '../../http/errors.js';
 import type { Scope } from '../../http/access.js';
 import { isoIn, isPast } from '../../lib/time.js';
 import type { Executor } from '../../storage/columns.js';
-import type { TokensTables } from './tokens.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { mintToken, toTokenRecord, type IssuedToken, type MintedToken } from './tokens.records.js';

@@ -2,7 +2,7 @@ import type { Executor } from '../../storage/columns.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { generateTokenSecret, hashToken, tokenHint } from '../../lib/crypto.js';
 import { isoNow } from '../../lib/time.js';
-import type { TokensTable, TokensTables } from './tokens.tables.js';
+import type { TokensTable } from './tokens.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { toTokenRecord, type IssuedToken } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';

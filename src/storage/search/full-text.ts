@@ -1,3 +1,4 @@
+import type { AnyTables } from '../columns.js';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import { searchTerms } from './tokenizer.js';
@@ -104,7 +105,7 @@ export interface RankedHit<Id> {
  * The owner filter is part of the query, so no other owner's row is ever ranked or returned.
  */
 export async function searchRanked<Id extends string | number>(
-  db: Kysely<any>,
+  db: Kysely<AnyTables>,
   dialect: Dialect,
   index: FullTextIndex,
   options: SearchOptions,

@@ -1,3 +1,5 @@
+import { ignoreFailure } from '../../lib/ignore-failure.js';
+import type { AnyTables } from '../columns.js';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import type { WriteTracker } from '../write-tracker.js';
@@ -35,7 +37,7 @@ import { searchTerms } from './tokenizer.js';
  */
 
 export interface SearchIndexOptions {
-  db: Kysely<any>;
+  db: Kysely<AnyTables>;
   dialect: Dialect;
   index: FullTextIndex;
   /** Text columns kept for equality filters (e.g. skills' `category_key`). */
@@ -132,19 +134,20 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
       return s.inFlight;
     }
     if (!s.next) {
-      s.next = s.inFlight
-        .catch(() => undefined)
-        .then(() => {
-          s.next = undefined;
-          // Sent now, after every search waiting here arrived.
-          const read = readGeneration(ownerId);
-          s.inFlight ??= read;
-          void read.finally(() => {
+      s.next = ignoreFailure(s.inFlight, 'a failed read is answered to the searches that waited for it').then(() => {
+        s.next = undefined;
+        // Sent now, after every search waiting here arrived.
+        const read = readGeneration(ownerId);
+        s.inFlight ??= read;
+        void ignoreFailure(
+          read.finally(() => {
             if (s.inFlight === read) s.inFlight = undefined;
             if (!s.inFlight && !s.next && reads.get(ownerId) === s) reads.delete(ownerId);
-          }).catch(() => undefined);
-          return read;
-        });
+          }),
+          'its failure reaches the searches that await the read',
+        );
+        return read;
+      });
     }
     return s.next;
   }
