@@ -91,27 +91,33 @@ export interface ContainerOptions {
   rootKeys?: RootKeys | undefined;
 }
 
+type Parts = ReturnType<typeof createLifecycle>;
+
+/**
+ * What every builder below is given: the settings, the storage, and the one registry of parts,
+ * which each builder adds its own parts to as it builds them, so the registry keeps the order of
+ * construction.
+ */
+interface Base {
+  config: Config;
+  storage: Storage;
+  parts: Parts;
+}
+
 /** The background indexer of search vectors over memory and skills, registered as a part that stops. */
-function addSearchIndexer(parts: ReturnType<typeof createLifecycle>, storage: Storage, embeddings: ReturnType<typeof createEmbeddingsService>) {
+function addSearchIndexer(parts: Parts, storage: Storage, embeddings: ReturnType<typeof createEmbeddingsService>) {
   const indexer = createSearchIndexer({ repo: createSearchRepo(storage.db), sources: [memorySearchSource, skillsSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
   parts.add({ name: 'search indexer', stop: () => indexer.stop() });
   return indexer;
 }
 
 /**
- * The composition root: builds every module's repository and service in dependency order, each
- * receiving only the services it calls (no module reaches into another's repository), and keeps
- * the registry of parts: what runs beside the requests (each module's timers, workers and
- * subscriptions) and what is held open (pools, storage). Building starts nothing; `start(log)`
- * starts the parts in the order they were added, and `close()` stops them in the reverse order,
- * each even when one before it failed, storage last. It takes over `storage`; `buildApp` closes
- * it when the app closes, and whoever serves the app calls `start` once it is ready.
+ * What the modules call through rather than call: the shared rate counters, the guarded outbound
+ * clients, the embedder with its background indexer, and the parsing workers. Built before any
+ * module, so that they stop after every module that uses them.
  */
-export function createContainer(config: Config, storage: Storage, options: ContainerOptions = {}) {
+function buildPlumbing({ config, storage, parts }: Base) {
   const { db } = storage;
-  const parts = createLifecycle();
-  // Added first, so stopped last: everything below may still use it while it stops.
-  parts.add({ name: 'storage', stop: () => storage.close() });
   // Rate limits and quotas: counted across the nodes of the database with PostgreSQL, in this
   // process with SQLite (one process per data directory).
   const counters =
@@ -160,6 +166,16 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
   parts.add({ name: 'parsing workers', stop: () => parsing.close() });
+  return { counters, outbound, llmOutbound, embeddings, searchIndexer, parsing };
+}
+type Plumbing = ReturnType<typeof buildPlumbing>;
+
+/**
+ * The audit log and the keyring, which every module that records or seals something is handed;
+ * the keyring reports a secret that fails its check to the audit log, so the log comes first.
+ */
+function buildAuditAndKeys({ config, storage }: Base, rootKeys: RootKeys | undefined) {
+  const { db } = storage;
   const audit = createAuditService({ repo: createAuditRepo(db) });
   // Envelope encryption of every stored secret (vault tokens, OAuth tokens): seal/open. A value
   // that fails its integrity check on opening is recorded in its owner's audit log as tampering.
@@ -168,7 +184,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     dataDir: config.dataDir,
     vaultKey: config.vaultKey,
     previousKeys: config.vaultPreviousKeys,
-    rootKeys: options.rootKeys,
+    rootKeys,
     onTampered: ({ ownerId, context, reason }) => {
       const record = recordOf(context);
       return audit.record(
@@ -177,6 +193,12 @@ export function createContainer(config: Config, storage: Storage, options: Conta
       );
     },
   });
+  return { audit, keyring };
+}
+type AuditAndKeys = ReturnType<typeof buildAuditAndKeys>;
+
+/** The two buses the modules speak on, built before them so that they stop after them. */
+function buildBuses({ storage, parts }: Base) {
   // What happens in an owner's account, to the console's live streams on every node (through
   // the cluster bus) and to the webhooks of the node where it happened.
   const events = createEventsBus({ cluster: storage.bus });
@@ -185,6 +207,19 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   // whoever keeps something derived from them (MCP sessions) on every node.
   const changes = createChangeBus({ cluster: storage.bus });
   parts.add({ name: 'changes', stop: () => changes.close() });
+  return { events, changes };
+}
+type Buses = ReturnType<typeof buildBuses>;
+
+/**
+ * Who may call: plans, tokens and accounts, the plan limits that follow an account's plan, and
+ * the vault of the owner's third-party tokens, whose count those limits bound.
+ */
+function buildAccounts(
+  { config, storage }: Base,
+  { counters, outbound, parsing, audit, keyring, events }: Pick<Plumbing & AuditAndKeys & Buses, 'counters' | 'outbound' | 'parsing' | 'audit' | 'keyring' | 'events'>,
+) {
+  const { db } = storage;
   // The plans come from PLANS_FILE or the built-in list, checked here at start.
   const plans = createPlansService(loadPlans(config.plansFile));
   const tokens = createTokensService({
@@ -222,9 +257,29 @@ export function createContainer(config: Config, storage: Storage, options: Conta
       ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
       : {}),
   });
+  return { plans, tokens, accounts, limits, vault };
+}
+type AccountServices = ReturnType<typeof buildAccounts>;
+
+/** What this server says about itself: its API's description, and its health and its database's. */
+function describeServer({ config, storage }: Base) {
   const discovery = createDiscoveryService({ publicBaseUrl: config.publicBaseUrl, version: API_VERSION });
   // This node's state (serving, draining) and its database's, for GET /api/v1/health.
-  const health = createHealthService({ nodeId: storage.bus.nodeId, engine: storage.dialect, ping: () => sql`select 1`.execute(db) });
+  const health = createHealthService({ nodeId: storage.bus.nodeId, engine: storage.dialect, ping: () => sql`select 1`.execute(storage.db) });
+  return { discovery, health };
+}
+type ServerInfo = ReturnType<typeof describeServer>;
+
+/**
+ * The owner's own records: skills, personas and the attachments between them and documents,
+ * identity and preferences, memory and the knowledge base. The gateway, the marketplace and the
+ * chat read them, so they come before those.
+ */
+function buildOwnerData(
+  { config, storage }: Base,
+  { parsing, changes, accounts, limits }: Pick<Plumbing & Buses & AccountServices, 'parsing' | 'changes' | 'accounts' | 'limits'>,
+) {
+  const { db } = storage;
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db), changes });
   const skills = createSkillsService({
     db,
@@ -253,6 +308,20 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     parsing,
     changes,
   });
+  return { attachments, skills, personas, identity, memory, knowledge };
+}
+type OwnerData = ReturnType<typeof buildOwnerData>;
+
+/**
+ * The services an owner's agents call out to: OAuth connections and Google on top of them, the
+ * owner's connectors over the vault, and the integrations that put the catalogue, connectors,
+ * vault and OAuth behind one name per service.
+ */
+function buildIntegrations(
+  { config, storage }: Base,
+  { outbound, audit, keyring, events, accounts, vault }: Pick<Plumbing & AuditAndKeys & Buses & AccountServices, 'outbound' | 'audit' | 'keyring' | 'events' | 'accounts' | 'vault'>,
+) {
+  const { db } = storage;
   // OAuth connections (Google): tokens sealed by the keyring, refreshed once per connection.
   const oauth = createOAuthService({
     repo: createOAuthRepo(db),
@@ -290,6 +359,25 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     audit,
     providerOrigins: { google: config.google.endpointOverride, microsoft: config.microsoft.endpointOverride },
   });
+  return { oauth, google, connectors, integrations };
+}
+type Integrations = ReturnType<typeof buildIntegrations>;
+
+/**
+ * How agents reach an owner's account: the gateway's first view of it, the OAuth authorization
+ * server, the approvals that token policies wait on (with their sweep, a part), and handshakes.
+ * The gateway reads every module before it, so this comes after the owner's data and integrations.
+ */
+function buildAgentAccess(
+  { config, storage, parts }: Base,
+  deps: Pick<
+    Plumbing & AuditAndKeys & Buses & AccountServices & ServerInfo & OwnerData & Integrations,
+    | 'outbound' | 'audit' | 'keyring' | 'events' | 'tokens' | 'accounts' | 'discovery' | 'attachments' | 'skills' | 'personas'
+    | 'identity' | 'memory' | 'knowledge' | 'oauth' | 'connectors'
+  >,
+) {
+  const { outbound, audit, keyring, events, tokens, accounts, discovery, attachments, skills, personas, identity, memory, knowledge, oauth, connectors } = deps;
+  const { db } = storage;
   // What an agent sees first: each module contributes its part, with its schema, in this order;
   // each part shows only to the scopes that may read it.
   const gateway = createGatewayService({
@@ -343,6 +431,18 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     ttlMs: config.handshakeTtlMs,
     events,
   });
+  return { gateway, authorization, approvals, handshakes };
+}
+
+/** The marketplace shared across owners, and the chat over an owner's personas, knowledge and memory. */
+function buildMarketplaceAndChat(
+  { config, storage }: Base,
+  { llmOutbound, audit, attachments, skills, personas, memory, knowledge }: Pick<
+    Plumbing & AuditAndKeys & OwnerData,
+    'llmOutbound' | 'audit' | 'attachments' | 'skills' | 'personas' | 'memory' | 'knowledge'
+  >,
+) {
+  const { db } = storage;
   // Shared across owners; publishing and installing go through the skills and personas services.
   const marketplace = createMarketplaceService({ db, repo: createMarketplaceRepo(db, storage.dialect), skills, personas, audit });
   // Chat: the configured language model (LLM_BASE_URL), or retrieval answers without one.
@@ -361,15 +461,41 @@ export function createContainer(config: Config, storage: Storage, options: Conta
       : undefined,
     contextTokens: config.chatContextTokens,
   });
-  // Remote PCs: on PostgreSQL a request reaches the daemon whichever node holds its link; on
-  // SQLite there is one node, and the links live in this process.
+  return { marketplace, chat };
+}
+
+/**
+ * Remote PCs: on PostgreSQL a request reaches the daemon whichever node holds its link (the
+ * cluster relay, a part); on SQLite there is one node, and the links live in this process.
+ */
+function buildDevices(
+  { config, storage, parts }: Base,
+  { audit, events, limits }: Pick<AuditAndKeys & Buses & AccountServices, 'audit' | 'events' | 'limits'>,
+) {
+  const { db } = storage;
   const onPresence = presenceEvents(events);
   const clusterRelay = storage.dialect === 'postgres' ? createClusterRelay({ db, bus: storage.bus, nodes: storage.nodes, audit, onPresence }) : undefined;
   if (clusterRelay) parts.add({ name: 'afp.cluster-relay', start: () => clusterRelay.start(), stop: () => clusterRelay.close() });
   const afpRelay: DeviceRelay & DeviceLinkHost = clusterRelay ?? createInProcessRelay({ onPresence });
   const afp = createAfpService({ repo: createAfpRepo(db), relay: afpRelay, audit, requestTimeoutMs: config.afp.requestTimeoutMs, limits });
   const afpDownloads = createDaemonDownloads({ buildDir: config.afp.buildDir });
-  // Plans, Stripe checkout and Stripe's webhook; the plan itself is kept by accounts.
+  return { afpRelay, afp, afpDownloads };
+}
+type Devices = ReturnType<typeof buildDevices>;
+
+/**
+ * Plans, Stripe checkout and Stripe's webhook; the plan itself is kept by accounts. Last of the
+ * services, since it counts usage in the modules that own the records, devices included.
+ */
+function buildBilling(
+  { config, storage }: Base,
+  deps: Pick<
+    Plumbing & AuditAndKeys & AccountServices & OwnerData & Devices,
+    'outbound' | 'audit' | 'plans' | 'accounts' | 'limits' | 'vault' | 'memory' | 'knowledge' | 'afp'
+  >,
+) {
+  const { outbound, audit, plans, accounts, limits, vault, memory, knowledge, afp } = deps;
+  const { db } = storage;
   const billing = createBillingService({
     db,
     repo: createBillingRepo(db),
@@ -388,10 +514,20 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     stripe: config.stripe,
     publicBaseUrl: config.publicBaseUrl,
   });
+  return { billing };
+}
 
+/**
+ * The background work that tells the outside what changed: webhooks and the open MCP sessions.
+ * Their parts are added last, so they stop first, before anything they send through or read from.
+ */
+function buildNotifiers(
+  { config, storage, parts }: Base,
+  { outbound, keyring, events, changes }: Pick<Plumbing & AuditAndKeys & Buses, 'outbound' | 'keyring' | 'events' | 'changes'>,
+) {
   // Webhooks: every owner's events, stored as deliveries before they are sent, and sent by one
   // worker per process through the guarded outbound client; both run once the container starts.
-  const webhooksRepo = createWebhooksRepo(db, storage.dialect);
+  const webhooksRepo = createWebhooksRepo(storage.db, storage.dialect);
   const webhookDeliverer = createWebhookDeliverer({
     repo: webhooksRepo,
     outbound,
@@ -411,6 +547,55 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   // Open MCP sessions, each told when its owner's resources or prompts change (on any node).
   const mcpHub = createMcpHub({ changes });
   parts.add(mcpHub.part);
+  return { webhooks, webhookDeliverer, mcpHub };
+}
+
+/**
+ * The composition root: builds every module's repository and service in dependency order, each
+ * receiving only the services it calls (no module reaches into another's repository), and keeps
+ * the registry of parts: what runs beside the requests (each module's timers, workers and
+ * subscriptions) and what is held open (pools, storage). Building starts nothing; `start(log)`
+ * starts the parts in the order they were added, and `close()` stops them in the reverse order,
+ * each even when one before it failed, storage last. It takes over `storage`; `buildApp` closes
+ * it when the app closes, and whoever serves the app calls `start` once it is ready.
+ *
+ * The building is done by area, by the functions above, called here in dependency order: each
+ * is handed by name only what was built before it (the architecture test checks this function
+ * and each of them for a const that names a later one).
+ */
+export function createContainer(config: Config, storage: Storage, options: ContainerOptions = {}) {
+  const parts = createLifecycle();
+  // Added first, so stopped last: everything below may still use it while it stops.
+  parts.add({ name: 'storage', stop: () => storage.close() });
+  const base: Base = { config, storage, parts };
+  const { counters, outbound, llmOutbound, embeddings, searchIndexer, parsing } = buildPlumbing(base);
+  const { audit, keyring } = buildAuditAndKeys(base, options.rootKeys);
+  const { events, changes } = buildBuses(base);
+  const { plans, tokens, accounts, limits, vault } = buildAccounts(base, { counters, outbound, parsing, audit, keyring, events });
+  const { discovery, health } = describeServer(base);
+  const { attachments, skills, personas, identity, memory, knowledge } = buildOwnerData(base, { parsing, changes, accounts, limits });
+  const { oauth, google, connectors, integrations } = buildIntegrations(base, { outbound, audit, keyring, events, accounts, vault });
+  const { gateway, authorization, approvals, handshakes } = buildAgentAccess(base, {
+    outbound,
+    audit,
+    keyring,
+    events,
+    tokens,
+    accounts,
+    discovery,
+    attachments,
+    skills,
+    personas,
+    identity,
+    memory,
+    knowledge,
+    oauth,
+    connectors,
+  });
+  const { marketplace, chat } = buildMarketplaceAndChat(base, { llmOutbound, audit, attachments, skills, personas, memory, knowledge });
+  const { afpRelay, afp, afpDownloads } = buildDevices(base, { audit, events, limits });
+  const { billing } = buildBilling(base, { outbound, audit, plans, accounts, limits, vault, memory, knowledge, afp });
+  const { webhooks, webhookDeliverer, mcpHub } = buildNotifiers(base, { outbound, keyring, events, changes });
 
   let closing: Promise<void> | undefined;
   /** Stops every part, newest first, storage last; once only, later calls wait for the first. */

@@ -15,6 +15,7 @@ import {
   formatCycle,
   formatViolation,
   readImportGraph,
+  topLevelFunctions,
   type LayerRule,
 } from './import-graph.js';
 
@@ -141,8 +142,13 @@ describe('the import graph of src/ and daemon/', () => {
 
 describe('the composition root', () => {
   it('builds in dependency order: no service is handed one built after it', () => {
-    const found = findForwardReferences(path.join(ROOT, 'src/container.ts'), 'createContainer').map(
-      (f) => `src/container.ts:${f.line}: ${f.user} uses ${f.later}, which is built after it`,
+    // createContainer calls a builder per area in order, handing each what was built before it;
+    // each builder, and the root itself, is checked on its own consts.
+    const file = path.join(ROOT, 'src/container.ts');
+    const functions = topLevelFunctions(file);
+    expect(functions).toContain('createContainer');
+    const found = functions.flatMap((name) =>
+      findForwardReferences(file, name).map((f) => `src/container.ts:${f.line}: in ${name}, ${f.user} uses ${f.later}, which is built after it`),
     );
     expect(found, `Forward references (build the used service first, or let the later one subscribe):\n  ${found.join('\n  ')}`).toEqual([]);
   });
@@ -219,6 +225,15 @@ describe('the checker', () => {
       'export function createRoot() {\n  const a = { b: 1, call: () => b.x };\n  const b = { x: a };\n  const c = { a, b };\n  return c;\n}\n',
     );
     expect(findForwardReferences(path.join(dir, 'root.ts'), 'createRoot')).toEqual([{ user: 'a', later: 'b', line: 2 }]);
+  });
+
+  it('finds one through destructuring consts, and lists every top-level function to check', () => {
+    write(
+      'areas.ts',
+      'function buildFirst(later: () => number) {\n  return { a: 1, b: later };\n}\nfunction buildSecond() {\n  return { c: 2 };\n}\nexport function createRoot() {\n  const { a, b } = buildFirst(() => c);\n  const { c } = buildSecond();\n  return { a, b, c };\n}\n',
+    );
+    expect(topLevelFunctions(path.join(dir, 'areas.ts'))).toEqual(['buildFirst', 'buildSecond', 'createRoot']);
+    expect(findForwardReferences(path.join(dir, 'areas.ts'), 'createRoot')).toEqual([{ user: '{ a, b }', later: 'c', line: 8 }]);
   });
 
   it('reports a forbidden arrow with its file, line and rule', () => {

@@ -219,9 +219,25 @@ export interface ForwardReference {
 }
 
 /**
+ * The names of the functions declared at the top level of `file`: in a composition root that
+ * builds by area, the root and each of its builders, every one checked by findForwardReferences.
+ */
+export function topLevelFunctions(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  return source.statements.flatMap((node) => (ts.isFunctionDeclaration(node) && node.name ? [node.name.text] : []));
+}
+
+/** The names a declaration binds: `a` in `const a = …`, `a` and `c` in `const { a, b: c } = …`. */
+function boundNames(name: ts.BindingName): string[] {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((element) => (ts.isOmittedExpression(element) ? [] : boundNames(element.name)));
+}
+
+/**
  * In the body of `functionName` in `file`, every const whose initializer (a closure included)
  * names a const declared after it: in a composition root, a service handed a reference to one
- * built later, which only works because the call comes at request time.
+ * built later, which only works because the call comes at request time. A destructuring const
+ * (`const { a, b } = buildArea(…)`) declares each name it binds, reported as `{ a, b }`.
  */
 export function findForwardReferences(file: string, functionName: string): ForwardReference[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -235,9 +251,10 @@ export function findForwardReferences(file: string, functionName: string): Forwa
   for (const statement of body.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     for (const declaration of statement.declarationList.declarations) {
-      if (!ts.isIdentifier(declaration.name) || !declaration.initializer) continue;
-      order.set(declaration.name.text, declarations.length);
-      declarations.push({ name: declaration.name.text, initializer: declaration.initializer });
+      if (!declaration.initializer) continue;
+      const names = boundNames(declaration.name);
+      for (const name of names) order.set(name, declarations.length);
+      declarations.push({ name: ts.isIdentifier(declaration.name) ? declaration.name.text : `{ ${names.join(', ')} }`, initializer: declaration.initializer });
     }
   }
   const found: ForwardReference[] = [];
