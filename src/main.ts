@@ -96,9 +96,10 @@ async function main(): Promise<void> {
     { engine: storage.dialect, dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl },
     `Hearth is serving on ${config.publicBaseUrl} (discovery: ${config.publicBaseUrl}/api/v1/)`,
   );
-  // Background indexing for search by meaning: started by the server only, so that an app built
-  // for a test or a benchmark embeds nothing unless it asks.
-  container.searchIndexer.start();
+  // Background indexing for search by meaning is not started yet: no answer ranks by vectors
+  // until fusion lands (docs/decisions/search.md, "Vectors and indexing"), and embedding every
+  // entry meanwhile would spend a core for nothing. The indexer is built, stopped with the
+  // container, and tested (search.indexer.test.ts); the server starts it with fusion.
 }
 
 main().catch((error: unknown) => {
