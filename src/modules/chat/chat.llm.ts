@@ -1,3 +1,4 @@
+import { upstreamMessage } from '../../http/upstream-message.js';
 import { AppError } from '../../http/errors.js';
 import type { OutboundClient } from '../../http/outbound.js';
 import type { ChatMessage } from './chat.prompt.js';
@@ -33,26 +34,6 @@ export interface LlmStream {
   deltas: AsyncIterable<string>;
   /** Known once `deltas` is exhausted. */
   final(): { model: string; usage?: LlmUsage | undefined };
-}
-
-/** The upstream's own error text, shortened, with anything that looks like a key masked. */
-function upstreamMessage(raw: string): string {
-  let text = raw;
-  try {
-    const parsed = JSON.parse(raw) as { error?: { message?: unknown } | string; message?: unknown };
-    if (typeof parsed.error === 'string') text = parsed.error;
-    else if (parsed.error && typeof parsed.error.message === 'string') text = parsed.error.message;
-    else if (typeof parsed.message === 'string') text = parsed.message;
-  } catch {
-    // not JSON: the raw text, if it is short and readable
-  }
-  text = text
-    .replace(/\s+/g, ' ')
-    .replace(/\b(sk|key|tok|hth)[-_][A-Za-z0-9_*-]{6,}/gi, '[redacted]')
-    .replace(/\*{4,}\S*/g, '[redacted]')
-    .trim();
-  if (text.startsWith('<')) return 'an HTML page';
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
 function toUsage(raw: unknown): LlmUsage | undefined {

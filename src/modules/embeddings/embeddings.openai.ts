@@ -11,6 +11,7 @@
  *   EMBEDDINGS_DIMENSIONS or than earlier answers.
  * The API key goes only in the Authorization header; no message carries it.
  */
+import { upstreamMessage } from '../../http/upstream-message.js';
 import type { OutboundClient } from '../../http/outbound.js';
 
 export interface OpenAiEmbedderSettings {
@@ -28,27 +29,6 @@ const MAX_RETRY_AFTER_MS = 10_000;
 
 /** A failure of the endpoint, said plainly. */
 export class EndpointFailure extends Error {}
-
-/** The endpoint's own error text, shortened, with anything that looks like a key masked. */
-function upstreamMessage(raw: string, apiKey: string | undefined): string {
-  let text = raw;
-  try {
-    const parsed = JSON.parse(raw) as { error?: { message?: unknown } | string; message?: unknown };
-    if (typeof parsed.error === 'string') text = parsed.error;
-    else if (parsed.error && typeof parsed.error.message === 'string') text = parsed.error.message;
-    else if (typeof parsed.message === 'string') text = parsed.message;
-  } catch {
-    // not JSON: the raw text, if it is short and readable
-  }
-  if (apiKey) text = text.split(apiKey).join('[redacted]');
-  text = text
-    .replace(/\s+/g, ' ')
-    .replace(/\b(sk|key|tok|hth)[-_][A-Za-z0-9_*-]{6,}/gi, '[redacted]')
-    .replace(/\*{4,}\S*/g, '[redacted]')
-    .trim();
-  if (text.startsWith('<')) return 'an HTML page';
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
 
 /** Waits `ms`, or less if `retry-after` (seconds) asks for a different wait, bounded. */
 function retryDelay(attempt: number, baseMs: number, retryAfter: string | undefined): number {
