@@ -1,0 +1,15 @@
+import type { Principal } from '../../http/access.js';
+import type { SearchHit, SearchType } from './search.schemas.js';
+
+/**
+ * What a module hands the one search for agents (`GET /api/v1/search`), the way it adds a gateway
+ * context section: memory, knowledge and skills each declare a provider, the container passes the
+ * list in, and search imports no module's service.
+ */
+export interface SearchProvider {
+  type: SearchType;
+  /** Whether this token may search this type at all (its scope); hidden types are not searched. */
+  visibleTo(principal: Principal): boolean;
+  /** The owner's best hits for `q`, best first, at most `limit`, ranked by words and meaning. */
+  search(ownerId: string, q: string, limit: number): Promise<SearchHit[]>;
+}
