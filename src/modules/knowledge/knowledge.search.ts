@@ -1,10 +1,9 @@
 import { hasScope } from '../../http/access.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
-import { queryTerms, STOP_WORDS } from '../../storage/search/tokenizer.js';
 import type { SearchProvider } from '../search/search.provider.js';
 import type { SearchHit } from '../search/search.schemas.js';
 import type { SearchSource } from '../search/search.source.js';
-import type { KbPassageHit, KnowledgeService } from './knowledge.service.js';
+import { marksOf, type KbPassageHit, type KnowledgeService } from './knowledge.service.js';
 
 /**
  * The knowledge base in search: its passages get vectors (the source), and the one search for
@@ -37,23 +36,6 @@ export const knowledgeSearchSource: SearchSource = {
  * window's own offsets, so that the text is always the document's text between them.
  */
 export const MAX_HIT_TEXT = 4_000;
-
-/**
- * Where the query's content words start words of `text`, as [start, end) spans (UTF-16 code
- * units), in order and not overlapping. A word matches as a prefix, as the index matches it;
- * a match by stem alone ("ran" for "running") is not marked.
- */
-export function marksOf(text: string, q: string): Array<[number, number]> {
-  const words = queryTerms(q);
-  const content = words.filter((word) => !STOP_WORDS.has(word));
-  const terms = (content.length > 0 ? content : words).filter((term) => term.length > 0);
-  if (terms.length === 0) return [];
-  const escaped = [...new Set(terms)].sort((a, b) => b.length - a.length).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})[\\p{L}\\p{N}_]*`, 'giu');
-  const marks: Array<[number, number]> = [];
-  for (const match of text.matchAll(pattern)) marks.push([match.index, match.index + match[0].length]);
-  return marks;
-}
 
 /** Never start or end a window inside a surrogate pair. */
 function wholeCharacters(text: string, start: number, end: number): [number, number] {

@@ -143,6 +143,55 @@ export function firstMatchIndex(text: string, terms: string[]): number {
   return match ? Math.max(0, match.index - 60) : 0;
 }
 
+/** The query's content words (its words when it has nothing else), as excerpts and marks look for them. */
+function excerptTerms(q: string): string[] {
+  const words = queryTerms(q);
+  const content = words.filter((word) => !STOP_WORDS.has(word));
+  return (content.length > 0 ? content : words).filter((term) => term.length > 0);
+}
+
+/**
+ * Where the query's content words start words of `text`, as [start, end) spans (UTF-16 code
+ * units), in order and not overlapping. A word matches as a prefix, as the index matches it;
+ * a match by stem alone ("ran" for "running") is not marked.
+ */
+export function marksOf(text: string, q: string): Array<[number, number]> {
+  const terms = excerptTerms(q);
+  if (terms.length === 0) return [];
+  const escaped = [...new Set(terms)].sort((a, b) => b.length - a.length).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})[\\p{L}\\p{N}_]*`, 'giu');
+  const marks: Array<[number, number]> = [];
+  for (const match of text.matchAll(pattern)) marks.push([match.index, match.index + match[0].length]);
+  return marks;
+}
+
+/**
+ * Where an excerpt of `text` for `q` starts: a little before the match that begins the window
+ * of EXCERPT_CHARS holding the most distinct words of the query (the first such), or 0.
+ */
+export function bestMatchIndex(text: string, q: string): number {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const marks = marksOf(flat, q).slice(0, 200);
+  if (marks.length === 0) return 0;
+  const terms = [...new Set(excerptTerms(q))].sort((a, b) => b.length - a.length);
+  const termOf = marks.map(([a, b]) => {
+    const word = flat.slice(a, b).toLowerCase();
+    return terms.find((term) => word.startsWith(term)) ?? word;
+  });
+  let best = 0;
+  let bestCount = 0;
+  for (let i = 0; i < marks.length; i++) {
+    const seen = new Set<string>();
+    for (let j = i; j < marks.length && marks[j]![1] <= marks[i]![0] + EXCERPT_CHARS - 60; j++) seen.add(termOf[j]!);
+    if (seen.size > bestCount) {
+      bestCount = seen.size;
+      best = marks[i]![0];
+    }
+  }
+  // Start a little before the word, so that it is read in its sentence.
+  return Math.max(0, best - 60);
+}
+
 function byteSize(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
@@ -246,13 +295,6 @@ export function createKnowledgeService(deps: {
     return toDocument(document);
   }
 
-  /** The query's content words (its words when it has nothing else), as the excerpt looks for them. */
-  function excerptTerms(q: string): string[] {
-    const words = queryTerms(q);
-    const content = words.filter((word) => !STOP_WORDS.has(word));
-    return content.length > 0 ? content : words;
-  }
-
   /** The rows of ranked passages, in the ranking's order, leaving out any deleted meanwhile. */
   async function passageHits(ownerId: string, ranked: ReadonlyArray<{ id: string; score: number; matched: MatchedBy }>): Promise<Array<{ row: KbPassageRow; score: number; matched: MatchedBy }>> {
     const rows = new Map((await repo.passagesByIds(ownerId, ranked.map((r) => r.id))).map((row) => [row.id, row]));
@@ -342,12 +384,11 @@ export function createKnowledgeService(deps: {
       ]);
       const rows = new Map(summaries.map((r) => [r.id, r]));
       const texts = new Map(passages.map((p) => [p.id, p.content]));
-      const terms = excerptTerms(q);
       return [...best].flatMap(([documentId, passage]) => {
         const row = rows.get(documentId);
         const text = texts.get(passage.id);
         if (!row || text === undefined) return []; // deleted between the queries
-        return [toSummary(row, excerptOf(text, firstMatchIndex(text, terms)), passage.score)];
+        return [toSummary(row, excerptOf(text, bestMatchIndex(text, q)), passage.score)];
       });
     },
 
