@@ -4901,11 +4901,8 @@ export interface components {
             score: number;
             /** @description Why it matched: the query shares words with it, is close in meaning, or both */
             matched: "words" | "meaning" | "both";
-            /** @description Spans of text that matched words of the query, [start, end) */
-            marks: [
-                number,
-                number
-            ][];
+            /** @description Spans of text that matched words of the query, each [start, end) */
+            marks: number[][];
             /** @description For a knowledge passage: its document and where the passage lies in its text */
             document?: {
                 id: string;
