@@ -589,6 +589,7 @@ describe('chat without a language model (retrieval mode)', () => {
     expect(data.reply).toMatch(/No language model is configured/);
     expect(data.reply).toContain('**Garden journal**');
     expect(data.reply).toContain('> The greenhouse heater broke in March and was replaced by a paraffin heater.');
+    expect(data.reply).not.toContain('The roses need pruning'); // the passage, not the whole document
     expect(data.reply).not.toContain('Bread');
     expect(data.persona).toMatchObject({ name: expect.any(String) });
 

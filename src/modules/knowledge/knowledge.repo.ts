@@ -302,11 +302,6 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
         .execute();
     },
 
-    async documentsByIds(ownerId: string, ids: string[]): Promise<Array<Pick<KbDocumentRow, 'id' | 'title' | 'content'>>> {
-      if (ids.length === 0) return [];
-      return db.selectFrom('kb_documents').select(['id', 'title', 'content']).where('owner_id', '=', ownerId).where('id', 'in', ids).execute();
-    },
-
     async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
       return (await inMemory?.search(ownerId, { q, limit, mode })) ?? searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
     },
