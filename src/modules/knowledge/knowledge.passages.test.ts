@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/harness.js';
+import { createSearchIndexer } from '../search/search.indexer.js';
+import { createSearchRepo } from '../search/search.repo.js';
+import { knowledgeSearchSource } from './knowledge.search.js';
 
 const BASE = '/api/v1/brain/knowledge-base';
 const PASSAGES = `${BASE}/passages`;
@@ -224,6 +227,54 @@ describe('deleting', () => {
     expect(await vectorsOf(ids)).toEqual([]);
     const found = await t.request('GET', PASSAGES, { token: owner.token, query: { q: 'opening sentence', limit: 50 } });
     expect(found.body.data.filter((h: { document: { id: string } }) => h.document.id === id)).toEqual([]);
+  });
+});
+
+describe('vectors of passages', () => {
+  /** An embedder with the service's interface: a unit vector from the text, each text embedded counted. */
+  function countingEmbedder() {
+    const calls: string[] = [];
+    return {
+      calls,
+      async embed(texts: readonly string[]): Promise<Float32Array[]> {
+        calls.push(...texts);
+        return texts.map((text) => {
+          const v = new Float32Array(8);
+          for (let i = 0; i < text.length; i++) v[i % 8]! += text.charCodeAt(i);
+          const norm = Math.hypot(...v) || 1;
+          return v.map((x) => x / norm);
+        });
+      },
+      describe: () => ({ kind: 'openai' as const, model: 'passages-test', dimensions: 8, state: 'ready' as const, lastError: null }),
+    };
+  }
+
+  it('are computed for each passage, again only for passages whose text changed, and go with the document', async () => {
+    const who = await t.createOwner('Embedded');
+    const embedder = countingEmbedder();
+    const repo = createSearchRepo(t.storage.db);
+    const indexer = createSearchIndexer({ repo, sources: [knowledgeSearchSource], embeddings: embedder, nodeId: 'passages-test', settings: { batchSize: 16 } });
+    const id = await createDoc(who, 'Boiler manual', MANUAL);
+    const passages = await t.container.knowledge.passagesOf(who.id, id);
+    await indexer.runNow();
+    const stored = async () => (await repo.loadOwner(who.id, 'passages-test')).filter((r) => r.source === 'knowledge_passage').map((r) => r.itemId).sort();
+    expect(await stored()).toEqual(passages.map((p) => p.id).sort());
+    expect(await indexer.status(who.id)).toMatchObject({ pending: 0, indexed: passages.length });
+    // The headings and the text are embedded; the title too, unless the first heading repeats it.
+    expect(embedder.calls).toContainEqual(expect.stringMatching(/^Boiler manual\nInstallation\nWall bracket\n[^]*M8 masonry anchors/));
+
+    // Only the last section changes: only the passages holding it are embedded again.
+    embedder.calls.length = 0;
+    const edited = MANUAL.replace(filler(80, 'service'), filler(80, 'maintenance'));
+    expect((await t.request('PUT', `${BASE}/${id}`, { token: who.token, body: { content: edited } })).status).toBe(200);
+    await indexer.runNow();
+    expect(embedder.calls.length).toBeGreaterThan(0);
+    expect(embedder.calls.every((text) => text.includes('Servicing'))).toBe(true);
+    expect(await indexer.status(who.id)).toMatchObject({ pending: 0 });
+
+    expect((await t.request('DELETE', `${BASE}/${id}`, { token: who.token })).status).toBe(200);
+    expect(await stored()).toEqual([]);
+    await indexer.stop();
   });
 });
 
