@@ -313,8 +313,8 @@ export function createKnowledgeService(deps: {
     const mode = options.mode ?? 'any';
     const lexical = await repo.searchPassages(ownerId, q, Math.max(options.limit, mode === 'any' ? fusion.candidates : 0), mode);
     const hits = lexical.map((hit) => ({ id: hit.id, score: hit.rank }));
-    const ranked = mode === 'any' ? await fusion.rank(ownerId, 'knowledge_passage', q, hits, options.limit) : wordsOnlyFusion.rank(ownerId, 'knowledge_passage', q, hits, options.limit);
-    return (await passageHits(ownerId, await ranked)).map(({ row, score, matched }) => ({
+    const ranked = await (mode === 'any' ? fusion : wordsOnlyFusion).rank(ownerId, 'knowledge_passage', q, hits, options.limit);
+    return (await passageHits(ownerId, ranked)).map(({ row, score, matched }) => ({
       id: row.id,
       documentId: row.document_id,
       title: row.title,
