@@ -134,7 +134,8 @@ export function createChatService(deps: ChatServiceDeps) {
       searchQuery ? deps.knowledge.searchPassages(ownerId, searchQuery, { limit: MAX_PASSAGES, mode: 'any' }) : Promise.resolve([]),
     ]);
     const personaRef = persona ? { id: persona.id, name: persona.name } : null;
-    const ranked: Passage[] = hits.map((hit) => ({ documentId: hit.documentId, title: hit.title, text: hit.text, score: hit.score }));
+    // An empty document's one passage, found by its title, has nothing to quote.
+    const ranked: Passage[] = hits.filter((hit) => hit.text.trim() !== '').map((hit) => ({ documentId: hit.documentId, title: hit.title, text: hit.text, score: hit.score }));
 
     if (!llm) {
       const passages = ranked.slice(0, RETRIEVAL_PASSAGES);

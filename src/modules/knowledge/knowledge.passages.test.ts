@@ -93,6 +93,15 @@ describe('passages are stored with their document', () => {
     expect(renamed.body.data[0]).toMatchObject({ title: 'Renamed manual', document: { id, title: 'Renamed manual' } });
   });
 
+  it('include one empty passage for a document without a word, so that its title is found', async () => {
+    const id = await createDoc(owner, 'Quarterly zeppelin budget', '');
+    expect(await t.container.knowledge.passagesOf(owner.id, id)).toEqual([{ id: `${id}:0`, ordinal: 0, headingPath: [], text: '', start: 0, end: 0 }]);
+    const listed = await t.request('GET', BASE, { token: owner.token, query: { q: 'zeppelin' } });
+    expect(listed.body.data.map((d: { id: string }) => d.id)).toEqual([id]);
+    const found = await t.request('GET', PASSAGES, { token: owner.token, query: { q: 'zeppelin budget' } });
+    expect(found.body.data[0]).toMatchObject({ title: 'Quarterly zeppelin budget', text: '', document: { id, start: 0, end: 0 } });
+  });
+
   it('are made of the text extracted from an uploaded file', async () => {
     const boundary = `----passages-${randomBytes(6).toString('hex')}`;
     const text = `# Uploaded 📄\n\n${filler(200, 'uploaded')}\n\n## Appendix\n\nThe spare fuse is a 13 amp cartridge kept in the blue tin.`;

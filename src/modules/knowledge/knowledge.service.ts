@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../storage/storage.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
-import { splitPassages } from '../../storage/search/passages.js';
+import { splitPassages, type Passage } from '../../storage/search/passages.js';
 import { wordsOnlyFusion, type Fusion, type MatchedBy } from '../search/search.fusion.js';
 import type { KbChanges, KbDocumentRow, KbPassageRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 import type { ChangePublisher } from '../events/events.changes.js';
@@ -52,6 +52,15 @@ export interface KbPassageHit {
   end: number;
   score: number;
   matched: MatchedBy;
+}
+
+/**
+ * A document's passages; a document without a word (an empty text) has one empty passage, so
+ * that its title is still found, as it was when whole documents were ranked.
+ */
+export function passagesOfText(content: string): Passage[] {
+  const passages = splitPassages(content);
+  return passages.length > 0 ? passages : [{ text: '', start: 0, end: 0, headings: [] }];
 }
 
 function headingPathOf(stored: string): string[] {
@@ -284,7 +293,7 @@ export function createKnowledgeService(deps: {
     let refused: AppError | undefined;
     try {
       // The measure and the insert in one unit: a batch cannot pass the limit together.
-      refused = await repo.create(row, splitPassages(row.content), check);
+      refused = await repo.create(row, passagesOfText(row.content), check);
     } catch (error) {
       if (isUniqueViolation(error)) throw await titleConflict(ownerId, title);
       throw error;
@@ -450,7 +459,7 @@ export function createKnowledgeService(deps: {
         ownerId,
         title,
         size,
-        splitPassages(input.content),
+        passagesOfText(input.content),
         attempts.map(({ id, now }) => {
           // An update keeps the document's source unless a new one is given.
           const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: now };
@@ -475,7 +484,7 @@ export function createKnowledgeService(deps: {
       const check = await limits.limitFor(ownerId, 'knowledgeBytes');
       let outcome: Awaited<ReturnType<typeof repo.update<AppError>>>;
       try {
-        outcome = await repo.update(ownerId, id, changes, splitPassages(input.content), check);
+        outcome = await repo.update(ownerId, id, changes, passagesOfText(input.content), check);
       } catch (error) {
         if (isUniqueViolation(error) && changes.title !== undefined) throw await titleConflict(ownerId, changes.title);
         throw error;

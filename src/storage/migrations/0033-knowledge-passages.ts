@@ -87,7 +87,10 @@ export async function up(db: Kysely<unknown>, { dialect }: MigrationContext): Pr
     const page = await sql<{ id: string; owner_id: string; title: string; content: string; updated_at: string }>`
       SELECT id, owner_id, title, content, updated_at FROM kb_documents WHERE id > ${after} ORDER BY id LIMIT ${DOCUMENTS_PER_PAGE}`.execute(db);
     for (const document of page.rows) {
-      const rows = splitPassages(document.content).map((passage, ordinal) => ({
+      // A document without a word gets one empty passage, so that its title is still found.
+      const passages = splitPassages(document.content);
+      if (passages.length === 0) passages.push({ text: '', start: 0, end: 0, headings: [] });
+      const rows = passages.map((passage, ordinal) => ({
         id: `${document.id}:${ordinal}`,
         owner_id: document.owner_id,
         document_id: document.id,
