@@ -10,8 +10,10 @@
  *    (`POST /api/v1/brain/knowledge-base`); a second owner gets the 65 low-overlap notes;
  *  - once `GET /api/v1/search/status` reports nothing pending (when the server has that route),
  *    every question is asked: notes through `GET /api/v1/memory?q=<question>&limit=10`,
- *    documents through `GET /api/v1/brain/knowledge-base?q=<question>&limit=10` and, when the
- *    server has it, passages through `GET /api/v1/search?q=<question>&types=knowledge&limit=10`.
+ *    documents through `GET /api/v1/brain/knowledge-base?q=<question>&limit=10`, passages
+ *    through `GET /api/v1/brain/knowledge-base/passages?q=<question>&limit=10` (what MCP's
+ *    search_knowledge answers) and, when the server has it, through
+ *    `GET /api/v1/search?q=<question>&types=knowledge&limit=10`.
  *
  * Printed per set and kind: empty answers, hit@1/3/5/10 and MRR over the ten. A note question
  * is found when a note it is labelled with is in the answer; a document question when its
@@ -122,23 +124,34 @@ function readHit(hit: KnowledgeHit): { document: string; text: string } {
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** Whether the server answers this search path (an older one may not have it). */
+async function answers(baseUrl: string, token: string, url: string): Promise<boolean> {
+  const probe = await fetch(`${baseUrl}${url}`, { headers: { authorization: `Bearer ${token}` } });
+  await probe.arrayBuffer();
+  if (!probe.ok) console.log(`GET ${url.split('?')[0]} answered ${probe.status}: not scored`);
+  return probe.ok;
+}
+
 async function askDocuments(baseUrl: string, token: string, questions: DocumentQuestion[], docIds: Map<string, string>, opts: RunOptions): Promise<Outcome[]> {
   const extra = Object.entries(opts.queryParams).map(([k, v]) => `&${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('');
-  // The agents' search answers passages; until the server has it, only documents are scored.
-  const probe = await fetch(`${baseUrl}/api/v1/search?q=probe&types=knowledge&limit=1${extra}`, { headers: { authorization: `Bearer ${token}` } });
-  await probe.arrayBuffer();
-  const hasSearch = probe.ok;
-  if (!hasSearch) console.log(`GET /api/v1/search answered ${probe.status}: passages not scored`);
+  // Passages, as the knowledge base answers them (its passages route, MCP's search_knowledge)
+  // and, when the server has it, as the one search for agents answers its knowledge hits.
+  const passageRoutes = [
+    { group: 'passages', url: (q: string) => `/api/v1/brain/knowledge-base/passages?q=${encodeURIComponent(q)}&limit=10${extra}` },
+    { group: 'search passages', url: (q: string) => `/api/v1/search?q=${encodeURIComponent(q)}&types=knowledge&limit=10${extra}` },
+  ];
+  const served: typeof passageRoutes = [];
+  for (const route of passageRoutes) if (await answers(baseUrl, token, route.url('probe'))) served.push(route);
   const results = await inParallel(questions.length, SEARCH_CONCURRENCY, async (i) => {
     const q = questions[i]!;
     const right = new Set(q.answers.map((a) => docIds.get(a.document)!));
     const docs = await searchIds(baseUrl, token, `/api/v1/brain/knowledge-base?q=${encodeURIComponent(q.question)}&limit=10`, opts);
     const outcomes: Outcome[] = [{ group: 'documents', kind: q.kind, answered: docs.length, rank: rankOf(docs, right) }];
-    if (hasSearch) {
-      const res = await api<{ data: KnowledgeHit[] }>(baseUrl, 'GET', `/api/v1/search?q=${encodeURIComponent(q.question)}&types=knowledge&limit=10${extra}`, undefined, token);
+    for (const route of served) {
+      const res = await api<{ data: KnowledgeHit[] }>(baseUrl, 'GET', route.url(q.question), undefined, token);
       const hits = res.data.filter((h) => h.type === undefined || h.type === 'knowledge').map(readHit);
-      const i = hits.findIndex((h) => q.answers.some((a) => h.document === docIds.get(a.document) && squash(h.text).includes(squash(a.passage))));
-      outcomes.push({ group: 'passages', kind: q.kind, answered: hits.length, rank: i + 1 });
+      const at = hits.findIndex((h) => q.answers.some((a) => h.document === docIds.get(a.document) && squash(h.text).includes(squash(a.passage))));
+      outcomes.push({ group: route.group, kind: q.kind, answered: hits.length, rank: at + 1 });
     }
     return outcomes;
   });

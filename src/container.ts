@@ -42,6 +42,7 @@ import { createOwnerDocumentRepo } from './modules/identity/identity.repo.js';
 import { createIdentityService } from './modules/identity/identity.service.js';
 import { createKnowledgeRepo } from './modules/knowledge/knowledge.repo.js';
 import { createKnowledgeService } from './modules/knowledge/knowledge.service.js';
+import { createKnowledgeSearchProvider, knowledgeSearchSource } from './modules/knowledge/knowledge.search.js';
 import { createMemoryRepo } from './modules/memory/memory.repo.js';
 import { createMemoryService } from './modules/memory/memory.service.js';
 import { createMcpHub } from './modules/mcp/mcp.hub.js';
@@ -50,6 +51,7 @@ import { createEmbeddingsService } from './modules/embeddings/embeddings.service
 import { memorySearchSource } from './modules/memory/memory.search.js';
 import { createSearchIndexer } from './modules/search/search.indexer.js';
 import { createSearchRepo } from './modules/search/search.repo.js';
+import { wordsOnlyFusion } from './modules/search/search.fusion.js';
 import { skillsSearchSource } from './modules/skills/skills.search.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
@@ -104,9 +106,9 @@ interface Base {
   parts: Parts;
 }
 
-/** The background indexer of search vectors over memory and skills, registered as a part that stops. */
+/** The background indexer of search vectors over memory, skills and knowledge passages, registered as a part that stops. */
 function addSearchIndexer(parts: Parts, storage: Storage, embeddings: ReturnType<typeof createEmbeddingsService>) {
-  const indexer = createSearchIndexer({ repo: createSearchRepo(storage.db), sources: [memorySearchSource, skillsSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
+  const indexer = createSearchIndexer({ repo: createSearchRepo(storage.db), sources: [memorySearchSource, skillsSearchSource, knowledgeSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
   parts.add({ name: 'search indexer', stop: () => indexer.stop() });
   return indexer;
 }
@@ -307,8 +309,12 @@ function buildOwnerData(
     limits,
     parsing,
     changes,
+    // Words only until search ranks by meaning (the fused ranking replaces it here).
+    fusion: wordsOnlyFusion,
   });
-  return { attachments, skills, personas, identity, memory, knowledge };
+  // The knowledge base's part of the one search for agents.
+  const knowledgeSearch = createKnowledgeSearchProvider(knowledge);
+  return { attachments, skills, personas, identity, memory, knowledge, knowledgeSearch };
 }
 type OwnerData = ReturnType<typeof buildOwnerData>;
 
@@ -573,7 +579,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   const { events, changes } = buildBuses(base);
   const { plans, tokens, accounts, limits, vault } = buildAccounts(base, { counters, outbound, parsing, audit, keyring, events });
   const { discovery, health } = describeServer(base);
-  const { attachments, skills, personas, identity, memory, knowledge } = buildOwnerData(base, { parsing, changes, accounts, limits });
+  const { attachments, skills, personas, identity, memory, knowledge, knowledgeSearch } = buildOwnerData(base, { parsing, changes, accounts, limits });
   const { oauth, google, connectors, integrations } = buildIntegrations(base, { outbound, audit, keyring, events, accounts, vault });
   const { gateway, authorization, approvals, handshakes } = buildAgentAccess(base, {
     outbound,
@@ -618,6 +624,8 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     llmOutbound,
     embeddings,
     searchIndexer,
+    /** The knowledge base's provider for the one search for agents (GET /api/v1/search). */
+    knowledgeSearch,
     keyring,
     vault,
     oauth,

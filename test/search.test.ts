@@ -155,10 +155,13 @@ describe('ranked search over any word', () => {
       expect((strict.structuredContent as any).data.map((e: { content: string }) => e.content)).toEqual([notes.school]);
     });
 
-    it('search_knowledge ranks a question by any word', async () => {
+    it('search_knowledge answers the passages of a question by any word, with their documents and offsets', async () => {
       const found = await client.callTool({ name: 'search_knowledge', arguments: { q: 'what do I plant in March?' } });
       expect(found.isError).toBeFalsy();
-      expect((found.structuredContent as any).data.map((d: { title: string }) => d.title)).toEqual(['Garden']);
+      const hits = (found.structuredContent as any).data;
+      expect(hits.map((d: { title: string }) => d.title)).toEqual(['Garden']);
+      expect(hits[0]).toMatchObject({ type: 'knowledge', document: { title: 'Garden', start: expect.any(Number), end: expect.any(Number), headingPath: [] } });
+      expect(hits[0].text).toMatch(/march/i);
     });
   });
 });

@@ -23,6 +23,7 @@ export const TABLE_NAMES = [
   'handshakes',
   'identity',
   'kb_documents',
+  'kb_passages',
   'kysely_migration',
   'kysely_migration_lock',
   'marketplace_listings',

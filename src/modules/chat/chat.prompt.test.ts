@@ -4,11 +4,7 @@ import {
   contentTerms,
   DEFAULT_SYSTEM_PROMPT,
   estimateTokens,
-  PASSAGE_MAX,
-  rankPassages,
   retrievalReply,
-  splitPassages,
-  stem,
   titleOf,
   truncateToTokens,
   type PromptInput,
@@ -53,50 +49,12 @@ describe('token estimate and truncation', () => {
   });
 });
 
-describe('passages', () => {
-  it('splits at blank lines, merges short neighbours, splits long paragraphs', () => {
-    const text = `# Title\n\nShort one.\n\nShort two.\n\n${'A sentence that goes on. '.repeat(120)}`;
-    const passages = splitPassages(text);
-    expect(passages[0]).toBe('# Title\n\nShort one.\n\nShort two.');
-    expect(passages.length).toBeGreaterThan(2);
-    for (const p of passages) expect(p.length).toBeLessThanOrEqual(PASSAGE_MAX);
-    // Nothing lost but whitespace.
-    expect(passages.join(' ').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
-  });
-
+describe('the words searched', () => {
   it('drops stop words from what is searched, unless nothing else is left', () => {
     expect(contentTerms('What is the capital of France?')).toEqual(['capital', 'france']);
     expect(contentTerms('what is it')).toEqual(['what', 'is', 'it']);
-    expect(stem('running')).toBe('run');
-    expect(stem('documents')).toBe('document');
-    expect(stem('policies')).toBe('policy');
-    expect(stem('runs')).toBe('run');
-    expect(stem('classes')).toBe(stem('class'));
-    expect(stem('notes')).toBe(stem('note'));
-    expect(stem('called')).toBe('call');
   });
 
-  it('ranks the passage that holds the rare words first, across documents', () => {
-    const docs = [
-      {
-        id: 'doc_a',
-        title: 'Travel notes',
-        content: 'We went to the seaside in June.\n\nThe hotel was fine.\n\nThe passport renewal takes six weeks at the embassy.',
-      },
-      { id: 'doc_b', title: 'Recipes', content: 'Bread needs flour, water and time.\n\nSoup needs time too.' },
-    ];
-    const ranked = rankPassages('How long does passport renewal take?', docs);
-    expect(ranked[0]).toMatchObject({ documentId: 'doc_a', title: 'Travel notes' });
-    expect(ranked[0]!.text).toContain('passport renewal takes six weeks');
-    expect(ranked.every((p) => p.documentId === 'doc_a')).toBe(true); // the recipes share no word
-  });
-
-  it('finds words by stem and by prefix', () => {
-    const docs = [{ id: 'd', title: 'Log', content: 'She runs every morning.\n\nNothing else here.' }];
-    expect(rankPassages('running', docs)[0]?.text).toContain('runs every morning');
-    expect(rankPassages('morn', docs)[0]?.text).toContain('morning');
-    expect(rankPassages('zebra', docs)).toEqual([]);
-  });
 });
 
 describe('buildPrompt: order and budget', () => {

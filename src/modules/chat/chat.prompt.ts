@@ -23,11 +23,6 @@ export const SHARES = { persona: 0.3, documents: 0.2, passages: 0.2, memory: 0.1
 /** At most this many passages enter a prompt; a retrieval answer quotes at most RETRIEVAL_PASSAGES. */
 export const MAX_PASSAGES = 8;
 export const RETRIEVAL_PASSAGES = 3;
-/** Passages are paragraphs merged up to about PASSAGE_TARGET characters, never over PASSAGE_MAX. */
-export const PASSAGE_TARGET = 700;
-export const PASSAGE_MAX = 1_200;
-/** Only the first this-many characters of a (possibly 10 MiB) document are cut into passages. */
-export const PASSAGE_SCAN_CHARS = 2_000_000;
 
 const TRUNCATED = ' […]';
 
@@ -88,147 +83,18 @@ export function contentTerms(message: string): string[] {
   return content.length > 0 ? content : terms;
 }
 
-/** A light suffix-stripper, so that "running" meets "run" and "documents" meets "document". */
-export function stem(word: string): string {
-  if (word.length <= 3) return word;
-  for (const suffix of ['ations', 'ation', 'ings', 'ing', 'edly', 'ed', 'ly']) {
-    if (word.endsWith(suffix) && word.length - suffix.length >= 3) {
-      const base = word.slice(0, -suffix.length);
-      // "running" → "runn" → "run"
-      return base.length > 3 && base.at(-1) === base.at(-2) && !/[lsz]/.test(base.at(-1)!) ? base.slice(0, -1) : base;
-    }
-  }
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (/(?:s|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
-  return word;
-}
-
-function wordsOf(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-}
-
-/** Splits a long paragraph at sentence ends (or spaces) into pieces of at most PASSAGE_MAX characters. */
-function splitLong(paragraph: string): string[] {
-  const pieces: string[] = [];
-  let rest = paragraph;
-  while (rest.length > PASSAGE_MAX) {
-    const window = rest.slice(0, PASSAGE_MAX);
-    let cut = -1;
-    // The ideographic full stop, fullwidth ! and ?, escaped: one non-ASCII character in the
-    // compiled server would make V8 hold all of its source at two bytes a character.
-    const sentence = /[.!?\u3002\uff01\uff1f]["')\]]*\s+/g;
-    for (let m = sentence.exec(window); m; m = sentence.exec(window)) {
-      if (m.index + m[0].length >= PASSAGE_TARGET / 2) cut = m.index + m[0].length;
-    }
-    if (cut < 0) {
-      const space = window.lastIndexOf(' ');
-      cut = space > PASSAGE_MAX / 2 ? space + 1 : PASSAGE_MAX;
-    }
-    const code = rest.charCodeAt(cut - 1);
-    if (code >= 0xd800 && code <= 0xdbff) cut--;
-    pieces.push(rest.slice(0, cut).trim());
-    rest = rest.slice(cut);
-  }
-  if (rest.trim()) pieces.push(rest.trim());
-  return pieces;
-}
-
-/**
- * A document's text as passages: paragraphs (split at blank lines), short neighbours merged up
- * to about PASSAGE_TARGET characters (a heading stays with the text under it), long ones split.
- */
-export function splitPassages(content: string): string[] {
-  const text = content.slice(0, PASSAGE_SCAN_CHARS).replace(/\r\n?/g, '\n');
-  const paragraphs = text
-    .split(/\n[ \t]*\n+/)
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0)
-    .flatMap(splitLong);
-  const passages: string[] = [];
-  let current = '';
-  for (const paragraph of paragraphs) {
-    if (current && current.length + 2 + paragraph.length > PASSAGE_TARGET) {
-      passages.push(current);
-      current = paragraph;
-    } else {
-      current = current ? `${current}\n\n${paragraph}` : paragraph;
-    }
-  }
-  if (current) passages.push(current);
-  return passages;
-}
-
 export interface RankableDocument {
   id: string;
   title: string;
   content: string;
 }
 
+/** A knowledge-base passage found for the message (the knowledge base's passage search). */
 export interface Passage {
   documentId: string;
   title: string;
   text: string;
   score: number;
-}
-
-/**
- * The passages of `documents` (ranked best first by the knowledge base's full-text search) that
- * best match the message, best first. A passage scores the inverse document frequency of each
- * message word it contains (counted over all candidate passages, so rare words weigh more),
- * a little more when the word recurs, half again when the document's title has it, plus a small
- * bonus for documents the search ranked higher. Passages that match no word are dropped.
- */
-export function rankPassages(message: string, documents: RankableDocument[], limit = MAX_PASSAGES): Passage[] {
-  const terms = contentTerms(message);
-  if (terms.length === 0 || documents.length === 0) return [];
-  const stems = terms.map(stem);
-  // A word matches as a prefix, as the full-text index matches it, once the term is long enough
-  // to mean something as a prefix; or by its stem.
-  const matches = (word: string, wordStem: string, i: number) =>
-    wordStem === stems[i] || word === terms[i] || (terms[i]!.length >= 3 && word.startsWith(terms[i]!));
-
-  const candidates: Array<{ doc: number; order: number; text: string; tf: number[] }> = [];
-  const titleHits: boolean[][] = [];
-  documents.forEach((doc, d) => {
-    const titleWords = wordsOf(doc.title);
-    titleHits[d] = terms.map((_, i) => titleWords.some((w) => matches(w, stem(w), i)));
-    splitPassages(doc.content).forEach((text, order) => {
-      const tf = terms.map(() => 0);
-      for (const word of wordsOf(text)) {
-        const wordStem = stem(word);
-        for (let i = 0; i < terms.length; i++) {
-          if (matches(word, wordStem, i)) tf[i]!++;
-        }
-      }
-      candidates.push({ doc: d, order, text, tf });
-    });
-  });
-
-  const n = candidates.length;
-  const idf = terms.map((_, i) => {
-    const df = candidates.filter((c) => c.tf[i]! > 0).length;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  });
-
-  const scored = candidates.flatMap((c) => {
-    let score = 0;
-    for (let i = 0; i < terms.length; i++) {
-      const tf = c.tf[i]!;
-      if (tf === 0) continue;
-      score += idf[i]! * (1 + 0.2 * Math.min(tf - 1, 5)) * (titleHits[c.doc]![i] ? 1.5 : 1);
-    }
-    if (score === 0) return [];
-    score *= 1 + (0.1 * (documents.length - c.doc)) / documents.length;
-    return [{ ...c, score }];
-  });
-  scored.sort((a, b) => b.score - a.score || a.doc - b.doc || a.order - b.order);
-  return scored.slice(0, limit).map((c) => ({
-    documentId: documents[c.doc]!.id,
-    title: documents[c.doc]!.title,
-    text: c.text,
-    score: Math.round(c.score * 1000) / 1000,
-  }));
 }
 
 export interface ChatMessage {

@@ -17,10 +17,11 @@ let other: Owner;
 const SSE = { accept: 'text/event-stream' };
 
 // Three paragraphs, each long enough to be a passage of its own.
+// Three paragraphs of about 300 words each: the knowledge base cuts it into several passages.
 const JOURNAL = [
-  `The tomatoes were planted in April. ${'Tomato seedlings grew tall under the window. '.repeat(10)}`,
-  `The greenhouse heater broke in March and was replaced by a paraffin heater. ${'It kept the seedlings warm through the frost. '.repeat(9)}`,
-  `The roses need pruning in February. ${'Rose bushes along the fence bloomed in summer. '.repeat(10)}`,
+  `The tomatoes were planted in April. ${'Tomato seedlings grew tall under the window. '.repeat(40)}`,
+  `The greenhouse heater broke in March and was replaced by a paraffin heater. ${'It kept the seedlings warm through the frost. '.repeat(40)}`,
+  `The roses need pruning in February. ${'Rose bushes along the fence bloomed in summer. '.repeat(40)}`,
 ].join('\n\n');
 
 beforeAll(async () => {
@@ -588,6 +589,7 @@ describe('chat without a language model (retrieval mode)', () => {
     expect(data.reply).toMatch(/No language model is configured/);
     expect(data.reply).toContain('**Garden journal**');
     expect(data.reply).toContain('> The greenhouse heater broke in March and was replaced by a paraffin heater.');
+    expect(data.reply).not.toContain('The roses need pruning'); // the passage, not the whole document
     expect(data.reply).not.toContain('Bread');
     expect(data.persona).toMatchObject({ name: expect.any(String) });
 

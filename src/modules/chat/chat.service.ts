@@ -14,18 +14,16 @@ import {
   contentTerms,
   DEFAULT_CONTEXT_TOKENS,
   MAX_PASSAGES,
-  rankPassages,
   RETRIEVAL_PASSAGES,
   retrievalReply,
   titleOf,
   type ChatMessage,
+  type Passage,
 } from './chat.prompt.js';
 import { sourcesOf, type ChatRepo, type MessageRow } from './chat.repo.js';
 import { CHAT_MESSAGE_MAX_BYTES } from './chat.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
-/** How many documents the knowledge base's search hands over to be cut into passages. */
-const SEARCH_DOCUMENTS = 5;
 /** Memory entries and history messages read for a prompt; the budget decides how many are used. */
 const MEMORY_ENTRIES = 50;
 const HISTORY_MESSAGES = 100;
@@ -51,7 +49,7 @@ export interface ChatServiceDeps {
   repo: ChatRepo;
   personas: Pick<PersonasService, 'getActive'>;
   attachments: Pick<AttachmentsService, 'documentContentsOfPersona'>;
-  knowledge: Pick<KnowledgeService, 'search'>;
+  knowledge: Pick<KnowledgeService, 'searchPassages'>;
   memory: Pick<MemoryService, 'recent'>;
   /** The configured language model; without one, chat answers in retrieval mode. */
   llm: LlmClient | undefined;
@@ -128,16 +126,19 @@ export function createChatService(deps: ChatServiceDeps) {
       isNew = true;
     }
 
-    // The search looks for the words that carry the message's meaning.
+    // The search looks for the words that carry the message's meaning: the knowledge base's own
+    // passages, ranked as its search ranks them for an agent (words and meaning fused).
     const searchQuery = contentTerms(input.message).join(' ');
     const [persona, hits] = await Promise.all([
       deps.personas.getActive(ownerId),
-      searchQuery ? deps.knowledge.search(ownerId, searchQuery, { limit: SEARCH_DOCUMENTS, mode: 'any' }) : Promise.resolve([]),
+      searchQuery ? deps.knowledge.searchPassages(ownerId, searchQuery, { limit: MAX_PASSAGES, mode: 'any' }) : Promise.resolve([]),
     ]);
     const personaRef = persona ? { id: persona.id, name: persona.name } : null;
+    // An empty document's one passage, found by its title, has nothing to quote.
+    const ranked: Passage[] = hits.filter((hit) => hit.text.trim() !== '').map((hit) => ({ documentId: hit.documentId, title: hit.title, text: hit.text, score: hit.score }));
 
     if (!llm) {
-      const passages = rankPassages(input.message, hits, RETRIEVAL_PASSAGES);
+      const passages = ranked.slice(0, RETRIEVAL_PASSAGES);
       const sources = new Map(passages.map((p) => [p.documentId, { id: p.documentId, title: p.title }]));
       return {
         ownerId,
@@ -162,7 +163,7 @@ export function createChatService(deps: ChatServiceDeps) {
       message: input.message,
       persona,
       personaDocuments,
-      passages: rankPassages(input.message, hits, MAX_PASSAGES),
+      passages: ranked,
       memory: memory.entries,
       history: history.map((m) => ({ role: m.role, content: m.content })),
       budgetTokens,

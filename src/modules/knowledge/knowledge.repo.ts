@@ -4,8 +4,11 @@ import type { Dialect } from '../../storage/dialect.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Executor } from '../../storage/columns.js';
-import type { KbDocumentsTable, KnowledgeTables } from './knowledge.tables.js';
+import type { KbDocumentsTable, KbPassagesTable, KnowledgeTables } from './knowledge.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
+import type { Passage } from '../../storage/search/passages.js';
+import { createScanRanking } from '../../storage/search/scan.js';
+import { searchTerms } from '../../storage/search/tokenizer.js';
 
 /** The full-text index migration 0003 declared on kb_documents; a title word weighs four times a content word. */
 function kbIndex(dialect: Dialect): FullTextIndex {
@@ -17,6 +20,33 @@ function kbIndex(dialect: Dialect): FullTextIndex {
       { name: 'content', weight: 1 },
     ],
   };
+}
+
+/**
+ * The words index over passages (no database full-text index: the in-memory index, or a scan
+ * of the owner's passages, ranks them). The document's title weighs twice a passage word and
+ * counts in every passage of the document, as it did for the whole document; the headings above
+ * a passage weigh twice too, since they say what it is about.
+ */
+const PASSAGE_INDEX: FullTextIndex = {
+  table: 'kb_passages',
+  rowKey: 'id',
+  columns: [
+    { name: 'title', weight: 2 },
+    { name: 'heading_path', weight: 2 },
+    { name: 'content', weight: 1 },
+  ],
+};
+
+/** Rows per INSERT when writing passages: 10 values each, well under either engine's bound on parameters. */
+const PASSAGE_ROWS_PER_INSERT = 500;
+
+const PASSAGE_COLUMNS = ['id', 'document_id', 'ordinal', 'start_offset', 'end_offset', 'heading_path', 'title', 'content'] as const;
+export type KbPassageRow = Pick<KbPassagesTable, (typeof PASSAGE_COLUMNS)[number]>;
+
+/** A passage's id: its document's and its place in it, so that rewriting a document keeps the ids of the passages it still has. */
+export function passageId(documentId: string, ordinal: number): string {
+  return `${documentId}:${ordinal}`;
 }
 
 // Named columns only: the table also holds SQLite's `rid` and PostgreSQL's `search_vector`.
@@ -61,6 +91,29 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
     dialect === 'postgres' || writes
       ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 4, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
       : undefined;
+  const passageIndex =
+    dialect === 'postgres' || writes
+      ? createSearchIndex<string>({ db, dialect, index: PASSAGE_INDEX, writes, pageSize: 64, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
+      : undefined;
+
+  /**
+   * Without a way to know when an index is stale (SQLite without a write tracker): the owner's
+   * passages read in pages and ranked as they come, the same ranking the index answers.
+   */
+  async function scanPassages(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
+    const terms = searchTerms(q);
+    if (terms.length === 0) return [];
+    const ranking = createScanRanking<string>(PASSAGE_INDEX, terms, mode, limit, []);
+    let after = '';
+    for (;;) {
+      const page = await db.selectFrom('kb_passages').select(['id', 'title', 'heading_path', 'content']).where('owner_id', '=', ownerId).where('id', '>', after).orderBy('id').limit(64).execute();
+      for (const row of page) ranking.add(row);
+      if (page.length < 64) break;
+      after = page[page.length - 1]!.id;
+    }
+    return ranking.finish() ?? [];
+  }
+
   // Lists show an excerpt: read only the start of each document, never whole 10 MiB texts.
   const head = (chars: number) => sql<string>`substr(content, 1, ${chars})`.as('head');
 
@@ -99,6 +152,59 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
   }
 
   /** Inserts unless the owner has a document with this title; true when inserted. */
+  /**
+   * Makes the document's stored passages those given, in the document's transaction. A passage
+   * whose row already holds the same title, headings and text keeps its `updated_at` (and so its
+   * vector); one whose offsets moved only gets the new offsets; passages past the new last one
+   * are deleted (their vectors by the trigger of migration 0033).
+   */
+  async function writePassages(trx: Executor<KnowledgeTables>, ownerId: string, documentId: string, title: string, passages: readonly Passage[], now: string): Promise<void> {
+    await trx.deleteFrom('kb_passages').where('document_id', '=', documentId).where('ordinal', '>=', passages.length).execute();
+    const rows: KbPassagesTable[] = passages.map((passage, ordinal) => ({
+      id: passageId(documentId, ordinal),
+      owner_id: ownerId,
+      document_id: documentId,
+      ordinal,
+      start_offset: passage.start,
+      end_offset: passage.end,
+      heading_path: JSON.stringify(passage.headings),
+      title,
+      content: passage.text,
+      updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += PASSAGE_ROWS_PER_INSERT) {
+      await trx
+        .insertInto('kb_passages')
+        .values(rows.slice(i, i + PASSAGE_ROWS_PER_INSERT))
+        .onConflict((oc) =>
+          oc.column('id').doUpdateSet((eb) => {
+            const same = eb.and([
+              eb('kb_passages.content', '=', eb.ref('excluded.content')),
+              eb('kb_passages.title', '=', eb.ref('excluded.title')),
+              eb('kb_passages.heading_path', '=', eb.ref('excluded.heading_path')),
+            ]);
+            return {
+              start_offset: eb.ref('excluded.start_offset'),
+              end_offset: eb.ref('excluded.end_offset'),
+              heading_path: eb.ref('excluded.heading_path'),
+              title: eb.ref('excluded.title'),
+              content: eb.ref('excluded.content'),
+              updated_at: eb.case().when(same).then(eb.ref('kb_passages.updated_at')).else(eb.ref('excluded.updated_at')).end(),
+            };
+          }).where((eb) =>
+            eb.or([
+              eb('kb_passages.content', '<>', eb.ref('excluded.content')),
+              eb('kb_passages.title', '<>', eb.ref('excluded.title')),
+              eb('kb_passages.heading_path', '<>', eb.ref('excluded.heading_path')),
+              eb('kb_passages.start_offset', '<>', eb.ref('excluded.start_offset')),
+              eb('kb_passages.end_offset', '<>', eb.ref('excluded.end_offset')),
+            ]),
+          ),
+        )
+        .execute();
+    }
+  }
+
   async function insertIfTitleFree(row: KbDocumentsTable, trx: Executor<KnowledgeTables>): Promise<boolean> {
     const result = await trx
       .insertInto('kb_documents')
@@ -110,10 +216,13 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
 
   return {
     /** A new document, committed with concurrent writes; the limit's refusal instead when it refuses. */
-    async create<R>(row: KbDocumentsTable, limit?: BytesLimit<R>): Promise<R | undefined> {
+    async create<R>(row: KbDocumentsTable, passages: readonly Passage[], limit?: BytesLimit<R>): Promise<R | undefined> {
       return groupCommit.run(async (trx) => {
         const refusal = await refused(limit, trx, row.owner_id, row.size_bytes);
-        if (refusal === undefined) await trx.insertInto('kb_documents').values(row).execute();
+        if (refusal === undefined) {
+          await trx.insertInto('kb_documents').values(row).execute();
+          await writePassages(trx, row.owner_id, row.id, row.title, passages, row.updated_at);
+        }
         return refusal;
       });
     },
@@ -128,6 +237,7 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
       ownerId: string,
       title: string,
       size: number,
+      passages: readonly Passage[],
       attempts: readonly UpsertAttempt[],
       limit?: BytesLimit<R>,
     ): Promise<{ refused: R } | { action: 'created' | 'updated'; id: string } | undefined> {
@@ -135,9 +245,15 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
         const refusal = await refused(limit, trx, ownerId, size, { title });
         if (refusal !== undefined) return { refused: refusal };
         for (const { row, changes } of attempts) {
-          if (await insertIfTitleFree(row, trx)) return { action: 'created' as const, id: row.id };
+          if (await insertIfTitleFree(row, trx)) {
+            await writePassages(trx, ownerId, row.id, title, passages, row.updated_at);
+            return { action: 'created' as const, id: row.id };
+          }
           const updated = await trx.updateTable('kb_documents').set(changes).where('owner_id', '=', ownerId).where('title', '=', title).returning('id').executeTakeFirst();
-          if (updated) return { action: 'updated' as const, id: updated.id };
+          if (updated) {
+            await writePassages(trx, ownerId, updated.id, title, passages, row.updated_at);
+            return { action: 'updated' as const, id: updated.id };
+          }
         }
         return undefined;
       });
@@ -153,11 +269,13 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
     },
 
     /** Changes a document, committed with concurrent writes: the row after, the limit's refusal, or undefined when the owner has no such document. */
-    async update<R>(ownerId: string, id: string, changes: KbChanges, limit?: BytesLimit<R>): Promise<{ refused: R } | KbDocumentRow | undefined> {
+    async update<R>(ownerId: string, id: string, changes: KbChanges & { updated_at: string }, passages: readonly Passage[], limit?: BytesLimit<R>): Promise<{ refused: R } | KbDocumentRow | undefined> {
       return groupCommit.run(async (trx) => {
         const refusal = await refused(limit, trx, ownerId, changes.size_bytes ?? 0, { id });
         if (refusal !== undefined) return { refused: refusal };
-        return trx.updateTable('kb_documents').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(DOCUMENT_COLUMNS).executeTakeFirst();
+        const row = await trx.updateTable('kb_documents').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(DOCUMENT_COLUMNS).executeTakeFirst();
+        if (row) await writePassages(trx, ownerId, id, row.title, passages, changes.updated_at);
+        return row;
       });
     },
 
@@ -184,13 +302,25 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
         .execute();
     },
 
-    async documentsByIds(ownerId: string, ids: string[]): Promise<Array<Pick<KbDocumentRow, 'id' | 'title' | 'content'>>> {
-      if (ids.length === 0) return [];
-      return db.selectFrom('kb_documents').select(['id', 'title', 'content']).where('owner_id', '=', ownerId).where('id', 'in', ids).execute();
-    },
-
     async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
       return (await inMemory?.search(ownerId, { q, limit, mode })) ?? searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
+    },
+
+    /** The owner's passages best first by words (bm25 over title, headings and text), at most `limit`. */
+    async searchPassages(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
+      if (passageIndex) return (await passageIndex.search(ownerId, { q, limit, mode })) ?? [];
+      return scanPassages(ownerId, q, limit, mode);
+    },
+
+    /** Passages by id, the owner's only. */
+    async passagesByIds(ownerId: string, ids: readonly string[]): Promise<KbPassageRow[]> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('kb_passages').select(PASSAGE_COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', ids).execute();
+    },
+
+    /** A document's passages in order (tests and tools read them to check offsets). */
+    async passagesOf(ownerId: string, documentId: string): Promise<KbPassageRow[]> {
+      return db.selectFrom('kb_passages').select(PASSAGE_COLUMNS).where('owner_id', '=', ownerId).where('document_id', '=', documentId).orderBy('ordinal').execute();
     },
 
     async count(ownerId: string): Promise<number> {

@@ -354,8 +354,11 @@ describe('search and paging', () => {
   it("never finds another owner's documents", async () => {
     const res = await t.request('GET', BASE, { token: searcher.token, query: { q: 'secrets' } });
     expect(res.body.data).toEqual([]);
-    const service = await t.container.knowledge.search(searcher.id, 'kubernetes secrets owner', { limit: 10, mode: 'any' });
+    const service = await t.container.knowledge.searchPassages(searcher.id, 'kubernetes secrets owner', { limit: 10, mode: 'any' });
     expect(service.map((d) => d.title)).not.toContain('Kubernetes secrets of another owner');
+    const passages = await t.request('GET', `${BASE}/passages`, { token: searcher.token, query: { q: 'kubernetes secrets owner' } });
+    expect(passages.status).toBe(200);
+    expect(passages.body.data.map((d: { title: string }) => d.title)).not.toContain('Kubernetes secrets of another owner');
   });
 
   it('limits search results and refuses a cursor with q', async () => {
@@ -373,12 +376,22 @@ describe('search and paging', () => {
     expect((await t.request('GET', BASE, { token: searcher.token, query: { q: 'phrasing' } })).body.data).toEqual([]);
   });
 
-  it('serves the search service for chat: any word, best first, with full content', async () => {
-    const any = await t.container.knowledge.search(searcher.id, 'upgrade kubernetes tomato', { limit: 5, mode: 'any' });
+  it('serves passages for chat and agents: any word, best first, with their documents and offsets', async () => {
+    const any = await t.container.knowledge.searchPassages(searcher.id, 'upgrade kubernetes tomato', { limit: 5, mode: 'any' });
     expect(any.length).toBe(3);
-    expect(any[0]).toEqual({ id: expect.any(String), title: expect.any(String), content: expect.any(String), rank: expect.any(Number) });
-    expect(any.map((d) => d.rank)).toEqual([...any.map((d) => d.rank)].sort((a, b) => b - a));
-    const all = await t.container.knowledge.search(searcher.id, 'kubernetes basil', { limit: 5, mode: 'all' });
+    expect(any[0]).toEqual({
+      id: expect.any(String),
+      documentId: expect.any(String),
+      title: expect.any(String),
+      headingPath: expect.any(Array),
+      text: expect.any(String),
+      start: expect.any(Number),
+      end: expect.any(Number),
+      score: expect.any(Number),
+      matched: 'words',
+    });
+    expect(any.map((d) => d.score)).toEqual([...any.map((d) => d.score)].sort((a, b) => b - a));
+    const all = await t.container.knowledge.searchPassages(searcher.id, 'kubernetes basil', { limit: 5, mode: 'all' });
     expect(all).toEqual([]);
     expect(await t.container.knowledge.countDocuments(searcher.id)).toBe(3);
   });

@@ -10,6 +10,8 @@ import {
   DeleteKBResponse,
   KBIdParams,
   KBDocumentPage,
+  KBPassageHits,
+  SearchKBPassagesQuery,
   KBDocumentResponse,
   ListKBQuery,
   UpdateKBBody,
@@ -17,6 +19,7 @@ import {
   UpsertKBBody,
   UpsertKBResponse,
 } from './knowledge.schemas.js';
+import { searchPassageHits } from './knowledge.search.js';
 import { KB_JSON_BODY_LIMIT, KB_MAX_UPLOAD_BYTES, type KbUploadInput, type KnowledgeService } from './knowledge.service.js';
 
 const tags = ['knowledge'];
@@ -128,6 +131,26 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
         }
         const page = await knowledge.list(ownerId, { limit, cursor });
         return { data: page.items, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.get(
+      `${BASE}/passages`,
+      {
+        config,
+        schema: {
+          operationId: 'searchKBPassages',
+          summary: 'The passages of knowledge-base documents that best answer q',
+          description:
+            "Documents are cut into passages of a few hundred words by their headings and paragraphs. Each hit is one passage: its text (at most 4,000 characters), the document's id and title, the headings above it, and its offsets in the document's text (UTF-16 code units, end exclusive: the text is exactly content.slice(start, end)), with a score (higher is better) and the spans of the text that matched words of q.",
+          tags,
+          querystring: SearchKBPassagesQuery,
+          response: { 200: KBPassageHits },
+        },
+      },
+      async (request) => {
+        const { q, limit = 10, match = 'any' } = request.query;
+        return { data: await searchPassageHits(knowledge, principalOf(request).ownerId, q, limit, match) };
       },
     );
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Data, IsoDateTime, Page, PageQuery, NoNul, SearchMatch } from '../../http/schemas.js';
+import { SearchHitSchema } from '../search/search.schemas.js';
 
 
 export const KBIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, ...NoNul }) });
@@ -58,11 +59,20 @@ export const ListKBQuery = Type.Object({
       minLength: 1,
       maxLength: 500,
       description:
-        'Full-text search over titles and contents in natural language: documents containing any of its words (each a word prefix, stemmed), best matches first, in one page; see match',
+        "Search in natural language: documents holding any of its words (each a word prefix, stemmed), ranked by their best passage, in one page, each excerpt taken from that passage; see match (`all`: documents holding every word anywhere in their text)",
     }),
   ),
   match: Type.Optional(SearchMatch),
 });
+
+export const SearchKBPassagesQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 500, ...NoNul, description: 'What to look for, in natural language: a question or words' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Passages answered at most, 1 to 50' })),
+  match: Type.Optional(SearchMatch),
+});
+
+/** The best passages, each with its document, the headings above it and its offsets in the document's text. */
+export const KBPassageHits = Data(Type.Array(SearchHitSchema, { title: 'KBPassageHits' }));
 
 export const CreateKBBody = Type.Object(
   { title: Title, content: Content, source: Type.Optional(sourceSchema({ default: 'agent' })) },

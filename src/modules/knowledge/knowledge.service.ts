@@ -7,7 +7,9 @@ import { isUniqueViolation } from '../../storage/storage.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
-import type { KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
+import { splitPassages, type Passage } from '../../storage/search/passages.js';
+import { wordsOnlyFusion, type Fusion, type MatchedBy } from '../search/search.fusion.js';
+import type { KbChanges, KbDocumentRow, KbPassageRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 import type { ChangePublisher } from '../events/events.changes.js';
 import type { KbDocument, KbDocumentSummary } from './knowledge.schemas.js';
 
@@ -28,6 +30,43 @@ const EXCERPT_CHARS = 200;
 const LIST_HEAD_CHARS = 400;
 /** How much of each search hit is read to find the first matching word. */
 const SEARCH_HEAD_CHARS = 50_000;
+
+/**
+ * Passages the list's `q` ranks at first to find its documents' best ones; more are read, four
+ * times as many each round, while they hold fewer documents than asked and more might follow.
+ */
+const LIST_PASSAGES_PER_DOCUMENT = 4;
+const LIST_PASSAGES_MAX = 20_000;
+
+/** One passage found for a query: where it lies in its document, and how it was found. */
+export interface KbPassageHit {
+  /** The passage's id (`<document id>:<ordinal>`). */
+  id: string;
+  documentId: string;
+  title: string;
+  /** The headings above the passage, outermost first. */
+  headingPath: string[];
+  /** Exactly `document.content.slice(start, end)`. */
+  text: string;
+  start: number;
+  end: number;
+  score: number;
+  matched: MatchedBy;
+}
+
+/**
+ * A document's passages; a document without a word (an empty text) has one empty passage, so
+ * that its title is still found, as it was when whole documents were ranked.
+ */
+export function passagesOfText(content: string): Passage[] {
+  const passages = splitPassages(content);
+  return passages.length > 0 ? passages : [{ text: '', start: 0, end: 0, headings: [] }];
+}
+
+function headingPathOf(stored: string): string[] {
+  const parsed: unknown = JSON.parse(stored);
+  return Array.isArray(parsed) ? parsed.filter((h): h is string => typeof h === 'string') : [];
+}
 
 export interface KbWriteInput {
   title: string;
@@ -113,6 +152,55 @@ export function firstMatchIndex(text: string, terms: string[]): number {
   return match ? Math.max(0, match.index - 60) : 0;
 }
 
+/** The query's content words (its words when it has nothing else), as excerpts and marks look for them. */
+function excerptTerms(q: string): string[] {
+  const words = queryTerms(q);
+  const content = words.filter((word) => !STOP_WORDS.has(word));
+  return (content.length > 0 ? content : words).filter((term) => term.length > 0);
+}
+
+/**
+ * Where the query's content words start words of `text`, as [start, end) spans (UTF-16 code
+ * units), in order and not overlapping. A word matches as a prefix, as the index matches it;
+ * a match by stem alone ("ran" for "running") is not marked.
+ */
+export function marksOf(text: string, q: string): Array<[number, number]> {
+  const terms = excerptTerms(q);
+  if (terms.length === 0) return [];
+  const escaped = [...new Set(terms)].sort((a, b) => b.length - a.length).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})[\\p{L}\\p{N}_]*`, 'giu');
+  const marks: Array<[number, number]> = [];
+  for (const match of text.matchAll(pattern)) marks.push([match.index, match.index + match[0].length]);
+  return marks;
+}
+
+/**
+ * Where an excerpt of `text` for `q` starts: a little before the match that begins the window
+ * of EXCERPT_CHARS holding the most distinct words of the query (the first such), or 0.
+ */
+export function bestMatchIndex(text: string, q: string): number {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const marks = marksOf(flat, q).slice(0, 200);
+  if (marks.length === 0) return 0;
+  const terms = [...new Set(excerptTerms(q))].sort((a, b) => b.length - a.length);
+  const termOf = marks.map(([a, b]) => {
+    const word = flat.slice(a, b).toLowerCase();
+    return terms.find((term) => word.startsWith(term)) ?? word;
+  });
+  let best = 0;
+  let bestCount = 0;
+  for (let i = 0; i < marks.length; i++) {
+    const seen = new Set<string>();
+    for (let j = i; j < marks.length && marks[j]![1] <= marks[i]![0] + EXCERPT_CHARS - 60; j++) seen.add(termOf[j]!);
+    if (seen.size > bestCount) {
+      bestCount = seen.size;
+      best = marks[i]![0];
+    }
+  }
+  // Start a little before the word, so that it is read in its sentence.
+  return Math.max(0, best - 60);
+}
+
 function byteSize(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
@@ -170,8 +258,11 @@ export function createKnowledgeService(deps: {
   parsing: Pick<ParsingPool, 'extractUpload'>;
   /** Told after each successful write (MCP sessions list their resources again). */
   changes?: ChangePublisher | undefined;
+  /** Ranks passages by words and meaning together; words only when not given. */
+  fusion?: Fusion | undefined;
 }) {
   const { repo, limits, parsing } = deps;
+  const fusion = deps.fusion ?? wordsOnlyFusion;
   const changed = (ownerId: string) => deps.changes?.publish({ type: 'knowledge.changed', ownerId });
   async function titleConflict(ownerId: string, title: string): Promise<AppError> {
     const existingId = await repo.idByTitle(ownerId, title);
@@ -202,7 +293,7 @@ export function createKnowledgeService(deps: {
     let refused: AppError | undefined;
     try {
       // The measure and the insert in one unit: a batch cannot pass the limit together.
-      refused = await repo.create(row, check);
+      refused = await repo.create(row, passagesOfText(row.content), check);
     } catch (error) {
       if (isUniqueViolation(error)) throw await titleConflict(ownerId, title);
       throw error;
@@ -211,6 +302,50 @@ export function createKnowledgeService(deps: {
     changed(ownerId);
     const { owner_id: _owner, ...document } = row;
     return toDocument(document);
+  }
+
+  /** The rows of ranked passages, in the ranking's order, leaving out any deleted meanwhile. */
+  async function passageHits(ownerId: string, ranked: ReadonlyArray<{ id: string; score: number; matched: MatchedBy }>): Promise<Array<{ row: KbPassageRow; score: number; matched: MatchedBy }>> {
+    const rows = new Map((await repo.passagesByIds(ownerId, ranked.map((r) => r.id))).map((row) => [row.id, row]));
+    return ranked.flatMap((r) => {
+      const row = rows.get(r.id);
+      return row ? [{ row, score: r.score, matched: r.matched }] : [];
+    });
+  }
+
+  /**
+   * The best passages for `q`: ranked by words (bm25 over the passages' title, headings and
+   * text), then fused with meaning. `all` keeps passages holding every word and ranks by words
+   * only (a passage close in meaning would not hold them).
+   */
+  async function searchPassages(ownerId: string, q: string, options: { limit: number; mode?: MatchMode | undefined }): Promise<KbPassageHit[]> {
+    const mode = options.mode ?? 'any';
+    const lexical = await repo.searchPassages(ownerId, q, Math.max(options.limit, mode === 'any' ? fusion.candidates : 0), mode);
+    const hits = lexical.map((hit) => ({ id: hit.id, score: hit.rank }));
+    const ranked = await (mode === 'any' ? fusion : wordsOnlyFusion).rank(ownerId, 'knowledge_passage', q, hits, options.limit);
+    return (await passageHits(ownerId, ranked)).map(({ row, score, matched }) => ({
+      id: row.id,
+      documentId: row.document_id,
+      title: row.title,
+      headingPath: headingPathOf(row.heading_path),
+      text: row.content,
+      start: Number(row.start_offset),
+      end: Number(row.end_offset),
+      score,
+      matched,
+    }));
+  }
+
+  /** Documents holding every word of `q` (match=all), ranked as whole documents, with an excerpt around the first match. */
+  async function documentsHoldingAll(ownerId: string, q: string, limit: number): Promise<KbDocumentSummary[]> {
+    const hits = await repo.search(ownerId, q, limit, 'all');
+    const rows = new Map((await repo.summariesByIds(ownerId, hits.map((h) => h.id), SEARCH_HEAD_CHARS)).map((r) => [r.id, r]));
+    const terms = excerptTerms(q);
+    return hits.flatMap((hit) => {
+      const row = rows.get(hit.id);
+      if (!row) return []; // deleted between the two queries
+      return [toSummary(row, excerptOf(row.head, firstMatchIndex(row.head, terms)), hit.rank)];
+    });
   }
 
   return {
@@ -224,29 +359,61 @@ export function createKnowledgeService(deps: {
       };
     },
 
-    /** Full-text search for the list endpoint (any word, or every word); best first, with an excerpt around the match. */
+    /**
+     * The list's search: documents ranked by their best passage (the same ranking as the
+     * passages' search), each with an excerpt of that passage around its first matching word.
+     * With `all`, documents holding every word of `q` anywhere in their text.
+     */
     async searchSummaries(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<KbDocumentSummary[]> {
-      const hits = await repo.search(ownerId, q, limit, mode);
-      const rows = new Map((await repo.summariesByIds(ownerId, hits.map((h) => h.id), SEARCH_HEAD_CHARS)).map((r) => [r.id, r]));
-      // Stop words left out as the ranking leaves them out, so the excerpt shows a word that counted.
-      const words = queryTerms(q);
-      const content = words.filter((word) => !STOP_WORDS.has(word));
-      const terms = content.length > 0 ? content : words;
-      return hits.flatMap((hit) => {
-        const row = rows.get(hit.id);
-        if (!row) return []; // deleted between the two queries
-        return [toSummary(row, excerptOf(row.head, firstMatchIndex(row.head, terms)), hit.rank)];
+      if (mode === 'all') return documentsHoldingAll(ownerId, q, limit);
+      // Enough passages to hold `limit` documents: a long document may own many of the best.
+      let wanted = Math.max(fusion.candidates, limit * LIST_PASSAGES_PER_DOCUMENT);
+      let lexical = await repo.searchPassages(ownerId, q, wanted, 'any');
+      while (lexical.length === wanted && wanted < LIST_PASSAGES_MAX && new Set(lexical.map((h) => h.id.slice(0, h.id.lastIndexOf(':')))).size < limit) {
+        wanted = Math.min(wanted * 4, LIST_PASSAGES_MAX);
+        lexical = await repo.searchPassages(ownerId, q, wanted, 'any');
+      }
+      const ranked = await fusion.rank(
+        ownerId,
+        'knowledge_passage',
+        q,
+        lexical.map((hit) => ({ id: hit.id, score: hit.rank })),
+        Math.max(lexical.length, fusion.candidates),
+      );
+      // Each document's best passage, in the order of those.
+      const best = new Map<string, { id: string; score: number }>();
+      for (const item of ranked) {
+        const documentId = item.id.slice(0, item.id.lastIndexOf(':'));
+        if (!best.has(documentId)) best.set(documentId, { id: item.id, score: item.score });
+        if (best.size === limit) break;
+      }
+      const [summaries, passages] = await Promise.all([
+        repo.summariesByIds(ownerId, [...best.keys()], LIST_HEAD_CHARS),
+        repo.passagesByIds(ownerId, [...best.values()].map((b) => b.id)),
+      ]);
+      const rows = new Map(summaries.map((r) => [r.id, r]));
+      const texts = new Map(passages.map((p) => [p.id, p.content]));
+      return [...best].flatMap(([documentId, passage]) => {
+        const row = rows.get(documentId);
+        const text = texts.get(passage.id);
+        if (!row || text === undefined) return []; // deleted between the queries
+        return [toSummary(row, excerptOf(text, bestMatchIndex(text, q)), passage.score)];
       });
     },
 
-    /** Ranked documents with their full text, for retrieval (chat uses mode 'any'). */
-    async search(ownerId: string, q: string, options: { limit: number; mode: MatchMode }) {
-      const hits = await repo.search(ownerId, q, options.limit, options.mode);
-      const rows = new Map((await repo.documentsByIds(ownerId, hits.map((h) => h.id))).map((r) => [r.id, r]));
-      return hits.flatMap((hit) => {
-        const row = rows.get(hit.id);
-        return row ? [{ id: row.id, title: row.title, content: row.content, rank: hit.rank }] : [];
-      });
+    /** The best passages for `q`, best first, with their documents and offsets: what search, MCP and chat answer. */
+    searchPassages,
+
+    /** A document's stored passages in order, the owner's only. */
+    async passagesOf(ownerId: string, documentId: string) {
+      return (await repo.passagesOf(ownerId, documentId)).map((row) => ({
+        id: row.id,
+        ordinal: Number(row.ordinal),
+        headingPath: headingPathOf(row.heading_path),
+        text: row.content,
+        start: Number(row.start_offset),
+        end: Number(row.end_offset),
+      }));
     },
 
     async countDocuments(ownerId: string): Promise<number> {
@@ -292,6 +459,7 @@ export function createKnowledgeService(deps: {
         ownerId,
         title,
         size,
+        passagesOfText(input.content),
         attempts.map(({ id, now }) => {
           // An update keeps the document's source unless a new one is given.
           const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: now };
@@ -310,13 +478,13 @@ export function createKnowledgeService(deps: {
     /** Replaces a document's content, and its title or source when given. */
     async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }): Promise<KbDocument> {
       const size = checkContent(input.content);
-      const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: isoNow() };
+      const changes: KbChanges & { updated_at: string } = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: isoNow() };
       if (input.title !== undefined) changes.title = normalizeTitle(input.title);
       if (input.source !== undefined) changes.source = normalizeSource(input.source, DEFAULT_SOURCE);
       const check = await limits.limitFor(ownerId, 'knowledgeBytes');
       let outcome: Awaited<ReturnType<typeof repo.update<AppError>>>;
       try {
-        outcome = await repo.update(ownerId, id, changes, check);
+        outcome = await repo.update(ownerId, id, changes, passagesOfText(input.content), check);
       } catch (error) {
         if (isUniqueViolation(error) && changes.title !== undefined) throw await titleConflict(ownerId, changes.title);
         throw error;

@@ -59,9 +59,9 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: 'search_knowledge',
     title: 'Search the knowledge base',
-    operationId: 'listKBDocuments',
+    operationId: 'searchKBPassages',
     description:
-      "The owner's knowledge-base documents. With q (a question or words, in plain language), the documents holding any of its words, best first, each with an excerpt; match=all keeps only documents holding every word.",
+      "The passages of the owner's knowledge-base documents that best answer q (a question or words, in plain language), best first: each with its text, the document's id and title, the headings above it and its offsets in the document; read_document gives the whole document. match=all keeps only passages holding every word.",
     annotations: read(),
   },
   { name: 'read_document', title: 'Read a document', operationId: 'getKBDocument', description: 'One knowledge-base document with its full content.', annotations: read() },

@@ -23,8 +23,9 @@ export const SearchHitSchema = Type.Object(
     text: Type.String({ description: 'The matching text: the entry, the passage, or the skill description (bounded)' }),
     score: Type.Number({ description: 'Higher is better; comparable within one answer' }),
     matched: MatchedBySchema,
-    marks: Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })]), {
-      description: 'Spans of text that matched words of the query, [start, end)',
+    // A pair as an array of two: OpenAPI 3.0 has no tuples (`items` must be one schema).
+    marks: Type.Array(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 }), {
+      description: 'Spans of text that matched words of the query, each [start, end)',
     }),
     document: Type.Optional(
       Type.Object(

@@ -278,6 +278,15 @@ describe('in-memory search of memory and the knowledge base', () => {
   let owner: Owner;
   const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
   const KNOWLEDGE: FullTextIndex = { table: 'kb_documents', rowKey: 'id', columns: [{ name: 'title', weight: 4 }, { name: 'content', weight: 1 }] };
+  const PASSAGES: FullTextIndex = {
+    table: 'kb_passages',
+    rowKey: 'id',
+    columns: [
+      { name: 'title', weight: 2 },
+      { name: 'heading_path', weight: 2 },
+      { name: 'content', weight: 1 },
+    ],
+  };
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -287,11 +296,10 @@ describe('in-memory search of memory and the knowledge base', () => {
     const memory = Array.from({ length: 300 }, () => ({ id: newId('mem'), owner_id: owner.id, content: words(random, 4 + Math.floor(random() * 20)), created_at: now, updated_at: now }));
     await t.storage.db.insertInto('memory_entries').values(memory).execute();
     for (let i = 0; i < 60; i++) {
-      const content = words(random, 50 + Math.floor(random() * 200));
-      await t.storage.db
-        .insertInto('kb_documents')
-        .values({ id: newId('doc'), owner_id: owner.id, title: `${words(random, 2)} ${i}`, content, source: 'agent', mime_type: null, size_bytes: content.length, created_at: now, updated_at: now })
-        .execute();
+      // Some long enough to be cut into several passages.
+      const content = words(random, 50 + Math.floor(random() * (i % 4 === 0 ? 900 : 200)));
+      const res = await t.request('POST', '/api/v1/brain/knowledge-base', { token: owner.token, body: { title: `${words(random, 2)} ${i}`, content } });
+      expect(res.status).toBe(200);
     }
   });
   afterAll(async () => t.close());
@@ -308,8 +316,13 @@ describe('in-memory search of memory and the knowledge base', () => {
     }
   });
 
-  it('ranks knowledge documents as the reference does, in both modes', async () => {
+  it('ranks knowledge documents and passages as the reference does, in both modes', async () => {
     const rows = await t.storage.db.selectFrom('kb_documents').select(['id', 'title', 'content']).where('owner_id', '=', owner.id).execute();
+    const passages = await t.storage.db.selectFrom('kb_passages').select(['id', 'document_id', 'title', 'heading_path', 'content']).where('owner_id', '=', owner.id).execute();
+    expect(passages.length).toBeGreaterThan(rows.length);
+    const documentOf = new Map(passages.map((p) => [p.id, p.document_id]));
+    /** Documents in the order of their best passage. */
+    const byBestPassage = (q: string, limit: number) => [...new Set(reference(passages, PASSAGES, q, 'any', passages.length).map((id) => documentOf.get(String(id))))].slice(0, limit);
     const random = seeded(9);
     for (let i = 0; i < 40; i++) {
       const q = randomQuery(random);
@@ -317,9 +330,9 @@ describe('in-memory search of memory and the knowledge base', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.map((d: { id: string }) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'all', 10));
       const ranked = await t.request('GET', `/api/v1/brain/knowledge-base?q=${encodeURIComponent(q)}&limit=10`, { token: owner.token });
-      expect(ranked.body.data.map((d: { id: string }) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'any', 10));
-      const any = await t.container.knowledge.search(owner.id, q, { limit: 8, mode: 'any' });
-      expect(any.map((d) => d.id), q).toEqual(reference(rows, KNOWLEDGE, q, 'any', 8));
+      expect(ranked.body.data.map((d: { id: string }) => d.id), q).toEqual(byBestPassage(q, 10));
+      const any = await t.container.knowledge.searchPassages(owner.id, q, { limit: 8, mode: 'any' });
+      expect(any.map((d) => d.id), q).toEqual(reference(passages, PASSAGES, q, 'any', 8));
     }
     // Three searches a query, each checked against a reference that scores every document.
   }, 60_000);

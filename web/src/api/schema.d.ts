@@ -1105,6 +1105,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/brain/knowledge-base/passages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The passages of knowledge-base documents that best answer q
+         * @description Documents are cut into passages of a few hundred words by their headings and paragraphs. Each hit is one passage: its text (at most 4,000 characters), the document's id and title, the headings above it, and its offsets in the document's text (UTF-16 code units, end exclusive: the text is exactly content.slice(start, end)), with a score (higher is better) and the spans of the text that matched words of q.
+         *
+         *     Requires scope: `knowledge`.
+         */
+        get: operations["searchKBPassages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/brain/knowledge-base/upsert": {
         parameters: {
             query?: never;
@@ -4382,6 +4404,12 @@ export interface components {
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
         };
+        /** KBPassageHits */
+        KBPassageHits: components["schemas"]["SearchHit"][];
+        /** KBPassageHitsResponse */
+        KBPassageHitsResponse: {
+            data: components["schemas"]["KBPassageHits"];
+        };
         /** KBUpsertResult */
         KBUpsertResult: {
             ok: boolean;
@@ -4859,6 +4887,35 @@ export interface components {
         /** ScopeInfoList */
         ScopeInfoList: {
             data: components["schemas"]["ScopeInfo"][];
+        };
+        /** SearchHit */
+        SearchHit: {
+            /** @description The memory entry, passage, or skill id */
+            id: string;
+            type: "memory" | "knowledge" | "skills";
+            /** @description A memory entry's first line, a document's title, or a skill's name */
+            title: string;
+            /** @description The matching text: the entry, the passage, or the skill description (bounded) */
+            text: string;
+            /** @description Higher is better; comparable within one answer */
+            score: number;
+            /** @description Why it matched: the query shares words with it, is close in meaning, or both */
+            matched: "words" | "meaning" | "both";
+            /** @description Spans of text that matched words of the query, each [start, end) */
+            marks: number[][];
+            /** @description For a knowledge passage: its document and where the passage lies in its text */
+            document?: {
+                id: string;
+                title: string;
+                /** @description The headings the passage sits under, outermost first */
+                headingPath: string[];
+                /** @description The passage's offset in the document's text (UTF-16 code units) */
+                start: number;
+                /** @description The end of the passage in the document's text, exclusive */
+                end: number;
+            };
+            /** @description For a skill: its slug (GET /api/v1/skills/{slug}) */
+            slug?: string;
         };
         /** Service */
         Service: {
@@ -8550,7 +8607,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Full-text search over titles and contents in natural language: documents containing any of its words (each a word prefix, stemmed), best matches first, in one page; see match */
+                /** @description Search in natural language: documents holding any of its words (each a word prefix, stemmed), ranked by their best passage, in one page, each excerpt taken from that passage; see match (`all`: documents holding every word anywhere in their text) */
                 q?: string;
                 /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
                 match?: "any" | "all";
@@ -8629,6 +8686,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    searchKBPassages: {
+        parameters: {
+            query: {
+                /** @description What to look for, in natural language: a question or words */
+                q: string;
+                /** @description Passages answered at most, 1 to 50 */
+                limit?: number;
+                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
+                match?: "any" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBPassageHitsResponse"];
                 };
             };
             /** @description Default Response */
