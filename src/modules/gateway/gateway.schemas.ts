@@ -29,6 +29,14 @@ export const GatewayContextQuerySchema = Type.Object(
           '`budget` in the answer says what was used and which sections were cut. Without it nothing is cut',
       }),
     ),
+    omit: Type.Optional(
+      Type.Array(Type.String({ maxLength: 40 }), {
+        maxItems: 10,
+        description:
+          'Sections to send empty, for a client that has them otherwise: `endpoints` (an MCP client\'s tool list is its list of what it may do), `memory`, `knowledge`. ' +
+          'Repeat the parameter for several. With maxTokens they are named in `budget.trimmed`',
+      }),
+    ),
   },
 );
 export type GatewayContextQuery = Static<typeof GatewayContextQuerySchema>;

@@ -16,6 +16,11 @@ export interface ContextOptions {
    * each section that has a `budget` to its share (see gateway.budget.ts).
    */
   maxTokens?: number | undefined;
+  /**
+   * Sections the caller asked to have sent empty (`?omit=`); only sections with a `budget` can
+   * be. The gateway handles it; a section's `load` may ignore it.
+   */
+  omit?: readonly string[] | undefined;
 }
 
 /**

@@ -50,21 +50,31 @@ export function createGatewayService(deps: GatewayServiceOptions) {
   async function context(principal: Principal, options: ContextOptions = {}): Promise<Record<string, unknown>> {
     const visible = sections.filter((section) => section.visibleTo(principal));
     const loaded = await Promise.all(visible.map((section) => section.load(principal.ownerId, principal, options)));
+    const omitted = new Set(options.omit ?? []);
+    // A section left out is sent in its empty form, so the answer keeps the shape its schema says.
+    const values = visible.map((section, i) => (omitted.has(section.name) && section.budget ? section.budget.fit(loaded[i], 0) : loaded[i]));
+    const left = visible.filter((section) => omitted.has(section.name) && section.budget).map((section) => section.name);
     const data: Record<string, unknown> = {};
     if (options.maxTokens === undefined) {
-      visible.forEach((section, i) => (data[section.name] = loaded[i]));
+      visible.forEach((section, i) => (data[section.name] = values[i]));
       return data;
     }
     const budgeted = visible.filter((section) => section.budget).map((section) => section.name);
     const available = options.maxTokens - envelopeTokens(options.maxTokens, budgeted);
-    const { values, trimmed } = fitSections(
-      visible.map((section, i) => ({ name: section.name, value: loaded[i], budget: section.budget as ContextSection['budget'] })),
+    const fitted = fitSections(
+      visible.map((section, i) => ({ name: section.name, value: values[i], budget: section.budget as ContextSection['budget'] })),
       available,
     );
-    visible.forEach((section, i) => (data[section.name] = values[i]));
+    visible.forEach((section, i) => (data[section.name] = fitted.values[i]));
+    const trimmed = [...left, ...fitted.trimmed.filter((name) => !omitted.has(name))];
     const report: BudgetReport = { maxTokens: options.maxTokens, usedTokens: options.maxTokens, truncated: trimmed.length > 0, trimmed };
     data[BUDGET_KEY] = report;
     return data;
+  }
+
+  /** The sections a caller may ask to have left out: those that can give way under a budget. */
+  function omittable(): string[] {
+    return sections.filter((section) => section.budget).map((section) => section.name);
   }
 
   /** Renders a context, and with a budget writes into it the tokens its rendering holds. */
@@ -106,11 +116,14 @@ export function createGatewayService(deps: GatewayServiceOptions) {
       if (options.task !== undefined) return build();
       let key = keys.get(principal);
       if (!key) keys.set(principal, (key = principalKey(principal)));
-      return cache.get(options.maxTokens === undefined ? key : `${key}|${options.maxTokens}`, build);
+      const variant = options.maxTokens === undefined && !options.omit?.length ? key : `${key}|${options.maxTokens ?? ''}|${[...(options.omit ?? [])].sort().join(',')}`;
+      return cache.get(variant, build);
     },
 
     /** The response schema of GET /gateway/context: the sections' schemas, in their order. */
     contextSchema,
+
+    omittable,
 
     sectionNames(): string[] {
       return sections.map((section) => section.name);

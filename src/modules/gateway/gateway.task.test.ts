@@ -163,6 +163,21 @@ describe('GET /api/v1/gateway/context?task=', () => {
     await t.request('DELETE', `/api/v1/memory/${fresh}`, { token: owner.token });
   });
 
+  it('sends the sections asked for with omit empty, names them, and refuses the others', async () => {
+    const plain = (await context(owner.token)).body.data;
+    const res = await t.request('GET', '/api/v1/gateway/context', { token: owner.token, query: { omit: 'endpoints' } });
+    expect(res.status).toBe(200);
+    expect(Value.Check(t.container.gateway.contextSchema, res.body)).toBe(true);
+    expect(res.body.data.endpoints).toEqual([]);
+    expect({ ...res.body.data, endpoints: plain.endpoints }).toEqual(plain);
+    const both = await t.request('GET', '/api/v1/gateway/context?omit=endpoints&omit=knowledge&maxTokens=20000', { token: owner.token });
+    expect(both.body.data.knowledge).toEqual({ documentCount: 6, recent: [] });
+    expect(both.body.data.memory.entries).toHaveLength(14);
+    expect(both.body.data.budget).toMatchObject({ truncated: true, trimmed: ['knowledge', 'endpoints'] });
+    const refused = expectError(await t.request('GET', '/api/v1/gateway/context?omit=persona', { token: owner.token }), 400, 'VALIDATION_ERROR');
+    expect(refused.message).toBe('omit: persona cannot be left out; these can: memory, knowledge, endpoints');
+  });
+
   it("shows a task's matches only from the caller's own memory", async () => {
     const other = await t.createOwner('Other Task');
     await t.request('POST', '/api/v1/memory', { token: other.token, body: { content: 'Other owner: peanut butter recipe' } });

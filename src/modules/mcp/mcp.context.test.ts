@@ -41,6 +41,18 @@ describe('MCP get_context', () => {
     expect(properties.task).toMatchObject({ maxLength: 1000 });
     expect(properties.maxTokens).toMatchObject({ default: MCP_CONTEXT_TOKENS, minimum: 200, maximum: 32_000 });
     expect(tool.inputSchema.required ?? []).not.toContain('task');
+    // The route's omit is the tool's own business: not offered, and refused if sent.
+    expect(properties).not.toHaveProperty('omit');
+    const refused = await client.callTool({ name: 'get_context', arguments: { omit: ['memory'] } });
+    expect(refused.isError).toBe(true);
+  });
+
+  it('leaves out the REST route list, which a model connected over MCP cannot use', async () => {
+    const result = await client.callTool({ name: 'get_context', arguments: {} });
+    const data = (result.structuredContent as { data: any }).data;
+    expect(data.endpoints).toEqual([]);
+    expect(data.budget.trimmed).toContain('endpoints');
+    expect(data.token.kind).toBe('master');
   });
 
   it('answers what serves the task first, within the default budget when none is named', async () => {

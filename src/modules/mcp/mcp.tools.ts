@@ -33,6 +33,8 @@ export interface ToolSpec {
    * the route's own default (shown as the argument's `default`; a value the caller gives wins).
    */
   defaults?: Readonly<Record<string, string | number | boolean>>;
+  /** Query arguments the tool always sends and does not offer: what the route can do that a model has no use for. */
+  fixed?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /**
@@ -58,6 +60,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       "Call this first, with task (what you are about to do) when you know it: the active persona (adopt it), the owner's identity, the memory entries and knowledge passages most relevant to the task, connected services, each section as far as the token's scopes allow, within maxTokens.",
     annotations: read(),
     defaults: { maxTokens: MCP_CONTEXT_TOKENS },
+    // The REST route list is of no use to a model, whose tool list is what it may do.
+    fixed: { omit: 'endpoints' },
   },
   {
     name: 'search_memory',
@@ -196,6 +200,10 @@ export function buildTools(catalog: readonly CatalogRoute[], specs: readonly Too
       if (!schema || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: a default for ${name}, which is no optional query argument of its route`);
       properties[name] = { ...schema, default: value };
     }
+    for (const name of Object.keys(spec.fixed ?? {})) {
+      if (!query.properties[name] || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: a fixed ${name}, which is no optional query argument of its route`);
+      delete properties[name];
+    }
     let body: Tool['placement']['body'] = null;
     if (route.schema.body) {
       const parts = objectParts(route.schema.body);
@@ -260,7 +268,7 @@ export function toRequest(tool: Tool, args: Record<string, unknown>): { method: 
   }
   const query = new URLSearchParams();
   for (const name of tool.placement.query) {
-    const value = args[name] ?? tool.defaults?.[name];
+    const value = tool.fixed?.[name] ?? args[name] ?? tool.defaults?.[name];
     if (value === undefined || value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
   }
