@@ -178,6 +178,23 @@ describe('GET /api/v1/gateway/context?task=', () => {
     expect(refused.message).toBe('omit: persona cannot be left out; these can: memory, knowledge, endpoints');
   });
 
+  it('keeps a persona longer than the budget whole and says the budget was exceeded', async () => {
+    const long = await t.createOwner('Long Persona');
+    const soul = 'Answer calmly and check every date twice. '.repeat(40);
+    const persona = await t.request('POST', '/api/v1/personas', { token: long.token, body: { name: 'Careful', soul_content: soul } });
+    await t.request('POST', `/api/v1/personas/${persona.body.data.id}/activate`, { token: long.token });
+    await t.request('POST', '/api/v1/memory', { token: long.token, body: { content: 'Checks dates twice' } });
+    const token = await t.tokenWithScopes(long, ['read', 'personas', 'memory']);
+    const res = await context(token, { task: 'check dates', maxTokens: 200 });
+    expect(res.status).toBe(200);
+    const { persona: shown, memory, budget } = res.body.data;
+    expect(shown.soul_content).toBe(soul);
+    expect(memory).toEqual({ entries: [], total: 1, truncated: true, relevant: 0 });
+    expect(budget.usedTokens).toBe(estimateTokens(res.text));
+    expect(budget.usedTokens).toBeGreaterThan(200);
+    expect(budget).toMatchObject({ maxTokens: 200, truncated: true, trimmed: ['memory', 'endpoints'] });
+  });
+
   it("shows a task's matches only from the caller's own memory", async () => {
     const other = await t.createOwner('Other Task');
     await t.request('POST', '/api/v1/memory', { token: other.token, body: { content: 'Other owner: peanut butter recipe' } });
