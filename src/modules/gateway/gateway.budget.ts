@@ -9,8 +9,9 @@ import type { SectionBudget } from './gateway.section.js';
  * of the estimates of its parts, so the answer is fitted part by part: the envelope, each
  * section's `"name":value,`, each item of a list. What the parts add up to bounds the whole.
  *
- * Order of service: the pinned sections (those without a `budget`) whole; then each tier of the
- * others, lowest first, shares what is left by their `share`. A section whose whole value fits
+ * Order of service: the pinned sections (those without a `budget`) whole; the others' empty forms
+ * (each section is always present, as its schema says); then each tier of the others, lowest
+ * first, shares what is left by their `share`. A section whose whole value fits
  * its share takes only what it needs, and the rest goes to the others of its tier; those that do
  * not fit are cut by their own `fit`, and what they leave still goes on to the next tier.
  */
