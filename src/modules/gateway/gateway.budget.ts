@@ -17,7 +17,7 @@ import type { SectionBudget } from './gateway.section.js';
  */
 
 /** The smallest and largest budgets a caller may ask for. */
-export const MIN_CONTEXT_TOKENS = 200;
+export const MIN_CONTEXT_TOKENS = 500;
 export const MAX_CONTEXT_TOKENS = 32_000;
 
 /** What the answer says about its budget (`data.budget`). */

@@ -30,7 +30,7 @@ beforeAll(async () => {
   ids.allergy = await remember('My daughter Emma is allergic to peanuts; the school has her epinephrine pen.');
   ids.seat = await remember('I prefer aisle seats on long flights.');
   for (let i = 0; i < 12; i++) {
-    ids.newest.unshift(await remember(`Quarterly report ${i}: revenue grew in the northern region while costs stayed flat; the board meets on Thursday about hiring two engineers, the office space on the third floor, and whether the budget for next year allows a second team.`));
+    ids.newest.unshift(await remember(`Quarterly report ${i}: revenue grew in the northern region while costs stayed flat; the board meets on Thursday about hiring two engineers, the office space on the third floor, and whether the budget for next year allows a second team. Marketing asked for a larger share of the spend, finance wants the forecast redone with the new exchange rates, and the auditors arrive in the second week of the month to review the contracts signed since spring.`));
   }
   const plan = await t.request('POST', '/api/v1/brain/knowledge-base', {
     token: owner.token,
@@ -65,7 +65,7 @@ describe('GET /api/v1/gateway/context?task=', () => {
   });
 
   it('within a small budget keeps the relevant entry and leaves out newer unrelated ones', async () => {
-    const res = await context(agent, { task: 'Book a flight: which seat do I like?', maxTokens: 300 });
+    const res = await context(agent, { task: 'Book a flight: which seat do I like?', maxTokens: 500 });
     expect(res.status).toBe(200);
     expect(Value.Check(t.container.gateway.contextSchema, res.body)).toBe(true);
     const { memory, knowledge, budget } = res.body.data;
@@ -73,14 +73,14 @@ describe('GET /api/v1/gateway/context?task=', () => {
     expect(kept[0]).toBe(ids.seat);
     expect(kept).not.toContain(ids.newest[0]);
     expect(memory.truncated).toBe(true);
-    expect(budget).toEqual({ maxTokens: 300, usedTokens: estimateTokens(res.text), truncated: true, trimmed: expect.arrayContaining(['memory']) });
-    expect(budget.usedTokens).toBeLessThanOrEqual(300);
+    expect(budget).toEqual({ maxTokens: 500, usedTokens: estimateTokens(res.text), truncated: true, trimmed: expect.arrayContaining(['memory']) });
+    expect(budget.usedTokens).toBeLessThanOrEqual(500);
     expect(knowledge.documentCount).toBe(6);
   });
 
   it('never answers more than the budget, measured on the answer itself, for any token and budget', async () => {
     for (const token of [agent, owner.token]) {
-      for (const maxTokens of [200, 257, 400, 700, 1200, 3000, 32_000]) {
+      for (const maxTokens of [500, 557, 700, 1200, 3000, 32_000]) {
         for (const task of [undefined, 'peanuts and flights and the quarterly report']) {
           const res = await context(token, task ? { task, maxTokens } : { maxTokens });
           expect(res.status).toBe(200);
@@ -106,7 +106,7 @@ describe('GET /api/v1/gateway/context?task=', () => {
 
   it('with maxTokens alone keeps the newest entries first, as without a budget, and drops the route list before the owner data', async () => {
     const plain = (await context(owner.token)).body.data;
-    const res = await context(owner.token, { maxTokens: 600 });
+    const res = await context(owner.token, { maxTokens: 1000 });
     const { memory, budget, endpoints } = res.body.data;
     expect(memory).not.toHaveProperty('relevant');
     const order = plain.memory.entries.map((e: { id: string }) => e.id);
@@ -131,11 +131,11 @@ describe('GET /api/v1/gateway/context?task=', () => {
   });
 
   it('refuses a budget or a task out of bounds with 400, naming the field and the limits', async () => {
-    for (const maxTokens of ['199', '32001', 'lots', '1.5', '-5']) {
+    for (const maxTokens of ['499', '32001', 'lots', '1.5', '-5']) {
       const body = expectError(await context(agent, { maxTokens }), 400, 'VALIDATION_ERROR');
       expect(body.message).toContain('maxTokens');
     }
-    expect(expectError(await context(agent, { maxTokens: '100' }), 400, 'VALIDATION_ERROR').message).toMatch(/maxTokens.*200/);
+    expect(expectError(await context(agent, { maxTokens: '100' }), 400, 'VALIDATION_ERROR').message).toMatch(/maxTokens.*500/);
     const long = expectError(await context(agent, { task: 'x'.repeat(1001) }), 400, 'VALIDATION_ERROR');
     expect(long.message).toMatch(/task.*1000/);
     expect((await context(agent, { task: 'y'.repeat(1000) })).status).toBe(200);
@@ -150,9 +150,9 @@ describe('GET /api/v1/gateway/context?task=', () => {
       const plain = (await context(agent)).body.data.memory;
       expect(plain.entries[0].id).toBe(ids.newest[0]);
       expect(plain).not.toHaveProperty('relevant');
-      const small = (await context(agent, { maxTokens: 250 })).body.data;
+      const small = (await context(agent, { maxTokens: 500 })).body.data;
       const large = (await context(agent, { maxTokens: 5000 })).body.data;
-      expect(small.budget.maxTokens).toBe(250);
+      expect(small.budget.maxTokens).toBe(500);
       expect(large.budget.maxTokens).toBe(5000);
       expect(large.memory.entries.length).toBeGreaterThan(small.memory.entries.length);
     }
@@ -180,19 +180,19 @@ describe('GET /api/v1/gateway/context?task=', () => {
 
   it('keeps a persona longer than the budget whole and says the budget was exceeded', async () => {
     const long = await t.createOwner('Long Persona');
-    const soul = 'Answer calmly and check every date twice. '.repeat(40);
+    const soul = 'Answer calmly and check every date twice. '.repeat(80);
     const persona = await t.request('POST', '/api/v1/personas', { token: long.token, body: { name: 'Careful', soul_content: soul } });
     await t.request('POST', `/api/v1/personas/${persona.body.data.id}/activate`, { token: long.token });
     await t.request('POST', '/api/v1/memory', { token: long.token, body: { content: 'Checks dates twice' } });
     const token = await t.tokenWithScopes(long, ['read', 'personas', 'memory']);
-    const res = await context(token, { task: 'check dates', maxTokens: 200 });
+    const res = await context(token, { task: 'check dates', maxTokens: 500 });
     expect(res.status).toBe(200);
     const { persona: shown, memory, budget } = res.body.data;
     expect(shown.soul_content).toBe(soul);
     expect(memory).toEqual({ entries: [], total: 1, truncated: true, relevant: 0 });
     expect(budget.usedTokens).toBe(estimateTokens(res.text));
-    expect(budget.usedTokens).toBeGreaterThan(200);
-    expect(budget).toMatchObject({ maxTokens: 200, truncated: true, trimmed: ['memory', 'endpoints'] });
+    expect(budget.usedTokens).toBeGreaterThan(500);
+    expect(budget).toMatchObject({ maxTokens: 500, truncated: true, trimmed: ['memory', 'endpoints'] });
   });
 
   it("shows a task's matches only from the caller's own memory", async () => {
