@@ -41,7 +41,7 @@ export interface ToolSpec {
  * The token budget `get_context` asks for when the model names none: a model puts the whole
  * answer into its prompt, so it gets the owner's context at about a page of text, the items that
  * serve its `task` first, rather than every section whole (a master token's answer with 100
- * memory entries runs past 10,000 tokens).
+ * memory entries runs past 12,000 estimated tokens).
  */
 export const MCP_CONTEXT_TOKENS = 4000;
 

@@ -6667,7 +6667,7 @@ export interface operations {
             query?: {
                 /** @description What the agent is about to do, in plain words. The memory and knowledge sections then hold what is most relevant to it first (ranked by the same search as GET /memory?q= and the knowledge base), each item with its id. Blank means no task */
                 task?: string;
-                /** @description A budget for the whole answer, in tokens estimated on its JSON (a quarter token per ASCII character, one per other character), 200 to 32000. User, token, persona, identity and preferences are kept whole; memory and knowledge share what is left, best items first; the endpoint list goes last. `budget` in the answer says what was used and which sections were cut. Without it nothing is cut */
+                /** @description A budget for the whole answer, in tokens estimated on its JSON (a quarter token per ASCII character, one per other character), 500 to 32000. User, token, persona, identity and preferences are kept whole; memory and knowledge share what is left, best items first; the endpoint list goes last. `budget` in the answer says what was used and which sections were cut. Without it nothing is cut */
                 maxTokens?: number;
                 /** @description Sections to send empty, for a client that has them otherwise: `endpoints` (an MCP client's tool list is its list of what it may do), `memory`, `knowledge`. Repeat the parameter for several. With maxTokens they are named in `budget.trimmed` */
                 omit?: string[];
