@@ -122,7 +122,8 @@ export function sessionSteps(authenticated: boolean, noTokenRef = 'noTokenFlow')
       detail:
         'Call this before anything else: it returns the active persona with its soul_content, the user identity, ' +
         'memory entries with ids and timestamps, connected services and the endpoints this token may call. Adopt ' +
-        'the persona and respect the memory.',
+        'the persona and respect the memory. Add task=<what you are about to do> for the memory and knowledge that ' +
+        'serve it first, and maxTokens=<500..32000> to fit the answer to your budget.',
       endpoint: 'GET /api/v1/gateway/context',
       requiredScope: 'read',
       critical: true,

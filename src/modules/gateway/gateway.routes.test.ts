@@ -27,7 +27,8 @@ describe('GET /api/v1/gateway/context', () => {
     // Shared shapes are named components: follow a `$ref` wherever one stands.
     const at = (schema: any): any => (schema?.$ref ? at(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema);
     const data = at(at(doc.paths['/api/v1/gateway/context'].get.responses['200'].content['application/json'].schema).properties.data);
-    expect(Object.keys(data.properties)).toEqual(t.container.gateway.sectionNames());
+    // The sections in their order, then the budget report (present only when a budget is asked for).
+    expect(Object.keys(data.properties)).toEqual([...t.container.gateway.sectionNames(), 'budget']);
     expect(data.required).toEqual(['endpoints', 'token']);
     // The memory section is described by the memory module, with its entries' own schema.
     expect(at(at(at(data.properties.memory).properties.entries).items).properties).toHaveProperty('content');

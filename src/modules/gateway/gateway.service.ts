@@ -1,8 +1,10 @@
 import type { Principal } from '../../http/access.js';
+import { estimateTokens } from '../../lib/token-estimate.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
-import { gatewayContextSchema } from './gateway.schemas.js';
-import type { ContextSection } from './gateway.section.js';
+import { envelopeTokens, fitSections, type BudgetReport } from './gateway.budget.js';
+import { BUDGET_KEY, gatewayContextSchema } from './gateway.schemas.js';
+import type { ContextOptions, ContextSection } from './gateway.section.js';
 
 export interface GatewayServiceOptions {
   sections: ContextSection[];
@@ -24,9 +26,11 @@ function principalKey(principal: Principal): string {
 }
 
 export function createGatewayService(deps: GatewayServiceOptions) {
-  const names = new Set<string>();
+  const names = new Set<string>([BUDGET_KEY]);
   for (const section of deps.sections) {
-    if (names.has(section.name)) throw new Error(`Two gateway context sections are named ${section.name}`);
+    if (names.has(section.name)) {
+      throw new Error(section.name === BUDGET_KEY ? `The gateway context keeps ${BUDGET_KEY} for its budget report; name the section otherwise` : `Two gateway context sections are named ${section.name}`);
+    }
     names.add(section.name);
   }
   const sections = [...deps.sections];
@@ -38,33 +42,88 @@ export function createGatewayService(deps: GatewayServiceOptions) {
   // Principals are kept per token while the token is unchanged, so the key is worked out once per principal.
   const keys = new WeakMap<Principal, string>();
 
-  async function context(principal: Principal): Promise<Record<string, unknown>> {
+  /**
+   * The context for one token: every section it may see, loaded in parallel. With a budget, the
+   * sections that can give way are cut to it and `budget` reports what the answer holds (its
+   * `usedTokens` is filled in once the answer is rendered).
+   */
+  async function context(principal: Principal, options: ContextOptions = {}): Promise<Record<string, unknown>> {
     const visible = sections.filter((section) => section.visibleTo(principal));
-    const values = await Promise.all(visible.map((section) => section.load(principal.ownerId, principal)));
+    const loaded = await Promise.all(visible.map((section) => section.load(principal.ownerId, principal, options)));
+    const omitted = new Set(options.omit ?? []);
+    // A section left out is sent in its empty form, so the answer keeps the shape its schema says.
+    const values = visible.map((section, i) => (omitted.has(section.name) && section.budget ? section.budget.fit(loaded[i], 0) : loaded[i]));
+    const left = visible.filter((section) => omitted.has(section.name) && section.budget).map((section) => section.name);
     const data: Record<string, unknown> = {};
-    visible.forEach((section, i) => {
-      data[section.name] = values[i];
-    });
+    if (options.maxTokens === undefined) {
+      visible.forEach((section, i) => (data[section.name] = values[i]));
+      return data;
+    }
+    const budgeted = visible.filter((section) => section.budget).map((section) => section.name);
+    const available = options.maxTokens - envelopeTokens(options.maxTokens, budgeted);
+    const fitted = fitSections(
+      visible.map((section, i) => ({ name: section.name, value: values[i], budget: section.budget as ContextSection['budget'] })),
+      available,
+    );
+    visible.forEach((section, i) => (data[section.name] = fitted.values[i]));
+    const trimmed = [...left, ...fitted.trimmed.filter((name) => !omitted.has(name))];
+    const report: BudgetReport = { maxTokens: options.maxTokens, usedTokens: options.maxTokens, truncated: trimmed.length > 0, trimmed };
+    data[BUDGET_KEY] = report;
     return data;
   }
 
+  /** The sections a caller may ask to have left out: those that can give way under a budget. */
+  function omittable(): string[] {
+    return sections.filter((section) => section.budget).map((section) => section.name);
+  }
+
+  /** Renders a context, and with a budget writes into it the tokens its rendering holds. */
+  function renderMeasured(data: Record<string, unknown>, render: (data: Record<string, unknown>) => string): Buffer {
+    let body = render(data);
+    const report = data[BUDGET_KEY] as BudgetReport | undefined;
+    if (report) {
+      // Rendered first with the budget itself as the count; the count written in changes the
+      // answer's length by a digit at most, so a round or two settle on the answer's own count.
+      // Should two counts alternate (a digit across a round number), the larger one stays.
+      const seen = new Set<number>();
+      for (;;) {
+        const used = estimateTokens(body);
+        if (used === report.usedTokens) break;
+        if (seen.has(used)) {
+          report.usedTokens = Math.max(used, report.usedTokens);
+          body = render(data);
+          break;
+        }
+        seen.add(used);
+        report.usedTokens = used;
+        body = render(data);
+      }
+    }
+    return Buffer.from(body, 'utf8');
+  }
+
   return {
-    /** The context for one token: every section it may see, loaded in parallel. */
     context,
 
     /**
      * The context rendered to its JSON answer by `render`, as bytes ready for the socket, from the
      * cache while nothing it was built from has changed. Agents call this first in every session,
-     * often many times.
+     * often many times. An answer for a task is never cached: tasks rarely repeat, and keeping
+     * each would only push out the answers that do.
      */
-    async renderedContext(principal: Principal, render: (data: Record<string, unknown>) => string): Promise<Buffer> {
+    async renderedContext(principal: Principal, render: (data: Record<string, unknown>) => string, options: ContextOptions = {}): Promise<Buffer> {
+      const build = async () => renderMeasured(await context(principal, options), render);
+      if (options.task !== undefined) return build();
       let key = keys.get(principal);
       if (!key) keys.set(principal, (key = principalKey(principal)));
-      return cache.get(key, async () => Buffer.from(render(await context(principal)), 'utf8'));
+      const variant = options.maxTokens === undefined && !options.omit?.length ? key : `${key}|${options.maxTokens ?? ''}|${[...(options.omit ?? [])].sort().join(',')}`;
+      return cache.get(variant, build);
     },
 
     /** The response schema of GET /gateway/context: the sections' schemas, in their order. */
     contextSchema,
+
+    omittable,
 
     sectionNames(): string[] {
       return sections.map((section) => section.name);

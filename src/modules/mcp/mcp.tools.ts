@@ -28,7 +28,22 @@ export interface ToolSpec {
   operationId: string;
   description: string;
   annotations: ToolAnnotations;
+  /**
+   * Values the tool sends for arguments the caller leaves out, where a model's use differs from
+   * the route's own default (shown as the argument's `default`; a value the caller gives wins).
+   */
+  defaults?: Readonly<Record<string, string | number | boolean>>;
+  /** Query arguments the tool always sends and does not offer: what the route can do that a model has no use for. */
+  fixed?: Readonly<Record<string, string | number | boolean>>;
 }
+
+/**
+ * The token budget `get_context` asks for when the model names none: a model puts the whole
+ * answer into its prompt, so it gets the owner's context at about a page of text, the items that
+ * serve its `task` first, rather than every section whole (a master token's answer with 100
+ * memory entries runs past 12,000 estimated tokens).
+ */
+export const MCP_CONTEXT_TOKENS = 4000;
 
 const read = (openWorld = false): ToolAnnotations => ({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: openWorld });
 const add = (openWorld = false): ToolAnnotations => ({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: openWorld });
@@ -42,8 +57,11 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     title: 'Load the context',
     operationId: 'getGatewayContext',
     description:
-      'Call this first. The active persona (adopt it), the owner\'s identity, memory entries, connected services and the endpoints this token may use, each section as far as the token\'s scopes allow.',
+      "Call this first, with task (what you are about to do) when you know it: the active persona (adopt it), the owner's identity, the memory entries and knowledge passages most relevant to the task, connected services, each section as far as the token's scopes allow, within maxTokens.",
     annotations: read(),
+    defaults: { maxTokens: MCP_CONTEXT_TOKENS },
+    // The REST route list is of no use to a model, whose tool list is what it may do.
+    fixed: { omit: 'endpoints' },
   },
   {
     name: 'search_memory',
@@ -177,6 +195,15 @@ export function buildTools(catalog: readonly CatalogRoute[], specs: readonly Too
     };
     claim(path);
     claim(query);
+    for (const [name, value] of Object.entries(spec.defaults ?? {})) {
+      const schema = query.properties[name];
+      if (!schema || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: a default for ${name}, which is no optional query argument of its route`);
+      properties[name] = { ...schema, default: value };
+    }
+    for (const name of Object.keys(spec.fixed ?? {})) {
+      if (!query.properties[name] || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: a fixed ${name}, which is no optional query argument of its route`);
+      delete properties[name];
+    }
     let body: Tool['placement']['body'] = null;
     if (route.schema.body) {
       const parts = objectParts(route.schema.body);
@@ -241,7 +268,7 @@ export function toRequest(tool: Tool, args: Record<string, unknown>): { method: 
   }
   const query = new URLSearchParams();
   for (const name of tool.placement.query) {
-    const value = args[name];
+    const value = tool.fixed?.[name] ?? args[name] ?? tool.defaults?.[name];
     if (value === undefined || value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
   }

@@ -1,7 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { hasScope, type Principal } from '../../http/access.js';
+import { keepWhileFits } from '../gateway/gateway.budget.js';
 import type { ContextSection } from '../gateway/gateway.section.js';
-import { MemoryEntrySchema } from './memory.schemas.js';
+import { MemoryEntrySchema, type MemoryEntry } from './memory.schemas.js';
 import type { MemoryService } from './memory.service.js';
 
 /**
@@ -16,18 +17,57 @@ const MemoryContextSchema = Type.Object(
   {
     entries: Type.Array(MemoryEntrySchema),
     total: Type.Integer({ description: 'How many entries the owner has' }),
-    truncated: Type.Boolean({ description: `True when only the newest entries are shown (GATEWAY_MEMORY_LIMIT, default ${MEMORY_CONTEXT_CAP})` }),
+    truncated: Type.Boolean({
+      description: `True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default ${MEMORY_CONTEXT_CAP}), or, with task or maxTokens, those chosen for them`,
+    }),
+    relevant: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Only with task: the first `relevant` entries are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit',
+      }),
+    ),
   },
-  { description: `Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}) (scope \`memory\`)` },
+  {
+    description: `Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}); with task, those relevant to it first (scope \`memory\`)`,
+  },
 );
+type MemoryContext = Static<typeof MemoryContextSchema>;
 
-/** `memory` in the gateway context: the newest entries, for tokens holding `memory`. */
-export function createMemoryContextSection(memory: Pick<MemoryService, 'recent'>, cap = MEMORY_CONTEXT_CAP): ContextSection<typeof MemoryContextSchema> {
+/**
+ * Cut to a token budget: entries whole (a cut note can say the opposite of the note), in their
+ * order, the ones matching the task first; one too long for what is left is skipped for the next.
+ */
+function fitMemory(value: MemoryContext, tokens: number): MemoryContext {
+  const relevantIds = new Set(value.entries.slice(0, value.relevant ?? 0).map((entry) => entry.id));
+  return keepWhileFits(value.entries, tokens, (kept: MemoryEntry[]) => ({
+    entries: kept,
+    total: value.total,
+    truncated: value.truncated || kept.length < value.entries.length,
+    ...(value.relevant === undefined ? {} : { relevant: kept.filter((entry) => relevantIds.has(entry.id)).length }),
+  }));
+}
+
+/**
+ * `memory` in the gateway context, for tokens holding `memory`: the newest entries; with a task,
+ * the entries its words and meaning match first (the memory service's own ranked search, as
+ * GET /memory?q= answers it), then the newest others, up to the same cap.
+ */
+export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' | 'list'>, cap = MEMORY_CONTEXT_CAP): ContextSection<typeof MemoryContextSchema> {
   return {
     name: 'memory',
     schema: MemoryContextSchema,
     tables: ['memory_entries'],
     visibleTo: (principal: Principal) => hasScope(principal, 'memory'),
-    load: (ownerId) => memory.recent(ownerId, cap),
+    async load(ownerId, _principal, options) {
+      const task = options?.task;
+      if (task === undefined) return memory.recent(ownerId, cap);
+      const [matching, newest] = await Promise.all([memory.list(ownerId, { q: task, limit: cap, match: 'any' }), memory.recent(ownerId, cap)]);
+      const ids = new Set(matching.entries.map((entry) => entry.id));
+      const entries = [...matching.entries, ...newest.entries.filter((entry) => !ids.has(entry.id))].slice(0, cap);
+      return { entries, total: newest.total, truncated: entries.length < newest.total, relevant: matching.entries.length };
+    },
+    // Memory and knowledge share what the pinned sections leave, memory twice knowledge's part:
+    // an agent's notes about the person are what the context is for; documents are a search away.
+    budget: { tier: 1, share: 2, fit: fitMemory },
   };
 }

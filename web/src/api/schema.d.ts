@@ -477,7 +477,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Call first: the persona, the user, memory, connected services and the endpoints this token may call
+         * Call first: the persona, the user, memory, connected services and the endpoints this token may call; with task, what serves it; with maxTokens, within that budget
          * @description Requires scope: `read`.
          */
         get: operations["getGatewayContext"];
@@ -4030,13 +4030,15 @@ export interface components {
             preferences?: {
                 [key: string]: unknown;
             };
-            /** @description Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100) (scope `memory`) */
+            /** @description Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100); with task, those relevant to it first (scope `memory`) */
             memory?: {
                 entries: components["schemas"]["MemoryEntry"][];
                 /** @description How many entries the owner has */
                 total: number;
-                /** @description True when only the newest entries are shown (GATEWAY_MEMORY_LIMIT, default 100) */
+                /** @description True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default 100), or, with task or maxTokens, those chosen for them */
                 truncated: boolean;
+                /** @description Only with task: the first `relevant` entries are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit */
+                relevant?: number;
             };
             /** @description The active skills (scope `skills`) */
             skills?: {
@@ -4046,7 +4048,7 @@ export interface components {
                 description: string;
                 category: string;
             }[];
-            /** @description The knowledge base: how many documents, and the most recently changed (scope `knowledge`) */
+            /** @description The knowledge base: how many documents, and the most recently changed; with task, the passages that match it (scope `knowledge`) */
             knowledge?: {
                 documentCount: number;
                 recent: {
@@ -4054,6 +4056,26 @@ export interface components {
                     title: string;
                     /** Format: date-time */
                     updatedAt: string;
+                }[];
+                /** @description Only with task: what of the knowledge base matches the task, best first */
+                relevant?: {
+                    /** @description The passage id once documents are cut into passages; until then the document id */
+                    id: string;
+                    /** @description The document's title */
+                    title: string;
+                    /** @description The passage that matches the task (bounded) */
+                    text: string;
+                    /** @description Higher is better; comparable within one answer */
+                    score: number;
+                    matched?: "words" | "meaning" | "both";
+                    /** @description For a passage: its document (read it whole with GET /brain/knowledge-base/{id}) and where the passage lies in its text */
+                    document?: {
+                        id: string;
+                        title: string;
+                        headingPath: string[];
+                        start: number;
+                        end: number;
+                    };
                 }[];
             };
             /** @description Accounts connected through OAuth (scope `services:read`); never their tokens */
@@ -4079,6 +4101,17 @@ export interface components {
                 id: string;
                 kind: string;
                 scopes: string[];
+            };
+            /** @description Only with maxTokens: how the answer fits its budget */
+            budget?: {
+                /** @description The budget asked for */
+                maxTokens: number;
+                /** @description Tokens of this whole answer, estimated as maxTokens is */
+                usedTokens: number;
+                /** @description True when a section was cut to fit */
+                truncated: boolean;
+                /** @description The sections that were cut to fit; their full content is a request away (GET /memory, /brain/knowledge-base, /tokens/me/capabilities) */
+                trimmed: string[];
             };
         } & {
             [key: string]: unknown;
@@ -6688,7 +6721,14 @@ export interface operations {
     };
     getGatewayContext: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description What the agent is about to do, in plain words. The memory and knowledge sections then hold what is most relevant to it first (ranked by the same search as GET /memory?q= and the knowledge base), each item with its id. Blank means no task */
+                task?: string;
+                /** @description A budget for the whole answer, in tokens estimated on its JSON (a quarter token per ASCII character, one per other character), 500 to 32000. User, token, persona, identity and preferences are kept whole; memory and knowledge share what is left, best items first; the endpoint list goes last. `budget` in the answer says what was used and which sections were cut. Without it nothing is cut */
+                maxTokens?: number;
+                /** @description Sections to send empty, for a client that has them otherwise: `endpoints` (an MCP client's tool list is its list of what it may do), `memory`, `knowledge`. Repeat the parameter for several. With maxTokens they are named in `budget.trimmed` */
+                omit?: string[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
