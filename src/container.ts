@@ -379,10 +379,10 @@ function buildAgentAccess(
   deps: Pick<
     Plumbing & AuditAndKeys & Buses & AccountServices & ServerInfo & OwnerData & Integrations,
     | 'outbound' | 'audit' | 'keyring' | 'events' | 'tokens' | 'accounts' | 'discovery' | 'attachments' | 'skills' | 'personas'
-    | 'identity' | 'memory' | 'knowledge' | 'oauth' | 'connectors'
+    | 'identity' | 'memory' | 'knowledge' | 'knowledgeSearch' | 'oauth' | 'connectors'
   >,
 ) {
-  const { outbound, audit, keyring, events, tokens, accounts, discovery, attachments, skills, personas, identity, memory, knowledge, oauth, connectors } = deps;
+  const { outbound, audit, keyring, events, tokens, accounts, discovery, attachments, skills, personas, identity, memory, knowledge, knowledgeSearch, oauth, connectors } = deps;
   const { db } = storage;
   // What an agent sees first: each module contributes its part, with its schema, in this order;
   // each part shows only to the scopes that may read it.
@@ -394,7 +394,7 @@ function buildAgentAccess(
       createPreferencesContextSection(identity),
       createMemoryContextSection(memory, config.gatewayMemoryLimit),
       createSkillsContextSection(skills),
-      createKnowledgeContextSection(knowledge),
+      createKnowledgeContextSection(knowledge, (ownerId, q, limit) => knowledgeSearch.search(ownerId, q, limit)),
       createServicesContextSection(oauth),
       createConnectorsContextSection(connectors),
       createEndpointsContextSection(discovery),
@@ -595,6 +595,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     identity,
     memory,
     knowledge,
+    knowledgeSearch,
     oauth,
     connectors,
   });

@@ -58,7 +58,14 @@ describe('GET /api/v1/gateway/context?task=', () => {
     );
     expect(memory.total).toBe(14);
     for (const entry of memory.entries) expect(entry).toEqual({ id: expect.stringMatching(/^mem_/), content: expect.any(String), created_at: expect.any(String), updatedAt: expect.any(String) });
-    expect(knowledge.relevant[0]).toMatchObject({ id: ids.plan, title: 'Allergy plan', text: expect.stringContaining('peanuts'), score: expect.any(Number) });
+    // A passage of the document: its own id, and the document it lies in.
+    expect(knowledge.relevant[0]).toMatchObject({
+      id: `${ids.plan}:0`,
+      title: 'Allergy plan',
+      text: expect.stringContaining('peanuts'),
+      score: expect.any(Number),
+      document: { id: ids.plan, title: 'Allergy plan', start: 0 },
+    });
     expect(knowledge.relevant.map((r: { id: string }) => r.id)).not.toContain(undefined);
     expect(knowledge.documentCount).toBe(6);
     expect(res.body.data).not.toHaveProperty('budget');

@@ -47,15 +47,6 @@ type KnowledgeContext = Static<typeof KnowledgeContextSchema>;
  */
 export type KnowledgeTaskSearch = (ownerId: string, q: string, limit: number) => Promise<readonly Relevant[]>;
 
-/**
- * The knowledge base's own search by words (any word, best first), each document with an excerpt
- * around its first match: what ranks a task until passages are searched by words and meaning.
- */
-export function knowledgeWordsSearch(knowledge: Pick<KnowledgeService, 'searchSummaries'>): KnowledgeTaskSearch {
-  return async (ownerId, q, limit) =>
-    (await knowledge.searchSummaries(ownerId, q, limit, 'any')).map((hit) => ({ id: hit.id, title: hit.title, text: hit.excerpt, score: hit.rank ?? 0, matched: 'words' as const }));
-}
-
 /** Cut to a token budget: the passages for the task first, then the recent titles, each whole. */
 function fitKnowledge(value: KnowledgeContext, tokens: number): KnowledgeContext {
   type Item = { relevant: Relevant } | { recent: KnowledgeContext['recent'][number] };
@@ -76,18 +67,17 @@ function fitKnowledge(value: KnowledgeContext, tokens: number): KnowledgeContext
  * The knowledge base in the gateway context: how many documents there are and the most
  * recently changed ones by title, so that an agent knows what it can read without loading any
  * text. Two indexed queries, run in parallel; shown only to tokens holding `knowledge`. With a
- * task, `search` adds the passages that match it: the knowledge base's words-only search unless
- * the container hands in another (the knowledge search provider's `search`, once passages are
- * ranked by words and meaning).
+ * task, `search` adds the passages that match it: the knowledge search provider's `search`
+ * (knowledge.search.ts), the ranking `GET /api/v1/search` answers with.
  */
 export function createKnowledgeContextSection(
-  knowledge: Pick<KnowledgeService, 'countDocuments' | 'recent' | 'searchSummaries'>,
-  search: KnowledgeTaskSearch = knowledgeWordsSearch(knowledge),
+  knowledge: Pick<KnowledgeService, 'countDocuments' | 'recent'>,
+  search: KnowledgeTaskSearch,
 ): ContextSection<typeof KnowledgeContextSchema> {
   return {
     name: 'knowledge',
     schema: KnowledgeContextSchema,
-    tables: ['kb_documents'],
+    tables: ['kb_documents', 'kb_passages'],
     visibleTo: (principal) => hasScope(principal, 'knowledge'),
     async load(ownerId, _principal, options) {
       const task = options?.task;
