@@ -59,6 +59,12 @@ export interface FusionWeights {
    * fusion only re-orders the words' candidates.
    */
   meaningOnly: boolean;
+  /**
+   * convex: with 0, the words' score is bm25 over the answer's best bm25 (a weak best match
+   * counts 1); above 0, it is `bm25 / (bm25 + saturation)`, so a strong match counts more than
+   * a weak one whatever else matched.
+   */
+  saturation: number;
 }
 
 export interface FusionSettings extends FusionWeights {
@@ -78,6 +84,7 @@ export const DEFAULT_FUSION_SETTINGS: FusionSettings = {
   words: 1,
   meaning: 1,
   meaningOnly: true,
+  saturation: 0,
   candidates: 50,
   nearest: 50,
   queryWaitMs: 1_000,
@@ -119,7 +126,8 @@ export function fuseRankings(lexical: readonly LexicalHit[], dense: DenseSide, w
       const m = meaningRank.get(id);
       score = (w ? weights.words / (weights.k + w) : 0) + (m ? weights.meaning / (weights.k + m) : 0);
     } else {
-      const words = bestWords > 0 ? (bm25.get(id) ?? 0) / bestWords : 0;
+      const b = bm25.get(id) ?? 0;
+      const words = weights.saturation > 0 ? b / (b + weights.saturation) : bestWords > 0 ? b / bestWords : 0;
       score = weights.words * words + weights.meaning * (dense.cosine.get(id) ?? 0);
     }
     const matched: MatchedBy = wordRank.has(id) ? (nearest.has(id) ? 'both' : 'words') : 'meaning';
