@@ -5,7 +5,7 @@ import { createDerivedCache, uncached, type DerivedCache } from '../../storage/d
 import type { MatchMode } from '../../storage/search/full-text.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
-import { wordsOnlyFusion, type Fusion } from '../search/search.fusion.js';
+import { searchFused, wordsOnlyFusion, type Fusion } from '../search/search.fusion.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
 import type { MemoryEntry } from './memory.schemas.js';
 
@@ -77,12 +77,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
    */
   async function search(ownerId: string, q: string, limit: number, match: MatchMode): Promise<MemoryRow[]> {
     if (match === 'all') return repo.byIds(ownerId, (await repo.searchHits(ownerId, q, limit, match)).map((hit) => hit.id));
-    const lexical = await repo.searchHits(ownerId, q, Math.max(limit, fusion.candidates), match);
-    const ranked = await fusion.rank(ownerId, 'memory', q, lexical, limit);
-    return repo.byIds(
-      ownerId,
-      ranked.map((item) => item.id),
+    const found = await searchFused(
+      fusion,
+      { ownerId, source: 'memory', q, limit },
+      (candidates) => repo.searchHits(ownerId, q, candidates, match),
+      (ids) => repo.byIds(ownerId, ids),
     );
+    return found.map((hit) => hit.item);
   }
 
   return {

@@ -2,7 +2,7 @@
  * Search by words and meaning together, through the app on the engine the run selects, with the
  * embedder an OpenAI-compatible endpoint (the local fake, whose vectors are hashed bags of words:
  * deterministic, but meaningless for paraphrases). Paraphrases are checked with the built-in
- * encoder in search.fusion.builtin.test.ts.
+ * encoder in test/search-meaning.test.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -42,6 +42,28 @@ export const wordsOnlyFusion: Fusion = {
 };
 
 /**
+ * A module's search through fusion, in one call: `words(n)` answers the module's best `n` hits by
+ * words (bm25, best first), `load(ids)` its items of those ids (any order; ids it no longer has,
+ * deleted meanwhile, are left out). Answers the items in the fused order with their score and
+ * how each matched. Memory uses it; skills and knowledge passages can, with their own source.
+ */
+export async function searchFused<T extends { id: string }>(
+  fusion: Fusion,
+  query: { ownerId: string; source: SearchSourceKind; q: string; limit: number },
+  words: (candidates: number) => Promise<LexicalHit[]>,
+  load: (ids: string[]) => Promise<T[]>,
+): Promise<Array<{ item: T; score: number; matched: MatchedBy }>> {
+  const lexical = await words(Math.max(query.limit, fusion.candidates));
+  const ranked = await fusion.rank(query.ownerId, query.source, query.q, lexical, query.limit);
+  if (ranked.length === 0) return [];
+  const items = new Map((await load(ranked.map((item) => item.id))).map((item) => [item.id, item]));
+  return ranked.flatMap(({ id, score, matched }) => {
+    const item = items.get(id);
+    return item ? [{ item, score, matched }] : [];
+  });
+}
+
+/**
  * How the two rankings are combined (docs/decisions/search.md, "Fusion", has the measurements
  * that chose the defaults).
  * - `rrf`: weighted reciprocal rank, `words / (k + word rank) + meaning / (k + meaning rank)`;
