@@ -208,3 +208,24 @@ describe('search by meaning: model changes, restarts and two nodes', () => {
     }
   });
 });
+
+describe('search by meaning before anything is indexed', () => {
+  let plain: TestApp;
+  beforeAll(async () => {
+    // The default embedder: the built-in encoder, whose worker starts only when needed.
+    plain = await createTestApp();
+  });
+  afterAll(async () => {
+    await plain?.close();
+  });
+
+  it('ranks by words without embedding the query, so the built-in worker does not start', async () => {
+    const owner = await plain.createOwner();
+    const res = await plain.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'The allotment is plot 14 at Golden Hill.' } });
+    const found = await plain.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'where is the allotment' } });
+    expect(found.status).toBe(200);
+    expect(found.body.data.map((e: { id: string }) => e.id)).toEqual([res.body.data.id]);
+    expect(plain.container.embeddings.describe()).toMatchObject({ kind: 'builtin', state: 'idle' });
+    expect(plain.container.embeddings.workerPid()).toBeUndefined();
+  });
+});

@@ -200,19 +200,23 @@ export interface FusionService extends Fusion {
  * other nodes write, or when the indexer says it stored some), and the nearest ones are fused
  * with the words' candidates by `fuseRankings`.
  */
+/** Owners remembered as having no vector (a few dozen bytes each). */
+const MAX_EMPTY_OWNERS = 10_000;
+
 export function createFusion(deps: FusionDeps): FusionService {
   const settings: FusionSettings = { ...DEFAULT_FUSION_SETTINGS, ...deps.settings };
   const sources = new Map(deps.sources.map((s) => [s.source, s]));
   const loaded = new WeakMap<OwnerVectors, Loaded>();
   const loading = new Map<string, Promise<OwnerVectors | undefined>>();
+  /** Owners (per source and model) found with no vector, and when: their searches embed no query until something is stored. */
+  const empty = new Map<string, Loaded>();
   const queries = new Map<string, Float32Array>();
 
   // The cache keys an index by owner and model; the owner part here also names the source, so
   // one owner's memory and skills are separate indexes, and `drop(owner)` drops every source.
   const cacheOwner = (ownerId: string, source: SearchSourceKind) => `${ownerId}\u0000${source}`;
 
-  function fresh(index: OwnerVectors, stamp: number | undefined): boolean {
-    const at = loaded.get(index);
+  function fresh(at: Loaded | undefined, stamp: number | undefined): boolean {
     if (!at || stamp === undefined || at.stamp !== stamp) return false;
     const maxAge = deps.writes?.maxAgeMs;
     return maxAge === undefined || Date.now() - at.at < maxAge;
@@ -223,8 +227,9 @@ export function createFusion(deps: FusionDeps): FusionService {
     const tables = [src.table, 'search_vectors'];
     const stamp = deps.writes?.stamp(tables);
     const held = deps.cache.get(owner, model);
-    if (held && fresh(held, stamp)) return held;
+    if (held && fresh(loaded.get(held), stamp)) return held;
     const key = `${owner}\u0000${model}`;
+    if (fresh(empty.get(key), stamp)) return undefined;
     const running = loading.get(key);
     if (running) return running;
     const load = (async () => {
@@ -232,8 +237,11 @@ export function createFusion(deps: FusionDeps): FusionService {
       const before = deps.writes?.stamp(tables);
       const at = Date.now();
       const rows = await deps.repo.loadCurrent(src, ownerId, model);
+      empty.delete(key);
       if (rows.length === 0) {
         deps.cache.drop(owner);
+        empty.set(key, { stamp: before, at });
+        if (empty.size > MAX_EMPTY_OWNERS) empty.delete(empty.keys().next().value!);
         return undefined;
       }
       const index = new OwnerVectors(model, rows[0]!.codes.length, rows.length);
@@ -289,8 +297,11 @@ export function createFusion(deps: FusionDeps): FusionService {
       if (!src || embedder.kind === 'off' || q.trim() === '') return wordsOnly(lexical, limit);
       const model = embedder.model;
       try {
-        const [index, query] = await Promise.all([vectorsOf(ownerId, src, model), queryVector(q, model)]);
-        if (!index || !query || query.length !== index.dimensions) return wordsOnly(lexical, limit);
+        // The owner's vectors first: an owner with none (nothing indexed yet) costs no query embedding.
+        const index = await vectorsOf(ownerId, src, model);
+        if (!index) return wordsOnly(lexical, limit);
+        const query = await queryVector(q, model);
+        if (!query || query.length !== index.dimensions) return wordsOnly(lexical, limit);
         const nearest = index.search(query, Math.max(settings.nearest, limit));
         const cosine = new Map(nearest.map((hit) => [hit.id, hit.score]));
         const unscored = lexical.filter((hit) => !cosine.has(hit.id)).map((hit) => hit.id);
@@ -305,7 +316,10 @@ export function createFusion(deps: FusionDeps): FusionService {
 
     invalidate(ownerIds) {
       // A load under way keeps its stamp from before the vectors were stored, so it is read again next time.
-      for (const ownerId of ownerIds) deps.cache.drop(ownerId);
+      for (const ownerId of ownerIds) {
+        deps.cache.drop(ownerId);
+        for (const key of empty.keys()) if (key.startsWith(`${ownerId}\u0000`)) empty.delete(key);
+      }
     },
   };
 }
