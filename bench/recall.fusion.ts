@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/recall.fusion.ts [--locomo <path>] [--conversations n]`: measures ways of fusing
+ * `npx tsx bench/recall.fusion.ts [--locomo <path>] [--conversations n] [--no-recall] [--losses [--losses-of <variant>]]`: measures ways of fusing
  * the words' ranking with the meaning's on the labelled set of bench/recall/ (and on LoCoMo when
  * given its data), to choose the fusion's method and weights (docs/decisions/search.md, "Fusion").
  *
@@ -57,12 +57,12 @@ try {
   }
 
   const data = loadRecallSet();
-  {
+  if (!args.includes('--no-recall')) {
     const { ownerId, ids } = await store(data.notes.map((n) => n.content));
     const idOf = new Map(data.notes.map((n, i) => [n.id, ids[i]!]));
     for (const q of data.questions) questions.push({ set: 'notes', kind: q.kind, ownerId, question: q.question, right: new Set(q.answers.map((a) => idOf.get(a)!)) });
   }
-  {
+  if (!args.includes('--no-recall')) {
     const { ownerId, ids } = await store(data.lowOverlapNotes.map((n) => n.content));
     const idOf = new Map(data.lowOverlapNotes.map((n, i) => [n.id, ids[i]!]));
     for (const q of data.lowOverlapQuestions) questions.push({ set: 'low-overlap', kind: q.kind, ownerId, question: q.question, right: new Set(q.answers.map((a) => idOf.get(a)!)) });
@@ -116,19 +116,23 @@ try {
     ['rrf 1:0.2 k60', fusionWith({ method: 'rrf', k: 60, words: 1, meaning: 0.2 })],
     ['rrf 1:1 k10', fusionWith({ method: 'rrf', k: 10, words: 1, meaning: 1 })],
     ['rerank top50 rrf 1:1', fusionWith({ method: 'rrf', k: 60, words: 1, meaning: 1, meaningOnly: false })],
-    ['convex max 0.3', fusionWith({ method: 'convex', words: 0.3, meaning: 1 })],
-    ['convex max 0.5', fusionWith({ method: 'convex', words: 0.5, meaning: 1 })],
-    ['convex max 1.0', fusionWith({ method: 'convex', words: 1, meaning: 1 })],
-    ...[5, 10, 20].flatMap((c) =>
-      [0.3, 0.5, 0.8, 1.2].map((w): [string, Fusion] => [`convex sat${c} ${w}`, fusionWith({ method: 'convex', saturation: c, words: w, meaning: 1 })]),
+    ['convex max 0.3', fusionWith({ method: 'convex', saturation: 0, words: 0.3, meaning: 1 })],
+    ['convex max 0.5', fusionWith({ method: 'convex', saturation: 0, words: 0.5, meaning: 1 })],
+    ['convex max 1.0', fusionWith({ method: 'convex', saturation: 0, words: 1, meaning: 1 })],
+    ['convex sat10 0.5', fusionWith({ method: 'convex', saturation: 10, floor: 0, words: 0.5, meaning: 1 })],
+    ['convex sat20 1.2', fusionWith({ method: 'convex', saturation: 20, floor: 0, words: 1.2, meaning: 1 })],
+    ...[5, 10, 15].flatMap((f) =>
+      [0.3, 0.5, 0.8].map((w): [string, Fusion] => [`convex floor${f} ${w}`, fusionWith({ method: 'convex', saturation: 0, floor: f, words: w, meaning: 1 })]),
     ),
     ['shipped', fusionWith({})],
   ];
   const pct = (n: number, d: number) => (d === 0 ? '-' : ((100 * n) / d).toFixed(1));
   const header = '| variant | notes exact h@1 / h@5 / MRR | notes paraphrase h@1 / h@5 / MRR | notes all h@1 / h@5 / MRR | low-overlap h@3 | LoCoMo h@10 / MRR |';
   console.log(`\n${header}\n|---|---|---|---|---:|---|`);
+  const rankings = new Map<string, Map<Question, number>>();
   for (const [name, fusion] of variants) {
     const ranks = new Map<Question, number>();
+    rankings.set(name, ranks);
     for (const q of questions) {
       const ranked = await fusion.rank(q.ownerId, 'memory', q.question, lexical.get(q)!, 10);
       const at = ranked.findIndex((item) => q.right.has(item.id));
@@ -146,6 +150,14 @@ try {
     console.log(
       `| ${name} | ${three(cell('notes', 'exact'))} | ${three(cell('notes', 'paraphrase'))} | ${three(cell('notes'))} | ${pct(low.hit(3), low.n)} | ${loco.n ? `${pct(loco.hit(10), loco.n)} / ${loco.mrr.toFixed(3)}` : '-'} |`,
     );
+  }
+  if (args.includes('--losses')) {
+    // Where the shipped fusion ranks a question's answer lower than the words did.
+    const words = rankings.get('words only')!;
+    const shipped = rankings.get(flag('--losses-of') ?? 'shipped')!;
+    const rank = (r: number) => (r === 0 ? 11 : r);
+    console.log('\nLower than words alone (words rank -> fused rank; 11: not in the ten):');
+    for (const q of questions) if (rank(shipped.get(q)!) > rank(words.get(q)!)) console.log(`- [${q.set}/${q.kind}] ${words.get(q)} -> ${shipped.get(q)}: ${q.question}`);
   }
   say('done');
 } finally {

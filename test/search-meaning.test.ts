@@ -66,14 +66,16 @@ describe('search by meaning with the built-in encoder', () => {
   }, 120_000);
 
   // SQLite only: the ranking is the same code on both engines (the index and the database's
-  // fallback agree, search.test.ts), and a run is most of a minute of the encoder's time.
+  // fallback agree, search.test.ts), and a run is most of a minute of the encoder's time. Every
+  // question: on a quarter of them fused ranking lost one exact question's hit@5 (a long journal
+  // entry the words ranked third), so a subset would not show what the whole set does.
   it.skipIf(ENGINE !== 'sqlite')(
-    'never ranks below words alone on the evaluation set (bench/recall, every fourth question)',
+    'never ranks below words alone on the evaluation set (bench/recall, every note question)',
     async () => {
       const data = loadRecallSet();
       const both = await storeBoth(data.notes.map((n) => n.content));
       const position = new Map(data.notes.map((n, i) => [n.id, i]));
-      const questions = data.questions.filter((_, i) => i % 4 === 0);
+      const questions = data.questions;
       const scores: Record<string, { words: number[]; fused: number[] }> = {};
       for (const q of questions) {
         const row = (scores[q.kind] ??= { words: [], fused: [] });

@@ -87,6 +87,11 @@ export interface FusionWeights {
    * a weak one whatever else matched.
    */
   saturation: number;
+  /**
+   * convex, with `saturation` 0: the words' score is bm25 over the larger of the answer's best
+   * bm25 and this floor, so the best match counts 1 only when it is a strong one.
+   */
+  floor: number;
 }
 
 export interface FusionSettings extends FusionWeights {
@@ -101,12 +106,13 @@ export interface FusionSettings extends FusionWeights {
 }
 
 export const DEFAULT_FUSION_SETTINGS: FusionSettings = {
-  method: 'rrf',
+  method: 'convex',
   k: 60,
-  words: 1,
+  words: 0.5,
   meaning: 1,
   meaningOnly: true,
   saturation: 0,
+  floor: 10,
   candidates: 50,
   nearest: 50,
   queryWaitMs: 1_000,
@@ -149,7 +155,8 @@ export function fuseRankings(lexical: readonly LexicalHit[], dense: DenseSide, w
       score = (w ? weights.words / (weights.k + w) : 0) + (m ? weights.meaning / (weights.k + m) : 0);
     } else {
       const b = bm25.get(id) ?? 0;
-      const words = weights.saturation > 0 ? b / (b + weights.saturation) : bestWords > 0 ? b / bestWords : 0;
+      const scale = Math.max(bestWords, weights.floor);
+      const words = weights.saturation > 0 ? b / (b + weights.saturation) : scale > 0 ? b / scale : 0;
       score = weights.words * words + weights.meaning * (dense.cosine.get(id) ?? 0);
     }
     const matched: MatchedBy = wordRank.has(id) ? (nearest.has(id) ? 'both' : 'words') : 'meaning';
