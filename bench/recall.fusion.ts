@@ -116,9 +116,9 @@ try {
     ['rrf 1:0.2 k60', fusionWith({ method: 'rrf', k: 60, words: 1, meaning: 0.2 })],
     ['rrf 1:1 k10', fusionWith({ method: 'rrf', k: 10, words: 1, meaning: 1 })],
     ['rerank top50 rrf 1:1', fusionWith({ method: 'rrf', k: 60, words: 1, meaning: 1, meaningOnly: false })],
-    ['convex max 0.3', fusionWith({ method: 'convex', saturation: 0, words: 0.3, meaning: 1 })],
-    ['convex max 0.5', fusionWith({ method: 'convex', saturation: 0, words: 0.5, meaning: 1 })],
-    ['convex max 1.0', fusionWith({ method: 'convex', saturation: 0, words: 1, meaning: 1 })],
+    ['convex max 0.3', fusionWith({ method: 'convex', saturation: 0, floor: 0, words: 0.3, meaning: 1 })],
+    ['convex max 0.5', fusionWith({ method: 'convex', saturation: 0, floor: 0, words: 0.5, meaning: 1 })],
+    ['convex max 1.0', fusionWith({ method: 'convex', saturation: 0, floor: 0, words: 1, meaning: 1 })],
     ['convex sat10 0.5', fusionWith({ method: 'convex', saturation: 10, floor: 0, words: 0.5, meaning: 1 })],
     ['convex sat20 1.2', fusionWith({ method: 'convex', saturation: 20, floor: 0, words: 1.2, meaning: 1 })],
     ...[5, 10, 15].flatMap((f) =>
