@@ -109,6 +109,27 @@ describe('search by words and meaning', () => {
   }
 });
 
+describe('search by meaning: edits and deletions', () => {
+  it('never ranks an edited entry by its old vector, nor a deleted one', async () => {
+    const owner = await t.createOwner();
+    const kept = await remember(owner, 'The piano tuner comes every April.');
+    const edited = await remember(owner, 'Leo collects fossils from Charmouth beach.');
+    await t.container.searchIndexer.runNow();
+    const rank = () => t.container.searchFusion.rank(owner.id, 'memory', 'Leo collects fossils from Charmouth beach.', [], 10);
+    expect((await rank()).map((item) => item.id)).toEqual([edited, kept]);
+
+    const patch = await t.request('PATCH', `/api/v1/memory/${edited}`, { token: owner.token, body: { content: 'Emma sings in the school choir.' } });
+    expect(patch.status).toBe(200);
+    // Until it is embedded again, the edited entry has no vector that ranks.
+    expect((await rank()).map((item) => item.id)).toEqual([kept]);
+    await t.container.searchIndexer.runNow();
+    expect((await rank()).map((item) => item.id).sort()).toEqual([edited, kept].sort());
+
+    expect((await t.request('DELETE', `/api/v1/memory/${edited}`, { token: owner.token })).status).toBe(200);
+    expect((await rank()).map((item) => item.id)).toEqual([kept]);
+  });
+});
+
 describe('search by meaning: an embedder that cannot be reached', () => {
   let down: TestApp;
   beforeAll(async () => {
