@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../../test/fakes/openai.js';
-import { createTestApp, type Node, type Owner, type TestApp } from '../../../test/harness.js';
+import { createTestApp, ENGINE, type Node, type Owner, type TestApp } from '../../../test/harness.js';
 import { loadConfig } from '../../config.js';
 import { createSearchRepo } from './search.repo.js';
 
@@ -221,6 +221,21 @@ describe('search by meaning: model changes, restarts and two nodes', () => {
         const ranked = await node.searchFusion.rank(owner.id, 'memory', texts[7]!, [], 30);
         expect(ranked[0]).toMatchObject({ id: ids[7], matched: 'meaning' });
         expect(ranked).toHaveLength(30);
+      }
+      if (ENGINE === 'postgres') {
+        // The second node has loaded the owner's vectors; a vector stored later through the first
+        // reaches its ranking once the change feed tells it of the write (one process per data
+        // directory on SQLite: no second node there).
+        const late = await remember(owner, 'A late entry: the allotment shed key hangs by the back door');
+        await indexed(owner);
+        const deadline = Date.now() + 10_000;
+        let first: string | undefined;
+        while (Date.now() < deadline) {
+          first = (await second.container.searchFusion.rank(owner.id, 'memory', 'A late entry: the allotment shed key hangs by the back door', [], 1))[0]?.id;
+          if (first === late) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(first).toBe(late);
       }
     } finally {
       await second.container.searchIndexer.stop();
