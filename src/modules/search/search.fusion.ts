@@ -68,7 +68,8 @@ export async function searchFused<T extends { id: string }>(
  * that chose the defaults).
  * - `rrf`: weighted reciprocal rank, `words / (k + word rank) + meaning / (k + meaning rank)`;
  *   ranks are 1-based, an item missing from a ranking gets nothing from it.
- * - `convex`: `words × bm25 / best bm25 + meaning × cosine`, each item's cosine exact.
+ * - `convex`: `words × (bm25 scaled, see saturation and floor) + meaning × cosine`, each item's
+ *   cosine exact. The default: `0.5 × bm25 / max(best bm25, 10) + cosine`.
  */
 export interface FusionWeights {
   method: 'rrf' | 'convex';
@@ -105,6 +106,10 @@ export interface FusionSettings extends FusionWeights {
   queryCacheEntries: number;
 }
 
+/**
+ * Chosen on bench/recall and LoCoMo (docs/decisions/search.md, "Fusion"): the one setting measured
+ * at or above words alone on every score of both, exact questions and paraphrases.
+ */
 export const DEFAULT_FUSION_SETTINGS: FusionSettings = {
   method: 'convex',
   k: 60,
