@@ -23,8 +23,6 @@
  * and MRR over the ten, for all questions and per category (1 multi-hop, 2 temporal,
  * 3 open-domain, 4 single-hop, as the benchmark numbers them).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { api, inParallel } from './lib/http.js';
 import {
   describeStatus,
@@ -39,25 +37,8 @@ import {
   waitForIndexing,
   type Outcome,
 } from './lib/recall.js';
+import { CATEGORY_NAMES, loadLocomo } from './lib/locomo.js';
 
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-interface Question {
-  question: string;
-  evidence?: string[];
-  category: number;
-}
-interface Conversation {
-  name: string;
-  turns: { diaId: string; content: string }[];
-  questions: { question: string; evidence: string[]; category: number }[];
-}
-
-const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 const WRITE_CONCURRENCY = 32;
 const SEARCH_CONCURRENCY = 8;
 
@@ -71,51 +52,7 @@ if (!source) {
   process.exit(2);
 }
 
-/** "D:11:26", "D30:05", "D8:6; D9:17": the benchmark's few misspelt evidence ids, read as the turn ids they mean. */
-function evidenceIds(evidence: string[] | undefined): string[] {
-  const ids = new Set<string>();
-  for (const m of (evidence ?? []).join(' ').matchAll(/D:?(\d+):0*(\d+)/g)) ids.add(`D${m[1]}:${m[2]}`);
-  return [...ids];
-}
-
-function readConversation(name: string, conversation: Record<string, unknown>, qa: Question[]): Conversation {
-  const turns: Conversation['turns'] = [];
-  const sessions = Object.keys(conversation)
-    .map((key) => /^session_(\d+)$/.exec(key))
-    .filter((m): m is RegExpExecArray => m !== null && Array.isArray(conversation[m[0]]))
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
-  for (const s of sessions) {
-    const date = conversation[`session_${s}_date_time`] as string | undefined;
-    for (const turn of conversation[`session_${s}`] as Turn[]) {
-      let content = `${turn.speaker}: ${turn.text}`;
-      if (!noDate && date) content = `[${date}] ${content}`;
-      if (!noCaption && turn.blip_caption) content += ` [shares a photo: ${turn.blip_caption}]`;
-      turns.push({ diaId: turn.dia_id, content });
-    }
-  }
-  const questions = qa
-    .filter((q) => q.category !== 5)
-    .map((q) => ({ question: String(q.question), evidence: evidenceIds(q.evidence), category: q.category }))
-    .filter((q) => q.evidence.length > 0);
-  return { name, turns, questions };
-}
-
-function load(file: string): Conversation[] {
-  if (statSync(file).isDirectory()) {
-    return readdirSync(file)
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => {
-        const raw = JSON.parse(readFileSync(path.join(file, f), 'utf8')) as Record<string, unknown>;
-        return readConversation(path.basename(f, '.json'), raw, raw.qa as Question[]);
-      });
-  }
-  const samples = JSON.parse(readFileSync(file, 'utf8')) as { sample_id?: string; conversation: Record<string, unknown>; qa: Question[] }[];
-  return samples.map((s, i) => readConversation(s.sample_id ?? `conversation-${i + 1}`, s.conversation, s.qa));
-}
-
-const conversations = load(source);
+const conversations = loadLocomo(source, { noDate, noCaption });
 const turnCount = conversations.reduce((n, c) => n + c.turns.length, 0);
 const questionCount = conversations.reduce((n, c) => n + c.questions.length, 0);
 console.log(`LoCoMo: ${conversations.length} conversations, ${turnCount} turns, ${questionCount} questions (category 5 and those without evidence left out)`);

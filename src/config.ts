@@ -66,6 +66,12 @@ export interface Config {
   searchIndexPercent: number;
 
   /**
+   * SEARCH_VECTOR_CACHE_MB: the most memory the owners' search vectors loaded for ranking by
+   * meaning take (the least recently searched owners are dropped, and read again when needed).
+   */
+  searchVectorCacheMb: number;
+
+  /**
    * Reading untrusted files (uploads' PDF, DOCX, HTML and text; OpenAPI YAML found by discovery):
    * each job runs in a worker process of its own, at most `concurrency` at once (a few more wait),
    * stopped past `timeoutMs` or `maxMemoryMb`, and refused past the page, inflated-size and text caps.
@@ -363,6 +369,7 @@ export function loadConfig(env: Env = process.env): Config {
 
     gatewayMemoryLimit: int(env, 'GATEWAY_MEMORY_LIMIT', 100, 1, 100_000),
     searchIndexPercent: int(env, 'SEARCH_INDEX_PERCENT', 100, 0, 10_000),
+    searchVectorCacheMb: int(env, 'SEARCH_VECTOR_CACHE_MB', 128, 1, 65_536),
     extract: {
       timeoutMs: int(env, 'EXTRACT_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
       maxMemoryMb: int(env, 'EXTRACT_MAX_MEMORY_MB', 256, 32, 65_536),

@@ -50,8 +50,9 @@ import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
 import { memorySearchSource } from './modules/memory/memory.search.js';
 import { createSearchIndexer } from './modules/search/search.indexer.js';
+import { createFusion } from './modules/search/search.fusion.js';
 import { createSearchRepo } from './modules/search/search.repo.js';
-import { wordsOnlyFusion } from './modules/search/search.fusion.js';
+import { createVectorCache } from './storage/search/vectors.js';
 import { skillsSearchSource } from './modules/skills/skills.search.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
@@ -106,11 +107,35 @@ interface Base {
   parts: Parts;
 }
 
-/** The background indexer of search vectors over memory, skills and knowledge passages, registered as a part that stops. */
-function addSearchIndexer(parts: Parts, storage: Storage, embeddings: ReturnType<typeof createEmbeddingsService>) {
-  const indexer = createSearchIndexer({ repo: createSearchRepo(storage.db), sources: [memorySearchSource, skillsSearchSource, knowledgeSearchSource], embeddings, nodeId: storage.bus.nodeId, writes: storage.writes, log: console });
+/** The items that get search vectors: memory entries, skills and knowledge passages. */
+const SEARCH_SOURCES = [memorySearchSource, skillsSearchSource, knowledgeSearchSource];
+
+/**
+ * Search by meaning: the fusion of the words' ranking with the nearest stored vectors (handed
+ * to the modules that search), and the background indexer that computes the vectors, registered
+ * as a part that stops. A vector the indexer stores makes the owner's loaded vectors stale.
+ */
+function addSearchByMeaning(config: Config, parts: Parts, storage: Storage, embeddings: ReturnType<typeof createEmbeddingsService>) {
+  const repo = createSearchRepo(storage.db);
+  const fusion = createFusion({
+    embeddings,
+    repo,
+    sources: SEARCH_SOURCES,
+    cache: createVectorCache({ capacityBytes: config.searchVectorCacheMb * 1024 * 1024 }),
+    writes: storage.writes,
+    log: console,
+  });
+  const indexer = createSearchIndexer({
+    repo,
+    sources: SEARCH_SOURCES,
+    embeddings,
+    nodeId: storage.bus.nodeId,
+    writes: storage.writes,
+    log: console,
+    onStored: (owners) => fusion.invalidate(owners),
+  });
   parts.add({ name: 'search indexer', stop: () => indexer.stop() });
-  return indexer;
+  return { fusion, indexer };
 }
 
 /**
@@ -162,13 +187,14 @@ function buildPlumbing({ config, storage, parts }: Base) {
   const embeddings = createEmbeddingsService({ settings: config.embeddings, outbound: embeddingsOutbound });
   parts.add({ name: 'embedder', stop: () => embeddings.close() });
   // Vectors of memory entries and skills, computed in the background after writes (each entry
-  // once across nodes). A part that only stops here (before the embedder and storage it uses):
-  // the server starts it once it listens (main.ts), so that an app built for a test starts no encoder.
-  const searchIndexer = addSearchIndexer(parts, storage, embeddings);
+  // once across nodes), and the fusion that ranks by them. The indexer is a part that only stops
+  // here (before the embedder and storage it uses): the server starts it once it listens
+  // (main.ts), so that an app built for a test starts no encoder.
+  const { fusion: searchFusion, indexer: searchIndexer } = addSearchByMeaning(config, parts, storage, embeddings);
   // Untrusted files and documents (uploads, discovered OpenAPI YAML) are parsed in bounded workers.
   const parsing = createParsingPool(config.extract);
   parts.add({ name: 'parsing workers', stop: () => parsing.close() });
-  return { counters, outbound, llmOutbound, embeddings, searchIndexer, parsing };
+  return { counters, outbound, llmOutbound, embeddings, searchIndexer, searchFusion, parsing };
 }
 type Plumbing = ReturnType<typeof buildPlumbing>;
 
@@ -279,7 +305,7 @@ type ServerInfo = ReturnType<typeof describeServer>;
  */
 function buildOwnerData(
   { config, storage }: Base,
-  { parsing, changes, accounts, limits }: Pick<Plumbing & Buses & AccountServices, 'parsing' | 'changes' | 'accounts' | 'limits'>,
+  { parsing, searchFusion, changes, accounts, limits }: Pick<Plumbing & Buses & AccountServices, 'parsing' | 'searchFusion' | 'changes' | 'accounts' | 'limits'>,
 ) {
   const { db } = storage;
   const attachments = createAttachmentsService({ repo: createAttachmentsRepo(db), changes });
@@ -303,14 +329,14 @@ function buildOwnerData(
     repo: createMemoryRepo(db, storage.dialect, storage.groupCommit, storage.writes, config.searchIndexPercent),
     limits,
     writes: storage.writes,
+    fusion: searchFusion,
   });
   const knowledge = createKnowledgeService({
     repo: createKnowledgeRepo(db, storage.dialect, storage.groupCommit, storage.writes, config.searchIndexPercent),
     limits,
     parsing,
     changes,
-    // Words only until search ranks by meaning (the fused ranking replaces it here).
-    fusion: wordsOnlyFusion,
+    fusion: searchFusion,
   });
   // The knowledge base's part of the one search for agents.
   const knowledgeSearch = createKnowledgeSearchProvider(knowledge);
@@ -574,12 +600,12 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   // Added first, so stopped last: everything below may still use it while it stops.
   parts.add({ name: 'storage', stop: () => storage.close() });
   const base: Base = { config, storage, parts };
-  const { counters, outbound, llmOutbound, embeddings, searchIndexer, parsing } = buildPlumbing(base);
+  const { counters, outbound, llmOutbound, embeddings, searchIndexer, searchFusion, parsing } = buildPlumbing(base);
   const { audit, keyring } = buildAuditAndKeys(base, options.rootKeys);
   const { events, changes } = buildBuses(base);
   const { plans, tokens, accounts, limits, vault } = buildAccounts(base, { counters, outbound, parsing, audit, keyring, events });
   const { discovery, health } = describeServer(base);
-  const { attachments, skills, personas, identity, memory, knowledge, knowledgeSearch } = buildOwnerData(base, { parsing, changes, accounts, limits });
+  const { attachments, skills, personas, identity, memory, knowledge, knowledgeSearch } = buildOwnerData(base, { parsing, searchFusion, changes, accounts, limits });
   const { oauth, google, connectors, integrations } = buildIntegrations(base, { outbound, audit, keyring, events, accounts, vault });
   const { gateway, authorization, approvals, handshakes } = buildAgentAccess(base, {
     outbound,
@@ -627,6 +653,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     searchIndexer,
     /** The knowledge base's provider for the one search for agents (GET /api/v1/search). */
     knowledgeSearch,
+    searchFusion,
     keyring,
     vault,
     oauth,

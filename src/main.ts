@@ -96,10 +96,11 @@ async function main(): Promise<void> {
     { engine: storage.dialect, dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl },
     `Hearth is serving on ${config.publicBaseUrl} (discovery: ${config.publicBaseUrl}/api/v1/)`,
   );
-  // Background indexing for search by meaning is not started yet: no answer ranks by vectors
-  // until fusion lands (docs/decisions/search.md, "Vectors and indexing"), and embedding every
-  // entry meanwhile would spend a core for nothing. The indexer is built, stopped with the
-  // container, and tested (search.indexer.test.ts); the server starts it with fusion.
+  // Background indexing for search by meaning: started by the server only, once it listens, so
+  // that an app built for a test or a benchmark starts no encoder (docs/decisions/search.md,
+  // "Started by the server"). Its first round looks for pending work at once (a restart resumes);
+  // the built-in encoder's worker starts only when there is something to embed or a query to rank.
+  container.searchIndexer.start();
 }
 
 main().catch((error: unknown) => {

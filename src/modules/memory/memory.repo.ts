@@ -136,19 +136,24 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    /** The owner's entries matching `q` (any or every word), best first. */
-    async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<MemoryRow[]> {
+    /** The ids of the owner's entries matching `q` (any or every word) with their bm25 scores, best first. */
+    async searchHits(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<{ id: string; score: number }>> {
       const hits =
         (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
-      if (hits.length === 0) return [];
+      return hits.map((hit) => ({ id: hit.id, score: hit.rank }));
+    },
+
+    /** The owner's entries of these ids, in the order given; ids the owner has no entry of (deleted meanwhile) are left out. */
+    async byIds(ownerId: string, ids: readonly string[]): Promise<MemoryRow[]> {
+      if (ids.length === 0) return [];
       const rows = await db
         .selectFrom('memory_entries')
         .select(COLUMNS)
         .where('owner_id', '=', ownerId)
-        .where('id', 'in', hits.map((hit) => hit.id))
+        .where('id', 'in', [...ids])
         .execute();
       const byId = new Map(rows.map((row) => [row.id, row]));
-      return hits.flatMap((hit) => byId.get(hit.id) ?? []);
+      return ids.flatMap((id) => byId.get(id) ?? []);
     },
 
     /** Changes an entry, committed with concurrent writes; undefined when the owner has no such entry. */

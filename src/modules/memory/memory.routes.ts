@@ -29,7 +29,7 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         config,
         schema: {
           operationId: 'listMemory',
-          summary: 'Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first',
+          summary: 'Memory entries, newest first; with q, a ranked search by words and meaning (or every word with match=all), best match first',
           tags,
           querystring: ListMemoryQuery,
           response: { 200: MemoryPage },

@@ -30,7 +30,7 @@ export const ListMemoryQuery = Type.Object({
     Type.String({
       maxLength: 500,
       description:
-        'Full-text search in natural language: entries containing any of its words (each a word prefix, stemmed), best match first, in one page (`nextCursor` is null); see match',
+        'Search in natural language: entries containing any of its words (each a word prefix, stemmed) and, when an embedder is on, entries close to it in meaning, best match first, in one page (`nextCursor` is null); see match',
     }),
   ),
   match: Type.Optional(SearchMatch),

@@ -5,6 +5,7 @@ import { createDerivedCache, uncached, type DerivedCache } from '../../storage/d
 import type { MatchMode } from '../../storage/search/full-text.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
+import { searchFused, wordsOnlyFusion, type Fusion } from '../search/search.fusion.js';
 import type { MemoryRepo, MemoryRow } from './memory.repo.js';
 import type { MemoryEntry } from './memory.schemas.js';
 
@@ -56,13 +57,34 @@ export interface MemoryServiceOptions {
    * a page read from the database costs far more than one served from here.
    */
   writes?: WriteTracker | undefined;
+  /**
+   * Ranks a search by words and meaning together (the container's fusion over the stored
+   * vectors); words only without it.
+   */
+  fusion?: Fusion | undefined;
 }
 
 export function createMemoryService(deps: MemoryServiceOptions) {
   const { repo, limits } = deps;
+  const fusion = deps.fusion ?? wordsOnlyFusion;
   const pages: DerivedCache<MemoryPageResult> = deps.writes
     ? createDerivedCache({ tracker: deps.writes, tables: ['memory_entries'], maxEntries: PAGE_CACHE_ENTRIES, maxWeight: PAGE_CACHE_WEIGHT, weigh: pageWeight })
     : uncached();
+
+  /**
+   * The best entries for `q`: the words' best candidates fused with the entries nearest in
+   * meaning. `match=all` is a filter (every word must be there), so it stays the words' ranking.
+   */
+  async function search(ownerId: string, q: string, limit: number, match: MatchMode): Promise<MemoryRow[]> {
+    if (match === 'all') return repo.byIds(ownerId, (await repo.searchHits(ownerId, q, limit, match)).map((hit) => hit.id));
+    const found = await searchFused(
+      fusion,
+      { ownerId, source: 'memory', q, limit },
+      (candidates) => repo.searchHits(ownerId, q, candidates, match),
+      (ids) => repo.byIds(ownerId, ids),
+    );
+    return found.map((hit) => hit.item);
+  }
 
   return {
     async create(ownerId: string, content: string): Promise<MemoryEntry> {
@@ -92,7 +114,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
           );
         }
-        const rows = await repo.search(ownerId, query.q, query.limit, query.match ?? 'any');
+        const rows = await search(ownerId, query.q, query.limit, query.match ?? 'any');
         return { entries: rows.map(toEntry), nextCursor: null };
       }
       // A cached page is the same object on every hit, which lets the route reuse its serialized body.

@@ -210,6 +210,21 @@ export function createSearchRepo(database: Kysely<any>) {
         .execute();
     },
 
+    /**
+     * The owner's vectors of `model` for one source whose item still exists unchanged since it
+     * was embedded: a deleted item's vector (gone by trigger anyway) or an edited item's old one
+     * (until the indexer stores the new) never ranks.
+     */
+    async loadCurrent(src: SearchSource, ownerId: string, model: string): Promise<Array<{ itemId: string; codes: Int8Array; scale: number }>> {
+      const key = sql`CAST(s.${ident(src.key)} AS TEXT)`;
+      const rows = await sql<{ item_id: string; codes: unknown; scale: number | string }>`
+        SELECT v.item_id AS item_id, v.codes AS codes, v.scale AS scale
+        FROM search_vectors v
+        JOIN ${ident(src.table)} s ON s.owner_id = v.owner_id AND ${key} = v.item_id AND s.updated_at = v.item_updated_at
+        WHERE v.owner_id = ${ownerId} AND v.source = ${src.source} AND v.model = ${model}`.execute(anyDb);
+      return rows.rows.map((row) => ({ itemId: String(row.item_id), codes: toCodes(row.codes), scale: Number(row.scale) }));
+    },
+
     /** Every vector of `model` the owner has, to load the in-memory index. */
     async loadOwner(ownerId: string, model: string): Promise<Array<{ source: string; itemId: string; codes: Int8Array; scale: number }>> {
       const rows = await db

@@ -1037,7 +1037,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first
+         * Memory entries, newest first; with q, a ranked search by words and meaning (or every word with match=all), best match first
          * @description Requires scope: `memory`.
          */
         get: operations["listMemory"];
@@ -8392,7 +8392,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Full-text search in natural language: entries containing any of its words (each a word prefix, stemmed), best match first, in one page (`nextCursor` is null); see match */
+                /** @description Search in natural language: entries containing any of its words (each a word prefix, stemmed) and, when an embedder is on, entries close to it in meaning, best match first, in one page (`nextCursor` is null); see match */
                 q?: string;
                 /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
                 match?: "any" | "all";
