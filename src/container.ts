@@ -47,10 +47,12 @@ import { createMemoryService } from './modules/memory/memory.service.js';
 import { createMcpHub } from './modules/mcp/mcp.hub.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
-import { memorySearchSource } from './modules/memory/memory.search.js';
+import { createMemorySearchProvider, memorySearchSource } from './modules/memory/memory.search.js';
+import { wordsOnlyFusion, type Fusion } from './modules/search/search.fusion.js';
+import type { SearchProvider } from './modules/search/search.provider.js';
 import { createSearchIndexer } from './modules/search/search.indexer.js';
 import { createSearchRepo } from './modules/search/search.repo.js';
-import { skillsSearchSource } from './modules/skills/skills.search.js';
+import { createSkillsSearchProvider, skillsSearchSource } from './modules/skills/skills.search.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
 import { createPlansService, loadPlans } from './modules/plans/plans.service.js';
@@ -311,6 +313,15 @@ function buildOwnerData(
   return { attachments, skills, personas, identity, memory, knowledge };
 }
 type OwnerData = ReturnType<typeof buildOwnerData>;
+
+/**
+ * What the one search for agents (`GET /api/v1/search`, the MCP `search` tool) searches: each
+ * module's provider, ranking its items by words and handing them to `fusion`, which adds meaning
+ * where an embedder serves (words only otherwise).
+ */
+function buildSearchProviders({ memory, skills }: Pick<OwnerData, 'memory' | 'skills'>, fusion: Fusion = wordsOnlyFusion): SearchProvider[] {
+  return [createMemorySearchProvider(memory, fusion), createSkillsSearchProvider(skills, fusion)];
+}
 
 /**
  * The services an owner's agents call out to: OAuth connections and Google on top of them, the
@@ -574,6 +585,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   const { plans, tokens, accounts, limits, vault } = buildAccounts(base, { counters, outbound, parsing, audit, keyring, events });
   const { discovery, health } = describeServer(base);
   const { attachments, skills, personas, identity, memory, knowledge } = buildOwnerData(base, { parsing, changes, accounts, limits });
+  const searchProviders = buildSearchProviders({ memory, skills });
   const { oauth, google, connectors, integrations } = buildIntegrations(base, { outbound, audit, keyring, events, accounts, vault });
   const { gateway, authorization, approvals, handshakes } = buildAgentAccess(base, {
     outbound,
@@ -618,6 +630,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     llmOutbound,
     embeddings,
     searchIndexer,
+    searchProviders,
     keyring,
     vault,
     oauth,

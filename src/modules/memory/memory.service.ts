@@ -103,6 +103,19 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       });
     },
 
+    /**
+     * The ids of the owner's entries holding any word of `q`, best first, with their bm25 scores:
+     * the words' ranking the one search hands to fusion (memory.search.ts).
+     */
+    async rankByWords(ownerId: string, q: string, limit: number): Promise<Array<{ id: string; score: number }>> {
+      return (await repo.rank(ownerId, q, limit, 'any')).map((hit) => ({ id: hit.id, score: hit.rank }));
+    },
+
+    /** The owner's entries of these ids, in the order given; an id of no entry of the owner's is left out. */
+    async entries(ownerId: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+      return (await repo.byIds(ownerId, ids)).map(toEntry);
+    },
+
     /** How many entries the owner stores: what the plan's memoryEntries limit counts. */
     async count(ownerId: string): Promise<number> {
       return repo.count(ownerId);
