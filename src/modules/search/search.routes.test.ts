@@ -178,3 +178,66 @@ describe('MCP search tool', () => {
     }
   });
 });
+
+describe('the index and the scan of the rows agree, for the one search and for skills by any word', () => {
+  /** The same data, every owner beyond the index's bound: searched by reading the rows. */
+  let scan: TestApp;
+  let owners: [Owner, Owner];
+  // Word families that stem together, prefixes of one another, stop words, diacritics and case.
+  const vocabulary = 'deploy deploying deployed garden gardening café cafe connect connection run runner note notebook Résumé resume 2024 sky skies trip tripod the of my'.split(' ');
+  let state = 7;
+  const random = () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
+  };
+  const words = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(random() * vocabulary.length)]!).join(' ');
+
+  beforeAll(async () => {
+    scan = await createTestApp({ config: { searchIndexPercent: 0 } });
+    owners = [await t.createOwner('Agreeing'), await scan.createOwner('Agreeing')];
+    const memory = Array.from({ length: 60 }, () => words(1 + Math.floor(random() * 10)));
+    const skills = Array.from({ length: 30 }, (_, i) => ({ name: `skill-${i}-${words(1).replace(/[^a-z0-9]/gi, 'x')}`, description: words(3 + Math.floor(random() * 12)), category: words(1) }));
+    // One at a time, in the same order on both apps: ids grow in that order, and ties go to the lower id.
+    for (const content of memory) {
+      for (const [app, who] of [[t, owners[0]], [scan, owners[1]]] as const) expect((await app.request('POST', '/api/v1/memory', { token: who.token, body: { content } })).status).toBe(201);
+    }
+    for (const body of skills) {
+      for (const [app, who] of [[t, owners[0]], [scan, owners[1]]] as const) expect((await app.request('POST', '/api/v1/skills', { token: who.token, body })).status).toBe(201);
+    }
+  });
+  afterAll(async () => scan?.close());
+
+  it('answers the same hits, scores and marks', async () => {
+    let nonEmpty = 0;
+    for (let i = 0; i < 30; i++) {
+      const q = words(1 + Math.floor(random() * 4));
+      const limit = [1, 5, 20, 50][i % 4]!;
+      const [fromIndex, fromScan] = await Promise.all([
+        t.request('GET', '/api/v1/search', { token: owners[0].token, query: { q, limit, types: 'memory,skills' } }),
+        scan.request('GET', '/api/v1/search', { token: owners[1].token, query: { q, limit, types: 'memory,skills' } }),
+      ]);
+      expect(fromIndex.status).toBe(200);
+      // Ids differ between the two apps (memory ids are made anew); everything else is the same.
+      const shown = (res: typeof fromIndex) => res.body.data.map((hit: Hit) => ({ ...hit, id: hit.type === 'memory' ? hit.text : hit.title }));
+      expect(shown(fromScan), q).toEqual(shown(fromIndex));
+      if (fromIndex.body.data.length > 0) nonEmpty++;
+    }
+    expect(nonEmpty).toBeGreaterThan(15);
+  });
+
+  it('answers the same skills in the same order, by any word and with match=all', async () => {
+    let nonEmpty = 0;
+    for (let i = 0; i < 30; i++) {
+      const q = words(1 + Math.floor(random() * 4));
+      const match = i % 2 === 0 ? 'any' : 'all';
+      const [fromIndex, fromScan] = await Promise.all([
+        t.request('GET', '/api/v1/skills', { token: owners[0].token, query: { q, match, limit: 10 } }),
+        scan.request('GET', '/api/v1/skills', { token: owners[1].token, query: { q, match, limit: 10 } }),
+      ]);
+      const names = (res: typeof fromIndex) => res.body.data.map((s: { name: string }) => s.name);
+      expect(names(fromScan), `${q} (${match})`).toEqual(names(fromIndex));
+      if (match === 'any' && fromIndex.body.data.length > 0) nonEmpty++;
+    }
+    expect(nonEmpty).toBeGreaterThan(10);
+  });
+});
