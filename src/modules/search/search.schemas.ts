@@ -24,7 +24,8 @@ export const SearchHitSchema = Type.Object(
     text: Type.String({ description: 'The matching text: the entry, the passage, or the skill description (bounded)' }),
     score: Type.Number({ description: 'Higher is better; comparable within one answer' }),
     matched: MatchedBySchema,
-    marks: Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })]), {
+    // A pair as an array of two: a tuple's `items` list is not a schema OpenAPI tools accept.
+    marks: Type.Array(Type.Unsafe<[number, number]>(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 })), {
       description: 'Spans of text that matched words of the query, [start, end)',
     }),
     document: Type.Optional(

@@ -4927,10 +4927,7 @@ export interface components {
             /** @description Why it matched: the query shares words with it, is close in meaning, or both */
             matched: "words" | "meaning" | "both";
             /** @description Spans of text that matched words of the query, [start, end) */
-            marks: [
-                number,
-                number
-            ][];
+            marks: number[][];
             /** @description For a knowledge passage: its document and where the passage lies in its text */
             document?: {
                 id: string;
