@@ -2,7 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
-import { SEARCH_HIT_TEXT_MAX } from './search.schemas.js';
+import { createMemorySearchProvider } from '../memory/memory.search.js';
+import { createSkillsSearchProvider } from '../skills/skills.search.js';
+import type { Fusion } from './search.fusion.js';
+import { mergeHits } from './search.routes.js';
+import { SEARCH_HIT_TEXT_MAX, type SearchHit } from './search.schemas.js';
 
 let t: TestApp;
 let owner: Owner;
@@ -239,5 +243,43 @@ describe('the index and the scan of the rows agree, for the one search and for s
       if (match === 'any' && fromIndex.body.data.length > 0) nonEmpty++;
     }
     expect(nonEmpty).toBeGreaterThan(10);
+  });
+});
+
+describe('providers and fusion', () => {
+  /** A fusion that puts `extra` (found "by meaning") first, and marks the words' hits both. */
+  const meaningFirst = (extra: string[]): Fusion => ({
+    candidates: 50,
+    rank: async (_owner, _source, _q, lexical, limit) =>
+      [...extra.map((id) => ({ id, score: 10, matched: 'meaning' as const })), ...lexical.map((hit) => ({ id: hit.id, score: hit.score, matched: 'both' as const }))].slice(0, limit),
+  });
+
+  it("answers what fusion found by meaning, read by id, and never another owner's item whatever fusion names", async () => {
+    const memory = createMemorySearchProvider(t.container.memory, meaningFirst([ids.theirs!, ids.seats!]));
+    const hits = await memory.search(owner.id, 'dentist', 10);
+    expect(hits.map((hit) => [hit.id, hit.matched])).toEqual([
+      [ids.seats, 'meaning'],
+      [ids.dentist, 'both'],
+    ]);
+    // Found by meaning, it holds none of the words: nothing marked.
+    expect(hits[0]!.marks).toEqual([]);
+    const skills = createSkillsSearchProvider(t.container.skills, meaningFirst([ids.theirSkill!, ids.appointment!, 'not-a-number']));
+    const found = await skills.search(owner.id, 'flights', 10);
+    expect(found.map((hit) => [hit.id, hit.matched, hit.slug])).toEqual([
+      [ids.appointment, 'meaning', 'appointment-maker'],
+      [ids.skill, 'both', 'flight-booker'],
+    ]);
+  });
+
+  it('merges kinds by relative score and words held, keeping each kind\'s order; meaning alone counts half', () => {
+    const hit = (id: string, type: SearchHit['type'], text: string, score: number, matched: SearchHit['matched'] = 'words'): SearchHit => ({ id, type, title: id, text, score, matched, marks: [] });
+    const memory = [hit('m1', 'memory', 'garden notebook', 8), hit('m2', 'memory', 'unrelated', 6, 'meaning'), hit('m3', 'memory', 'garden', 2)];
+    const skills = [hit('s1', 'skills', 'garden', 100), hit('s2', 'skills', 'garden notebook', 90)];
+    // m1 1×1; s1 1×0.75; s2 0.9×1 (but after s1: a kind's order stands); m2 0.75×0.5; m3 0.25×0.75.
+    expect(mergeHits([memory, skills], 'garden notebook', 10).map((h) => h.id)).toEqual(['m1', 's1', 's2', 'm2', 'm3']);
+    expect(mergeHits([memory, skills], 'garden notebook', 2).map((h) => h.id)).toEqual(['m1', 's1']);
+    // Equal standing: the kinds in the order asked.
+    expect(mergeHits([[hit('s', 'skills', 'garden', 1)], [hit('m', 'memory', 'garden', 5)]], 'garden', 10).map((h) => h.id)).toEqual(['s', 'm']);
+    expect(mergeHits([[], []], 'garden', 10)).toEqual([]);
   });
 });
