@@ -133,8 +133,8 @@ async function skillRows(t: TestApp, owner: Owner): Promise<Array<Record<string,
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
-async function searchSkills(t: TestApp, owner: Owner, q: string, extra = ''): Promise<number[]> {
-  const res = await t.request('GET', `/api/v1/skills?q=${encodeURIComponent(q)}&limit=20${extra}`, { token: owner.token });
+async function searchSkills(t: TestApp, owner: Owner, q: string, extra = '', match: MatchMode = 'all'): Promise<number[]> {
+  const res = await t.request('GET', `/api/v1/skills?q=${encodeURIComponent(q)}&limit=20&match=${match}${extra}`, { token: owner.token });
   expect(res.status).toBe(200);
   return res.body.data.map((s: { id: number }) => s.id);
 }
@@ -153,15 +153,16 @@ describe('in-memory search against a full ranking of every row', () => {
   });
   afterAll(async () => t.close());
 
-  it('answers the same skills in the same order as the reference, on random queries', async () => {
+  it('answers the same skills in the same order as the reference, on random queries, by every word and by any', async () => {
     const rows = await skillRows(t, alice);
     const random = seeded(3);
     let nonEmpty = 0;
     for (let i = 0; i < 150; i++) {
       const q = randomQuery(random);
-      const expected = reference(rows, SKILLS_FULL_TEXT, q, 'all', 20);
+      const mode: MatchMode = i % 3 === 2 ? 'any' : 'all';
+      const expected = reference(rows, SKILLS_FULL_TEXT, q, mode, 20);
       if (expected.length > 0) nonEmpty++;
-      expect(await searchSkills(t, alice, q), q).toEqual(expected);
+      expect(await searchSkills(t, alice, q, '', mode), `${q} (${mode})`).toEqual(expected);
     }
     // The queries are not all empty answers, which would prove nothing.
     expect(nonEmpty).toBeGreaterThan(50);
@@ -341,15 +342,16 @@ describe.runIf(ENGINE === 'sqlite')("the same order as SQLite's own bm25", () =>
     let nonEmpty = 0;
     for (let i = 0; i < 150; i++) {
       const q = randomQuery(random);
+      const mode: MatchMode = i % 3 === 2 ? 'any' : 'all';
       const match = searchTerms(q)
         .map((w) => `"${w}"*`)
-        .join(' ');
+        .join(mode === 'all' ? ' ' : ' OR ');
       const fts = await sql<{ id: number }>`
         SELECT t.id AS id FROM skills_fts JOIN skills t ON t.id = skills_fts.rowid
         WHERE skills_fts MATCH ${match} AND t.owner_id = ${owner.id}
         ORDER BY bm25(skills_fts, 10.0, 4.0, 2.0), t.id LIMIT 20`.execute(t.storage.db);
       if (fts.rows.length > 0) nonEmpty++;
-      expect(await searchSkills(t, owner, q), q).toEqual(fts.rows.map((r) => Number(r.id)));
+      expect(await searchSkills(t, owner, q, '', mode), `${q} (${mode})`).toEqual(fts.rows.map((r) => Number(r.id)));
     }
     expect(nonEmpty).toBeGreaterThan(50);
   });
