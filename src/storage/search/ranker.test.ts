@@ -189,6 +189,46 @@ describe('in-memory search against a full ranking of every row', () => {
     }
   });
 
+  it('ranks any of several frequent words (each in about a third of the skills) as the reference does, filtered or not', async () => {
+    // Words too frequent for MaxScore to skip: the index answers them from their bitsets.
+    const frequent = ['quartz', 'basalt', 'granite', 'marble', 'obsidian', 'pumice'];
+    const rocks = await t.createOwner('Rocks');
+    const random = seeded(7);
+    const now = isoNow();
+    const rows = Array.from({ length: 900 }, (_, i) => {
+      const slug = `rock-${i}`;
+      const category = pick(random, CATEGORIES);
+      const held = frequent.flatMap((word) => (random() < 1 / 3 ? (random() < 0.1 ? [word, word] : [word]) : []));
+      return {
+        owner_id: rocks.id,
+        slug,
+        slug_key: slug,
+        name: slug,
+        description: [...held, words(random, Math.floor(random() * 6))].join(' '),
+        category,
+        category_key: category.toLowerCase(),
+        script_content: '',
+        active: 0,
+        origin: '{"type":"created"}',
+        created_at: now,
+        updated_at: now,
+      };
+    });
+    for (let i = 0; i < rows.length; i += 100) await t.storage.db.insertInto('skills').values(rows.slice(i, i + 100)).execute();
+    // A write through the API, which the index sees (the rows above went around it).
+    expect((await t.request('POST', '/api/v1/skills', { token: rocks.token, body: { name: 'rock-seen', description: 'granite' } })).status).toBe(201);
+    const all = await skillRows(t, rocks);
+    for (let i = 0; i < 60; i++) {
+      const q = Array.from({ length: 1 + Math.floor(random() * 4) }, () => {
+        const word = pick(random, frequent);
+        return random() < 0.3 ? word.slice(0, 4) : word;
+      }).join(' ');
+      const home = i % 3 === 0;
+      const expected = reference(all, SKILLS_FULL_TEXT, q, 'any', 20, home ? (row) => row.category_key === 'home' : undefined);
+      expect(await searchSkills(t, rocks, q, home ? '&category=Home' : '', 'any'), `${q}${home ? ' (Home)' : ''}`).toEqual(expected);
+    }
+  });
+
   it("never considers another owner's skills", async () => {
     const bobIds = new Set((await skillRows(t, bob)).map((r) => r.id));
     const random = seeded(6);
