@@ -114,6 +114,10 @@ describe('GET /api/v1/search', () => {
     expectError(await search({ q: 'dentist', limit: 0 }), 400, 'VALIDATION_ERROR');
     expectError(await search({ q: 'dentist', limit: 51 }), 400, 'VALIDATION_ERROR');
     expect((await search({ q: 'dentist', limit: 50 })).status).toBe(200);
+    // Repeats are one; the kinds are searched in the order asked.
+    expect((await search({ q: 'dentist', types: 'skills,memory,skills' })).body.types).toEqual(['skills', 'memory']);
+    // No word at all (punctuation only) is no error: nothing matches.
+    expect((await search({ q: '?!…' })).body.data).toEqual([]);
   });
 
   it('searches each kind under its own scope: left out when not asked for, 403 naming the scope when asked for', async () => {
