@@ -102,7 +102,7 @@ try {
 
   const memoryRepo = createMemoryRepo(app.storage.db as never, app.storage.dialect, app.storage.groupCommit, app.storage.writes);
   const lexical = new Map<Question, Array<{ id: string; score: number }>>();
-  for (const q of questions) lexical.set(q, await memoryRepo.searchHits(q.ownerId, q.question, DEFAULT_FUSION_SETTINGS.candidates, 'any'));
+  for (const q of questions) lexical.set(q, (await memoryRepo.rank(q.ownerId, q.question, DEFAULT_FUSION_SETTINGS.candidates, 'any')).map((hit) => ({ id: hit.id, score: hit.rank })));
 
   const searchRepo = createSearchRepo(app.storage.db);
   const fusionWith = (settings: Partial<FusionSettings>): Fusion =>

@@ -41,6 +41,7 @@ import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { personasRoutes } from './modules/personas/personas.routes.js';
 import { marketplaceRoutes } from './modules/marketplace/marketplace.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
+import { searchRoutes } from './modules/search/search.routes.js';
 import { skillsRoutes } from './modules/skills/skills.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { vaultRoutes } from './modules/vault/vault.routes.js';
@@ -208,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     memoryRoutes({ memory: container.memory }),
     knowledgeRoutes({ knowledge: container.knowledge, attachments: container.attachments }),
     skillsRoutes({ skills: container.skills }),
+    searchRoutes({ providers: container.searchProviders, embeddings: container.embeddings, indexer: container.searchIndexer }),
     oauthRoutes({ oauth: container.oauth, publicBaseUrl: config.publicBaseUrl }),
     googleRoutes({ google: container.google }),
     integrationsRoutes({ integrations: container.integrations }),

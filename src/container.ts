@@ -48,12 +48,14 @@ import { createMemoryService } from './modules/memory/memory.service.js';
 import { createMcpHub } from './modules/mcp/mcp.hub.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
-import { memorySearchSource } from './modules/memory/memory.search.js';
+import { createMemorySearchProvider, memorySearchSource } from './modules/memory/memory.search.js';
+import { wordsOnlyFusion, type Fusion } from './modules/search/search.fusion.js';
+import type { SearchProvider } from './modules/search/search.provider.js';
 import { createSearchIndexer } from './modules/search/search.indexer.js';
 import { createFusion } from './modules/search/search.fusion.js';
 import { createSearchRepo } from './modules/search/search.repo.js';
 import { createVectorCache } from './storage/search/vectors.js';
-import { skillsSearchSource } from './modules/skills/skills.search.js';
+import { createSkillsSearchProvider, skillsSearchSource } from './modules/skills/skills.search.js';
 import { createPersonasRepo } from './modules/personas/personas.repo.js';
 import { createPersonasService } from './modules/personas/personas.service.js';
 import { createPlansService, loadPlans } from './modules/plans/plans.service.js';
@@ -345,6 +347,15 @@ function buildOwnerData(
 type OwnerData = ReturnType<typeof buildOwnerData>;
 
 /**
+ * What the one search for agents (`GET /api/v1/search`, the MCP `search` tool) searches: each
+ * module's provider, ranking its items by words and handing them to `fusion`, which adds meaning
+ * where an embedder serves (words only otherwise).
+ */
+function buildSearchProviders({ memory, skills, knowledgeSearch }: Pick<OwnerData, 'memory' | 'skills' | 'knowledgeSearch'>, fusion: Fusion): SearchProvider[] {
+  return [createMemorySearchProvider(memory, fusion), knowledgeSearch, createSkillsSearchProvider(skills, fusion)];
+}
+
+/**
  * The services an owner's agents call out to: OAuth connections and Google on top of them, the
  * owner's connectors over the vault, and the integrations that put the catalogue, connectors,
  * vault and OAuth behind one name per service.
@@ -606,6 +617,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   const { plans, tokens, accounts, limits, vault } = buildAccounts(base, { counters, outbound, parsing, audit, keyring, events });
   const { discovery, health } = describeServer(base);
   const { attachments, skills, personas, identity, memory, knowledge, knowledgeSearch } = buildOwnerData(base, { parsing, searchFusion, changes, accounts, limits });
+  const searchProviders = buildSearchProviders({ memory, skills, knowledgeSearch }, searchFusion);
   const { oauth, google, connectors, integrations } = buildIntegrations(base, { outbound, audit, keyring, events, accounts, vault });
   const { gateway, authorization, approvals, handshakes } = buildAgentAccess(base, {
     outbound,
@@ -654,6 +666,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     /** The knowledge base's provider for the one search for agents (GET /api/v1/search). */
     knowledgeSearch,
     searchFusion,
+    searchProviders,
     keyring,
     vault,
     oauth,

@@ -111,6 +111,10 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/brain\/conversations(\/.*)?$/, scope('chat')),
   rule('*', /^\/api\/v1\/personas(\/.*)?$/, scope('personas')),
   rule('*', /^\/api\/v1\/skills(\/.*)?$/, scope('skills')),
+  // Added: one search over the kinds above, each searched only under its own scope (the route
+  // checks each kind); how far indexing is, the owner's alone.
+  rule('GET', /^\/api\/v1\/search$/, scope('memory', 'knowledge', 'skills')),
+  rule('GET', /^\/api\/v1\/search\/status$/, owner),
 
   // Owner rights that no scope grants.
   rule('*', /^\/api\/v1\/tokens(\/.*)?$/, owner),

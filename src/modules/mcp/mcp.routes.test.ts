@@ -97,7 +97,7 @@ describe('MCP over Streamable HTTP with a bearer token', () => {
 
     const memoryOnly = await t.tokenWithScopes(owner, ['memory']);
     const limited = await (await connect(memoryOnly)).client.listTools();
-    expect(limited.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search_memory', 'update_memory']);
+    expect(limited.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search', 'search_memory', 'update_memory']);
   });
 
   it('adds a memory and finds it again, with structured content shaped as the API answers', async () => {
@@ -284,7 +284,7 @@ describe('the stdio bridge (hearth mcp --url)', () => {
     await client.connect(transport);
     expect(client.getServerVersion()).toMatchObject({ name: 'hearth' });
     const tools = await client.listTools();
-    expect(tools.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search_memory', 'update_memory']);
+    expect(tools.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search', 'search_memory', 'update_memory']);
     const added = await client.callTool({ name: 'add_memory', arguments: { content: 'Told over stdio: the owner cycles to work' } });
     expect(added.isError).toBeFalsy();
     const api = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'cycles to work' } });

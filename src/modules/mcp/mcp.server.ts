@@ -42,7 +42,8 @@ export type McpSdk = typeof import('@modelcontextprotocol/sdk/server/index.js') 
 
 const INSTRUCTIONS =
   "Hearth holds one person's identity, personas, memory, knowledge base, skills and connected accounts. Call get_context " +
-  'first and adopt the active persona it returns. Tell the person what you are about to change before calling a tool ' +
+  'first and adopt the active persona it returns. To find what the person wrote down or knows about something, call ' +
+  'search with a question in plain words (memory, knowledge and skills at once). Tell the person what you are about to change before calling a tool ' +
   'that is not read-only, and wait for their approval.';
 
 function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller {

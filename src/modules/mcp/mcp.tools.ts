@@ -64,6 +64,14 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     fixed: { omit: 'endpoints' },
   },
   {
+    name: 'search',
+    title: 'Search everything',
+    operationId: 'search',
+    description:
+      "Find what the owner knows: one search over memory entries, knowledge-base passages and skills, by words and by meaning, best first. q is a question or words in plain language; types (memory,knowledge,skills) narrows it, limit (default 10, at most 50). Each hit carries its id, type, title, the matching text (the query's words marked in marks), a score and whether it matched by words, meaning or both: enough to answer without another call (a skill's slug goes to get_skill, a passage's document id to read_document).",
+    annotations: read(),
+  },
+  {
     name: 'search_memory',
     title: 'Search memory',
     operationId: 'listMemory',

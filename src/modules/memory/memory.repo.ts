@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { searchRanked, type MatchMode } from '../../storage/search/full-text.js';
+import { searchRanked, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
@@ -119,6 +119,24 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     oneStatement: (items) => insertsManyAtOnce && items.every((item) => !item.limit),
   };
 
+  /** The ids of the owner's entries matching `q` (any or every word), best first, with their bm25 scores (higher is better). */
+  async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
+    return (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
+  }
+
+  /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */
+  async function byIds(ownerId: string, ids: readonly string[]): Promise<MemoryRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .selectFrom('memory_entries')
+      .select(COLUMNS)
+      .where('owner_id', '=', ownerId)
+      .where('id', 'in', [...ids])
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
   return {
     /**
      * A new entry, committed with the creations of concurrent requests. With `limit`, the owner's
@@ -136,25 +154,13 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    /** The ids of the owner's entries matching `q` (any or every word) with their bm25 scores, best first. */
-    async searchHits(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<{ id: string; score: number }>> {
-      const hits =
-        (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
-      return hits.map((hit) => ({ id: hit.id, score: hit.rank }));
+    /** The owner's entries matching `q` (any or every word), best first. */
+    async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<MemoryRow[]> {
+      return byIds(ownerId, (await rank(ownerId, q, limit, mode)).map((hit) => hit.id));
     },
 
-    /** The owner's entries of these ids, in the order given; ids the owner has no entry of (deleted meanwhile) are left out. */
-    async byIds(ownerId: string, ids: readonly string[]): Promise<MemoryRow[]> {
-      if (ids.length === 0) return [];
-      const rows = await db
-        .selectFrom('memory_entries')
-        .select(COLUMNS)
-        .where('owner_id', '=', ownerId)
-        .where('id', 'in', [...ids])
-        .execute();
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return ids.flatMap((id) => byId.get(id) ?? []);
-    },
+    rank,
+    byIds,
 
     /** Changes an entry, committed with concurrent writes; undefined when the owner has no such entry. */
     async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>): Promise<MemoryRow | undefined> {

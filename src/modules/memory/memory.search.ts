@@ -1,4 +1,10 @@
+import { hasScope } from '../../http/access.js';
+import { excerpt, queryStems } from '../../storage/search/marks.js';
+import type { Fusion } from '../search/search.fusion.js';
+import type { SearchProvider } from '../search/search.provider.js';
+import { SEARCH_HIT_TEXT_MAX, SEARCH_HIT_TITLE_MAX, type SearchHit } from '../search/search.schemas.js';
 import type { SearchSource } from '../search/search.source.js';
+import type { MemoryService } from './memory.service.js';
 
 /** Memory entries get vectors of their content. */
 export const memorySearchSource: SearchSource = {
@@ -8,3 +14,35 @@ export const memorySearchSource: SearchSource = {
   columns: ['content'],
   text: (row) => String(row.content ?? ''),
 };
+
+/** An entry's title: its first line that is not blank, without a markdown heading's marks, bounded. */
+export function firstLineTitle(content: string, max = SEARCH_HIT_TITLE_MAX): string {
+  const line = content.split('\n').find((l) => l.trim() !== '') ?? '';
+  const title = line.trim().replace(/^#{1,6}\s+/, '');
+  return title.length <= max ? title : `${title.slice(0, max - 1).trimEnd()}\u2026`;
+}
+
+/**
+ * Memory in the one search for agents (`GET /api/v1/search`, the MCP `search` tool), under the
+ * `memory` scope: the entries' words ranked by the same index as `GET /api/v1/memory?q=` (any
+ * word), handed to fusion, and each hit with its entry's text around the query's words.
+ */
+export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWords' | 'entries'>, fusion: Fusion): SearchProvider {
+  return {
+    type: 'memory',
+    visibleTo: (principal) => hasScope(principal, 'memory'),
+    async search(ownerId, q, limit) {
+      const lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates));
+      const ranked = await fusion.rank(ownerId, 'memory', q, lexical, limit);
+      const entries = new Map((await memory.entries(ownerId, ranked.map((item) => item.id))).map((entry) => [entry.id, entry]));
+      const stems = queryStems(q);
+      return ranked.flatMap((item): SearchHit[] => {
+        const entry = entries.get(item.id);
+        // Deleted between the ranking and the read: left out.
+        if (!entry) return [];
+        const { text, marks } = excerpt(entry.content, stems, SEARCH_HIT_TEXT_MAX);
+        return [{ id: entry.id, type: 'memory', title: firstLineTitle(entry.content), text, score: item.score, matched: item.matched, marks }];
+      });
+    },
+  };
+}

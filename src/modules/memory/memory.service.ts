@@ -76,11 +76,11 @@ export function createMemoryService(deps: MemoryServiceOptions) {
    * meaning. `match=all` is a filter (every word must be there), so it stays the words' ranking.
    */
   async function search(ownerId: string, q: string, limit: number, match: MatchMode): Promise<MemoryRow[]> {
-    if (match === 'all') return repo.byIds(ownerId, (await repo.searchHits(ownerId, q, limit, match)).map((hit) => hit.id));
+    if (match === 'all') return repo.search(ownerId, q, limit, match);
     const found = await searchFused(
       fusion,
       { ownerId, source: 'memory', q, limit },
-      (candidates) => repo.searchHits(ownerId, q, candidates, match),
+      async (candidates) => (await repo.rank(ownerId, q, candidates, match)).map((hit) => ({ id: hit.id, score: hit.rank })),
       (ids) => repo.byIds(ownerId, ids),
     );
     return found.map((hit) => hit.item);
@@ -123,6 +123,19 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         const page = rows.slice(0, query.limit);
         return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
       });
+    },
+
+    /**
+     * The ids of the owner's entries holding any word of `q`, best first, with their bm25 scores:
+     * the words' ranking the one search hands to fusion (memory.search.ts).
+     */
+    async rankByWords(ownerId: string, q: string, limit: number): Promise<Array<{ id: string; score: number }>> {
+      return (await repo.rank(ownerId, q, limit, 'any')).map((hit) => ({ id: hit.id, score: hit.rank }));
+    },
+
+    /** The owner's entries of these ids, in the order given; an id of no entry of the owner's is left out. */
+    async entries(ownerId: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+      return (await repo.byIds(ownerId, ids)).map(toEntry);
     },
 
     /** How many entries the owner stores: what the plan's memoryEntries limit counts. */

@@ -12,11 +12,11 @@ export const SCOPES = {
   professional: 'Read the professional section of the identity (GET /identity/professional)',
   availability: 'Read the availability section of the identity (GET /identity/availability)',
   identity: 'Read and change the identity, preferences and the account (GET /users/me, GET /auth/me, /identity*, /preferences)',
-  memory: 'Read, add, change and clear long-term memory entries (/memory*)',
-  knowledge: 'Read and manage the knowledge base (/brain/knowledge-base*)',
+  memory: 'Read, add, change and clear long-term memory entries (/memory*), and search them with GET /search',
+  knowledge: 'Read and manage the knowledge base (/brain/knowledge-base*), and search its passages with GET /search',
   chat: 'Chat with the active persona, and list, read and delete its conversations (POST /brain/chat, /brain/conversations*)',
   personas: 'Manage personas and their attachments (/personas*)',
-  skills: 'Manage skills (/skills*)',
+  skills: 'Manage skills (/skills*), and search them with GET /search',
   'services:read':
     "Read services, connectors and OAuth status; call connected services read-only (GET /services/{service}/*; for an RPC-style service, only the methods it declares reads); list and read mail and files",
   'services:write':

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Data, Pattern } from '../../http/schemas.js';
 import { EmbedderSchema } from '../embeddings/embeddings.schemas.js';
 
 /** The kinds of item one search spans, as `types=` names them. */
@@ -23,9 +24,9 @@ export const SearchHitSchema = Type.Object(
     text: Type.String({ description: 'The matching text: the entry, the passage, or the skill description (bounded)' }),
     score: Type.Number({ description: 'Higher is better; comparable within one answer' }),
     matched: MatchedBySchema,
-    // A pair as an array of two: OpenAPI 3.0 has no tuples (`items` must be one schema).
-    marks: Type.Array(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 }), {
-      description: 'Spans of text that matched words of the query, each [start, end)',
+    // A pair as an array of two: a tuple's `items` list is not a schema OpenAPI tools accept.
+    marks: Type.Array(Type.Unsafe<[number, number]>(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2, maxItems: 2 })), {
+      description: 'Spans of text that matched words of the query, [start, end)',
     }),
     document: Type.Optional(
       Type.Object(
@@ -56,3 +57,45 @@ export const SearchStatusSchema = Type.Object(
   { title: 'SearchStatus' },
 );
 export type SearchStatus = Static<typeof SearchStatusSchema>;
+
+/** A hit's `text` holds at most this many characters (and an ellipsis at each end cut). */
+export const SEARCH_HIT_TEXT_MAX = 600;
+/** A hit's `title` holds at most this many characters. */
+export const SEARCH_HIT_TITLE_MAX = 120;
+
+/** Hits answered at most by one search. */
+export const SEARCH_LIMIT_MAX = 50;
+
+/** `types=`: one or more of SEARCH_TYPES, separated by commas. */
+const TYPES_PATTERN = `^(${SEARCH_TYPES.join('|')})(,(${SEARCH_TYPES.join('|')}))*$`;
+
+export const SearchQuery = Type.Object({
+  q: Type.String({
+    minLength: 1,
+    maxLength: 500,
+    ...Pattern('\\S', 'q must hold a word: a question or words in plain language'),
+    description:
+      'What to find, in plain language (a question, a sentence or words), up to 500 characters: items sharing any of its words or close to it in meaning, best first. Common English words (the, of, my…) are left out unless q has no other',
+  }),
+  types: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      ...Pattern(TYPES_PATTERN, `types is a comma-separated list of ${SEARCH_TYPES.join(', ')} (e.g. memory,skills)`),
+      description:
+        "Which kinds of item to search, comma-separated: memory, knowledge, skills. Without it, every kind this token's scopes may read (memory, knowledge, skills scopes); naming a kind the token may not read answers 403",
+    }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT_MAX, default: 10, description: `Hits answered at most, 1 to ${SEARCH_LIMIT_MAX} (default 10)` })),
+});
+export type SearchQueryInput = Static<typeof SearchQuery>;
+
+export const SearchResponse = Type.Object(
+  {
+    data: Type.Array(SearchHitSchema, { description: 'The best hits of every kind searched, best first' }),
+    types: Type.Array(SearchTypeSchema, { description: 'The kinds searched (those asked for, or every kind this token may read)' }),
+  },
+  { title: 'SearchResults' },
+);
+export type SearchResults = Static<typeof SearchResponse>;
+
+export const SearchStatusResponse = Data(SearchStatusSchema);

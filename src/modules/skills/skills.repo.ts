@@ -65,6 +65,15 @@ export interface SkillFilters {
 }
 
 
+/** A ranking's rows, best first, and each one's score (higher is better), index for index. */
+export interface Ranked<Row> {
+  rows: Row[];
+  scores: number[];
+}
+
+/** An empty ranking, a new one each time (answers are cached and compared by identity). */
+const none = <Row>(): Ranked<Row> => ({ rows: [], scores: [] });
+
 /** Postings plus words the in-memory search index holds over all owners (some 20 MB at most). */
 const SEARCH_INDEX_MAX_COST = 1_500_000;
 
@@ -112,12 +121,19 @@ export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, g
     ownerId: string,
     q: string,
     options: SkillFilters & { limit: number; mode: MatchMode; columns: 'summary' | 'suggestion'; terms?: readonly string[] | undefined },
-  ): Promise<Row[]> {
+  ): Promise<Ranked<Row>> {
     const terms = options.terms ?? searchTerms(q);
-    if (terms.length === 0) return [];
-    // Rows read from the database answered as the index answers them: summaries, or suggestion rows.
-    const presented = (rows: unknown[]): Row[] =>
-      (options.columns === 'summary' ? rows.map((row) => toSummary(row as SkillSummaryRow)) : rows) as Row[];
+    if (terms.length === 0) return none();
+    // Rows read from the database answered as the index answers them: summaries, or suggestion
+    // rows (without the score the query read with them).
+    const presented = (rows: Array<Record<string, unknown>>): Ranked<Row> => ({
+      rows: rows.map((row) => {
+        if (options.columns === 'summary') return toSummary(row as unknown as SkillSummaryRow);
+        const { search_score: _score, ...rest } = row;
+        return rest;
+      }) as Row[],
+      scores: rows.map((row) => Number(row.search_score)),
+    });
     const hits = await index?.search(ownerId, {
       q,
       terms,
@@ -126,13 +142,14 @@ export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, g
       where: { slug_key: options.slugKey, category_key: options.categoryKey },
     });
     if (hits) {
-      if (hits.length === 0) return [];
+      if (hits.length === 0) return none();
+      const scores = hits.map((hit) => hit.rank);
       if (hits.every((hit) => hit.row)) {
         // The index keeps the summaries: they are answered as they are (the same objects while
         // the index is unchanged; callers do not modify them).
-        if (options.columns === 'summary') return hits.map((hit) => hit.row as Row);
+        if (options.columns === 'summary') return { rows: hits.map((hit) => hit.row as Row), scores };
         const pick = SUGGESTION_COLUMNS;
-        return hits.map((hit) => Object.fromEntries(pick.map((c) => [c, c === 'id' ? hit.id : hit.row![c]])) as Row);
+        return { rows: hits.map((hit) => Object.fromEntries(pick.map((c) => [c, c === 'id' ? hit.id : hit.row![c]])) as Row), scores };
       }
       const rows = await db
         .selectFrom('skills')
@@ -141,7 +158,11 @@ export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, g
         .where('id', 'in', hits.map((hit) => hit.id))
         .execute();
       const byId = new Map(rows.map((row) => [Number(row.id), row]));
-      return presented(hits.flatMap((hit) => byId.get(hit.id) ?? []));
+      const found = hits.flatMap((hit) => {
+        const row = byId.get(hit.id);
+        return row ? [{ ...row, search_score: hit.rank }] : [];
+      });
+      return presented(found);
     }
     const columns =
       options.columns === 'summary'
@@ -150,16 +171,17 @@ export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, g
     const slugFilter = options.slugKey !== undefined ? sql`AND t.slug_key = ${options.slugKey}` : sql.raw('');
     const categoryFilter = options.categoryKey !== undefined ? sql`AND t.category_key = ${options.categoryKey}` : sql.raw('');
     if (dialect === 'sqlite') {
-      const result = await sql<Row>`
-        SELECT ${columns}
+      // bm25 is lower-is-better; the score answered is higher-is-better on both engines.
+      const result = await sql<Record<string, unknown>>`
+        SELECT ${columns}, -bm25(skills_fts, ${sqliteWeights}) AS search_score
         FROM skills_fts JOIN skills t ON t.id = skills_fts.rowid
         WHERE skills_fts MATCH ${sqliteMatchExpression(terms, options.mode)} AND t.owner_id = ${ownerId} ${slugFilter} ${categoryFilter}
         ORDER BY bm25(skills_fts, ${sqliteWeights}), t.id
         LIMIT ${options.limit}`.execute(db);
       return presented(result.rows);
     }
-    const result = await sql<Row>`
-      SELECT ${columns}
+    const result = await sql<Record<string, unknown>>`
+      SELECT ${columns}, ts_rank(t.search_vector, q) AS search_score
       FROM skills t, to_tsquery('english', ${pgTsQueryText(terms, options.mode)}) q
       WHERE t.owner_id = ${ownerId} AND t.search_vector @@ q ${slugFilter} ${categoryFilter}
       ORDER BY ts_rank(t.search_vector, q) DESC, t.id
@@ -250,6 +272,12 @@ export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, g
       return db.selectFrom('skills').select(FULL_COLUMNS).where('owner_id', '=', ownerId).where('slug_key', '=', slugKey).executeTakeFirst();
     },
 
+    /** Summaries (no SKILL.md) of the owner's skills of these ids, ordered by id. */
+    async summariesByIds(ownerId: string, ids: readonly number[]): Promise<SkillSummaryRow[]> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('skills').select(SUMMARY_COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', [...ids]).orderBy('id').execute();
+    },
+
     /** Skills by id or slug in one query, ordered by id. */
     async getMany(ownerId: string, ids: number[], slugKeys: string[]): Promise<SkillRow[]> {
       if (ids.length === 0 && slugKeys.length === 0) return [];
@@ -276,14 +304,19 @@ export function createSkillsRepo(db: Executor<SkillsTables>, dialect: Dialect, g
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
-    /** `terms`: `searchTerms(q)`, when the caller has them. */
-    async search(ownerId: string, q: string, options: SkillFilters & { limit: number; terms?: readonly string[] }): Promise<SkillSummary[]> {
-      const { slugKey, categoryKey, limit, terms } = options;
-      return ranked<SkillSummary>(ownerId, q, { slugKey, categoryKey, limit, terms, mode: 'all', columns: 'summary' });
+    /** `terms`: `searchTerms(q)`, when the caller has them; `mode`: any word ranked, or every word required. */
+    async search(ownerId: string, q: string, options: SkillFilters & { limit: number; mode: MatchMode; terms?: readonly string[] }): Promise<SkillSummary[]> {
+      const { slugKey, categoryKey, limit, mode, terms } = options;
+      return (await ranked<SkillSummary>(ownerId, q, { slugKey, categoryKey, limit, terms, mode, columns: 'summary' })).rows;
+    },
+
+    /** The owner's skills holding any word of `q`, best first, each with its score (higher is better): the words' ranking fusion is handed. */
+    async rankByWords(ownerId: string, q: string, limit: number): Promise<Ranked<SkillSummary>> {
+      return ranked<SkillSummary>(ownerId, q, { limit, mode: 'any', columns: 'summary' });
     },
 
     async suggest(ownerId: string, q: string, limit: number): Promise<SkillSuggestionRow[]> {
-      return ranked<SkillSuggestionRow>(ownerId, q, { limit, mode: 'any', columns: 'suggestion' });
+      return (await ranked<SkillSuggestionRow>(ownerId, q, { limit, mode: 'any', columns: 'suggestion' })).rows;
     },
 
     async listActive(ownerId: string, limit: number): Promise<SkillSuggestionRow[]> {

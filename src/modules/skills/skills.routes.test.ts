@@ -311,12 +311,27 @@ describe('full-text search: GET /api/v1/skills?q= and /skills/suggestions', () =
       expect(searched.text).toBe(`{"data":[${items.join(',')}],"nextCursor":null}`);
       expect(Number(searched.headers['content-length'])).toBe(Buffer.byteLength(searched.text));
     }
-    const none = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'okapi zzzznotaword' } });
+    const none = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'zzzznotaword' } });
     expect(none.text).toBe('{"data":[],"nextCursor":null}');
   });
 
-  it('needs every word, matches prefixes and stems, combines with filters and limit', async () => {
-    const both = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'weather wear' } });
+  it('ranks any word by default, the skills holding more and rarer words first; match=all needs every word', async () => {
+    const any = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'what should I wear in the weather' } });
+    expect(any.status).toBe(200);
+    const found = any.body.data.map((s: { id: number }) => s.id);
+    // weather-report holds both words (and weather in its name); the others hold one.
+    expect(found[0]).toBe(byName);
+    expect(new Set(found)).toEqual(new Set([byName, byDescription, byCategory]));
+    // A word no skill holds takes nothing away: any word that matches answers.
+    const unknownToo = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'tax zzzznotaword' } });
+    expect(unknownToo.body.data.map((s: { name: string }) => s.name)).toEqual(['tax-helper']);
+    const strict = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'tax zzzznotaword', match: 'all' } });
+    expect(strict.body.data).toEqual([]);
+    expectError(await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'tax', match: 'some' } }), 400, 'VALIDATION_ERROR');
+  });
+
+  it('with match=all needs every word, matches prefixes and stems, combines with filters and limit', async () => {
+    const both = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'weather wear', match: 'all' } });
     expect(both.body.data.map((s: { id: number }) => s.id)).toEqual([byName]);
     const prefix = await t.request('GET', '/api/v1/skills', { token: owner.token, query: { q: 'summar' } });
     expect(prefix.body.data.map((s: { id: number }) => s.id)).toEqual([byDescription]);

@@ -96,7 +96,7 @@ function addCollectionRoutes(app: App, skills: SkillsService, config: SkillsConf
       },
       schema: {
         operationId: 'listSkills',
-        summary: 'List skills, newest first; filter by slug or category, or search with q (ranked, best first)',
+        summary: 'List skills, newest first; filter by slug or category, or search with q (any word ranked, best first; every word with match=all)',
         description:
           'Items carry every field of a skill except `scriptContent`, which can be large: read it from GET /api/v1/skills/{id} or /content.',
         tags,
@@ -107,9 +107,9 @@ function addCollectionRoutes(app: App, skills: SkillsService, config: SkillsConf
     async (request, reply) => {
       // Field by field: an object rest or spread of the parsed query copies its keys one by one
       // in V8's runtime, which cost a searching request as much as the rest of its work.
-      const { slug, category, q, limit = 50, cursor } = request.query;
+      const { slug, category, q, match, limit = 50, cursor } = request.query;
       const ownerId = owner(request);
-      const page = await inRequestPart('querystring', skills.list(ownerId, { slug, category, q, limit, cursor }));
+      const page = await inRequestPart('querystring', skills.list(ownerId, { slug, category, q, match, limit, cursor }));
       // A search's answer is the list the service keeps while the skills are unchanged, and it
       // has no cursor: its body is serialized once for as long as that list lives.
       if (page.search !== undefined) {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, List, Page, NoNul, Pattern } from '../../http/schemas.js';
+import { Data, IsoDateTime, List, Page, NoNul, Pattern, SearchMatch } from '../../http/schemas.js';
 
 /**
  * A skill name is its slug, and the slug travels in URL paths (/skills/_by_slug/{slug}) and
@@ -125,9 +125,11 @@ export const ListSkillsQuery = Type.Object({
   q: Type.Optional(
     Type.String({
       ...FreeText,
-      description: 'Full-text search over name, description and category; every word must match (prefixes match too). Results are ranked best first and not paged',
+      description:
+        'Full-text search over name, description and category in natural language: skills holding any of its words (each a word prefix, stemmed), best match first; see match. Results are ranked and not paged',
     }),
   ),
+  match: Type.Optional(SearchMatch),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' })),
   cursor: Type.Optional(
     Type.String({

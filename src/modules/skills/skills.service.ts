@@ -1,5 +1,6 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { isoNow } from '../../lib/time.js';
+import type { MatchMode } from '../../storage/search/full-text.js';
 import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { GroupCommit } from '../../storage/group-commit.js';
@@ -33,6 +34,8 @@ export interface SkillListQuery {
   slug?: string | undefined;
   category?: string | undefined;
   q?: string | undefined;
+  /** With q: any word ranked (the default), or every word required. */
+  match?: MatchMode | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -247,12 +250,13 @@ export function createSkillsService(deps: SkillsServiceOptions) {
           throw invalid('cursor', 'cannot be combined with q: search results are ranked, not paged; raise limit (up to 200) instead');
         }
         const { q, limit } = query;
+        const mode = query.match ?? 'any';
         const terms = searchTerms(q);
-        const key = `search\u0000${terms.join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
+        const key = `search\u0000${mode}\u0000${terms.join(' ')}\u0000${filters.slugKey ?? ''}\u0000${filters.categoryKey ?? ''}\u0000${limit}`;
         // Answered by the in-memory index, the summaries are the index's own (made once per build).
         // Options written out rather than spread: a spread copies keys in V8's runtime, per request.
         const skills = await cached(ownerId, key, () =>
-          repo.search(ownerId, q, { slugKey: filters.slugKey, categoryKey: filters.categoryKey, limit, terms }),
+          repo.search(ownerId, q, { slugKey: filters.slugKey, categoryKey: filters.categoryKey, limit, mode, terms }),
         );
         // Kept: the cache holds this very answer now (most first searches are not kept: see `admitAfter`).
         return { skills, nextCursor: null, search: { key, kept: cache.peek(ownerKey(ownerId, key)) === skills } };
@@ -263,6 +267,20 @@ export function createSkillsService(deps: SkillsServiceOptions) {
       const page = rows.slice(0, query.limit);
       const nextCursor = rows.length > query.limit ? String(page[page.length - 1]!.id) : null;
       return { skills: page.map(toSummary), nextCursor };
+    },
+
+    /**
+     * The owner's skills holding any word of `q`, best first, with their bm25 scores: the words'
+     * ranking the one search hands to fusion (skills.search.ts).
+     */
+    async rankByWords(ownerId: string, q: string, limit: number): Promise<Array<{ skill: SkillSummary; score: number }>> {
+      const { rows, scores } = await repo.rankByWords(ownerId, q, limit);
+      return rows.map((skill, i) => ({ skill, score: scores[i]! }));
+    },
+
+    /** The owner's skills of these ids (summaries), in no particular order; an id of no skill of the owner's is left out. */
+    async summaries(ownerId: string, ids: readonly number[]): Promise<SkillSummary[]> {
+      return (await repo.summariesByIds(ownerId, [...new Set(ids)])).map(toSummary);
     },
 
     async suggestions(ownerId: string, q: string): Promise<SkillSuggestion[]> {

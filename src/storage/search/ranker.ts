@@ -353,6 +353,7 @@ export function rankInIndex<Id extends string | number>(
   // any: MaxScore. Words sorted by their bound; the weakest ones, whose bounds together cannot
   // reach the k-th best score, only add to candidates found through the stronger ones.
   const order = lists.map((_, i) => i).filter((i) => lists[i]!.slots.length > 0);
+  if (order.length > 0 && order.every((i) => lists[i]!.bits)) return rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
   order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
   const prefix = new Array<number>(order.length + 1).fill(0);
   for (let i = 0; i < order.length; i++) prefix[i + 1] = prefix[i]! + lists[order[i]!]!.bound;
@@ -390,3 +391,68 @@ export function rankInIndex<Id extends string | number>(
   return top.sorted(rows);
 }
 
+
+/**
+ * `any` when every matching word is frequent (each has a bitset): 32 documents at a time, in
+ * slot order as the walk above goes. MaxScore skips little here: words in a third of the
+ * documents each have about the same bound, so the weakest cannot be left out until the k-th
+ * best score passes two of them, and then the strongest word's list (a third of the owner's
+ * documents) is still walked one by one. Instead, for each block, a word is required when the
+ * most a document of the block's (shortest) length could score without it is below the k-th
+ * best score (a tie may still enter by a lower id, so only below): the block's candidates are the
+ * documents holding every required word and any of the others, one AND and OR per word. Once
+ * the best answers hold all the words, that is the intersection `all` walks. Lengths only grow
+ * along the slots and the k-th best score only rises, so a word required at a block's first
+ * slot is required for all of it: the answer is the walk's.
+ */
+function rankAnyByBits<Id extends string | number>(
+  owner: OwnerIndex<Id>,
+  lists: readonly TermList[],
+  order: readonly number[],
+  top: TopK<Id>,
+  found: number[],
+  score: (slot: number) => number,
+  cannotEnter: (slot: number) => boolean,
+  accept: (slot: number) => boolean,
+): Array<IndexedHit<Id>> {
+  const { lengths, avgLength, rows } = owner;
+  const n = lengths.length;
+  const bits = order.map((li) => lists[li]!.bits!);
+  const most = new Array<number>(order.length).fill(0);
+  for (let w = 0; w * 32 < n; w++) {
+    let required = -1;
+    if (top.full) {
+      const first = w * 32;
+      if (cannotEnter(first)) return top.sorted(rows);
+      const length = lengths[first]!;
+      const threshold = top.threshold;
+      for (let e = 0; e < order.length; e++) {
+        const list = lists[order[e]!]!;
+        most[e] = termScore(list.idf, list.maxFreq, length, avgLength);
+      }
+      // Summed in query order (`order` ascends), as a document's score is, so that the bound
+      // is never below the score of a document without the word.
+      for (let e = 0; e < order.length; e++) {
+        let without = 0;
+        for (let k = 0; k < order.length; k++) if (k !== e) without += most[k]!;
+        if (without < threshold) required &= bits[e]![w]!;
+      }
+    }
+    let anyWord = 0;
+    for (let e = 0; e < order.length; e++) anyWord |= bits[e]![w]!;
+    let m = anyWord & required;
+    while (m !== 0) {
+      const low = m & -m;
+      m ^= low;
+      const slot = w * 32 + 31 - Math.clz32(low);
+      if (cannotEnter(slot)) return top.sorted(rows);
+      if (!accept(slot)) continue;
+      for (let e = 0; e < order.length; e++) {
+        const list = lists[order[e]!]!;
+        found[order[e]!] = (bits[e]![w]! & low) === 0 ? 0 : (list.uniform ?? list.dense![slot]!);
+      }
+      top.offer(score(slot), slot);
+    }
+  }
+  return top.sorted(rows);
+}

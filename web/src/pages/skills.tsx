@@ -48,7 +48,7 @@ export function SkillsPage() {
         <Show loaded={skills} what="Loading skills">
           {(list) =>
             list.length === 0 ? (
-              <Empty>{searched ? 'No skill matches every word of that search.' : 'No skill yet. A skill is a SKILL.md: a frontmatter naming it, then the instructions an agent follows.'}</Empty>
+              <Empty>{searched ? 'No skill holds any word of that search.' : 'No skill yet. A skill is a SKILL.md: a frontmatter naming it, then the instructions an agent follows.'}</Empty>
             ) : (
               <ul className="cards">
                 {list.map((skill) => (

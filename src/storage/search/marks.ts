@@ -1,0 +1,138 @@
+import { porterStem } from './stemmer.js';
+import { searchTerms, tokenize } from './tokenizer.js';
+
+/**
+ * Where a text holds the words of a query, by the ranker's own rule (ranker.ts): the text is cut
+ * as the index cuts documents (tokenize), each word stemmed (Porter), and a word matches a query
+ * word whose stem is a prefix of its stem. So a span marked here is a word the ranking counted,
+ * and a hit found by its words shows them marked.
+ *
+ * Offsets are the text's own (UTF-16 code units, [start, end)), not those of the lower-cased,
+ * diacritics-folded copy the tokenizer reads: each run of letters, digits and combining marks of
+ * the text is tokenized on its own, so folding never shifts an offset.
+ */
+
+/** A run of what the tokenizer keeps (letters, digits, private use) with combining marks, which it folds away. */
+const RUN = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
+
+/** A query's stems, as the ranker resolves them: one per distinct search term, in the query's order. */
+export function queryStems(q: string): string[] {
+  const stems: string[] = [];
+  for (const term of searchTerms(q)) {
+    const tokens = tokenize(term);
+    // searchTerms answers single tokens; a term that is not one matches nothing (the ranker asks the database then).
+    if (tokens.length === 1) stems.push(porterStem(tokens[0]!));
+  }
+  return [...new Set(stems)];
+}
+
+export interface WordMarks {
+  /** Spans of the text that match a query word, in order, [start, end). */
+  marks: Array<[number, number]>;
+  /** For each query stem (queryStems' order), whether the text holds it. */
+  matched: boolean[];
+}
+
+/** Spans marked at most in one text: a long entry of one repeated word cannot make a long answer. */
+const MAX_MARKS = 1_000;
+
+/** Where `text` holds the query's words (`stems` from queryStems). */
+export function markWords(text: string, stems: readonly string[]): WordMarks {
+  const marks: Array<[number, number]> = [];
+  const matched = stems.map(() => false);
+  if (stems.length === 0) return { marks, matched };
+  for (const run of text.matchAll(RUN)) {
+    const start = run.index;
+    const tokens = tokenize(run[0]);
+    let hit = false;
+    for (const token of tokens) {
+      const stem = porterStem(token);
+      for (let i = 0; i < stems.length; i++) {
+        if (stem.startsWith(stems[i]!)) {
+          matched[i] = true;
+          hit = true;
+        }
+      }
+    }
+    if (hit) {
+      marks.push([start, start + run[0].length]);
+      if (marks.length >= MAX_MARKS) break;
+    }
+  }
+  return { marks, matched };
+}
+
+export interface Excerpt {
+  /** The text, or the part of it around the query's words, at most `maxChars` (plus an ellipsis at a cut end). */
+  text: string;
+  /** Spans of `text` that match a query word, [start, end). */
+  marks: Array<[number, number]>;
+}
+
+const ELLIPSIS = '\u2026';
+
+/**
+ * The part of `text` an answer shows: all of it when short enough; else the `maxChars` window
+ * holding the most distinct query words (then the most marks), widened to whole words, with an
+ * ellipsis where it was cut, and the marks inside it.
+ */
+export function excerpt(text: string, stems: readonly string[], maxChars: number): Excerpt {
+  const { marks } = markWords(text, stems);
+  if (text.length <= maxChars) return { text, marks };
+  const start = bestWindowStart(text, marks, stems, maxChars);
+  let from = start;
+  // Whole words: start after a space shortly before, end at a space shortly before the bound.
+  if (from > 0) {
+    const space = text.lastIndexOf(' ', from);
+    if (space >= 0 && from - space < 40) from = space + 1;
+  }
+  let to = Math.min(text.length, from + maxChars);
+  if (to < text.length) {
+    const space = text.lastIndexOf(' ', to);
+    if (space > from && to - space < 40) to = space;
+  }
+  // Never cut a surrogate pair in two.
+  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from++;
+  if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to--;
+  const head = from > 0 ? ELLIPSIS : '';
+  const tail = to < text.length ? ELLIPSIS : '';
+  const shift = head.length - from;
+  const inside = marks.filter(([s, e]) => s >= from && e <= to).map(([s, e]): [number, number] => [s + shift, e + shift]);
+  return { text: head + text.slice(from, to) + tail, marks: inside };
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** Where the window of `width` holding the most distinct query words starts (two pointers over the marks). */
+function bestWindowStart(text: string, marks: ReadonlyArray<[number, number]>, stems: readonly string[], width: number): number {
+  if (marks.length === 0) return 0;
+  // Which stems each mark holds (a word may match several).
+  const holds = marks.map(([s, e]) => markWords(text.slice(s, e), stems).matched);
+  const counts = new Array<number>(stems.length).fill(0);
+  let distinct = 0;
+  let best = { distinct: -1, marks: -1, start: 0 };
+  let left = 0;
+  for (let right = 0; right < marks.length; right++) {
+    holds[right]!.forEach((has, i) => {
+      if (!has) return;
+      if (counts[i] === 0) distinct++;
+      counts[i] = counts[i]! + 1;
+    });
+    while (marks[right]![1] - marks[left]![0] > width) {
+      holds[left]!.forEach((has, i) => {
+        if (!has) return;
+        counts[i] = counts[i]! - 1;
+        if (counts[i] === 0) distinct--;
+      });
+      left++;
+    }
+    const inWindow = right - left + 1;
+    if (distinct > best.distinct || (distinct === best.distinct && inWindow > best.marks)) best = { distinct, marks: inWindow, start: marks[left]![0] };
+  }
+  // Some words of context before the first mark, as far as the window allows.
+  const span = marks.reduce((end, [, e]) => (e <= best.start + width ? Math.max(end, e) : end), best.start) - best.start;
+  const before = Math.min(best.start, Math.max(0, Math.floor((width - span) / 3)));
+  return Math.max(0, Math.min(best.start - before, text.length - width));
+}
