@@ -1457,6 +1457,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/search/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["getSearchStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/oauth/authorize/{service}": {
         parameters: {
             query?: never;
@@ -3964,6 +4004,17 @@ export interface components {
             success: boolean;
             file: components["schemas"]["DriveFile"];
         };
+        /** Embedder */
+        Embedder: {
+            /** @description builtin: the encoder shipped with Hearth; openai: an OpenAI-compatible endpoint (EMBEDDINGS_BASE_URL); off: search by words only */
+            kind: "builtin" | "openai" | "off";
+            /** @description The model every stored vector of this embedder records */
+            model: string;
+            /** @description The vectors' length, once known */
+            dimensions: number | null;
+            /** @description idle: not started (the built-in worker starts on first need and stops when idle); loading; ready; failed: search uses words only until it recovers; off */
+            state: "idle" | "loading" | "ready" | "failed" | "off";
+        };
         /** ErrorResponse */
         ErrorResponse: {
             /** @description A code from the closed list in the README, e.g. NOT_FOUND */
@@ -4859,6 +4910,56 @@ export interface components {
         /** ScopeInfoList */
         ScopeInfoList: {
             data: components["schemas"]["ScopeInfo"][];
+        };
+        /** SearchHit */
+        SearchHit: {
+            /** @description The memory entry, passage, or skill id */
+            id: string;
+            type: "memory" | "knowledge" | "skills";
+            /** @description A memory entry's first line, a document's title, or a skill's name */
+            title: string;
+            /** @description The matching text: the entry, the passage, or the skill description (bounded) */
+            text: string;
+            /** @description Higher is better; comparable within one answer */
+            score: number;
+            /** @description Why it matched: the query shares words with it, is close in meaning, or both */
+            matched: "words" | "meaning" | "both";
+            /** @description Spans of text that matched words of the query, [start, end) */
+            marks: [
+                number,
+                number
+            ][];
+            /** @description For a knowledge passage: its document and where the passage lies in its text */
+            document?: {
+                id: string;
+                title: string;
+                /** @description The headings the passage sits under, outermost first */
+                headingPath: string[];
+                /** @description The passage's offset in the document's text (UTF-16 code units) */
+                start: number;
+                /** @description The end of the passage in the document's text, exclusive */
+                end: number;
+            };
+            /** @description For a skill: its slug (GET /api/v1/skills/{slug}) */
+            slug?: string;
+        };
+        /** SearchHitList */
+        SearchHitList: {
+            data: components["schemas"]["SearchHit"][];
+        };
+        /** SearchStatus */
+        SearchStatus: {
+            embedder: components["schemas"]["Embedder"];
+            /** @description The owner's items still lacking a vector of the current model (re-embedding after a model change counts here) */
+            pending: number;
+            /** @description The owner's items holding a vector of the current model */
+            indexed: number;
+            /** @description The last failure of the embedder or the indexer; search uses words only meanwhile */
+            lastError: string | null;
+        };
+        /** SearchStatusResponse */
+        SearchStatusResponse: {
+            data: components["schemas"]["SearchStatus"];
         };
         /** Service */
         Service: {
@@ -9768,6 +9869,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AttachingPersonaList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                q: string;
+                types?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchHitList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSearchStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchStatusResponse"];
                 };
             };
             /** @description Default Response */

@@ -1,0 +1,66 @@
+import type { Schemas } from '../api/client';
+
+type Hit = Schemas['SearchHit'];
+
+/**
+ * A hit's `marks` as the typed client hands them over (each a [start, end) pair; the client's
+ * types lose the pair's length, so each is read as a list).
+ */
+export type Marks = ReadonlyArray<ReadonlyArray<number>>;
+
+/** What the console shows of any search hit, whichever the page. */
+export type ShownHit = Omit<Hit, 'marks'> & { marks: Marks };
+
+/**
+ * The spans to mark in a text of `length` code units: the API's `marks` ([start, end), UTF-16),
+ * kept to the text, in order, overlapping or touching ones joined. A span out of range or empty
+ * is dropped rather than trusted, so that a wrong offset can only mark less, never break the text.
+ */
+export function markSpans(marks: Marks, length: number): Array<[number, number]> {
+  const spans = marks
+    .map(([start = NaN, end = NaN]): [number, number] => [Math.max(0, Math.min(start, length)), Math.max(0, Math.min(end, length))])
+    .filter(([start, end]) => Number.isInteger(start) && Number.isInteger(end) && start < end)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const joined: Array<[number, number]> = [];
+  for (const span of spans) {
+    const last = joined[joined.length - 1];
+    if (last && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
+    else joined.push([span[0], span[1]]);
+  }
+  return joined;
+}
+
+/**
+ * A hit's text with the words that matched the search in <mark>. The text is rendered as text
+ * (React escapes it), never as HTML, so markup inside a memory entry or a document shows as the
+ * characters it is.
+ */
+export function MarkedText({ text, marks }: { text: string; marks: Marks }) {
+  const parts: Array<string | { marked: string; at: number }> = [];
+  let at = 0;
+  for (const [start, end] of markSpans(marks, text.length)) {
+    if (start > at) parts.push(text.slice(at, start));
+    parts.push({ marked: text.slice(start, end), at: start });
+    at = end;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return <>{parts.map((part, index) => (typeof part === 'string' ? part : <mark key={`${part.at}-${index}`}>{part.marked}</mark>))}</>;
+}
+
+const MATCHED_BY: Record<Hit['matched'], { label: string; why: string } | undefined> = {
+  // Words are visible already: they are marked in the text.
+  words: undefined,
+  meaning: { label: 'Matched by meaning', why: 'None of the words searched for is in it; it was found because it is close in meaning.' },
+  both: { label: 'Matched by words and meaning', why: 'It holds words searched for and is close in meaning as well.' },
+};
+
+/** Says that a hit was found by its meaning (alone or with its words); nothing for words alone, which the marks show. */
+export function MatchedBy({ matched }: { matched: Hit['matched'] }) {
+  const shown = MATCHED_BY[matched];
+  if (!shown) return null;
+  return (
+    <span className={`tag matched-${matched}`} title={shown.why}>
+      {shown.label}
+    </span>
+  );
+}
