@@ -8,7 +8,9 @@ import { useEffect, useState, type FormEvent } from 'react';
  */
 export function SearchForm({ label, searched, onSearch }: { label: string; searched: string; onSearch: (words: string) => void }) {
   const [query, setQuery] = useState(searched);
-  useEffect(() => setQuery(searched), [searched]);
+  useEffect(() => {
+    setQuery(searched);
+  }, [searched]);
 
   const search = (event: FormEvent) => {
     event.preventDefault();

@@ -83,6 +83,7 @@ export function searchesByMeaning(status: Status | undefined): boolean {
 }
 
 const count = (n: number) => n.toLocaleString();
+const items = (n: number) => `${count(n)} ${n === 1 ? 'item' : 'items'}`;
 
 /**
  * What search runs on, for the owner: the embedder (kind, model, state), how many items hold a
@@ -120,14 +121,16 @@ export function SearchStatusPanel({ status }: { status: Loaded<Status> }) {
       {off ? null : pending > 0 ? (
         <div className="indexing">
           <p className="meta">
-            Indexing for search by meaning: {count(indexed)} of {count(total)} items ({count(pending)} waiting)
+            {embedder.state === 'failed' ? 'Indexing for search by meaning is paused' : 'Indexing for search by meaning'}: {count(indexed)} of {items(total)} ({count(pending)} waiting)
           </p>
           <progress aria-label="Indexing for search by meaning" max={total} value={indexed} />
           <p className="muted meta">Until an item is indexed, search finds it by its words.</p>
         </div>
       ) : (
         <p className="muted meta">
-          {indexed === 0 ? 'Nothing to index yet.' : `All ${count(indexed)} items (memory entries, document passages and skills) are indexed.`}
+          {indexed === 0
+            ? 'Nothing to index yet.'
+            : `${indexed === 1 ? 'The only item' : `All ${items(indexed)}`} (memory entries, document passages and skills) ${indexed === 1 ? 'is' : 'are'} indexed.`}
         </p>
       )}
       {embedder.state === 'failed' ? (

@@ -175,7 +175,9 @@ function DocumentView({ id, passage, onClose }: { id: string; passage: Span | un
   const heading = useRef<HTMLHeadingElement>(null);
   const title = document.data?.title;
   // Keyboard and screen-reader focus follow the link that opened it.
-  useEffect(() => heading.current?.focus(), [id, title]);
+  useEffect(() => {
+    heading.current?.focus();
+  }, [id, title]);
   return (
     <section className="card reader" aria-label={title ? `Document ${title}` : 'Document'}>
       <div className="row spread">
@@ -207,7 +209,9 @@ function DocumentView({ id, passage, onClose }: { id: string; passage: Span | un
 function DocumentText({ title, content, passage }: { title: string; content: string; passage?: Span }) {
   const marked = useRef<HTMLElement>(null);
   const span = passage && passage.to <= content.length ? passage : undefined;
-  useEffect(() => marked.current?.scrollIntoView({ block: 'center' }), [span?.from, span?.to, content]);
+  useEffect(() => {
+    marked.current?.scrollIntoView({ block: 'center' });
+  }, [span?.from, span?.to, content]);
   return (
     <pre className="document-text" tabIndex={0} aria-label={`Text of ${title}`}>
       {span ? (
