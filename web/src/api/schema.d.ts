@@ -1203,7 +1203,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List skills, newest first; filter by slug or category, or search with q (ranked, best first)
+         * List skills, newest first; filter by slug or category, or search with q (any word ranked, best first; every word with match=all)
          * @description Items carry every field of a skill except `scriptContent`, which can be large: read it from GET /api/v1/skills/{id} or /content.
          *
          *     Requires scope: `skills`.
@@ -1465,8 +1465,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Search
-         * @description Owner only: the master token or a login session.
+         * One search over the owner's memory, knowledge passages and skills, by words and meaning, best first
+         * @description Each kind is searched under its own scope (memory, knowledge, skills): without `types`, every kind the token may read; a kind named in `types` that the token may not read answers 403. Each hit carries its id, kind, title, the matching text (bounded, the query's words marked in `marks`), a score comparable within the answer, and whether it matched by words, meaning or both.
+         *
+         *     Requires scope: `memory` or `knowledge` or `skills`.
          */
         get: operations["search"];
         put?: never;
@@ -1485,7 +1487,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Status
+         * Which embedder makes the search vectors, and how many of the owner's items are indexed by meaning or still pending
          * @description Owner only: the master token or a login session.
          */
         get: operations["getSearchStatus"];
@@ -4925,10 +4927,7 @@ export interface components {
             /** @description Why it matched: the query shares words with it, is close in meaning, or both */
             matched: "words" | "meaning" | "both";
             /** @description Spans of text that matched words of the query, [start, end) */
-            marks: [
-                number,
-                number
-            ][];
+            marks: number[][];
             /** @description For a knowledge passage: its document and where the passage lies in its text */
             document?: {
                 id: string;
@@ -4943,9 +4942,12 @@ export interface components {
             /** @description For a skill: its slug (GET /api/v1/skills/{slug}) */
             slug?: string;
         };
-        /** SearchHitList */
-        SearchHitList: {
+        /** SearchResults */
+        SearchResults: {
+            /** @description The best hits of every kind searched, best first */
             data: components["schemas"]["SearchHit"][];
+            /** @description The kinds searched (those asked for, or every kind this token may read) */
+            types: ("memory" | "knowledge" | "skills")[];
         };
         /** SearchStatus */
         SearchStatus: {
@@ -9067,8 +9069,10 @@ export interface operations {
                 slug?: string;
                 /** @description Exact category, any case */
                 category?: string;
-                /** @description Full-text search over name, description and category; every word must match (prefixes match too). Results are ranked best first and not paged */
+                /** @description Full-text search over name, description and category in natural language: skills holding any of its words (each a word prefix, stemmed), best match first; see match. Results are ranked and not paged */
                 q?: string;
+                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
+                match?: "any" | "all";
                 /** @description Page size, 1 to 200 */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page (not with `q`) */
@@ -9894,8 +9898,11 @@ export interface operations {
     search: {
         parameters: {
             query: {
+                /** @description What to find, in plain language (a question, a sentence or words), up to 500 characters: items sharing any of its words or close to it in meaning, best first. Common English words (the, of, my…) are left out unless q has no other */
                 q: string;
+                /** @description Which kinds of item to search, comma-separated: memory, knowledge, skills. Without it, every kind this token's scopes may read (memory, knowledge, skills scopes); naming a kind the token may not read answers 403 */
                 types?: string;
+                /** @description Hits answered at most, 1 to 50 (default 10) */
                 limit?: number;
             };
             header?: never;
@@ -9910,7 +9917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SearchHitList"];
+                    "application/json": components["schemas"]["SearchResults"];
                 };
             };
             /** @description Default Response */
