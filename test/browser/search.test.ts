@@ -88,19 +88,22 @@ async function search(page: Page, label: string, words: string): Promise<void> {
 
 describe.runIf(BROWSER_TESTS)('search in the console, in Chromium', () => {
   let c: ConsoleUnderTest;
-  let owner: Owner;
   beforeAll(async () => {
     // The built-in encoder, as a server with nothing configured has it.
     c = await startConsole({ config: { embeddings: loadConfig({ EMBEDDINGS: 'builtin' }).embeddings } });
-    owner = await c.t.createOwner('Searching Owner');
   }, 60_000);
+
+  /** A new owner holding these memory entries. */
+  async function ownerWith(name: string, entries: string[]): Promise<Owner> {
+    const owner = await c.t.createOwner(name);
+    for (const content of entries) expect((await c.t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } })).status).toBe(201);
+    return owner;
+  }
   afterAll(async () => c?.close());
   afterEach(() => expect(c.problems).toEqual([]));
 
   it('shows the indexing progress while entries wait for their vectors, and its end', async () => {
-    for (const content of ['My daughter Emma is allergic to peanuts', 'I prefer aisle seats on flights', 'My dentist is Dr. Patel']) {
-      expect((await c.t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } })).status).toBe(201);
-    }
+    const owner = await ownerWith('Indexing Owner', ['My daughter Emma is allergic to peanuts', 'I prefer aisle seats on flights', 'My dentist is Dr. Patel']);
     const before = (await c.t.request('GET', '/api/v1/search/status', { token: owner.token })).body.data;
     expect(before).toMatchObject({ embedder: { kind: 'builtin', model: 'universal-sentence-encoder-lite' }, pending: 3, indexed: 0 });
 
@@ -128,10 +131,12 @@ describe.runIf(BROWSER_TESTS)('search in the console, in Chromium', () => {
   }, 90_000);
 
   it('searches memory ranked, marks the words found, says what matched by meaning, and shows markup as text', async () => {
-    await c.t.request('POST', '/api/v1/memory', {
-      token: owner.token,
-      body: { content: 'Pantry: <img src="x" onerror="document.title=\'pwned\'"> two jars of <b>peanut</b> butter' },
-    });
+    const owner = await ownerWith('Searching Owner', [
+      'My daughter Emma is allergic to peanuts',
+      'I prefer aisle seats on flights',
+      'My dentist is Dr. Patel',
+      'Pantry: <img src="x" onerror="document.title=\'pwned\'"> two jars of <b>peanut</b> butter',
+    ]);
     await c.t.container.searchIndexer.runNow();
     const { page } = await c.newPage();
     await signIn(page, owner.email, owner.password);
@@ -174,7 +179,8 @@ describe.runIf(BROWSER_TESTS)('search in the console, in Chromium', () => {
     await first.getByRole('button', { name: 'Edit' }).click();
     await first.getByLabel('Edit memory').fill('My daughter Emma is allergic to peanuts and to cashews');
     await first.getByRole('button', { name: 'Save' }).click();
-    await results.getByRole('article').first().getByText('cashews').waitFor();
+    // (Its place may change: until the indexer embeds the new text, it ranks by its words.)
+    await results.getByRole('article').filter({ hasText: 'allergic to peanuts and to cashews' }).waitFor();
     await expectCardsToShow(results, await settledSearch(c, owner, 'peanuts Emma', 'memory'));
 
     // "Show all" lists every entry again, newest first.
@@ -218,6 +224,7 @@ describe.runIf(BROWSER_TESTS)('search in the console, in Chromium', () => {
       '',
       ...Array.from({ length: 40 }, (_, i) => `Note ${i + 1}: the compost heap is turned on the first Sunday of the month and kept moist.`),
     ].join('\n');
+    const owner = await c.t.createOwner('Gardening Owner');
     const created = await c.t.request('POST', '/api/v1/brain/knowledge-base', { token: owner.token, body: { title: 'Garden handbook', content, source: 'test' } });
     expect(created.status).toBe(200);
     await c.t.container.searchIndexer.runNow();
