@@ -57,7 +57,9 @@ export function KnowledgePage() {
       <WriteDocument
         onCreated={(document) => {
           stored();
-          setOpen(document.id);
+          // The new document opens: in the list, or, while a search is shown, above it.
+          if (searched) navigate(withQuery('/knowledge', { q: searched, document: document.id }));
+          else setOpen(document.id);
         }}
       />
       {shown ? <DocumentView id={shown} passage={spanOf(query)} onClose={() => navigate(withQuery('/knowledge', { q: searched }))} /> : null}
