@@ -1,4 +1,4 @@
-import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { useEffect, useMemo, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 /** The console's address without the query, updated on navigation and on the back button. */
 export function usePath(): string {
@@ -30,4 +30,27 @@ export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchor
     navigate(href);
   };
   return <a href={href} onClick={follow} {...rest} />;
+}
+
+/** The console's query string, updated like `usePath`: a page that keeps its search in the address reads it here. */
+export function useQuery(): URLSearchParams {
+  const [search, setSearch] = useState(() => window.location.search);
+  useEffect(() => {
+    const update = () => setSearch(window.location.search);
+    window.addEventListener('popstate', update);
+    window.addEventListener('hearth:navigate', update);
+    return () => {
+      window.removeEventListener('popstate', update);
+      window.removeEventListener('hearth:navigate', update);
+    };
+  }, []);
+  return useMemo(() => new URLSearchParams(search), [search]);
+}
+
+/** An address of this page with the given query (empty values left out), for links and `navigate`. */
+export function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
 }
