@@ -87,6 +87,20 @@ export interface Principal {
   allScopes: boolean;
   scopes: ReadonlySet<Scope>;
   role: 'admin' | 'user';
+  /** The token's name, as the owner's token list shows it. */
+  name: string;
+  /**
+   * Who the token was issued to, when the server knows: the OAuth client it was issued to, or the
+   * agent that asked for it by handshake (its self-chosen id). Null for tokens the owner made.
+   */
+  agent: PrincipalAgent | null;
+}
+
+/** The agent behind a token: an OAuth client (by its client id and registered name), or a handshake (by its id and the agent's own id). */
+export interface PrincipalAgent {
+  kind: 'oauth_client' | 'handshake';
+  id: string;
+  name: string;
 }
 
 export function hasScope(principal: Principal, scope: Scope): boolean {

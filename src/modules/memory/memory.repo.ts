@@ -6,9 +6,69 @@ import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Executor } from '../../storage/columns.js';
 import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
+import { decodeJson, isStringArray } from '../../storage/columns.js';
+import type { Channel } from '../../http/channel.js';
+import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
-const COLUMNS = ['id', 'content', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'content',
+  'created_at',
+  'updated_at',
+  'author_token_id',
+  'channel',
+  'author',
+  'editor',
+  'source',
+  'kind',
+  'tags',
+  'pinned',
+  'valid_from',
+  'valid_until',
+] as const;
+
+/** Who wrote, as stored in `author` (the channel has a column of its own) and `editor` (with it). */
+export type StoredAuthor = Pick<MemoryAuthor, 'token' | 'agent'>;
+
+const isObjectOrNull = (value: unknown): boolean => value === null || (typeof value === 'object' && !Array.isArray(value));
+const isStoredAuthor = (value: unknown): value is StoredAuthor =>
+  typeof value === 'object' && value !== null && isObjectOrNull((value as StoredAuthor).token) && isObjectOrNull((value as StoredAuthor).agent);
+const isEditor = (value: unknown): value is MemoryAuthor => isStoredAuthor(value) && typeof (value as MemoryAuthor).channel === 'string';
+const isSource = (value: unknown): value is MemorySource => typeof value === 'object' && value !== null && typeof (value as MemorySource).kind === 'string';
+
+/** The entry's author: the stored record, or nobody known for entries stored before authors were. */
+export function authorOf(row: Pick<MemoryEntriesTable, 'author' | 'channel'>): MemoryAuthor {
+  const stored = row.author === null ? null : decodeJson(row.author, isStoredAuthor, 'memory_entries.author');
+  return { channel: row.channel, token: stored?.token ?? null, agent: stored?.agent ?? null };
+}
+
+export function editorOf(row: Pick<MemoryEntriesTable, 'editor'>): MemoryAuthor | null {
+  return row.editor === null ? null : decodeJson(row.editor, isEditor, 'memory_entries.editor');
+}
+
+export function sourceOf(row: Pick<MemoryEntriesTable, 'source'>): MemorySource | null {
+  return row.source === null ? null : decodeJson(row.source, isSource, 'memory_entries.source');
+}
+
+export function tagsOf(row: Pick<MemoryEntriesTable, 'tags'>): string[] {
+  // Most entries have none: no parse for them.
+  return row.tags === '[]' ? [] : decodeJson(row.tags, isStringArray, 'memory_entries.tags');
+}
+
+/** The list's filters; each one given narrows it (the tag normalized as tags are stored). */
+export interface MemoryFilter {
+  author?: string | undefined;
+  channel?: Channel | undefined;
+  kind?: MemoryKind | undefined;
+  tag?: string | undefined;
+  pinned?: boolean | undefined;
+}
+
+/** A LIKE pattern finding `tag` in a stored tags array: its JSON string, wildcards escaped. */
+function tagPattern(tag: string): string {
+  return `%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
 
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
 
@@ -24,6 +84,24 @@ interface Creation {
 }
 
 export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
+
+/** The columns of a new entry but `pinned`, in the order PostgreSQL's batched insert unnests them. */
+const INSERTED_TEXT_COLUMNS = [
+  'id',
+  'owner_id',
+  'content',
+  'created_at',
+  'updated_at',
+  'author_token_id',
+  'channel',
+  'author',
+  'editor',
+  'source',
+  'kind',
+  'tags',
+  'valid_from',
+  'valid_until',
+] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned'>>;
 
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
 const SEARCH_INDEX_MAX_COST = 500_000;
@@ -64,12 +142,11 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       return;
     }
     const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
+    const texts = INSERTED_TEXT_COLUMNS.map((name) => sql`${column(name)}::text[]`);
     await trx
       .insertInto('memory_entries')
-      .columns(['id', 'owner_id', 'content', 'created_at', 'updated_at'])
-      .expression(
-        sql`SELECT * FROM unnest(${column('id')}::text[], ${column('owner_id')}::text[], ${column('content')}::text[], ${column('created_at')}::text[], ${column('updated_at')}::text[])`,
-      )
+      .columns([...INSERTED_TEXT_COLUMNS, 'pinned'])
+      .expression(sql`SELECT * FROM unnest(${sql.join(texts)}, ${column('pinned')}::integer[])`)
       .execute();
   }
 
@@ -130,9 +207,18 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     },
 
     /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
-    async list(ownerId: string, query: { limit: number; cursor?: string | undefined }): Promise<MemoryRow[]> {
+    async list(ownerId: string, query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined }): Promise<MemoryRow[]> {
       let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId);
       if (query.cursor) q = q.where('id', '<', query.cursor);
+      const filter = query.filter;
+      if (filter) {
+        if (filter.author !== undefined) q = q.where('author_token_id', '=', filter.author);
+        if (filter.channel !== undefined) q = q.where('channel', '=', filter.channel);
+        if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
+        if (filter.pinned !== undefined) q = q.where('pinned', '=', filter.pinned ? 1 : 0);
+        // Tags are a JSON array of normalized words; the owner's own entries bound what is read.
+        if (filter.tag !== undefined) q = q.where(sql<boolean>`tags LIKE ${tagPattern(filter.tag)} ESCAPE '\\'`);
+      }
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
@@ -152,10 +238,20 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     },
 
     /** Changes an entry, committed with concurrent writes; undefined when the owner has no such entry. */
-    async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>): Promise<MemoryRow | undefined> {
-      return groupCommit.run((trx) =>
-        trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(COLUMNS).executeTakeFirst(),
-      );
+    async update(
+      ownerId: string,
+      id: string,
+      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> &
+        Pick<MemoryEntriesTable, 'updated_at' | 'editor'>,
+      /** Judges the changed row before the change commits: an error it answers is thrown, and the change undone. */
+      check?: (row: MemoryRow) => Error | undefined,
+    ): Promise<MemoryRow | undefined> {
+      return groupCommit.run(async (trx) => {
+        const row = await trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+        const refusal = row && check?.(row);
+        if (refusal) throw refusal;
+        return row;
+      });
     },
 
     /** Deletes an entry, committed with concurrent writes; false when the owner has no such entry. */

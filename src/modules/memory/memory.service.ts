@@ -5,16 +5,127 @@ import { createDerivedCache, uncached, type DerivedCache } from '../../storage/d
 import type { MatchMode } from '../../storage/search/full-text.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
-import type { MemoryRepo, MemoryRow } from './memory.repo.js';
-import type { MemoryEntry } from './memory.schemas.js';
+import type { Principal } from '../../http/access.js';
+import type { Channel } from '../../http/channel.js';
+import { authorOf, editorOf, sourceOf, tagsOf, type MemoryFilter, type MemoryRepo, type MemoryRow, type StoredAuthor } from './memory.repo.js';
+import { MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
+import type { MemoryEntriesTable } from './memory.tables.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
 export const MEMORY_CONTENT_MAX_BYTES = 64 * 1024;
 
-
 function toEntry(row: MemoryRow): MemoryEntry {
-  return { id: row.id, content: row.content, created_at: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    content: row.content,
+    created_at: row.created_at,
+    updatedAt: row.updated_at,
+    kind: row.kind,
+    tags: tagsOf(row),
+    pinned: row.pinned === 1,
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    source: sourceOf(row),
+    author: authorOf(row),
+    editedBy: editorOf(row),
+  };
 }
+
+/**
+ * Who writes, as the server knows it: the caller's token and the channel the request came over
+ * (see http/channel.ts). Never read from the request's body.
+ */
+export interface MemoryWriter {
+  principal: Pick<Principal, 'tokenId' | 'name' | 'kind' | 'agent'>;
+  channel: Exclude<Channel, 'unknown'>;
+}
+
+function storedAuthor(writer: MemoryWriter): StoredAuthor {
+  const { principal } = writer;
+  return { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
+}
+
+/** What a writer may give besides content; undefined leaves a field as it is (on a change), null clears it. */
+export interface MemoryStructure {
+  kind?: MemoryKind | undefined;
+  tags?: readonly string[] | undefined;
+  pinned?: boolean | undefined;
+  validFrom?: string | null | undefined;
+  validUntil?: string | null | undefined;
+  source?: MemorySource | null | undefined;
+}
+
+// Letters, digits and marks, then also - _ . : / (no quotes, commas or spaces: a tag is one word).
+const TAG = /^[\p{L}\p{N}][\p{L}\p{N}\p{M}_.:/-]*$/u;
+
+/**
+ * A tag as it is stored and matched: compatibility-normalized (NFKC), trimmed, lower case, runs of
+ * spaces as one dash. "Work Projects" and "work-projects" are one tag.
+ */
+export function normalizeTag(raw: string, field: string): string {
+  const tag = raw.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, '-');
+  if (tag.length === 0 || tag.length > MEMORY_TAG_MAX_LENGTH || !TAG.test(tag)) {
+    throw new InputError(
+      field,
+      'is not a valid tag',
+      `${field} ${JSON.stringify(raw.slice(0, 80))} is not a valid tag: use 1 to ${MEMORY_TAG_MAX_LENGTH} letters, digits and - _ . : / (starting with a letter or digit); spaces become dashes`,
+    );
+  }
+  return tag;
+}
+
+function normalizeTags(tags: readonly string[]): string {
+  return JSON.stringify([...new Set(tags.map((tag, i) => normalizeTag(tag, `tags.${i}`)))]);
+}
+
+/** A date-time as stored: UTC, to the millisecond (lib/time.ts), so that stored times compare as strings. */
+function storedTime(value: string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function windowProblem(validFrom: string | null, validUntil: string | null): InputError | undefined {
+  if (validFrom === null || validUntil === null || validFrom < validUntil) return undefined;
+  return new InputError('validUntil', 'must be after validFrom', `validUntil (${validUntil}) must be after validFrom (${validFrom}): an entry holds from one to the other`);
+}
+
+/** The stored columns of the structure given; only the fields given. */
+function structureColumns(input: MemoryStructure): Partial<Pick<MemoryEntriesTable, 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> {
+  const columns: Partial<Pick<MemoryEntriesTable, 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> = {};
+  if (input.kind !== undefined) columns.kind = input.kind;
+  if (input.tags !== undefined) columns.tags = normalizeTags(input.tags);
+  if (input.pinned !== undefined) columns.pinned = input.pinned ? 1 : 0;
+  if (input.validFrom !== undefined) columns.valid_from = storedTime(input.validFrom);
+  if (input.validUntil !== undefined) columns.valid_until = storedTime(input.validUntil);
+  if (input.source !== undefined) columns.source = input.source === null ? null : JSON.stringify(input.source);
+  return columns;
+}
+
+/** The filters of the list, the tag normalized as stored tags are. */
+export interface MemoryListFilter extends Omit<MemoryFilter, 'tag'> {
+  tag?: string | undefined;
+}
+
+function hasFilter(filter: MemoryListFilter | undefined): filter is MemoryListFilter {
+  return filter !== undefined && Object.values(filter).some((value) => value !== undefined);
+}
+
+function storedFilter(filter: MemoryListFilter): MemoryFilter {
+  return { ...filter, tag: filter.tag === undefined ? undefined : normalizeTag(filter.tag, 'tag') };
+}
+
+/** Whether a row passes the filters: for a search's hits, which the ranking picks before filters apply. */
+function passes(row: MemoryRow, filter: MemoryFilter): boolean {
+  return (
+    (filter.author === undefined || row.author_token_id === filter.author) &&
+    (filter.channel === undefined || row.channel === filter.channel) &&
+    (filter.kind === undefined || row.kind === filter.kind) &&
+    (filter.pinned === undefined || (row.pinned === 1) === filter.pinned) &&
+    (filter.tag === undefined || tagsOf(row).includes(filter.tag))
+  );
+}
+
+/** A filtered search ranks this many hits, then keeps the ones that pass (the largest page). */
+const FILTERED_SEARCH_HITS = 200;
 
 /** Content is kept exactly as sent (markdown whitespace can matter); only blank content is refused. */
 function checkContent(content: string): void {
@@ -42,7 +153,7 @@ const PAGE_CACHE_WEIGHT = 16 * 1024 * 1024;
 
 function pageWeight(page: MemoryPageResult): number {
   let weight = 64;
-  for (const entry of page.entries) weight += entry.content.length + 96;
+  for (const entry of page.entries) weight += entry.content.length + 256 + (entry.source ? (entry.source.ref?.length ?? 0) + (entry.source.quote?.length ?? 0) : 0);
   return weight;
 }
 
@@ -65,14 +176,35 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     : uncached();
 
   return {
-    async create(ownerId: string, content: string): Promise<MemoryEntry> {
+    /** A new entry, its author and channel recorded from `writer`, its structure from `input` (a note by default). */
+    async create(ownerId: string, input: MemoryStructure & { content: string }, writer: MemoryWriter): Promise<MemoryEntry> {
+      const { content } = input;
       checkContent(content);
+      const structure = structureColumns(input);
+      const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
+      if (refused) throw refused;
       const check = await limits.limitFor(ownerId, 'memoryEntries');
       const now = isoNow();
-      const row = { id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now };
+      const row: MemoryEntriesTable = {
+        id: newId('mem'),
+        owner_id: ownerId,
+        content,
+        created_at: now,
+        updated_at: now,
+        author_token_id: writer.principal.tokenId,
+        channel: writer.channel,
+        author: JSON.stringify(storedAuthor(writer)),
+        editor: null,
+        source: structure.source ?? null,
+        kind: structure.kind ?? 'note',
+        tags: structure.tags ?? '[]',
+        pinned: structure.pinned ?? 0,
+        valid_from: structure.valid_from ?? null,
+        valid_until: structure.valid_until ?? null,
+      };
       // The count and the insert in the writing transaction, with the batch's other creations.
-      const refused = await repo.create(row, check);
-      if (refused) throw refused;
+      const overLimit = await repo.create(row, check);
+      if (overLimit) throw overLimit;
       return toEntry(row);
     },
 
@@ -82,8 +214,9 @@ export function createMemoryService(deps: MemoryServiceOptions) {
      */
     async list(
       ownerId: string,
-      query: { limit: number; cursor?: string | undefined; q?: string | undefined; match?: MatchMode | undefined },
+      query: { limit: number; cursor?: string | undefined; q?: string | undefined; match?: MatchMode | undefined; filter?: MemoryListFilter | undefined },
     ): Promise<MemoryPageResult> {
+      const filter = hasFilter(query.filter) ? storedFilter(query.filter) : undefined;
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
           throw new InputError(
@@ -92,12 +225,18 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
           );
         }
+        if (filter) {
+          // The ranking knows no filters: the best hits are ranked, and those that pass kept.
+          const rows = await repo.search(ownerId, query.q, FILTERED_SEARCH_HITS, query.match ?? 'any');
+          return { entries: rows.filter((row) => passes(row, filter)).slice(0, query.limit).map(toEntry), nextCursor: null };
+        }
         const rows = await repo.search(ownerId, query.q, query.limit, query.match ?? 'any');
         return { entries: rows.map(toEntry), nextCursor: null };
       }
+      const filterKey = filter ? JSON.stringify([filter.author, filter.channel, filter.kind, filter.tag, filter.pinned]) : '';
       // A cached page is the same object on every hit, which lets the route reuse its serialized body.
-      return pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}`, async () => {
-        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor });
+      return pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}\u0000${filterKey}`, async () => {
+        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor, filter });
         const page = rows.slice(0, query.limit);
         return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
       });
@@ -117,10 +256,23 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       return { entries, total: truncated ? await repo.count(ownerId) : entries.length, truncated };
     },
 
-    async update(ownerId: string, id: string, content: string): Promise<MemoryEntry> {
-      checkContent(content);
-      const changes = { content, updated_at: isoNow() };
-      const row = await repo.update(ownerId, id, changes);
+    /**
+     * Changes the fields given (content and structure), records `writer` as the last editor. The
+     * author stays who first wrote the entry.
+     */
+    async update(ownerId: string, id: string, input: MemoryStructure & { content?: string | undefined }, writer: MemoryWriter): Promise<MemoryEntry> {
+      if (input.content !== undefined) checkContent(input.content);
+      const structure = structureColumns(input);
+      const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer) };
+      const changes = {
+        ...(input.content !== undefined ? { content: input.content } : {}),
+        ...structure,
+        updated_at: isoNow(),
+        editor: JSON.stringify(editor),
+      };
+      // The window is judged on the changed row, in the writing transaction: no read before it.
+      const window = input.validFrom !== undefined || input.validUntil !== undefined;
+      const row = await repo.update(ownerId, id, changes, window ? (changed) => windowProblem(changed.valid_from, changed.valid_until) : undefined);
       if (!row) throw notFound('Memory entry', id);
       return toEntry(row);
     },

@@ -29,6 +29,7 @@ import * as webhookFairness from './0029-webhook-fairness.js';
 import * as connectorReadMethods from './0030-connector-read-methods.js';
 import * as webhookDeliveryRetention from './0031-webhook-delivery-retention.js';
 import * as searchVectors from './0032-search-vectors.js';
+import * as memoryProvenance from './0034-memory-provenance.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -73,6 +74,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0030-connector-read-methods', connectorReadMethods],
   ['0031-webhook-delivery-retention', webhookDeliveryRetention],
   ['0032-search-vectors', searchVectors],
+  ['0034-memory-provenance', memoryProvenance],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
