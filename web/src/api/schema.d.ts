@@ -1037,13 +1037,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first
+         * Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either
          * @description Requires scope: `memory`.
          */
         get: operations["listMemory"];
         put?: never;
         /**
-         * Store a memory entry
+         * Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server
          * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMemory"];
@@ -1075,7 +1075,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Replace a memory entry's content
+         * Change a memory entry: its content, or any of kind, tags, pinned, validFrom, validUntil and source (the others stay); the caller is recorded as its last editor
          * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         patch: operations["updateMemory"];
@@ -4551,6 +4551,31 @@ export interface components {
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
         };
+        /**
+         * MemoryAuthor
+         * @description Who wrote, as the server recorded it: never taken from the request body. token is null for entries stored before authors were recorded
+         */
+        MemoryAuthor: {
+            /** @description How the write reached Hearth: api (a bearer token), mcp (a tool call), console (the owner, signed in), import; unknown for entries stored before this was recorded */
+            channel: "api" | "mcp" | "console" | "import" | "unknown";
+            token: components["schemas"]["MemoryAuthorToken"] | null;
+            agent: components["schemas"]["MemoryAuthorAgent"] | null;
+        };
+        /** MemoryAuthorAgent */
+        MemoryAuthorAgent: {
+            kind: "oauth_client" | "handshake";
+            /** @description The OAuth client's id, or the handshake's */
+            id: string;
+            /** @description The OAuth client's registered name, or the id the handshake's agent gave itself */
+            name: string;
+        };
+        /** MemoryAuthorToken */
+        MemoryAuthorToken: {
+            id: string;
+            /** @description The token's name when it wrote (renaming it later changes nothing here) */
+            name: string;
+            kind: "master" | "session" | "api" | "handshake" | "oauth";
+        };
         /** MemoryCleared */
         MemoryCleared: {
             success: boolean;
@@ -4566,6 +4591,19 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+            kind: "fact" | "preference" | "event" | "instruction" | "note";
+            /** @description Normalized tags (lower case, spaces as dashes) */
+            tags: string[];
+            pinned: boolean;
+            /** @description From when the entry holds; null: always has */
+            validFrom: string | null;
+            /** @description Until when the entry holds; null: still does */
+            validUntil: string | null;
+            source: components["schemas"]["MemorySource"] | null;
+            author: components["schemas"]["MemoryAuthor"];
+            /** @description Who changed the entry last; null while nobody has */
+            editedBy: components["schemas"]["MemoryAuthor"] | null;
         };
         /** MemoryEntryPage */
         MemoryEntryPage: {
@@ -4576,6 +4614,18 @@ export interface components {
         /** MemoryEntryResponse */
         MemoryEntryResponse: {
             data: components["schemas"]["MemoryEntry"];
+        };
+        /**
+         * MemorySource
+         * @description What the writer says the entry comes from: the writer's word, kept as given (the server records the author itself)
+         */
+        MemorySource: {
+            /** @description conversation, mail, document, url or other */
+            kind: "conversation" | "mail" | "document" | "url" | "other";
+            /** @description Where it comes from: a URL, a message or document id, a conversation id (at most 2048 characters) */
+            ref?: string;
+            /** @description The words the entry was drawn from (at most 2000 characters) */
+            quote?: string;
         };
         /** OAuthAuthorization */
         OAuthAuthorization: {
@@ -8299,6 +8349,16 @@ export interface operations {
                 q?: string;
                 /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
                 match?: "any" | "all";
+                /** @description Only entries written by this token (its id, as author.token.id shows it) */
+                author?: string;
+                /** @description Only entries written over this channel */
+                channel?: "api" | "mcp" | "console" | "import" | "unknown";
+                /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+                kind?: "fact" | "preference" | "event" | "instruction" | "note";
+                /** @description Only entries with this tag (normalized as tags are) */
+                tag?: string;
+                /** @description Only pinned entries (true) or only the others (false) */
+                pinned?: boolean;
             };
             header?: never;
             path?: never;
@@ -8347,6 +8407,17 @@ export interface operations {
                 "application/json": {
                     /** @description Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond) */
                     content: string;
+                    /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+                    kind?: "fact" | "preference" | "event" | "instruction" | "note";
+                    /** @description At most 20 tags; repeats are kept once */
+                    tags?: string[];
+                    /** @description A core fact or standing instruction of the owner */
+                    pinned?: boolean;
+                    /** @description From when the entry holds (date-time); null clears it */
+                    validFrom?: string | null;
+                    /** @description Until when the entry holds (date-time, after validFrom); null clears it */
+                    validUntil?: string | null;
+                    source?: components["schemas"]["MemorySource"] | null;
                 };
             };
         };
@@ -8496,11 +8567,23 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The fields to change; the others stay as they are */
         requestBody: {
             content: {
                 "application/json": {
                     /** @description Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond) */
-                    content: string;
+                    content?: string;
+                    /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+                    kind?: "fact" | "preference" | "event" | "instruction" | "note";
+                    /** @description At most 20 tags; repeats are kept once */
+                    tags?: string[];
+                    /** @description A core fact or standing instruction of the owner */
+                    pinned?: boolean;
+                    /** @description From when the entry holds (date-time); null clears it */
+                    validFrom?: string | null;
+                    /** @description Until when the entry holds (date-time, after validFrom); null clears it */
+                    validUntil?: string | null;
+                    source?: components["schemas"]["MemorySource"] | null;
                 };
             };
         };
