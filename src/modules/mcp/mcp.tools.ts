@@ -50,11 +50,26 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     title: 'Search memory',
     operationId: 'listMemory',
     description:
-      "The owner's long-term memory, newest first. With q (a question or words, in plain language), the entries holding any of its words, best first: more and rarer words rank higher; match=all keeps only entries holding every word.",
+      "The owner's long-term memory, newest first. With q (a question or words, in plain language), the entries holding any of its words, best first: more and rarer words rank higher; match=all keeps only entries holding every word. kind, tag, pinned, author (a token id) and channel (api, mcp, console) narrow the answer. Each entry tells who wrote it (author) and from what (source).",
     annotations: read(),
   },
-  { name: 'add_memory', title: 'Remember', operationId: 'createMemory', description: 'Store a new long-term memory entry (markdown, up to 64 KB).', annotations: add() },
-  { name: 'update_memory', title: 'Change a memory', operationId: 'updateMemory', description: "Replace a memory entry's content.", annotations: overwrite() },
+  {
+    name: 'add_memory',
+    title: 'Remember',
+    operationId: 'createMemory',
+    description:
+      'Store a new long-term memory entry (markdown, up to 64 KB). Say what it is with kind (fact, preference, event, instruction; note by default), tags, ' +
+      "pinned for the owner's core facts and standing instructions, validFrom/validUntil when it holds only for a time, and source: where it comes from " +
+      '(kind conversation, mail, document, url or other; ref; a short quote). Hearth records that you wrote it.',
+    annotations: add(),
+  },
+  {
+    name: 'update_memory',
+    title: 'Change a memory',
+    operationId: 'updateMemory',
+    description: 'Change a memory entry: its content, or any of kind, tags, pinned, validFrom, validUntil and source (null clears one); what you leave out stays.',
+    annotations: overwrite(),
+  },
   { name: 'delete_memory', title: 'Forget a memory', operationId: 'deleteMemory', description: 'Delete one memory entry for good.', annotations: overwrite() },
   {
     name: 'search_knowledge',
