@@ -1,6 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { extractToken } from './access.js';
 
 /**
  * How a request reached the API, as the server tells it (never as the client says):
@@ -12,6 +11,9 @@ import { extractToken } from './access.js';
  */
 export const CHANNELS = ['api', 'mcp', 'console', 'import', 'unknown'] as const;
 export type Channel = (typeof CHANNELS)[number];
+
+/** The channels a request can come over (`import` and `unknown` are never a request's). */
+export type RequestChannel = Exclude<Channel, 'unknown' | 'import'>;
 
 /** The channels of a request made in-process by another route of this server. */
 export type InProcessChannel = Extract<Channel, 'mcp'>;
@@ -39,16 +41,14 @@ function inProcessChannel(value: string): InProcessChannel | undefined {
 }
 
 /**
- * The channel of an authenticated request. Read where something is recorded (a memory entry's
- * author), not on every request: it costs nothing until asked.
+ * The channel of an authenticated request: what the access hook learnt authenticating it (the
+ * console's session cookie, an approval's replay), else MCP's in-process mark, else `api`. Read
+ * where something is recorded (a memory entry's author), not on every request: it costs
+ * nothing until asked.
  */
-export function requestChannel(request: FastifyRequest): Exclude<Channel, 'unknown' | 'import'> {
+export function requestChannel(request: FastifyRequest): RequestChannel {
+  if (request.authenticatedChannel !== null) return request.authenticatedChannel;
   const mark = request.headers[IN_PROCESS_HEADER];
-  if (typeof mark === 'string') {
-    const channel = inProcessChannel(mark);
-    if (channel) return channel;
-  }
-  // The access hook accepts a session without a bearer token only from the console's session cookie.
-  if (request.principal?.kind === 'session' && request.approvalReplay === null && extractToken(request) === undefined) return 'console';
+  if (typeof mark === 'string' && inProcessChannel(mark)) return 'mcp';
   return 'api';
 }

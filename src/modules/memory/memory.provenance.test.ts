@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policyToken } from '../../../test/approvals.helpers.js';
 import { pkce, startPublicApp } from '../../../test/authorization.helpers.js';
 import { expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { SESSION_BINDING_HEADER } from '../../http/access.js';
@@ -124,6 +125,25 @@ describe('the author, recorded by the server', () => {
 
     const found = await client.callTool({ name: 'search_memory', arguments: { channel: 'mcp', tag: 'medical' } });
     expect((found.structuredContent as { data: Array<{ id: string }> }).data.map((e) => e.id)).toEqual([entry.id]);
+  });
+
+  it('records a held write, once approved, with the channel it was asked over', async () => {
+    const held = await policyToken(t, owner, ['read', 'memory'], { 'memory.write': 'ask' });
+    const client = new Client({ name: 'provenance-held', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${held.token}` } } }));
+    clients.push(client);
+    const asked = await client.callTool({ name: 'add_memory', arguments: { content: 'Held over MCP', kind: 'fact' } });
+    const overMcp = (asked._meta as { approvalId: string }).approvalId;
+    const overApi = (await t.request('POST', '/api/v1/memory', { token: held.token, body: { content: 'Held over the API' } })).body.data.approvalId as string;
+    for (const id of [overMcp, overApi]) {
+      expect((await t.request('POST', `/api/v1/approvals/${id}/approve`, { token: owner.token })).body.data.status).toBe('executed');
+    }
+    const written = await listed(owner.token, { author: held.id });
+    expect(written.map((e) => [e.content, e.author.channel])).toEqual([
+      ['Held over the API', 'api'],
+      ['Held over MCP', 'mcp'],
+    ]);
+    expect(written[1]).toMatchObject({ kind: 'fact', author: { token: { id: held.id, kind: 'api' } } });
   });
 
   it("records the console's session as the console channel", async () => {

@@ -62,7 +62,7 @@ const TAG = /^[\p{L}\p{N}][\p{L}\p{N}\p{M}_.:/-]*$/u;
  * A tag as it is stored and matched: compatibility-normalized (NFKC), trimmed, lower case, runs of
  * spaces as one dash. "Work Projects" and "work-projects" are one tag.
  */
-export function normalizeTag(raw: string, field: string): string {
+function normalizeTag(raw: string, field: string): string {
   const tag = raw.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, '-');
   if (tag.length === 0 || tag.length > MEMORY_TAG_MAX_LENGTH || !TAG.test(tag)) {
     throw new InputError(
@@ -100,16 +100,12 @@ function structureColumns(input: MemoryStructure): Partial<Pick<MemoryEntriesTab
   return columns;
 }
 
-/** The filters of the list, the tag normalized as stored tags are. */
-export interface MemoryListFilter extends Omit<MemoryFilter, 'tag'> {
-  tag?: string | undefined;
-}
-
-function hasFilter(filter: MemoryListFilter | undefined): filter is MemoryListFilter {
+function hasFilter(filter: MemoryFilter | undefined): filter is MemoryFilter {
   return filter !== undefined && Object.values(filter).some((value) => value !== undefined);
 }
 
-function storedFilter(filter: MemoryListFilter): MemoryFilter {
+/** The filters as stored values are compared with them: the tag normalized as tags are written. */
+function storedFilter(filter: MemoryFilter): MemoryFilter {
   return { ...filter, tag: filter.tag === undefined ? undefined : normalizeTag(filter.tag, 'tag') };
 }
 
@@ -214,7 +210,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
      */
     async list(
       ownerId: string,
-      query: { limit: number; cursor?: string | undefined; q?: string | undefined; match?: MatchMode | undefined; filter?: MemoryListFilter | undefined },
+      query: { limit: number; cursor?: string | undefined; q?: string | undefined; match?: MatchMode | undefined; filter?: MemoryFilter | undefined },
     ): Promise<MemoryPageResult> {
       const filter = hasFilter(query.filter) ? storedFilter(query.filter) : undefined;
       if (query.q !== undefined && query.q.trim() !== '') {

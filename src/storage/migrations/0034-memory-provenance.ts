@@ -13,6 +13,8 @@ import type { MigrationContext } from '../dialect.js';
  * Structure, given by the writer: `kind`, `tags` (a JSON array of normalized tags), `pinned`,
  * `valid_from` / `valid_until`.
  *
+ * Approvals: `channel`, the channel a held request was asked over, which its replay records.
+ *
  * Entries stored before keep everything they had and read as notes by an unknown author over an
  * unknown channel: the defaults below, nothing rewritten.
  */
@@ -31,6 +33,10 @@ export async function up(db: Kysely<unknown>, _context: MigrationContext): Promi
 
   // The list filtered by author pages newest first within the owner's entries of that token.
   await db.schema.createIndex('memory_entries_owner_author').on('memory_entries').columns(['owner_id', 'author_token_id', 'id']).execute();
+  // A held request's channel, so that its replay records the channel it was asked over, not
+  // the approval's. Requests held before were asked with bearer tokens: `api`, or MCP unknown to them.
+  await db.schema.alterTable('approvals').addColumn('channel', 'text', (c) => c.notNull().defaultTo('api')).execute();
+
   // Pinned entries are few: a partial index finds them without reading the owner's other entries.
   await db.schema
     .createIndex('memory_entries_owner_pinned')
