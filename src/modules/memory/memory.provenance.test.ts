@@ -1,8 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { policyToken } from '../../../test/approvals.helpers.js';
 import { pkce, startPublicApp } from '../../../test/authorization.helpers.js';
+import { freezeDate } from '../../../test/clients.js';
 import { expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { SESSION_BINDING_HEADER } from '../../http/access.js';
 import { IN_PROCESS_HEADER } from '../../http/channel.js';
@@ -231,6 +232,9 @@ describe('the author, recorded by the server', () => {
       source: null,
       author: { channel: 'unknown', token: null, agent: null },
       editedBy: null,
+      supersedes: [],
+      supersededBy: null,
+      supersededAt: null,
     });
     expect((await listed(old.token, { channel: 'unknown' })).map((e) => e.id)).toEqual([id]);
     const patched = await t.request('PATCH', `/api/v1/memory/${id}`, { token: old.token, body: { pinned: true } });
@@ -288,12 +292,12 @@ describe('structure', () => {
       400,
       'VALIDATION_ERROR',
     );
-    const entry = await remember(writer.token, { content: 'In Lisbon in May', validFrom: '2026-05-01T00:00:00Z', validUntil: '2026-06-01T00:00:00Z' });
-    const moved = expectError(await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: writer.token, body: { validUntil: '2026-04-30T00:00:00Z' } }), 400, 'VALIDATION_ERROR');
+    const entry = await remember(writer.token, { content: 'In Lisbon in May', validFrom: '2099-05-01T00:00:00Z', validUntil: '2099-06-01T00:00:00Z' });
+    const moved = expectError(await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: writer.token, body: { validUntil: '2099-04-30T00:00:00Z' } }), 400, 'VALIDATION_ERROR');
     expect(moved.details).toEqual([{ field: 'body.validUntil', message: 'must be after validFrom' }]);
     // Nothing of the refused change was kept.
     const [kept] = (await listed(writer.token, { author: writer.id })).filter((e) => e.id === entry.id);
-    expect(kept).toMatchObject({ validUntil: '2026-06-01T00:00:00.000Z', editedBy: null });
+    expect(kept).toMatchObject({ validUntil: '2099-06-01T00:00:00.000Z', editedBy: null });
     expectError(await t.request('POST', '/api/v1/memory', { token: writer.token, body: { content: 'x', validFrom: 'next tuesday' } }), 400, 'VALIDATION_ERROR');
   });
 
@@ -398,5 +402,106 @@ describe('filters', () => {
     expect(await listed(owner.token, { q: 'french' })).toEqual([]);
     expectError(await t.request('PATCH', `/api/v1/memory/${ids.fact}`, { token: owner.token, body: { pinned: false } }), 404, 'NOT_FOUND');
     expect((await listed(other.token, { pinned: true })).map((e) => e.id)).toContain(ids.fact);
+  });
+});
+
+describe('facts that change: supersedes, history, asOf', () => {
+  let who: Owner;
+  beforeAll(async () => {
+    who = await t.createOwner('Changing Facts');
+  });
+
+  it('keeps the old entry, links both ways, and leaves it out of lists, search and the context by default', async () => {
+    const old = await remember(who.token, { content: 'Lives in Berlin', kind: 'fact', tags: ['home'] });
+    const other = await remember(who.token, { content: 'Has a cat called Berlin' });
+    const newer = await remember(who.token, { content: 'Lives in Lisbon since May', kind: 'fact', tags: ['home'], supersedes: [old.id, old.id] });
+    expect(newer).toMatchObject({ supersedes: [old.id], supersededBy: null, supersededAt: null });
+
+    const ids = (entries: any[]) => entries.map((e: { id: string }) => e.id);
+    expect(ids(await listed(who.token))).toEqual([newer.id, other.id]);
+    expect(ids(await listed(who.token, { q: 'berlin' }))).toEqual([other.id]);
+    expect(ids(await listed(who.token, { tag: 'home' }))).toEqual([newer.id]);
+    const context = await t.request('GET', '/api/v1/gateway/context', { token: who.token });
+    expect(ids(context.body.data.memory.entries)).toEqual([newer.id, other.id]);
+
+    const history = await listed(who.token, { include: 'history' });
+    expect(ids(history)).toEqual([newer.id, other.id, old.id]);
+    expect(history[2]).toMatchObject({ content: 'Lives in Berlin', supersededBy: newer.id, supersededAt: newer.created_at, supersedes: [] });
+    expect(ids(await listed(who.token, { q: 'berlin', include: 'history' }))).toEqual(expect.arrayContaining([old.id, other.id]));
+
+    // A fact that changes again: the chain, oldest first, from any of its entries.
+    const latest = await t.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'Lives in Porto', supersedes: [newer.id] } });
+    expect(latest.status).toBe(201);
+    for (const id of [old.id, newer.id, latest.body.data.id]) {
+      const chain = await t.request('GET', `/api/v1/memory/${id}/history`, { token: who.token });
+      expect(chain.status).toBe(200);
+      expect(ids(chain.body.data)).toEqual([old.id, newer.id, latest.body.data.id]);
+    }
+    expect(ids((await t.request('GET', `/api/v1/memory/${other.id}/history`, { token: who.token })).body.data)).toEqual([other.id]);
+
+    // What was current at each moment.
+    expect(ids(await listed(who.token, { asOf: old.created_at }))).toEqual([old.id]);
+    expect(ids(await listed(who.token, { asOf: newer.created_at }))).toEqual([newer.id, other.id]);
+    expect(ids(await listed(who.token, { asOf: '2000-01-01T00:00:00Z' }))).toEqual([]);
+    expect(ids(await listed(who.token, { asOf: old.created_at, q: 'berlin' }))).toEqual([old.id]);
+  });
+
+  it('supersedes with PATCH supersededBy, given alone', async () => {
+    const old = await remember(who.token, { content: 'Drinks coffee' });
+    const newer = await remember(who.token, { content: 'Drinks tea now' });
+    expectError(await t.request('PATCH', `/api/v1/memory/${old.id}`, { token: who.token, body: { supersededBy: newer.id, pinned: true } }), 400, 'VALIDATION_ERROR');
+    expectError(await t.request('PATCH', `/api/v1/memory/${old.id}`, { token: who.token, body: { supersededBy: old.id } }), 400, 'VALIDATION_ERROR');
+    const marked = await t.request('PATCH', `/api/v1/memory/${old.id}`, { token: who.token, body: { supersededBy: newer.id } });
+    expect(marked.status).toBe(200);
+    expect(marked.body.data).toMatchObject({ id: old.id, supersededBy: newer.id, supersededAt: expect.any(String) });
+    const [fresh] = (await listed(who.token, { include: 'history' })).filter((e) => e.id === newer.id);
+    expect(fresh.supersedes).toEqual([old.id]);
+    // Already superseded: it is replaced by its successor, not again.
+    const third = await remember(who.token, { content: 'Drinks water' });
+    expectError(await t.request('PATCH', `/api/v1/memory/${old.id}`, { token: who.token, body: { supersededBy: third.id } }), 404, 'NOT_FOUND');
+    expectError(await t.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'x', supersedes: [old.id] } }), 404, 'NOT_FOUND');
+  });
+
+  it("refuses to supersede what is not the owner's current entry, and writes nothing then", async () => {
+    const stranger = await t.createOwner('Stranger');
+    const theirs = await remember(stranger.token, { content: 'Not yours' });
+    const mine = await remember(who.token, { content: 'Mine, current' });
+    const before = (await listed(who.token, { include: 'history' })).length;
+    const refused = expectError(
+      await t.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'takes over', supersedes: [mine.id, theirs.id, 'mem_nothing'] } }),
+      404,
+      'NOT_FOUND',
+    );
+    expect(refused.details).toEqual({ field: 'supersedes', ids: [theirs.id, 'mem_nothing'] });
+    expect((await listed(who.token, { include: 'history' })).length).toBe(before);
+    expect((await listed(who.token)).find((e) => e.id === mine.id)).toMatchObject({ supersededBy: null });
+    expect((await listed(stranger.token))[0]).toMatchObject({ id: theirs.id, supersededBy: null });
+    expectError(await t.request('PATCH', `/api/v1/memory/${theirs.id}`, { token: who.token, body: { supersededBy: mine.id } }), 404, 'NOT_FOUND');
+    expectError(await t.request('GET', `/api/v1/memory/${theirs.id}/history`, { token: who.token }), 404, 'NOT_FOUND');
+    expectError(
+      await t.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'x', supersedes: Array.from({ length: 21 }, (_, i) => `mem_${i}`) } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+  });
+
+  it('leaves expired entries out of lists and the context, and keeps them in the history', async () => {
+    const owner2 = await t.createOwner('Expiring');
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    const expired = await remember(owner2.token, { content: 'Was in Rome last week', validFrom: '2026-01-01T00:00:00Z', validUntil: past });
+    const lasting = await remember(owner2.token, { content: 'Likes Rome' });
+    const ending = await remember(owner2.token, { content: 'In Rome right now', validUntil: soon });
+    const ids = (entries: any[]) => entries.map((e: { id: string }) => e.id);
+    expect(ids(await listed(owner2.token))).toEqual([ending.id, lasting.id]);
+    expect(ids(await listed(owner2.token, { include: 'history' }))).toEqual([ending.id, lasting.id, expired.id]);
+    expect(ids(await listed(owner2.token, { q: 'rome' }))).toEqual(expect.not.arrayContaining([expired.id]));
+    expect(ids(await listed(owner2.token, { asOf: '2026-01-02T00:00:00Z' }))).toEqual([]);
+    // Time passing expires an entry although nothing was written: a page kept from before is judged again.
+    onTestFinished(freezeDate());
+    vi.setSystemTime(Date.parse(soon) + 1);
+    expect(ids(await listed(owner2.token))).toEqual([lasting.id]);
+    const context = await t.request('GET', '/api/v1/gateway/context', { token: owner2.token });
+    expect(ids(context.body.data.memory.entries)).toEqual([lasting.id]);
   });
 });

@@ -26,6 +26,9 @@ const COLUMNS = [
   'pinned',
   'valid_from',
   'valid_until',
+  'supersedes',
+  'superseded_by',
+  'superseded_at',
 ] as const;
 
 /** Who wrote, as stored in `author` (the channel has a column of its own) and `editor` (with it). */
@@ -56,6 +59,10 @@ export function tagsOf(row: Pick<MemoryEntriesTable, 'tags'>): string[] {
   return row.tags === '[]' ? [] : decodeJson(row.tags, isStringArray, 'memory_entries.tags');
 }
 
+export function supersedesOf(row: Pick<MemoryEntriesTable, 'supersedes'>): string[] {
+  return row.supersedes === '[]' ? [] : decodeJson(row.supersedes, isStringArray, 'memory_entries.supersedes');
+}
+
 /** The list's filters; each one given narrows it (the tag normalized as tags are stored). */
 export interface MemoryFilter {
   author?: string | undefined;
@@ -63,6 +70,22 @@ export interface MemoryFilter {
   kind?: MemoryKind | undefined;
   tag?: string | undefined;
   pinned?: boolean | undefined;
+}
+
+/**
+ * Which entries, in time: `current` (not superseded; expiry is time's, judged by the service on
+ * what it reads), `history` (every one), or those that were current at an instant (`asOf`, UTC).
+ */
+export type MemoryView = { view: 'current' } | { view: 'history' } | { view: 'asOf'; at: string };
+
+/** How long a chain the history follows. */
+const HISTORY_MAX = 200;
+
+/** The ids a superseding write named that are not current entries of the owner. */
+class MissingEntries extends Error {
+  constructor(readonly ids: string[]) {
+    super(`Not current entries of the owner: ${ids.join(', ')}`);
+  }
 }
 
 /** A LIKE pattern finding `tag` in a stored tags array: its JSON string, wildcards escaped. */
@@ -101,6 +124,9 @@ const INSERTED_TEXT_COLUMNS = [
   'tags',
   'valid_from',
   'valid_until',
+  'supersedes',
+  'superseded_by',
+  'superseded_at',
 ] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned'>>;
 
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
@@ -207,9 +233,22 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     },
 
     /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
-    async list(ownerId: string, query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined }): Promise<MemoryRow[]> {
+    async list(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined; view?: MemoryView | undefined },
+    ): Promise<MemoryRow[]> {
       let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId);
       if (query.cursor) q = q.where('id', '<', query.cursor);
+      const view = query.view ?? { view: 'history' };
+      if (view.view === 'current') q = q.where('superseded_at', 'is', null);
+      else if (view.view === 'asOf') {
+        const at = view.at;
+        q = q
+          .where('created_at', '<=', at)
+          .where((eb) => eb.or([eb('superseded_at', 'is', null), eb('superseded_at', '>', at)]))
+          .where((eb) => eb.or([eb('valid_from', 'is', null), eb('valid_from', '<=', at)]))
+          .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', at)]));
+      }
       const filter = query.filter;
       if (filter) {
         if (filter.author !== undefined) q = q.where('author_token_id', '=', filter.author);
@@ -252,6 +291,81 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
         if (refusal) throw refusal;
         return row;
       });
+    },
+
+    /**
+     * A new entry that replaces `replaced` (ids of the owner's current entries), in one unit of
+     * the group commit: the insert, then each replaced entry marked superseded by it. Answers the
+     * limit's refusal, or the ids that are not current entries of the owner (nothing written then).
+     */
+    async createSuperseding<R>(row: MemoryEntriesTable, replaced: readonly string[], limit?: EntryLimit<R>): Promise<{ refusal?: R; missing?: string[] }> {
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const refusal = limit?.(await count(row.owner_id, trx), 1);
+        if (refusal !== undefined) return { refusal };
+        const marked = await trx
+          .updateTable('memory_entries')
+          .set({ superseded_by: row.id, superseded_at: row.created_at, updated_at: row.created_at })
+          .where('owner_id', '=', row.owner_id)
+          .where('id', 'in', replaced)
+          .where('superseded_at', 'is', null)
+          .returning('id')
+          .execute();
+        if (marked.length !== replaced.length) {
+          const found = new Set(marked.map((m) => m.id));
+          // Thrown, so that the unit's marks are undone; answered as the ids that were missing.
+          throw new MissingEntries(replaced.filter((id) => !found.has(id)));
+        }
+        await trx.insertInto('memory_entries').values(row).execute();
+        return {};
+      }).catch((error: unknown) => {
+        if (error instanceof MissingEntries) return { missing: error.ids };
+        throw error;
+      });
+    },
+
+    /**
+     * Marks the owner's entry `id` superseded by its entry `by` (which lists it among the ones it
+     * replaced), both current: the newer one's `supersedes` gains the id. Answers the marked row,
+     * or which of the two is not a current entry of the owner.
+     */
+    async supersede(ownerId: string, id: string, by: string, at: string): Promise<MemoryRow | { missing: string }> {
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const newer = await trx
+          .selectFrom('memory_entries')
+          .select(['supersedes'])
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', by)
+          .where('superseded_at', 'is', null)
+          .executeTakeFirst();
+        if (!newer) return { missing: by };
+        const marked = await trx
+          .updateTable('memory_entries')
+          .set({ superseded_by: by, superseded_at: at, updated_at: at })
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', id)
+          .where('superseded_at', 'is', null)
+          .returning(COLUMNS)
+          .executeTakeFirst();
+        if (!marked) return { missing: id };
+        const list = [...new Set([...supersedesOf(newer), id])];
+        await trx.updateTable('memory_entries').set({ supersedes: JSON.stringify(list), updated_at: at }).where('owner_id', '=', ownerId).where('id', '=', by).execute();
+        return marked;
+      });
+    },
+
+    /**
+     * The chain `id` belongs to: the entries it replaced, theirs, and so on, and the ones that
+     * replaced it, oldest first (at most HISTORY_MAX). Empty when the owner has no such entry.
+     */
+    async history(ownerId: string, id: string): Promise<MemoryRow[]> {
+      const seen = new Map<string, MemoryRow>();
+      let next = [id];
+      while (next.length > 0 && seen.size < HISTORY_MAX) {
+        const rows = await db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', next).execute();
+        for (const row of rows) seen.set(row.id, row);
+        next = [...new Set(rows.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((other) => !seen.has(other));
+      }
+      return [...seen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, HISTORY_MAX);
     },
 
     /** Deletes an entry, committed with concurrent writes; false when the owner has no such entry. */

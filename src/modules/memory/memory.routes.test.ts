@@ -61,6 +61,9 @@ describe('happy path', () => {
         source: null,
         author: { channel: 'api', token: { id: master.tokenId, name: master.name, kind: 'master' }, agent: null },
         editedBy: null,
+        supersedes: [],
+        supersededBy: null,
+        supersededAt: null,
       },
     });
     expect(new Date(res.body.data.created_at).toISOString()).toBe(res.body.data.created_at);
@@ -223,7 +226,23 @@ describe('search', () => {
     expect(res.body.data.map((e: { id: string }) => e.id)).toEqual([strong.id, weak.id]);
     expect(res.body.nextCursor).toBeNull();
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
-      ['author', 'content', 'created_at', 'editedBy', 'id', 'kind', 'pinned', 'source', 'tags', 'updatedAt', 'validFrom', 'validUntil'],
+      [
+        'author',
+        'content',
+        'created_at',
+        'editedBy',
+        'id',
+        'kind',
+        'pinned',
+        'source',
+        'supersededAt',
+        'supersededBy',
+        'supersedes',
+        'tags',
+        'updatedAt',
+        'validFrom',
+        'validUntil',
+      ],
     );
   });
 

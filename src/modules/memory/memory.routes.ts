@@ -11,6 +11,7 @@ import {
   DeletedMemoryResponse,
   ListMemoryQuery,
   MemoryBody,
+  MemoryHistory,
   MemoryPage,
   MemoryPatchBody,
   MemoryResponse,
@@ -37,16 +38,16 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         schema: {
           operationId: 'listMemory',
           summary:
-            'Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either',
+            'Current memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either; include=history adds superseded and expired entries, asOf answers what was current then',
           tags,
           querystring: ListMemoryQuery,
           response: { 200: MemoryPage },
         },
       },
       async (request, reply) => {
-        const { limit = 50, cursor, q, match = 'any', author, channel, kind, tag, pinned } = request.query;
+        const { limit = 50, cursor, q, match = 'any', author, channel, kind, tag, pinned, include, asOf } = request.query;
         const filter = { author, channel, kind, tag, pinned };
-        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match, filter }));
+        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match, filter, include, asOf }));
         return pageBodies.send(reply as FastifyReply, page, (p): Static<typeof MemoryPage> => ({ data: p.entries, nextCursor: p.nextCursor }));
       },
     );
@@ -97,6 +98,21 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         },
       },
       async (request) => ({ data: await inRequestPart('body', memory.update(principalOf(request).ownerId, request.params.id, request.body, writerOf(request))) }),
+    );
+
+    app.get(
+      '/api/v1/memory/:id/history',
+      {
+        config,
+        schema: {
+          operationId: 'getMemoryHistory',
+          summary: 'The chain of entries this one belongs to: the ones it replaced and the ones that replaced it, oldest first',
+          tags,
+          params: IdParams,
+          response: { 200: MemoryHistory },
+        },
+      },
+      async (request) => ({ data: await memory.history(principalOf(request).ownerId, request.params.id) }),
     );
 
     app.delete(

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CHANNELS } from '../../http/channel.js';
-import { Data, IsoDateTime, NoNul, Page, PageQuery, SearchMatch, UrlSafe } from '../../http/schemas.js';
+import { Data, IsoDateTime, List, NoNul, Page, PageQuery, SearchMatch, UrlSafe } from '../../http/schemas.js';
 
 const literals = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
   Type.Union(
@@ -22,6 +22,8 @@ export const MEMORY_TAGS_MAX = 20;
 export const MEMORY_TAG_MAX_LENGTH = 64;
 export const SOURCE_REF_MAX_LENGTH = 2048;
 export const SOURCE_QUOTE_MAX_LENGTH = 2000;
+/** How many entries one write may supersede. */
+export const SUPERSEDES_MAX = 20;
 
 export const MemorySourceSchema = Type.Object(
   {
@@ -100,6 +102,9 @@ export const MemoryEntrySchema = Type.Object(
     source: Type.Union([MemorySourceSchema, Type.Null()]),
     author: MemoryAuthorSchema,
     editedBy: Type.Union([MemoryAuthorSchema, Type.Null()], { description: 'Who changed the entry last; null while nobody has' }),
+    supersedes: Type.Array(Type.String(), { description: 'The entries this one replaced (they are kept, marked superseded by it)' }),
+    supersededBy: Type.Union([Type.String(), Type.Null()], { description: 'The entry that replaced this one; null while it is current' }),
+    supersededAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When it was replaced' }),
   },
   { title: 'MemoryEntry' },
 );
@@ -134,11 +139,37 @@ const structure = {
   source: Type.Optional(Type.Union([MemorySourceSchema, Type.Null()])),
 };
 
-export const MemoryBody = Type.Object({ content: Content, ...structure }, { additionalProperties: false });
+const EntryId = Type.String({ minLength: 1, maxLength: 100, ...UrlSafe });
+
+export const MemoryBody = Type.Object(
+  {
+    content: Content,
+    ...structure,
+    supersedes: Type.Optional(
+      Type.Array(EntryId, {
+        minItems: 1,
+        maxItems: SUPERSEDES_MAX,
+        description: `Ids of current entries this one replaces (at most ${SUPERSEDES_MAX}): they are kept, marked superseded by it, and leave lists, search and the context`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** A change: any of the fields, content among them; what is left out stays as it is. */
 export const MemoryPatchBody = Type.Object(
-  { content: Type.Optional(Content), ...structure },
+  {
+    content: Type.Optional(Content),
+    ...structure,
+    supersededBy: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        ...UrlSafe,
+        description: 'The id of a current entry that replaces this one (given alone): this one is kept, marked superseded, and leaves lists, search and the context',
+      }),
+    ),
+  },
   { additionalProperties: false, minProperties: 1, description: 'The fields to change; the others stay as they are' },
 );
 
@@ -159,9 +190,14 @@ export const ListMemoryQuery = Type.Object({
   kind: Type.Optional(MemoryKindSchema),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: MEMORY_TAG_MAX_LENGTH, description: 'Only entries with this tag (normalized as tags are)' })),
   pinned: Type.Optional(Type.Boolean({ description: 'Only pinned entries (true) or only the others (false)' })),
+  include: Type.Optional(Type.Literal('history', { description: 'history: superseded and expired entries too (left out by default)' })),
+  asOf: Type.Optional(
+    Type.String({ format: 'date-time', description: 'The entries that were current at this date-time: written by then, not yet superseded, within their window' }),
+  ),
 });
 
 export const MemoryPage = Page(MemoryEntrySchema);
+export const MemoryHistory = List(MemoryEntrySchema);
 export const MemoryResponse = Data(MemoryEntrySchema);
 
 export const ClearMemoryResponse = Type.Object(

@@ -7,7 +7,18 @@ import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { Principal } from '../../http/access.js';
 import type { Channel } from '../../http/channel.js';
-import { authorOf, editorOf, sourceOf, tagsOf, type MemoryFilter, type MemoryRepo, type MemoryRow, type StoredAuthor } from './memory.repo.js';
+import {
+  authorOf,
+  editorOf,
+  sourceOf,
+  supersedesOf,
+  tagsOf,
+  type MemoryFilter,
+  type MemoryRepo,
+  type MemoryRow,
+  type MemoryView,
+  type StoredAuthor,
+} from './memory.repo.js';
 import { MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
 import type { MemoryEntriesTable } from './memory.tables.js';
 
@@ -28,7 +39,35 @@ function toEntry(row: MemoryRow): MemoryEntry {
     source: sourceOf(row),
     author: authorOf(row),
     editedBy: editorOf(row),
+    supersedes: supersedesOf(row),
+    supersededBy: row.superseded_by,
+    supersededAt: row.superseded_at,
   };
+}
+
+/** Whether an entry is current at `now` (UTC ISO): not superseded, and not past its validUntil. */
+function isCurrent(row: Pick<MemoryRow, 'superseded_at' | 'valid_until'>, now: string): boolean {
+  return row.superseded_at === null && (row.valid_until === null || row.valid_until > now);
+}
+
+/** Whether an entry was current at `at`: written by then, not yet superseded, within its window. */
+function wasCurrentAt(row: Pick<MemoryRow, 'created_at' | 'superseded_at' | 'valid_from' | 'valid_until'>, at: string): boolean {
+  return (
+    row.created_at <= at &&
+    (row.superseded_at === null || row.superseded_at > at) &&
+    (row.valid_from === null || row.valid_from <= at) &&
+    (row.valid_until === null || row.valid_until > at)
+  );
+}
+
+/**
+ * A page without the entries that expired since it was read: pages are kept until the table
+ * changes, and time passing is no change. The same page object when none did (the usual case),
+ * so that its serialized body is reused.
+ */
+function withoutExpired(page: MemoryPageResult, now: string): MemoryPageResult {
+  if (page.entries.every((entry) => entry.validUntil === null || entry.validUntil > now)) return page;
+  return { entries: page.entries.filter((entry) => entry.validUntil === null || entry.validUntil > now), nextCursor: page.nextCursor };
 }
 
 /**
@@ -120,6 +159,15 @@ function passes(row: MemoryRow, filter: MemoryFilter): boolean {
   );
 }
 
+/** Ids named as entries to supersede, or to be superseded by, that are not the owner's current entries. */
+function notCurrent(field: string, ids: readonly string[]): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `${field} names ${ids.length === 1 ? 'an entry' : 'entries'} you have no current entry for: ${ids.join(', ')}. Name current entries (an entry already superseded is replaced by its successor: see GET /api/v1/memory/{id}/history)`,
+    { details: { field, ids } },
+  );
+}
+
 /** A filtered search ranks this many hits, then keeps the ones that pass (the largest page). */
 const FILTERED_SEARCH_HITS = 200;
 
@@ -171,9 +219,28 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     ? createDerivedCache({ tracker: deps.writes, tables: ['memory_entries'], maxEntries: PAGE_CACHE_ENTRIES, maxWeight: PAGE_CACHE_WEIGHT, weigh: pageWeight })
     : uncached();
 
+  /** Marks `id` superseded by `input.supersededBy`: a change of its own, given alone. */
+  async function supersede(ownerId: string, id: string, input: object & { supersededBy?: string | undefined }): Promise<MemoryEntry> {
+    const by = input.supersededBy!;
+    const others = Object.entries(input)
+      .filter(([key, value]) => key !== 'supersededBy' && value !== undefined)
+      .map(([key]) => key);
+    if (others.length > 0) {
+      throw new InputError('supersededBy', 'must be given alone', `supersededBy must be given alone (not with ${others.join(', ')}): change the newer entry instead, which is the one that holds now`);
+    }
+    if (by === id) throw new InputError('supersededBy', 'must name another entry', 'supersededBy must name another entry: an entry cannot replace itself');
+    const outcome = await repo.supersede(ownerId, id, by, isoNow());
+    if ('missing' in outcome) throw notCurrent(outcome.missing === by ? 'supersededBy' : 'id', [outcome.missing]);
+    return toEntry(outcome);
+  }
+
   return {
     /** A new entry, its author and channel recorded from `writer`, its structure from `input` (a note by default). */
-    async create(ownerId: string, input: MemoryStructure & { content: string }, writer: MemoryWriter): Promise<MemoryEntry> {
+    async create(
+      ownerId: string,
+      input: MemoryStructure & { content: string; supersedes?: readonly string[] | undefined },
+      writer: MemoryWriter,
+    ): Promise<MemoryEntry> {
       const { content } = input;
       checkContent(content);
       const structure = structureColumns(input);
@@ -197,7 +264,19 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         pinned: structure.pinned ?? 0,
         valid_from: structure.valid_from ?? null,
         valid_until: structure.valid_until ?? null,
+        supersedes: '[]',
+        superseded_by: null,
+        superseded_at: null,
       };
+      const replaced = [...new Set(input.supersedes ?? [])];
+      if (replaced.length > 0) {
+        row.supersedes = JSON.stringify(replaced);
+        // A write of its own: the insert and the marks of the replaced entries commit together.
+        const outcome = await repo.createSuperseding(row, replaced, check);
+        if (outcome.refusal) throw outcome.refusal;
+        if (outcome.missing) throw notCurrent('supersedes', outcome.missing);
+        return toEntry(row);
+      }
       // The count and the insert in the writing transaction, with the batch's other creations.
       const overLimit = await repo.create(row, check);
       if (overLimit) throw overLimit;
@@ -210,9 +289,23 @@ export function createMemoryService(deps: MemoryServiceOptions) {
      */
     async list(
       ownerId: string,
-      query: { limit: number; cursor?: string | undefined; q?: string | undefined; match?: MatchMode | undefined; filter?: MemoryFilter | undefined },
+      query: {
+        limit: number;
+        cursor?: string | undefined;
+        q?: string | undefined;
+        match?: MatchMode | undefined;
+        filter?: MemoryFilter | undefined;
+        /** `history`: superseded and expired entries too; `asOf`: the entries current then. */
+        include?: 'history' | undefined;
+        asOf?: string | undefined;
+      },
     ): Promise<MemoryPageResult> {
       const filter = hasFilter(query.filter) ? storedFilter(query.filter) : undefined;
+      const now = isoNow();
+      const view: MemoryView =
+        query.asOf !== undefined ? { view: 'asOf', at: new Date(query.asOf).toISOString() } : query.include === 'history' ? { view: 'history' } : { view: 'current' };
+      const inView = (row: MemoryRow) => (view.view === 'history' ? true : view.view === 'asOf' ? wasCurrentAt(row, view.at) : isCurrent(row, now));
+      const keep = (row: MemoryRow) => inView(row) && (!filter || passes(row, filter));
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
           throw new InputError(
@@ -221,21 +314,35 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
           );
         }
-        if (filter) {
-          // The ranking knows no filters: the best hits are ranked, and those that pass kept.
-          const rows = await repo.search(ownerId, query.q, FILTERED_SEARCH_HITS, query.match ?? 'any');
-          return { entries: rows.filter((row) => passes(row, filter)).slice(0, query.limit).map(toEntry), nextCursor: null };
+        // The ranking knows neither filters nor time: the best hits are ranked, and those that
+        // pass kept; when some did not and there may be more, the best FILTERED_SEARCH_HITS are.
+        let rows = await repo.search(ownerId, query.q, query.limit, query.match ?? 'any');
+        let kept = rows.filter(keep);
+        if (kept.length < rows.length && rows.length === query.limit && query.limit < FILTERED_SEARCH_HITS) {
+          rows = await repo.search(ownerId, query.q, FILTERED_SEARCH_HITS, query.match ?? 'any');
+          kept = rows.filter(keep);
         }
-        const rows = await repo.search(ownerId, query.q, query.limit, query.match ?? 'any');
-        return { entries: rows.map(toEntry), nextCursor: null };
+        return { entries: kept.slice(0, query.limit).map(toEntry), nextCursor: null };
       }
-      const filterKey = filter ? JSON.stringify([filter.author, filter.channel, filter.kind, filter.tag, filter.pinned]) : '';
-      // A cached page is the same object on every hit, which lets the route reuse its serialized body.
-      return pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}\u0000${filterKey}`, async () => {
-        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor, filter });
+      const read = async (): Promise<MemoryPageResult> => {
+        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor, filter, view });
         const page = rows.slice(0, query.limit);
         return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
-      });
+      };
+      // What was current at an instant is asked rarely and differs by the instant: not kept.
+      if (view.view === 'asOf') return read();
+      const filterKey = filter ? JSON.stringify([filter.author, filter.channel, filter.kind, filter.tag, filter.pinned]) : '';
+      // A cached page is the same object on every hit, which lets the route reuse its serialized body.
+      const page = await pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}\u0000${filterKey}\u0000${view.view}`, read);
+      // Superseded entries are left out by the query; expired ones by the clock, on every read.
+      return view.view === 'current' ? withoutExpired(page, now) : page;
+    },
+
+    /** The chain of entries `id` belongs to (what it replaced, what replaced it), oldest first. */
+    async history(ownerId: string, id: string): Promise<MemoryEntry[]> {
+      const rows = await repo.history(ownerId, id);
+      if (rows.length === 0) throw notFound('Memory entry', id);
+      return rows.map(toEntry);
     },
 
     /** How many entries the owner stores: what the plan's memoryEntries limit counts. */
@@ -246,7 +353,9 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     /** The newest `limit` entries and whether there are more, with the total only then. */
     async recent(ownerId: string, limit: number): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean }> {
       // One more than asked tells whether there are more, without counting in the common case.
-      const rows = await repo.list(ownerId, { limit: limit + 1 });
+      // Current entries only: superseded ones by the query, expired ones by the clock.
+      const now = isoNow();
+      const rows = (await repo.list(ownerId, { limit: limit + 1, view: { view: 'current' } })).filter((row) => isCurrent(row, now));
       const truncated = rows.length > limit;
       const entries = rows.slice(0, limit).map(toEntry);
       return { entries, total: truncated ? await repo.count(ownerId) : entries.length, truncated };
@@ -256,7 +365,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
      * Changes the fields given (content and structure), records `writer` as the last editor. The
      * author stays who first wrote the entry.
      */
-    async update(ownerId: string, id: string, input: MemoryStructure & { content?: string | undefined }, writer: MemoryWriter): Promise<MemoryEntry> {
+    async update(
+      ownerId: string,
+      id: string,
+      input: MemoryStructure & { content?: string | undefined; supersededBy?: string | undefined },
+      writer: MemoryWriter,
+    ): Promise<MemoryEntry> {
+      if (input.supersededBy !== undefined) return supersede(ownerId, id, input);
       if (input.content !== undefined) checkContent(input.content);
       const structure = structureColumns(input);
       const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer) };

@@ -25,6 +25,11 @@ export const memoryTables = ownedTables({
       pinned: column.boolean(),
       valid_from: column.time().orNull(),
       valid_until: column.time().orNull(),
+      /** JSON array of the ids of the entries this one replaced. */
+      supersedes: column.json(),
+      /** The entry that replaced this one, and when; null while it is current. */
+      superseded_by: column.text().orNull(),
+      superseded_at: column.time().orNull(),
     },
     { fullText: { columns: ['content'], sqliteRowKey: 'rid' } },
   ),

@@ -13,6 +13,9 @@ import type { MigrationContext } from '../dialect.js';
  * Structure, given by the writer: `kind`, `tags` (a JSON array of normalized tags), `pinned`,
  * `valid_from` / `valid_until`.
  *
+ * Facts that change: `supersedes` (a JSON array of the ids a new entry replaced) and, on each
+ * replaced entry, `superseded_by` and `superseded_at`: both ways linked, nothing deleted.
+ *
  * Approvals: `channel`, the channel a held request was asked over, which its replay records.
  *
  * Entries stored before keep everything they had and read as notes by an unknown author over an
@@ -30,6 +33,9 @@ export async function up(db: Kysely<unknown>, _context: MigrationContext): Promi
   await table().addColumn('pinned', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await table().addColumn('valid_from', 'text').execute();
   await table().addColumn('valid_until', 'text').execute();
+  await table().addColumn('supersedes', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+  await table().addColumn('superseded_by', 'text').execute();
+  await table().addColumn('superseded_at', 'text').execute();
 
   // The list filtered by author pages newest first within the owner's entries of that token.
   await db.schema.createIndex('memory_entries_owner_author').on('memory_entries').columns(['owner_id', 'author_token_id', 'id']).execute();

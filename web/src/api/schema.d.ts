@@ -1037,7 +1037,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either
+         * Current memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either; include=history adds superseded and expired entries, asOf answers what was current then
          * @description Requires scope: `memory`.
          */
         get: operations["listMemory"];
@@ -1079,6 +1079,26 @@ export interface paths {
          * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         patch: operations["updateMemory"];
+        trace?: never;
+    };
+    "/api/v1/memory/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The chain of entries this one belongs to: the ones it replaced and the ones that replaced it, oldest first
+         * @description Requires scope: `memory`.
+         */
+        get: operations["getMemoryHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/brain/knowledge-base": {
@@ -4604,6 +4624,16 @@ export interface components {
             author: components["schemas"]["MemoryAuthor"];
             /** @description Who changed the entry last; null while nobody has */
             editedBy: components["schemas"]["MemoryAuthor"] | null;
+            /** @description The entries this one replaced (they are kept, marked superseded by it) */
+            supersedes: string[];
+            /** @description The entry that replaced this one; null while it is current */
+            supersededBy: string | null;
+            /** @description When it was replaced */
+            supersededAt: string | null;
+        };
+        /** MemoryEntryList */
+        MemoryEntryList: {
+            data: components["schemas"]["MemoryEntry"][];
         };
         /** MemoryEntryPage */
         MemoryEntryPage: {
@@ -8359,6 +8389,10 @@ export interface operations {
                 tag?: string;
                 /** @description Only pinned entries (true) or only the others (false) */
                 pinned?: boolean;
+                /** @description history: superseded and expired entries too (left out by default) */
+                include?: "history";
+                /** @description The entries that were current at this date-time: written by then, not yet superseded, within their window */
+                asOf?: string;
             };
             header?: never;
             path?: never;
@@ -8418,6 +8452,8 @@ export interface operations {
                     /** @description Until when the entry holds (date-time, after validFrom); null clears it */
                     validUntil?: string | null;
                     source?: components["schemas"]["MemorySource"] | null;
+                    /** @description Ids of current entries this one replaces (at most 20): they are kept, marked superseded by it, and leave lists, search and the context */
+                    supersedes?: string[];
                 };
             };
         };
@@ -8584,6 +8620,8 @@ export interface operations {
                     /** @description Until when the entry holds (date-time, after validFrom); null clears it */
                     validUntil?: string | null;
                     source?: components["schemas"]["MemorySource"] | null;
+                    /** @description The id of a current entry that replaces this one (given alone): this one is kept, marked superseded, and leaves lists, search and the context */
+                    supersededBy?: string;
                 };
             };
         };
@@ -8604,6 +8642,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMemoryHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryList"];
                 };
             };
             /** @description Default Response */
