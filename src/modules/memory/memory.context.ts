@@ -18,7 +18,9 @@ const MemoryContextSchema = Type.Object(
     total: Type.Integer({ description: 'How many entries the owner has' }),
     truncated: Type.Boolean({ description: `True when only the newest entries are shown (GATEWAY_MEMORY_LIMIT, default ${MEMORY_CONTEXT_CAP})` }),
   },
-  { description: `Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}) (scope \`memory\`)` },
+  {
+    description: `The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}) (scope \`memory\`)`,
+  },
 );
 
 /** `memory` in the gateway context: the newest entries, for tokens holding `memory`. */
