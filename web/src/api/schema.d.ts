@@ -4028,7 +4028,7 @@ export interface components {
             preferences?: {
                 [key: string]: unknown;
             };
-            /** @description Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100) (scope `memory`) */
+            /** @description The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100) (scope `memory`) */
             memory?: {
                 entries: components["schemas"]["MemoryEntry"][];
                 /** @description How many entries the owner has */
