@@ -65,7 +65,7 @@ export const MemoryAuthorSchema = Type.Object(
         {
           id: Type.String(),
           name: Type.String({ description: 'The token\'s name when it wrote (renaming it later changes nothing here)' }),
-          kind: literals(['master', 'session', 'api', 'handshake', 'oauth']),
+          kind: literals(['master', 'session', 'api', 'handshake', 'oauth'] as const),
         },
         { title: 'MemoryAuthorToken' },
       ),
@@ -73,7 +73,7 @@ export const MemoryAuthorSchema = Type.Object(
     agent: Nullable(
       Type.Object(
         {
-          kind: literals(['oauth_client', 'handshake']),
+          kind: literals(['oauth_client', 'handshake'] as const),
           id: Type.String({ description: "The OAuth client's id, or the handshake's" }),
           name: Type.String({ description: "The OAuth client's registered name, or the id the handshake's agent gave itself" }),
         },

@@ -26,6 +26,11 @@ import type { MemoryEntriesTable } from './memory.tables.js';
 export const MEMORY_CONTENT_MAX_BYTES = 64 * 1024;
 
 function toEntry(row: MemoryRow): MemoryEntry {
+  return entryOf(row, authorOf(row));
+}
+
+/** The entry of a row whose author the caller has already (a creation: no decoding of the JSON it just encoded). */
+function entryOf(row: MemoryRow, author: MemoryAuthor): MemoryEntry {
   return {
     id: row.id,
     content: row.content,
@@ -37,7 +42,7 @@ function toEntry(row: MemoryRow): MemoryEntry {
     validFrom: row.valid_from,
     validUntil: row.valid_until,
     source: sourceOf(row),
-    author: authorOf(row),
+    author,
     editedBy: editorOf(row),
     supersedes: supersedesOf(row),
     supersededBy: row.superseded_by,
@@ -79,9 +84,18 @@ export interface MemoryWriter {
   channel: Exclude<Channel, 'unknown'>;
 }
 
-function storedAuthor(writer: MemoryWriter): StoredAuthor {
+// A principal is kept by the token cache across requests: its author is built and encoded once.
+const authors = new WeakMap<MemoryWriter['principal'], { author: StoredAuthor; json: string }>();
+
+function storedAuthor(writer: MemoryWriter): { author: StoredAuthor; json: string } {
   const { principal } = writer;
-  return { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
+  let known = authors.get(principal);
+  if (!known) {
+    const author: StoredAuthor = { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
+    known = { author, json: JSON.stringify(author) };
+    authors.set(principal, known);
+  }
+  return known;
 }
 
 /** What a writer may give besides content; undefined leaves a field as it is (on a change), null clears it. */
@@ -248,6 +262,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       if (refused) throw refused;
       const check = await limits.limitFor(ownerId, 'memoryEntries');
       const now = isoNow();
+      const writing = storedAuthor(writer);
+      const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
       const row: MemoryEntriesTable = {
         id: newId('mem'),
         owner_id: ownerId,
@@ -256,7 +272,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         updated_at: now,
         author_token_id: writer.principal.tokenId,
         channel: writer.channel,
-        author: JSON.stringify(storedAuthor(writer)),
+        author: writing.json,
         editor: null,
         source: structure.source ?? null,
         kind: structure.kind ?? 'note',
@@ -275,12 +291,12 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         const outcome = await repo.createSuperseding(row, replaced, check);
         if (outcome.refusal) throw outcome.refusal;
         if (outcome.missing) throw notCurrent('supersedes', outcome.missing);
-        return toEntry(row);
+        return entryOf(row, author);
       }
       // The count and the insert in the writing transaction, with the batch's other creations.
       const overLimit = await repo.create(row, check);
       if (overLimit) throw overLimit;
-      return toEntry(row);
+      return entryOf(row, author);
     },
 
     /**
@@ -374,7 +390,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       if (input.supersededBy !== undefined) return supersede(ownerId, id, input);
       if (input.content !== undefined) checkContent(input.content);
       const structure = structureColumns(input);
-      const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer) };
+      const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer).author };
       const changes = {
         ...(input.content !== undefined ? { content: input.content } : {}),
         ...structure,
