@@ -611,7 +611,7 @@ describe('a prepared answer', () => {
   });
 
   it('hands over a request it has no answer for with its caller, so the token is looked up once', async () => {
-    const caller = { tokenId: 'tok_1', ownerId: 'own_1', kind: 'api', allScopes: false, scopes: new Set(['read']), role: 'user' } as const;
+    const caller = { tokenId: 'tok_1', ownerId: 'own_1', kind: 'api', allScopes: false, scopes: new Set(['read']), role: 'user', name: 'test', agent: null } as const;
     const looked: string[] = [];
     const authenticateNow = (secret: string) => {
       looked.push(secret);

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { RequestChannel } from './channel.js';
 import { AppError } from './errors.js';
 import { rateLimitsOf, type RouteRateLimit } from './rate-limit.js';
 import { ErrorBodySchema, IsoDateTime } from './schemas.js';
@@ -87,6 +88,20 @@ export interface Principal {
   allScopes: boolean;
   scopes: ReadonlySet<Scope>;
   role: 'admin' | 'user';
+  /** The token's name, as the owner's token list shows it. */
+  name: string;
+  /**
+   * Who the token was issued to, when the server knows: the OAuth client it was issued to, or the
+   * agent that asked for it by handshake (its self-chosen id). Null for tokens the owner made.
+   */
+  agent: PrincipalAgent | null;
+}
+
+/** The agent behind a token: an OAuth client (by its client id and registered name), or a handshake (by its id and the agent's own id). */
+export interface PrincipalAgent {
+  kind: 'oauth_client' | 'handshake';
+  id: string;
+  name: string;
 }
 
 export function hasScope(principal: Principal, scope: Scope): boolean {
@@ -270,7 +285,7 @@ export interface AccessControlOptions {
    * with the approval it executes; null when the value is not a live replay of this very request
    * (or the token is no longer valid).
    */
-  authenticateReplay?(value: string, request: FastifyRequest): Promise<{ principal: Principal; approvalId: string } | null>;
+  authenticateReplay?(value: string, request: FastifyRequest): Promise<{ principal: Principal; approvalId: string; channel: RequestChannel } | null>;
 }
 
 declare module 'fastify' {
@@ -287,6 +302,12 @@ declare module 'fastify' {
     principal: Principal | null;
     /** Set when the request is the replay of an approval the owner approved: its id. */
     approvalReplay: string | null;
+    /**
+     * The channel the access hook learnt authenticating the request (http/channel.ts): `console`
+     * for the console's session cookie, the held request's own for an approval's replay; null
+     * for a bearer token, whose request tells its channel itself (requestChannel).
+     */
+    authenticatedChannel: RequestChannel | null;
   }
   interface FastifyInstance {
     routeCatalog: CatalogRoute[];
@@ -379,6 +400,7 @@ export interface MaybeDecided {
 export function registerAccessControl(app: FastifyInstance, options: AccessControlOptions): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('approvalReplay', null);
+  app.decorateRequest('authenticatedChannel', null);
   app.decorate('routeCatalog', [] as CatalogRoute[]);
 
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -441,6 +463,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
       if (!resolved) throw unauthorized('invalid');
       request.principal = resolved.principal;
       request.approvalReplay = resolved.approvalId;
+      request.authenticatedChannel = resolved.channel;
     } else if (secret) request.principal = await options.authenticate(secret);
     else if (options.ownOrigin && request.headers.cookie && rule.kind !== 'public') {
       // The console's session: only a login session, only from the console's own pages, so
@@ -455,6 +478,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
         const principal = await options.authenticate(cookie);
         request.principal = principal?.kind === 'session' ? principal : null;
         if (!request.principal) throw unauthorized('invalid');
+        request.authenticatedChannel = 'console';
         // An answer for a browser session is the owner's alone: no shared cache may keep it.
         reply.header('cache-control', 'private, no-store');
       }

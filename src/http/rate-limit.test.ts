@@ -81,7 +81,7 @@ describe('registerRateLimits: the one hook behind config.rateLimit', () => {
     built.addHook('onRequest', async (request) => {
       const owner = request.headers['x-owner'];
       if (typeof owner === 'string') {
-        request.principal = { tokenId: `tok_${owner}`, ownerId: owner, kind: 'master', allScopes: true, scopes: new Set(), role: 'user' };
+        request.principal = { tokenId: `tok_${owner}`, ownerId: owner, kind: 'master', allScopes: true, scopes: new Set(), role: 'user', name: 'test', agent: null };
       }
     });
     registerRateLimits(built, { config, counters });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { hasOwnerRight } from '../../http/access.js';
+import { requestChannel } from '../../http/channel.js';
 import { AppError } from '../../http/errors.js';
 import { decodeQueryName } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
@@ -120,6 +121,7 @@ export function registerApprovalPolicies(app: FastifyInstance, approvals: Pick<A
         operationId: (request.routeOptions.schema?.operationId as string | undefined) ?? null,
         params: (request.params ?? {}) as Record<string, string>,
         body: request.body,
+        channel: requestChannel(request),
       },
       actorOf(request),
     );

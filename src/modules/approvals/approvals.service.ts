@@ -49,6 +49,8 @@ export interface HeldRequest {
   params: Record<string, string>;
   /** The validated body: what the route acts on, and what the replay sends. */
   body: unknown;
+  /** The channel it came over: its replay is recorded as having come over it too. */
+  channel: ApprovalsTable['channel'];
 }
 
 /** What pending approvals may hold (config `approvalLimits`). */
@@ -94,6 +96,7 @@ interface PendingReplay {
   tokenId: string;
   method: string;
   url: string;
+  channel: ApprovalsTable['channel'];
 }
 
 const MiB = 1024 * 1024;
@@ -281,6 +284,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
         result_expires_at: null,
         created_at: now.toISOString(),
         replay_started_at: null,
+        channel: request.channel,
       };
       await repo.insertWithin(row, (usage) => checkPendingLimits(deps.limits, usage, bodySealed?.length ?? 0));
       await audit.record(actor, {
@@ -336,7 +340,7 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
 
       const body = row.body_sealed ? (JSON.parse(await sealer.open(ownerId, bodyContext(id), row.body_sealed)) as unknown) : undefined;
       const replayValue = randomBytes(32).toString('base64url');
-      replays.set(replayValue, { approvalId: id, ownerId, tokenId: row.token_id, method: row.method, url: row.url });
+      replays.set(replayValue, { approvalId: id, ownerId, tokenId: row.token_id, method: row.method, url: row.url, channel: row.channel });
       let answer: ReplayAnswer;
       try {
         answer = await run({ method: row.method, url: row.url, body, replayValue });
@@ -370,13 +374,13 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
      * this process for this very request; taken once. Null otherwise, or when the token is no
      * longer valid (revoked, expired): the replay then answers 401 and the approval fails.
      */
-    async takeReplay(value: string, method: string, url: string): Promise<{ principal: Principal; approvalId: string } | null> {
+    async takeReplay(value: string, method: string, url: string): Promise<{ principal: Principal; approvalId: string; channel: ApprovalsTable['channel'] } | null> {
       const replay = replays.get(value);
       if (!replay) return null;
       replays.delete(value);
       if (replay.method !== method || replay.url !== url) return null;
       const principal = await tokens.livePrincipal(replay.ownerId, replay.tokenId);
-      return principal ? { principal, approvalId: replay.approvalId } : null;
+      return principal ? { principal, approvalId: replay.approvalId, channel: replay.channel } : null;
     },
 
     /**

@@ -1,3 +1,4 @@
+import type { RequestChannel } from '../../http/channel.js';
 import { column, ownedTables, table, type TablesOf } from '../../storage/columns.js';
 
 export const approvalsTables = ownedTables({
@@ -30,6 +31,8 @@ export const approvalsTables = ownedTables({
     created_at: column.time(),
     /** When the claim started the replay (approved only); see the sweep of stale replays. */
     replay_started_at: column.time().orNull(),
+    /** The channel the held request came over (http/channel.ts): its replay records the same. */
+    channel: column.text<RequestChannel>(),
   }),
 });
 

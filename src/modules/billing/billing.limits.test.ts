@@ -220,7 +220,7 @@ describe('apiRequestsPerDay', () => {
       },
       now: () => now,
     });
-    const principal: Principal = { tokenId: 'tok_1', ownerId: 'usr_1', kind: 'api', allScopes: false, scopes: new Set(), role: 'user' };
+    const principal: Principal = { tokenId: 'tok_1', ownerId: 'usr_1', kind: 'api', allScopes: false, scopes: new Set(), role: 'user', name: 'test', agent: null };
     for (let i = 0; i < 5; i++) await limits.countRequest(principal);
     let refusal: unknown;
     try {

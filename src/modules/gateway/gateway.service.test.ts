@@ -11,6 +11,8 @@ const principal: Principal = {
   allScopes: false,
   scopes: new Set(['read', 'memory']),
   role: 'user',
+  name: 'test',
+  agent: null,
 };
 
 describe('createGatewayService', () => {

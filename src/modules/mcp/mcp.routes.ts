@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { access, extractToken, principalOf } from '../../http/access.js';
+import { inProcessHeaders } from '../../http/channel.js';
 import { AppError } from '../../http/errors.js';
 import { actorOf, type AuditService } from '../audit/audit.service.js';
 import { createMcpServer, type ApiAnswer, type ApiCall, type McpCaller, type McpSdk } from './mcp.server.js';
@@ -81,6 +82,8 @@ export function mcpRoutes(deps: McpRoutesDeps): FastifyPluginAsyncTypebox {
         headers: {
           authorization: `Bearer ${call.token}`,
           accept: 'application/json',
+          // What the route records as the channel: MCP, which an outside request cannot claim.
+          ...inProcessHeaders('mcp'),
           ...(call.operationId ? { [TOOL_OPERATION_HEADER]: call.operationId } : {}),
           ...(call.userAgent ? { 'user-agent': call.userAgent } : {}),
           ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),

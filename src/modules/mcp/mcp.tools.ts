@@ -76,11 +76,31 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     title: 'Search memory',
     operationId: 'listMemory',
     description:
-      "The owner's long-term memory, newest first. With q (a question or words, in plain language), the entries holding any of its words, best first: more and rarer words rank higher; match=all keeps only entries holding every word.",
+      "The owner's long-term memory, newest first. With q (a question or words, in plain language), the entries holding any of its words, best first: more and rarer words rank higher; match=all keeps only entries holding every word. kind, tag, pinned, author (a token id) and channel (api, mcp, console) narrow the answer; superseded and expired entries are left out unless include=history, and asOf answers what was current at a date. Each entry tells who wrote it (author) and from what (source).",
     annotations: read(),
   },
-  { name: 'add_memory', title: 'Remember', operationId: 'createMemory', description: 'Store a new long-term memory entry (markdown, up to 64 KB).', annotations: add() },
-  { name: 'update_memory', title: 'Change a memory', operationId: 'updateMemory', description: "Replace a memory entry's content.", annotations: overwrite() },
+  {
+    name: 'add_memory',
+    title: 'Remember',
+    operationId: 'createMemory',
+    description:
+      'Store a new long-term memory entry (markdown, up to 64 KB). Say what it is with kind (fact, preference, event, instruction; note by default), tags, ' +
+      "pinned for the owner's core facts and standing instructions, validFrom/validUntil when it holds only for a time, and source: where it comes from " +
+      '(kind conversation, mail, document, url or other; ref; a short quote). Hearth records that you wrote it. When a stored fact changed ' +
+      '(a move, a new job, a changed preference), add the new fact with supersedes: [the old entry\'s id] rather than a second entry beside it: ' +
+      'the old one is kept as history and no longer served as current.',
+    annotations: add(),
+  },
+  {
+    name: 'update_memory',
+    title: 'Change a memory',
+    operationId: 'updateMemory',
+    description:
+      'Change a memory entry: its content, or any of kind, tags, pinned, validFrom, validUntil and source (null clears one); what you leave out stays. ' +
+      'To correct a mistake, change it; when the fact itself changed, add the new one with add_memory and supersedes, or give supersededBy alone here ' +
+      'to mark this entry replaced by a newer one (it is kept as history).',
+    annotations: overwrite(),
+  },
   { name: 'delete_memory', title: 'Forget a memory', operationId: 'deleteMemory', description: 'Delete one memory entry for good.', annotations: overwrite() },
   {
     name: 'search_knowledge',

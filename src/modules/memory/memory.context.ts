@@ -28,7 +28,7 @@ const MemoryContextSchema = Type.Object(
     ),
   },
   {
-    description: `Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}); with task, those relevant to it first (scope \`memory\`)`,
+    description: `The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}); with task, those relevant to it first (scope \`memory\`)`,
   },
 );
 type MemoryContext = Static<typeof MemoryContextSchema>;

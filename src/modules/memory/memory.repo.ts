@@ -6,9 +6,92 @@ import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Executor } from '../../storage/columns.js';
 import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
+import { decodeJson, isStringArray } from '../../storage/columns.js';
+import type { Channel } from '../../http/channel.js';
+import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
-const COLUMNS = ['id', 'content', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'content',
+  'created_at',
+  'updated_at',
+  'author_token_id',
+  'channel',
+  'author',
+  'editor',
+  'source',
+  'kind',
+  'tags',
+  'pinned',
+  'valid_from',
+  'valid_until',
+  'supersedes',
+  'superseded_by',
+  'superseded_at',
+] as const;
+
+/** Who wrote, as stored in `author` (the channel has a column of its own) and `editor` (with it). */
+export type StoredAuthor = Pick<MemoryAuthor, 'token' | 'agent'>;
+
+const isObjectOrNull = (value: unknown): boolean => value === null || (typeof value === 'object' && !Array.isArray(value));
+const isStoredAuthor = (value: unknown): value is StoredAuthor =>
+  typeof value === 'object' && value !== null && isObjectOrNull((value as StoredAuthor).token) && isObjectOrNull((value as StoredAuthor).agent);
+const isEditor = (value: unknown): value is MemoryAuthor => isStoredAuthor(value) && typeof (value as MemoryAuthor).channel === 'string';
+const isSource = (value: unknown): value is MemorySource => typeof value === 'object' && value !== null && typeof (value as MemorySource).kind === 'string';
+
+/** The entry's author: the stored record, or nobody known for entries stored before authors were. */
+export function authorOf(row: Pick<MemoryEntriesTable, 'author' | 'channel'>): MemoryAuthor {
+  const stored = row.author === null ? null : decodeJson(row.author, isStoredAuthor, 'memory_entries.author');
+  return { channel: row.channel, token: stored?.token ?? null, agent: stored?.agent ?? null };
+}
+
+export function editorOf(row: Pick<MemoryEntriesTable, 'editor'>): MemoryAuthor | null {
+  return row.editor === null ? null : decodeJson(row.editor, isEditor, 'memory_entries.editor');
+}
+
+export function sourceOf(row: Pick<MemoryEntriesTable, 'source'>): MemorySource | null {
+  return row.source === null ? null : decodeJson(row.source, isSource, 'memory_entries.source');
+}
+
+export function tagsOf(row: Pick<MemoryEntriesTable, 'tags'>): string[] {
+  // Most entries have none: no parse for them.
+  return row.tags === '[]' ? [] : decodeJson(row.tags, isStringArray, 'memory_entries.tags');
+}
+
+export function supersedesOf(row: Pick<MemoryEntriesTable, 'supersedes'>): string[] {
+  return row.supersedes === '[]' ? [] : decodeJson(row.supersedes, isStringArray, 'memory_entries.supersedes');
+}
+
+/** The list's filters; each one given narrows it (the tag normalized as tags are stored). */
+export interface MemoryFilter {
+  author?: string | undefined;
+  channel?: Channel | undefined;
+  kind?: MemoryKind | undefined;
+  tag?: string | undefined;
+  pinned?: boolean | undefined;
+}
+
+/**
+ * Which entries, in time: `current` (not superseded; expiry is time's, judged by the service on
+ * what it reads), `history` (every one), or those that were current at an instant (`asOf`, UTC).
+ */
+export type MemoryView = { view: 'current' } | { view: 'history' } | { view: 'asOf'; at: string };
+
+/** How long a chain the history follows. */
+const HISTORY_MAX = 200;
+
+/** The ids a superseding write named that are not current entries of the owner. */
+class MissingEntries extends Error {
+  constructor(readonly ids: string[]) {
+    super(`Not current entries of the owner: ${ids.join(', ')}`);
+  }
+}
+
+/** A LIKE pattern finding `tag` in a stored tags array: its JSON string, wildcards escaped. */
+function tagPattern(tag: string): string {
+  return `%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
 
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
 
@@ -24,6 +107,27 @@ interface Creation {
 }
 
 export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
+
+/** The columns of a new entry but `pinned`, in the order PostgreSQL's batched insert unnests them. */
+const INSERTED_TEXT_COLUMNS = [
+  'id',
+  'owner_id',
+  'content',
+  'created_at',
+  'updated_at',
+  'author_token_id',
+  'channel',
+  'author',
+  'editor',
+  'source',
+  'kind',
+  'tags',
+  'valid_from',
+  'valid_until',
+  'supersedes',
+  'superseded_by',
+  'superseded_at',
+] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned'>>;
 
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
 const SEARCH_INDEX_MAX_COST = 500_000;
@@ -64,12 +168,11 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       return;
     }
     const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
+    const texts = INSERTED_TEXT_COLUMNS.map((name) => sql`${column(name)}::text[]`);
     await trx
       .insertInto('memory_entries')
-      .columns(['id', 'owner_id', 'content', 'created_at', 'updated_at'])
-      .expression(
-        sql`SELECT * FROM unnest(${column('id')}::text[], ${column('owner_id')}::text[], ${column('content')}::text[], ${column('created_at')}::text[], ${column('updated_at')}::text[])`,
-      )
+      .columns([...INSERTED_TEXT_COLUMNS, 'pinned'])
+      .expression(sql`SELECT * FROM unnest(${sql.join(texts)}, ${column('pinned')}::integer[])`)
       .execute();
   }
 
@@ -148,9 +251,31 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     },
 
     /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
-    async list(ownerId: string, query: { limit: number; cursor?: string | undefined }): Promise<MemoryRow[]> {
+    async list(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined; view?: MemoryView | undefined },
+    ): Promise<MemoryRow[]> {
       let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId);
       if (query.cursor) q = q.where('id', '<', query.cursor);
+      const view = query.view ?? { view: 'history' };
+      if (view.view === 'current') q = q.where('superseded_at', 'is', null);
+      else if (view.view === 'asOf') {
+        const at = view.at;
+        q = q
+          .where('created_at', '<=', at)
+          .where((eb) => eb.or([eb('superseded_at', 'is', null), eb('superseded_at', '>', at)]))
+          .where((eb) => eb.or([eb('valid_from', 'is', null), eb('valid_from', '<=', at)]))
+          .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', at)]));
+      }
+      const filter = query.filter;
+      if (filter) {
+        if (filter.author !== undefined) q = q.where('author_token_id', '=', filter.author);
+        if (filter.channel !== undefined) q = q.where('channel', '=', filter.channel);
+        if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
+        if (filter.pinned !== undefined) q = q.where('pinned', '=', filter.pinned ? 1 : 0);
+        // Tags are a JSON array of normalized words; the owner's own entries bound what is read.
+        if (filter.tag !== undefined) q = q.where(sql<boolean>`tags LIKE ${tagPattern(filter.tag)} ESCAPE '\\'`);
+      }
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
@@ -163,10 +288,95 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     byIds,
 
     /** Changes an entry, committed with concurrent writes; undefined when the owner has no such entry. */
-    async update(ownerId: string, id: string, changes: Pick<MemoryEntriesTable, 'content' | 'updated_at'>): Promise<MemoryRow | undefined> {
-      return groupCommit.run((trx) =>
-        trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(COLUMNS).executeTakeFirst(),
-      );
+    async update(
+      ownerId: string,
+      id: string,
+      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> &
+        Pick<MemoryEntriesTable, 'updated_at' | 'editor'>,
+      /** Judges the changed row before the change commits: an error it answers is thrown, and the change undone. */
+      check?: (row: MemoryRow) => Error | undefined,
+    ): Promise<MemoryRow | undefined> {
+      return groupCommit.run(async (trx) => {
+        const row = await trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+        const refusal = row && check?.(row);
+        if (refusal) throw refusal;
+        return row;
+      });
+    },
+
+    /**
+     * A new entry that replaces `replaced` (ids of the owner's current entries), in one unit of
+     * the group commit: the insert, then each replaced entry marked superseded by it. Answers the
+     * limit's refusal, or the ids that are not current entries of the owner (nothing written then).
+     */
+    async createSuperseding<R>(row: MemoryEntriesTable, replaced: readonly string[], limit?: EntryLimit<R>): Promise<{ refusal?: R; missing?: string[] }> {
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const refusal = limit?.(await count(row.owner_id, trx), 1);
+        if (refusal !== undefined) return { refusal };
+        const marked = await trx
+          .updateTable('memory_entries')
+          .set({ superseded_by: row.id, superseded_at: row.created_at, updated_at: row.created_at })
+          .where('owner_id', '=', row.owner_id)
+          .where('id', 'in', replaced)
+          .where('superseded_at', 'is', null)
+          .returning('id')
+          .execute();
+        if (marked.length !== replaced.length) {
+          const found = new Set(marked.map((m) => m.id));
+          // Thrown, so that the unit's marks are undone; answered as the ids that were missing.
+          throw new MissingEntries(replaced.filter((id) => !found.has(id)));
+        }
+        await trx.insertInto('memory_entries').values(row).execute();
+        return {};
+      }).catch((error: unknown) => {
+        if (error instanceof MissingEntries) return { missing: error.ids };
+        throw error;
+      });
+    },
+
+    /**
+     * Marks the owner's entry `id` superseded by its entry `by` (which lists it among the ones it
+     * replaced), both current: the newer one's `supersedes` gains the id. Answers the marked row,
+     * or which of the two is not a current entry of the owner.
+     */
+    async supersede(ownerId: string, id: string, by: string, at: string): Promise<MemoryRow | { missing: string }> {
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const newer = await trx
+          .selectFrom('memory_entries')
+          .select(['supersedes'])
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', by)
+          .where('superseded_at', 'is', null)
+          .executeTakeFirst();
+        if (!newer) return { missing: by };
+        const marked = await trx
+          .updateTable('memory_entries')
+          .set({ superseded_by: by, superseded_at: at, updated_at: at })
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', id)
+          .where('superseded_at', 'is', null)
+          .returning(COLUMNS)
+          .executeTakeFirst();
+        if (!marked) return { missing: id };
+        const list = [...new Set([...supersedesOf(newer), id])];
+        await trx.updateTable('memory_entries').set({ supersedes: JSON.stringify(list), updated_at: at }).where('owner_id', '=', ownerId).where('id', '=', by).execute();
+        return marked;
+      });
+    },
+
+    /**
+     * The chain `id` belongs to: the entries it replaced, theirs, and so on, and the ones that
+     * replaced it, oldest first (at most HISTORY_MAX). Empty when the owner has no such entry.
+     */
+    async history(ownerId: string, id: string): Promise<MemoryRow[]> {
+      const seen = new Map<string, MemoryRow>();
+      let next = [id];
+      while (next.length > 0 && seen.size < HISTORY_MAX) {
+        const rows = await db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', next).execute();
+        for (const row of rows) seen.set(row.id, row);
+        next = [...new Set(rows.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((other) => !seen.has(other));
+      }
+      return [...seen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, HISTORY_MAX);
     },
 
     /** Deletes an entry, committed with concurrent writes; false when the owner has no such entry. */

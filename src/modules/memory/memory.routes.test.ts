@@ -18,7 +18,7 @@ async function principal(secret: string): Promise<Principal> {
   return found;
 }
 
-async function remember(owner: Owner, content: string): Promise<{ id: string; content: string; created_at: string; updatedAt: string }> {
+async function remember(owner: Owner, content: string): Promise<{ id: string; content: string; created_at: string; updatedAt: string; author: unknown }> {
   const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } });
   if (res.status !== 201) throw new Error(`remember failed: ${res.status} ${res.text}`);
   return res.body.data;
@@ -45,8 +45,26 @@ describe('happy path', () => {
     const content = '# Likes\n\n- tea, not coffee\n- *long* walks  \n';
     const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content } });
     expect(res.status).toBe(201);
+    const master = await principal(owner.token);
     expect(res.body).toEqual({
-      data: { id: expect.stringMatching(/^mem_[0-9A-Z]{26}$/), content, created_at: expect.any(String), updatedAt: expect.any(String) },
+      data: {
+        id: expect.stringMatching(/^mem_[0-9A-Z]{26}$/),
+        content,
+        created_at: expect.any(String),
+        updatedAt: expect.any(String),
+        // An entry given only content is a note; its author is the server's record of the caller.
+        kind: 'note',
+        tags: [],
+        pinned: false,
+        validFrom: null,
+        validUntil: null,
+        source: null,
+        author: { channel: 'api', token: { id: master.tokenId, name: master.name, kind: 'master' }, agent: null },
+        editedBy: null,
+        supersedes: [],
+        supersededBy: null,
+        supersededAt: null,
+      },
     });
     expect(new Date(res.body.data.created_at).toISOString()).toBe(res.body.data.created_at);
     expect(res.body.data.updatedAt).toBe(res.body.data.created_at);
@@ -110,7 +128,7 @@ describe('happy path', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     const res = await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: owner.token, body: { content: 'Prefers phone calls' } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id: entry.id, content: 'Prefers phone calls', created_at: entry.created_at, updatedAt: expect.any(String) });
+    expect(res.body.data).toEqual({ ...entry, content: 'Prefers phone calls', updatedAt: expect.any(String), editedBy: entry.author });
     expect(res.body.data.updatedAt > entry.created_at).toBe(true);
     const list = await t.request('GET', '/api/v1/memory', { token: owner.token });
     expect(list.body.data.find((e: { id: string }) => e.id === entry.id)).toEqual(res.body.data);
@@ -207,7 +225,25 @@ describe('search', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: { id: string }) => e.id)).toEqual([strong.id, weak.id]);
     expect(res.body.nextCursor).toBeNull();
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['content', 'created_at', 'id', 'updatedAt']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(
+      [
+        'author',
+        'content',
+        'created_at',
+        'editedBy',
+        'id',
+        'kind',
+        'pinned',
+        'source',
+        'supersededAt',
+        'supersededBy',
+        'supersedes',
+        'tags',
+        'updatedAt',
+        'validFrom',
+        'validUntil',
+      ],
+    );
   });
 
   it('applies limit; any word by default, every word with match=all', async () => {
@@ -266,7 +302,7 @@ describe('errors', () => {
     ['whitespace-only content', { content: ' \n\t ' }],
     ['no content', {}],
     ['content that is not a string', { content: { text: 'x' } }],
-    ['an unknown field', { content: 'x', tags: ['a'] }],
+    ['an unknown field', { content: 'x', labels: ['a'] }],
   ])('refuses %s with 400', async (_what, body) => {
     expectError(await t.request('POST', '/api/v1/memory', { token: owner.token, body }), 400, 'VALIDATION_ERROR');
     expectError(await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: owner.token, body }), 400, 'VALIDATION_ERROR');
@@ -379,7 +415,7 @@ describe('gateway context section', () => {
     expect(context.truncated).toBe(true);
     expect(context.entries).toHaveLength(MEMORY_CONTEXT_CAP);
     expect(context.entries.map((e) => e.id)).toEqual(ids.slice(-MEMORY_CONTEXT_CAP).reverse());
-    expect(context.entries[0]).toEqual({ id: ids[104], content: 'Bulk note 104', created_at: expect.any(String), updatedAt: expect.any(String) });
+    expect(context.entries[0]).toMatchObject({ id: ids[104], content: 'Bulk note 104', created_at: expect.any(String), updatedAt: expect.any(String) });
   });
 
   it('carries as many entries as the owner configures', async () => {

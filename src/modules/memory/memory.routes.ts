@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { requestChannel } from '../../http/channel.js';
 import { inRequestPart } from '../../http/errors.js';
 import { createSerializedBodies } from '../../http/serialized.js';
 import { IdParams } from '../../http/schemas.js';
@@ -10,10 +11,17 @@ import {
   DeletedMemoryResponse,
   ListMemoryQuery,
   MemoryBody,
+  MemoryHistory,
   MemoryPage,
+  MemoryPatchBody,
   MemoryResponse,
 } from './memory.schemas.js';
-import type { MemoryService } from './memory.service.js';
+import type { MemoryService, MemoryWriter } from './memory.service.js';
+
+/** The writer of a request, as the server knows it: the caller's token and how the request came. */
+function writerOf(request: FastifyRequest): MemoryWriter {
+  return { principal: principalOf(request), channel: requestChannel(request) };
+}
 
 export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyncTypebox {
   const { memory } = deps;
@@ -29,15 +37,17 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         config,
         schema: {
           operationId: 'listMemory',
-          summary: 'Memory entries, newest first; with q, a ranked search by words and meaning (or every word with match=all), best match first',
+          summary:
+            'Current memory entries, newest first; with q, a ranked search by words and meaning (or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either; include=history adds superseded and expired entries, asOf answers what was current then',
           tags,
           querystring: ListMemoryQuery,
           response: { 200: MemoryPage },
         },
       },
       async (request, reply) => {
-        const { limit = 50, cursor, q, match = 'any' } = request.query;
-        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match }));
+        const { limit = 50, cursor, q, match = 'any', author, channel, kind, tag, pinned, include, asOf } = request.query;
+        const filter = { author, channel, kind, tag, pinned };
+        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match, filter, include, asOf }));
         return pageBodies.send(reply as FastifyReply, page, (p): Static<typeof MemoryPage> => ({ data: p.entries, nextCursor: p.nextCursor }));
       },
     );
@@ -48,14 +58,14 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         config: { ...config, actionClass: 'memory.write' },
         schema: {
           operationId: 'createMemory',
-          summary: 'Store a memory entry',
+          summary: 'Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server',
           tags,
           body: MemoryBody,
           response: { 201: MemoryResponse },
         },
       },
       async (request, reply) => {
-        const entry = await inRequestPart('body', memory.create(principalOf(request).ownerId, request.body.content));
+        const entry = await inRequestPart('body', memory.create(principalOf(request).ownerId, request.body, writerOf(request)));
         return reply.status(201).send({ data: entry });
       },
     );
@@ -80,14 +90,29 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         config: { ...config, actionClass: 'memory.write' },
         schema: {
           operationId: 'updateMemory',
-          summary: "Replace a memory entry's content",
+          summary: "Change a memory entry: its content, or any of kind, tags, pinned, validFrom, validUntil and source (the others stay); the caller is recorded as its last editor",
           tags,
           params: IdParams,
-          body: MemoryBody,
+          body: MemoryPatchBody,
           response: { 200: MemoryResponse },
         },
       },
-      async (request) => ({ data: await inRequestPart('body', memory.update(principalOf(request).ownerId, request.params.id, request.body.content)) }),
+      async (request) => ({ data: await inRequestPart('body', memory.update(principalOf(request).ownerId, request.params.id, request.body, writerOf(request))) }),
+    );
+
+    app.get(
+      '/api/v1/memory/:id/history',
+      {
+        config,
+        schema: {
+          operationId: 'getMemoryHistory',
+          summary: 'The chain of entries this one belongs to: the ones it replaced and the ones that replaced it, oldest first',
+          tags,
+          params: IdParams,
+          response: { 200: MemoryHistory },
+        },
+      },
+      async (request) => ({ data: await memory.history(principalOf(request).ownerId, request.params.id) }),
     );
 
     app.delete(

@@ -1,5 +1,92 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { Data, IsoDateTime, Page, PageQuery, SearchMatch } from '../../http/schemas.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { CHANNELS } from '../../http/channel.js';
+import { Data, IsoDateTime, List, NoNul, Page, PageQuery, SearchMatch, UrlSafe } from '../../http/schemas.js';
+
+const literals = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
+
+/** What an entry is, for an agent deciding how to use it; an entry given only content is a note. */
+export const MEMORY_KINDS = ['fact', 'preference', 'event', 'instruction', 'note'] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+const MemoryKindSchema = literals(MEMORY_KINDS, {
+  description: 'fact, preference, event, instruction or note (the default: an entry given only content is a note)',
+});
+
+export const SOURCE_KINDS = ['conversation', 'mail', 'document', 'url', 'other'] as const;
+
+/** Bounds of what a writer may attach to an entry (400 beyond, from the schema). */
+export const MEMORY_TAGS_MAX = 20;
+export const MEMORY_TAG_MAX_LENGTH = 64;
+export const SOURCE_REF_MAX_LENGTH = 2048;
+export const SOURCE_QUOTE_MAX_LENGTH = 2000;
+/** How many entries one write may supersede. */
+export const SUPERSEDES_MAX = 20;
+
+export const MemorySourceSchema = Type.Object(
+  {
+    kind: literals(SOURCE_KINDS, { description: 'conversation, mail, document, url or other' }),
+    ref: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: SOURCE_REF_MAX_LENGTH,
+        ...NoNul,
+        description: `Where it comes from: a URL, a message or document id, a conversation id (at most ${SOURCE_REF_MAX_LENGTH} characters)`,
+      }),
+    ),
+    quote: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: SOURCE_QUOTE_MAX_LENGTH,
+        ...NoNul,
+        description: `The words the entry was drawn from (at most ${SOURCE_QUOTE_MAX_LENGTH} characters)`,
+      }),
+    ),
+  },
+  {
+    title: 'MemorySource',
+    additionalProperties: false,
+    description: "What the writer says the entry comes from: the writer's word, kept as given (the server records the author itself)",
+  },
+);
+export type MemorySource = Static<typeof MemorySourceSchema>;
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const MemoryAuthorSchema = Type.Object(
+  {
+    channel: literals(CHANNELS, {
+      description: 'How the write reached Hearth: api (a bearer token), mcp (a tool call), console (the owner, signed in), import; unknown for entries stored before this was recorded',
+    }),
+    token: Nullable(
+      Type.Object(
+        {
+          id: Type.String(),
+          name: Type.String({ description: 'The token\'s name when it wrote (renaming it later changes nothing here)' }),
+          kind: literals(['master', 'session', 'api', 'handshake', 'oauth'] as const),
+        },
+        { title: 'MemoryAuthorToken' },
+      ),
+    ),
+    agent: Nullable(
+      Type.Object(
+        {
+          kind: literals(['oauth_client', 'handshake'] as const),
+          id: Type.String({ description: "The OAuth client's id, or the handshake's" }),
+          name: Type.String({ description: "The OAuth client's registered name, or the id the handshake's agent gave itself" }),
+        },
+        { title: 'MemoryAuthorAgent' },
+      ),
+    ),
+  },
+  {
+    title: 'MemoryAuthor',
+    description: 'Who wrote, as the server recorded it: never taken from the request body. token is null for entries stored before authors were recorded',
+  },
+);
+export type MemoryAuthor = Static<typeof MemoryAuthorSchema>;
 
 export const MemoryEntrySchema = Type.Object(
   {
@@ -7,12 +94,23 @@ export const MemoryEntrySchema = Type.Object(
     content: Type.String({ description: 'Freeform markdown' }),
     created_at: IsoDateTime,
     updatedAt: IsoDateTime,
+    kind: MemoryKindSchema,
+    tags: Type.Array(Type.String(), { description: 'Normalized tags (lower case, spaces as dashes)' }),
+    pinned: Type.Boolean(),
+    validFrom: Type.Union([IsoDateTime, Type.Null()], { description: 'From when the entry holds; null: always has' }),
+    validUntil: Type.Union([IsoDateTime, Type.Null()], { description: 'Until when the entry holds; null: still does' }),
+    source: Type.Union([MemorySourceSchema, Type.Null()]),
+    author: MemoryAuthorSchema,
+    editedBy: Type.Union([MemoryAuthorSchema, Type.Null()], { description: 'Who changed the entry last; null while nobody has' }),
+    supersedes: Type.Array(Type.String(), { description: 'The entries this one replaced (they are kept, marked superseded by it)' }),
+    supersededBy: Type.Union([Type.String(), Type.Null()], { description: 'The entry that replaced this one; null while it is current' }),
+    supersededAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When it was replaced' }),
   },
   { title: 'MemoryEntry' },
 );
 /**
  * A memory entry as the API shows it. The specification spells `created_at`; every other field
- * is camelCase, as the conventions say.
+ * is camelCase, as the conventions say. Everything after `updatedAt` extends the specification's entry.
  */
 export type MemoryEntry = Static<typeof MemoryEntrySchema>;
 
@@ -22,7 +120,58 @@ const Content = Type.String({
   description: 'Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond)',
 });
 
-export const MemoryBody = Type.Object({ content: Content }, { additionalProperties: false });
+const Tags = Type.Array(
+  Type.String({
+    minLength: 1,
+    maxLength: MEMORY_TAG_MAX_LENGTH,
+    description: `A tag: letters, digits and - _ . : / (spaces become dashes, upper case lower), at most ${MEMORY_TAG_MAX_LENGTH} characters`,
+  }),
+  { maxItems: MEMORY_TAGS_MAX, description: `At most ${MEMORY_TAGS_MAX} tags; repeats are kept once` },
+);
+
+/** What a writer may give besides content: all optional, on creation and on change. */
+const structure = {
+  kind: Type.Optional(MemoryKindSchema),
+  tags: Type.Optional(Tags),
+  pinned: Type.Optional(Type.Boolean({ description: 'A core fact or standing instruction of the owner' })),
+  validFrom: Type.Optional(Type.Union([IsoDateTime, Type.Null()], { description: 'From when the entry holds (date-time); null clears it' })),
+  validUntil: Type.Optional(Type.Union([IsoDateTime, Type.Null()], { description: 'Until when the entry holds (date-time, after validFrom); null clears it' })),
+  source: Type.Optional(Type.Union([MemorySourceSchema, Type.Null()])),
+};
+
+const EntryId = Type.String({ minLength: 1, maxLength: 100, ...UrlSafe });
+
+export const MemoryBody = Type.Object(
+  {
+    content: Content,
+    ...structure,
+    supersedes: Type.Optional(
+      Type.Array(EntryId, {
+        minItems: 1,
+        maxItems: SUPERSEDES_MAX,
+        description: `Ids of current entries this one replaces (at most ${SUPERSEDES_MAX}): they are kept, marked superseded by it, and leave lists, search and the context`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A change: any of the fields, content among them; what is left out stays as it is. */
+export const MemoryPatchBody = Type.Object(
+  {
+    content: Type.Optional(Content),
+    ...structure,
+    supersededBy: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        ...UrlSafe,
+        description: 'The id of a current entry that replaces this one (given alone): this one is kept, marked superseded, and leaves lists, search and the context',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'The fields to change; the others stay as they are' },
+);
 
 export const ListMemoryQuery = Type.Object({
   ...PageQuery,
@@ -34,9 +183,21 @@ export const ListMemoryQuery = Type.Object({
     }),
   ),
   match: Type.Optional(SearchMatch),
+  author: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, ...UrlSafe, description: 'Only entries written by this token (its id, as author.token.id shows it)' }),
+  ),
+  channel: Type.Optional(literals(CHANNELS, { description: 'Only entries written over this channel' })),
+  kind: Type.Optional(MemoryKindSchema),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: MEMORY_TAG_MAX_LENGTH, description: 'Only entries with this tag (normalized as tags are)' })),
+  pinned: Type.Optional(Type.Boolean({ description: 'Only pinned entries (true) or only the others (false)' })),
+  include: Type.Optional(Type.Literal('history', { description: 'history: superseded and expired entries too (left out by default)' })),
+  asOf: Type.Optional(
+    Type.String({ format: 'date-time', description: 'The entries that were current at this date-time: written by then, not yet superseded, within their window' }),
+  ),
 });
 
 export const MemoryPage = Page(MemoryEntrySchema);
+export const MemoryHistory = List(MemoryEntrySchema);
 export const MemoryResponse = Data(MemoryEntrySchema);
 
 export const ClearMemoryResponse = Type.Object(

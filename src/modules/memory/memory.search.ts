@@ -15,6 +15,9 @@ export const memorySearchSource: SearchSource = {
   text: (row) => String(row.content ?? ''),
 };
 
+/** How many hits more than asked the provider ranks, so that leaving out entries no longer current still fills the answer. */
+const SUPERSEDED_MARGIN = 10;
+
 /** An entry's title: its first line that is not blank, without a markdown heading's marks, bounded. */
 export function firstLineTitle(content: string, max = SEARCH_HIT_TITLE_MAX): string {
   const line = content.split('\n').find((l) => l.trim() !== '') ?? '';
@@ -33,16 +36,17 @@ export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWo
     visibleTo: (principal) => hasScope(principal, 'memory'),
     async search(ownerId, q, limit) {
       const lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates));
-      const ranked = await fusion.rank(ownerId, 'memory', q, lexical, limit);
+      // A few more than asked: superseded and expired entries are ranked too, and left out here.
+      const ranked = await fusion.rank(ownerId, 'memory', q, lexical, limit + SUPERSEDED_MARGIN);
       const entries = new Map((await memory.entries(ownerId, ranked.map((item) => item.id))).map((entry) => [entry.id, entry]));
       const stems = queryStems(q);
       return ranked.flatMap((item): SearchHit[] => {
         const entry = entries.get(item.id);
-        // Deleted between the ranking and the read: left out.
+        // Deleted between the ranking and the read, superseded or expired: left out.
         if (!entry) return [];
         const { text, marks } = excerpt(entry.content, stems, SEARCH_HIT_TEXT_MAX);
         return [{ id: entry.id, type: 'memory', title: firstLineTitle(entry.content), text, score: item.score, matched: item.matched, marks }];
-      });
+      }).slice(0, limit);
     },
   };
 }

@@ -6,16 +6,185 @@ import type { MatchMode } from '../../storage/search/full-text.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import { searchFused, wordsOnlyFusion, type Fusion } from '../search/search.fusion.js';
-import type { MemoryRepo, MemoryRow } from './memory.repo.js';
-import type { MemoryEntry } from './memory.schemas.js';
+import type { Principal } from '../../http/access.js';
+import type { Channel } from '../../http/channel.js';
+import {
+  authorOf,
+  editorOf,
+  sourceOf,
+  supersedesOf,
+  tagsOf,
+  type MemoryFilter,
+  type MemoryRepo,
+  type MemoryRow,
+  type MemoryView,
+  type StoredAuthor,
+} from './memory.repo.js';
+import { MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
+import type { MemoryEntriesTable } from './memory.tables.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
 export const MEMORY_CONTENT_MAX_BYTES = 64 * 1024;
 
-
 function toEntry(row: MemoryRow): MemoryEntry {
-  return { id: row.id, content: row.content, created_at: row.created_at, updatedAt: row.updated_at };
+  return entryOf(row, authorOf(row));
 }
+
+/** The entry of a row whose author the caller has already (a creation: no decoding of the JSON it just encoded). */
+function entryOf(row: MemoryRow, author: MemoryAuthor): MemoryEntry {
+  return {
+    id: row.id,
+    content: row.content,
+    created_at: row.created_at,
+    updatedAt: row.updated_at,
+    kind: row.kind,
+    tags: tagsOf(row),
+    pinned: row.pinned === 1,
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    source: sourceOf(row),
+    author,
+    editedBy: editorOf(row),
+    supersedes: supersedesOf(row),
+    supersededBy: row.superseded_by,
+    supersededAt: row.superseded_at,
+  };
+}
+
+/** Whether an entry is current at `now` (UTC ISO): not superseded, and not past its validUntil. */
+function isCurrent(row: Pick<MemoryRow, 'superseded_at' | 'valid_until'>, now: string): boolean {
+  return row.superseded_at === null && (row.valid_until === null || row.valid_until > now);
+}
+
+/** Whether an entry was current at `at`: written by then, not yet superseded, within its window. */
+function wasCurrentAt(row: Pick<MemoryRow, 'created_at' | 'superseded_at' | 'valid_from' | 'valid_until'>, at: string): boolean {
+  return (
+    row.created_at <= at &&
+    (row.superseded_at === null || row.superseded_at > at) &&
+    (row.valid_from === null || row.valid_from <= at) &&
+    (row.valid_until === null || row.valid_until > at)
+  );
+}
+
+/**
+ * A page without the entries that expired since it was read: pages are kept until the table
+ * changes, and time passing is no change. The same page object when none did (the usual case),
+ * so that its serialized body is reused.
+ */
+function withoutExpired(page: MemoryPageResult, now: string): MemoryPageResult {
+  if (page.entries.every((entry) => entry.validUntil === null || entry.validUntil > now)) return page;
+  return { entries: page.entries.filter((entry) => entry.validUntil === null || entry.validUntil > now), nextCursor: page.nextCursor };
+}
+
+/**
+ * Who writes, as the server knows it: the caller's token and the channel the request came over
+ * (see http/channel.ts). Never read from the request's body.
+ */
+export interface MemoryWriter {
+  principal: Pick<Principal, 'tokenId' | 'name' | 'kind' | 'agent'>;
+  channel: Exclude<Channel, 'unknown'>;
+}
+
+// A principal is kept by the token cache across requests: its author is built and encoded once.
+const authors = new WeakMap<MemoryWriter['principal'], { author: StoredAuthor; json: string }>();
+
+function storedAuthor(writer: MemoryWriter): { author: StoredAuthor; json: string } {
+  const { principal } = writer;
+  let known = authors.get(principal);
+  if (!known) {
+    const author: StoredAuthor = { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
+    known = { author, json: JSON.stringify(author) };
+    authors.set(principal, known);
+  }
+  return known;
+}
+
+/** What a writer may give besides content; undefined leaves a field as it is (on a change), null clears it. */
+export interface MemoryStructure {
+  kind?: MemoryKind | undefined;
+  tags?: readonly string[] | undefined;
+  pinned?: boolean | undefined;
+  validFrom?: string | null | undefined;
+  validUntil?: string | null | undefined;
+  source?: MemorySource | null | undefined;
+}
+
+// Letters, digits and marks, then also - _ . : / (no quotes, commas or spaces: a tag is one word).
+const TAG = /^[\p{L}\p{N}][\p{L}\p{N}\p{M}_.:/-]*$/u;
+
+/**
+ * A tag as it is stored and matched: compatibility-normalized (NFKC), trimmed, lower case, runs of
+ * spaces as one dash. "Work Projects" and "work-projects" are one tag.
+ */
+function normalizeTag(raw: string, field: string): string {
+  const tag = raw.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, '-');
+  if (tag.length === 0 || tag.length > MEMORY_TAG_MAX_LENGTH || !TAG.test(tag)) {
+    throw new InputError(
+      field,
+      'is not a valid tag',
+      `${field} ${JSON.stringify(raw.slice(0, 80))} is not a valid tag: use 1 to ${MEMORY_TAG_MAX_LENGTH} letters, digits and - _ . : / (starting with a letter or digit); spaces become dashes`,
+    );
+  }
+  return tag;
+}
+
+function normalizeTags(tags: readonly string[]): string {
+  return JSON.stringify([...new Set(tags.map((tag, i) => normalizeTag(tag, `tags.${i}`)))]);
+}
+
+/** A date-time as stored: UTC, to the millisecond (lib/time.ts), so that stored times compare as strings. */
+function storedTime(value: string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function windowProblem(validFrom: string | null, validUntil: string | null): InputError | undefined {
+  if (validFrom === null || validUntil === null || validFrom < validUntil) return undefined;
+  return new InputError('validUntil', 'must be after validFrom', `validUntil (${validUntil}) must be after validFrom (${validFrom}): an entry holds from one to the other`);
+}
+
+/** The stored columns of the structure given; only the fields given. */
+function structureColumns(input: MemoryStructure): Partial<Pick<MemoryEntriesTable, 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> {
+  const columns: Partial<Pick<MemoryEntriesTable, 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> = {};
+  if (input.kind !== undefined) columns.kind = input.kind;
+  if (input.tags !== undefined) columns.tags = normalizeTags(input.tags);
+  if (input.pinned !== undefined) columns.pinned = input.pinned ? 1 : 0;
+  if (input.validFrom !== undefined) columns.valid_from = storedTime(input.validFrom);
+  if (input.validUntil !== undefined) columns.valid_until = storedTime(input.validUntil);
+  if (input.source !== undefined) columns.source = input.source === null ? null : JSON.stringify(input.source);
+  return columns;
+}
+
+function hasFilter(filter: MemoryFilter | undefined): filter is MemoryFilter {
+  return filter !== undefined && Object.values(filter).some((value) => value !== undefined);
+}
+
+/** The filters as stored values are compared with them: the tag normalized as tags are written. */
+function storedFilter(filter: MemoryFilter): MemoryFilter {
+  return { ...filter, tag: filter.tag === undefined ? undefined : normalizeTag(filter.tag, 'tag') };
+}
+
+/** Whether a row passes the filters: for a search's hits, which the ranking picks before filters apply. */
+function passes(row: MemoryRow, filter: MemoryFilter): boolean {
+  return (
+    (filter.author === undefined || row.author_token_id === filter.author) &&
+    (filter.channel === undefined || row.channel === filter.channel) &&
+    (filter.kind === undefined || row.kind === filter.kind) &&
+    (filter.pinned === undefined || (row.pinned === 1) === filter.pinned) &&
+    (filter.tag === undefined || tagsOf(row).includes(filter.tag))
+  );
+}
+
+/** Ids named as entries to supersede, or to be superseded by, that are not the owner's current entries. */
+function notCurrent(field: string, ids: readonly string[]): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `${field} names ${ids.length === 1 ? 'an entry' : 'entries'} you have no current entry for: ${ids.join(', ')}. Name current entries (an entry already superseded is replaced by its successor: see GET /api/v1/memory/{id}/history)`,
+    { details: { field, ids } },
+  );
+}
+
+/** A filtered search ranks this many hits, then keeps the ones that pass (the largest page). */
+const FILTERED_SEARCH_HITS = 200;
 
 /** Content is kept exactly as sent (markdown whitespace can matter); only blank content is refused. */
 function checkContent(content: string): void {
@@ -43,7 +212,7 @@ const PAGE_CACHE_WEIGHT = 16 * 1024 * 1024;
 
 function pageWeight(page: MemoryPageResult): number {
   let weight = 64;
-  for (const entry of page.entries) weight += entry.content.length + 96;
+  for (const entry of page.entries) weight += entry.content.length + 256 + (entry.source ? (entry.source.ref?.length ?? 0) + (entry.source.quote?.length ?? 0) : 0);
   return weight;
 }
 
@@ -86,16 +255,70 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     return found.map((hit) => hit.item);
   }
 
+  /** Marks `id` superseded by `input.supersededBy`: a change of its own, given alone. */
+  async function supersede(ownerId: string, id: string, input: object & { supersededBy?: string | undefined }): Promise<MemoryEntry> {
+    const by = input.supersededBy!;
+    const others = Object.entries(input)
+      .filter(([key, value]) => key !== 'supersededBy' && value !== undefined)
+      .map(([key]) => key);
+    if (others.length > 0) {
+      throw new InputError('supersededBy', 'must be given alone', `supersededBy must be given alone (not with ${others.join(', ')}): change the newer entry instead, which is the one that holds now`);
+    }
+    if (by === id) throw new InputError('supersededBy', 'must name another entry', 'supersededBy must name another entry: an entry cannot replace itself');
+    const outcome = await repo.supersede(ownerId, id, by, isoNow());
+    if ('missing' in outcome) throw notCurrent(outcome.missing === by ? 'supersededBy' : 'id', [outcome.missing]);
+    return toEntry(outcome);
+  }
+
   return {
-    async create(ownerId: string, content: string): Promise<MemoryEntry> {
+    /** A new entry, its author and channel recorded from `writer`, its structure from `input` (a note by default). */
+    async create(
+      ownerId: string,
+      input: MemoryStructure & { content: string; supersedes?: readonly string[] | undefined },
+      writer: MemoryWriter,
+    ): Promise<MemoryEntry> {
+      const { content } = input;
       checkContent(content);
+      const structure = structureColumns(input);
+      const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
+      if (refused) throw refused;
       const check = await limits.limitFor(ownerId, 'memoryEntries');
       const now = isoNow();
-      const row = { id: newId('mem'), owner_id: ownerId, content, created_at: now, updated_at: now };
+      const writing = storedAuthor(writer);
+      const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
+      const row: MemoryEntriesTable = {
+        id: newId('mem'),
+        owner_id: ownerId,
+        content,
+        created_at: now,
+        updated_at: now,
+        author_token_id: writer.principal.tokenId,
+        channel: writer.channel,
+        author: writing.json,
+        editor: null,
+        source: structure.source ?? null,
+        kind: structure.kind ?? 'note',
+        tags: structure.tags ?? '[]',
+        pinned: structure.pinned ?? 0,
+        valid_from: structure.valid_from ?? null,
+        valid_until: structure.valid_until ?? null,
+        supersedes: '[]',
+        superseded_by: null,
+        superseded_at: null,
+      };
+      const replaced = [...new Set(input.supersedes ?? [])];
+      if (replaced.length > 0) {
+        row.supersedes = JSON.stringify(replaced);
+        // A write of its own: the insert and the marks of the replaced entries commit together.
+        const outcome = await repo.createSuperseding(row, replaced, check);
+        if (outcome.refusal) throw outcome.refusal;
+        if (outcome.missing) throw notCurrent('supersedes', outcome.missing);
+        return entryOf(row, author);
+      }
       // The count and the insert in the writing transaction, with the batch's other creations.
-      const refused = await repo.create(row, check);
-      if (refused) throw refused;
-      return toEntry(row);
+      const overLimit = await repo.create(row, check);
+      if (overLimit) throw overLimit;
+      return entryOf(row, author);
     },
 
     /**
@@ -104,8 +327,23 @@ export function createMemoryService(deps: MemoryServiceOptions) {
      */
     async list(
       ownerId: string,
-      query: { limit: number; cursor?: string | undefined; q?: string | undefined; match?: MatchMode | undefined },
+      query: {
+        limit: number;
+        cursor?: string | undefined;
+        q?: string | undefined;
+        match?: MatchMode | undefined;
+        filter?: MemoryFilter | undefined;
+        /** `history`: superseded and expired entries too; `asOf`: the entries current then. */
+        include?: 'history' | undefined;
+        asOf?: string | undefined;
+      },
     ): Promise<MemoryPageResult> {
+      const filter = hasFilter(query.filter) ? storedFilter(query.filter) : undefined;
+      const now = isoNow();
+      const view: MemoryView =
+        query.asOf !== undefined ? { view: 'asOf', at: new Date(query.asOf).toISOString() } : query.include === 'history' ? { view: 'history' } : { view: 'current' };
+      const inView = (row: MemoryRow) => (view.view === 'history' ? true : view.view === 'asOf' ? wasCurrentAt(row, view.at) : isCurrent(row, now));
+      const keep = (row: MemoryRow) => inView(row) && (!filter || passes(row, filter));
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
           throw new InputError(
@@ -114,15 +352,35 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
           );
         }
-        const rows = await search(ownerId, query.q, query.limit, query.match ?? 'any');
-        return { entries: rows.map(toEntry), nextCursor: null };
+        // The ranking knows neither filters nor time: the best hits are ranked, and those that
+        // pass kept; when some did not and there may be more, the best FILTERED_SEARCH_HITS are.
+        let rows = await search(ownerId, query.q, query.limit, query.match ?? 'any');
+        let kept = rows.filter(keep);
+        if (kept.length < rows.length && rows.length === query.limit && query.limit < FILTERED_SEARCH_HITS) {
+          rows = await search(ownerId, query.q, FILTERED_SEARCH_HITS, query.match ?? 'any');
+          kept = rows.filter(keep);
+        }
+        return { entries: kept.slice(0, query.limit).map(toEntry), nextCursor: null };
       }
-      // A cached page is the same object on every hit, which lets the route reuse its serialized body.
-      return pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}`, async () => {
-        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor });
+      const read = async (): Promise<MemoryPageResult> => {
+        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor, filter, view });
         const page = rows.slice(0, query.limit);
         return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
-      });
+      };
+      // What was current at an instant is asked rarely and differs by the instant: not kept.
+      if (view.view === 'asOf') return read();
+      const filterKey = filter ? JSON.stringify([filter.author, filter.channel, filter.kind, filter.tag, filter.pinned]) : '';
+      // A cached page is the same object on every hit, which lets the route reuse its serialized body.
+      const page = await pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}\u0000${filterKey}\u0000${view.view}`, read);
+      // Superseded entries are left out by the query; expired ones by the clock, on every read.
+      return view.view === 'current' ? withoutExpired(page, now) : page;
+    },
+
+    /** The chain of entries `id` belongs to (what it replaced, what replaced it), oldest first. */
+    async history(ownerId: string, id: string): Promise<MemoryEntry[]> {
+      const rows = await repo.history(ownerId, id);
+      if (rows.length === 0) throw notFound('Memory entry', id);
+      return rows.map(toEntry);
     },
 
     /**
@@ -133,9 +391,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       return (await repo.rank(ownerId, q, limit, 'any')).map((hit) => ({ id: hit.id, score: hit.rank }));
     },
 
-    /** The owner's entries of these ids, in the order given; an id of no entry of the owner's is left out. */
+    /**
+     * The owner's current entries of these ids (neither superseded nor expired, as lists and
+     * searches answer by default), in the order given; any other id is left out.
+     */
     async entries(ownerId: string, ids: readonly string[]): Promise<MemoryEntry[]> {
-      return (await repo.byIds(ownerId, ids)).map(toEntry);
+      const now = isoNow();
+      return (await repo.byIds(ownerId, ids)).filter((row) => isCurrent(row, now)).map(toEntry);
     },
 
     /** How many entries the owner stores: what the plan's memoryEntries limit counts. */
@@ -146,16 +408,37 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     /** The newest `limit` entries and whether there are more, with the total only then. */
     async recent(ownerId: string, limit: number): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean }> {
       // One more than asked tells whether there are more, without counting in the common case.
-      const rows = await repo.list(ownerId, { limit: limit + 1 });
+      // Current entries only: superseded ones by the query, expired ones by the clock.
+      const now = isoNow();
+      const rows = (await repo.list(ownerId, { limit: limit + 1, view: { view: 'current' } })).filter((row) => isCurrent(row, now));
       const truncated = rows.length > limit;
       const entries = rows.slice(0, limit).map(toEntry);
       return { entries, total: truncated ? await repo.count(ownerId) : entries.length, truncated };
     },
 
-    async update(ownerId: string, id: string, content: string): Promise<MemoryEntry> {
-      checkContent(content);
-      const changes = { content, updated_at: isoNow() };
-      const row = await repo.update(ownerId, id, changes);
+    /**
+     * Changes the fields given (content and structure), records `writer` as the last editor. The
+     * author stays who first wrote the entry.
+     */
+    async update(
+      ownerId: string,
+      id: string,
+      input: MemoryStructure & { content?: string | undefined; supersededBy?: string | undefined },
+      writer: MemoryWriter,
+    ): Promise<MemoryEntry> {
+      if (input.supersededBy !== undefined) return supersede(ownerId, id, input);
+      if (input.content !== undefined) checkContent(input.content);
+      const structure = structureColumns(input);
+      const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer).author };
+      const changes = {
+        ...(input.content !== undefined ? { content: input.content } : {}),
+        ...structure,
+        updated_at: isoNow(),
+        editor: JSON.stringify(editor),
+      };
+      // The window is judged on the changed row, in the writing transaction: no read before it.
+      const window = input.validFrom !== undefined || input.validUntil !== undefined;
+      const row = await repo.update(ownerId, id, changes, window ? (changed) => windowProblem(changed.valid_from, changed.valid_until) : undefined);
       if (!row) throw notFound('Memory entry', id);
       return toEntry(row);
     },

@@ -1,4 +1,6 @@
 import { column, ownedTables, table, type TablesOf } from '../../storage/columns.js';
+import type { Channel } from '../../http/channel.js';
+import type { MemoryKind } from './memory.schemas.js';
 
 export const memoryTables = ownedTables({
   memory_entries: table(
@@ -8,6 +10,26 @@ export const memoryTables = ownedTables({
       content: column.text(),
       created_at: column.time(),
       updated_at: column.time(),
+      /** The token that wrote the entry; null for entries stored before authors were recorded. */
+      author_token_id: column.text().orNull(),
+      channel: column.text<Channel>(),
+      /** JSON: the token (id, name, kind) and the agent behind it when the entry was written. */
+      author: column.json().orNull(),
+      /** JSON: the same for the entry's last change; null while it was never changed. */
+      editor: column.json().orNull(),
+      /** JSON: what the writer says the entry comes from (kind, ref, quote). */
+      source: column.json().orNull(),
+      kind: column.text<MemoryKind>(),
+      /** JSON array of normalized tags. */
+      tags: column.json(),
+      pinned: column.boolean(),
+      valid_from: column.time().orNull(),
+      valid_until: column.time().orNull(),
+      /** JSON array of the ids of the entries this one replaced. */
+      supersedes: column.json(),
+      /** The entry that replaced this one, and when; null while it is current. */
+      superseded_by: column.text().orNull(),
+      superseded_at: column.time().orNull(),
     },
     { fullText: { columns: ['content'], sqliteRowKey: 'rid' } },
   ),

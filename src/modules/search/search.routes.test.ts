@@ -46,6 +46,24 @@ async function search(query: Record<string, string | number>, token = owner.toke
 }
 
 describe('GET /api/v1/search', () => {
+  it('leaves out memory entries that are no longer current (superseded or expired), as GET /memory?q= does', async () => {
+    const writer = await t.createOwner('Superseding Owner');
+    const write = async (body: Record<string, unknown>) => {
+      const res = await t.request('POST', '/api/v1/memory', { token: writer.token, body });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const old = await write({ content: 'My gym is the Riverside gym' });
+    const current = await write({ content: 'My gym is the Hilltop gym now', supersedes: [old] });
+    const expired = await write({ content: 'Gym membership discount until last year', validUntil: '2020-01-01T00:00:00Z' });
+    const res = await search({ q: 'which gym', types: 'memory' }, writer.token);
+    expect(res.status).toBe(200);
+    const found = res.body.data.map((hit) => hit.id);
+    expect(found).toContain(current);
+    expect(found).not.toContain(old);
+    expect(found).not.toContain(expired);
+  });
+
   it('answers compact hits of several kinds, best first, each with its words marked; never another owner\'s', async () => {
     const res = await search({ q: 'which dentist did I pick, Patel?' });
     expect(res.status).toBe(200);

@@ -766,7 +766,7 @@ describe('activate and deactivate, and the gateway context section', () => {
     const section = createSkillsContextSection(t.container.skills);
     expect(section.name).toBe('skills');
     expect(await section.load(owner.id, {} as Principal)).toEqual([{ id: one.id, slug: 'one', name: 'one', description: 'First', category: 'A' }]);
-    const base: Principal = { tokenId: 't', ownerId: owner.id, kind: 'api', allScopes: false, scopes: new Set(), role: 'user' };
+    const base: Principal = { tokenId: 't', ownerId: owner.id, kind: 'api', allScopes: false, scopes: new Set(), role: 'user', name: 'test', agent: null };
     expect(section.visibleTo({ ...base, scopes: new Set(['skills']) })).toBe(true);
     expect(section.visibleTo({ ...base, scopes: new Set(['memory']) })).toBe(false);
     expect(section.visibleTo({ ...base, kind: 'master', allScopes: true })).toBe(true);

@@ -3,7 +3,7 @@ import type { TableName } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { constantTimeEqual, hashToken, isWellFormedToken, TOKEN_LENGTH } from '../../lib/crypto.js';
 import { isPast } from '../../lib/time.js';
-import { ALL_SCOPES_KINDS, scopesOf } from './tokens.records.js';
+import { agentOf, ALL_SCOPES_KINDS, scopesOf } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';
 
 interface CachedPrincipal {
@@ -145,6 +145,8 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
         allScopes: ALL_SCOPES_KINDS.has(row.kind),
         scopes: new Set(scopesOf(row)),
         role: row.role,
+        name: row.name,
+        agent: agentOf(row),
       };
       if (deps.cacheTokens && generation === startedAt && stamp !== undefined && (!writes || writes.stamp(PRINCIPAL_TABLES) === stamp)) {
         remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null, stamp, at: now });

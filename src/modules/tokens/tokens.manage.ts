@@ -7,7 +7,7 @@ import type { TokensTable, TokensTables } from './tokens.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { checkFutureExpiry } from './tokens.issue.js';
-import { ALL_SCOPES_KINDS, scopesOf, toTokenRecord, type TokenRecord } from './tokens.records.js';
+import { agentOf, ALL_SCOPES_KINDS, scopesOf, toTokenRecord, type TokenRecord } from './tokens.records.js';
 
 import type { TokensRepo } from './tokens.repo.js';
 import type { ListTokensQuery, UpdateTokenBody } from './tokens.schemas.js';
@@ -16,7 +16,7 @@ export type TokenListOptions = Omit<Static<typeof ListTokensQuery>, 'limit'> & {
 export type TokenChanges = Static<typeof UpdateTokenBody>;
 
 export interface TokenManagementDeps {
-  repo: Pick<TokensRepo, 'get' | 'list' | 'update'>;
+  repo: Pick<TokensRepo, 'get' | 'findPrincipalById' | 'list' | 'update'>;
   audit: Pick<AuditService, 'record'>;
   /** Drops a changed token's cached principal, so the change holds from the very next request. */
   forget(tokenId: string): void;
@@ -56,9 +56,18 @@ export function createTokenManagement(deps: TokenManagementDeps) {
      * owner rights, so it reads `user`.
      */
     async livePrincipal(ownerId: string, id: string): Promise<Principal | null> {
-      const row = await repo.get(ownerId, id);
+      const row = await repo.findPrincipalById(ownerId, id);
       if (!row || row.revoked_at || isPast(row.expires_at) || ALL_SCOPES_KINDS.has(row.kind)) return null;
-      return { tokenId: row.id, ownerId: row.owner_id, kind: row.kind, allScopes: false, scopes: new Set(scopesOf(row)), role: 'user' };
+      return {
+        tokenId: row.id,
+        ownerId: row.owner_id,
+        kind: row.kind,
+        allScopes: false,
+        scopes: new Set(scopesOf(row)),
+        role: 'user',
+        name: row.name,
+        agent: agentOf(row),
+      };
     },
 
     async get(ownerId: string, id: string): Promise<TokenRecord> {

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { type Scope } from '../../http/access.js';
+import type { PrincipalAgent, Scope } from '../../http/access.js';
 import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { generateTokenSecret, hashToken, tokenHint, type TokenKind } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
@@ -23,6 +23,21 @@ export const ALL_SCOPES_KINDS = new Set<TokensTable['kind']>(['master', 'session
 /** The scopes a stored token holds. */
 export function scopesOf(row: Pick<TokensTable, 'kind' | 'scopes'>): Scope[] {
   return ALL_SCOPES_KINDS.has(row.kind) ? [...SCOPE_NAMES] : storedScopesOf(row);
+}
+
+/**
+ * Who a token was issued to, from the token's row joined to its OAuth client or handshake: the
+ * client's registered name (its id when the client is gone), the handshake agent's own id.
+ */
+export function agentOf(row: {
+  client_id: string | null;
+  handshake_id: string | null;
+  client_name: string | null;
+  handshake_agent: string | null;
+}): PrincipalAgent | null {
+  if (row.client_id) return { kind: 'oauth_client', id: row.client_id, name: row.client_name ?? row.client_id };
+  if (row.handshake_id) return { kind: 'handshake', id: row.handshake_id, name: row.handshake_agent ?? row.handshake_id };
+  return null;
 }
 
 export function toTokenRecord(row: TokensTable): TokenRecord {

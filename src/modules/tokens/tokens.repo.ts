@@ -10,6 +10,29 @@ export interface TokenListQuery {
 }
 
 export function createTokensRepo(db: Executor<TokensTables>) {
+  /** A token with its owner's role and who it was issued to (an OAuth client, a handshake's agent): a principal's makings. */
+  const principalRows = () =>
+    db
+      .selectFrom('tokens')
+      .innerJoin('users', 'users.id', 'tokens.owner_id')
+      .leftJoin('authorization_clients', 'authorization_clients.id', 'tokens.client_id')
+      .leftJoin('handshakes', 'handshakes.id', 'tokens.handshake_id')
+      .select([
+        'tokens.id',
+        'tokens.owner_id',
+        'tokens.kind',
+        'tokens.name',
+        'tokens.scopes',
+        'tokens.secret_hash',
+        'tokens.expires_at',
+        'tokens.revoked_at',
+        'tokens.client_id',
+        'tokens.handshake_id',
+        'users.role',
+        'authorization_clients.name as client_name',
+        'handshakes.agent_id as handshake_agent',
+      ]);
+
   return {
     async insert(row: TokensTable, trx?: Executor<TokensTables>): Promise<void> {
       await (trx ?? db).insertInto('tokens').values(row).execute();
@@ -17,21 +40,12 @@ export function createTokensRepo(db: Executor<TokensTables>) {
 
     /** The one query on the authentication path: the token by its hash, with its owner's role. */
     async findLiveByHash(secretHash: string) {
-      return db
-        .selectFrom('tokens')
-        .innerJoin('users', 'users.id', 'tokens.owner_id')
-        .select([
-          'tokens.id',
-          'tokens.owner_id',
-          'tokens.kind',
-          'tokens.scopes',
-          'tokens.secret_hash',
-          'tokens.expires_at',
-          'tokens.revoked_at',
-          'users.role',
-        ])
-        .where('tokens.secret_hash', '=', secretHash)
-        .executeTakeFirst();
+      return principalRows().where('tokens.secret_hash', '=', secretHash).executeTakeFirst();
+    },
+
+    /** The same row by the token's id, for an approved request run again as the token that asked. */
+    async findPrincipalById(ownerId: string, id: string) {
+      return principalRows().where('tokens.owner_id', '=', ownerId).where('tokens.id', '=', id).executeTakeFirst();
     },
 
     async get(ownerId: string, id: string, trx?: Executor<TokensTables>): Promise<TokensTable | undefined> {

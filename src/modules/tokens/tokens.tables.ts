@@ -24,6 +24,10 @@ export const tokensTables = ownedTables({
 /** Recognising a token answers its owner's role in the same query (the accounts module owns `users`). */
 export const tokensReads = readsOfTables({
   users: table({ id: column.text(), role: column.text<'admin' | 'user'>() }),
+  // And who the token was issued to (the authorization and handshakes modules own these): what
+  // memory records as the agent behind an entry's author, known without a query of its own.
+  authorization_clients: table({ id: column.text(), name: column.text() }),
+  handshakes: table({ id: column.text(), agent_id: column.text() }),
 });
 
 export type TokensTables = TablesOf<typeof tokensTables> & TablesOf<typeof tokensReads>;

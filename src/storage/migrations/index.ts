@@ -30,6 +30,7 @@ import * as connectorReadMethods from './0030-connector-read-methods.js';
 import * as webhookDeliveryRetention from './0031-webhook-delivery-retention.js';
 import * as searchVectors from './0032-search-vectors.js';
 import * as knowledgePassages from './0033-knowledge-passages.js';
+import * as memoryProvenance from './0034-memory-provenance.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -75,6 +76,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0031-webhook-delivery-retention', webhookDeliveryRetention],
   ['0032-search-vectors', searchVectors],
   ['0033-knowledge-passages', knowledgePassages],
+  ['0034-memory-provenance', memoryProvenance],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

@@ -477,7 +477,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Call first: the persona, the user, memory, connected services and the endpoints this token may call; with task, what serves it; with maxTokens, within that budget
+         * Call first: the persona, the user, memory, connected services and the endpoints this token may call
          * @description Requires scope: `read`.
          */
         get: operations["getGatewayContext"];
@@ -1037,13 +1037,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Memory entries, newest first; with q, a ranked search by words and meaning (or every word with match=all), best match first
+         * Current memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either; include=history adds superseded and expired entries, asOf answers what was current then
          * @description Requires scope: `memory`.
          */
         get: operations["listMemory"];
         put?: never;
         /**
-         * Store a memory entry
+         * Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server
          * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMemory"];
@@ -1075,10 +1075,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Replace a memory entry's content
+         * Change a memory entry: its content, or any of kind, tags, pinned, validFrom, validUntil and source (the others stay); the caller is recorded as its last editor
          * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         patch: operations["updateMemory"];
+        trace?: never;
+    };
+    "/api/v1/memory/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The chain of entries this one belongs to: the ones it replaced and the ones that replaced it, oldest first
+         * @description Requires scope: `memory`.
+         */
+        get: operations["getMemoryHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/brain/knowledge-base": {
@@ -1099,28 +1119,6 @@ export interface paths {
          * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createKBDocument"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/brain/knowledge-base/passages": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The passages of knowledge-base documents that best answer q
-         * @description Documents are cut into passages of a few hundred words by their headings and paragraphs. Each hit is one passage: its text (at most 4,000 characters), the document's id and title, the headings above it, and its offsets in the document's text (UTF-16 code units, end exclusive: the text is exactly content.slice(start, end)), with a score (higher is better) and the spans of the text that matched words of q.
-         *
-         *     Requires scope: `knowledge`.
-         */
-        get: operations["searchKBPassages"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1225,7 +1223,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List skills, newest first; filter by slug or category, or search with q (any word ranked, best first; every word with match=all)
+         * List skills, newest first; filter by slug or category, or search with q (ranked, best first)
          * @description Items carry every field of a skill except `scriptContent`, which can be large: read it from GET /api/v1/skills/{id} or /content.
          *
          *     Requires scope: `skills`.
@@ -1471,48 +1469,6 @@ export interface paths {
          * @description Requires scope: `skills`.
          */
         get: operations["listSkillAttachments"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One search over the owner's memory, knowledge passages and skills, by words and meaning, best first
-         * @description Each kind is searched under its own scope (memory, knowledge, skills): without `types`, every kind the token may read; a kind named in `types` that the token may not read answers 403. Each hit carries its id, kind, title, the matching text (bounded, the query's words marked in `marks`), a score comparable within the answer, and whether it matched by words, meaning or both.
-         *
-         *     Requires scope: `memory` or `knowledge` or `skills`.
-         */
-        get: operations["search"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/search/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Which embedder makes the search vectors, and how many of the owner's items are indexed by meaning or still pending
-         * @description Owner only: the master token or a login session.
-         */
-        get: operations["getSearchStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4028,17 +3984,6 @@ export interface components {
             success: boolean;
             file: components["schemas"]["DriveFile"];
         };
-        /** Embedder */
-        Embedder: {
-            /** @description builtin: the encoder shipped with Hearth; openai: an OpenAI-compatible endpoint (EMBEDDINGS_BASE_URL); off: search by words only */
-            kind: "builtin" | "openai" | "off";
-            /** @description The model every stored vector of this embedder records */
-            model: string;
-            /** @description The vectors' length, once known */
-            dimensions: number | null;
-            /** @description idle: not started (the built-in worker starts on first need and stops when idle); loading; ready; failed: search uses words only until it recovers; off */
-            state: "idle" | "loading" | "ready" | "failed" | "off";
-        };
         /** ErrorResponse */
         ErrorResponse: {
             /** @description A code from the closed list in the README, e.g. NOT_FOUND */
@@ -4083,15 +4028,13 @@ export interface components {
             preferences?: {
                 [key: string]: unknown;
             };
-            /** @description Memory entries with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100); with task, those relevant to it first (scope `memory`) */
+            /** @description The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100) (scope `memory`) */
             memory?: {
                 entries: components["schemas"]["MemoryEntry"][];
                 /** @description How many entries the owner has */
                 total: number;
-                /** @description True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default 100), or, with task or maxTokens, those chosen for them */
+                /** @description True when only the newest entries are shown (GATEWAY_MEMORY_LIMIT, default 100) */
                 truncated: boolean;
-                /** @description Only with task: the first `relevant` entries are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit */
-                relevant?: number;
             };
             /** @description The active skills (scope `skills`) */
             skills?: {
@@ -4101,7 +4044,7 @@ export interface components {
                 description: string;
                 category: string;
             }[];
-            /** @description The knowledge base: how many documents, and the most recently changed; with task, the passages that match it (scope `knowledge`) */
+            /** @description The knowledge base: how many documents, and the most recently changed (scope `knowledge`) */
             knowledge?: {
                 documentCount: number;
                 recent: {
@@ -4109,26 +4052,6 @@ export interface components {
                     title: string;
                     /** Format: date-time */
                     updatedAt: string;
-                }[];
-                /** @description Only with task: what of the knowledge base matches the task, best first */
-                relevant?: {
-                    /** @description The passage id once documents are cut into passages; until then the document id */
-                    id: string;
-                    /** @description The document's title */
-                    title: string;
-                    /** @description The passage that matches the task (bounded) */
-                    text: string;
-                    /** @description Higher is better; comparable within one answer */
-                    score: number;
-                    matched?: "words" | "meaning" | "both";
-                    /** @description For a passage: its document (read it whole with GET /brain/knowledge-base/{id}) and where the passage lies in its text */
-                    document?: {
-                        id: string;
-                        title: string;
-                        headingPath: string[];
-                        start: number;
-                        end: number;
-                    };
                 }[];
             };
             /** @description Accounts connected through OAuth (scope `services:read`); never their tokens */
@@ -4154,17 +4077,6 @@ export interface components {
                 id: string;
                 kind: string;
                 scopes: string[];
-            };
-            /** @description Only with maxTokens: how the answer fits its budget */
-            budget?: {
-                /** @description The budget asked for */
-                maxTokens: number;
-                /** @description Tokens of this whole answer, estimated as maxTokens is */
-                usedTokens: number;
-                /** @description True when a section was cut to fit */
-                truncated: boolean;
-                /** @description The sections that were cut to fit; their full content is a request away (GET /memory, /brain/knowledge-base, /tokens/me/capabilities) */
-                trimmed: string[];
             };
         } & {
             [key: string]: unknown;
@@ -4490,12 +4402,6 @@ export interface components {
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
         };
-        /** KBPassageHits */
-        KBPassageHits: components["schemas"]["SearchHit"][];
-        /** KBPassageHitsResponse */
-        KBPassageHitsResponse: {
-            data: components["schemas"]["KBPassageHits"];
-        };
         /** KBUpsertResult */
         KBUpsertResult: {
             ok: boolean;
@@ -4665,6 +4571,31 @@ export interface components {
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
         };
+        /**
+         * MemoryAuthor
+         * @description Who wrote, as the server recorded it: never taken from the request body. token is null for entries stored before authors were recorded
+         */
+        MemoryAuthor: {
+            /** @description How the write reached Hearth: api (a bearer token), mcp (a tool call), console (the owner, signed in), import; unknown for entries stored before this was recorded */
+            channel: "api" | "mcp" | "console" | "import" | "unknown";
+            token: components["schemas"]["MemoryAuthorToken"] | null;
+            agent: components["schemas"]["MemoryAuthorAgent"] | null;
+        };
+        /** MemoryAuthorAgent */
+        MemoryAuthorAgent: {
+            kind: "oauth_client" | "handshake";
+            /** @description The OAuth client's id, or the handshake's */
+            id: string;
+            /** @description The OAuth client's registered name, or the id the handshake's agent gave itself */
+            name: string;
+        };
+        /** MemoryAuthorToken */
+        MemoryAuthorToken: {
+            id: string;
+            /** @description The token's name when it wrote (renaming it later changes nothing here) */
+            name: string;
+            kind: "master" | "session" | "api" | "handshake" | "oauth";
+        };
         /** MemoryCleared */
         MemoryCleared: {
             success: boolean;
@@ -4680,6 +4611,29 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+            kind: "fact" | "preference" | "event" | "instruction" | "note";
+            /** @description Normalized tags (lower case, spaces as dashes) */
+            tags: string[];
+            pinned: boolean;
+            /** @description From when the entry holds; null: always has */
+            validFrom: string | null;
+            /** @description Until when the entry holds; null: still does */
+            validUntil: string | null;
+            source: components["schemas"]["MemorySource"] | null;
+            author: components["schemas"]["MemoryAuthor"];
+            /** @description Who changed the entry last; null while nobody has */
+            editedBy: components["schemas"]["MemoryAuthor"] | null;
+            /** @description The entries this one replaced (they are kept, marked superseded by it) */
+            supersedes: string[];
+            /** @description The entry that replaced this one; null while it is current */
+            supersededBy: string | null;
+            /** @description When it was replaced */
+            supersededAt: string | null;
+        };
+        /** MemoryEntryList */
+        MemoryEntryList: {
+            data: components["schemas"]["MemoryEntry"][];
         };
         /** MemoryEntryPage */
         MemoryEntryPage: {
@@ -4690,6 +4644,18 @@ export interface components {
         /** MemoryEntryResponse */
         MemoryEntryResponse: {
             data: components["schemas"]["MemoryEntry"];
+        };
+        /**
+         * MemorySource
+         * @description What the writer says the entry comes from: the writer's word, kept as given (the server records the author itself)
+         */
+        MemorySource: {
+            /** @description conversation, mail, document, url or other */
+            kind: "conversation" | "mail" | "document" | "url" | "other";
+            /** @description Where it comes from: a URL, a message or document id, a conversation id (at most 2048 characters) */
+            ref?: string;
+            /** @description The words the entry was drawn from (at most 2000 characters) */
+            quote?: string;
         };
         /** OAuthAuthorization */
         OAuthAuthorization: {
@@ -4973,56 +4939,6 @@ export interface components {
         /** ScopeInfoList */
         ScopeInfoList: {
             data: components["schemas"]["ScopeInfo"][];
-        };
-        /** SearchHit */
-        SearchHit: {
-            /** @description The memory entry, passage, or skill id */
-            id: string;
-            type: "memory" | "knowledge" | "skills";
-            /** @description A memory entry's first line, a document's title, or a skill's name */
-            title: string;
-            /** @description The matching text: the entry, the passage, or the skill description (bounded) */
-            text: string;
-            /** @description Higher is better; comparable within one answer */
-            score: number;
-            /** @description Why it matched: the query shares words with it, is close in meaning, or both */
-            matched: "words" | "meaning" | "both";
-            /** @description Spans of text that matched words of the query, [start, end) */
-            marks: number[][];
-            /** @description For a knowledge passage: its document and where the passage lies in its text */
-            document?: {
-                id: string;
-                title: string;
-                /** @description The headings the passage sits under, outermost first */
-                headingPath: string[];
-                /** @description The passage's offset in the document's text (UTF-16 code units) */
-                start: number;
-                /** @description The end of the passage in the document's text, exclusive */
-                end: number;
-            };
-            /** @description For a skill: its slug (GET /api/v1/skills/{slug}) */
-            slug?: string;
-        };
-        /** SearchResults */
-        SearchResults: {
-            /** @description The best hits of every kind searched, best first */
-            data: components["schemas"]["SearchHit"][];
-            /** @description The kinds searched (those asked for, or every kind this token may read) */
-            types: ("memory" | "knowledge" | "skills")[];
-        };
-        /** SearchStatus */
-        SearchStatus: {
-            embedder: components["schemas"]["Embedder"];
-            /** @description The owner's items still lacking a vector of the current model (re-embedding after a model change counts here) */
-            pending: number;
-            /** @description The owner's items holding a vector of the current model */
-            indexed: number;
-            /** @description The last failure of the embedder or the indexer; search uses words only meanwhile */
-            lastError: string | null;
-        };
-        /** SearchStatusResponse */
-        SearchStatusResponse: {
-            data: components["schemas"]["SearchStatus"];
         };
         /** Service */
         Service: {
@@ -6795,14 +6711,7 @@ export interface operations {
     };
     getGatewayContext: {
         parameters: {
-            query?: {
-                /** @description What the agent is about to do, in plain words. The memory and knowledge sections then hold what is most relevant to it first (ranked by the same search as GET /memory?q= and the knowledge base), each item with its id. Blank means no task */
-                task?: string;
-                /** @description A budget for the whole answer, in tokens estimated on its JSON (a quarter token per ASCII character, one per other character), 500 to 32000. User, token, persona, identity and preferences are kept whole; memory and knowledge share what is left, best items first; the endpoint list goes last. `budget` in the answer says what was used and which sections were cut. Without it nothing is cut */
-                maxTokens?: number;
-                /** @description Sections to send empty, for a client that has them otherwise: `endpoints` (an MCP client's tool list is its list of what it may do), `memory`, `knowledge`. Repeat the parameter for several. With maxTokens they are named in `budget.trimmed` */
-                omit?: string[];
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -8466,10 +8375,24 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Search in natural language: entries containing any of its words (each a word prefix, stemmed) and, when an embedder is on, entries close to it in meaning, best match first, in one page (`nextCursor` is null); see match */
+                /** @description Full-text search in natural language: entries containing any of its words (each a word prefix, stemmed), best match first, in one page (`nextCursor` is null); see match */
                 q?: string;
                 /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
                 match?: "any" | "all";
+                /** @description Only entries written by this token (its id, as author.token.id shows it) */
+                author?: string;
+                /** @description Only entries written over this channel */
+                channel?: "api" | "mcp" | "console" | "import" | "unknown";
+                /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+                kind?: "fact" | "preference" | "event" | "instruction" | "note";
+                /** @description Only entries with this tag (normalized as tags are) */
+                tag?: string;
+                /** @description Only pinned entries (true) or only the others (false) */
+                pinned?: boolean;
+                /** @description history: superseded and expired entries too (left out by default) */
+                include?: "history";
+                /** @description The entries that were current at this date-time: written by then, not yet superseded, within their window */
+                asOf?: string;
             };
             header?: never;
             path?: never;
@@ -8518,6 +8441,19 @@ export interface operations {
                 "application/json": {
                     /** @description Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond) */
                     content: string;
+                    /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+                    kind?: "fact" | "preference" | "event" | "instruction" | "note";
+                    /** @description At most 20 tags; repeats are kept once */
+                    tags?: string[];
+                    /** @description A core fact or standing instruction of the owner */
+                    pinned?: boolean;
+                    /** @description From when the entry holds (date-time); null clears it */
+                    validFrom?: string | null;
+                    /** @description Until when the entry holds (date-time, after validFrom); null clears it */
+                    validUntil?: string | null;
+                    source?: components["schemas"]["MemorySource"] | null;
+                    /** @description Ids of current entries this one replaces (at most 20): they are kept, marked superseded by it, and leave lists, search and the context */
+                    supersedes?: string[];
                 };
             };
         };
@@ -8667,11 +8603,25 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The fields to change; the others stay as they are */
         requestBody: {
             content: {
                 "application/json": {
                     /** @description Freeform markdown, not blank, at most 65,536 bytes of UTF-8 (413 beyond) */
-                    content: string;
+                    content?: string;
+                    /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+                    kind?: "fact" | "preference" | "event" | "instruction" | "note";
+                    /** @description At most 20 tags; repeats are kept once */
+                    tags?: string[];
+                    /** @description A core fact or standing instruction of the owner */
+                    pinned?: boolean;
+                    /** @description From when the entry holds (date-time); null clears it */
+                    validFrom?: string | null;
+                    /** @description Until when the entry holds (date-time, after validFrom); null clears it */
+                    validUntil?: string | null;
+                    source?: components["schemas"]["MemorySource"] | null;
+                    /** @description The id of a current entry that replaces this one (given alone): this one is kept, marked superseded, and leaves lists, search and the context */
+                    supersededBy?: string;
                 };
             };
         };
@@ -8714,6 +8664,47 @@ export interface operations {
             };
         };
     };
+    getMemoryHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     listKBDocuments: {
         parameters: {
             query?: {
@@ -8721,7 +8712,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Search in natural language: documents holding any of its words (each a word prefix, stemmed), ranked by their best passage, in one page, each excerpt taken from that passage; see match (`all`: documents holding every word anywhere in their text) */
+                /** @description Full-text search over titles and contents in natural language: documents containing any of its words (each a word prefix, stemmed), best matches first, in one page; see match */
                 q?: string;
                 /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
                 match?: "any" | "all";
@@ -8800,51 +8791,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalPending"];
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    searchKBPassages: {
-        parameters: {
-            query: {
-                /** @description What to look for, in natural language: a question or words */
-                q: string;
-                /** @description Passages answered at most, 1 to 50 */
-                limit?: number;
-                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
-                match?: "any" | "all";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["KBPassageHitsResponse"];
                 };
             };
             /** @description Default Response */
@@ -9182,10 +9128,8 @@ export interface operations {
                 slug?: string;
                 /** @description Exact category, any case */
                 category?: string;
-                /** @description Full-text search over name, description and category in natural language: skills holding any of its words (each a word prefix, stemmed), best match first; see match. Results are ranked and not paged */
+                /** @description Full-text search over name, description and category; every word must match (prefixes match too). Results are ranked best first and not paged */
                 q?: string;
-                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
-                match?: "any" | "all";
                 /** @description Page size, 1 to 200 */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page (not with `q`) */
@@ -9986,89 +9930,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AttachingPersonaList"];
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    search: {
-        parameters: {
-            query: {
-                /** @description What to find, in plain language (a question, a sentence or words), up to 500 characters: items sharing any of its words or close to it in meaning, best first. Common English words (the, of, my…) are left out unless q has no other */
-                q: string;
-                /** @description Which kinds of item to search, comma-separated: memory, knowledge, skills. Without it, every kind this token's scopes may read (memory, knowledge, skills scopes); naming a kind the token may not read answers 403 */
-                types?: string;
-                /** @description Hits answered at most, 1 to 50 (default 10) */
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SearchResults"];
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getSearchStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SearchStatusResponse"];
                 };
             };
             /** @description Default Response */
