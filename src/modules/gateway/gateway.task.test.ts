@@ -57,7 +57,7 @@ describe('GET /api/v1/gateway/context?task=', () => {
       [...ids.newest, ids.seat, ids.allergy].filter((id) => !memory.entries.slice(0, memory.relevant).some((e: { id: string }) => e.id === id)),
     );
     expect(memory.total).toBe(14);
-    for (const entry of memory.entries) expect(entry).toEqual({ id: expect.stringMatching(/^mem_/), content: expect.any(String), created_at: expect.any(String), updatedAt: expect.any(String) });
+    for (const entry of memory.entries) expect(entry).toMatchObject({ id: expect.stringMatching(/^mem_/), content: expect.any(String), created_at: expect.any(String), updatedAt: expect.any(String) });
     // A passage of the document: its own id, and the document it lies in.
     expect(knowledge.relevant[0]).toMatchObject({
       id: `${ids.plan}:0`,

@@ -477,7 +477,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Call first: the persona, the user, memory, connected services and the endpoints this token may call
+         * Call first: the persona, the user, memory, connected services and the endpoints this token may call; with task, what serves it; with maxTokens, within that budget
          * @description Requires scope: `read`.
          */
         get: operations["getGatewayContext"];
@@ -1037,7 +1037,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Current memory entries, newest first; with q, a ranked full-text search (any word, or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either; include=history adds superseded and expired entries, asOf answers what was current then
+         * Current memory entries, newest first; with q, a ranked search by words and meaning (or every word with match=all), best match first; author, channel, kind, tag and pinned narrow either; include=history adds superseded and expired entries, asOf answers what was current then
          * @description Requires scope: `memory`.
          */
         get: operations["listMemory"];
@@ -1119,6 +1119,28 @@ export interface paths {
          * @description Requires scope: `knowledge`. Subject to the token's policy (`knowledge.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createKBDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brain/knowledge-base/passages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The passages of knowledge-base documents that best answer q
+         * @description Documents are cut into passages of a few hundred words by their headings and paragraphs. Each hit is one passage: its text (at most 4,000 characters), the document's id and title, the headings above it, and its offsets in the document's text (UTF-16 code units, end exclusive: the text is exactly content.slice(start, end)), with a score (higher is better) and the spans of the text that matched words of q.
+         *
+         *     Requires scope: `knowledge`.
+         */
+        get: operations["searchKBPassages"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1223,7 +1245,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List skills, newest first; filter by slug or category, or search with q (ranked, best first)
+         * List skills, newest first; filter by slug or category, or search with q (any word ranked, best first; every word with match=all)
          * @description Items carry every field of a skill except `scriptContent`, which can be large: read it from GET /api/v1/skills/{id} or /content.
          *
          *     Requires scope: `skills`.
@@ -1469,6 +1491,48 @@ export interface paths {
          * @description Requires scope: `skills`.
          */
         get: operations["listSkillAttachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One search over the owner's memory, knowledge passages and skills, by words and meaning, best first
+         * @description Each kind is searched under its own scope (memory, knowledge, skills): without `types`, every kind the token may read; a kind named in `types` that the token may not read answers 403. Each hit carries its id, kind, title, the matching text (bounded, the query's words marked in `marks`), a score comparable within the answer, and whether it matched by words, meaning or both.
+         *
+         *     Requires scope: `memory` or `knowledge` or `skills`.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/search/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which embedder makes the search vectors, and how many of the owner's items are indexed by meaning or still pending
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["getSearchStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3984,6 +4048,17 @@ export interface components {
             success: boolean;
             file: components["schemas"]["DriveFile"];
         };
+        /** Embedder */
+        Embedder: {
+            /** @description builtin: the encoder shipped with Hearth; openai: an OpenAI-compatible endpoint (EMBEDDINGS_BASE_URL); off: search by words only */
+            kind: "builtin" | "openai" | "off";
+            /** @description The model every stored vector of this embedder records */
+            model: string;
+            /** @description The vectors' length, once known */
+            dimensions: number | null;
+            /** @description idle: not started (the built-in worker starts on first need and stops when idle); loading; ready; failed: search uses words only until it recovers; off */
+            state: "idle" | "loading" | "ready" | "failed" | "off";
+        };
         /** ErrorResponse */
         ErrorResponse: {
             /** @description A code from the closed list in the README, e.g. NOT_FOUND */
@@ -4028,13 +4103,15 @@ export interface components {
             preferences?: {
                 [key: string]: unknown;
             };
-            /** @description The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100) (scope `memory`) */
+            /** @description The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100); with task, those relevant to it first (scope `memory`) */
             memory?: {
                 entries: components["schemas"]["MemoryEntry"][];
                 /** @description How many entries the owner has */
                 total: number;
-                /** @description True when only the newest entries are shown (GATEWAY_MEMORY_LIMIT, default 100) */
+                /** @description True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default 100), or, with task or maxTokens, those chosen for them */
                 truncated: boolean;
+                /** @description Only with task: the first `relevant` entries are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit */
+                relevant?: number;
             };
             /** @description The active skills (scope `skills`) */
             skills?: {
@@ -4044,7 +4121,7 @@ export interface components {
                 description: string;
                 category: string;
             }[];
-            /** @description The knowledge base: how many documents, and the most recently changed (scope `knowledge`) */
+            /** @description The knowledge base: how many documents, and the most recently changed; with task, the passages that match it (scope `knowledge`) */
             knowledge?: {
                 documentCount: number;
                 recent: {
@@ -4052,6 +4129,26 @@ export interface components {
                     title: string;
                     /** Format: date-time */
                     updatedAt: string;
+                }[];
+                /** @description Only with task: what of the knowledge base matches the task, best first */
+                relevant?: {
+                    /** @description The passage id once documents are cut into passages; until then the document id */
+                    id: string;
+                    /** @description The document's title */
+                    title: string;
+                    /** @description The passage that matches the task (bounded) */
+                    text: string;
+                    /** @description Higher is better; comparable within one answer */
+                    score: number;
+                    matched?: "words" | "meaning" | "both";
+                    /** @description For a passage: its document (read it whole with GET /brain/knowledge-base/{id}) and where the passage lies in its text */
+                    document?: {
+                        id: string;
+                        title: string;
+                        headingPath: string[];
+                        start: number;
+                        end: number;
+                    };
                 }[];
             };
             /** @description Accounts connected through OAuth (scope `services:read`); never their tokens */
@@ -4077,6 +4174,17 @@ export interface components {
                 id: string;
                 kind: string;
                 scopes: string[];
+            };
+            /** @description Only with maxTokens: how the answer fits its budget */
+            budget?: {
+                /** @description The budget asked for */
+                maxTokens: number;
+                /** @description Tokens of this whole answer, estimated as maxTokens is */
+                usedTokens: number;
+                /** @description True when a section was cut to fit */
+                truncated: boolean;
+                /** @description The sections that were cut to fit; their full content is a request away (GET /memory, /brain/knowledge-base, /tokens/me/capabilities) */
+                trimmed: string[];
             };
         } & {
             [key: string]: unknown;
@@ -4401,6 +4509,12 @@ export interface components {
             data: components["schemas"]["KBDocumentSummary"][];
             /** @description Pass as `cursor` to read the next page; null on the last page */
             nextCursor: string | null;
+        };
+        /** KBPassageHits */
+        KBPassageHits: components["schemas"]["SearchHit"][];
+        /** KBPassageHitsResponse */
+        KBPassageHitsResponse: {
+            data: components["schemas"]["KBPassageHits"];
         };
         /** KBUpsertResult */
         KBUpsertResult: {
@@ -4939,6 +5053,56 @@ export interface components {
         /** ScopeInfoList */
         ScopeInfoList: {
             data: components["schemas"]["ScopeInfo"][];
+        };
+        /** SearchHit */
+        SearchHit: {
+            /** @description The memory entry, passage, or skill id */
+            id: string;
+            type: "memory" | "knowledge" | "skills";
+            /** @description A memory entry's first line, a document's title, or a skill's name */
+            title: string;
+            /** @description The matching text: the entry, the passage, or the skill description (bounded) */
+            text: string;
+            /** @description Higher is better; comparable within one answer */
+            score: number;
+            /** @description Why it matched: the query shares words with it, is close in meaning, or both */
+            matched: "words" | "meaning" | "both";
+            /** @description Spans of text that matched words of the query, [start, end) */
+            marks: number[][];
+            /** @description For a knowledge passage: its document and where the passage lies in its text */
+            document?: {
+                id: string;
+                title: string;
+                /** @description The headings the passage sits under, outermost first */
+                headingPath: string[];
+                /** @description The passage's offset in the document's text (UTF-16 code units) */
+                start: number;
+                /** @description The end of the passage in the document's text, exclusive */
+                end: number;
+            };
+            /** @description For a skill: its slug (GET /api/v1/skills/{slug}) */
+            slug?: string;
+        };
+        /** SearchResults */
+        SearchResults: {
+            /** @description The best hits of every kind searched, best first */
+            data: components["schemas"]["SearchHit"][];
+            /** @description The kinds searched (those asked for, or every kind this token may read) */
+            types: ("memory" | "knowledge" | "skills")[];
+        };
+        /** SearchStatus */
+        SearchStatus: {
+            embedder: components["schemas"]["Embedder"];
+            /** @description The owner's items still lacking a vector of the current model (re-embedding after a model change counts here) */
+            pending: number;
+            /** @description The owner's items holding a vector of the current model */
+            indexed: number;
+            /** @description The last failure of the embedder or the indexer; search uses words only meanwhile */
+            lastError: string | null;
+        };
+        /** SearchStatusResponse */
+        SearchStatusResponse: {
+            data: components["schemas"]["SearchStatus"];
         };
         /** Service */
         Service: {
@@ -6711,7 +6875,14 @@ export interface operations {
     };
     getGatewayContext: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description What the agent is about to do, in plain words. The memory and knowledge sections then hold what is most relevant to it first (ranked by the same search as GET /memory?q= and the knowledge base), each item with its id. Blank means no task */
+                task?: string;
+                /** @description A budget for the whole answer, in tokens estimated on its JSON (a quarter token per ASCII character, one per other character), 500 to 32000. User, token, persona, identity and preferences are kept whole; memory and knowledge share what is left, best items first; the endpoint list goes last. `budget` in the answer says what was used and which sections were cut. Without it nothing is cut */
+                maxTokens?: number;
+                /** @description Sections to send empty, for a client that has them otherwise: `endpoints` (an MCP client's tool list is its list of what it may do), `memory`, `knowledge`. Repeat the parameter for several. With maxTokens they are named in `budget.trimmed` */
+                omit?: string[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8375,7 +8546,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Full-text search in natural language: entries containing any of its words (each a word prefix, stemmed), best match first, in one page (`nextCursor` is null); see match */
+                /** @description Search in natural language: entries containing any of its words (each a word prefix, stemmed) and, when an embedder is on, entries close to it in meaning, best match first, in one page (`nextCursor` is null); see match */
                 q?: string;
                 /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
                 match?: "any" | "all";
@@ -8712,7 +8883,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Full-text search over titles and contents in natural language: documents containing any of its words (each a word prefix, stemmed), best matches first, in one page; see match */
+                /** @description Search in natural language: documents holding any of its words (each a word prefix, stemmed), ranked by their best passage, in one page, each excerpt taken from that passage; see match (`all`: documents holding every word anywhere in their text) */
                 q?: string;
                 /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
                 match?: "any" | "all";
@@ -8791,6 +8962,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    searchKBPassages: {
+        parameters: {
+            query: {
+                /** @description What to look for, in natural language: a question or words */
+                q: string;
+                /** @description Passages answered at most, 1 to 50 */
+                limit?: number;
+                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
+                match?: "any" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KBPassageHitsResponse"];
                 };
             };
             /** @description Default Response */
@@ -9128,8 +9344,10 @@ export interface operations {
                 slug?: string;
                 /** @description Exact category, any case */
                 category?: string;
-                /** @description Full-text search over name, description and category; every word must match (prefixes match too). Results are ranked best first and not paged */
+                /** @description Full-text search over name, description and category in natural language: skills holding any of its words (each a word prefix, stemmed), best match first; see match. Results are ranked and not paged */
                 q?: string;
+                /** @description `any` (default): entries holding any word of q, ranked by bm25 so that those holding more and rarer words come first; `all`: only entries holding every word. Common English words (the, of, my…) are left out of q unless it has no other */
+                match?: "any" | "all";
                 /** @description Page size, 1 to 200 */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page (not with `q`) */
@@ -9930,6 +10148,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AttachingPersonaList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /** @description What to find, in plain language (a question, a sentence or words), up to 500 characters: items sharing any of its words or close to it in meaning, best first. Common English words (the, of, my…) are left out unless q has no other */
+                q: string;
+                /** @description Which kinds of item to search, comma-separated: memory, knowledge, skills. Without it, every kind this token's scopes may read (memory, knowledge, skills scopes); naming a kind the token may not read answers 403 */
+                types?: string;
+                /** @description Hits answered at most, 1 to 50 (default 10) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSearchStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchStatusResponse"];
                 };
             };
             /** @description Default Response */
