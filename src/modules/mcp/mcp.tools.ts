@@ -406,7 +406,8 @@ function ruleText(error: ErrorObject): string {
       return types.length === branches.length ? `must be ${types.join(' or ')}` : "is not of an allowed form; the tool's inputSchema shows what it takes";
     }
     case 'pattern':
-      return typeof schema['x-pattern-message'] === 'string' ? `must be of the form the tool describes: ${schema['x-pattern-message']}` : 'is not of the allowed form; see its description in the inputSchema';
+      // The API's own words for the form, written for a person: "only letters, digits, …".
+      return typeof schema['x-pattern-message'] === 'string' ? schema['x-pattern-message'] : 'is not of the allowed form; see its description in the inputSchema';
     default:
       return error.message ?? 'is not valid';
   }
