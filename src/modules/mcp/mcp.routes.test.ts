@@ -303,6 +303,32 @@ describe('the stdio bridge (hearth mcp --url)', () => {
     await client.close();
   });
 
+  it('names the address it tried and the likely fix when nothing answers there', async () => {
+    const { createServer } = await import('node:net');
+    // A port that was free a moment ago and has nobody listening now.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const { client, transport } = spawnBridge(owner.token, `http://127.0.0.1:${port}`);
+    await expect(client.connect(transport)).rejects.toThrow(`nothing answered at http://127.0.0.1:${port}/mcp (ECONNREFUSED); is Hearth running? is the port right?`);
+    await client.close();
+  });
+
+  it("says the MCP endpoint is at the server's root when given the REST API's address", async () => {
+    const { spawnSync } = await import('node:child_process');
+    for (const url of [`${base}/api/v1`, `${base}/api/v1/`]) {
+      const run = spawnSync(process.execPath, [bin, 'mcp', '--url', url], { env: { PATH: process.env.PATH ?? '', HEARTH_TOKEN: owner.token }, encoding: 'utf8' });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trim()).toBe(`hearth: --url ${url} is the address of Hearth's REST API; the MCP endpoint is /mcp at the server's root: use --url ${base}`);
+    }
+    // Spelled out with /mcp under the API, the server's 404 is explained the same way.
+    const { client, transport } = spawnBridge(owner.token, `${base}/api/v1/mcp`);
+    await expect(client.connect(transport)).rejects.toThrow(`${base}/api/v1/mcp answered 404: no MCP endpoint there; the MCP endpoint is /mcp at the server's root (--url ${base})`);
+    await client.close();
+  });
+
   it('says in one line what is missing when started without a token', async () => {
     const { spawnSync } = await import('node:child_process');
     const run = spawnSync(process.execPath, [bin, 'mcp', '--url', base], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
