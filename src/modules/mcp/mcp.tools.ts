@@ -146,7 +146,14 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     description: "The owner's public profile; its professional and availability sections need their own scopes.",
     annotations: read(),
   },
-  { name: 'list_services', title: 'List services', operationId: 'listServices', description: 'The services the owner can reach through Hearth and whether each is connected.', annotations: read() },
+  {
+    name: 'list_services',
+    title: 'List services',
+    operationId: 'listServices',
+    description: 'The services the owner can reach through Hearth and whether each is connected.',
+    annotations: read(),
+    argumentNotes: { category: 'Only services of this category', source: 'catalogue: built in; connector: defined by the owner; discovered: found on a website' },
+  },
   {
     name: 'call_service',
     title: 'Call a service method',
@@ -268,9 +275,11 @@ function compactSchema(schema: unknown): unknown {
 
 function shortDescription(text: string): string {
   if (text.length <= LISTED_DESCRIPTION_CHARS) return text;
-  let first = text.split(/(?<=\.)\s/)[0]!.replace(/\.$/, '');
-  // Still long: what comes before its examples or details.
-  if (first.length > LISTED_DESCRIPTION_CHARS) first = first.split(/:\s/)[0]!;
+  // A sentence ends at a full stop, not at the one of "e.g." or "i.e.".
+  let first = text.split(/(?<=\.)(?<!\b(?:e\.g|i\.e)\.)\s/)[0]!.replace(/\.$/, '');
+  // Still long: what comes before its examples or details, when that says something.
+  const lead = first.split(/:\s/)[0]!;
+  if (first.length > LISTED_DESCRIPTION_CHARS && lead.length >= 20) first = lead;
   return first.length <= LISTED_DESCRIPTION_CHARS * 2 ? first : `${first.slice(0, LISTED_DESCRIPTION_CHARS * 2 - 1)}…`;
 }
 
