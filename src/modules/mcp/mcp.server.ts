@@ -44,7 +44,8 @@ const INSTRUCTIONS =
   "Hearth holds one person's identity, personas, memory, knowledge base, skills and connected accounts. Call get_context " +
   'first and adopt the active persona it returns. To find what the person wrote down or knows about something, call ' +
   'search with a question in plain words (memory, knowledge and skills at once). Tell the person what you are about to change before calling a tool ' +
-  'that is not read-only, and wait for their approval.';
+  "that is not read-only, and wait for their approval. A call that answers an approvalId is waiting for the owner's approval: " +
+  'follow it with check_approval rather than calling again.';
 
 function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller {
   const caller = extra.authInfo?.extra?.caller as McpCaller | undefined;
