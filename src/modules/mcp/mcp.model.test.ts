@@ -55,6 +55,11 @@ describe('MCP sized for a model', () => {
     const fullBytes = Buffer.byteLength(JSON.stringify(full));
     expect(full.tools.length).toBeGreaterThan(25);
     expect(fullBytes, `tools/list for the master token is ${fullBytes} bytes`).toBeLessThanOrEqual(TOOL_LIST_BYTES);
+    // What a model needs to choose arguments, not the API reference's rules and their messages (still enforced).
+    const listed = JSON.stringify(full);
+    expect(listed).not.toMatch(/"(x-pattern-message|pattern|maxLength|outputSchema)"/);
+    const searchMemory = full.tools.find((tool) => tool.name === 'search_memory')!;
+    expect(searchMemory.inputSchema.properties!.match).toMatchObject({ type: 'string', enum: ['any', 'all'], default: 'any' });
     const narrow = await (await connect(await t.tokenWithScopes(owner, ['read', 'memory']))).listTools();
     const narrowBytes = Buffer.byteLength(JSON.stringify(narrow));
     expect(narrowBytes, `tools/list for a read+memory token is ${narrowBytes} bytes`).toBeLessThanOrEqual(TOOL_LIST_BYTES / 3);
