@@ -47,11 +47,36 @@ function parseArgs(argv) {
   if (endpoint.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(endpoint.hostname)) {
     fail(`--url ${url} is plain http to another machine, which would send the token in clear; use https`);
   }
+  // The REST API's address is the commonest wrong guess; the bridge speaks to /mcp beside it, not under it.
+  const apiAt = endpoint.pathname.search(/\/api(\/v\d+)?\/*$/);
+  if (apiAt >= 0) {
+    const root = `${endpoint.origin}${endpoint.pathname.slice(0, apiAt)}`;
+    fail(`--url ${url} is the address of Hearth's REST API; the MCP endpoint is /mcp at the server's root: use --url ${root}`);
+  }
   // The server's base URL, as the README and discovery give it; /mcp is added here.
   if (!endpoint.pathname.replace(/\/+$/, '').endsWith('/mcp')) endpoint.pathname = `${endpoint.pathname.replace(/\/+$/, '')}/mcp`;
   const token = process.env.HEARTH_TOKEN;
   if (!token) fail('HEARTH_TOKEN is not set: put the token the owner created for this client in the environment');
   return { endpoint, token };
+}
+
+/**
+ * What went wrong reaching the server, said with the address tried and the likely fix: the
+ * HTTP client's own words ("fetch failed") name neither.
+ */
+function explain(error, endpoint) {
+  const cause = error?.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `nothing answered at ${endpoint.href} (${code}); is Hearth running? is the port right?`;
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `no machine is named ${endpoint.hostname} (${code}); is the address in --url right?`;
+  if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.includes('CERT'))) {
+    return `${endpoint.origin} did not prove who it is over https (${code}); is the address right, and its certificate valid?`;
+  }
+  if (error?.code === 404) return `${endpoint.href} answered 404: no MCP endpoint there; the MCP endpoint is /mcp at the server's root (--url ${endpoint.origin})`;
+  if (error?.message === 'fetch failed') return `could not reach ${endpoint.href}: ${cause?.message ?? 'no answer'}; is Hearth running? is the address in --url right?`;
+  return `${endpoint.origin}: ${String(error?.message ?? error).replace(/^Streamable HTTP error: /, '')}`;
 }
 
 async function bridge({ endpoint, token }) {
@@ -72,15 +97,16 @@ async function bridge({ endpoint, token }) {
     }
     local.send(message).catch((error) => fail(`cannot write to stdout: ${error.message}`));
   };
-  remote.onerror = (error) => process.stderr.write(`hearth: ${error.message}\n`);
+  remote.onerror = (error) => process.stderr.write(`hearth: ${explain(error, endpoint)}\n`);
 
   local.onmessage = (message) => {
     if (message.method === 'initialize' && 'id' in message) initializing.add(message.id);
     remote.send(message).catch((error) => {
-      process.stderr.write(`hearth: ${endpoint.origin} refused a message: ${error.message}\n`);
+      const words = explain(error, endpoint);
+      process.stderr.write(`hearth: ${words}\n`);
       // A request the server could not answer still gets an answer, so the client does not wait forever.
       if ('id' in message && message.method) {
-        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Hearth server: ${error.message}` } });
+        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Hearth server: ${words}` } });
       }
     });
   };

@@ -150,15 +150,15 @@ describe('ranked search over any word', () => {
     it('search_memory ranks a question by any word, and takes match=all', async () => {
       const found = await client.callTool({ name: 'search_memory', arguments: { q: 'Is Emma allergic to anything?', limit: 5 } });
       expect(found.isError).toBeFalsy();
-      expect((found.structuredContent as any).data.map((e: { content: string }) => e.content)).toEqual([notes.allergy, notes.school]);
+      expect((found.structuredContent as any).items.map((e: { content: string }) => e.content)).toEqual([notes.allergy, notes.school]);
       const strict = await client.callTool({ name: 'search_memory', arguments: { q: 'Emma school', match: 'all' } });
-      expect((strict.structuredContent as any).data.map((e: { content: string }) => e.content)).toEqual([notes.school]);
+      expect((strict.structuredContent as any).items.map((e: { content: string }) => e.content)).toEqual([notes.school]);
     });
 
     it('search_knowledge answers the passages of a question by any word, with their documents and offsets', async () => {
       const found = await client.callTool({ name: 'search_knowledge', arguments: { q: 'what do I plant in March?' } });
       expect(found.isError).toBeFalsy();
-      const hits = (found.structuredContent as any).data;
+      const hits = (found.structuredContent as any).items;
       expect(hits.map((d: { title: string }) => d.title)).toEqual(['Garden']);
       expect(hits[0]).toMatchObject({ type: 'knowledge', document: { title: 'Garden', start: expect.any(Number), end: expect.any(Number), headingPath: [] } });
       expect(hits[0].text).toMatch(/march/i);

@@ -384,7 +384,7 @@ describe('what stops an approval', () => {
 });
 
 describe('MCP', () => {
-  it('a tool call held by the policy tells the agent to wait and where to check', async () => {
+  it('a tool call held by the policy is a normal result with its approvalId, followed by check_approval', async () => {
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { token } = await agent(['memory'], { 'memory.delete': 'ask' });
     const id = await remember('deleted through a tool');
@@ -392,14 +392,14 @@ describe('MCP', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
       const result = (await client.callTool({ name: 'delete_memory', arguments: { id } })) as any;
-      expect(result.isError).toBe(true);
-      const text = result.content[0].text as string;
-      expect(text).toMatch(/^APPROVAL_PENDING: /);
-      const approvalId = result._meta.approvalId as string;
-      expect(text).toContain(`GET /api/v1/approvals/${approvalId}`);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: 'pending', approvalId: expect.any(String), next: expect.stringContaining('check_approval') });
+      const approvalId = result.structuredContent.approvalId as string;
       expect((await t.request('GET', '/api/v1/memory', { token: owner.token })).body.data.map((m: any) => m.id)).toContain(id);
       await t.request('POST', `/api/v1/approvals/${approvalId}/approve`, { token: owner.token });
       expect((await t.request('GET', `/api/v1/approvals/${approvalId}`, { token })).body.data).toMatchObject({ status: 'executed', result: { status: 200 } });
+      const checked = (await client.callTool({ name: 'check_approval', arguments: { id: approvalId } })) as any;
+      expect(checked.structuredContent).toMatchObject({ approvalId, status: 'executed' });
     } finally {
       await client.close();
     }

@@ -38,7 +38,7 @@ describe('MCP get_context', () => {
     const { tools } = await client.listTools();
     const tool = tools.find((candidate) => candidate.name === 'get_context')!;
     const properties = tool.inputSchema.properties as Record<string, { default?: unknown; maxLength?: number; minimum?: number; maximum?: number }>;
-    expect(properties.task).toMatchObject({ maxLength: 1000 });
+    expect(properties.task).toMatchObject({ type: 'string' });
     expect(properties.maxTokens).toMatchObject({ default: MCP_CONTEXT_TOKENS, minimum: 500, maximum: 32_000 });
     expect(tool.inputSchema.required ?? []).not.toContain('task');
     // The route's omit is the tool's own business: not offered, and refused if sent.
@@ -49,7 +49,7 @@ describe('MCP get_context', () => {
 
   it('leaves out the REST route list, which a model connected over MCP cannot use', async () => {
     const result = await client.callTool({ name: 'get_context', arguments: {} });
-    const data = (result.structuredContent as { data: any }).data;
+    const data = result.structuredContent as any;
     expect(data.endpoints).toEqual([]);
     expect(data.budget.trimmed).toContain('endpoints');
     expect(data.token.kind).toBe('master');
@@ -58,17 +58,18 @@ describe('MCP get_context', () => {
   it('answers what serves the task first, within the default budget when none is named', async () => {
     const result = await client.callTool({ name: 'get_context', arguments: { task: 'book a check-up with my dentist' } });
     expect(result.isError).toBeFalsy();
-    const data = (result.structuredContent as { data: any }).data;
+    const data = result.structuredContent as any;
     expect(data.memory.entries[0].id).toBe(dentist);
     expect(data.memory.relevant).toBe(1);
     expect(data.budget).toMatchObject({ maxTokens: MCP_CONTEXT_TOKENS, truncated: true });
-    expect(data.budget.usedTokens).toBe(estimateTokens(textOf(result)));
+    // The budget is kept on the API's answer; the tool's result is that without its envelope, a little less.
+    expect(estimateTokens(textOf(result))).toBeLessThanOrEqual(data.budget.usedTokens);
     expect(data.budget.usedTokens).toBeLessThanOrEqual(MCP_CONTEXT_TOKENS);
   });
 
   it('keeps to a small budget it is given, the relevant entry first and most unrelated ones out', async () => {
     const result = await client.callTool({ name: 'get_context', arguments: { task: 'who is my dentist', maxTokens: 700 } });
-    const data = (result.structuredContent as { data: any }).data;
+    const data = result.structuredContent as any;
     const ids = data.memory.entries.map((entry: { id: string }) => entry.id);
     expect(ids[0]).toBe(dentist);
     expect(ids.length).toBeLessThan(5);

@@ -76,41 +76,43 @@ describe('MCP over Streamable HTTP with a bearer token', () => {
     expect(res.headers.get('mcp-session-id')).toBeTruthy();
   });
 
-  it("lists only the tools the token may call, each with true annotations and both schemas", async () => {
+  it('lists only the tools the token may call, each with true annotations and a compact input schema', async () => {
     const full = await (await connect(owner.token)).client.listTools();
     expect(full.tools.map((tool) => tool.name).sort()).toEqual(TOOL_SPECS.map((spec) => spec.name).sort());
     for (const tool of full.tools) {
       expect(tool.inputSchema.type).toBe('object');
-      expect(tool.outputSchema?.type).toBe('object');
-      expect(tool.annotations).toMatchObject({
-        readOnlyHint: expect.any(Boolean),
-        destructiveHint: expect.any(Boolean),
-        idempotentHint: expect.any(Boolean),
-        openWorldHint: expect.any(Boolean),
-      });
+      // Results are self-describing JSON; an output schema per tool tripled the list.
+      expect(tool.outputSchema).toBeUndefined();
+      expect(tool.description!.length).toBeLessThanOrEqual(200);
     }
+    // Hints equal to the specification's defaults (not read-only, destructive, not idempotent, open world) are left out.
     const byName = new Map(full.tools.map((tool) => [tool.name, tool]));
-    expect(byName.get('search_memory')!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
-    expect(byName.get('delete_memory')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-    expect(byName.get('device_exec')!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(byName.get('search_memory')!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(byName.get('delete_memory')!.annotations).toEqual({ idempotentHint: true, openWorldHint: false });
+    expect(byName.get('add_memory')!.annotations).toEqual({ destructiveHint: false, openWorldHint: false });
+    expect(byName.get('device_exec')!.annotations).toBeUndefined();
     expect(byName.get('add_memory')!.inputSchema).toMatchObject({ required: ['content'] });
 
     const memoryOnly = await t.tokenWithScopes(owner, ['memory']);
     const limited = await (await connect(memoryOnly)).client.listTools();
-    expect(limited.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search', 'search_memory', 'update_memory']);
+    expect(limited.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'check_approval', 'delete_memory', 'search', 'search_memory', 'update_memory']);
   });
 
-  it('adds a memory and finds it again, with structured content shaped as the API answers', async () => {
+  it('adds a memory and finds it again, answered as compact JSON without the API envelope', async () => {
     const token = await t.tokenWithScopes(owner, ['memory']);
     const { client } = await connect(token);
     const added = await client.callTool({ name: 'add_memory', arguments: { content: 'The owner prefers oat milk in coffee' } });
     expect(added.isError).toBeFalsy();
-    const entry = (added.structuredContent as any).data;
+    const entry = added.structuredContent as any;
     expect(entry).toMatchObject({ id: expect.any(String), content: 'The owner prefers oat milk in coffee' });
     const found = await client.callTool({ name: 'search_memory', arguments: { q: 'oat milk', limit: 5 } });
-    expect((found.structuredContent as any).data.map((e: { id: string }) => e.id)).toContain(entry.id);
-    // The text content carries the same JSON, for clients that read only text.
-    expect(JSON.parse((found.content as Array<{ text: string }>)[0]!.text)).toEqual(found.structuredContent);
+    // A list is { items, nextCursor }: a tool result is an object.
+    expect((found.structuredContent as any).items.map((e: { id: string }) => e.id)).toContain(entry.id);
+    expect(found.structuredContent).toHaveProperty('nextCursor');
+    // The text content carries the same JSON, compact, for clients that read only text.
+    const text = (found.content as Array<{ text: string }>)[0]!.text;
+    expect(JSON.parse(text)).toEqual(found.structuredContent);
+    expect(text).toBe(JSON.stringify(found.structuredContent));
     // The API sees the same entry.
     const api = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'oat milk' } });
     expect(api.body.data.map((e: { id: string }) => e.id)).toContain(entry.id);
@@ -167,7 +169,7 @@ describe('MCP over Streamable HTTP with a bearer token', () => {
       expect((refused.content as Array<{ text: string }>)[0]!.text).toMatch(/^VALIDATION_ERROR: /);
     }
     const listed = await t.request('GET', '/api/v1/memory', { token, query: { limit: 200 } });
-    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain((kept.structuredContent as any).data.id);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain((kept.structuredContent as any).id);
     // Whatever the path, a tool's request that is routed elsewhere is refused by the app itself.
     const misrouted = await t.request('DELETE', '/api/v1/memory', { token, headers: { 'x-hearth-tool-operation': 'deleteMemory' } });
     expect(misrouted.status).toBe(400);
@@ -284,11 +286,11 @@ describe('the stdio bridge (hearth mcp --url)', () => {
     await client.connect(transport);
     expect(client.getServerVersion()).toMatchObject({ name: 'hearth' });
     const tools = await client.listTools();
-    expect(tools.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'delete_memory', 'search', 'search_memory', 'update_memory']);
+    expect(tools.tools.map((tool) => tool.name).sort()).toEqual(['add_memory', 'check_approval', 'delete_memory', 'search', 'search_memory', 'update_memory']);
     const added = await client.callTool({ name: 'add_memory', arguments: { content: 'Told over stdio: the owner cycles to work' } });
     expect(added.isError).toBeFalsy();
     const api = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { q: 'cycles to work' } });
-    expect(api.body.data.map((e: { id: string }) => e.id)).toContain((added.structuredContent as any).data.id);
+    expect(api.body.data.map((e: { id: string }) => e.id)).toContain((added.structuredContent as any).id);
     await client.close();
   });
 
@@ -298,6 +300,32 @@ describe('the stdio bridge (hearth mcp --url)', () => {
     await client.connect(transport);
     await t.request('DELETE', `/api/v1/tokens/${created.body.data.id}`, { token: owner.token });
     await expect(client.listTools()).rejects.toThrow(/UNAUTHORIZED/);
+    await client.close();
+  });
+
+  it('names the address it tried and the likely fix when nothing answers there', async () => {
+    const { createServer } = await import('node:net');
+    // A port that was free a moment ago and has nobody listening now.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const { client, transport } = spawnBridge(owner.token, `http://127.0.0.1:${port}`);
+    await expect(client.connect(transport)).rejects.toThrow(`nothing answered at http://127.0.0.1:${port}/mcp (ECONNREFUSED); is Hearth running? is the port right?`);
+    await client.close();
+  });
+
+  it("says the MCP endpoint is at the server's root when given the REST API's address", async () => {
+    const { spawnSync } = await import('node:child_process');
+    for (const url of [`${base}/api/v1`, `${base}/api/v1/`]) {
+      const run = spawnSync(process.execPath, [bin, 'mcp', '--url', url], { env: { PATH: process.env.PATH ?? '', HEARTH_TOKEN: owner.token }, encoding: 'utf8' });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trim()).toBe(`hearth: --url ${url} is the address of Hearth's REST API; the MCP endpoint is /mcp at the server's root: use --url ${base}`);
+    }
+    // Spelled out with /mcp under the API, the server's 404 is explained the same way.
+    const { client, transport } = spawnBridge(owner.token, `${base}/api/v1/mcp`);
+    await expect(client.connect(transport)).rejects.toThrow(`${base}/api/v1/mcp answered 404: no MCP endpoint there; the MCP endpoint is /mcp at the server's root (--url ${base})`);
     await client.close();
   });
 

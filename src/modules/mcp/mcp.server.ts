@@ -4,7 +4,7 @@ import type { Principal } from '../../http/access.js';
 import { API_VERSION } from '../../version.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import { getPrompt, listPrompts, listResources, McpLookupError, readResource, RESOURCE_TEMPLATES, type ApiGet } from './mcp.resources.js';
-import { argumentsProblem, mayCall, toRequest, type ApiAnswer, type Tool } from './mcp.tools.js';
+import { argumentsProblem, mayCall, toRequest, ToolRefusal, unwrap, type ApiAnswer, type Tool, type ToolAnnotations } from './mcp.tools.js';
 
 export type { ApiAnswer } from './mcp.tools.js';
 
@@ -44,13 +44,27 @@ const INSTRUCTIONS =
   "Hearth holds one person's identity, personas, memory, knowledge base, skills and connected accounts. Call get_context " +
   'first and adopt the active persona it returns. To find what the person wrote down or knows about something, call ' +
   'search with a question in plain words (memory, knowledge and skills at once). Tell the person what you are about to change before calling a tool ' +
-  'that is not read-only, and wait for their approval.';
+  "that is not read-only, and wait for their approval. A call that answers an approvalId is waiting for the owner's approval: " +
+  'follow it with check_approval rather than calling again.';
 
 function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpCaller {
   const caller = extra.authInfo?.extra?.caller as McpCaller | undefined;
   // The route sets it on every request it hands to the transport; without it nothing is allowed.
   if (!caller) throw new Error('MCP request without an authenticated caller');
   return caller;
+}
+
+/**
+ * The annotations without the values the MCP specification already gives as defaults
+ * (readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint true), and
+ * without the destructive and idempotent hints of a read-only tool, which mean nothing there.
+ */
+function listedAnnotations(tool: Tool): Partial<ToolAnnotations> {
+  const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
+  return {
+    ...(readOnlyHint ? { readOnlyHint } : { ...(destructiveHint ? {} : { destructiveHint }), ...(idempotentHint ? { idempotentHint } : {}) }),
+    ...(openWorldHint ? {} : { openWorldHint }),
+  };
 }
 
 function toolError(text: string): CallToolResult {
@@ -69,9 +83,8 @@ function errorText(answer: ApiAnswer): string {
 }
 
 /**
- * A call the token's policy held for the owner's approval (202): not run yet. Told as an error
- * result, since the tool's output schema describes what the route answers once run, which this
- * is not; the words say it is no failure, what to do, and how to learn the outcome.
+ * A call the token's policy held for the owner's approval (202): not run yet, and no failure.
+ * A normal result that says so, gives the approvalId, and names the tool that follows it.
  */
 function heldForApproval(answer: ApiAnswer): CallToolResult | null {
   if (answer.status !== 202) return null;
@@ -82,20 +95,28 @@ function heldForApproval(answer: ApiAnswer): CallToolResult | null {
     return null;
   }
   if (!pending?.approvalId) return null;
-  const url = `/api/v1/approvals/${pending.approvalId}`;
-  return {
-    isError: true,
-    content: [
-      {
-        type: 'text',
-        text:
-          `APPROVAL_PENDING: the owner's policy for this token asks for their approval before this runs; it has not run yet. ` +
-          `Approval ${pending.approvalId} waits for the owner until ${pending.expiresAt ?? 'it expires'}. Tell the person, wait, then check it with GET ${url} ` +
-          '(status pending, approved, denied, expired, executed or failed; once executed, `result` holds what the call answered). Do not call the tool again for the same action.',
-      },
-    ],
-    _meta: { approvalId: pending.approvalId, status: 'pending', expiresAt: pending.expiresAt, location: url },
+  const held = {
+    status: 'pending',
+    approvalId: pending.approvalId,
+    expiresAt: pending.expiresAt,
+    next:
+      "Not run yet: the owner's policy for this token asks for their approval first. Tell the person, then call check_approval " +
+      'with this approvalId to learn the decision and, once executed, the result. Do not call the tool again for the same action.',
   };
+  return { content: [{ type: 'text', text: JSON.stringify(held) }], structuredContent: held };
+}
+
+/** A route's answer as a tool result: compact JSON without the API's envelope, the same object in structuredContent. */
+function toolResult(tool: Tool, answer: ApiAnswer, principal: Principal): CallToolResult {
+  const body = answer.body && answer.contentType.includes('json') ? (JSON.parse(answer.body) as unknown) : answer.body || undefined;
+  let value: Record<string, unknown>;
+  try {
+    value = tool.answer ? tool.answer(unwrap(body), principal) : (unwrap(body) ?? { done: true });
+  } catch (error) {
+    if (error instanceof ToolRefusal) return toolError(error.message);
+    throw error;
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
 /** A fresh SDK server for one session; every session has its own (the SDK binds one transport each). */
@@ -137,13 +158,12 @@ export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
     const { principal } = callerOf(extra);
     const tools = (await deps.tools()).filter((tool) => mayCall(tool, principal));
     return {
-      tools: tools.map((tool) => ({
+      tools: tools.map((tool) => ({ tool, annotations: listedAnnotations(tool) })).map(({ tool, annotations }) => ({
         name: tool.name,
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: { title: tool.title, ...tool.annotations },
+        inputSchema: tool.listedInputSchema,
+        ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       })),
     };
   });
@@ -158,7 +178,10 @@ export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
     const unknown = Object.keys(args).filter((key) => !known.has(key));
     let result: CallToolResult;
     let status: number | null = null;
-    const problem = unknown.length > 0 ? `${name} takes no argument ${unknown.join(', ')}; its inputSchema lists what it takes` : argumentsProblem(tool, args);
+    const problem =
+      unknown.length > 0
+        ? `${name} takes no argument ${unknown.join(', ')}; it takes ${[...known].join(', ') || 'no arguments'}`
+        : argumentsProblem(tool, args);
     if (problem) {
       result = toolError(`VALIDATION_ERROR: ${problem}`);
     } else {
@@ -168,10 +191,7 @@ export function createMcpServer(sdk: McpSdk, deps: McpServerDeps): Server {
       const held = heldForApproval(answer);
       if (held) result = held;
       else if (answer.status >= 400) result = toolError(errorText(answer));
-      else {
-        const structured = answer.body && answer.contentType.includes('json') ? (JSON.parse(answer.body) as Record<string, unknown>) : {};
-        result = { structuredContent: structured, content: [{ type: 'text', text: answer.body || '{}' }] };
-      }
+      else result = toolResult(tool, answer, caller.principal);
     }
     await deps.audit.record(caller.actor, {
       action: 'mcp.tool_call',

@@ -1,6 +1,7 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { CatalogRoute, Principal } from '../../http/access.js';
 import { checkAccess } from '../../http/access.js';
+import { RecordId } from '../../http/schemas.js';
 
 /**
  * MCP tools are the API itself: each tool names the route it mirrors by operationId, and its
@@ -35,7 +36,20 @@ export interface ToolSpec {
   defaults?: Readonly<Record<string, string | number | boolean>>;
   /** Query arguments the tool always sends and does not offer: what the route can do that a model has no use for. */
   fixed?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Shorter words for an argument than its route's description, where the route's are written
+   * for a reader of the API reference and would cost every prompt a paragraph.
+   */
+  argumentNotes?: Readonly<Record<string, string>>;
+  /**
+   * What the tool makes of the route's answer (unwrapped from its `data`), for a tool whose
+   * result is not the route's answer as it stands; it throws a ToolRefusal to answer an error.
+   */
+  answer?: (value: unknown, principal: Principal) => Record<string, unknown>;
 }
+
+/** A tool's refusal of a call whose route answered fine: told to the model as a tool error. */
+export class ToolRefusal extends Error {}
 
 /**
  * The token budget `get_context` asks for when the model names none: a model puts the whole
@@ -51,33 +65,62 @@ const overwrite = (openWorld = false): ToolAnnotations => ({ readOnlyHint: false
 /** Effects outside Hearth that cannot be judged in advance (a service call, a shell command). */
 const act = (): ToolAnnotations => ({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
 
+/**
+ * check_approval's answer: the approval as the requesting token follows it. Over MCP a token sees
+ * only the approvals its own calls asked for (the route also shows the owner's master token every
+ * approval, which is the console's business, not a model's).
+ */
+function approvalOutcome(value: unknown, principal: Principal): Record<string, unknown> {
+  const approval = value as { id: string; tokenId: string; status: string; description: string; expiresAt: string; result: { status: number; body: unknown } | null };
+  if (approval.tokenId !== principal.tokenId) throw new ToolRefusal(`NOT_FOUND: no approval ${approval.id} of this token; check_approval takes the approvalId one of this token's calls answered`);
+  const next: Record<string, string> = {
+    pending: 'The owner has not decided yet: tell the person and check again later; do not repeat the call.',
+    approved: 'Approved and running: check again shortly.',
+    executed: 'The call ran; result holds what it answered.',
+    failed: 'The call ran and failed; result holds its error when there is one.',
+    denied: 'The owner refused: do not repeat the call unless the person asks for it.',
+    expired: 'Nobody decided in time: call the tool again only if the person still wants it.',
+  };
+  const result = approval.result ? unwrap(approval.result.body) : undefined;
+  return { approvalId: approval.id, status: approval.status, action: approval.description, expiresAt: approval.expiresAt, next: next[approval.status] ?? '', ...(result !== undefined ? { result } : {}) };
+}
+
 export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: 'get_context',
     title: 'Load the context',
     operationId: 'getGatewayContext',
     description:
-      "Call this first, with task (what you are about to do) when you know it: the active persona (adopt it), the owner's identity, the memory entries and knowledge passages most relevant to the task, connected services, each section as far as the token's scopes allow, within maxTokens.",
+      "Call this first, with task when you know it: the persona to adopt, the owner's identity, and the memory and knowledge most relevant to the task, within maxTokens.",
     annotations: read(),
     defaults: { maxTokens: MCP_CONTEXT_TOKENS },
     // The REST route list is of no use to a model, whose tool list is what it may do.
     fixed: { omit: 'endpoints' },
+    argumentNotes: {
+      task: 'What you are about to do, in plain words: what serves it comes first',
+      maxTokens: 'Budget for the whole answer in estimated tokens, 500 to 32000',
+    },
   },
   {
     name: 'search',
     title: 'Search everything',
     operationId: 'search',
     description:
-      "Find what the owner knows: one search over memory entries, knowledge-base passages and skills, by words and by meaning, best first. q is a question or words in plain language; types (memory,knowledge,skills) narrows it, limit (default 10, at most 50). Each hit carries its id, type, title, the matching text (the query's words marked in marks), a score and whether it matched by words, meaning or both: enough to answer without another call (a skill's slug goes to get_skill, a passage's document id to read_document).",
+      "Use to find anything the owner wrote down or knows: memory, knowledge and skills at once, by words and meaning, best first; each hit holds its text and id.",
     annotations: read(),
+    argumentNotes: {
+      q: 'A question or words in plain language',
+      types: 'Comma-separated kinds to search: memory, knowledge, skills (default all the token may read)',
+    },
   },
   {
     name: 'search_memory',
     title: 'Search memory',
     operationId: 'listMemory',
     description:
-      "The owner's long-term memory, newest first. With q (a question or words, in plain language), the entries holding any of its words, best first: more and rarer words rank higher; match=all keeps only entries holding every word. kind, tag, pinned, author (a token id) and channel (api, mcp, console) narrow the answer; superseded and expired entries are left out unless include=history, and asOf answers what was current at a date. Each entry tells who wrote it (author) and from what (source).",
+      "Use to list or page through the owner's memory entries, newest first, or those matching q; prefer search to find something.",
     annotations: read(),
+    argumentNotes: { q: 'Words or a question: entries holding any of them, best first', match: 'all: only entries holding every word of q' },
   },
   {
     name: 'add_memory',
@@ -107,12 +150,13 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     title: 'Search the knowledge base',
     operationId: 'searchKBPassages',
     description:
-      "The passages of the owner's knowledge-base documents that best answer q (a question or words, in plain language), best first: each with its text, the document's id and title, the headings above it and its offsets in the document; read_document gives the whole document. match=all keeps only passages holding every word.",
+      "Use for passages of the owner's documents only, best answer to q first, each with its document's id (read_document gives the whole document).",
     annotations: read(),
+    argumentNotes: { match: 'all: only passages holding every word of q' },
   },
   { name: 'read_document', title: 'Read a document', operationId: 'getKBDocument', description: 'One knowledge-base document with its full content.', annotations: read() },
   { name: 'add_document', title: 'Add a document', operationId: 'createKBDocument', description: 'Add a text or markdown document to the knowledge base.', annotations: add() },
-  { name: 'list_skills', title: 'List skills', operationId: 'listSkills', description: "The owner's skills; filter by q, category or slug.", annotations: read() },
+  { name: 'list_skills', title: 'List skills', operationId: 'listSkills', description: "The owner's skills; filter by q, category or slug.", annotations: read(), argumentNotes: { q: 'Words matched against name, description and category', match: 'all: only skills holding every word of q' } },
   { name: 'get_skill', title: 'Get a skill', operationId: 'getSkillBySlug', description: 'One skill with its instructions, by its slug.', annotations: read() },
   { name: 'get_persona', title: 'Get the persona', operationId: 'getActivePersona', description: 'The active persona with its soul content: adopt it.', annotations: read() },
   {
@@ -122,12 +166,19 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     description: "The owner's public profile; its professional and availability sections need their own scopes.",
     annotations: read(),
   },
-  { name: 'list_services', title: 'List services', operationId: 'listServices', description: 'The services the owner can reach through Hearth and whether each is connected.', annotations: read() },
+  {
+    name: 'list_services',
+    title: 'List services',
+    operationId: 'listServices',
+    description: 'The services the owner can reach through Hearth and whether each is connected.',
+    annotations: read(),
+    argumentNotes: { category: 'Only services of this category', source: 'catalogue: built in; connector: defined by the owner; discovered: found on a website' },
+  },
   {
     name: 'call_service',
     title: 'Call a service method',
     operationId: 'executeServiceMethod',
-    description: 'Run a named method of a connected service with parameters; list the methods with the API first.',
+    description: 'Run a named method of a connected service with parameters (list_services names the services).',
     annotations: act(),
   },
   {
@@ -136,6 +187,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     operationId: 'proxyServiceRequest',
     description: "Send an HTTP request to a connected service's API with the owner's credentials added by Hearth.",
     annotations: act(),
+    argumentNotes: { headers: 'Extra headers (content negotiation, x-*); Hearth adds the credential', method: 'The HTTP method' },
   },
   { name: 'list_mail', title: 'List mail', operationId: 'listMailMessages', description: "Messages in the owner's connected mailbox, newest first; q searches.", annotations: read(true) },
   { name: 'read_mail', title: 'Read mail', operationId: 'getMailMessage', description: 'One message with its headers and text.', annotations: read(true) },
@@ -155,6 +207,16 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     description: "Send a message to the owner's active persona, answered by the owner's configured model with memory and knowledge.",
     annotations: add(true),
   },
+  {
+    name: 'check_approval',
+    title: 'Check an approval',
+    operationId: 'getApproval',
+    description:
+      "Use after a call answered an approvalId (held for the owner's approval): its status and, once executed, what the call answered.",
+    annotations: read(),
+    argumentNotes: { id: 'The approvalId the held call answered' },
+    answer: approvalOutcome,
+  },
 ];
 
 type JsonSchema = Record<string, unknown>;
@@ -169,8 +231,10 @@ export interface ApiAnswer {
 /** A tool ready to list and to run: its schemas and the route it runs. */
 export interface Tool extends ToolSpec {
   route: CatalogRoute;
+  /** The route's input as one argument object, every rule kept: what arguments are checked against. */
   inputSchema: JsonSchema & { type: 'object' };
-  outputSchema: JsonSchema & { type: 'object' };
+  /** The same arguments as tools/list shows them to a model: see compactSchema. */
+  listedInputSchema: JsonSchema & { type: 'object' };
   /** Which input properties go where in the request. */
   placement: { path: string[]; query: string[]; body: string[] | 'whole' | null };
 }
@@ -190,13 +254,67 @@ function objectParts(schema: unknown): { properties: Record<string, JsonSchema>;
   return { properties: s.properties as Record<string, JsonSchema>, required: (s.required as string[] | undefined) ?? [] };
 }
 
-function successSchema(route: CatalogRoute): JsonSchema & { type: 'object' } {
-  const responses = route.schema.response ?? {};
-  const key = Object.keys(responses).find((status) => /^2\d\d$/.test(status));
-  const schema = key ? plain(responses[key]) : undefined;
-  if (schema && schema.type === 'object') return schema as JsonSchema & { type: 'object' };
-  // An answer without a JSON object body (204): the tool answers an empty object.
-  return { type: 'object', properties: {} };
+/** Argument descriptions longer than this are cut to their first sentence in tools/list. */
+const LISTED_DESCRIPTION_CHARS = 80;
+
+/**
+ * A schema as a model needs it to choose arguments: types, enums, numeric bounds, defaults,
+ * required names and one sentence of description. Length limits, patterns and their messages
+ * stay in force (arguments are checked against the full schema, and a refusal names the rule),
+ * but tools/list goes into every prompt, so it does not repeat them.
+ */
+function compactSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  let source = schema as JsonSchema;
+  const branches = Array.isArray(source.anyOf) ? (source.anyOf as unknown[]).map((branch) => compactSchema(branch) as JsonSchema) : undefined;
+  if (Array.isArray(branches) && branches.length > 0 && branches.every((branch) => 'const' in branch)) {
+    const { anyOf: _anyOf, ...rest } = source;
+    source = { ...rest, type: typeof branches[0]!.const === 'number' ? 'number' : 'string', enum: branches.map((branch) => branch.const) };
+  } else if (Array.isArray(branches) && branches.length > 0 && branches.every((branch) => Object.keys(branch).length === 1 && typeof branch.type === 'string')) {
+    // A choice of plain types (text or null) is one type list.
+    const { anyOf: _anyOf, ...rest } = source;
+    source = { ...rest, type: branches.map((branch) => branch.type) };
+  }
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key.startsWith('x-') || ['title', 'pattern', 'minLength', 'maxLength', 'patternProperties', 'additionalProperties'].includes(key)) continue;
+    if (key === 'description' && typeof value === 'string') {
+      // "Page size, 1 to 200 (default 50)" beside minimum, maximum and default says them twice.
+      const bounded = 'minimum' in source || 'maximum' in source;
+      const text = bounded ? value.replace(/,?\s*\d[\d,]* to \d[\d,]*(\s*\(default [^)]*\))?$/, '') : value;
+      // An id argument's name says what it is; the API reference's generic words add nothing here.
+      if (text && text !== RecordId.description) out[key] = shortDescription(text);
+    }
+    else if (key === 'properties' && typeof value === 'object' && value !== null) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, compactSchema(property)]));
+    } else out[key] = compactSchema(value);
+  }
+  return out;
+}
+
+function shortDescription(text: string): string {
+  if (text.length <= LISTED_DESCRIPTION_CHARS) return text;
+  // A sentence ends at a full stop, not at the one of "e.g." or "i.e.".
+  let first = text.split(/(?<=\.)(?<!\b(?:e\.g|i\.e)\.)\s/)[0]!.replace(/\.$/, '');
+  // Still long: what comes before its examples or details, when that says something.
+  const lead = first.split(/:\s/)[0]!;
+  if (first.length > LISTED_DESCRIPTION_CHARS && lead.length >= 20) first = lead;
+  return first.length <= LISTED_DESCRIPTION_CHARS * 2 ? first : `${first.slice(0, LISTED_DESCRIPTION_CHARS * 2 - 1)}…`;
+}
+
+/**
+ * A route's answer as a tool's result: the `{ data }` envelope is the API's, not the model's.
+ * One resource answers as itself; a list (with `nextCursor` or other fields beside it) as
+ * `{ items, … }`, since a result is an object; any other body as it is.
+ */
+export function unwrap(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body === undefined ? undefined : { value: body };
+  const { data, ...rest } = body as Record<string, unknown>;
+  if (!('data' in body)) return body as Record<string, unknown>;
+  if (Array.isArray(data)) return { items: data, ...rest };
+  if (typeof data === 'object' && data !== null && Object.keys(rest).length === 0) return data as Record<string, unknown>;
+  return body as Record<string, unknown>;
 }
 
 /**
@@ -228,6 +346,7 @@ export function buildTools(catalog: readonly CatalogRoute[], specs: readonly Too
       if (!schema || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: a default for ${name}, which is no optional query argument of its route`);
       properties[name] = { ...schema, default: value };
     }
+    const notes = spec.argumentNotes ?? {};
     for (const name of Object.keys(spec.fixed ?? {})) {
       if (!query.properties[name] || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: a fixed ${name}, which is no optional query argument of its route`);
       delete properties[name];
@@ -243,11 +362,18 @@ export function buildTools(catalog: readonly CatalogRoute[], specs: readonly Too
         body = 'whole';
       }
     }
+    for (const name of Object.keys(notes)) if (!(name in properties)) throw new Error(`MCP tool ${spec.name}: a note for ${name}, which is no argument of it`);
+    const listed = Object.fromEntries(
+      Object.entries(properties).map(([name, schema]) => {
+        const compact = compactSchema(schema) as JsonSchema;
+        return [name, notes[name] ? { ...compact, description: notes[name] } : compact];
+      }),
+    );
     return {
       ...spec,
       route,
       inputSchema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
-      outputSchema: successSchema(route),
+      listedInputSchema: { type: 'object', properties: listed, ...(required.length > 0 ? { required } : {}) },
       placement: { path: Object.keys(path.properties), query: Object.keys(query.properties), body },
     };
   });
@@ -263,8 +389,58 @@ export function mayCall(tool: Tool, principal: Principal): boolean {
  * or malformed path argument must never turn into another route's address. Formats and the
  * finer rules are left to the route, whose messages are the API's.
  */
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, coerceTypes: true });
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, coerceTypes: true, verbose: true });
 const validators = new WeakMap<Tool, ValidateFunction>();
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  null: 'null',
+};
+
+/**
+ * One rule an argument breaks, said as what to change: "content: must not be empty", not the
+ * validator's "must NOT have fewer than 1 characters".
+ */
+function ruleText(error: ErrorObject): string {
+  const schema = (error.parentSchema ?? {}) as JsonSchema;
+  const params = error.params as Record<string, unknown>;
+  const between = (low: unknown, high: unknown, unit: string) =>
+    low !== undefined && high !== undefined ? `must be ${low} to ${high}${unit}` : low !== undefined ? `must be at least ${low}${unit}` : `must be at most ${high}${unit}`;
+  switch (error.keyword) {
+    case 'minLength':
+      return schema.minLength === 1 ? 'must not be empty' : between(schema.minLength, schema.maxLength, ' characters long');
+    case 'maxLength':
+      return between(schema.minLength, schema.maxLength, ' characters long');
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return between(schema.minimum, schema.maximum, '');
+    case 'minItems':
+    case 'maxItems':
+      return between(schema.minItems, schema.maxItems, ' items');
+    case 'type':
+      return `must be ${String(params.type).split(',').map((type) => TYPE_WORDS[type] ?? type).join(' or ')}`;
+    case 'enum':
+      return `must be one of ${(schema.enum as unknown[]).map(String).join(', ')}`;
+    case 'anyOf': {
+      const branches = (schema.anyOf as JsonSchema[] | undefined) ?? [];
+      if (branches.length > 0 && branches.every((branch) => 'const' in branch)) return `must be one of ${branches.map((branch) => String(branch.const)).join(', ')}`;
+      const types = branches.map((branch) => TYPE_WORDS[String(branch.type)]).filter(Boolean);
+      return types.length === branches.length ? `must be ${types.join(' or ')}` : "is not of an allowed form; the tool's inputSchema shows what it takes";
+    }
+    case 'pattern':
+      // The API's own words for the form, written for a person: "only letters, digits, …".
+      return typeof schema['x-pattern-message'] === 'string' ? schema['x-pattern-message'] : 'is not of the allowed form; see its description in the inputSchema';
+    default:
+      return error.message ?? 'is not valid';
+  }
+}
 
 /** Why the arguments do not fit the tool, or null when they do. */
 export function argumentsProblem(tool: Tool, args: Record<string, unknown>): string | null {
@@ -274,14 +450,24 @@ export function argumentsProblem(tool: Tool, args: Record<string, unknown>): str
     validators.set(tool, validate);
   }
   if (!validate(args)) {
-    return (validate.errors ?? [])
-      .map((error) => `${error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'arguments'} ${error.message ?? 'is not valid'}${error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : ''}`)
-      .join('; ');
+    const problems = new Map<string, string>();
+    for (const error of validate.errors ?? []) {
+      const params = error.params as { missingProperty?: string; additionalProperty?: string };
+      if (error.keyword === 'required') problems.set(params.missingProperty!, `${params.missingProperty}: is required`);
+      else if (error.keyword === 'additionalProperties') problems.set(params.additionalProperty!, `${params.additionalProperty}: is no argument of ${tool.name}`);
+      else {
+        const at = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'arguments';
+        // A value that fits no branch of an anyOf breaks every branch too; the anyOf says it once.
+        if (error.schemaPath.includes('/anyOf/')) continue;
+        if (!problems.has(at)) problems.set(at, `${at}: ${ruleText(error)}`);
+      }
+    }
+    return [...problems.values()].join('; ');
   }
   for (const name of tool.placement.path) {
     const value = String(args[name] ?? '');
     // A dot segment is resolved away by URL parsing, and would name the parent route.
-    if (value === '' || value === '.' || value === '..') return `${name} must name one record`;
+    if (value === '' || value === '.' || value === '..') return `${name}: must name one record (not empty, . or ..)`;
   }
   return null;
 }

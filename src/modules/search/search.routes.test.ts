@@ -191,11 +191,13 @@ describe('MCP search tool', () => {
       expect(tools).toContain('search');
       const found = await client.callTool({ name: 'search', arguments: { q: 'who is my dentist', limit: 3 } });
       expect(found.isError).toBeFalsy();
-      const body = found.structuredContent as { data: Hit[]; types: string[] };
+      // The API's { data, types } without its envelope: the hits as items.
+      const body = found.structuredContent as { items: Hit[]; types: string[] };
       expect(body.types).toEqual(['memory']);
-      expect(body.data[0]).toMatchObject({ id: ids.dentist, type: 'memory', title: expect.stringContaining('Patel') });
+      expect(body.items[0]).toMatchObject({ id: ids.dentist, type: 'memory', title: expect.stringContaining('Patel') });
       const api = await search({ q: 'who is my dentist', limit: 3 }, token);
-      expect(body).toEqual(api.body);
+      const { data, ...rest } = api.body;
+      expect(body).toEqual({ items: data, ...rest });
       const refused = await client.callTool({ name: 'search', arguments: { q: 'dentist', types: 'skills' } });
       expect(refused.isError).toBe(true);
       expect((refused.content as Array<{ text: string }>)[0]!.text).toMatch(/^INSUFFICIENT_SCOPE: .*skills/);
