@@ -37,6 +37,11 @@ export interface ToolSpec {
   /** Query arguments the tool always sends and does not offer: what the route can do that a model has no use for. */
   fixed?: Readonly<Record<string, string | number | boolean>>;
   /**
+   * Optional query arguments the tool does not offer (the route's own default applies): filters
+   * for the owner's review in the console, which would cost every prompt their words.
+   */
+  omitted?: readonly string[];
+  /**
    * Shorter words for an argument than its route's description, where the route's are written
    * for a reader of the API reference and would cost every prompt a paragraph.
    */
@@ -85,6 +90,17 @@ function approvalOutcome(value: unknown, principal: Principal): Record<string, u
   return { approvalId: approval.id, status: approval.status, action: approval.description, expiresAt: approval.expiresAt, next: next[approval.status] ?? '', ...(result !== undefined ? { result } : {}) };
 }
 
+/** The words a model needs for a memory entry's fields, shared by add_memory and update_memory. */
+const MEMORY_FIELD_NOTES = {
+  content: '',
+  kind: '',
+  tags: '',
+  pinned: 'Always shown first',
+  validFrom: '',
+  validUntil: '',
+  source: '',
+} as const;
+
 export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: 'get_context',
@@ -110,7 +126,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: read(),
     argumentNotes: {
       q: 'A question or words in plain language',
-      types: 'Comma-separated kinds to search: memory, knowledge, skills (default all the token may read)',
+      types: 'Comma-separated: memory, knowledge, skills (default: all)',
     },
   },
   {
@@ -120,18 +136,16 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     description:
       "Use to list or page through the owner's memory entries, newest first, or those matching q; prefer search to find something.",
     annotations: read(),
-    argumentNotes: { q: 'Words or a question: entries holding any of them, best first', match: 'all: only entries holding every word of q' },
+    argumentNotes: { q: 'Words or a question, best first', match: 'all: only entries holding every word of q', kind: '', tag: '', pinned: '', include: 'history: superseded entries too', asOf: 'What was current then' },
+    omitted: ['author', 'channel'],
   },
   {
     name: 'add_memory',
     title: 'Remember',
     operationId: 'createMemory',
     description:
-      'Store a new long-term memory entry (markdown, up to 64 KB). Say what it is with kind (fact, preference, event, instruction; note by default), tags, ' +
-      "pinned for the owner's core facts and standing instructions, validFrom/validUntil when it holds only for a time, and source: where it comes from " +
-      '(kind conversation, mail, document, url or other; ref; a short quote). Hearth records that you wrote it. When a stored fact changed ' +
-      '(a move, a new job, a changed preference), add the new fact with supersedes: [the old entry\'s id] rather than a second entry beside it: ' +
-      'the old one is kept as history and no longer served as current.',
+      "Use to remember something about the owner; when a stored fact changed, pass supersedes: [its id].",
+    argumentNotes: { ...MEMORY_FIELD_NOTES, supersedes: 'Ids of entries this replaces' },
     annotations: add(),
   },
   {
@@ -139,9 +153,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     title: 'Change a memory',
     operationId: 'updateMemory',
     description:
-      'Change a memory entry: its content, or any of kind, tags, pinned, validFrom, validUntil and source (null clears one); what you leave out stays. ' +
-      'To correct a mistake, change it; when the fact itself changed, add the new one with add_memory and supersedes, or give supersededBy alone here ' +
-      'to mark this entry replaced by a newer one (it is kept as history).',
+      'Use to correct an entry (null clears a field); when the fact changed, add_memory with supersedes instead.',
+    argumentNotes: { ...MEMORY_FIELD_NOTES, supersededBy: 'Id of the entry replacing this; alone' },
     annotations: overwrite(),
   },
   { name: 'delete_memory', title: 'Forget a memory', operationId: 'deleteMemory', description: 'Delete one memory entry for good.', annotations: overwrite() },
@@ -156,14 +169,14 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
   { name: 'read_document', title: 'Read a document', operationId: 'getKBDocument', description: 'One knowledge-base document with its full content.', annotations: read() },
   { name: 'add_document', title: 'Add a document', operationId: 'createKBDocument', description: 'Add a text or markdown document to the knowledge base.', annotations: add() },
-  { name: 'list_skills', title: 'List skills', operationId: 'listSkills', description: "The owner's skills; filter by q, category or slug.", annotations: read(), argumentNotes: { q: 'Words matched against name, description and category', match: 'all: only skills holding every word of q' } },
+  { name: 'list_skills', title: 'List skills', operationId: 'listSkills', description: "The owner's skills; filter by q, category or slug.", annotations: read(), argumentNotes: { q: 'Words matched against name, description and category', match: 'all: only skills holding every word of q', slug: '', category: '' } },
   { name: 'get_skill', title: 'Get a skill', operationId: 'getSkillBySlug', description: 'One skill with its instructions, by its slug.', annotations: read() },
   { name: 'get_persona', title: 'Get the persona', operationId: 'getActivePersona', description: 'The active persona with its soul content: adopt it.', annotations: read() },
   {
     name: 'get_identity',
     title: 'Get the identity',
     operationId: 'getIdentity',
-    description: "The owner's public profile; its professional and availability sections need their own scopes.",
+    description: "The owner's public profile (other sections need their own scopes).",
     annotations: read(),
   },
   {
@@ -178,7 +191,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     name: 'call_service',
     title: 'Call a service method',
     operationId: 'executeServiceMethod',
-    description: 'Run a named method of a connected service with parameters (list_services names the services).',
+    description: 'Run a named method of a connected service (list_services names them).',
     annotations: act(),
   },
   {
@@ -187,11 +200,16 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     operationId: 'proxyServiceRequest',
     description: "Send an HTTP request to a connected service's API with the owner's credentials added by Hearth.",
     annotations: act(),
-    argumentNotes: { headers: 'Extra headers (content negotiation, x-*); Hearth adds the credential', method: 'The HTTP method' },
+    argumentNotes: {
+      service: 'A service id, connector or discovered API name',
+      path: "Relative to the service's base address",
+      headers: 'Extra headers; Hearth adds the credential',
+      method: '',
+    },
   },
   { name: 'list_mail', title: 'List mail', operationId: 'listMailMessages', description: "Messages in the owner's connected mailbox, newest first; q searches.", annotations: read(true) },
   { name: 'read_mail', title: 'Read mail', operationId: 'getMailMessage', description: 'One message with its headers and text.', annotations: read(true) },
-  { name: 'send_mail', title: 'Send mail', operationId: 'sendMail', description: "Send an email from the owner's connected mailbox.", annotations: add(true) },
+  { name: 'send_mail', title: 'Send mail', operationId: 'sendMail', description: "Send an email from the owner's connected mailbox.", annotations: add(true), argumentNotes: { to: 'Recipients, comma-separated', subject: '', cc: 'Copy recipients', bcc: 'Blind copy recipients' } },
   { name: 'list_files', title: 'List files', operationId: 'listStorageFiles', description: "Files in the owner's connected file storage; q searches.", annotations: read(true) },
   { name: 'read_file', title: 'Read a file', operationId: 'readStorageFile', description: "Read a file of the owner's connected file storage (text as text, other files base64).", annotations: read(true) },
   { name: 'upload_file', title: 'Upload a file', operationId: 'uploadStorageFile', description: "Store a new file in the owner's connected file storage.", annotations: add(true) },
@@ -263,11 +281,16 @@ const LISTED_DESCRIPTION_CHARS = 80;
  * stay in force (arguments are checked against the full schema, and a refusal names the rule),
  * but tools/list goes into every prompt, so it does not repeat them.
  */
-function compactSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(compactSchema);
+/** Arguments whose name says all a model needs: their descriptions are left out of the list. */
+const PAGING_ARGUMENTS = new Set(['limit', 'cursor']);
+
+const isNullOnly = (schema: JsonSchema) => Object.keys(schema).length === 1 && schema.type === 'null';
+
+function compactSchema(schema: unknown, nested = false): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => compactSchema(item, nested));
   if (typeof schema !== 'object' || schema === null) return schema;
   let source = schema as JsonSchema;
-  const branches = Array.isArray(source.anyOf) ? (source.anyOf as unknown[]).map((branch) => compactSchema(branch) as JsonSchema) : undefined;
+  const branches = Array.isArray(source.anyOf) ? (source.anyOf as unknown[]).map((branch) => compactSchema(branch, true) as JsonSchema) : undefined;
   if (Array.isArray(branches) && branches.length > 0 && branches.every((branch) => 'const' in branch)) {
     const { anyOf: _anyOf, ...rest } = source;
     source = { ...rest, type: typeof branches[0]!.const === 'number' ? 'number' : 'string', enum: branches.map((branch) => branch.const) };
@@ -275,11 +298,19 @@ function compactSchema(schema: unknown): unknown {
     // A choice of plain types (text or null) is one type list.
     const { anyOf: _anyOf, ...rest } = source;
     source = { ...rest, type: branches.map((branch) => branch.type) };
+  } else if (Array.isArray(branches) && branches.length === 2 && branches.some(isNullOnly)) {
+    // A value or null (a field that null clears): the value's schema, with null among its types.
+    const { anyOf: _anyOf, ...rest } = source;
+    const value = branches.find((branch) => !isNullOnly(branch))!;
+    if (typeof value.type === 'string') source = { ...rest, ...value, type: [value.type, 'null'] };
   }
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(source)) {
     if (key.startsWith('x-') || ['title', 'pattern', 'minLength', 'maxLength', 'patternProperties', 'additionalProperties'].includes(key)) continue;
     if (key === 'description' && typeof value === 'string') {
+      // One sentence per argument: the words inside it (a list's items, an object's fields, one
+      // branch of a choice) are the API reference's detail, and the argument's own says enough.
+      if (nested) continue;
       // "Page size, 1 to 200 (default 50)" beside minimum, maximum and default says them twice.
       const bounded = 'minimum' in source || 'maximum' in source;
       const text = bounded ? value.replace(/,?\s*\d[\d,]* to \d[\d,]*(\s*\(default [^)]*\))?$/, '') : value;
@@ -287,8 +318,8 @@ function compactSchema(schema: unknown): unknown {
       if (text && text !== RecordId.description) out[key] = shortDescription(text);
     }
     else if (key === 'properties' && typeof value === 'object' && value !== null) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, compactSchema(property)]));
-    } else out[key] = compactSchema(value);
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, compactSchema(property, true)]));
+    } else out[key] = compactSchema(value, true);
   }
   return out;
 }
@@ -347,6 +378,10 @@ export function buildTools(catalog: readonly CatalogRoute[], specs: readonly Too
       properties[name] = { ...schema, default: value };
     }
     const notes = spec.argumentNotes ?? {};
+    for (const name of spec.omitted ?? []) {
+      if (!query.properties[name] || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: omits ${name}, which is no optional query argument of its route`);
+      delete properties[name];
+    }
     for (const name of Object.keys(spec.fixed ?? {})) {
       if (!query.properties[name] || query.required.includes(name)) throw new Error(`MCP tool ${spec.name}: a fixed ${name}, which is no optional query argument of its route`);
       delete properties[name];
@@ -366,7 +401,11 @@ export function buildTools(catalog: readonly CatalogRoute[], specs: readonly Too
     const listed = Object.fromEntries(
       Object.entries(properties).map(([name, schema]) => {
         const compact = compactSchema(schema) as JsonSchema;
-        return [name, notes[name] ? { ...compact, description: notes[name] } : compact];
+        // Paging arguments are the same on every list and named as every API names them.
+        if (notes[name] === undefined && !PAGING_ARGUMENTS.has(name)) return [name, compact];
+        // An empty note: the argument's name and type say it all.
+        const { description: _description, ...bare } = compact;
+        return [name, notes[name] ? { ...bare, description: notes[name] } : bare];
       }),
     );
     return {

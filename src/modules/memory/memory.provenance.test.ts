@@ -104,7 +104,7 @@ describe('the author, recorded by the server', () => {
       arguments: { content: 'Allergic to penicillin', kind: 'fact', tags: ['Health'], pinned: true, source: { kind: 'conversation', ref: 'chat-42', quote: 'I am allergic to penicillin' } },
     });
     expect(added.isError).toBeFalsy();
-    const entry = (added.structuredContent as { data: any }).data;
+    const entry = added.structuredContent as any;
     expect(entry).toMatchObject({
       kind: 'fact',
       tags: ['health'],
@@ -118,14 +118,14 @@ describe('the author, recorded by the server', () => {
     expect(byOwner.body.data.editedBy).toEqual({ channel: 'api', token: { id: master, name: expect.any(String), kind: 'master' }, agent: null });
     const updated = await client.callTool({ name: 'update_memory', arguments: { id: entry.id, content: 'Allergic to penicillin and amoxicillin' } });
     expect(updated.isError).toBeFalsy();
-    const changed = (updated.structuredContent as { data: any }).data;
+    const changed = updated.structuredContent as any;
     expect(changed).toMatchObject({ content: 'Allergic to penicillin and amoxicillin', tags: ['health', 'medical'], pinned: true, kind: 'fact' });
     // The author stays who wrote it; the last editor is the tool call.
     expect(changed.author).toEqual(entry.author);
     expect(changed.editedBy).toEqual({ channel: 'mcp', token: { id, name: 'Desktop assistant', kind: 'api' }, agent: null });
 
-    const found = await client.callTool({ name: 'search_memory', arguments: { channel: 'mcp', tag: 'medical' } });
-    expect((found.structuredContent as { data: Array<{ id: string }> }).data.map((e) => e.id)).toEqual([entry.id]);
+    const found = await client.callTool({ name: 'search_memory', arguments: { tag: 'medical' } });
+    expect((found.structuredContent as { items: Array<{ id: string }> }).items.map((e) => e.id)).toEqual([entry.id]);
   });
 
   it('records a held write, once approved, with the channel it was asked over', async () => {
@@ -134,7 +134,9 @@ describe('the author, recorded by the server', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${held.token}` } } }));
     clients.push(client);
     const asked = await client.callTool({ name: 'add_memory', arguments: { content: 'Held over MCP', kind: 'fact' } });
-    const overMcp = (asked._meta as { approvalId: string }).approvalId;
+    // A held call is a normal result naming its approval (check_approval follows it).
+    expect(asked.isError).toBeFalsy();
+    const overMcp = (asked.structuredContent as { approvalId: string }).approvalId;
     const overApi = (await t.request('POST', '/api/v1/memory', { token: held.token, body: { content: 'Held over the API' } })).body.data.approvalId as string;
     for (const id of [overMcp, overApi]) {
       expect((await t.request('POST', `/api/v1/approvals/${id}/approve`, { token: owner.token })).body.data.status).toBe('executed');
@@ -405,6 +407,11 @@ describe('filters', () => {
   });
 });
 
+/** Resolves once the clock reads a later millisecond than `after` (an ISO time): a tick, not a fixed wait. */
+async function nextMillisecond(after: string): Promise<void> {
+  while (new Date().toISOString() <= after) await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('facts that change: supersedes, history, asOf', () => {
   let who: Owner;
   beforeAll(async () => {
@@ -413,6 +420,8 @@ describe('facts that change: supersedes, history, asOf', () => {
 
   it('keeps the old entry, links both ways, and leaves it out of lists, search and the context by default', async () => {
     const old = await remember(who.token, { content: 'Lives in Berlin', kind: 'fact', tags: ['home'] });
+    // Times are kept to the millisecond: "current at old's time" must not hold the next entry too.
+    await nextMillisecond(old.created_at);
     const other = await remember(who.token, { content: 'Has a cat called Berlin' });
     const newer = await remember(who.token, { content: 'Lives in Lisbon since May', kind: 'fact', tags: ['home'], supersedes: [old.id, old.id] });
     expect(newer).toMatchObject({ supersedes: [old.id], supersededBy: null, supersededAt: null });
