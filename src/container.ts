@@ -49,10 +49,10 @@ import { createMcpHub } from './modules/mcp/mcp.hub.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
 import { createMemorySearchProvider, memorySearchSource } from './modules/memory/memory.search.js';
-import { wordsOnlyFusion, type Fusion } from './modules/search/search.fusion.js';
+import type { Fusion } from './modules/search/search.fusion.js';
 import type { SearchProvider } from './modules/search/search.provider.js';
 import { createSearchIndexer } from './modules/search/search.indexer.js';
-import { createFusion } from './modules/search/search.fusion.js';
+import { createFusion, meaningFloorFor } from './modules/search/search.fusion.js';
 import { createSearchRepo } from './modules/search/search.repo.js';
 import { createVectorCache } from './storage/search/vectors.js';
 import { createSkillsSearchProvider, skillsSearchSource } from './modules/skills/skills.search.js';
@@ -125,6 +125,10 @@ function addSearchByMeaning(config: Config, parts: Parts, storage: Storage, embe
     sources: SEARCH_SOURCES,
     cache: createVectorCache({ capacityBytes: config.searchVectorCacheMb * 1024 * 1024 }),
     writes: storage.writes,
+    settings: {
+      meaningMin: config.searchMeaningMin ?? meaningFloorFor(config.embeddings.kind).meaningMin,
+      meaningMargin: config.searchMeaningMargin ?? meaningFloorFor(config.embeddings.kind).meaningMargin,
+    },
     log: console,
   });
   const indexer = createSearchIndexer({

@@ -109,6 +109,47 @@ describe('search by words and meaning', () => {
   }
 });
 
+describe('search by meaning: the floor for items found by meaning alone', () => {
+  let floored: TestApp;
+  beforeAll(async () => {
+    // A floor no hashed bag of words of a text sharing no word with the query reaches.
+    floored = await createTestApp({ config: { embeddings: settingsFor(`${fake.url}/v1`), searchMeaningMin: 0.5 } });
+  });
+  afterAll(async () => {
+    await floored?.close();
+  });
+
+  async function hits(owner: Owner, q: string) {
+    const res = await floored.request('GET', '/api/v1/search', { token: owner.token, query: { q, types: 'memory', limit: 10 } });
+    expect(res.status).toBe(200);
+    return res.body.data as Array<{ id: string; matched: string }>;
+  }
+
+  it('answers nothing by meaning below the floor, and never drops what the words found', async () => {
+    const owner = await floored.createOwner();
+    const ids: string[] = [];
+    for (const content of ['The boiler was serviced in March by Gas Safe engineers', 'Leo plays football on Saturday mornings', 'Our broadband contract ends in October']) {
+      ids.push(await remember(owner, content, floored.app));
+    }
+    await floored.container.searchIndexer.runNow();
+    expect((await floored.container.searchIndexer.status(owner.id)).pending).toBe(0);
+
+    // No word of any note: nothing, where without a floor the three nearest vectors came back.
+    expect(await hits(owner, 'quantum chromodynamics lattice')).toEqual([]);
+    // One shared word out of many: a weak cosine, but the words found it, so it stays.
+    const weak = await hits(owner, 'which month did the quarterly tax return and dividends and pensions arrive, March maybe');
+    expect(weak.map((hit) => hit.id)).toEqual([ids[0]]);
+    expect(weak[0]!.matched).not.toBe('meaning');
+    // Without the floor the same app setup answers the other notes by meaning: the floor did the dropping.
+    const open = await t.createOwner();
+    for (const content of ['The boiler was serviced in March by Gas Safe engineers', 'Leo plays football on Saturday mornings']) await remember(open, content);
+    await t.container.searchIndexer.runNow();
+    const res = await t.request('GET', '/api/v1/search', { token: open.token, query: { q: 'quantum chromodynamics lattice', types: 'memory', limit: 10 } });
+    expect(res.body.data.length).toBeGreaterThan(0);
+    expect(res.body.data.every((hit: { matched: string }) => hit.matched === 'meaning')).toBe(true);
+  });
+});
+
 describe('search by meaning: edits and deletions', () => {
   it('never ranks an edited entry by its old vector, nor a deleted one', async () => {
     const owner = await t.createOwner();
