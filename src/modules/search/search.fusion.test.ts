@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../../test/fakes/openai.js';
 import { createTestApp, ENGINE, type Node, type Owner, type TestApp } from '../../../test/harness.js';
 import { loadConfig } from '../../config.js';
+import { DEFAULT_FUSION_SETTINGS, fuseRankings } from './search.fusion.js';
 import { createSearchRepo } from './search.repo.js';
 
 let fake: FakeOpenAI;
@@ -126,6 +127,7 @@ describe('search by meaning: the floor for items found by meaning alone', () => 
   }
 
   it('answers nothing by meaning below the floor, and never drops what the words found', async () => {
+    fake.embeddingDimensions = 64;
     const owner = await floored.createOwner();
     const ids: string[] = [];
     for (const content of ['The boiler was serviced in March by Gas Safe engineers', 'Leo plays football on Saturday mornings', 'Our broadband contract ends in October']) {
@@ -140,6 +142,9 @@ describe('search by meaning: the floor for items found by meaning alone', () => 
     const weak = await hits(owner, 'which month did the quarterly tax return and dividends and pensions arrive, March maybe');
     expect(weak.map((hit) => hit.id)).toEqual([ids[0]]);
     expect(weak[0]!.matched).not.toBe('meaning');
+    // A words hit whose cosine is far under the floor (no word in common with the query's vector) stays.
+    const ranked = await floored.container.searchFusion.rank(owner.id, 'memory', 'quantum chromodynamics lattice', [{ id: ids[1]!, score: 3 }], 10);
+    expect(ranked).toEqual([{ id: ids[1], score: expect.any(Number), matched: 'words' }]);
     // Without the floor the same app setup answers the other notes by meaning: the floor did the dropping.
     const open = await t.createOwner();
     for (const content of ['The boiler was serviced in March by Gas Safe engineers', 'Leo plays football on Saturday mornings']) await remember(open, content);
@@ -147,6 +152,27 @@ describe('search by meaning: the floor for items found by meaning alone', () => 
     const res = await t.request('GET', '/api/v1/search', { token: open.token, query: { q: 'quantum chromodynamics lattice', types: 'memory', limit: 10 } });
     expect(res.body.data.length).toBeGreaterThan(0);
     expect(res.body.data.every((hit: { matched: string }) => hit.matched === 'meaning')).toBe(true);
+  });
+});
+
+describe('fuseRankings: the floor for meaning', () => {
+  const cosine = new Map([
+    ['near', 0.6],
+    ['close', 0.45],
+    ['far', 0.3],
+    ['unrelated', 0.1],
+    ['worded', 0.05],
+  ]);
+  const dense = { nearest: ['near', 'close', 'far', 'unrelated', 'worded'], cosine };
+  const ids = (min: number, margin: number) =>
+    fuseRankings([{ id: 'worded', score: 12 }], dense, { ...DEFAULT_FUSION_SETTINGS, meaningMin: min, meaningMargin: margin }, 10).map((item) => item.id).sort();
+
+  it('drops meaning-only items under the floor or too far below the best cosine, never a words hit', () => {
+    expect(ids(-1, 2)).toEqual(['close', 'far', 'near', 'unrelated', 'worded']);
+    expect(ids(0.25, 2)).toEqual(['close', 'far', 'near', 'worded']);
+    expect(ids(-1, 0.2)).toEqual(['close', 'near', 'worded']);
+    expect(ids(0.5, 0.2)).toEqual(['near', 'worded']);
+    expect(ids(1, 2)).toEqual(['worded']);
   });
 });
 
