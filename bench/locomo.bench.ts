@@ -1,5 +1,5 @@
 /**
- * `npm run bench:locomo -- <path> [--mode words|meaning|fused] [--env KEY=VALUE] [--no-date] [--no-caption]`:
+ * `npm run bench:locomo -- <path> [--mode words|meaning|fused] [--env KEY=VALUE] [--no-date] [--no-caption] [--conversations n]`:
  * recall of Hearth's memory search on the LoCoMo long-conversation benchmark (Maharana et al.,
  * 2024: ten conversations between two people over many sessions, with questions whose answering
  * turns are labelled). The data has its own licence and is not part of this repository: <path>
@@ -45,14 +45,21 @@ const SEARCH_CONCURRENCY = 8;
 const args = process.argv.slice(2);
 const noDate = args.includes('--no-date');
 const noCaption = args.includes('--no-caption');
-const options = parseArguments(args.filter((a) => a !== '--no-date' && a !== '--no-caption'));
+// `--conversations n`: the first n conversations only (a fused run embeds every turn first, long on a small machine).
+const limitAt = args.indexOf('--conversations');
+const conversationLimit = limitAt >= 0 ? Number(args[limitAt + 1]) : Infinity;
+if (!(conversationLimit >= 1)) {
+  console.error('--conversations takes a number of conversations, 1 or more');
+  process.exit(2);
+}
+const options = parseArguments(args.filter((a, i) => a !== '--no-date' && a !== '--no-caption' && i !== limitAt && (limitAt < 0 || i !== limitAt + 1)));
 const source = options.rest[0];
 if (!source) {
   console.error('usage: npm run bench:locomo -- <locomo10.json or its folder of conversations> [--mode words|meaning|fused] [--no-date] [--no-caption]');
   process.exit(2);
 }
 
-const conversations = loadLocomo(source, { noDate, noCaption });
+const conversations = loadLocomo(source, { noDate, noCaption }).slice(0, conversationLimit);
 const turnCount = conversations.reduce((n, c) => n + c.turns.length, 0);
 const questionCount = conversations.reduce((n, c) => n + c.questions.length, 0);
 console.log(`LoCoMo: ${conversations.length} conversations, ${turnCount} turns, ${questionCount} questions (category 5 and those without evidence left out)`);

@@ -158,6 +158,18 @@ async function askDocuments(baseUrl: string, token: string, questions: DocumentQ
   return results.flat();
 }
 
+/**
+ * Whether the server answers by meaning alone with the run's query parameters: a note's own text
+ * asked through the one search must come back matched by meaning only (no hit matched by words).
+ */
+async function ranksByMeaningOnly(baseUrl: string, token: string, text: string, opts: RunOptions): Promise<boolean> {
+  const extra = Object.entries(opts.queryParams).map(([k, v]) => `&${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('');
+  const res = await fetch(`${baseUrl}/api/v1/search?q=${encodeURIComponent(text.slice(0, 500))}&types=memory&limit=10${extra}`, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) return false;
+  const body = (await res.json()) as { data: Array<{ matched?: string }> };
+  return body.data.length > 0 && body.data.every((hit) => hit.matched === 'meaning');
+}
+
 const started = performance.now();
 const running = await startRecallServer(options);
 const { baseUrl } = running.server;
@@ -174,6 +186,12 @@ try {
   await waitForIndexing(baseUrl, owner);
   const status = await waitForIndexing(baseUrl, other);
 
+  if (options.mode === 'meaning' && !(await ranksByMeaningOnly(baseUrl, owner, data.notes[0]!.content, options))) {
+    throw new Error(
+      'meaning-only: the server ignored the meaning-only parameter (a hit of a note\'s own words came back matched by words), so this run would measure fused ranking. ' +
+        'Meaning alone is measured in one process by `npx tsx bench/recall.fusion.ts`; pass --query-param to name the server\'s parameter if it has one',
+    );
+  }
   const outcomes = [
     ...(await askNotes(baseUrl, owner, 'notes', data.questions, data.notes, noteIds, options)),
     ...(await askNotes(baseUrl, other, 'low-overlap', data.lowOverlapQuestions, data.lowOverlapNotes, lowIds, options)),

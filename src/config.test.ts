@@ -120,3 +120,13 @@ describe('EMBEDDINGS', () => {
     expect(() => loadConfig({ EMBEDDINGS_BATCH_SIZE: '0' })).toThrow(/EMBEDDINGS_BATCH_SIZE/);
   });
 });
+
+describe('SEARCH_MEANING_MIN and SEARCH_MEANING_MARGIN', () => {
+  it("are unset by default (the embedder's own floor applies), read when set, refused out of range", () => {
+    expect(loadConfig({})).toMatchObject({ searchMeaningMin: undefined, searchMeaningMargin: undefined });
+    expect(loadConfig({ SEARCH_MEANING_MIN: '0.42', SEARCH_MEANING_MARGIN: '0.1' })).toMatchObject({ searchMeaningMin: 0.42, searchMeaningMargin: 0.1 });
+    expect(loadConfig({ SEARCH_MEANING_MIN: '-1' }).searchMeaningMin).toBe(-1);
+    expect(() => loadConfig({ SEARCH_MEANING_MIN: '1.5' })).toThrow(/SEARCH_MEANING_MIN must be a number from -1 to 1, got "1.5"/);
+    expect(() => loadConfig({ SEARCH_MEANING_MARGIN: 'wide' })).toThrow(/SEARCH_MEANING_MARGIN must be a number from 0 to 2/);
+  });
+});

@@ -9,6 +9,7 @@ import path from 'node:path';
  */
 const EXTRACT_TEXT_CEILING = 10 * 1024 * 1024;
 
+
 /**
  * Every setting Hearth reads, parsed and checked once at start.
  * The names of the first block are fixed by the conventions; the rest are Hearth's own
@@ -70,6 +71,20 @@ export interface Config {
    * meaning take (the least recently searched owners are dropped, and read again when needed).
    */
   searchVectorCacheMb: number;
+
+  /**
+   * SEARCH_MEANING_MIN: the least cosine an item found by meaning alone (no word of the query)
+   * needs to be answered; the words' hits are never dropped by it. Cosines differ by model, so the
+   * default (unset) depends on the embedder: measured for the built-in encoder (`meaningFloorFor`,
+   * docs/decisions/search.md, "A floor for meaning"); none for an OpenAI-compatible model.
+   */
+  searchMeaningMin: number | undefined;
+
+  /**
+   * SEARCH_MEANING_MARGIN: an item found by meaning alone also needs a cosine within this much of
+   * the query's best cosine. Unset: the embedder's default, as for the floor. 2 turns it off.
+   */
+  searchMeaningMargin: number | undefined;
 
   /**
    * Reading untrusted files (uploads' PDF, DOCX, HTML and text; OpenAPI YAML found by discovery):
@@ -228,6 +243,16 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
+function decimal<F extends number | undefined>(env: Env, name: string, fallback: F, min: number, max: number): number | F {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === '') return fallback;
@@ -327,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('DATABASE_URL must start with postgres:// (unset it to use the embedded database)');
   }
   const webhookConcurrency = int(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256);
+  const embeddings = embeddingsSettings(env);
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
   const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${hostForUrl}:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+(\/.*)?$/.test(publicBaseUrl)) {
@@ -370,6 +396,8 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayMemoryLimit: int(env, 'GATEWAY_MEMORY_LIMIT', 100, 1, 100_000),
     searchIndexPercent: int(env, 'SEARCH_INDEX_PERCENT', 100, 0, 10_000),
     searchVectorCacheMb: int(env, 'SEARCH_VECTOR_CACHE_MB', 128, 1, 65_536),
+    searchMeaningMin: decimal(env, 'SEARCH_MEANING_MIN', undefined, -1, 1),
+    searchMeaningMargin: decimal(env, 'SEARCH_MEANING_MARGIN', undefined, 0, 2),
     extract: {
       timeoutMs: int(env, 'EXTRACT_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
       maxMemoryMb: int(env, 'EXTRACT_MAX_MEMORY_MB', 256, 32, 65_536),
@@ -391,7 +419,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 1000, 600_000),
     },
     chatContextTokens: int(env, 'CHAT_CONTEXT_TOKENS', 6_000, 500, 1_000_000),
-    embeddings: embeddingsSettings(env),
+    embeddings,
 
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,

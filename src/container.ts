@@ -51,7 +51,7 @@ import { createEmbeddingsService } from './modules/embeddings/embeddings.service
 import { createMemorySearchProvider, memorySearchSource } from './modules/memory/memory.search.js';
 import type { SearchProvider } from './modules/search/search.provider.js';
 import { createSearchIndexer } from './modules/search/search.indexer.js';
-import { createFusion, type Fusion } from './modules/search/search.fusion.js';
+import { createFusion, meaningFloorFor, type Fusion } from './modules/search/search.fusion.js';
 import { createSearchRepo } from './modules/search/search.repo.js';
 import { createVectorCache } from './storage/search/vectors.js';
 import { createSkillsSearchProvider, skillsSearchSource } from './modules/skills/skills.search.js';
@@ -124,6 +124,10 @@ function addSearchByMeaning(config: Config, parts: Parts, storage: Storage, embe
     sources: SEARCH_SOURCES,
     cache: createVectorCache({ capacityBytes: config.searchVectorCacheMb * 1024 * 1024 }),
     writes: storage.writes,
+    settings: {
+      meaningMin: config.searchMeaningMin ?? meaningFloorFor(config.embeddings.kind).meaningMin,
+      meaningMargin: config.searchMeaningMargin ?? meaningFloorFor(config.embeddings.kind).meaningMargin,
+    },
     log: console,
   });
   const indexer = createSearchIndexer({

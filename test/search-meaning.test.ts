@@ -65,6 +65,34 @@ describe('search by meaning with the built-in encoder', () => {
     }
   }, 120_000);
 
+  it('answers no entry by meaning for a question about nothing stored, and keeps the words\' hits', async () => {
+    const notes = [
+      'My daughter Emma is allergic to peanuts',
+      'I prefer aisle seats on flights',
+      'My dentist is Dr. Patel',
+      'Our wifi password is hunter2',
+    ];
+    const both = await storeBoth(notes);
+    const { app, owner, ids } = both.fused;
+    const hits = async (q: string) => {
+      const res = await app.request('GET', '/api/v1/search', { token: owner.token, query: { q, types: 'memory', limit: 10 } });
+      expect(res.status).toBe(200);
+      return res.body.data as Array<{ id: string; matched: string }>;
+    };
+    // Nothing stored is about these: without the floor every note came back, "matched by meaning".
+    for (const q of ['how does a jet engine work', 'recipe for beef wellington', 'history of rome', 'weather tomorrow']) {
+      expect(await hits(q), q).toEqual([]);
+      expect(await ask(app, owner, q), q).toEqual([]);
+    }
+    // One word matches one note: that note, not the rest of the store.
+    expect(await ask(app, owner, 'peanuts')).toEqual([ids[0]]);
+    // A paraphrase still finds its note by meaning, first.
+    const teeth = await hits('teeth doctor');
+    expect(teeth[0]).toMatchObject({ id: ids[2], matched: 'meaning' });
+    expect(teeth.map((hit) => hit.id)).not.toContain(ids[1]);
+    expect(teeth.map((hit) => hit.id)).not.toContain(ids[3]);
+  }, 120_000);
+
   // SQLite only: the ranking is the same code on both engines (the index and the database's
   // fallback agree, search.test.ts), and a run is most of a minute of the encoder's time. Every
   // question: on a quarter of them fused ranking lost one exact question's hit@5 (a long journal

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../../test/fakes/openai.js';
 import { createTestApp, ENGINE, type Node, type Owner, type TestApp } from '../../../test/harness.js';
 import { loadConfig } from '../../config.js';
+import { DEFAULT_FUSION_SETTINGS, fuseRankings } from './search.fusion.js';
 import { createSearchRepo } from './search.repo.js';
 
 let fake: FakeOpenAI;
@@ -107,6 +108,74 @@ describe('search by words and meaning', () => {
     const ranked = await t.container.searchFusion.rank(owner.id, 'memory', 'boiler', [{ id: note, score: 3 }], 10);
     expect(ranked).toEqual([{ id: note, score: 3, matched: 'words' }]);
   }
+});
+
+describe('search by meaning: the floor for items found by meaning alone', () => {
+  let floored: TestApp;
+  beforeAll(async () => {
+    // A floor no hashed bag of words of a text sharing no word with the query reaches.
+    floored = await createTestApp({ config: { embeddings: settingsFor(`${fake.url}/v1`), searchMeaningMin: 0.5 } });
+  });
+  afterAll(async () => {
+    await floored?.close();
+  });
+
+  async function hits(owner: Owner, q: string) {
+    const res = await floored.request('GET', '/api/v1/search', { token: owner.token, query: { q, types: 'memory', limit: 10 } });
+    expect(res.status).toBe(200);
+    return res.body.data as Array<{ id: string; matched: string }>;
+  }
+
+  it('answers nothing by meaning below the floor, and never drops what the words found', async () => {
+    fake.embeddingDimensions = 64;
+    const owner = await floored.createOwner();
+    const ids: string[] = [];
+    for (const content of ['The boiler was serviced in March by Gas Safe engineers', 'Leo plays football on Saturday mornings', 'Our broadband contract ends in October']) {
+      ids.push(await remember(owner, content, floored.app));
+    }
+    await floored.container.searchIndexer.runNow();
+    expect((await floored.container.searchIndexer.status(owner.id)).pending).toBe(0);
+
+    // No word of any note: nothing, where without a floor the three nearest vectors came back.
+    expect(await hits(owner, 'quantum chromodynamics lattice')).toEqual([]);
+    // One shared word out of many: a weak cosine, but the words found it, so it stays.
+    const weak = await hits(owner, 'which month did the quarterly tax return and dividends and pensions arrive, March maybe');
+    expect(weak.map((hit) => hit.id)).toEqual([ids[0]]);
+    expect(weak[0]!.matched).not.toBe('meaning');
+    // A words hit whose cosine is far under the floor (no word in common with the query's vector) stays.
+    const ranked = await floored.container.searchFusion.rank(owner.id, 'memory', 'quantum chromodynamics lattice', [{ id: ids[1]!, score: 3 }], 10);
+    expect(ranked.map((item) => item.id)).toEqual([ids[1]]);
+    // Its fused score is 0.5 × 3/10 from words plus its cosine: the cosine is under the floor.
+    expect(ranked[0]!.score - 0.15).toBeLessThan(0.5);
+    // Without the floor the same app setup answers the other notes by meaning: the floor did the dropping.
+    const open = await t.createOwner();
+    for (const content of ['The boiler was serviced in March by Gas Safe engineers', 'Leo plays football on Saturday mornings']) await remember(open, content);
+    await t.container.searchIndexer.runNow();
+    const res = await t.request('GET', '/api/v1/search', { token: open.token, query: { q: 'quantum chromodynamics lattice', types: 'memory', limit: 10 } });
+    expect(res.body.data.length).toBeGreaterThan(0);
+    expect(res.body.data.every((hit: { matched: string }) => hit.matched === 'meaning')).toBe(true);
+  });
+});
+
+describe('fuseRankings: the floor for meaning', () => {
+  const cosine = new Map([
+    ['near', 0.6],
+    ['close', 0.45],
+    ['far', 0.3],
+    ['unrelated', 0.1],
+    ['worded', 0.05],
+  ]);
+  const dense = { nearest: ['near', 'close', 'far', 'unrelated', 'worded'], cosine };
+  const ids = (min: number, margin: number) =>
+    fuseRankings([{ id: 'worded', score: 12 }], dense, { ...DEFAULT_FUSION_SETTINGS, meaningMin: min, meaningMargin: margin }, 10).map((item) => item.id).sort();
+
+  it('drops meaning-only items under the floor or too far below the best cosine, never a words hit', () => {
+    expect(ids(-1, 2)).toEqual(['close', 'far', 'near', 'unrelated', 'worded']);
+    expect(ids(0.25, 2)).toEqual(['close', 'far', 'near', 'worded']);
+    expect(ids(-1, 0.2)).toEqual(['close', 'near', 'worded']);
+    expect(ids(0.5, 0.2)).toEqual(['near', 'worded']);
+    expect(ids(1, 2)).toEqual(['worded']);
+  });
 });
 
 describe('search by meaning: edits and deletions', () => {

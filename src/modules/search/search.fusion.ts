@@ -93,6 +93,18 @@ export interface FusionWeights {
    * bm25 and this floor, so the best match counts 1 only when it is a strong one.
    */
   floor: number;
+  /**
+   * The least cosine an item found by meaning alone needs to enter the answer: below it, the
+   * nearest vectors are only the least unrelated of the owner's items, not a match. Items the
+   * words found are never dropped by it. -1 lets every nearest vector in.
+   */
+  meaningMin: number;
+  /**
+   * An item found by meaning alone also needs a cosine within this much of the query's best
+   * cosine (the nearest vector's): a model-independent rule that keeps the far tail out when one
+   * item clearly matches. 2 (or more) turns it off.
+   */
+  meaningMargin: number;
 }
 
 export interface FusionSettings extends FusionWeights {
@@ -118,11 +130,24 @@ export const DEFAULT_FUSION_SETTINGS: FusionSettings = {
   meaningOnly: true,
   saturation: 0,
   floor: 10,
+  meaningMin: -1,
+  meaningMargin: 2,
   candidates: 50,
   nearest: 50,
   queryWaitMs: 1_000,
   queryCacheEntries: 512,
 };
+
+/**
+ * The floor for items found by meaning alone that an embedder gets unless the settings say
+ * otherwise (SEARCH_MEANING_MIN, SEARCH_MEANING_MARGIN). Cosines are the model's own: the
+ * built-in encoder's were measured on bench/recall (`npx tsx bench/recall.floor.ts`,
+ * docs/decisions/search.md, "A floor for meaning") as the highest floor that changes no score;
+ * another model's are unknown here, so it has none until the deployment sets one.
+ */
+export function meaningFloorFor(kind: 'builtin' | 'openai' | 'off'): Pick<FusionWeights, 'meaningMin' | 'meaningMargin'> {
+  return kind === 'builtin' ? { meaningMin: 0.25, meaningMargin: 0.2 } : { meaningMin: -1, meaningMargin: 2 };
+}
 
 /** The meaning side of one query: the nearest items by cosine, and the exact cosine of every candidate. */
 export interface DenseSide {
@@ -143,7 +168,11 @@ export function fuseRankings(lexical: readonly LexicalHit[], dense: DenseSide, w
   });
   const nearest = new Set(dense.nearest);
   const ids = [...wordRank.keys()];
-  if (weights.meaningOnly) for (const id of dense.nearest) if (!wordRank.has(id)) ids.push(id);
+  if (weights.meaningOnly) {
+    const best = dense.nearest.length > 0 ? (dense.cosine.get(dense.nearest[0]!) ?? -1) : -1;
+    const least = Math.max(weights.meaningMin, best - weights.meaningMargin);
+    for (const id of dense.nearest) if (!wordRank.has(id) && (dense.cosine.get(id) ?? -1) >= least) ids.push(id);
+  }
 
   // Meaning ranks every item considered by its cosine (items without a vector come last, unranked).
   const byCosine = ids.filter((id) => dense.cosine.has(id)).sort((a, b) => dense.cosine.get(b)! - dense.cosine.get(a)! || (a < b ? -1 : 1));
