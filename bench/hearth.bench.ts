@@ -106,6 +106,24 @@ function fleet() {
   };
 }
 
+/** Seeds the store through a words-only server, checks what the rows rely on, and stops that server. */
+async function seedStore(servers: ReturnType<typeof fleet>, seededStore: HearthStorage, report: EngineReport): Promise<Seeded> {
+  const skills = skillCatalogue();
+  // Words only (WORDS_ONLY): with the built-in embedder the indexer would be embedding the
+  // seeded entries, and then each write row's, on the cores the rows are timed on.
+  const first = await servers.start(startHearth(seededStore, WORDS_ONLY));
+  const seeded = await seed(first.baseUrl, skills);
+  report.seedSeconds = seeded.seconds;
+  report.problems.push(...(await checkSeeded(first.baseUrl, seeded)));
+  const shares = commonWordShares(skills).map((s) => Math.round(s * 100));
+  console.log(`  seeded in ${seeded.seconds.toFixed(1)} s; each common word is in ${Math.min(...shares)}–${Math.max(...shares)}% of the skills`);
+  const cost = memoryIndexCost();
+  console.log(`  the memory entries' words index costs ${cost.cost.toLocaleString('en-US')} of its bound ${cost.bound.toLocaleString('en-US')} (${cost.words.toLocaleString('en-US')} words)`);
+  if (cost.cost > cost.bound) report.problems.push(`the seeded memory's words index (${cost.cost}) exceeds its bound (${cost.bound}): the search row would time the database's scan`);
+  await servers.stop(first);
+  return seeded;
+}
+
 async function benchEngine(engine: Engine): Promise<EngineReport> {
   const report: EngineReport = {
     engine,
@@ -124,19 +142,7 @@ async function benchEngine(engine: Engine): Promise<EngineReport> {
   try {
     console.log(`\n${ENGINE_NAMES[engine]}: seeding through the API…`);
     const seededStore = await stores.fresh();
-    const skills = skillCatalogue();
-    // Words only (WORDS_ONLY): with the built-in embedder the indexer would be embedding the
-    // seeded entries, and then each write row's, on the cores the rows are timed on.
-    const first = await servers.start(startHearth(seededStore, WORDS_ONLY));
-    const seeded = await seed(first.baseUrl, skills);
-    report.seedSeconds = seeded.seconds;
-    report.problems.push(...(await checkSeeded(first.baseUrl, seeded)));
-    const shares = commonWordShares(skills).map((s) => Math.round(s * 100));
-    console.log(`  seeded in ${seeded.seconds.toFixed(1)} s; each common word is in ${Math.min(...shares)}–${Math.max(...shares)}% of the skills`);
-    const cost = memoryIndexCost();
-    console.log(`  the memory entries' words index costs ${cost.cost.toLocaleString('en-US')} of its bound ${cost.bound.toLocaleString('en-US')} (${cost.words.toLocaleString('en-US')} words)`);
-    if (cost.cost > cost.bound) report.problems.push(`the seeded memory's words index (${cost.cost}) exceeds its bound (${cost.bound}): the search row would time the database's scan`);
-    await servers.stop(first);
+    const seeded = await seedStore(servers, seededStore, report);
 
     console.log(`${ENGINE_NAMES[engine]}: start times (${settings.rounds} of each) and idle memory…`);
     // Round after round: the minimal app, Hearth on an empty store, Hearth on the seeded store.
