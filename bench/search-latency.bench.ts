@@ -6,7 +6,8 @@
  *
  * 1. Background indexing: the entries are written (fast: words serve them at once), then the
  *    owner's `GET /api/v1/search/status` is read every second while the indexer embeds them;
- *    the rate is the growth of `indexed` over INDEX_WINDOW seconds with nothing else running.
+ *    the rate is the growth of `indexed` over INDEX_WINDOW seconds with nothing else running,
+ *    from the first vectors stored (the worker's cold start is printed apart).
  *    The server's and its worker's resident memory are sampled for their peaks meanwhile.
  * 2. The write row while that indexing runs: `POST /api/v1/memory` (a second owner, each a new
  *    entry) beside the minimal app in BENCH_ROUNDS interleaved rounds, as `npm run bench` does;
@@ -84,19 +85,29 @@ async function fill(baseUrl: string, token: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Indexed items a second over the window (or until nothing is pending), read from the status. */
-async function indexingRate(baseUrl: string, token: string): Promise<{ perSecond: number; seconds: number; indexed: number; pending: number }> {
-  const first = await status(baseUrl, token);
+/**
+ * Indexed items a second over the window (or until nothing is pending), read from the status.
+ * The window opens once the first vectors are stored: the worker's start and the model's load
+ * before them are timed apart (`coldSeconds`), as they come once per worker, not per entry.
+ */
+async function indexingRate(baseUrl: string, token: string) {
   const started = performance.now();
+  let first = await status(baseUrl, token);
+  while (first.indexed === 0 && first.pending > 0 && (performance.now() - started) / 1000 < INDEX_WINDOW_S) {
+    await sleep(250);
+    first = await status(baseUrl, token);
+  }
+  const opened = performance.now();
   let last = first;
-  while ((performance.now() - started) / 1000 < INDEX_WINDOW_S && last.pending > 0) {
+  while ((performance.now() - opened) / 1000 < INDEX_WINDOW_S && last.pending > 0) {
     await sleep(1_000);
     last = await status(baseUrl, token);
   }
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`  indexed ${first.indexed} → ${last.indexed} in ${seconds.toFixed(1)} s, ${last.pending} pending; embedder ${last.embedder.model} (${last.embedder.state})`);
+  const seconds = (performance.now() - opened) / 1000;
+  const coldSeconds = (opened - started) / 1000;
+  console.log(`  first vectors after ${coldSeconds.toFixed(1)} s; then indexed ${first.indexed} → ${last.indexed} in ${seconds.toFixed(1)} s, ${last.pending} pending; embedder ${last.embedder.model} (${last.embedder.state})`);
   if (last.lastError) problems.push(`the indexer reported: ${last.lastError}`);
-  return { perSecond: (last.indexed - first.indexed) / seconds, seconds, indexed: last.indexed, pending: last.pending };
+  return { perSecond: (last.indexed - first.indexed) / seconds, seconds, coldSeconds, indexed: last.indexed, pending: last.pending };
 }
 
 /** Waits until nothing of the owner's is pending; answers the seconds waited. */
@@ -247,9 +258,9 @@ async function main(): Promise<void> {
       '',
       '| measure | goal | measured |',
       '|---|---|---|',
-      `| background indexing, nothing else running | ≥ ${GOALS.indexingPerSecond}/s | ${alone.perSecond.toFixed(1)}/s over ${alone.seconds.toFixed(0)} s${verdict(alone.perSecond >= GOALS.indexingPerSecond)} |`,
+      `| background indexing, nothing else running | ≥ ${GOALS.indexingPerSecond}/s | ${alone.perSecond.toFixed(1)}/s over ${alone.seconds.toFixed(0)} s${verdict(alone.perSecond >= GOALS.indexingPerSecond)} (first vectors ${alone.coldSeconds.toFixed(1)} s after the writes) |`,
       `| background indexing, the whole backlog after the write rounds | | ${drainRate.toFixed(1)}/s over ${drainSeconds.toFixed(0)} s |`,
-      `| \`POST /api/v1/memory\` while indexing, of the minimal app | within ${GOALS.writeRatioLoss * 100}% of words only | ${indexing ? `${(100 * indexing.ratio).toFixed(0)}% (${Math.round(indexing.writesPerSecond)}/s) against ${(100 * wordsOnly.ratio).toFixed(0)}% (${Math.round(wordsOnly.writesPerSecond)}/s): ${(100 * loss).toFixed(0)}% lower${verdict(loss <= GOALS.writeRatioLoss)}` : 'not measured'} |`,
+      `| \`POST /api/v1/memory\` while indexing, of the minimal app | within ${GOALS.writeRatioLoss * 100}% of words only | ${indexing ? `${(100 * indexing.ratio).toFixed(0)}% (${Math.round(indexing.writesPerSecond)}/s) against ${(100 * wordsOnly.ratio).toFixed(0)}% (${Math.round(wordsOnly.writesPerSecond)}/s) words only: ${(100 * (1 - loss)).toFixed(0)}% of it${verdict(loss <= GOALS.writeRatioLoss)}` : 'not measured'} |`,
       `| fused search, concurrency 1: p50 / p95 | p95 ≤ ${GOALS.p95AtOneMs} ms | ${ms(fusedOne.p50)} / ${ms(fusedOne.p95)} (${Math.round(fusedOne.perSecond)}/s)${verdict(fusedOne.p95 <= GOALS.p95AtOneMs)} |`,
       `| fused search, concurrency ${CONNECTIONS}: p50 / p95 | p95 ≤ ${GOALS.p95AtManyMs} ms | ${ms(fusedMany.p50)} / ${ms(fusedMany.p95)} (${Math.round(fusedMany.perSecond)}/s)${verdict(fusedMany.p95 <= GOALS.p95AtManyMs)} |`,
       `| words only, concurrency 1: p50 / p95 | | ${ms(wordsOne.p50)} / ${ms(wordsOne.p95)} (${Math.round(wordsOne.perSecond)}/s) |`,
