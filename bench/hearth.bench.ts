@@ -4,7 +4,8 @@
  *
  * Per engine: Hearth is compiled once and started as `npm start` starts it on an empty store,
  * seeded through its API (bench/lib/seed.ts), then restarted several times to time its start on
- * an empty and on the seeded store. On the last seeded start, after a quiet spell, its idle
+ * an empty store (default settings: the indexer started, no worker may start) and on the seeded
+ * store (words only, EMBEDDINGS=off: search by meaning is bench:search's). On the last seeded start, after a quiet spell, its idle
  * memory is read; then each round measures, row after row, the minimal app and the row, each
  * for BENCH_DURATION seconds, while the memory of both processes is sampled for its peak.
  *
