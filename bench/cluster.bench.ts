@@ -27,7 +27,7 @@ import { skillCatalogue } from './lib/dataset.js';
 import { api } from './lib/http.js';
 import { loadAmount, loadFor, type Sample } from './lib/load.js';
 import { BenchDatabases, DEFAULT_DATABASE_URL, unreachable } from './lib/postgres.js';
-import { buildServer, startHearth, type RunningServer } from './lib/processes.js';
+import { buildServer, startHearth, WORDS_ONLY, type RunningServer } from './lib/processes.js';
 import { median, percent, whole } from './lib/report.js';
 import { THROUGHPUT_ROWS, type RowContext, type ThroughputRow } from './lib/rows.js';
 import { checkSeeded, memoryTotal, seed, type Seeded } from './lib/seed.js';
@@ -146,7 +146,7 @@ async function run(report: Report): Promise<void> {
     // What every node needs identical (README): the database and the vault key.
     const vaultKey = randomBytes(32).toString('base64');
     const start = async (i: number) => {
-      const server = await startHearth({ dataDir: dataDirs[i]!, databaseUrl: url }, { VAULT_KEY: vaultKey });
+      const server = await startHearth({ dataDir: dataDirs[i]!, databaseUrl: url }, { ...WORDS_ONLY, VAULT_KEY: vaultKey });
       running.add(server);
       return server;
     };
@@ -158,7 +158,7 @@ async function run(report: Report): Promise<void> {
     report.problems.push(...(await checkSeeded(a.baseUrl, seeded)));
     console.log(`  seeded in ${seeded.seconds.toFixed(1)} s`);
 
-    const counters = { commonQueriesSent: { n: 0 }, writesSent: { n: 0 } };
+    const counters = { commonQueriesSent: { n: 0 }, writesSent: { n: 0 }, questionsSent: { n: 0 } };
     const ctx = (server: RunningServer): RowContext => ({ baseUrl: server.baseUrl, seeded, ...counters });
     let writeRate = 0;
     const { connections } = settings;

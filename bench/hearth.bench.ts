@@ -4,7 +4,8 @@
  *
  * Per engine: Hearth is compiled once and started as `npm start` starts it on an empty store,
  * seeded through its API (bench/lib/seed.ts), then restarted several times to time its start on
- * an empty and on the seeded store. On the last seeded start, after a quiet spell, its idle
+ * an empty store (default settings: the indexer started, no worker may start) and on the seeded
+ * store (words only, EMBEDDINGS=off: search by meaning is bench:search's). On the last seeded start, after a quiet spell, its idle
  * memory is read; then each round measures, row after row, the minimal app and the row, each
  * for BENCH_DURATION seconds, while the memory of both processes is sampled for its peak.
  *
@@ -21,10 +22,11 @@ import path from 'node:path';
 import { commonWordShares, DISTINCT_COMMON_QUERIES, skillCatalogue } from './lib/dataset.js';
 import { loadAmount, loadFor, withServerCpu, type Sample, type Target } from './lib/load.js';
 import { BenchDatabases, DEFAULT_DATABASE_URL, unreachable } from './lib/postgres.js';
-import { buildServer, rssMb, startHearth, startMinimal, startPeakRss, type HearthStorage, type RunningServer } from './lib/processes.js';
+import { DISTINCT_QUESTIONS } from './lib/notes.js';
+import { buildServer, childPids, rssMb, startHearth, startMinimal, startPeakRss, WORDS_ONLY, type HearthStorage, type RunningServer } from './lib/processes.js';
 import { ENGINE_NAMES, renderReport, roundLine, type Engine, type EngineReport, type RunSettings } from './lib/report.js';
 import { THROUGHPUT_ROWS, type RowContext, type ThroughputRow } from './lib/rows.js';
-import { checkSeeded, memoryTotal, seed, type Seeded } from './lib/seed.js';
+import { checkSeeded, memoryIndexCost, memoryTotal, seed, type Seeded } from './lib/seed.js';
 import { positive } from './lib/settings.js';
 
 const WARMUP_SECONDS = 1;
@@ -105,6 +107,24 @@ function fleet() {
   };
 }
 
+/** Seeds the store through a words-only server, checks what the rows rely on, and stops that server. */
+async function seedStore(servers: ReturnType<typeof fleet>, seededStore: HearthStorage, report: EngineReport): Promise<Seeded> {
+  const skills = skillCatalogue();
+  // Words only (WORDS_ONLY): with the built-in embedder the indexer would be embedding the
+  // seeded entries, and then each write row's, on the cores the rows are timed on.
+  const first = await servers.start(startHearth(seededStore, WORDS_ONLY));
+  const seeded = await seed(first.baseUrl, skills);
+  report.seedSeconds = seeded.seconds;
+  report.problems.push(...(await checkSeeded(first.baseUrl, seeded)));
+  const shares = commonWordShares(skills).map((s) => Math.round(s * 100));
+  console.log(`  seeded in ${seeded.seconds.toFixed(1)} s; each common word is in ${Math.min(...shares)}–${Math.max(...shares)}% of the skills`);
+  const cost = memoryIndexCost();
+  console.log(`  the memory entries' words index costs ${cost.cost.toLocaleString('en-US')} of its bound ${cost.bound.toLocaleString('en-US')} (${cost.words.toLocaleString('en-US')} words)`);
+  if (cost.cost > cost.bound) report.problems.push(`the seeded memory's words index (${cost.cost}) exceeds its bound (${cost.bound}): the search row would time the database's scan`);
+  await servers.stop(first);
+  return seeded;
+}
+
 async function benchEngine(engine: Engine): Promise<EngineReport> {
   const report: EngineReport = {
     engine,
@@ -114,6 +134,7 @@ async function benchEngine(engine: Engine): Promise<EngineReport> {
     peakMb: {},
     writes: [],
     commonQueries: { sent: 0, distinct: 0 },
+    questions: { sent: 0, distinct: 0 },
     seedSeconds: 0,
     problems: [],
   };
@@ -122,14 +143,7 @@ async function benchEngine(engine: Engine): Promise<EngineReport> {
   try {
     console.log(`\n${ENGINE_NAMES[engine]}: seeding through the API…`);
     const seededStore = await stores.fresh();
-    const skills = skillCatalogue();
-    const first = await servers.start(startHearth(seededStore));
-    const seeded = await seed(first.baseUrl, skills);
-    report.seedSeconds = seeded.seconds;
-    report.problems.push(...(await checkSeeded(first.baseUrl, seeded)));
-    const shares = commonWordShares(skills).map((s) => Math.round(s * 100));
-    console.log(`  seeded in ${seeded.seconds.toFixed(1)} s; each common word is in ${Math.min(...shares)}–${Math.max(...shares)}% of the skills`);
-    await servers.stop(first);
+    const seeded = await seedStore(servers, seededStore, report);
 
     console.log(`${ENGINE_NAMES[engine]}: start times (${settings.rounds} of each) and idle memory…`);
     // Round after round: the minimal app, Hearth on an empty store, Hearth on the seeded store.
@@ -141,14 +155,19 @@ async function benchEngine(engine: Engine): Promise<EngineReport> {
       if (hearth) await servers.stop(hearth);
       minimal = await servers.start(startMinimal());
       report.startSeconds.minimal.push(minimal.startMs / 1000);
+      // The empty store starts with the default settings (the built-in embedder, the indexer
+      // started), as a new install does: nothing is pending, so no encoder may start.
       const empty = await servers.start(startHearth(await stores.fresh()));
       report.startSeconds.empty.push(empty.startMs / 1000);
       if (round === 1) {
         await sleep(QUIET_SECONDS);
         report.idleMb.empty = rssMb(empty.pid);
+        const workers = childPids(empty.pid);
+        console.log(`  empty store, built-in embedder: ${workers.length === 0 ? 'no worker process started' : `worker processes ${workers.join(', ')} running`}`);
+        if (workers.length > 0) report.problems.push(`on an empty store the server started ${workers.length} worker process(es) within ${QUIET_SECONDS} s: nothing should need the encoder`);
       }
       await servers.stop(empty);
-      hearth = await servers.start(startHearth(seededStore));
+      hearth = await servers.start(startHearth(seededStore, WORDS_ONLY));
       report.startSeconds.seeded.push(hearth.startMs / 1000);
     }
     await sleep(QUIET_SECONDS);
@@ -166,7 +185,7 @@ async function benchEngine(engine: Engine): Promise<EngineReport> {
 }
 
 async function measureRounds(hearth: RunningServer, minimal: RunningServer, seeded: Seeded, report: EngineReport): Promise<void> {
-  const ctx: RowContext = { baseUrl: hearth.baseUrl, seeded, commonQueriesSent: { n: 0 }, writesSent: { n: 0 } };
+  const ctx: RowContext = { baseUrl: hearth.baseUrl, seeded, commonQueriesSent: { n: 0 }, writesSent: { n: 0 }, questionsSent: { n: 0 } };
   const minimalTarget: Target = { url: `${minimal.baseUrl}/` };
   const { connections, seconds } = settings;
   let writeRate = 0;
@@ -213,6 +232,7 @@ async function measureRounds(hearth: RunningServer, minimal: RunningServer, seed
     [report.peakMb.hearth, report.peakMb.minimal] = peak.peaks();
   }
   report.commonQueries = { sent: ctx.commonQueriesSent.n, distinct: Math.min(ctx.commonQueriesSent.n, DISTINCT_COMMON_QUERIES) };
+  report.questions = { sent: ctx.questionsSent.n, distinct: Math.min(ctx.questionsSent.n, DISTINCT_QUESTIONS) };
 }
 
 console.log('Building the server (node scripts/build.mjs)…');

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RARE_WORD } from './lib/dataset.js';
 import { api, registerOwner } from './lib/http.js';
-import { buildServer, startHearth, startMinimal, type Launch, type RunningServer } from './lib/processes.js';
+import { buildServer, startHearth, startMinimal, WORDS_ONLY, type Launch, type RunningServer } from './lib/processes.js';
 
 interface Row {
   key: string;
@@ -120,7 +120,7 @@ async function countRow(row: Row): Promise<number> {
   };
   let server: RunningServer | undefined;
   try {
-    server = row.target ? await startHearth({ dataDir, databaseUrl: undefined }, {}, launch) : await startMinimal(launch);
+    server = row.target ? await startHearth({ dataDir, databaseUrl: undefined }, WORDS_ONLY, launch) : await startMinimal(launch);
     const target = row.target ? row.target(await seedSmallStore(server.baseUrl)) : { path: '/' };
     await sendSequentially(server.baseUrl, target, WARMUP);
     await sendSequentially(server.baseUrl, target, WARMUP);

@@ -20,7 +20,7 @@ import pg from 'pg';
 import { registerOwner } from './lib/http.js';
 import { loadFor, withServerCpu, type Sample, type Target } from './lib/load.js';
 import { BenchDatabases, DEFAULT_DATABASE_URL, unreachable } from './lib/postgres.js';
-import { buildServer, postgresCpuMicroseconds, startFloorWriter, startHearth, startMinimal, type RunningServer } from './lib/processes.js';
+import { buildServer, postgresCpuMicroseconds, startFloorWriter, startHearth, startMinimal, WORDS_ONLY, type RunningServer } from './lib/processes.js';
 import { median, percent, whole } from './lib/report.js';
 import { positive } from './lib/settings.js';
 
@@ -77,7 +77,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-write-floor-'));
 const servers: RunningServer[] = [];
 try {
   const url = await databases.create();
-  const hearth = await startHearth({ dataDir, databaseUrl: url });
+  const hearth = await startHearth({ dataDir, databaseUrl: url }, WORDS_ONLY);
   servers.push(hearth);
   const token = await registerOwner(hearth.baseUrl, 'bench-writer');
   const floor = await startFloorWriter(url, await ownerIdOf(url));

@@ -1,10 +1,12 @@
 /**
- * The data set of issue 11, generated from a fixed seed so every run searches the same catalogue:
- * 1,000 memory entries, 100 knowledge-base documents of 4 KB, and 10,000 skills where one in
- * 100 carries a rare word and each of 14 common words appears in about a third of the skills.
+ * The data set of issues 11 and 33, generated from a fixed seed so every run searches the same
+ * store: 10,000 memory entries written as an owner writes notes (notes.ts), 100 knowledge-base
+ * documents of 4 KB made of such notes under headings, and 10,000 skills where one in 100
+ * carries a rare word and each of 14 common words appears in about a third of the skills.
  */
+import { noteDocument, ownerNote } from './notes.js';
 
-export const MEMORY_ENTRIES = 1_000;
+export const MEMORY_ENTRIES = 10_000;
 export const DOCUMENTS = 100;
 export const DOCUMENT_BYTES = 4 * 1024;
 export const SKILLS = 10_000;
@@ -97,12 +99,11 @@ export function commonWordShares(skills: SkillBody[]): number[] {
 }
 
 export function memoryContent(i: number): string {
-  return `Memory ${i}: the owner mentioned a preference about topic ${i % 37} and project ${i % 11}; follow up next week.`;
+  return ownerNote(i);
 }
 
 export function documentContent(i: number): string {
-  const sentence = `Document ${i} notes: decisions, open questions and the next steps agreed with the team. `;
-  return sentence.repeat(Math.ceil(DOCUMENT_BYTES / sentence.length)).slice(0, DOCUMENT_BYTES);
+  return noteDocument(i, DOCUMENT_BYTES);
 }
 
 // Three of the 14 words (364 choices), in one of 6 orders, each cut to one of 4 prefix lengths

@@ -90,6 +90,28 @@ export async function startHearth(storage: HearthStorage, settings: Record<strin
   }, launch);
 }
 
+/**
+ * The setting of a server measured for words only: `EMBEDDINGS=off`. The built-in embedder is
+ * the default, and on a seeded store (or after a write row) the indexer would embed the new
+ * entries in the background, on the same cores as the rows being timed; the search latency bench
+ * (search-latency.bench.ts) measures the server with it, and the write row while it indexes.
+ */
+export const WORDS_ONLY: Readonly<Record<string, string>> = { EMBEDDINGS: 'off' };
+
+/**
+ * The pids of a process's children (the `children` file of each of its tasks in /proc): the built-in embedder's and
+ * the document extractor's workers, when running. Empty off Linux.
+ */
+export function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
 export async function startMinimal(launch?: Launch): Promise<RunningServer> {
   const port = await freePort();
   return spawnServer([MINIMAL_APP], `http://127.0.0.1:${port}`, '/', { PORT: String(port) }, launch);

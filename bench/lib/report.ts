@@ -24,6 +24,8 @@ export interface EngineReport {
   /** Each measured write run: answers received with 2xx, and how much the entry count grew. */
   writes: Array<{ acknowledged: number; grew: number }>;
   commonQueries: { sent: number; distinct: number };
+  /** The one search's questions (rows.ts, `search`). */
+  questions: { sent: number; distinct: number };
   seedSeconds: number;
   /** Errors, non-2xx answers, failed checks: any makes the run exit with 1. */
   problems: string[];
@@ -140,6 +142,7 @@ export function renderReport(reports: EngineReport[], settings: RunSettings): st
     lines.push(
       `- ${ENGINE_NAMES[r.engine]}: seeded in ${r.seedSeconds.toFixed(1)} s; ` +
         `${count(r.commonQueries.sent, 'common-word query', 'common-word queries')} sent, ${r.commonQueries.distinct === r.commonQueries.sent ? 'all different' : `${r.commonQueries.distinct.toLocaleString('en-US')} different`}; ` +
+        `${count(r.questions.sent, 'search question')} sent, ${r.questions.distinct === r.questions.sent ? 'all different' : `${r.questions.distinct.toLocaleString('en-US')} different`}; ` +
         `writes: ${exact ? 'after each run the entry count grew by exactly its 2xx answers' : '**the entry count did not match the 2xx answers**'} ` +
         `(${count(r.writes.length, 'run')}, ${acknowledged.toLocaleString('en-US')} acknowledged).`,
     );

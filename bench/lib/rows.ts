@@ -4,6 +4,7 @@
  * hearth.bench.ts).
  */
 import { commonQuery, RARE_WORD } from './dataset.js';
+import { ownerQuestion } from './notes.js';
 import type { Target } from './load.js';
 import type { Seeded } from './seed.js';
 
@@ -17,6 +18,8 @@ export interface RowContext {
   commonQueriesSent: { n: number };
   /** Counts the entries written, so that each has its own content. */
   writesSent: { n: number };
+  /** Counts the questions sent to the one search, so that none comes back (DISTINCT_QUESTIONS of them). */
+  questionsSent: { n: number };
 }
 
 export interface ThroughputRow {
@@ -77,6 +80,19 @@ export const THROUGHPUT_ROWS: ThroughputRow[] = [
       url: `${baseUrl}/api/v1/skills`,
       headers: bearer(seeded.masterToken),
       vary: () => ({ path: `/api/v1/skills?q=${encodeURIComponent(commonQuery(commonQueriesSent.n++))}&limit=20` }),
+    }),
+  },
+  {
+    // An agent's question over the owner's notes and documents (10,000 entries, 100 documents),
+    // by words: the bench's server runs with EMBEDDINGS=off. Memory and knowledge only, the
+    // corpus issue 33 names; the 10,000 skills have rows of their own above.
+    key: 'search',
+    title: '`GET /api/v1/search?q=<a sentence>&types=memory,knowledge`, words only, a new sentence each time',
+    goal: 0.25,
+    target: ({ baseUrl, seeded, questionsSent }) => ({
+      url: `${baseUrl}/api/v1/search`,
+      headers: bearer(seeded.masterToken),
+      vary: () => ({ path: `/api/v1/search?q=${encodeURIComponent(ownerQuestion(questionsSent.n++))}&types=memory,knowledge` }),
     }),
   },
   {

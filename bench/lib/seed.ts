@@ -4,7 +4,16 @@
  * documents and a skill attached, active skills, the identity, preferences and a connector.
  */
 import { api, inParallel, registerOwner } from './http.js';
+import { buildOwnerIndex } from '../../src/storage/search/owner-index.js';
 import { DOCUMENTS, MEMORY_ENTRIES, RARE_WORD, commonQuery, documentContent, memoryContent, type SkillBody } from './dataset.js';
+import { ownerQuestion } from './notes.js';
+
+/**
+ * The memory module's bound on its in-memory words index (SEARCH_INDEX_MAX_COST in
+ * src/modules/memory/memory.repo.ts, at the default SEARCH_INDEX_PERCENT): an owner past it is
+ * searched by a scan of its rows. Repeated here, not imported: the repository keeps it private.
+ */
+const MEMORY_INDEX_BOUND = 500_000;
 
 const SEED_CONCURRENCY = 50;
 
@@ -78,6 +87,13 @@ export async function checkSeeded(baseUrl: string, seeded: Seeded): Promise<stri
     const common = await get(`/api/v1/skills?q=${encodeURIComponent(q)}&limit=20`);
     if (common.data.length !== 20) problems.push(`q=${q} found ${common.data.length} skills, expected a full page of 20`);
   }
+  // The one search must find notes and passages for the questions it is asked, not answer empty.
+  for (const k of [0, 1, 2]) {
+    const q = ownerQuestion(k);
+    const found = await get(`/api/v1/search?q=${encodeURIComponent(q)}&types=memory,knowledge`);
+    const types = new Set((found.data as Array<{ type: string }>).map((hit) => hit.type));
+    if (!types.has('memory') || !types.has('knowledge')) problems.push(`search q=${q} found ${[...types].join(' and ') || 'nothing'}, expected memory entries and passages`);
+  }
   const context = await get('/api/v1/gateway/context');
   for (const [section, value] of Object.entries(context.data)) {
     // `services` lists accounts connected through an OAuth provider's consent screen, which no
@@ -87,6 +103,16 @@ export async function checkSeeded(baseUrl: string, seeded: Seeded): Promise<stri
   }
   await get(`/api/v1/skills/_by_slug/${seeded.slug}`);
   return problems;
+}
+
+/**
+ * What the seeded owner's memory costs the words index, built here by the server's own code from
+ * the same texts: the search row must time the index, not the scan an owner past the bound gets.
+ */
+export function memoryIndexCost(): { cost: number; bound: number; words: number } {
+  const rows = Array.from({ length: MEMORY_ENTRIES }, (_, i) => ({ id: String(i), content: memoryContent(i) }));
+  const index = buildOwnerIndex<string>(rows, { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] }, [], 0);
+  return { cost: index!.cost, bound: MEMORY_INDEX_BOUND, words: index!.words.length };
 }
 
 /** How many memory entries the owner has, as the gateway context counts them. */
