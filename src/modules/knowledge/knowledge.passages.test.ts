@@ -5,6 +5,7 @@ import { createTestApp, ENGINE, type Owner, type TestApp } from '../../../test/h
 import { createSearchIndexer } from '../search/search.indexer.js';
 import { createSearchRepo } from '../search/search.repo.js';
 import { knowledgeSearchSource } from './knowledge.search.js';
+import * as knowledgePassagesMigration from '../../storage/migrations/0033-knowledge-passages.js';
 
 const BASE = '/api/v1/brain/knowledge-base';
 const PASSAGES = `${BASE}/passages`;
@@ -295,11 +296,12 @@ describe('an existing database', () => {
       const res = await app.request('POST', BASE, { token: who.token, body: { title: 'Old manual', content: MANUAL } });
       expect(res.status).toBe(200);
       const id = res.body.data.id as string;
-      // The database as the version before passages left it: no table, no record of the migration.
+      // The database as the version before passages left it (no table), then the migration run on
+      // it. Run directly: later migrations are recorded after it, and Kysely runs only a prefix.
       const db = app.storage.db;
       await sql`DROP TABLE kb_passages`.execute(db);
       if (ENGINE === 'postgres') await sql`DROP FUNCTION kb_passages_forget_vectors()`.execute(db);
-      await sql`DELETE FROM kysely_migration WHERE name = '0033-knowledge-passages'`.execute(db);
+      await knowledgePassagesMigration.up(db as never, { dialect: app.storage.dialect });
       await app.restart();
 
       const passages = await app.container.knowledge.passagesOf(who.id, id);

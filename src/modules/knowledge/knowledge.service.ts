@@ -160,15 +160,32 @@ function excerptTerms(q: string): string[] {
 }
 
 /**
+ * The expression that finds a query's words, made once per query: an answer marks up to 50
+ * passages for the same `q`, and compiling a Unicode expression for each cost a search more
+ * than its ranking. The last few queries are kept (matchAll copies the expression, so sharing
+ * one is safe).
+ */
+const markPatterns = new Map<string, RegExp | undefined>();
+const MARK_PATTERNS_KEPT = 64;
+
+function markPattern(q: string): RegExp | undefined {
+  if (markPatterns.has(q)) return markPatterns.get(q);
+  const terms = excerptTerms(q);
+  const escaped = [...new Set(terms)].sort((a, b) => b.length - a.length).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = terms.length === 0 ? undefined : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})[\\p{L}\\p{N}_]*`, 'giu');
+  if (markPatterns.size >= MARK_PATTERNS_KEPT) markPatterns.delete(markPatterns.keys().next().value!);
+  markPatterns.set(q, pattern);
+  return pattern;
+}
+
+/**
  * Where the query's content words start words of `text`, as [start, end) spans (UTF-16 code
  * units), in order and not overlapping. A word matches as a prefix, as the index matches it;
  * a match by stem alone ("ran" for "running") is not marked.
  */
 export function marksOf(text: string, q: string): Array<[number, number]> {
-  const terms = excerptTerms(q);
-  if (terms.length === 0) return [];
-  const escaped = [...new Set(terms)].sort((a, b) => b.length - a.length).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})[\\p{L}\\p{N}_]*`, 'giu');
+  const pattern = markPattern(q);
+  if (pattern === undefined) return [];
   const marks: Array<[number, number]> = [];
   for (const match of text.matchAll(pattern)) marks.push([match.index, match.index + match[0].length]);
   return marks;

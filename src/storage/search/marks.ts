@@ -33,6 +33,24 @@ export interface WordMarks {
   matched: boolean[];
 }
 
+/**
+ * Stems of the words marked lately: every hit of an answer is stemmed word by word, and the same
+ * words recur across hits and answers, so stemming them again cost an answer more than ranking it.
+ * Bounded: emptied when full (a stem is a pure function of its word).
+ */
+const stemCache = new Map<string, string>();
+const STEMS_KEPT = 50_000;
+
+function stemOf(token: string): string {
+  let stem = stemCache.get(token);
+  if (stem === undefined) {
+    if (stemCache.size >= STEMS_KEPT) stemCache.clear();
+    stem = porterStem(token);
+    stemCache.set(token, stem);
+  }
+  return stem;
+}
+
 /** Spans marked at most in one text: a long entry of one repeated word cannot make a long answer. */
 const MAX_MARKS = 1_000;
 
@@ -46,7 +64,7 @@ export function markWords(text: string, stems: readonly string[]): WordMarks {
     const tokens = tokenize(run[0]);
     let hit = false;
     for (const token of tokens) {
-      const stem = porterStem(token);
+      const stem = stemOf(token);
       for (let i = 0; i < stems.length; i++) {
         if (stem.startsWith(stems[i]!)) {
           matched[i] = true;
