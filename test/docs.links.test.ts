@@ -1,5 +1,5 @@
 /**
- * The documents' links lead somewhere: every relative link in README.md and docs/**\/*.md names
+ * The documents' links lead somewhere: every relative link in README.md, CHANGELOG.md and docs/**\/*.md names
  * a file that exists, and a `#fragment` names a heading of that file (as GitHub makes anchors
  * of headings). Links inside code (fenced or inline) are text, not links, and are left alone.
  */
@@ -18,7 +18,7 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-const DOCUMENTS = [path.join(ROOT, 'README.md'), ...markdownFiles(path.join(ROOT, 'docs'))];
+const DOCUMENTS = [path.join(ROOT, 'README.md'), path.join(ROOT, 'CHANGELOG.md'), ...markdownFiles(path.join(ROOT, 'docs'))];
 
 /** The text outside code: fenced blocks and inline code spans blanked, line count kept. */
 function prose(text: string): string[] {
