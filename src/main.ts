@@ -92,9 +92,14 @@ async function main(): Promise<void> {
   await container.start(app.log);
   stage = 'listen';
   await app.listen({ port: config.port, host: config.host });
+  // A new server's first step is the owner's account: say where to make it, not only where the API is.
+  const { hasAccounts } = await container.accounts.registrationStatus();
+  const next = hasAccounts
+    ? `the console is at ${config.publicBaseUrl}/`
+    : `open ${config.publicBaseUrl}/ in a browser to create the owner account`;
   app.log.info(
     { engine: storage.dialect, dataDir: config.dataDir, publicBaseUrl: config.publicBaseUrl },
-    `Hearth is serving on ${config.publicBaseUrl} (discovery: ${config.publicBaseUrl}/api/v1/)`,
+    `Hearth is serving on ${config.publicBaseUrl}: ${next} (API discovery: ${config.publicBaseUrl}/api/v1/)`,
   );
   // Background indexing for search by meaning: started by the server only, once it listens, so
   // that an app built for a test or a benchmark starts no encoder (docs/decisions/search.md,

@@ -129,6 +129,8 @@ describe('DATA_DIR on a fresh clone', () => {
     const dir = path.join(root, 'fresh-sqlite', 'data');
     const first = await runServer({ DATA_DIR: dir }, { untilServing: true });
     expect(first.stdout, first.stderr).toContain('Hearth is serving');
+    // A new server says where the owner's account is made.
+    expect(first.stdout).toMatch(/open http:\/\/[^ ]+\/ in a browser to create the owner account/);
     // SIGTERM: in-flight requests finish, the app closes its container (pools, storage), exit 0.
     expect(first.stdout).toContain('shutting down');
     expect(first.code, first.stderr).toBe(0);
