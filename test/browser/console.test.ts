@@ -87,9 +87,21 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
     await c.screenshot(page, '05-home');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
-    // The session is gone on the server too: a reload does not bring the console back.
+    // The session is gone on the server too: a reload does not bring the console back. Signed
+    // out, the page does not ask the server who is signed in, so nothing answers 401 and the
+    // browser's console shows no red line.
+    const refusals: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 401) refusals.push(response.url());
+    });
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
+    expect(refusals).toEqual([]);
+    expect(errors).toEqual([]);
   });
 
   /** An agent asks through the API, as agents do; answers the handshake's id. */

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { api, errorMessage, forgetSessionBinding, signedOut, unwrap, type Schemas } from './api/client';
+import { api, errorMessage, forgetSessionBinding, hasSessionBinding, signedOut, unwrap, type Schemas } from './api/client';
 import { Loading } from './components/ui';
 import { ignoreFailure } from './ignore-failure';
 import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/console.pages';
@@ -43,6 +43,8 @@ export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
 
   const check = useCallback(async () => {
+    // Signed out (never signed in here, or signed out): nothing to ask, and no 401 to log.
+    if (!hasSessionBinding()) return setState({ kind: 'signed-out' });
     const answer = await api.GET('/api/v1/auth/me');
     if (answer.response.status === 401) {
       // No session, or a cookie without this page's binding (set by a page on another port): sign in here.

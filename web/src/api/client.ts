@@ -35,6 +35,14 @@ export function forgetSessionBinding(): void {
 
 let memoryBinding: string | undefined;
 
+/**
+ * Whether this page holds a session binding: without one no cookie can act, so a signed-out page
+ * need not ask the server (and be answered 401, which the browser prints in red) to know it.
+ */
+export function hasSessionBinding(): boolean {
+  return SESSION_BINDING_HEADER in sessionHeaders();
+}
+
 /** The headers that let the session cookie act: none before sign-in. */
 export function sessionHeaders(): Record<string, string> {
   let binding: string | null | undefined;
