@@ -52,6 +52,7 @@ describe('GET /billing/plans', () => {
           currency: 'usd',
           interval: 'month',
           limits: { memoryEntries: 200, knowledgeBytes: 10 * 1024 * 1024, vaultTokens: 5, devices: 1, apiRequestsPerDay: 5000 },
+          purchasable: false,
         },
         {
           id: 'pro',
@@ -60,6 +61,7 @@ describe('GET /billing/plans', () => {
           currency: 'usd',
           interval: 'month',
           limits: { memoryEntries: 10_000, knowledgeBytes: 1024 * 1024 * 1024, vaultTokens: 100, devices: 10, apiRequestsPerDay: 200_000 },
+          purchasable: true,
         },
       ],
     });
@@ -89,8 +91,9 @@ describe('GET /billing/plans', () => {
     try {
       const res = await other.request('GET', PLANS);
       expect(res.body.data).toEqual([
-        { id: 'starter', name: 'Starter', price: 0, currency: 'eur', interval: 'year', limits: { ...unlimited, memoryEntries: 10 } },
-        { id: 'studio', name: 'Studio', price: 12_000, currency: 'eur', interval: 'year', limits: unlimited },
+        { id: 'starter', name: 'Starter', price: 0, currency: 'eur', interval: 'year', limits: { ...unlimited, memoryEntries: 10 }, purchasable: false },
+        // This app has no payments configured: a paid plan is listed, not sold.
+        { id: 'studio', name: 'Studio', price: 12_000, currency: 'eur', interval: 'year', limits: unlimited, purchasable: false },
       ]);
       const otherAdmin = await other.createOwner();
       const otherUser = await other.createOwner();
@@ -276,7 +279,13 @@ describe('POST /billing/checkout', () => {
         const buyer = await other.createOwner();
         const res = await other.request('POST', CHECKOUT, { token: buyer.token, body: { planId: 'pro' } });
         expect(expectError(res, 503, 'PROVIDER_NOT_CONFIGURED').message).toContain('STRIPE_SECRET_KEY');
-        expect((await other.request('GET', PLANS)).status).toBe(200);
+        // Listed, but not offered for sale: nothing could take the payment.
+        const plans = await other.request('GET', PLANS);
+        expect(plans.status).toBe(200);
+        expect(plans.body.data.map((p: { id: string; purchasable: boolean }) => [p.id, p.purchasable])).toEqual([
+          ['free', false],
+          ['pro', false],
+        ]);
       } finally {
         await other.close();
       }

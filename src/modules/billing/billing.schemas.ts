@@ -23,6 +23,9 @@ export const PlanSchema = Type.Object(
     currency: Type.String({ description: 'ISO 4217, lowercase (usd)' }),
     interval: Type.Union([Type.Literal('month'), Type.Literal('year')]),
     limits: PlanLimitsSchema,
+    purchasable: Type.Boolean({
+      description: 'Whether checkout sells this plan on this server: a paid plan, with payments configured (STRIPE_SECRET_KEY). Otherwise the administrator sets plans (PUT /api/v1/users/{id}/plan)',
+    }),
   },
   { title: 'Plan' },
 );

@@ -30,8 +30,16 @@ export interface BillingServiceOptions {
 }
 
 /** A plan as GET /billing/plans shows it: the Stripe price id stays on the server. */
-export function toPublicPlan(plan: Plan): PublicPlan {
-  return { id: plan.id, name: plan.name, price: plan.price, currency: plan.currency, interval: plan.interval, limits: { ...plan.limits } };
+export function toPublicPlan(plan: Plan, paymentsConfigured: boolean): PublicPlan {
+  return {
+    id: plan.id,
+    name: plan.name,
+    price: plan.price,
+    currency: plan.currency,
+    interval: plan.interval,
+    limits: { ...plan.limits },
+    purchasable: paymentsConfigured && plan.price > 0,
+  };
 }
 
 interface StripeEvent {
@@ -165,7 +173,7 @@ export function createBillingService(deps: BillingServiceOptions) {
     },
 
     listPlans(): PublicPlan[] {
-      return plans.list().map(toPublicPlan);
+      return plans.list().map((plan) => toPublicPlan(plan, stripe !== undefined));
     },
 
     /**

@@ -4894,6 +4894,8 @@ export interface components {
             currency: string;
             interval: "month" | "year";
             limits: components["schemas"]["PlanLimits"];
+            /** @description Whether checkout sells this plan on this server: a paid plan, with payments configured (STRIPE_SECRET_KEY). Otherwise the administrator sets plans (PUT /api/v1/users/{id}/plan) */
+            purchasable: boolean;
         };
         /** PlanChangedData */
         PlanChangedData: {

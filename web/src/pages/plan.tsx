@@ -120,13 +120,15 @@ function PlanCard({ plan, current }: { plan: Plan; current: boolean }) {
         <dt>Requests a day</dt>
         <dd>{limit(plan.limits.apiRequestsPerDay, formatCount)}</dd>
       </dl>
-      {!current && plan.price > 0 ? (
+      {current || plan.price === 0 ? null : !plan.purchasable ? (
+        <p className="muted">Payments are not set up on this server: the administrator can move your account to this plan.</p>
+      ) : (
         <div className="row">
           <button type="button" className="primary" aria-label={`Upgrade to ${plan.name}`} disabled={action.busy} onClick={upgrade}>
             {action.busy ? 'Opening checkout…' : 'Upgrade'}
           </button>
         </div>
-      ) : null}
+      )}
       <ActionError error={action.error} />
     </article>
   );
