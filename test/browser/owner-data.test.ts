@@ -63,6 +63,24 @@ describe.runIf(BROWSER_TESTS)("the owner's data in Chromium", () => {
     expect((docs.body.data as Array<{ title: string }>).map((doc) => doc.title)).toEqual([expect.stringMatching(/harvest-report/)]);
   });
 
+  it('shows a new skill as inactive until it is activated', async () => {
+    const created = await c.t.request('POST', '/api/v1/skills', {
+      token: owner.token,
+      body: { name: 'seed-planner', description: 'Plan the sowing', category: 'garden', scriptContent: '---\nname: seed-planner\n---\nList the seeds and when to sow them.' },
+    });
+    expect(created.status).toBe(201);
+    const { page } = await c.newPage();
+    await signIn(page, owner.email, owner.password);
+    await page.goto('/skills');
+    const card = page.getByRole('article', { name: 'seed-planner' });
+    await card.getByText('Inactive', { exact: true }).waitFor();
+    await card.getByRole('button', { name: 'Activate' }).click();
+    await card.getByText('Active', { exact: true }).waitFor();
+    expect(await card.getByText('Inactive', { exact: true }).count()).toBe(0);
+    const skill = await c.t.request('GET', `/api/v1/skills/${created.body.data.id}`, { token: owner.token });
+    expect(skill.body.data.active).toBe(true);
+  });
+
   it('writes a persona in the soul editor, saves it and activates it', async () => {
     const { page } = await c.newPage();
     await signIn(page, owner.email, owner.password);

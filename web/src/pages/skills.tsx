@@ -97,7 +97,14 @@ function SkillCard({ skill, onEdit, onChanged, onDeleted }: { skill: Summary; on
     <article className={skill.active ? 'card active-card' : 'card'} aria-label={skill.name}>
       <h3 className="card-title">
         <span className="mono">{skill.name}</span>
-        {skill.active ? <span className="tag active-tag">Active</span> : null}
+        {/* Said either way: a new skill starts inactive, and agents are not offered it until it is activated. */}
+        {skill.active ? (
+          <span className="tag active-tag">Active</span>
+        ) : (
+          <span className="tag inactive-tag" title="Agents are not offered this skill until it is activated">
+            Inactive
+          </span>
+        )}
         {skill.category ? <span className="tag">{skill.category}</span> : null}
       </h3>
       {skill.description ? <p className="prose">{skill.description}</p> : <p className="muted">No description.</p>}
