@@ -194,6 +194,11 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     const actions = await page.locator('tbody tr td:nth-child(2)').allTextContents();
     expect(actions.length).toBeGreaterThan(0);
     for (const action of actions) expect(action).toMatch(/^token\./);
+    // At a phone's width each row still says who did it.
+    expect(await page.getByRole('columnheader', { name: 'Token' }).isVisible()).toBe(true);
+    const who = await page.locator('tbody tr td:nth-child(3)').allTextContents();
+    expect(who.length).toBe(actions.length);
+    for (const name of who) expect(name.trim()).not.toBe('');
 
     const csv = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export CSV' }).click();

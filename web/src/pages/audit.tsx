@@ -109,9 +109,8 @@ export function AuditPage() {
                   <tr>
                     <th scope="col">When</th>
                     <th scope="col">Action</th>
-                    <th scope="col" className="optional">
-                      Token
-                    </th>
+                    {/* Kept at every width: who did it is what an audit log is read for. */}
+                    <th scope="col">Token</th>
                     <th scope="col" className="optional">
                       Target
                     </th>
@@ -153,7 +152,7 @@ function AuditRow({ entry, tokenName }: { entry: Entry; tokenName: string | unde
           </details>
         ) : null}
       </td>
-      <td className="optional">{entry.tokenId ? (tokenName ?? <span className="mono">{entry.tokenId}</span>) : <span className="muted">none</span>}</td>
+      <td>{entry.tokenId ? (tokenName ?? <span className="mono">{entry.tokenId}</span>) : <span className="muted">none</span>}</td>
       <td className="optional mono">{entry.targetType ? `${entry.targetType} ${entry.targetId ?? ''}` : '—'}</td>
       <td className="optional mono">{entry.ip ?? '—'}</td>
     </tr>
