@@ -9,6 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { DATABASE_FILE } from '../../storage/data-dir.js';
 import { KEY_FILE_NAME } from '../keyring/keyring.file.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { BackupError, fsyncPath, readManifest, sha256File, verifyFiles, type Manifest } from './backups.manifest.js';
 import { findOnPath, run, splitDatabaseUrl } from './backups.write.js';
 
@@ -85,38 +86,48 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     if (manifest.engine === 'sqlite') {
       await copyChecked(from, staging, manifest, manifest.database.file!, DATABASE_FILE);
       options.onProgress?.('verify');
-      const db = new BetterSqlite3(path.join(staging, DATABASE_FILE), { fileMustExist: true });
-      try {
-        const integrity = db.pragma('integrity_check', { simple: true });
-        if (integrity !== 'ok') throw new BackupError(`The backup's database fails SQLite's integrity check (${String(integrity)}): nothing was restored; restore an older backup`, 'damaged');
-        for (const [table, count] of Object.entries(manifest.database.tables)) {
-          const row = db.prepare(`SELECT count(*) AS n FROM "${table.replaceAll('"', '""')}"`).get() as { n: number };
-          if (row.n !== count) throw new BackupError(`The backup's database holds ${row.n} rows in ${table} where its manifest says ${count}: nothing was restored`, 'damaged');
-        }
-        // The server's own setting, so that the first start finds the database as it leaves it.
-        db.pragma('journal_mode = WAL');
-      } finally {
-        db.close();
-      }
+      checkSqliteCopy(path.join(staging, DATABASE_FILE), manifest);
     } else {
       ({ databaseRestored, command } = await restorePostgres(from, manifest, options.databaseUrl!, options.onProgress));
     }
-    fsyncPath(staging);
-    // DATA_DIR was found empty: an empty folder is replaced (rmdir fails if something appeared meanwhile).
-    try {
-      rmdirSync(dataDir);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new BackupError(`DATA_DIR ${dataDir} is no longer empty (something wrote into it during the restore): nothing was restored`, 'not-empty');
-      if (code !== 'ENOENT') throw error;
-    }
-    renameSync(staging, dataDir);
-    fsyncPath(parent);
+    moveIntoPlace(staging, dataDir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
   return { manifest, databaseRestored, ...(command ? { command } : {}), warnings };
+}
+
+/** The copied database passes SQLite's integrity check and holds the rows its manifest counts. */
+function checkSqliteCopy(file: string, manifest: Manifest): void {
+  const db = new BetterSqlite3(file, { fileMustExist: true });
+  try {
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok') throw new BackupError(`The backup's database fails SQLite's integrity check (${String(integrity)}): nothing was restored; restore an older backup`, 'damaged');
+    for (const [table, count] of Object.entries(manifest.database.tables)) {
+      const row = db.prepare(`SELECT count(*) AS n FROM "${table.replaceAll('"', '""')}"`).get() as { n: number };
+      if (row.n !== count) throw new BackupError(`The backup's database holds ${row.n} rows in ${table} where its manifest says ${count}: nothing was restored`, 'damaged');
+    }
+    // The server's own setting, so that the first start finds the database as it leaves it.
+    db.pragma('journal_mode = WAL');
+  } finally {
+    db.close();
+  }
+}
+
+/** The last step: the checked folder becomes DATA_DIR, in one rename. */
+function moveIntoPlace(staging: string, dataDir: string): void {
+  fsyncPath(staging);
+  // DATA_DIR was found empty: an empty folder is replaced (rmdir fails if something appeared meanwhile).
+  try {
+    rmdirSync(dataDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new BackupError(`DATA_DIR ${dataDir} is no longer empty (something wrote into it during the restore): nothing was restored`, 'not-empty');
+    if (code !== 'ENOENT') throw error;
+  }
+  renameSync(staging, dataDir);
+  fsyncPath(path.dirname(dataDir));
 }
 
 async function restorePostgres(
@@ -138,7 +149,7 @@ async function restorePostgres(
   } catch (error) {
     throw new BackupError(`Cannot reach the PostgreSQL database at DATABASE_URL (${(error as Error).message}): create it first (createdb), and check DATABASE_URL`);
   } finally {
-    await client.end().catch(() => {});
+    await ignoreFailure(client.end(), 'the connection was only read from; closing it cannot lose anything');
   }
   if (tables > 0) {
     throw new BackupError('The PostgreSQL database at DATABASE_URL already holds tables: a restore never overwrites them. Create a new, empty database (createdb hearth_restored) and point DATABASE_URL at it', 'not-empty');

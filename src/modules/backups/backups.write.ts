@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { DATABASE_FILE } from '../../storage/data-dir.js';
 import { KEY_FILE_NAME, keyFilePath, readKeyFile } from '../keyring/keyring.file.js';
 import {
@@ -252,7 +253,7 @@ export function run(program: string, args: string[], env: NodeJS.ProcessEnv): Pr
 async function writePostgres(temp: string, options: BackupOptions): Promise<Written> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: options.databaseUrl });
-  let tables: Record<string, number> = {};
+  const tables: Record<string, number> = {};
   let schema: string | null = null;
   let rootKeyIds: string[] = [];
   try {
@@ -266,7 +267,7 @@ async function writePostgres(temp: string, options: BackupOptions): Promise<Writ
   } catch (error) {
     throw new BackupError(`Cannot read the PostgreSQL database at DATABASE_URL (${(error as Error).message}): is it running, and DATABASE_URL right?`);
   } finally {
-    await client.end().catch(() => {});
+    await ignoreFailure(client.end(), 'the connection was only read from; closing it cannot lose anything');
   }
   // Hearth's own key material: the key file, when there is one.
   const keyFile = copyKeyFile(temp, options, rootKeyIds);
