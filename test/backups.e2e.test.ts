@@ -111,7 +111,6 @@ describe('hearth backup and hearth restore (SQLite)', () => {
 
     const ledger = newLedger();
     let writing = true;
-    let before: Set<string> | undefined;
     let reached!: () => void;
     const enough = new Promise<void>((resolve) => {
       reached = resolve;
@@ -130,7 +129,7 @@ describe('hearth backup and hearth restore (SQLite)', () => {
     });
     await enough;
     // Every write answered so far was acknowledged before the backup began; the writers go on.
-    before = new Set(ledger.acknowledged);
+    const before = new Set(ledger.acknowledged);
     const backupDir = tempDir('backups');
     const backup = await hearth(['backup', backupDir, '--json'], { DATA_DIR: server.dataDir });
     const duringBackup = ledger.acknowledged.size - before.size;
@@ -342,6 +341,13 @@ describe.skipIf(!TEST_DATABASE_URL)('hearth backup and hearth restore (PostgreSQ
     expect(backup.code, backup.stderr).toBe(0);
     const written = result(backup).path;
     expect(readdirSync(written).sort()).toEqual(['hearth.pgdump', 'manifest.json', 'vault-keys.json']);
+    // Without pg_dump on PATH: the key material and the manifest, and the exact command to run.
+    const noDump = await hearth(['backup', tempDir('pg-no-dump'), '--json'], { DATA_DIR: server.dataDir, DATABASE_URL: source, PATH: tempDir('empty-path') });
+    expect(noDump.code).toBe(3);
+    const partial = JSON.parse(noDump.stdout) as { complete: boolean; path: string; manifest: { database: { file: null; command: string } } };
+    expect(partial.complete).toBe(false);
+    expect(partial.manifest.database.command).toMatch(/^pg_dump --format=custom --no-owner --no-privileges --file=.*hearth\.pgdump --dbname='postgres:\/\/[^']+'$/);
+    expect(readdirSync(partial.path).sort()).toEqual(['manifest.json', 'vault-keys.json']);
     await stop(server.child);
 
     // Not into a database that holds tables.
