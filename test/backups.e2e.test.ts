@@ -365,4 +365,37 @@ describe.skipIf(!TEST_DATABASE_URL)('hearth backup and hearth restore (PostgreSQ
     expect(revealed.body.data.token).toBe(secret);
     await stop(again.child);
   }, 120_000);
+
+  it('with two nodes on one database, one runs the scheduled backups; when it stops, the other takes over', async () => {
+    const url = urlOf(await createDatabase());
+    const env = { DATABASE_URL: url, VAULT_KEY: randomBytes(32).toString('base64'), BACKUP_INTERVAL_HOURS: '0.0002', BACKUP_KEEP: '3' };
+    const dirA = tempDir('node-a');
+    const dirB = tempDir('node-b');
+    const a = await startServer({ ...env, BACKUP_DIR: dirA });
+    servers.push(a.child);
+    roots.push(a.dataDir);
+    const b = await serveOn({ ...env, DATA_DIR: tempDir('node-b-data'), BACKUP_DIR: dirB });
+    const count = (output: () => string) => output().match(/Scheduled backup written and checked/g)?.length ?? 0;
+    const until = (child: RunningServer['child'], test: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const look = () => {
+          if (test()) {
+            child.stdout.off('data', look);
+            resolve();
+          }
+        };
+        child.stdout.on('data', look);
+        look();
+      });
+    // A started first and took the lock at its first tick: it backs up, B does not.
+    await until(a.child, () => count(a.output) >= 3);
+    expect(count(b.output)).toBe(0);
+    expect(listBackups(dirB)).toEqual([]);
+    // A stops, its session and lock with it: B takes over at its next tick.
+    await stop(a.child);
+    await until(b.child, () => count(b.output) >= 1);
+    expect(listBackups(dirB).length).toBeGreaterThanOrEqual(1);
+    expect(b.output()).toContain('is not in the backup: a restored server needs the same VAULT_KEY');
+    await stop(b.child);
+  }, 180_000);
 });

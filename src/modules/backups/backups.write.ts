@@ -116,9 +116,8 @@ function copyKeyFile(temp: string, options: BackupOptions, rootKeyIds: string[])
         'the secrets in this backup can be read only with those keys. Keep them with the backup.',
     );
   }
-  const fromEnvironment = rootKeyIds.filter((id) => options.environmentKeyIds.includes(id));
-  if (fromEnvironment.length > 0) {
-    warnings.push(`The root key VAULT_KEY (${fromEnvironment.join(', ')}) is not in the backup: a restored server needs the same VAULT_KEY. Keep it apart from the backup, somewhere safe.`);
+  if (options.environmentKeyIds.length > 0) {
+    warnings.push('The root key VAULT_KEY is not in the backup: a restored server needs the same VAULT_KEY. Keep it apart from the backup, somewhere safe.');
   }
   return { file, warnings };
 }
