@@ -162,7 +162,7 @@ describe('hearth backup and hearth restore (SQLite)', () => {
     expect(revealed.status).toBe(200);
     expect(revealed.body.data.token).toBe(secret);
     await stop(again.child);
-  }, 120_000);
+  }, 240_000);
 
   it('a backup killed with SIGKILL leaves the earlier one whole and nothing that looks complete; the next backup clears what it left', async () => {
     const server = await startServer({});
@@ -201,7 +201,7 @@ describe('hearth backup and hearth restore (SQLite)', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(listBackups(backupDir)).toHaveLength(2);
     expect(readdirSync(backupDir).filter((name) => name.startsWith('.'))).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   it('restore refuses a damaged backup, a non-empty DATA_DIR and the other engine, and changes nothing', async () => {
     const server = await startServer({});
@@ -251,7 +251,7 @@ describe('hearth backup and hearth restore (SQLite)', () => {
     const help = await hearth(['backup', '--help'], {});
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes:');
-  }, 120_000);
+  }, 240_000);
 
   it('the server backs up on schedule, prunes to BACKUP_KEEP only after a new backup, and a failing schedule is one log line', async () => {
     const backupDir = tempDir('scheduled');
@@ -299,7 +299,7 @@ describe('hearth backup and hearth restore (SQLite)', () => {
     const health = await fetch(`${failing.base}/api/v1/memory`, { headers: { authorization: `Bearer ${failing.token}` } });
     expect(health.status).toBe(200);
     await stop(failing.child);
-  }, 120_000);
+  }, 240_000);
 });
 
 describe.skipIf(!TEST_DATABASE_URL)('hearth backup and hearth restore (PostgreSQL)', () => {
@@ -364,7 +364,7 @@ describe.skipIf(!TEST_DATABASE_URL)('hearth backup and hearth restore (PostgreSQ
     const revealed = await request(again.base, server.token, 'GET', `/api/v1/vault/tokens/${created.body.data.id}/reveal`);
     expect(revealed.body.data.token).toBe(secret);
     await stop(again.child);
-  }, 120_000);
+  }, 240_000);
 
   it('with two nodes on one database, one runs the scheduled backups; when it stops, the other takes over', async () => {
     const url = urlOf(await createDatabase());
@@ -397,5 +397,5 @@ describe.skipIf(!TEST_DATABASE_URL)('hearth backup and hearth restore (PostgreSQ
     expect(listBackups(dirB).length).toBeGreaterThanOrEqual(1);
     expect(b.output()).toContain('is not in the backup: a restored server needs the same VAULT_KEY');
     await stop(b.child);
-  }, 180_000);
+  }, 240_000);
 });
