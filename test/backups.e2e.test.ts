@@ -348,6 +348,12 @@ describe.skipIf(!TEST_DATABASE_URL)('hearth backup and hearth restore (PostgreSQ
     expect(partial.complete).toBe(false);
     expect(partial.manifest.database.command).toMatch(/^pg_dump --format=custom --no-owner --no-privileges --file=.*hearth\.pgdump --dbname='postgres:\/\/[^']+'$/);
     expect(readdirSync(partial.path).sort()).toEqual(['manifest.json', 'vault-keys.json']);
+    // As the schedule runs it: a failure, and nothing written.
+    const strictDir = tempDir('pg-strict');
+    const strict = await hearth(['backup', strictDir, '--require-database'], { DATA_DIR: server.dataDir, DATABASE_URL: source, PATH: tempDir('empty-path') });
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('pg_dump is not on PATH');
+    expect(readdirSync(strictDir)).toEqual([]);
     await stop(server.child);
 
     // Not into a database that holds tables.

@@ -15,7 +15,7 @@ import { writeBackup } from './backups.write.js';
 /** What each exit code says; --help and the README list them. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, partial: 3, damaged: 4, notEmpty: 5 } as const;
 
-export const BACKUP_USAGE = `Usage: hearth backup <folder> [--quiet] [--json]
+export const BACKUP_USAGE = `Usage: hearth backup <folder> [--require-database] [--quiet] [--json]
 
 Writes a backup of this Hearth server's data into a new folder hearth-backup-<UTC time> inside
 <folder> (created if missing), while the server runs:
@@ -31,8 +31,10 @@ interrupted backup never replaces or damages an earlier one. Files are mode 0600
 Settings are read as the server reads them: DATA_DIR, DATABASE_URL, VAULT_KEY (environment or .env).
 
 Options:
-  --quiet   print nothing but errors
-  --json    print the result as one JSON line on stdout (path, complete, manifest, warnings)
+  --require-database  PostgreSQL: without pg_dump on PATH, fail (exit 1) and write nothing,
+                      rather than write the key material alone (the scheduled backups do this)
+  --quiet             print nothing but errors
+  --json              print the result as one JSON line on stdout (path, complete, manifest, warnings)
 
 Exit codes:
   0  the backup is written and checked
@@ -104,8 +106,9 @@ function fail(out: Output, message: string, code: number): number {
 
 const EXIT_OF_KIND = { failed: EXIT.failed, damaged: EXIT.damaged, 'not-empty': EXIT.notEmpty, usage: EXIT.usage } as const;
 
-function parse(argv: string[], usage: string, withDataDir: boolean): { target: string; out: Output; dataDir?: string } | number {
+function parse(argv: string[], usage: string, withDataDir: boolean): { target: string; out: Output; dataDir?: string; requireDatabase: boolean } | number {
   const out: Output = { quiet: false, json: false };
+  let requireDatabase = false;
   let target: string | undefined;
   let dataDir: string | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -115,6 +118,7 @@ function parse(argv: string[], usage: string, withDataDir: boolean): { target: s
       return EXIT.ok;
     } else if (arg === '--quiet' || arg === '-q') out.quiet = true;
     else if (arg === '--json') out.json = true;
+    else if (!withDataDir && arg === '--require-database') requireDatabase = true;
     else if (withDataDir && (arg === '--data-dir' || arg.startsWith('--data-dir='))) {
       dataDir = arg === '--data-dir' ? argv[++i] : arg.slice('--data-dir='.length);
       if (!dataDir) return fail(out, `--data-dir needs a folder\n\n${usage}`, EXIT.usage);
@@ -123,7 +127,7 @@ function parse(argv: string[], usage: string, withDataDir: boolean): { target: s
     else return fail(out, `one folder only, got "${target}" and "${arg}"\n\n${usage}`, EXIT.usage);
   }
   if (target === undefined) return fail(out, `give the folder\n\n${usage}`, EXIT.usage);
-  return { target, out, ...(dataDir ? { dataDir } : {}) };
+  return { target, out, requireDatabase, ...(dataDir ? { dataDir } : {}) };
 }
 
 function settings(out: Output, dataDir?: string): ReturnType<typeof loadConfig> | number {
@@ -149,6 +153,7 @@ export async function backupCommand(argv: string[]): Promise<number> {
       dir: args.target,
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
+      requireDump: args.requireDatabase,
       environmentKeyIds: [config.vaultKey, ...config.vaultPreviousKeys].filter((k): k is string => !!k).map((k) => rootKeyId(decodeRootKey(k, 'VAULT_KEY'))),
       onProgress: ({ phase, done }) => progress(labels[phase], done),
     });

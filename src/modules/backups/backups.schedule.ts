@@ -65,7 +65,7 @@ function runBackupChild(options: BackupScheduleOptions, started: (child: ChildPr
     VAULT_PREVIOUS_KEYS: options.vaultPreviousKeys.join(','),
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...LOADER_FLAGS, CLI_ENTRY.pathname, 'backup', options.settings.dir!, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...LOADER_FLAGS, CLI_ENTRY.pathname, 'backup', options.settings.dir!, '--require-database', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     started(child);
     let out = '';
     let err = '';
@@ -167,7 +167,7 @@ export function createBackupSchedule(options: BackupScheduleOptions): Part {
     child = undefined;
     if (stopped) return;
     if (!result.ok || !result.complete) {
-      const why = result.ok ? 'the database is not in it (pg_dump is not on PATH where the server runs)' : result.error;
+      const why = result.ok ? 'the database is not in it' : result.error;
       log.error({ backupDir: dir }, `Scheduled backup into ${dir} failed: ${why}. Earlier backups are kept; the next attempt is in ${hours(settings.intervalMs)}`);
       return;
     }
