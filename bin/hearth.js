@@ -3,7 +3,15 @@
 // (Claude Desktop, for one) to a Hearth server's /mcp endpoint: every message read on stdin is
 // sent to the server, every message of the server is written to stdout. The server does all the
 // work, so stdio and HTTP clients get exactly the same tools.
+// `hearth backup` and `hearth restore` run the server's own code (src/modules/backups/backups.cli.ts).
 import process from 'node:process';
+
+const COMMANDS = `Usage: hearth <command> [options]   (hearth <command> --help for each)
+
+Commands:
+  mcp --url <server base URL>      bridge MCP over stdio to a Hearth server
+  backup <folder>                  write a checked backup of this server's data into <folder>
+  restore <backup folder>          restore a backup into an empty DATA_DIR`;
 
 const USAGE = `Usage: hearth mcp --url <server base URL>
 
@@ -22,15 +30,14 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  if (command !== 'mcp') fail(`unknown command "${command}"\n\n${USAGE}`);
+  const [, ...rest] = argv;
   let url;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
     if (arg === '--url') url = rest[++i];
     else if (arg.startsWith('--url=')) url = arg.slice('--url='.length);
     else fail(`unknown option "${arg}"\n\n${USAGE}`);
@@ -120,4 +127,21 @@ async function bridge({ endpoint, token }) {
   await local.start();
 }
 
-bridge(parseArgs(process.argv.slice(2))).catch((error) => fail(error.message));
+/** backup and restore: the server's TypeScript, compiled on the fly (tsx is one of Hearth's dependencies). */
+async function backups(argv) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { runCommand } = await tsImport('../src/modules/backups/backups.cli.ts', import.meta.url);
+  process.exitCode = await runCommand(argv);
+}
+
+const [command] = process.argv.slice(2);
+if (!command || command === '--help' || command === '-h' || command === 'help') {
+  process.stdout.write(`${COMMANDS}\n`);
+  process.exit(0);
+} else if (command === 'mcp') {
+  bridge(parseArgs(process.argv.slice(2))).catch((error) => fail(error.message));
+} else if (command === 'backup' || command === 'restore') {
+  backups(process.argv.slice(2)).catch((error) => fail(error.stack ?? error.message));
+} else {
+  fail(`unknown command "${command}"\n\n${COMMANDS}`);
+}

@@ -130,3 +130,18 @@ describe('SEARCH_MEANING_MIN and SEARCH_MEANING_MARGIN', () => {
     expect(() => loadConfig({ SEARCH_MEANING_MARGIN: 'wide' })).toThrow(/SEARCH_MEANING_MARGIN must be a number from 0 to 2/);
   });
 });
+
+describe('BACKUP_DIR, BACKUP_INTERVAL_HOURS and BACKUP_KEEP', () => {
+  it('are off by default; a day and seven backups once BACKUP_DIR is set; fractions of an hour allowed', () => {
+    expect(loadConfig({}).backups).toEqual({ dir: undefined, intervalMs: 24 * 3_600_000, keep: 7 });
+    expect(loadConfig({ BACKUP_DIR: '/srv/backups', BACKUP_INTERVAL_HOURS: '0.25', BACKUP_KEEP: '30' }).backups).toEqual({ dir: '/srv/backups', intervalMs: 900_000, keep: 30 });
+  });
+
+  it('refuse numbers out of range and a BACKUP_DIR inside DATA_DIR, with the setting named', () => {
+    expect(() => loadConfig({ BACKUP_INTERVAL_HOURS: '0' })).toThrow(/BACKUP_INTERVAL_HOURS must be a number from 0.0001 to 8760, got "0"/);
+    expect(() => loadConfig({ BACKUP_KEEP: '0' })).toThrow(/BACKUP_KEEP must be a whole number from 1 to 10000/);
+    expect(() => loadConfig({ DATA_DIR: '/srv/hearth', BACKUP_DIR: '/srv/hearth/backups' })).toThrow(/BACKUP_DIR \/srv\/hearth\/backups is inside DATA_DIR \/srv\/hearth/);
+    expect(() => loadConfig({ DATA_DIR: '/srv/hearth', BACKUP_DIR: '/srv/hearth' })).toThrow(/BACKUP_DIR/);
+    expect(loadConfig({ DATA_DIR: '/srv/hearth', BACKUP_DIR: '/srv/hearth-backups' }).backups.dir).toBe('/srv/hearth-backups');
+  });
+});

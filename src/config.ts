@@ -139,6 +139,12 @@ export interface Config {
    * is retried before it is given up, the time one attempt may take, and endpoints per owner.
    */
   webhooks: WebhookSettings;
+
+  /**
+   * Scheduled backups: BACKUP_DIR (unset: none), every BACKUP_INTERVAL_HOURS, the newest
+   * BACKUP_KEEP kept (docs/decisions/backups.md).
+   */
+  backups: { dir: string | undefined; intervalMs: number; keep: number };
 }
 
 export interface WebhookSettings {
@@ -362,10 +368,16 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PUBLIC_BASE_URL must not end with /api/v1: every path already starts with it');
   }
 
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const backupDir = env.BACKUP_DIR ? path.resolve(env.BACKUP_DIR) : undefined;
+  if (backupDir && (backupDir === dataDir || backupDir.startsWith(dataDir + path.sep))) {
+    throw new ConfigError(`BACKUP_DIR ${backupDir} is inside DATA_DIR ${dataDir}: a backup must live apart from what it backs up (another disk, ideally); set BACKUP_DIR elsewhere`);
+  }
+
   return {
     port,
     host,
-    dataDir: path.resolve(env.DATA_DIR || './data'),
+    dataDir,
     databaseUrl,
     publicBaseUrl,
     registration: oneOf(env, 'REGISTRATION', ['first-user', 'open'] as const, 'first-user'),
@@ -457,6 +469,11 @@ export function loadConfig(env: Env = process.env): Config {
       pauseAfterMs: int(env, 'WEBHOOK_PAUSE_AFTER_MS', 5 * 60_000, 0, 7 * 24 * 3_600_000),
       pauseForMs: int(env, 'WEBHOOK_PAUSE_FOR_MS', 15 * 60_000, 1, 7 * 24 * 3_600_000),
       deliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
+    },
+    backups: {
+      dir: backupDir,
+      intervalMs: Math.round(decimal(env, 'BACKUP_INTERVAL_HOURS', 24, 0.0001, 8760) * 3_600_000),
+      keep: int(env, 'BACKUP_KEEP', 7, 1, 10_000),
     },
   };
 }

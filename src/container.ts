@@ -19,6 +19,7 @@ import { createAfpService, EXEC_HARD_LIMIT_MS } from './modules/afp/afp.service.
 import { createApprovalsSweep } from './modules/approvals/approvals.jobs.js';
 import { createApprovalsRepo } from './modules/approvals/approvals.repo.js';
 import { createApprovalsService, replayLeaseMs } from './modules/approvals/approvals.service.js';
+import { createBackupSchedule } from './modules/backups/backups.schedule.js';
 import { createAuditRepo } from './modules/audit/audit.repo.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createLlmClient } from './modules/chat/chat.llm.js';
@@ -644,6 +645,18 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   const { afpRelay, afp, afpDownloads } = buildDevices(base, { audit, events, limits });
   const { billing } = buildBilling(base, { outbound, audit, plans, accounts, limits, vault, memory, knowledge, afp });
   const { webhooks, webhookDeliverer, mcpHub } = buildNotifiers(base, { outbound, keyring, events, changes });
+  // Scheduled backups (BACKUP_DIR): started with the other parts, so only by a serving process.
+  parts.add(
+    createBackupSchedule({
+      settings: config.backups,
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      vaultKey: config.vaultKey,
+      vaultPreviousKeys: config.vaultPreviousKeys,
+      db: storage.db,
+      dialect: storage.dialect,
+    }),
+  );
 
   let closing: Promise<void> | undefined;
   /** Stops every part, newest first, storage last; once only, later calls wait for the first. */

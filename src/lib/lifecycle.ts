@@ -6,6 +6,8 @@ import { ignoreFailure } from './ignore-failure.js';
 
 /** Where a part reports what goes wrong while it runs: the app's logger. */
 export interface PartLog {
+  /** What a part did that the operator may want to see (a scheduled backup written); absent on some logs. */
+  info?(object: Record<string, unknown>, message: string): void;
   warn(object: Record<string, unknown>, message: string): void;
   error(object: Record<string, unknown>, message: string): void;
 }
