@@ -448,6 +448,29 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       return { id, deleted: true };
     },
 
+    /**
+     * Forgets every entry the token `author` wrote (on any channel, current or not), and nothing
+     * else; the chains they belonged to are spliced (see spliceChains in memory.repo.ts). With
+     * `dryRun`, only counts. With `expectedCount`, refuses (409, nothing deleted) when the count
+     * has changed since the owner was shown it.
+     */
+    async forget(
+      ownerId: string,
+      author: string,
+      options: { dryRun?: boolean | undefined; expectedCount?: number | undefined },
+    ): Promise<{ author: string; dryRun: boolean; count: number; deleted: number; restored: number }> {
+      const dryRun = options.dryRun === true;
+      const done = await repo.forgetAuthor(ownerId, author, { write: !dryRun, expect: options.expectedCount, at: isoNow() });
+      if (!dryRun && !done.changed && options.expectedCount !== undefined && options.expectedCount !== done.count) {
+        throw new AppError(
+          'CONFLICT',
+          `This agent's entries number ${done.count} now, not the ${options.expectedCount} you confirmed: it wrote or lost some since. Nothing was deleted; confirm the new count to forget them`,
+          { details: { count: done.count, expectedCount: options.expectedCount } },
+        );
+      }
+      return { author, dryRun, count: done.count, deleted: done.changed ? done.count : 0, restored: done.restored };
+    },
+
     /** Deletes every entry of the owner; irreversible. Answers how many there were. */
     async clear(ownerId: string): Promise<number> {
       return repo.clear(ownerId);
