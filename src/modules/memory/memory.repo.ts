@@ -438,6 +438,27 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     },
 
     /**
+     * The owner's authors (token ids, null for entries stored before authors were), each with how
+     * many entries it wrote and its newest entry's row (which names it), newest writer first, at
+     * most `limit`. Read through the index on (owner_id, author_token_id, id) alone.
+     */
+    async authors(ownerId: string, limit: number): Promise<Array<{ count: number; newest: MemoryRow }>> {
+      const groups = await db
+        .selectFrom('memory_entries')
+        .select((eb) => ['author_token_id', eb.fn.countAll<number>().as('n'), eb.fn.max('id').as('newest')])
+        .where('owner_id', '=', ownerId)
+        .groupBy('author_token_id')
+        .orderBy('newest', 'desc')
+        .limit(limit)
+        .execute();
+      const rows = new Map((await byIds(ownerId, groups.map((group) => group.newest))).map((row) => [row.id, row]));
+      return groups.flatMap((group) => {
+        const newest = rows.get(group.newest);
+        return newest ? [{ count: Number(group.n), newest }] : [];
+      });
+    },
+
+    /**
      * What forgetting the entries `tokenId` wrote would do, or does (`write`): how many there are,
      * and how the chains they belong to are mended (see spliceChains). The count and the writes
      * are one unit of the group commit, so the entries counted are the entries deleted; `expect`

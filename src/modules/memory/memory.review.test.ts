@@ -229,3 +229,28 @@ describe('forgetting everything one agent wrote', () => {
     expect(await contents(me.token)).toEqual(['An agent cannot forget in bulk']);
   });
 });
+
+describe('the authors of memory', () => {
+  it('lists each token that wrote, with its count and name as it wrote, newest writer first, the owner\'s alone', async () => {
+    const me = await t.createOwner('Authors Owner');
+    const stranger = await t.createOwner('Authors Stranger');
+    const made = await t.request('POST', '/api/v1/tokens', { token: me.token, body: { name: 'Travel agent', scopes: ['memory'] } });
+    const agent = { token: made.body.data.token as string, id: made.body.data.id as string };
+    await remember(agent.token, { content: 'Flies from Lyon' });
+    await remember(agent.token, { content: 'Prefers aisle seats' });
+    await remember(me.token, { content: 'The owner’s note' });
+    await remember(stranger.token, { content: 'Not listed for me' });
+    // Renamed and then deleted: its entries still name it as it was.
+    await t.request('PATCH', `/api/v1/tokens/${agent.id}`, { token: me.token, body: { name: 'Renamed' } });
+    await t.request('DELETE', `/api/v1/tokens/${agent.id}`, { token: me.token });
+
+    const res = await t.request('GET', '/api/v1/memory/authors', { token: me.token });
+    expect(res.status, res.text).toBe(200);
+    const master = (await t.container.tokens.authenticate(me.token))!.tokenId;
+    expect(res.body.data).toEqual([
+      { token: { id: master, name: expect.any(String), kind: 'master' }, agent: null, count: 1, lastWrittenAt: expect.any(String) },
+      { token: { id: agent.id, name: 'Travel agent', kind: 'api' }, agent: null, count: 2, lastWrittenAt: expect.any(String) },
+    ]);
+    expectError(await t.request('GET', '/api/v1/memory/authors', { token: await t.tokenWithScopes(me, ['read']) }), 403, 'INSUFFICIENT_SCOPE');
+  });
+});

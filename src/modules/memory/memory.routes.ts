@@ -14,6 +14,7 @@ import {
   ForgetMemoryResponse,
   ListMemoryQuery,
   MemoryBody,
+  MemoryAuthors,
   MemoryHistory,
   MemoryPage,
   MemoryPatchBody,
@@ -85,6 +86,21 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
         },
       },
       async (request) => ({ success: true, deleted: await memory.clear(principalOf(request).ownerId) }),
+    );
+
+    app.get(
+      '/api/v1/memory/authors',
+      {
+        config,
+        schema: {
+          operationId: 'listMemoryAuthors',
+          summary:
+            "Who wrote the owner's memory entries: each token (named as its newest entry records it, even once revoked or deleted) with how many entries it wrote, newest writer first, at most 500; token null for entries stored before authors were recorded",
+          tags,
+          response: { 200: MemoryAuthors },
+        },
+      },
+      async (request) => ({ data: await memory.authors(principalOf(request).ownerId) }),
     );
 
     app.post(

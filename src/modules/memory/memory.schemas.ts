@@ -244,3 +244,20 @@ export const ForgetMemoryResponse = Data(
     { title: 'MemoryForgotten', additionalProperties: false },
   ),
 );
+
+/** How many authors the list of authors answers at most: the ones that wrote last. */
+export const MEMORY_AUTHORS_MAX = 500;
+
+export const MemoryAuthorSummary = Type.Object(
+  {
+    token: MemoryAuthorSchema.properties.token,
+    agent: MemoryAuthorSchema.properties.agent,
+    count: Type.Integer({ description: 'How many entries it wrote that are stored (superseded and expired too)' }),
+    lastWrittenAt: IsoDateTime,
+  },
+  {
+    title: 'MemoryAuthorSummary',
+    description: 'One author of memory entries, named as its newest entry records it (the token may be renamed, revoked or deleted since); token null: entries stored before authors were recorded',
+  },
+);
+export const MemoryAuthors = List(MemoryAuthorSummary);

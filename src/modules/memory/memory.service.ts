@@ -20,7 +20,7 @@ import {
   type MemoryView,
   type StoredAuthor,
 } from './memory.repo.js';
-import { MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
+import { MEMORY_AUTHORS_MAX, MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
 import type { MemoryEntriesTable } from './memory.tables.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
@@ -446,6 +446,14 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
       if (!(await repo.delete(ownerId, id))) throw notFound('Memory entry', id);
       return { id, deleted: true };
+    },
+
+    /** Who wrote the owner's entries, newest writer first, with how many each wrote (the console's filter by agent). */
+    async authors(ownerId: string): Promise<Array<{ token: MemoryAuthor['token']; agent: MemoryAuthor['agent']; count: number; lastWrittenAt: string }>> {
+      return (await repo.authors(ownerId, MEMORY_AUTHORS_MAX)).map(({ count, newest }) => {
+        const author = authorOf(newest);
+        return { token: author.token, agent: author.agent, count, lastWrittenAt: newest.created_at };
+      });
     },
 
     /**

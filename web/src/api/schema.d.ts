@@ -1057,6 +1057,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who wrote the owner's memory entries: each token (named as its newest entry records it, even once revoked or deleted) with how many entries it wrote, newest writer first, at most 500; token null for entries stored before authors were recorded
+         * @description Requires scope: `memory`.
+         */
+        get: operations["listMemoryAuthors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/forget": {
         parameters: {
             query?: never;
@@ -4722,6 +4742,22 @@ export interface components {
             id: string;
             /** @description The OAuth client's registered name, or the id the handshake's agent gave itself */
             name: string;
+        };
+        /**
+         * MemoryAuthorSummary
+         * @description One author of memory entries, named as its newest entry records it (the token may be renamed, revoked or deleted since); token null: entries stored before authors were recorded
+         */
+        MemoryAuthorSummary: {
+            token: components["schemas"]["MemoryAuthorToken"] | null;
+            agent: components["schemas"]["MemoryAuthorAgent"] | null;
+            /** @description How many entries it wrote that are stored (superseded and expired too) */
+            count: number;
+            /** Format: date-time */
+            lastWrittenAt: string;
+        };
+        /** MemoryAuthorSummaryList */
+        MemoryAuthorSummaryList: {
+            data: components["schemas"]["MemoryAuthorSummary"][];
         };
         /** MemoryAuthorToken */
         MemoryAuthorToken: {
@@ -8729,6 +8765,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMemoryAuthors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryAuthorSummaryList"];
                 };
             };
             /** @description Default Response */
