@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { ActionError, useAction } from '../../components/actions';
 import { authorName, type Author } from './filters';
@@ -17,7 +17,12 @@ export function ForgetAgent({ tokenId, author, onForgotten }: { tokenId: string;
   const [counted, setCounted] = useState<Counted>();
   const [done, setDone] = useState<Counted>();
   const { busy, error, run, clearError } = useAction();
-  const name = author ? authorName(author) : tokenId;
+  // Named as the authors list names it; once forgotten it leaves that list, and keeps its name here.
+  const listed = author ? authorName(author) : undefined;
+  const [name, setName] = useState(listed ?? tokenId);
+  useEffect(() => {
+    if (listed) setName(listed);
+  }, [listed]);
 
   const count = () =>
     run(async () => {
@@ -85,7 +90,7 @@ export function ForgetAgent({ tokenId, author, onForgotten }: { tokenId: string;
       {done ? (
         <p role="status">
           Forgot {entries(done.deleted)} written by {name}
-          {done.restored > 0 ? `; ${entries(done.restored)} of others are current again` : ''}.
+          {done.restored > 0 ? `; ${entries(done.restored)} of others ${done.restored === 1 ? 'is' : 'are'} current again` : ''}.
         </p>
       ) : null}
       <ActionError error={error} />
