@@ -8,6 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Owner } from '../harness.js';
 import { BROWSER_TESTS, signIn, startConsole, type ConsoleUnderTest } from './browser.js';
 
+// The page's global the callback run in the browser uses (this suite compiles without the DOM library).
+declare const document: { documentElement: { scrollWidth: number } };
+const PHONE = 390;
+
 describe.runIf(BROWSER_TESTS)("the owner's review of memory in Chromium", () => {
   let c: ConsoleUnderTest;
   let owner: Owner;
@@ -105,9 +109,9 @@ describe.runIf(BROWSER_TESTS)("the owner's review of memory in Chromium", () => 
     await expect.poll(() => list.getByRole('article').count()).toBe(2);
   });
 
-  it('pins an entry and writes its correction, which replaces it', async () => {
+  it('pins an entry and writes its correction, which replaces it, at a phone\'s width', async () => {
     await remember(owner.token, { content: 'Dentist is Dr. Moreau' });
-    const { page } = await c.newPage();
+    const { page } = await c.newPage({ width: PHONE });
     await signIn(page, owner.email, owner.password);
     await page.goto('/memory');
     const list = page.getByRole('list', { name: 'Memory entries' });
@@ -122,6 +126,11 @@ describe.runIf(BROWSER_TESTS)("the owner's review of memory in Chromium", () => 
     expect(await list.getByText('Dentist is Dr. Moreau').count()).toBe(0);
     // The console wrote it: the owner's login session, through the console.
     await newer.getByText('Written by you (login session) through the console', { exact: false }).waitFor();
+    await newer.getByRole('button', { name: 'Where it came from' }).click();
+    await newer.getByRole('region', { name: 'Where it came from' }).waitFor();
+    await c.screenshot(page, '32-memory-phone');
+    // Nothing is wider than the screen: the filters and the provenance wrap.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE);
 
     const current = await c.t.request('GET', '/api/v1/memory', { token: owner.token, query: { pinned: true } });
     expect(current.body.data.map((e: { content: string }) => e.content)).toEqual(['Dentist is Dr. Petit']);
