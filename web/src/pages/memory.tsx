@@ -33,6 +33,8 @@ export function MemoryPage() {
   // Bumped when entries change in bulk (forgetting an agent): lists and counts read again.
   const [changed, setChanged] = useState(0);
   const authors = useLoad(async () => unwrap(await api.GET('/api/v1/memory/authors')).data, [changed, added]);
+  // Forgetting is offered for agents: the owner's own entries (master token, login sessions) are deleted one by one.
+  const ownTokens = new Set(authors.data?.flatMap((author) => (author.token && (author.token.kind === 'master' || author.token.kind === 'session') ? [author.token.id] : [])) ?? []);
   const show = (next: { q?: string; filters?: MemoryFilters }) =>
     navigate(withQuery('/memory', { q: next.q ?? searched, ...filterQuery(next.filters ?? filters) }));
 
@@ -51,7 +53,7 @@ export function MemoryPage() {
         <h2 id="memory-entries">{searched ? `Entries matching “${searched}”` : 'Entries'}</h2>
         <SearchForm label="Search memory" searched={searched} onSearch={(words) => show({ q: words })} />
         <FilterForm filters={filters} authors={authors.data} onChange={(next) => show({ filters: next })} />
-        {filters.author ? (
+        {filters.author && !ownTokens.has(filters.author) ? (
           <ForgetAgent
             key={filters.author}
             tokenId={filters.author}
