@@ -104,8 +104,9 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/preferences(\/.*)?$/, scope('identity')),
   rule('*', /^\/api\/v1\/users(\/.*)?$/, admin),
 
-  // Forgetting everything one agent wrote: the owner's review of memory, never an agent's.
+  // Who wrote memory, and forgetting everything one agent wrote: the owner's review, never an agent's.
   rule('POST', /^\/api\/v1\/memory\/forget$/, owner),
+  rule('GET', /^\/api\/v1\/memory\/authors$/, owner),
   rule('*', /^\/api\/v1\/memory(\/.*)?$/, scope('memory')),
   rule('*', /^\/api\/v1\/brain\/knowledge-base(\/.*)?$/, scope('knowledge')),
   rule('POST', /^\/api\/v1\/brain\/chat$/, scope('chat')),

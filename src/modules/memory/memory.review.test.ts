@@ -251,6 +251,7 @@ describe('the authors of memory', () => {
       { token: { id: master, name: expect.any(String), kind: 'master' }, agent: null, count: 1, lastWrittenAt: expect.any(String) },
       { token: { id: agent.id, name: 'Travel agent', kind: 'api' }, agent: null, count: 2, lastWrittenAt: expect.any(String) },
     ]);
-    expectError(await t.request('GET', '/api/v1/memory/authors', { token: await t.tokenWithScopes(me, ['read']) }), 403, 'INSUFFICIENT_SCOPE');
+    // The owner's alone: an agent with the memory scope does not learn who else writes.
+    expectError(await t.request('GET', '/api/v1/memory/authors', { token: await t.tokenWithScopes(me, ['memory']) }), 403, 'FORBIDDEN');
   });
 });

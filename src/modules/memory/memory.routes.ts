@@ -91,7 +91,9 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
     app.get(
       '/api/v1/memory/authors',
       {
-        config,
+        // The owner's review: names and counts of every writer, which no agent needs (and which
+        // a token limited to some entries must not learn about the others).
+        config: { access: access.owner() },
         schema: {
           operationId: 'listMemoryAuthors',
           summary:

@@ -1066,7 +1066,7 @@ export interface paths {
         };
         /**
          * Who wrote the owner's memory entries: each token (named as its newest entry records it, even once revoked or deleted) with how many entries it wrote, newest writer first, at most 500; token null for entries stored before authors were recorded
-         * @description Requires scope: `memory`.
+         * @description Owner only: the master token or a login session.
          */
         get: operations["listMemoryAuthors"];
         put?: never;
