@@ -104,6 +104,9 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/preferences(\/.*)?$/, scope('identity')),
   rule('*', /^\/api\/v1\/users(\/.*)?$/, admin),
 
+  // Who wrote memory, and forgetting everything one agent wrote: the owner's review, never an agent's.
+  rule('POST', /^\/api\/v1\/memory\/forget$/, owner),
+  rule('GET', /^\/api\/v1\/memory\/authors$/, owner),
   rule('*', /^\/api\/v1\/memory(\/.*)?$/, scope('memory')),
   rule('*', /^\/api\/v1\/brain\/knowledge-base(\/.*)?$/, scope('knowledge')),
   rule('POST', /^\/api\/v1\/brain\/chat$/, scope('chat')),
@@ -337,6 +340,7 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   approveAuthorizationRequest: OWNER_ONLY,
   denyAuthorizationRequest: OWNER_ONLY,
   deleteAfpDevice: OWNER_ONLY,
+  forgetMemoryAuthor: OWNER_ONLY,
   createBillingCheckout: "the owner's own plan payment: it opens a checkout page the owner pays on, and changes nothing until the owner pays there",
   logout: 'ends the calling token itself (a token may always give up its own access)',
   closeBrowserSession: "ends the calling login session itself",

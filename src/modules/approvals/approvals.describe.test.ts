@@ -107,11 +107,26 @@ describe('heldFields', () => {
   });
 });
 
+describe('memory writes', () => {
+  it('lead with the text the agent would have remembered, cut only past the usual length', () => {
+    const memory = { ...base, actionClass: 'memory.write' as const, method: 'POST', operationId: 'createMemory', params: {} };
+    expect(describeRequest({ ...memory, body: { content: 'Prefers tea\nto coffee' } })).toBe('agent wants to add to memory the text `Prefers tea\\nto coffee`');
+    expect(describeRequest({ ...memory, body: { content: 'Moved to Lyon', kind: 'fact', supersedes: ['mem_0'] } })).toBe(
+      'agent wants to add to memory the text `Moved to Lyon`, with kind `fact`, supersedes `["mem_0"]`',
+    );
+    const long = describeRequest({ ...memory, body: { content: 'y'.repeat(DESCRIPTION_VALUE_MAX + 40) } });
+    expect(long).toBe(`agent wants to add to memory the text \`${'y'.repeat(DESCRIPTION_VALUE_MAX)}\`… (40 more characters; open the request to see all)`);
+    const patch = { ...memory, method: 'PATCH', operationId: 'updateMemory', params: { id: 'mem_1' } };
+    expect(describeRequest({ ...patch, body: { supersededBy: 'mem_2' } })).toBe('agent wants to mark the memory entry mem_1 as replaced by the entry mem_2');
+    expect(describeRequest({ ...patch, body: { pinned: true } })).toBe('agent wants to change the memory entry mem_1: pinned `true`');
+  });
+});
+
 describe('the classes whose routes change a record', () => {
   it('name every field the change sets, a long text by its size, a secret never', () => {
     const content = 'z'.repeat(DESCRIPTION_VALUE_MAX + 1);
     expect(describeRequest({ ...base, actionClass: 'memory.write', method: 'PATCH', operationId: 'updateMemory', params: { id: 'mem_1' }, body: { content: 'x', tags: ['a'] } })).toBe(
-      'agent wants to change the memory entry mem_1: content `x`, tags `["a"]`',
+      'agent wants to change the memory entry mem_1 to the text `x`, with tags `["a"]`',
     );
     expect(describeRequest({ ...base, actionClass: 'knowledge.write', method: 'PUT', operationId: 'updateKBDocument', params: { id: 'kb_1' }, body: { content } })).toBe(
       `agent wants to change the knowledge-base document kb_1: content (${DESCRIPTION_VALUE_MAX + 1} characters; open the request to read it)`,

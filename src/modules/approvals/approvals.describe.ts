@@ -139,6 +139,22 @@ function apiStyleOf(body: unknown): string {
     : 'REST: every GET reads';
 }
 
+/**
+ * A memory write, led by the text it would remember (the owner decides on what the agent would
+ * know, so the text itself is shown, up to the usual cut, rather than its size), then every other
+ * field; replacing entries and marking one replaced are said in words.
+ */
+function describeMemoryWrite(who: string, entryId: string | undefined, body: unknown): string {
+  const rest = body && typeof body === 'object' ? Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([name]) => name !== 'content')) : {};
+  const others = Object.keys(rest).length > 0 ? `, with ${fieldsOf(rest)}` : '';
+  const content = field(body, 'content');
+  if (entryId === undefined) return `${who} add to memory the text ${quote(content ?? '')}${others}`;
+  const by = field(body, 'supersededBy');
+  if (typeof by === 'string') return `${who} mark the memory entry ${id(entryId)} as replaced by the entry ${id(by)}`;
+  if (typeof content === 'string') return `${who} change the memory entry ${id(entryId)} to the text ${quote(content)}${others}`;
+  return `${who} change the memory entry ${id(entryId)}: ${fieldsOf(body)}`;
+}
+
 export interface DescribeInput {
   tokenName: string;
   actionClass: ActionClass;
@@ -202,7 +218,7 @@ export function describeRequest(input: DescribeInput): string {
     case 'services.write':
       return describeServicesWrite(who, input);
     case 'memory.write':
-      return params.id ? `${who} change the memory entry ${id(params.id)}: ${fieldsOf(body)}` : `${who} add a memory entry: ${fieldsOf(body)}`;
+      return describeMemoryWrite(who, params.id, body);
     case 'memory.delete':
       return params.id ? `${who} delete the memory entry ${id(params.id)}` : `${who} delete every memory entry`;
     case 'knowledge.write':

@@ -93,6 +93,58 @@ function tagPattern(tag: string): string {
   return `%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** An entry's place in its chain: what replaced it (and when), and what it replaced. */
+export type ChainRow = Pick<MemoryEntriesTable, 'id' | 'superseded_by' | 'superseded_at' | 'supersedes'>;
+
+/** A neighbour's links once the forgotten entries are gone; `restored` when it is current again. */
+export interface ChainChange {
+  id: string;
+  supersededBy: string | null;
+  supersededAt: string | null;
+  supersedes: string[];
+  restored: boolean;
+}
+
+/**
+ * Mends the chains that lose `forgotten` entries, from their `neighbours` (the entries, kept, that
+ * they replaced or were replaced by). A chain is spliced, as if the forgotten entries had never
+ * been written: an entry a forgotten one replaced is now replaced by the first kept entry after
+ * it (when a kept entry replaced the forgotten one in turn), or, when none did, is current again;
+ * a kept entry that replaced a forgotten one now lists, instead of it, the kept entries it
+ * replaced. Answers the neighbours whose links change.
+ */
+export function spliceChains(forgotten: ReadonlyMap<string, ChainRow>, neighbours: readonly ChainRow[]): ChainChange[] {
+  /** The first kept entry after a forgotten one, following what replaced it; null when none. */
+  const keptSuccessor = (id: string): string | null => {
+    const seen = new Set<string>();
+    let next: string | null = id;
+    while (next !== null && forgotten.has(next) && !seen.has(next)) {
+      seen.add(next);
+      next = forgotten.get(next)!.superseded_by;
+    }
+    return next !== null && forgotten.has(next) ? null : next;
+  };
+  const states = new Map(
+    neighbours.map((row) => [row.id, { row, supersededBy: row.superseded_by, supersededAt: row.superseded_at, supersedes: supersedesOf(row).filter((id) => !forgotten.has(id)) }]),
+  );
+  for (const state of states.values()) {
+    const by = state.row.superseded_by;
+    if (by === null || !forgotten.has(by)) continue;
+    const successor = keptSuccessor(by);
+    state.supersededBy = successor;
+    if (successor === null) state.supersededAt = null;
+    const after = successor === null ? undefined : states.get(successor);
+    if (after && !after.supersedes.includes(state.row.id)) after.supersedes.push(state.row.id);
+  }
+  const changes: ChainChange[] = [];
+  for (const { row, supersededBy, supersededAt, supersedes } of states.values()) {
+    const before = supersedesOf(row);
+    const same = supersededBy === row.superseded_by && supersedes.length === before.length && supersedes.every((id, i) => id === before[i]);
+    if (!same) changes.push({ id: row.id, supersededBy, supersededAt, supersedes, restored: row.superseded_by !== null && supersededBy === null });
+  }
+  return changes;
+}
+
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
 
 /**
@@ -383,6 +435,94 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     async delete(ownerId: string, id: string): Promise<boolean> {
       const result = await groupCommit.run((trx) => trx.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst());
       return Number(result.numDeletedRows) > 0;
+    },
+
+    /**
+     * The owner's authors (token ids, null for entries stored before authors were), each with how
+     * many entries it wrote and its newest entry's row (which names it), newest writer first, at
+     * most `limit`. Read through the index on (owner_id, author_token_id, id) alone.
+     */
+    async authors(ownerId: string, limit: number): Promise<Array<{ count: number; newest: MemoryRow }>> {
+      const groups = await db
+        .selectFrom('memory_entries')
+        .select((eb) => ['author_token_id', eb.fn.countAll<number>().as('n'), eb.fn.max('id').as('newest')])
+        .where('owner_id', '=', ownerId)
+        .groupBy('author_token_id')
+        .orderBy('newest', 'desc')
+        .limit(limit)
+        .execute();
+      const rows = new Map((await byIds(ownerId, groups.map((group) => group.newest))).map((row) => [row.id, row]));
+      return groups.flatMap((group) => {
+        const newest = rows.get(group.newest);
+        return newest ? [{ count: Number(group.n), newest }] : [];
+      });
+    },
+
+    /**
+     * What forgetting the entries `tokenId` wrote would do, or does (`write`): how many there are,
+     * and how the chains they belong to are mended (see spliceChains). The count and the writes
+     * are one unit of the group commit, so the entries counted are the entries deleted; `expect`
+     * (a count the caller was shown) refuses the deletion, writing nothing, when it differs.
+     */
+    async forgetAuthor(
+      ownerId: string,
+      tokenId: string,
+      options: { write: boolean; expect?: number | undefined; at: string },
+    ): Promise<{ count: number; restored: number; relinked: number; changed: boolean }> {
+      const plan = async (trx: Executor<MemoryTables>) => {
+        const n = await trx
+          .selectFrom('memory_entries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('owner_id', '=', ownerId)
+          .where('author_token_id', '=', tokenId)
+          .executeTakeFirstOrThrow();
+        // Only the forgotten entries that belong to a chain matter for mending it: most have none.
+        const linked = await trx
+          .selectFrom('memory_entries')
+          .select(['id', 'superseded_by', 'superseded_at', 'supersedes'])
+          .where('owner_id', '=', ownerId)
+          .where('author_token_id', '=', tokenId)
+          .where((eb) => eb.or([eb('superseded_by', 'is not', null), eb('supersedes', '<>', '[]')]))
+          .execute();
+        const forgotten = new Map(linked.map((row) => [row.id, row]));
+        const neighbourIds = [...new Set(linked.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((id) => !forgotten.has(id));
+        const neighbours: ChainRow[] = [];
+        for (let start = 0; start < neighbourIds.length; start += 500) {
+          neighbours.push(
+            ...(await trx
+              .selectFrom('memory_entries')
+              .select(['id', 'superseded_by', 'superseded_at', 'supersedes'])
+              .where('owner_id', '=', ownerId)
+              .where('id', 'in', neighbourIds.slice(start, start + 500))
+              .execute()),
+          );
+        }
+        return { count: Number(n.n), changes: spliceChains(forgotten, neighbours) };
+      };
+      const outcome = (count: number, changes: ChainChange[], changed: boolean) => ({
+        count,
+        restored: changes.filter((change) => change.restored).length,
+        relinked: changes.length,
+        changed,
+      });
+      if (!options.write) {
+        const { count, changes } = await plan(db);
+        return outcome(count, changes, false);
+      }
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const { count, changes } = await plan(trx);
+        if (options.expect !== undefined && options.expect !== count) return outcome(count, changes, false);
+        for (const change of changes) {
+          await trx
+            .updateTable('memory_entries')
+            .set({ superseded_by: change.supersededBy, superseded_at: change.supersededAt, supersedes: JSON.stringify(change.supersedes), updated_at: options.at })
+            .where('owner_id', '=', ownerId)
+            .where('id', '=', change.id)
+            .execute();
+        }
+        await trx.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('author_token_id', '=', tokenId).execute();
+        return outcome(count, changes, true);
+      });
     },
 
     async clear(ownerId: string): Promise<number> {

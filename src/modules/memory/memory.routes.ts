@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { actorOf, type AuditService } from '../audit/audit.service.js';
 import { requestChannel } from '../../http/channel.js';
 import { inRequestPart } from '../../http/errors.js';
 import { createSerializedBodies } from '../../http/serialized.js';
@@ -9,8 +10,11 @@ import { IdParams } from '../../http/schemas.js';
 import {
   ClearMemoryResponse,
   DeletedMemoryResponse,
+  ForgetMemoryBody,
+  ForgetMemoryResponse,
   ListMemoryQuery,
   MemoryBody,
+  MemoryAuthors,
   MemoryHistory,
   MemoryPage,
   MemoryPatchBody,
@@ -23,8 +27,8 @@ function writerOf(request: FastifyRequest): MemoryWriter {
   return { principal: principalOf(request), channel: requestChannel(request) };
 }
 
-export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyncTypebox {
-  const { memory } = deps;
+export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditService, 'record'> }): FastifyPluginAsyncTypebox {
+  const { memory, audit } = deps;
   return async (app) => {
     const config = { access: access.scope('memory') };
     const tags = ['memory'];
@@ -82,6 +86,54 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         },
       },
       async (request) => ({ success: true, deleted: await memory.clear(principalOf(request).ownerId) }),
+    );
+
+    app.get(
+      '/api/v1/memory/authors',
+      {
+        // The owner's review: names and counts of every writer, which no agent needs (and which
+        // a token limited to some entries must not learn about the others).
+        config: { access: access.owner() },
+        schema: {
+          operationId: 'listMemoryAuthors',
+          summary:
+            "Who wrote the owner's memory entries: each token (named as its newest entry records it, even once revoked or deleted) with how many entries it wrote, newest writer first, at most 500; token null for entries stored before authors were recorded",
+          tags,
+          response: { 200: MemoryAuthors },
+        },
+      },
+      async (request) => ({ data: await memory.authors(principalOf(request).ownerId) }),
+    );
+
+    app.post(
+      '/api/v1/memory/forget',
+      {
+        // The owner's review: an agent never forgets another's entries (nor its own, in bulk).
+        config: { access: access.owner() },
+        schema: {
+          operationId: 'forgetMemoryAuthor',
+          summary:
+            'Forget everything one token (an agent) wrote: every entry whose author is that token, on any channel, current or not, and nothing else. dryRun counts first; expectedCount makes the deletion refuse (409) if the count changed since. Entries of others that a forgotten entry had replaced are current again when nothing kept replaced them',
+          tags,
+          body: ForgetMemoryBody,
+          response: { 200: ForgetMemoryResponse },
+        },
+      },
+      async (request) => {
+        const { author, dryRun, expectedCount } = request.body;
+        const ownerId = principalOf(request).ownerId;
+        const done = await memory.forget(ownerId, author, { dryRun, expectedCount });
+        if (!done.dryRun) {
+          await audit.record(actorOf(request), {
+            action: 'memory.forget_author',
+            outcome: 'success',
+            targetType: 'token',
+            targetId: author,
+            details: { deleted: done.deleted, restored: done.restored },
+          });
+        }
+        return { data: done };
+      },
     );
 
     app.patch(

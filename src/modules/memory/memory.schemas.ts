@@ -209,3 +209,55 @@ export const ClearMemoryResponse = Type.Object(
 );
 
 export const DeletedMemoryResponse = Data(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'Deleted' }));
+
+/** Forgetting everything one token wrote: first counted (dryRun), then done with the count shown. */
+export const ForgetMemoryBody = Type.Object(
+  {
+    author: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      ...UrlSafe,
+      description: "The token whose entries to forget (its id, as author.token.id shows it); the token may be revoked or deleted already",
+    }),
+    dryRun: Type.Optional(Type.Boolean({ description: 'true: only count what would be forgotten, and change nothing' })),
+    expectedCount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'The count the owner confirmed (from a dry run): when the token has since written or lost entries, nothing is deleted and the answer is 409 with the new count',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ForgetMemoryResponse = Data(
+  Type.Object(
+    {
+      author: Type.String({ description: 'The token whose entries were forgotten' }),
+      dryRun: Type.Boolean({ description: 'true when nothing was changed: the counts say what would be' }),
+      count: Type.Integer({ description: 'How many entries the token wrote (all of them, superseded and expired too)' }),
+      deleted: Type.Integer({ description: 'How many entries were deleted (0 on a dry run)' }),
+      restored: Type.Integer({
+        description: "How many entries written by others, which one of the forgotten entries had replaced, are current again (or would be) because nothing kept replaced them",
+      }),
+    },
+    { title: 'MemoryForgotten', additionalProperties: false },
+  ),
+);
+
+/** How many authors the list of authors answers at most: the ones that wrote last. */
+export const MEMORY_AUTHORS_MAX = 500;
+
+export const MemoryAuthorSummary = Type.Object(
+  {
+    token: MemoryAuthorSchema.properties.token,
+    agent: MemoryAuthorSchema.properties.agent,
+    count: Type.Integer({ description: 'How many entries it wrote that are stored (superseded and expired too)' }),
+    lastWrittenAt: IsoDateTime,
+  },
+  {
+    title: 'MemoryAuthorSummary',
+    description: 'One author of memory entries, named as its newest entry records it (the token may be renamed, revoked or deleted since); token null: entries stored before authors were recorded',
+  },
+);
+export const MemoryAuthors = List(MemoryAuthorSummary);

@@ -20,7 +20,7 @@ import {
   type MemoryView,
   type StoredAuthor,
 } from './memory.repo.js';
-import { MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
+import { MEMORY_AUTHORS_MAX, MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
 import type { MemoryEntriesTable } from './memory.tables.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
@@ -446,6 +446,37 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
       if (!(await repo.delete(ownerId, id))) throw notFound('Memory entry', id);
       return { id, deleted: true };
+    },
+
+    /** Who wrote the owner's entries, newest writer first, with how many each wrote (the console's filter by agent). */
+    async authors(ownerId: string): Promise<Array<{ token: MemoryAuthor['token']; agent: MemoryAuthor['agent']; count: number; lastWrittenAt: string }>> {
+      return (await repo.authors(ownerId, MEMORY_AUTHORS_MAX)).map(({ count, newest }) => {
+        const author = authorOf(newest);
+        return { token: author.token, agent: author.agent, count, lastWrittenAt: newest.created_at };
+      });
+    },
+
+    /**
+     * Forgets every entry the token `author` wrote (on any channel, current or not), and nothing
+     * else; the chains they belonged to are spliced (see spliceChains in memory.repo.ts). With
+     * `dryRun`, only counts. With `expectedCount`, refuses (409, nothing deleted) when the count
+     * has changed since the owner was shown it.
+     */
+    async forget(
+      ownerId: string,
+      author: string,
+      options: { dryRun?: boolean | undefined; expectedCount?: number | undefined },
+    ): Promise<{ author: string; dryRun: boolean; count: number; deleted: number; restored: number }> {
+      const dryRun = options.dryRun === true;
+      const done = await repo.forgetAuthor(ownerId, author, { write: !dryRun, expect: options.expectedCount, at: isoNow() });
+      if (!dryRun && !done.changed && options.expectedCount !== undefined && options.expectedCount !== done.count) {
+        throw new AppError(
+          'CONFLICT',
+          `This agent's entries number ${done.count} now, not the ${options.expectedCount} you confirmed: it wrote or lost some since. Nothing was deleted; confirm the new count to forget them`,
+          { details: { count: done.count, expectedCount: options.expectedCount } },
+        );
+      }
+      return { author, dryRun, count: done.count, deleted: done.changed ? done.count : 0, restored: done.restored };
     },
 
     /** Deletes every entry of the owner; irreversible. Answers how many there were. */

@@ -1,29 +1,42 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { api, unwrap, type Schemas } from '../api/client';
+import { api, unwrap } from '../api/client';
 import { ActionError, useAction } from '../components/actions';
-import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
 import { SearchForm } from '../components/search-form';
-import { MarkedText, MatchedBy, type ShownHit } from '../components/search-hit';
+import type { ShownHit } from '../components/search-hit';
 import { SearchStatusPanel, searchesByMeaning, useSearchStatus } from '../components/search-status';
-import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
+import { Empty, PageHeader, Show, useLoad } from '../components/ui';
 import { navigate, useQuery, withQuery } from '../router';
-
-type Entry = Schemas['MemoryEntry'];
+import { MemoryCard, type CardEvents } from './memory/entry';
+import { apiFilters, filterQuery, FilterForm, hasFilters, useMemoryFilters, type Entry, type MemoryFilters } from './memory/filters';
+import { ForgetAgent } from './memory/forget';
 
 const PAGE_SIZE = 25;
 /** How many hits a search shows: the best ones, ranked; a person reads the first few. */
 const SEARCH_LIMIT = 30;
 
 /**
- * Memory: what agents (and the owner) wrote down, editable in place, and searched the way agents
- * search it. The words searched for are kept in the address, so a link or the back button
- * returns to a search.
+ * Memory: what agents (and the owner) wrote down, and the owner's review of it. Each entry says
+ * who wrote it, when, through which channel and from what; the list narrows by agent, channel,
+ * kind, tag and pinned; one agent's entries can be forgotten at once. The search words and the
+ * filters are kept in the address, so a link or the back button returns to the same view.
+ *
+ * The page is a column of sections; a new panel (the pinned profile, say) is one more section
+ * here, reading the same filters and told of changes through `changed`.
  */
 export function MemoryPage() {
-  const searched = (useQuery().get('q') ?? '').trim();
+  const query = useQuery();
+  const searched = (query.get('q') ?? '').trim();
+  const filters = useMemoryFilters();
   const status = useSearchStatus();
   const [added, setAdded] = useState<Entry>();
+  // Bumped when entries change in bulk (forgetting an agent): lists and counts read again.
+  const [changed, setChanged] = useState(0);
+  const authors = useLoad(async () => unwrap(await api.GET('/api/v1/memory/authors')).data, [changed, added]);
+  // Forgetting is offered for agents: the owner's own entries (master token, login sessions) are deleted one by one.
+  const ownTokens = new Set(authors.data?.flatMap((author) => (author.token && (author.token.kind === 'master' || author.token.kind === 'session') ? [author.token.id] : [])) ?? []);
+  const show = (next: { q?: string; filters?: MemoryFilters }) =>
+    navigate(withQuery('/memory', { q: next.q ?? searched, ...filterQuery(next.filters ?? filters) }));
 
   return (
     <>
@@ -38,37 +51,61 @@ export function MemoryPage() {
       />
       <section aria-labelledby="memory-entries" className="stack">
         <h2 id="memory-entries">{searched ? `Entries matching “${searched}”` : 'Entries'}</h2>
-        <SearchForm label="Search memory" searched={searched} onSearch={(words) => navigate(withQuery('/memory', { q: words }))} />
-        {searched ? <MemorySearch q={searched} byMeaning={searchesByMeaning(status.data)} added={added} /> : <MemoryList added={added} />}
+        <SearchForm label="Search memory" searched={searched} onSearch={(words) => show({ q: words })} />
+        <FilterForm filters={filters} authors={authors.data} onChange={(next) => show({ filters: next })} />
+        {filters.author && !ownTokens.has(filters.author) ? (
+          <ForgetAgent
+            key={filters.author}
+            tokenId={filters.author}
+            author={authors.data?.find((author) => author.token?.id === filters.author)}
+            onForgotten={() => setChanged((n) => n + 1)}
+          />
+        ) : null}
+        {searched ? (
+          <MemorySearch q={searched} filters={filters} byMeaning={searchesByMeaning(status.data)} added={added} changed={changed} />
+        ) : (
+          <MemoryList filters={filters} added={added} changed={changed} />
+        )}
       </section>
     </>
   );
 }
 
-/** Every entry, newest first, page by page; an entry added on this page comes first at once. */
-function MemoryList({ added }: { added: Entry | undefined }) {
-  const entries = usePaged(async (cursor) => unwrap(await api.GET('/api/v1/memory', { params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } })));
+/** The entries passing the filters, newest first, page by page; an entry added on this page comes first at once. */
+function MemoryList({ filters, added, changed }: { filters: MemoryFilters; added: Entry | undefined; changed: number }) {
+  const entries = usePaged(
+    async (cursor) => unwrap(await api.GET('/api/v1/memory', { params: { query: { limit: PAGE_SIZE, ...apiFilters(filters), ...(cursor ? { cursor } : {}) } } })),
+    [JSON.stringify(filters), changed],
+  );
   const { update } = entries;
   useEffect(() => {
-    if (added) update((list) => (list.some((entry) => entry.id === added.id) ? list : [added, ...list]));
+    // Only into the unfiltered list: a filtered one may not hold it.
+    if (added && !hasFilters(filters)) update((list) => (list.some((entry) => entry.id === added.id) ? list : [added, ...list]));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [added, update]);
+  const events: CardEvents = {
+    onChanged: (changedEntry) => update((items) => items.map((item) => (item.id === changedEntry.id ? changedEntry : item))),
+    onDeleted: () => undefined,
+    onReplaced: (old, newer) =>
+      // The correction comes first; the replaced entry stays only where replaced ones are shown.
+      update((items) => [newer, ...items.flatMap((item) => (item.id !== old.id ? [item] : filters.history ? [old] : []))]),
+  };
 
   return (
     <>
       <Show loaded={entries} what="Loading memory">
         {(list) =>
           list.length === 0 ? (
-            <Empty>Nothing is remembered yet. Add an entry above, or let an agent with the memory scope write one.</Empty>
+            <Empty>
+              {hasFilters(filters)
+                ? 'No entry passes these filters. Clear a filter to see more.'
+                : 'Nothing is remembered yet. Add an entry above, or let an agent with the memory scope write one.'}
+            </Empty>
           ) : (
-            <ul className="cards">
+            <ul className="cards" aria-label="Memory entries">
               {list.map((entry) => (
                 <li key={entry.id}>
-                  <MemoryCard
-                    id={entry.id}
-                    entry={entry}
-                    onChanged={(changed) => update((items) => items.map((item) => (item.id === changed.id ? changed : item)))}
-                    onDeleted={() => update((items) => items.filter((item) => item.id !== entry.id))}
-                  />
+                  <MemoryCard id={entry.id} entry={entry} events={{ ...events, onDeleted: () => update((items) => items.filter((item) => item.id !== entry.id)) }} />
                 </li>
               ))}
             </ul>
@@ -81,7 +118,9 @@ function MemoryList({ added }: { added: Entry | undefined }) {
 }
 
 interface Found {
-  hit: ShownHit;
+  /** The matching text with the words found marked; missing when filters narrowed the search (see below). */
+  hit: ShownHit | undefined;
+  id: string;
   /** The whole entry, for editing; missing only if it changed between the two reads. */
   entry: Entry | undefined;
 }
@@ -90,17 +129,21 @@ interface Found {
  * A search of memory, ranked as agents get it (`GET /api/v1/search`, words and meaning): each hit
  * shows the matching text with the words found marked. The entries themselves come from the
  * memory search of the same words (the same ranking), read at the same time, so that a hit can
- * be edited whole.
+ * be edited whole. With filters, the memory search alone answers (the one search takes none):
+ * the same ranking, narrowed, without the marks.
  */
-function MemorySearch({ q, byMeaning, added }: { q: string; byMeaning: boolean; added: Entry | undefined }) {
+function MemorySearch({ q, filters, byMeaning, added, changed }: { q: string; filters: MemoryFilters; byMeaning: boolean; added: Entry | undefined; changed: number }) {
+  const filtered = hasFilters(filters);
   const found = useLoad(async (): Promise<Found[]> => {
     const [hits, entries] = await Promise.all([
-      api.GET('/api/v1/search', { params: { query: { q, types: 'memory', limit: SEARCH_LIMIT } } }),
-      api.GET('/api/v1/memory', { params: { query: { q, limit: SEARCH_LIMIT } } }),
+      filtered ? undefined : api.GET('/api/v1/search', { params: { query: { q, types: 'memory', limit: SEARCH_LIMIT } } }),
+      api.GET('/api/v1/memory', { params: { query: { q, limit: SEARCH_LIMIT, ...apiFilters(filters) } } }),
     ]);
-    const byId = new Map(unwrap(entries).data.map((entry) => [entry.id, entry]));
-    return unwrap(hits).data.map((hit) => ({ hit, entry: byId.get(hit.id) }));
-  }, [q, added]);
+    const list = unwrap(entries).data;
+    if (!hits) return list.map((entry) => ({ hit: undefined, id: entry.id, entry }));
+    const byId = new Map(list.map((entry) => [entry.id, entry]));
+    return unwrap(hits).data.map((hit) => ({ hit, id: hit.id, entry: byId.get(hit.id) }));
+  }, [q, added, changed, JSON.stringify(filters)]);
   // An edit changes the text and so what matches and where: the search is asked again. A
   // deleted entry just leaves the list.
   const { reload } = found;
@@ -109,19 +152,24 @@ function MemorySearch({ q, byMeaning, added }: { q: string; byMeaning: boolean; 
   return (
     <Show loaded={found} what="Searching memory">
       {(all) => {
-        const list = all.filter(({ hit }) => !deleted.has(hit.id));
+        const list = all.filter(({ id }) => !deleted.has(id));
         return list.length === 0 ? (
           <Empty>
-            Nothing in memory matches “{q}”.{' '}
+            Nothing in memory matches “{q}”{filtered ? ' with these filters' : ''}.{' '}
             {byMeaning
               ? 'Search looked for entries holding any of its words and for entries close to it in meaning. Try other words, or show all entries.'
               : 'Search looked for entries holding any of its words (search by meaning is not available right now). Try other words, or show all entries.'}
           </Empty>
         ) : (
           <ol className="cards" aria-label="Search results, best first">
-            {list.map(({ hit, entry }) => (
-              <li key={hit.id}>
-                <MemoryCard id={hit.id} entry={entry} hit={hit} onChanged={reload} onDeleted={() => setDeleted((ids) => new Set(ids).add(hit.id))} />
+            {list.map(({ hit, id, entry }) => (
+              <li key={id}>
+                <MemoryCard
+                  id={id}
+                  entry={entry}
+                  {...(hit ? { hit } : {})}
+                  events={{ onChanged: reload, onReplaced: reload, onDeleted: () => setDeleted((ids) => new Set(ids).add(id)) }}
+                />
               </li>
             ))}
           </ol>
@@ -159,102 +207,5 @@ function AddMemory({ onAdded }: { onAdded: (entry: Entry) => void }) {
       </div>
       <ActionError error={error} />
     </form>
-  );
-}
-
-/**
- * One memory entry: its text (for a search hit, the matching text with the words found marked),
- * when it was written, and its edit and delete actions. Editing needs the whole entry.
- */
-function MemoryCard({ id, entry, hit, onChanged, onDeleted }: { id: string; entry: Entry | undefined; hit?: ShownHit; onChanged: (entry: Entry) => void; onDeleted: () => void }) {
-  const [editing, setEditing] = useState(false);
-  const [whole, setWhole] = useState(false);
-  const [draft, setDraft] = useState(entry?.content ?? '');
-  const { busy, error, run, clearError } = useAction();
-  const path = { params: { path: { id } } };
-
-  const save = async (event: FormEvent) => {
-    event.preventDefault();
-    await run(async () => {
-      onChanged(unwrap(await api.PATCH('/api/v1/memory/{id}', { ...path, body: { content: draft } })).data);
-      setEditing(false);
-    });
-  };
-
-  // A hit's text is bounded: the whole entry may be longer.
-  const excerpt = hit !== undefined && entry !== undefined && entry.content !== hit.text;
-  return (
-    <article className="card" aria-label={entry ? `Memory entry from ${new Date(entry.created_at).toLocaleString()}` : 'Memory entry'}>
-      {editing && entry ? (
-        <form className="stack" onSubmit={(event) => void save(event)}>
-          <label>
-            Edit memory
-            <textarea value={draft} rows={Math.min(20, Math.max(4, draft.split('\n').length + 1))} onChange={(event) => setDraft(event.currentTarget.value)} autoFocus />
-          </label>
-          <div className="row">
-            <button type="submit" className="primary" disabled={busy || !draft.trim() || draft === entry.content}>
-              {busy ? 'Saving…' : 'Save'}
-            </button>
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => {
-                setDraft(entry.content);
-                setEditing(false);
-                clearError();
-              }}
-            >
-              Cancel
-            </button>
-          </div>
-        </form>
-      ) : hit && !whole ? (
-        <p className="prose hit-text">
-          <MarkedText text={hit.text} marks={hit.marks} />
-        </p>
-      ) : (
-        <p className="prose">{entry?.content ?? hit?.text}</p>
-      )}
-      {hit || entry ? (
-        <p className="muted meta">
-          {hit ? <MatchedBy matched={hit.matched} /> : null}
-          {entry ? (
-            <>
-              Created <When at={entry.created_at} />
-              {entry.updatedAt !== entry.created_at ? (
-                <>
-                  {' · '}updated <When at={entry.updatedAt} />
-                </>
-              ) : null}
-            </>
-          ) : null}
-        </p>
-      ) : null}
-      <ActionError error={error} />
-      {editing ? null : (
-        <div className="row">
-          {excerpt ? (
-            <button type="button" className="link" aria-expanded={whole} onClick={() => setWhole(!whole)}>
-              {whole ? 'Show the matching part' : 'Show the whole entry'}
-            </button>
-          ) : null}
-          {entry ? (
-            <button
-              type="button"
-              onClick={() => {
-                setDraft(entry.content);
-                setEditing(true);
-              }}
-            >
-              Edit
-            </button>
-          ) : null}
-          <ConfirmButton question="Delete this entry?" onConfirm={async () => {
-            unwrap(await api.DELETE('/api/v1/memory/{id}', path));
-            onDeleted();
-          }} />
-        </div>
-      )}
-    </article>
   );
 }
