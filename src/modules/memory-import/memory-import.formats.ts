@@ -73,7 +73,10 @@ export function timeOf(value: unknown): string | undefined {
     return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
   }
   if (typeof value !== 'string' || value.trim() === '' || value.length > 64) return undefined;
-  const date = new Date(value.trim());
+  // A date-time without a zone (Letta's, Python's isoformat of a naive time) is read as UTC, not
+  // as the server's local time.
+  const zoneless = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value.trim());
+  const date = new Date(zoneless ? `${value.trim().replace(' ', 'T')}Z` : value.trim());
   return Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1970 ? undefined : date.toISOString();
 }
 
@@ -319,7 +322,8 @@ function readNote(source: string): Note {
   };
   note.title = scalars(field('title'))[0]?.trim() || undefined;
   // Tags as a list, or as one string of words separated by commas or spaces; a leading # is Obsidian's.
-  note.tags = scalars(field('tags', 'tag')).flatMap((value) => value.split(/[,\s]+/)).map((tag) => tag.replace(/^#/, ''));
+  const tags = field('tags', 'tag');
+  note.tags = (isSeq(tags) ? scalars(tags) : scalars(tags).flatMap((value) => value.split(/[,\s]+/))).map((tag) => tag.replace(/^#/, ''));
   note.createdAt = timeOf(scalars(field('created', 'created_at', 'date', 'creation_date'))[0]);
   note.kind = kindOf(scalars(field('kind', 'type'))[0]);
   note.permalink = scalars(field('permalink'))[0]?.trim() || undefined;
@@ -438,12 +442,16 @@ export function parseMarkdown(data: Buffer, file: string, maxBytes: number): Par
 // Plain text, as ChatGPT or Claude answer "what do you remember about me": one entry per line or
 // bullet, markers and numbering removed; blank lines and headings skipped.
 
-const LIST_MARKER = /^\s*(?:[-*+•·▪‣◦–—]|\d{1,3}[.)]|[a-zA-Z][.)](?=\s))\s+(?:\[[ xX]\]\s+)?/;
+const LIST_MARKER = /^\s*(?:[-*+•·▪‣◦–—]|\d{1,3}[.)]|[a-zA-Z][.)](?=\s))(?:\s+(?:\[[ xX]\]\s+)?|\s*$)/;
 
 export function parseText(source: string): Parsed {
   const items: ImportItem[] = [];
   const skipped: Skipped[] = [];
-  source.split(/\r\n?|\n/).forEach((raw, index) => {
+  const lines = source.split(/\r\n?|\n/);
+  // A text that lists its memories as items has sentences around the list ("Here is what I
+  // remember", "Let me know…"), which are not memories; a text without a list is all memories.
+  const listing = lines.some((line) => LIST_MARKER.test(line) && line.replace(LIST_MARKER, '').trim() !== '');
+  lines.forEach((raw, index) => {
     const where = `line ${index + 1}`;
     const line = raw.trim();
     if (line === '') return;
@@ -455,6 +463,7 @@ export function parseText(source: string): Parsed {
       return skipped.push({ where, reason: 'a heading' });
     }
     if (content === '') return skipped.push({ where, reason: 'a list marker without text' });
+    if (listing && !listed) return skipped.push({ where, reason: 'a sentence around the list, not an item of it' });
     items.push({ content, tags: [], source: sourceOf('text'), where });
   });
   return { items, skipped };
