@@ -121,6 +121,56 @@ function staysInside(path: string): boolean {
   return !path.split('/').some((part) => part === '..');
 }
 
+/** The central directory's record at `at`: what the import reads of it, and where the next starts. */
+function centralEntry(data: Buffer, at: number, damaged: (why: string) => AppError) {
+  if (at + 46 > data.length || data.readUInt32LE(at) !== CENTRAL) throw damaged('its central directory is truncated');
+  const nameLength = data.readUInt16LE(at + 28);
+  if (at + 46 + nameLength > data.length) throw damaged('its central directory is truncated');
+  return {
+    flags: data.readUInt16LE(at + 8),
+    method: data.readUInt16LE(at + 10),
+    compressed: data.readUInt32LE(at + 20),
+    declared: data.readUInt32LE(at + 24),
+    localOffset: data.readUInt32LE(at + 42),
+    // Zip names are UTF-8 (flag 11) or, from old tools, code page 437; both read as UTF-8 here.
+    path: data
+      .toString('utf8', at + 46, at + 46 + nameLength)
+      .replace(/\\/g, '/')
+      .slice(0, 1000),
+    next: at + 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32),
+  };
+}
+
+/**
+ * One file's data inflated, its output capped at the least of `left` (what is left of the zip's
+ * total), the per-file bound and its ratio bound: zlib stops at the cap, so nothing larger is
+ * ever allocated, whatever the directory declares.
+ */
+function inflateEntry(raw: Buffer, method: number, left: number, names: { file: string; path: string }, damaged: (why: string) => AppError): Buffer {
+  const { file, path } = names;
+  const ratioCap = Math.max(ZIP_LIMITS.ratioFloorBytes, raw.length * ZIP_LIMITS.maxRatio);
+  const cap = Math.min(left, ZIP_LIMITS.maxFileBytes, ratioCap);
+  const tooLarge = () => {
+    const which =
+      cap === left
+        ? `the files together inflate beyond ${ZIP_LIMITS.maxInflatedBytes / MiB} MiB`
+        : cap === ratioCap
+          ? `${path} inflates to more than ${ZIP_LIMITS.maxRatio} times its compressed size (a zip bomb, or not a note)`
+          : `${path} inflates beyond ${ZIP_LIMITS.maxFileBytes / MiB} MiB, the largest note an import reads`;
+    return new AppError('PAYLOAD_TOO_LARGE', `${file}: ${which}. It is refused; nothing was imported`, { details: { file, path } });
+  };
+  if (method === 0) {
+    if (raw.length > cap) throw tooLarge();
+    return Buffer.from(raw);
+  }
+  try {
+    return inflateRawSync(raw, { maxOutputLength: cap });
+  } catch (error) {
+    if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw damaged(`${path} does not inflate`);
+  }
+}
+
 /**
  * The files of a zip that `wanted` picks, inflated within ZIP_LIMITS. The directory is read
  * first (damage, encryption, ZIP64 and methods other than stored and deflate are refused);
@@ -155,20 +205,8 @@ export function readZip(
   let inflatedTotal = 0;
   let at = directoryOffset;
   for (let n = 0; n < count; n++) {
-    if (at + 46 > data.length || data.readUInt32LE(at) !== CENTRAL) throw damaged('its central directory is truncated');
-    const flags = data.readUInt16LE(at + 8);
-    const method = data.readUInt16LE(at + 10);
-    const compressed = data.readUInt32LE(at + 20);
-    const declared = data.readUInt32LE(at + 24);
-    const nameLength = data.readUInt16LE(at + 28);
-    const localOffset = data.readUInt32LE(at + 42);
-    if (at + 46 + nameLength > data.length) throw damaged('its central directory is truncated');
-    // Zip names are UTF-8 (flag 11) or, from old tools, code page 437; both read as UTF-8 here.
-    const path = data
-      .toString('utf8', at + 46, at + 46 + nameLength)
-      .replace(/\\/g, '/')
-      .slice(0, 1000);
-    at += 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
+    const { flags, method, compressed, declared, localOffset, path, next } = centralEntry(data, at, damaged);
+    at = next;
     if (path.endsWith('/')) continue;
     if (!staysInside(path)) {
       skipped.push({ path, reason: 'its path leaves the folder (../ or absolute): ignored' });
@@ -185,32 +223,7 @@ export function readZip(
     if (localOffset + 30 > data.length || data.readUInt32LE(localOffset) !== LOCAL) throw damaged(`${path} has no local header`);
     const start = localOffset + 30 + data.readUInt16LE(localOffset + 26) + data.readUInt16LE(localOffset + 28);
     if (start + compressed > data.length) throw damaged(`${path} is truncated`);
-    const raw = data.subarray(start, start + compressed);
-    const left = ZIP_LIMITS.maxInflatedBytes - inflatedTotal;
-    const ratioCap = Math.max(ZIP_LIMITS.ratioFloorBytes, compressed * ZIP_LIMITS.maxRatio);
-    const cap = Math.min(left, ZIP_LIMITS.maxFileBytes, ratioCap);
-    const tooLarge = () => {
-      const which =
-        cap === left
-          ? `the files together inflate beyond ${ZIP_LIMITS.maxInflatedBytes / MiB} MiB`
-          : cap === ratioCap
-            ? `${path} inflates to more than ${ZIP_LIMITS.maxRatio} times its compressed size (a zip bomb, or not a note)`
-            : `${path} inflates beyond ${ZIP_LIMITS.maxFileBytes / MiB} MiB, the largest note an import reads`;
-      return new AppError('PAYLOAD_TOO_LARGE', `${file}: ${which}. It is refused; nothing was imported`, { details: { file, path } });
-    };
-    let content: Buffer;
-    if (method === 0) {
-      if (compressed > cap) throw tooLarge();
-      content = Buffer.from(raw);
-    } else {
-      try {
-        // zlib stops at maxOutputLength: nothing larger than the cap is ever allocated.
-        content = inflateRawSync(raw, { maxOutputLength: cap });
-      } catch (error) {
-        if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-        throw damaged(`${path} does not inflate`);
-      }
-    }
+    const content = inflateEntry(data.subarray(start, start + compressed), method, ZIP_LIMITS.maxInflatedBytes - inflatedTotal, { file, path }, damaged);
     if (content.length !== declared) throw damaged(`${path} does not inflate to the size its directory declares`);
     inflatedTotal += content.length;
     files.push({ path, data: content });

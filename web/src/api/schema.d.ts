@@ -1101,6 +1101,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring memory from another tool (mem0, the MCP memory server, Letta, Obsidian or basic-memory notes, pasted text): all entries or none, with dryRun to see them first
+         * @description JSON { format, content, dryRun? } with the text, or multipart/form-data with a file part named file (at most 10 MiB; a .zip of Markdown notes) and format and dryRun fields. Entries are written on the import channel, the tool named in their source. format: mem0, mcp-memory, letta, markdown, text.
+         *
+         *     Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
+         */
+        post: operations["importMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/brain/knowledge-base": {
         parameters: {
             query?: never;
@@ -4420,6 +4442,36 @@ export interface components {
         IdentitySectionResponse: {
             data: components["schemas"]["IdentitySection"];
         };
+        /** ImportedMemoryEntry */
+        ImportedMemoryEntry: {
+            /** @description Freeform markdown */
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+            kind: "fact" | "preference" | "event" | "instruction" | "note";
+            /** @description Normalized tags (lower case, spaces as dashes) */
+            tags: string[];
+            pinned: boolean;
+            /** @description From when the entry holds; null: always has */
+            validFrom: string | null;
+            /** @description Until when the entry holds; null: still does */
+            validUntil: string | null;
+            source: components["schemas"]["MemorySource"] | null;
+            author: components["schemas"]["MemoryAuthor"];
+            /** @description Who changed the entry last; null while nobody has */
+            editedBy: components["schemas"]["MemoryAuthor"] | null;
+            /** @description The entries this one replaced (they are kept, marked superseded by it) */
+            supersedes: string[];
+            /** @description The entry that replaced this one; null while it is current */
+            supersededBy: string | null;
+            /** @description When it was replaced */
+            supersededAt: string | null;
+            /** @description The stored entry's id; null in a dry run, which stores nothing */
+            id: string | null;
+        };
         /** IssuedToken */
         IssuedToken: {
             id: string;
@@ -4758,6 +4810,35 @@ export interface components {
         /** MemoryEntryResponse */
         MemoryEntryResponse: {
             data: components["schemas"]["MemoryEntry"];
+        };
+        /** MemoryImport */
+        MemoryImport: {
+            /** @description mem0 (its JSON export: get_all's results), mcp-memory (the MCP reference memory server's memory.json, JSON Lines of entities and relations), letta (an agent file, .af), markdown (an Obsidian vault or basic-memory folder as a .zip, or one .md note), text (lines or bullets pasted from ChatGPT's or Claude's "what do you remember about me") */
+            format: "mem0" | "mcp-memory" | "letta" | "markdown" | "text";
+            dryRun: boolean;
+            counts: {
+                /** @description Entries added (or, in a dry run, that would be) */
+                entries: number;
+                /** @description Lines, records or files left out, duplicates included */
+                skipped: number;
+                /** @description Entries that repeat an earlier one of the same import (imported once) */
+                duplicates: number;
+                /** @description Notes or records longer than an entry holds (64 KiB), split into several entries */
+                split: number;
+            };
+            /** @description The entries, in the order written (oldest first); the first 500 when there are more (see entriesTruncated) */
+            entries: components["schemas"]["ImportedMemoryEntry"][];
+            entriesTruncated: boolean;
+            /** @description What was left out and why; the first 200 when there are more (counts.skipped has them all) */
+            skipped: {
+                /** @description The line, record or file: "line 4", "memory 2", "notes/tea.md" */
+                where: string;
+                reason: string;
+            }[];
+        };
+        /** MemoryImportResponse */
+        MemoryImportResponse: {
+            data: components["schemas"]["MemoryImport"];
         };
         /**
          * MemorySource
@@ -8854,6 +8935,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryEntryList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    importMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description mem0 (its JSON export: get_all's results), mcp-memory (the MCP reference memory server's memory.json, JSON Lines of entities and relations), letta (an agent file, .af), markdown (an Obsidian vault or basic-memory folder as a .zip, or one .md note), text (lines or bullets pasted from ChatGPT's or Claude's "what do you remember about me") */
+                    format: "mem0" | "mcp-memory" | "letta" | "markdown" | "text";
+                    /** @description JSON requests: the text to import (what the file holds), at most 10 MiB of UTF-8. A zip is sent as a file */
+                    content?: string;
+                    /**
+                     * Format: binary
+                     * @description multipart/form-data requests: the file (at most 10 MiB); a zip for a folder of Markdown notes
+                     */
+                    file?: string;
+                    /** @description true: answer what would be imported, and change nothing (default false) */
+                    dryRun?: boolean;
+                };
+                "multipart/form-data": {
+                    /** @description mem0 (its JSON export: get_all's results), mcp-memory (the MCP reference memory server's memory.json, JSON Lines of entities and relations), letta (an agent file, .af), markdown (an Obsidian vault or basic-memory folder as a .zip, or one .md note), text (lines or bullets pasted from ChatGPT's or Claude's "what do you remember about me") */
+                    format: "mem0" | "mcp-memory" | "letta" | "markdown" | "text";
+                    /** @description JSON requests: the text to import (what the file holds), at most 10 MiB of UTF-8. A zip is sent as a file */
+                    content?: string;
+                    /**
+                     * Format: binary
+                     * @description multipart/form-data requests: the file (at most 10 MiB); a zip for a folder of Markdown notes
+                     */
+                    file?: string;
+                    /** @description true: answer what would be imported, and change nothing (default false) */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryImportResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */

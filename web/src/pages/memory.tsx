@@ -8,6 +8,7 @@ import { MarkedText, MatchedBy, type ShownHit } from '../components/search-hit';
 import { SearchStatusPanel, searchesByMeaning, useSearchStatus } from '../components/search-status';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 import { navigate, useQuery, withQuery } from '../router';
+import { ImportMemory } from './memory/import-memory';
 
 type Entry = Schemas['MemoryEntry'];
 
@@ -24,6 +25,8 @@ export function MemoryPage() {
   const searched = (useQuery().get('q') ?? '').trim();
   const status = useSearchStatus();
   const [added, setAdded] = useState<Entry>();
+  // Bumped by an import: the list is read again from its first page.
+  const [imports, setImports] = useState(0);
 
   return (
     <>
@@ -36,10 +39,11 @@ export function MemoryPage() {
           status.reload();
         }}
       />
+      <ImportMemory onImported={() => setImports((n) => n + 1)} />
       <section aria-labelledby="memory-entries" className="stack">
         <h2 id="memory-entries">{searched ? `Entries matching “${searched}”` : 'Entries'}</h2>
         <SearchForm label="Search memory" searched={searched} onSearch={(words) => navigate(withQuery('/memory', { q: words }))} />
-        {searched ? <MemorySearch q={searched} byMeaning={searchesByMeaning(status.data)} added={added} /> : <MemoryList added={added} />}
+        {searched ? <MemorySearch q={searched} byMeaning={searchesByMeaning(status.data)} added={added} /> : <MemoryList key={imports} added={added} />}
       </section>
     </>
   );
