@@ -442,7 +442,7 @@ export function parseMarkdown(data: Buffer, file: string, maxBytes: number): Par
 // Plain text, as ChatGPT or Claude answer "what do you remember about me": one entry per line or
 // bullet, markers and numbering removed; blank lines and headings skipped.
 
-const LIST_MARKER = /^\s*(?:[-*+•·▪‣◦–—]|\d{1,3}[.)]|[a-zA-Z][.)](?=\s))(?:\s+(?:\[[ xX]\]\s+)?|\s*$)/;
+const LIST_MARKER = /^\s*(?:[-*+\u2022\u00b7\u25aa\u2023\u25e6\u2013\u2014]|\d{1,3}[.)]|[a-zA-Z][.)](?=\s))(?:\s+(?:\[[ xX]\]\s+)?|\s*$)/;
 
 export function parseText(source: string): Parsed {
   const items: ImportItem[] = [];
