@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -330,5 +331,33 @@ describe('owners and access', () => {
     expect(res.body.data.entries[0].author).toMatchObject({ channel: 'import', token: { kind: 'api' } });
     expectError(await t.request('POST', IMPORT, { body: { format: 'text', content: '- Who' } }), 401, 'UNAUTHORIZED');
     expect((await stored(owner)).map((e) => e.content)).toEqual(['Yes']);
+  });
+});
+
+describe("all or nothing: the plan's limit counts the whole import", () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    const plans = path.join(tmpdir(), `hearth-import-plans-${randomBytes(6).toString('hex')}.json`);
+    const unlimited = { knowledgeBytes: null, vaultTokens: null, devices: null, apiRequestsPerDay: null };
+    writeFileSync(plans, JSON.stringify({ plans: [{ id: 'tiny', name: 'Tiny', price: 0, currency: 'usd', interval: 'month', limits: { ...unlimited, memoryEntries: 3 } }] }));
+    limited = await createTestApp({ config: { planLimits: true, plansFile: plans } });
+    // The first account is the administrator, whom no plan limits.
+    await limited.createOwner('Limits Admin');
+  });
+  afterAll(async () => limited?.close());
+
+  it('an import that would pass the limit writes nothing, and its dry run says so first', async () => {
+    const owner = await limited.createOwner('Limited Importer');
+    expect((await limited.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'Kept before' } })).status).toBe(201);
+    const three = { format: 'text', content: '- One\n- Two\n- Three' };
+    const dry = await limited.request('POST', IMPORT, { token: owner.token, body: { ...three, dryRun: true } });
+    expect(expectError(dry, 402, 'PLAN_LIMIT_REACHED').details).toMatchObject({ limit: 'memoryEntries', max: 3 });
+    expectError(await limited.request('POST', IMPORT, { token: owner.token, body: three }), 402, 'PLAN_LIMIT_REACHED');
+    const list = await limited.request('GET', '/api/v1/memory', { token: owner.token });
+    expect(list.body.data.map((e: Entry) => e.content)).toEqual(['Kept before']);
+    // Within the limit, the same import goes through whole.
+    const two = await limited.request('POST', IMPORT, { token: owner.token, body: { format: 'text', content: '- One\n- Two' } });
+    expect(two.status).toBe(200);
+    expect(two.body.data.counts.entries).toBe(2);
   });
 });
