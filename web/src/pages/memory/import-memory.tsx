@@ -164,7 +164,7 @@ function ImportPreview({ result }: { result: Result }) {
               <p className="prose">{entry.content.length > 600 ? `${entry.content.slice(0, 600)}…` : entry.content}</p>
               <p className="muted">
                 {entry.kind}
-                {entry.pinned ? ', pinned' : ''} · <When at={entry.created_at} />
+                {entry.pinned ? ', pinned' : ''} · <When at={entry.created_at} />{' '}
                 {entry.tags.map((tag) => (
                   <span key={tag} className="tag">
                     {tag}
