@@ -37,6 +37,7 @@ import { knowledgeRoutes } from './modules/knowledge/knowledge.routes.js';
 import { TOOL_OPERATION_HEADER } from './modules/mcp/mcp.hub.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
+import { memoryImportRoutes } from './modules/memory-import/memory-import.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { personasRoutes } from './modules/personas/personas.routes.js';
 import { marketplaceRoutes } from './modules/marketplace/marketplace.routes.js';
@@ -207,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     personasRoutes({ personas: container.personas, attachments: container.attachments }),
     identityRoutes({ identity: container.identity }),
     memoryRoutes({ memory: container.memory, audit: container.audit }),
+    memoryImportRoutes({ memoryImport: container.memoryImport }),
     knowledgeRoutes({ knowledge: container.knowledge, attachments: container.attachments }),
     skillsRoutes({ skills: container.skills }),
     searchRoutes({ providers: container.searchProviders, embeddings: container.embeddings, indexer: container.searchIndexer }),

@@ -46,6 +46,7 @@ import { createKnowledgeService } from './modules/knowledge/knowledge.service.js
 import { createKnowledgeSearchProvider, knowledgeSearchSource } from './modules/knowledge/knowledge.search.js';
 import { createMemoryRepo } from './modules/memory/memory.repo.js';
 import { createMemoryService } from './modules/memory/memory.service.js';
+import { createMemoryImportService } from './modules/memory-import/memory-import.service.js';
 import { createMcpHub } from './modules/mcp/mcp.hub.js';
 import { createParsingPool } from './modules/parsing/parsing.pool.js';
 import { createEmbeddingsService } from './modules/embeddings/embeddings.service.js';
@@ -622,6 +623,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   const { discovery, health } = describeServer(base);
   const { attachments, skills, personas, identity, memory, knowledge, knowledgeSearch } = buildOwnerData(base, { parsing, searchFusion, changes, accounts, limits });
   const searchProviders = buildSearchProviders({ memory, skills, knowledgeSearch }, searchFusion);
+  const memoryImport = createMemoryImportService({ memory });
   const { oauth, google, connectors, integrations } = buildIntegrations(base, { outbound, audit, keyring, events, accounts, vault });
   const { gateway, authorization, approvals, handshakes } = buildAgentAccess(base, {
     outbound,
@@ -702,6 +704,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     personas,
     identity,
     memory,
+    memoryImport,
     skills,
     knowledge,
     marketplace,

@@ -257,6 +257,7 @@ const ACTION_CLASS_ROUTES: Record<string, ActionClass | 'by-request'> = {
   updateMemory: 'memory.write',
   deleteMemory: 'memory.delete',
   clearMemory: 'memory.delete',
+  importMemory: 'memory.write',
   createKBDocument: 'knowledge.write',
   upsertKBDocument: 'knowledge.write',
   uploadKBDocument: 'knowledge.write',

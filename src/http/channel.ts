@@ -6,7 +6,8 @@ import type { FastifyRequest } from 'fastify';
  * - `api`: an HTTP request with a bearer token (also an approved request run again);
  * - `mcp`: a tool call of the MCP endpoint, which runs the route in-process;
  * - `console`: the owner's console, signed in with the session cookie;
- * - `import`: a bulk import by the server itself (no route writes it yet);
+ * - `import`: entries brought from another tool (POST /api/v1/memory/import), whatever the
+ *   request came over: the token that imported them is their author;
  * - `unknown`: stored before the server recorded it.
  */
 export const CHANNELS = ['api', 'mcp', 'console', 'import', 'unknown'] as const;

@@ -181,6 +181,9 @@ const INSERTED_TEXT_COLUMNS = [
   'superseded_at',
 ] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned'>>;
 
+/** Rows per statement of a bulk creation (an import): bounds one PostgreSQL statement's parameters. */
+const IMPORT_ROWS_PER_STATEMENT = 500;
+
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
 const SEARCH_INDEX_MAX_COST = 500_000;
 
@@ -353,6 +356,22 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
         const refusal = row && check?.(row);
         if (refusal) throw refusal;
         return row;
+      });
+    },
+
+    /**
+     * Many new entries of one owner, all or none, in one unit of the group commit (an import):
+     * the owner's entries counted for `limit` with all of them added, then inserted in statements
+     * of bounded size. Answers the limit's refusal (nothing written then).
+     */
+    async createAll<R>(ownerId: string, rows: readonly MemoryEntriesTable[], limit?: EntryLimit<R>): Promise<{ refusal?: R }> {
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const refusal = limit?.(await count(ownerId, trx), rows.length);
+        if (refusal !== undefined) return { refusal };
+        for (let start = 0; start < rows.length; start += IMPORT_ROWS_PER_STATEMENT) {
+          await insertMany(rows.slice(start, start + IMPORT_ROWS_PER_STATEMENT), trx);
+        }
+        return {};
       });
     },
 

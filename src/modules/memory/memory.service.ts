@@ -322,6 +322,70 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     },
 
     /**
+     * Entries brought from elsewhere (an import), all or none: each judged as a creation is
+     * (content, tags, window), then counted against the plan's limit and inserted together in one
+     * unit of the group commit. `createdAt` keeps the time the other tool recorded; the entries
+     * are written in the order given, so give them oldest first to have them listed newest first.
+     * With `dryRun`, nothing is written: the entries answered are those that would be (their ids
+     * are not stored). A refused item throws an InputError naming it by its index (`entries.3`).
+     */
+    async importEntries(
+      ownerId: string,
+      items: ReadonlyArray<MemoryStructure & { content: string; createdAt?: string | undefined }>,
+      writer: MemoryWriter,
+      options: { dryRun: boolean },
+    ): Promise<MemoryEntry[]> {
+      const now = isoNow();
+      const writing = storedAuthor(writer);
+      const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
+      const rows = items.map((item, index): MemoryEntriesTable => {
+        try {
+          checkContent(item.content);
+          const structure = structureColumns(item);
+          const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
+          if (refused) throw refused;
+          const createdAt = item.createdAt === undefined ? now : storedTime(item.createdAt)!;
+          return {
+            id: newId('mem'),
+            owner_id: ownerId,
+            content: item.content,
+            // A time after the import is no creation time: the import's own is kept instead.
+            created_at: createdAt > now ? now : createdAt,
+            updated_at: now,
+            author_token_id: writer.principal.tokenId,
+            channel: writer.channel,
+            author: writing.json,
+            editor: null,
+            source: structure.source ?? null,
+            kind: structure.kind ?? 'note',
+            tags: structure.tags ?? '[]',
+            pinned: structure.pinned ?? 0,
+            valid_from: structure.valid_from ?? null,
+            valid_until: structure.valid_until ?? null,
+            supersedes: '[]',
+            superseded_by: null,
+            superseded_at: null,
+          };
+        } catch (error) {
+          if (error instanceof InputError) {
+            throw new InputError(
+              error.issues.map((issue) => ({ ...issue, field: `entries.${index}.${issue.field}` })),
+              `Entry ${index + 1} of the import: ${error.message}`,
+            );
+          }
+          throw error;
+        }
+      });
+      if (rows.length > 0) {
+        const limit = await limits.limitFor(ownerId, 'memoryEntries');
+        // A dry run answers the plan's refusal too, from the count as it is now.
+        const outcome = options.dryRun ? { refusal: limit?.(await repo.count(ownerId), rows.length) } : await repo.createAll(ownerId, rows, limit);
+        if (outcome.refusal) throw outcome.refusal;
+      }
+      return rows.map((row) => entryOf(row, author));
+    },
+
+    /**
      * Newest first, paged by cursor; with `q`, the best matches first in a single page.
      * A blank `q` is no search, so clients may always send the parameter.
      */

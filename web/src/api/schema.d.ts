@@ -1057,46 +1057,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/memory/authors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who wrote the owner's memory entries: each token (named as its newest entry records it, even once revoked or deleted) with how many entries it wrote, newest writer first, at most 500; token null for entries stored before authors were recorded
-         * @description Owner only: the master token or a login session.
-         */
-        get: operations["listMemoryAuthors"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/memory/forget": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Forget everything one token (an agent) wrote: every entry whose author is that token, on any channel, current or not, and nothing else. dryRun counts first; expectedCount makes the deletion refuse (409) if the count changed since. Entries of others that a forgotten entry had replaced are current again when nothing kept replaced them
-         * @description Owner only: the master token or a login session.
-         */
-        post: operations["forgetMemoryAuthor"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/memory/{id}": {
         parameters: {
             query?: never;
@@ -1135,6 +1095,28 @@ export interface paths {
         get: operations["getMemoryHistory"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring memory from another tool (mem0, the MCP memory server, Letta, Obsidian or basic-memory notes, pasted text): all entries or none, with dryRun to see them first
+         * @description JSON { format, content, dryRun? } with the text, or multipart/form-data with a file part named file (at most 10 MiB; a .zip of Markdown notes) and format and dryRun fields. Entries are written on the import channel, the tool named in their source. format: mem0, mcp-memory, letta, markdown, text.
+         *
+         *     Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
+         */
+        post: operations["importMemory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4460,6 +4442,36 @@ export interface components {
         IdentitySectionResponse: {
             data: components["schemas"]["IdentitySection"];
         };
+        /** ImportedMemoryEntry */
+        ImportedMemoryEntry: {
+            /** @description Freeform markdown */
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+            kind: "fact" | "preference" | "event" | "instruction" | "note";
+            /** @description Normalized tags (lower case, spaces as dashes) */
+            tags: string[];
+            pinned: boolean;
+            /** @description From when the entry holds; null: always has */
+            validFrom: string | null;
+            /** @description Until when the entry holds; null: still does */
+            validUntil: string | null;
+            source: components["schemas"]["MemorySource"] | null;
+            author: components["schemas"]["MemoryAuthor"];
+            /** @description Who changed the entry last; null while nobody has */
+            editedBy: components["schemas"]["MemoryAuthor"] | null;
+            /** @description The entries this one replaced (they are kept, marked superseded by it) */
+            supersedes: string[];
+            /** @description The entry that replaced this one; null while it is current */
+            supersededBy: string | null;
+            /** @description When it was replaced */
+            supersededAt: string | null;
+            /** @description The stored entry's id; null in a dry run, which stores nothing */
+            id: string | null;
+        };
         /** IssuedToken */
         IssuedToken: {
             id: string;
@@ -4743,22 +4755,6 @@ export interface components {
             /** @description The OAuth client's registered name, or the id the handshake's agent gave itself */
             name: string;
         };
-        /**
-         * MemoryAuthorSummary
-         * @description One author of memory entries, named as its newest entry records it (the token may be renamed, revoked or deleted since); token null: entries stored before authors were recorded
-         */
-        MemoryAuthorSummary: {
-            token: components["schemas"]["MemoryAuthorToken"] | null;
-            agent: components["schemas"]["MemoryAuthorAgent"] | null;
-            /** @description How many entries it wrote that are stored (superseded and expired too) */
-            count: number;
-            /** Format: date-time */
-            lastWrittenAt: string;
-        };
-        /** MemoryAuthorSummaryList */
-        MemoryAuthorSummaryList: {
-            data: components["schemas"]["MemoryAuthorSummary"][];
-        };
         /** MemoryAuthorToken */
         MemoryAuthorToken: {
             id: string;
@@ -4815,22 +4811,34 @@ export interface components {
         MemoryEntryResponse: {
             data: components["schemas"]["MemoryEntry"];
         };
-        /** MemoryForgotten */
-        MemoryForgotten: {
-            /** @description The token whose entries were forgotten */
-            author: string;
-            /** @description true when nothing was changed: the counts say what would be */
+        /** MemoryImport */
+        MemoryImport: {
+            /** @description mem0 (its JSON export: get_all's results), mcp-memory (the MCP reference memory server's memory.json, JSON Lines of entities and relations), letta (an agent file, .af), markdown (an Obsidian vault or basic-memory folder as a .zip, or one .md note), text (lines or bullets pasted from ChatGPT's or Claude's "what do you remember about me") */
+            format: "mem0" | "mcp-memory" | "letta" | "markdown" | "text";
             dryRun: boolean;
-            /** @description How many entries the token wrote (all of them, superseded and expired too) */
-            count: number;
-            /** @description How many entries were deleted (0 on a dry run) */
-            deleted: number;
-            /** @description How many entries written by others, which one of the forgotten entries had replaced, are current again (or would be) because nothing kept replaced them */
-            restored: number;
+            counts: {
+                /** @description Entries added (or, in a dry run, that would be) */
+                entries: number;
+                /** @description Lines, records or files left out, duplicates included */
+                skipped: number;
+                /** @description Entries that repeat an earlier one of the same import (imported once) */
+                duplicates: number;
+                /** @description Notes or records longer than an entry holds (64 KiB), split into several entries */
+                split: number;
+            };
+            /** @description The entries, in the order written (oldest first); the first 500 when there are more (see entriesTruncated) */
+            entries: components["schemas"]["ImportedMemoryEntry"][];
+            entriesTruncated: boolean;
+            /** @description What was left out and why; the first 200 when there are more (counts.skipped has them all) */
+            skipped: {
+                /** @description The line, record or file: "line 4", "memory 2", "notes/tea.md" */
+                where: string;
+                reason: string;
+            }[];
         };
-        /** MemoryForgottenResponse */
-        MemoryForgottenResponse: {
-            data: components["schemas"]["MemoryForgotten"];
+        /** MemoryImportResponse */
+        MemoryImportResponse: {
+            data: components["schemas"]["MemoryImport"];
         };
         /**
          * MemorySource
@@ -4967,8 +4975,6 @@ export interface components {
             currency: string;
             interval: "month" | "year";
             limits: components["schemas"]["PlanLimits"];
-            /** @description Whether checkout sells this plan on this server: a paid plan, with payments configured (STRIPE_SECRET_KEY). Otherwise the administrator sets plans (PUT /api/v1/users/{id}/plan) */
-            purchasable: boolean;
         };
         /** PlanChangedData */
         PlanChangedData: {
@@ -8789,93 +8795,6 @@ export interface operations {
             };
         };
     };
-    listMemoryAuthors: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MemoryAuthorSummaryList"];
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    forgetMemoryAuthor: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The token whose entries to forget (its id, as author.token.id shows it); the token may be revoked or deleted already */
-                    author: string;
-                    /** @description true: only count what would be forgotten, and change nothing */
-                    dryRun?: boolean;
-                    /** @description The count the owner confirmed (from a dry run): when the token has since written or lost entries, nothing is deleted and the answer is 409 with the new count */
-                    expectedCount?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MemoryForgottenResponse"];
-                };
-            };
-            /** @description Default Response */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
     deleteMemory: {
         parameters: {
             query?: never;
@@ -9016,6 +8935,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryEntryList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    importMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description mem0 (its JSON export: get_all's results), mcp-memory (the MCP reference memory server's memory.json, JSON Lines of entities and relations), letta (an agent file, .af), markdown (an Obsidian vault or basic-memory folder as a .zip, or one .md note), text (lines or bullets pasted from ChatGPT's or Claude's "what do you remember about me") */
+                    format: "mem0" | "mcp-memory" | "letta" | "markdown" | "text";
+                    /** @description JSON requests: the text to import (what the file holds), at most 10 MiB of UTF-8. A zip is sent as a file */
+                    content?: string;
+                    /**
+                     * Format: binary
+                     * @description multipart/form-data requests: the file (at most 10 MiB); a zip for a folder of Markdown notes
+                     */
+                    file?: string;
+                    /** @description true: answer what would be imported, and change nothing (default false) */
+                    dryRun?: boolean;
+                };
+                "multipart/form-data": {
+                    /** @description mem0 (its JSON export: get_all's results), mcp-memory (the MCP reference memory server's memory.json, JSON Lines of entities and relations), letta (an agent file, .af), markdown (an Obsidian vault or basic-memory folder as a .zip, or one .md note), text (lines or bullets pasted from ChatGPT's or Claude's "what do you remember about me") */
+                    format: "mem0" | "mcp-memory" | "letta" | "markdown" | "text";
+                    /** @description JSON requests: the text to import (what the file holds), at most 10 MiB of UTF-8. A zip is sent as a file */
+                    content?: string;
+                    /**
+                     * Format: binary
+                     * @description multipart/form-data requests: the file (at most 10 MiB); a zip for a folder of Markdown notes
+                     */
+                    file?: string;
+                    /** @description true: answer what would be imported, and change nothing (default false) */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryImportResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPending"];
                 };
             };
             /** @description Default Response */

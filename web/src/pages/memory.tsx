@@ -10,6 +10,7 @@ import { navigate, useQuery, withQuery } from '../router';
 import { MemoryCard, type CardEvents } from './memory/entry';
 import { apiFilters, filterQuery, FilterForm, hasFilters, useMemoryFilters, type Entry, type MemoryFilters } from './memory/filters';
 import { ForgetAgent } from './memory/forget';
+import { ImportMemory } from './memory/import-memory';
 
 const PAGE_SIZE = 25;
 /** How many hits a search shows: the best ones, ranked; a person reads the first few. */
@@ -49,6 +50,7 @@ export function MemoryPage() {
           status.reload();
         }}
       />
+      <ImportMemory onImported={() => setChanged((n) => n + 1)} />
       <section aria-labelledby="memory-entries" className="stack">
         <h2 id="memory-entries">{searched ? `Entries matching “${searched}”` : 'Entries'}</h2>
         <SearchForm label="Search memory" searched={searched} onSearch={(words) => show({ q: words })} />
