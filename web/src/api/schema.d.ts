@@ -1057,6 +1057,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who wrote the owner's memory entries: each token (named as its newest entry records it, even once revoked or deleted) with how many entries it wrote, newest writer first, at most 500; token null for entries stored before authors were recorded
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["listMemoryAuthors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/forget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forget everything one token (an agent) wrote: every entry whose author is that token, on any channel, current or not, and nothing else. dryRun counts first; expectedCount makes the deletion refuse (409) if the count changed since. Entries of others that a forgotten entry had replaced are current again when nothing kept replaced them
+         * @description Owner only: the master token or a login session.
+         */
+        post: operations["forgetMemoryAuthor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/{id}": {
         parameters: {
             query?: never;
@@ -4755,6 +4795,22 @@ export interface components {
             /** @description The OAuth client's registered name, or the id the handshake's agent gave itself */
             name: string;
         };
+        /**
+         * MemoryAuthorSummary
+         * @description One author of memory entries, named as its newest entry records it (the token may be renamed, revoked or deleted since); token null: entries stored before authors were recorded
+         */
+        MemoryAuthorSummary: {
+            token: components["schemas"]["MemoryAuthorToken"] | null;
+            agent: components["schemas"]["MemoryAuthorAgent"] | null;
+            /** @description How many entries it wrote that are stored (superseded and expired too) */
+            count: number;
+            /** Format: date-time */
+            lastWrittenAt: string;
+        };
+        /** MemoryAuthorSummaryList */
+        MemoryAuthorSummaryList: {
+            data: components["schemas"]["MemoryAuthorSummary"][];
+        };
         /** MemoryAuthorToken */
         MemoryAuthorToken: {
             id: string;
@@ -4810,6 +4866,23 @@ export interface components {
         /** MemoryEntryResponse */
         MemoryEntryResponse: {
             data: components["schemas"]["MemoryEntry"];
+        };
+        /** MemoryForgotten */
+        MemoryForgotten: {
+            /** @description The token whose entries were forgotten */
+            author: string;
+            /** @description true when nothing was changed: the counts say what would be */
+            dryRun: boolean;
+            /** @description How many entries the token wrote (all of them, superseded and expired too) */
+            count: number;
+            /** @description How many entries were deleted (0 on a dry run) */
+            deleted: number;
+            /** @description How many entries written by others, which one of the forgotten entries had replaced, are current again (or would be) because nothing kept replaced them */
+            restored: number;
+        };
+        /** MemoryForgottenResponse */
+        MemoryForgottenResponse: {
+            data: components["schemas"]["MemoryForgotten"];
         };
         /** MemoryImport */
         MemoryImport: {
@@ -4975,6 +5048,8 @@ export interface components {
             currency: string;
             interval: "month" | "year";
             limits: components["schemas"]["PlanLimits"];
+            /** @description Whether checkout sells this plan on this server: a paid plan, with payments configured (STRIPE_SECRET_KEY). Otherwise the administrator sets plans (PUT /api/v1/users/{id}/plan) */
+            purchasable: boolean;
         };
         /** PlanChangedData */
         PlanChangedData: {
@@ -8773,6 +8848,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalPending"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMemoryAuthors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryAuthorSummaryList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    forgetMemoryAuthor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token whose entries to forget (its id, as author.token.id shows it); the token may be revoked or deleted already */
+                    author: string;
+                    /** @description true: only count what would be forgotten, and change nothing */
+                    dryRun?: boolean;
+                    /** @description The count the owner confirmed (from a dry run): when the token has since written or lost entries, nothing is deleted and the answer is 409 with the new count */
+                    expectedCount?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryForgottenResponse"];
                 };
             };
             /** @description Default Response */
