@@ -46,13 +46,18 @@ type MemoryContext = Static<typeof MemoryContextSchema>;
 function fitMemory(value: MemoryContext, tokens: number): MemoryContext {
   const pinnedIds = new Set(value.entries.slice(0, value.pinned ?? 0).map((entry) => entry.id));
   const relevantIds = new Set(value.entries.slice(value.pinned ?? 0, (value.pinned ?? 0) + (value.relevant ?? 0)).map((entry) => entry.id));
-  return keepWhileFits(value.entries, tokens, (kept: MemoryEntry[]) => ({
+  const build = (kept: MemoryEntry[]): MemoryContext => ({
     entries: kept,
     total: value.total,
     truncated: value.truncated || kept.length < value.entries.length,
     ...(value.pinned === undefined ? {} : { pinned: kept.filter((entry) => pinnedIds.has(entry.id)).length }),
     ...(value.relevant === undefined ? {} : { relevant: kept.filter((entry) => relevantIds.has(entry.id)).length }),
-  }));
+  });
+  const fitted = keepWhileFits(value.entries, tokens, build);
+  // The profile comes before any other memory: when a pinned entry had to go, no other entry
+  // takes the room it left (only the pinned ones after it that fit, in the owner's order).
+  if ((fitted.pinned ?? 0) < pinnedIds.size) return keepWhileFits(value.entries.slice(0, pinnedIds.size), tokens, build);
+  return fitted;
 }
 
 /**
