@@ -8,6 +8,7 @@ import { MarkedText, MatchedBy, type ShownHit } from '../components/search-hit';
 import { SearchStatusPanel, searchesByMeaning, useSearchStatus } from '../components/search-status';
 import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 import { navigate, useQuery, withQuery } from '../router';
+import { MemoryProfilePanel } from './memory/profile';
 
 type Entry = Schemas['MemoryEntry'];
 
@@ -28,6 +29,7 @@ export function MemoryPage() {
   return (
     <>
       <PageHeader title="Memory" />
+      <MemoryProfilePanel />
       <SearchStatusPanel status={status} />
       <AddMemory
         onAdded={(entry) => {
