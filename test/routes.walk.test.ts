@@ -107,6 +107,8 @@ const RULES: Rule[] = [
   // Who wrote memory, and forgetting everything one agent wrote: the owner's review, never an agent's.
   rule('POST', /^\/api\/v1\/memory\/forget$/, owner),
   rule('GET', /^\/api\/v1\/memory\/authors$/, owner),
+  // The order of the owner's pinned profile is the owner's to set, not an agent's to rearrange.
+  rule('PUT', /^\/api\/v1\/memory\/profile\/order$/, owner),
   rule('*', /^\/api\/v1\/memory(\/.*)?$/, scope('memory')),
   rule('*', /^\/api\/v1\/brain\/knowledge-base(\/.*)?$/, scope('knowledge')),
   rule('POST', /^\/api\/v1\/brain\/chat$/, scope('chat')),
@@ -328,6 +330,7 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   revokeToken: OWNER_ONLY,
   regenerateToken: OWNER_ONLY,
   setTokenPolicy: OWNER_ONLY,
+  orderMemoryProfile: OWNER_ONLY,
   approveApproval: OWNER_ONLY,
   denyApproval: OWNER_ONLY,
   approveHandshake: OWNER_ONLY,

@@ -95,6 +95,11 @@ export interface Principal {
    * agent that asked for it by handshake (its self-chosen id). Null for tokens the owner made.
    */
   agent: PrincipalAgent | null;
+  /**
+   * The tags this token's memory is limited to (normalized), when the owner limited it: it reads,
+   * counts and writes only entries carrying one of them. Absent or null: no limit.
+   */
+  memoryTags?: readonly string[] | null;
 }
 
 /** The agent behind a token: an OAuth client (by its client id and registered name), or a handshake (by its id and the agent's own id). */

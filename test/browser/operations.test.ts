@@ -49,7 +49,7 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     expect(me.status).toBe(200);
 
     const card = page.getByRole('article', { name: 'robot' });
-    await card.getByText('memory').waitFor();
+    await card.getByText('memory', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Regenerate robot' }).click();
     await page.getByRole('button', { name: 'Yes, regenerate' }).click();
     const renewed = await card.getByRole('region', { name: 'New token' }).getByRole('textbox').inputValue();

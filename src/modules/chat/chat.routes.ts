@@ -70,10 +70,10 @@ export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypeb
         });
         reply.header('vary', 'Accept');
         if (!wantsEventStream(request.headers.accept)) {
-          return reply.send({ data: await inRequestPart('body', chat.chat(ownerId, request.body, controller.signal)) });
+          return reply.send({ data: await inRequestPart('body', chat.chat(ownerId, request.body, controller.signal, principalOf(request).memoryTags ?? null)) });
         }
 
-        const turn = await inRequestPart('body', chat.chatStream(ownerId, request.body, controller.signal));
+        const turn = await inRequestPart('body', chat.chatStream(ownerId, request.body, controller.signal, principalOf(request).memoryTags ?? null));
         async function* frames(): AsyncGenerator<string> {
           yield sse('meta', turn.meta);
           try {

@@ -112,7 +112,7 @@ export function createChatService(deps: ChatServiceDeps) {
     sources: Source[];
   }
 
-  async function prepare(ownerId: string, input: ChatInput): Promise<PreparedTurn> {
+  async function prepare(ownerId: string, input: ChatInput, memoryTags: readonly string[] | null): Promise<PreparedTurn> {
     checkMessage(input.message);
     const startedAt = isoNow();
     let conversationId: string;
@@ -156,7 +156,8 @@ export function createChatService(deps: ChatServiceDeps) {
 
     const [personaDocuments, memory, history] = await Promise.all([
       persona ? deps.attachments.documentContentsOfPersona(ownerId, persona.id) : Promise.resolve([]),
-      deps.memory.recent(ownerId, MEMORY_ENTRIES),
+      // A token limited to memory tags gives the model only the entries it may see itself.
+      deps.memory.recent(ownerId, MEMORY_ENTRIES, memoryTags),
       isNew ? Promise.resolve([]) : repo.recentMessages(ownerId, conversationId, { limit: HISTORY_MESSAGES }),
     ]);
     const prompt = buildPrompt({
@@ -237,8 +238,8 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   return {
-    async chat(ownerId: string, input: ChatInput, signal?: AbortSignal): Promise<ChatReply> {
-      const turn = await prepare(ownerId, input);
+    async chat(ownerId: string, input: ChatInput, signal?: AbortSignal, memoryTags: readonly string[] | null = null): Promise<ChatReply> {
+      const turn = await prepare(ownerId, input, memoryTags);
       if (!llm || turn.retrieval !== undefined) {
         await store(turn, turn.retrieval!, undefined);
         return result(turn, turn.retrieval!);
@@ -254,8 +255,8 @@ export function createChatService(deps: ChatServiceDeps) {
      * before any text) throws here, so it can still be answered as a plain error; later failures
      * surface from `deltas`.
      */
-    async chatStream(ownerId: string, input: ChatInput, signal?: AbortSignal): Promise<ChatStreamTurn> {
-      const turn = await prepare(ownerId, input);
+    async chatStream(ownerId: string, input: ChatInput, signal?: AbortSignal, memoryTags: readonly string[] | null = null): Promise<ChatStreamTurn> {
+      const turn = await prepare(ownerId, input, memoryTags);
       let reply = '';
       let final: ChatReply | undefined;
 

@@ -235,8 +235,8 @@ describe('GET /api/v1/tokens/me/capabilities', () => {
     const res = await t.request('GET', '/api/v1/tokens/me/capabilities', { token: admin.token });
     expect(res.status).toBe(200);
     const d = res.body.data;
-    expect(Object.keys(d).sort()).toEqual(['admin', 'endpoints', 'kind', 'master', 'ownerRights', 'scopes', 'tokenId'].sort());
-    expect(d).toMatchObject({ kind: 'master', ownerRights: true, master: true, admin: true, scopes: SCOPE_NAMES });
+    expect(Object.keys(d).sort()).toEqual(['admin', 'endpoints', 'kind', 'master', 'memoryTags', 'ownerRights', 'scopes', 'tokenId'].sort());
+    expect(d).toMatchObject({ kind: 'master', ownerRights: true, master: true, admin: true, scopes: SCOPE_NAMES, memoryTags: null });
     expect(d.tokenId).toMatch(/^tok_/);
     const nonPublic = t.app.routeCatalog.filter((r) => r.access.kind !== 'public').map((r) => `${r.method} ${r.path}`);
     expect([...d.endpoints].sort()).toEqual([...nonPublic].sort());

@@ -106,6 +106,9 @@ export const TokenCapabilitiesSchema = Data(
       tokenId: Type.String(),
       kind: Type.Union([Type.Literal('master'), Type.Literal('session'), Type.Literal('api'), Type.Literal('handshake'), Type.Literal('oauth')]),
       scopes: Type.Array(Type.String(), { description: 'The scopes this token holds' }),
+      memoryTags: Type.Union([Type.Array(Type.String()), Type.Null()], {
+        description: 'The tags this token\'s memory is limited to: it sees and writes only entries carrying one of them; null: all of the owner\'s memory',
+      }),
       ownerRights: Type.Boolean({ description: 'Master and session tokens: token management, handshakes, the audit log' }),
       master: Type.Boolean({ description: 'Only the master token may reveal vault tokens' }),
       admin: Type.Boolean({ description: "The administrator's master or session token: user management" }),

@@ -155,6 +155,7 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
     return {
       kind: principal.kind,
       scopes: view.scopes,
+      memoryTags: principal.memoryTags ? [...principal.memoryTags] : null,
       ownerRights: hasOwnerRight(principal),
       master: principal.kind === 'master',
       admin: hasOwnerRight(principal) && principal.role === 'admin',

@@ -22,7 +22,7 @@ const CACHE_BYTES = 8 * 1024 * 1024;
 
 /** What makes two principals see the same context: the token and everything its access rests on. */
 function principalKey(principal: Principal): string {
-  return `${principal.ownerId}|${principal.tokenId}|${principal.kind}|${principal.role}|${principal.allScopes ? '*' : [...principal.scopes].sort().join(',')}`;
+  return `${principal.ownerId}|${principal.tokenId}|${principal.kind}|${principal.role}|${principal.allScopes ? '*' : [...principal.scopes].sort().join(',')}|${principal.memoryTags ? principal.memoryTags.join(',') : '*'}`;
 }
 
 export function createGatewayService(deps: GatewayServiceOptions) {

@@ -16,19 +16,25 @@ export const MEMORY_CONTEXT_CAP = 100;
 const MemoryContextSchema = Type.Object(
   {
     entries: Type.Array(MemoryEntrySchema),
-    total: Type.Integer({ description: 'How many entries the owner has' }),
+    total: Type.Integer({ description: 'How many entries the owner has (a token limited to memory tags: how many it sees)' }),
     truncated: Type.Boolean({
       description: `True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default ${MEMORY_CONTEXT_CAP}), or, with task or maxTokens, those chosen for them`,
     }),
+    pinned: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: "Only when the owner pinned entries: the first `pinned` entries are the pinned profile (core facts, standing instructions), in the owner's order (GET /memory/profile)",
+      }),
+    ),
     relevant: Type.Optional(
       Type.Integer({
         minimum: 0,
-        description: 'Only with task: the first `relevant` entries are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit',
+        description: 'Only with task: the `relevant` entries after the pinned ones are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit',
       }),
     ),
   },
   {
-    description: `The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}); with task, those relevant to it first (scope \`memory\`)`,
+    description: `The current memory entries (neither superseded nor expired) with ids and timestamps: the pinned profile first, in the owner's order, then the newest, at most GATEWAY_MEMORY_LIMIT (default ${MEMORY_CONTEXT_CAP}) in all; with task, those relevant to it after the profile (scope \`memory\`)`,
   },
 );
 type MemoryContext = Static<typeof MemoryContextSchema>;
@@ -38,13 +44,20 @@ type MemoryContext = Static<typeof MemoryContextSchema>;
  * order, the ones matching the task first; one too long for what is left is skipped for the next.
  */
 function fitMemory(value: MemoryContext, tokens: number): MemoryContext {
-  const relevantIds = new Set(value.entries.slice(0, value.relevant ?? 0).map((entry) => entry.id));
-  return keepWhileFits(value.entries, tokens, (kept: MemoryEntry[]) => ({
+  const pinnedIds = new Set(value.entries.slice(0, value.pinned ?? 0).map((entry) => entry.id));
+  const relevantIds = new Set(value.entries.slice(value.pinned ?? 0, (value.pinned ?? 0) + (value.relevant ?? 0)).map((entry) => entry.id));
+  const build = (kept: MemoryEntry[]): MemoryContext => ({
     entries: kept,
     total: value.total,
     truncated: value.truncated || kept.length < value.entries.length,
+    ...(value.pinned === undefined ? {} : { pinned: kept.filter((entry) => pinnedIds.has(entry.id)).length }),
     ...(value.relevant === undefined ? {} : { relevant: kept.filter((entry) => relevantIds.has(entry.id)).length }),
-  }));
+  });
+  const fitted = keepWhileFits(value.entries, tokens, build);
+  // The profile comes before any other memory: when a pinned entry had to go, no other entry
+  // takes the room it left (only the pinned ones after it that fit, in the owner's order).
+  if ((fitted.pinned ?? 0) < pinnedIds.size) return keepWhileFits(value.entries.slice(0, pinnedIds.size), tokens, build);
+  return fitted;
 }
 
 /**
@@ -52,19 +65,34 @@ function fitMemory(value: MemoryContext, tokens: number): MemoryContext {
  * the entries its words and meaning match first (the memory service's own ranked search, as
  * GET /memory?q= answers it), then the newest others, up to the same cap.
  */
-export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' | 'list'>, cap = MEMORY_CONTEXT_CAP): ContextSection<typeof MemoryContextSchema> {
+export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' | 'list' | 'profile'>, cap = MEMORY_CONTEXT_CAP): ContextSection<typeof MemoryContextSchema> {
   return {
     name: 'memory',
     schema: MemoryContextSchema,
     tables: ['memory_entries'],
     visibleTo: (principal: Principal) => hasScope(principal, 'memory'),
-    async load(ownerId, _principal, options) {
+    async load(ownerId, principal, options) {
+      // A token limited to memory tags reads, and counts, only the entries carrying one of them.
+      const scope = principal.memoryTags ?? null;
       const task = options?.task;
-      if (task === undefined) return memory.recent(ownerId, cap);
-      const [matching, newest] = await Promise.all([memory.list(ownerId, { q: task, limit: cap, match: 'any' }), memory.recent(ownerId, cap)]);
-      const ids = new Set(matching.entries.map((entry) => entry.id));
-      const entries = [...matching.entries, ...newest.entries.filter((entry) => !ids.has(entry.id))].slice(0, cap);
-      return { entries, total: newest.total, truncated: entries.length < newest.total, relevant: matching.entries.length };
+      const [profile, matching, newest] = await Promise.all([
+        memory.profile(ownerId, cap, scope),
+        task === undefined ? undefined : memory.list(ownerId, { q: task, limit: cap, match: 'any', scope }),
+        memory.recent(ownerId, cap, scope),
+      ]);
+      if (profile.length === 0 && matching === undefined) return newest;
+      // The profile leads, in the owner's order; then what matches the task; then the newest.
+      const pinnedIds = new Set(profile.map((entry) => entry.id));
+      const relevant = (matching?.entries ?? []).filter((entry) => !pinnedIds.has(entry.id));
+      const seen = new Set([...pinnedIds, ...relevant.map((entry) => entry.id)]);
+      const entries = [...profile, ...relevant, ...newest.entries.filter((entry) => !seen.has(entry.id))].slice(0, cap);
+      return {
+        entries,
+        total: newest.total,
+        truncated: newest.truncated || entries.length < newest.total,
+        ...(profile.length > 0 ? { pinned: Math.min(profile.length, cap) } : {}),
+        ...(matching === undefined ? {} : { relevant: Math.max(0, Math.min(relevant.length, cap - profile.length)) }),
+      };
     },
     // Memory and knowledge share what the pinned sections leave, memory twice knowledge's part:
     // an agent's notes about the person are what the context is for; documents are a search away.

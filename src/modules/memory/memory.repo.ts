@@ -7,6 +7,7 @@ import type { Executor } from '../../storage/columns.js';
 import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { decodeJson, isStringArray } from '../../storage/columns.js';
+import { tagPattern } from '../../lib/tags.js';
 import type { Channel } from '../../http/channel.js';
 import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
 
@@ -29,6 +30,7 @@ const COLUMNS = [
   'supersedes',
   'superseded_by',
   'superseded_at',
+  'pin_order',
 ] as const;
 
 /** Who wrote, as stored in `author` (the channel has a column of its own) and `editor` (with it). */
@@ -88,9 +90,28 @@ class MissingEntries extends Error {
   }
 }
 
-/** A LIKE pattern finding `tag` in a stored tags array: its JSON string, wildcards escaped. */
-function tagPattern(tag: string): string {
-  return `%${JSON.stringify(tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * The tags a token's memory is limited to (normalized), or null for no limit. An entry is in
+ * scope when it carries at least one of them; every read and write of a limited token is bounded
+ * by it in its query, so a hidden entry is never read, counted or changed for it.
+ */
+export type MemoryScope = readonly string[] | null;
+
+/** The condition "the entry carries one of the scope's tags"; undefined for no limit. */
+function scopeCondition(scope: MemoryScope | undefined) {
+  if (!scope) return undefined;
+  if (scope.length === 0) return sql<boolean>`1 = 0`;
+  return sql<boolean>`(${sql.join(
+    scope.map((tag) => sql`tags LIKE ${tagPattern(tag)} ESCAPE '\\'`),
+    sql` OR `,
+  )})`;
+}
+
+/** Whether a row carries one of the scope's tags (rows read without the condition, e.g. a search's hits). */
+export function inScope(row: Pick<MemoryEntriesTable, 'tags'>, scope: MemoryScope | undefined): boolean {
+  if (!scope) return true;
+  const tags = tagsOf(row);
+  return scope.some((tag) => tags.includes(tag));
 }
 
 /** An entry's place in its chain: what replaced it (and when), and what it replaced. */
@@ -231,12 +252,14 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       .execute();
   }
 
-  async function count(ownerId: string, trx: Executor<MemoryTables> = db): Promise<number> {
-    const row = await trx
+  async function count(ownerId: string, trx: Executor<MemoryTables> = db, scope?: MemoryScope): Promise<number> {
+    let q = trx
       .selectFrom('memory_entries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('owner_id', '=', ownerId)
-      .executeTakeFirstOrThrow();
+      .where('owner_id', '=', ownerId);
+    const limited = scopeCondition(scope);
+    if (limited) q = q.where(limited);
+    const row = await q.executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -283,14 +306,12 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   }
 
   /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */
-  async function byIds(ownerId: string, ids: readonly string[]): Promise<MemoryRow[]> {
+  async function byIds(ownerId: string, ids: readonly string[], scope?: MemoryScope): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    const rows = await db
-      .selectFrom('memory_entries')
-      .select(COLUMNS)
-      .where('owner_id', '=', ownerId)
-      .where('id', 'in', [...ids])
-      .execute();
+    let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', [...ids]);
+    const limited = scopeCondition(scope);
+    if (limited) q = q.where(limited);
+    const rows = await q.execute();
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
@@ -308,10 +329,12 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
     async list(
       ownerId: string,
-      query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined; view?: MemoryView | undefined },
+      query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined; view?: MemoryView | undefined; scope?: MemoryScope | undefined },
     ): Promise<MemoryRow[]> {
       let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId);
       if (query.cursor) q = q.where('id', '<', query.cursor);
+      const limited = scopeCondition(query.scope);
+      if (limited) q = q.where(limited);
       const view = query.view ?? { view: 'history' };
       if (view.view === 'current') q = q.where('superseded_at', 'is', null);
       else if (view.view === 'asOf') {
@@ -346,13 +369,17 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     async update(
       ownerId: string,
       id: string,
-      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> &
+      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'pin_order' | 'valid_from' | 'valid_until' | 'source'>> &
         Pick<MemoryEntriesTable, 'updated_at' | 'editor'>,
       /** Judges the changed row before the change commits: an error it answers is thrown, and the change undone. */
       check?: (row: MemoryRow) => Error | undefined,
+      scope?: MemoryScope,
     ): Promise<MemoryRow | undefined> {
       return groupCommit.run(async (trx) => {
-        const row = await trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+        let q = trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id);
+        const limited = scopeCondition(scope);
+        if (limited) q = q.where(limited);
+        const row = await q.returning(COLUMNS).executeTakeFirst();
         const refusal = row && check?.(row);
         if (refusal) throw refusal;
         return row;
@@ -380,18 +407,25 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * the group commit: the insert, then each replaced entry marked superseded by it. Answers the
      * limit's refusal, or the ids that are not current entries of the owner (nothing written then).
      */
-    async createSuperseding<R>(row: MemoryEntriesTable, replaced: readonly string[], limit?: EntryLimit<R>): Promise<{ refusal?: R; missing?: string[] }> {
+    async createSuperseding<R>(
+      row: MemoryEntriesTable,
+      replaced: readonly string[],
+      limit?: EntryLimit<R>,
+      scope?: MemoryScope,
+    ): Promise<{ refusal?: R; missing?: string[] }> {
       return groupCommit.run(async (trx: Executor<MemoryTables>) => {
         const refusal = limit?.(await count(row.owner_id, trx), 1);
         if (refusal !== undefined) return { refusal };
-        const marked = await trx
+        let marking = trx
           .updateTable('memory_entries')
           .set({ superseded_by: row.id, superseded_at: row.created_at, updated_at: row.created_at })
           .where('owner_id', '=', row.owner_id)
           .where('id', 'in', replaced)
-          .where('superseded_at', 'is', null)
-          .returning('id')
-          .execute();
+          .where('superseded_at', 'is', null);
+        // A limited token supersedes only entries it sees: any other id is missing, as unknown ones are.
+        const limited = scopeCondition(scope);
+        if (limited) marking = marking.where(limited);
+        const marked = await marking.returning('id').execute();
         if (marked.length !== replaced.length) {
           const found = new Set(marked.map((m) => m.id));
           // Thrown, so that the unit's marks are undone; answered as the ids that were missing.
@@ -410,24 +444,26 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * replaced), both current: the newer one's `supersedes` gains the id. Answers the marked row,
      * or which of the two is not a current entry of the owner.
      */
-    async supersede(ownerId: string, id: string, by: string, at: string): Promise<MemoryRow | { missing: string }> {
+    async supersede(ownerId: string, id: string, by: string, at: string, scope?: MemoryScope): Promise<MemoryRow | { missing: string }> {
+      const limited = scopeCondition(scope);
       return groupCommit.run(async (trx: Executor<MemoryTables>) => {
-        const newer = await trx
+        let finding = trx
           .selectFrom('memory_entries')
           .select(['supersedes'])
           .where('owner_id', '=', ownerId)
           .where('id', '=', by)
-          .where('superseded_at', 'is', null)
-          .executeTakeFirst();
+          .where('superseded_at', 'is', null);
+        if (limited) finding = finding.where(limited);
+        const newer = await finding.executeTakeFirst();
         if (!newer) return { missing: by };
-        const marked = await trx
+        let marking = trx
           .updateTable('memory_entries')
           .set({ superseded_by: by, superseded_at: at, updated_at: at })
           .where('owner_id', '=', ownerId)
           .where('id', '=', id)
-          .where('superseded_at', 'is', null)
-          .returning(COLUMNS)
-          .executeTakeFirst();
+          .where('superseded_at', 'is', null);
+        if (limited) marking = marking.where(limited);
+        const marked = await marking.returning(COLUMNS).executeTakeFirst();
         if (!marked) return { missing: id };
         const list = [...new Set([...supersedesOf(newer), id])];
         await trx.updateTable('memory_entries').set({ supersedes: JSON.stringify(list), updated_at: at }).where('owner_id', '=', ownerId).where('id', '=', by).execute();
@@ -439,11 +475,16 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * The chain `id` belongs to: the entries it replaced, theirs, and so on, and the ones that
      * replaced it, oldest first (at most HISTORY_MAX). Empty when the owner has no such entry.
      */
-    async history(ownerId: string, id: string): Promise<MemoryRow[]> {
+    async history(ownerId: string, id: string, scope?: MemoryScope): Promise<MemoryRow[]> {
       const seen = new Map<string, MemoryRow>();
       let next = [id];
+      // A limited token follows the chain only through entries it sees: a link to a hidden one
+      // leads nowhere, so nothing beyond it (nor that it exists) is read for it.
+      const limited = scopeCondition(scope);
       while (next.length > 0 && seen.size < HISTORY_MAX) {
-        const rows = await db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', next).execute();
+        let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', next);
+        if (limited) q = q.where(limited);
+        const rows = await q.execute();
         for (const row of rows) seen.set(row.id, row);
         next = [...new Set(rows.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((other) => !seen.has(other));
       }
@@ -451,8 +492,13 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     },
 
     /** Deletes an entry, committed with concurrent writes; false when the owner has no such entry. */
-    async delete(ownerId: string, id: string): Promise<boolean> {
-      const result = await groupCommit.run((trx) => trx.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst());
+    async delete(ownerId: string, id: string, scope?: MemoryScope): Promise<boolean> {
+      const limited = scopeCondition(scope);
+      const result = await groupCommit.run((trx) => {
+        let q = trx.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id);
+        if (limited) q = q.where(limited);
+        return q.executeTakeFirst();
+      });
       return Number(result.numDeletedRows) > 0;
     },
 
@@ -544,13 +590,59 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       });
     },
 
-    async clear(ownerId: string): Promise<number> {
-      const result = await db.deleteFrom('memory_entries').where('owner_id', '=', ownerId).executeTakeFirst();
+    /** Deletes every entry of the owner, or, for a limited token, every entry it sees. */
+    async clear(ownerId: string, scope?: MemoryScope): Promise<number> {
+      let q = db.deleteFrom('memory_entries').where('owner_id', '=', ownerId);
+      const limited = scopeCondition(scope);
+      if (limited) q = q.where(limited);
+      const result = await q.executeTakeFirst();
       return Number(result.numDeletedRows);
     },
 
-    async count(ownerId: string): Promise<number> {
-      return count(ownerId);
+    async count(ownerId: string, scope?: MemoryScope): Promise<number> {
+      return count(ownerId, db, scope);
+    },
+
+    /**
+     * The owner's current pinned entries (the profile), in the owner's order: those placed by
+     * it first, then the others oldest first. At most `limit`; through the partial index on
+     * pinned entries, which are few.
+     */
+    async pinned(ownerId: string, limit: number, scope?: MemoryScope): Promise<MemoryRow[]> {
+      let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('pinned', '=', 1).where('superseded_at', 'is', null);
+      const limited = scopeCondition(scope);
+      if (limited) q = q.where(limited);
+      return q.orderBy(sql`pin_order IS NULL`).orderBy('pin_order').orderBy('id').limit(limit).execute();
+    },
+
+    /**
+     * Sets the order of the owner's pinned entries in one unit: `ids` first, in that order, then
+     * the pinned entries not named, in their order before. Answers the ids that are not pinned
+     * entries of the owner (nothing written then). Every pinned entry is given its place, so two
+     * orders set at once leave one whole order, the later one's, never a mix.
+     */
+    async setPinOrder(ownerId: string, ids: readonly string[]): Promise<{ missing: string[] }> {
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const rows = await trx
+          .selectFrom('memory_entries')
+          .select(['id'])
+          .where('owner_id', '=', ownerId)
+          .where('pinned', '=', 1)
+          .orderBy(sql`pin_order IS NULL`)
+          .orderBy('pin_order')
+          .orderBy('id')
+          .execute();
+        const pinned = new Set(rows.map((row) => row.id));
+        const missing = ids.filter((id) => !pinned.has(id));
+        if (missing.length > 0) return { missing };
+        const named = new Set(ids);
+        const order = [...ids, ...rows.map((row) => row.id).filter((id) => !named.has(id))];
+        for (const [position, id] of order.entries()) {
+          // Not its updatedAt: the place is the profile's, the entry itself is unchanged.
+          await trx.updateTable('memory_entries').set({ pin_order: position }).where('owner_id', '=', ownerId).where('id', '=', id).execute();
+        }
+        return { missing: [] };
+      });
     },
   };
 }

@@ -18,9 +18,17 @@ import {
   MemoryHistory,
   MemoryPage,
   MemoryPatchBody,
+  MemoryProfile,
+  MemoryProfileOrderBody,
   MemoryResponse,
+  PROFILE_MAX,
 } from './memory.schemas.js';
 import type { MemoryService, MemoryWriter } from './memory.service.js';
+
+/** The tags the caller's memory is limited to, when its token is limited (see docs/decisions/memory.md). */
+function scopeOf(request: FastifyRequest): readonly string[] | null {
+  return principalOf(request).memoryTags ?? null;
+}
 
 /** The writer of a request, as the server knows it: the caller's token and how the request came. */
 function writerOf(request: FastifyRequest): MemoryWriter {
@@ -51,7 +59,7 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
       async (request, reply) => {
         const { limit = 50, cursor, q, match = 'any', author, channel, kind, tag, pinned, include, asOf } = request.query;
         const filter = { author, channel, kind, tag, pinned };
-        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match, filter, include, asOf }));
+        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match, filter, include, asOf, scope: scopeOf(request) }));
         return pageBodies.send(reply as FastifyReply, page, (p): Static<typeof MemoryPage> => ({ data: p.entries, nextCursor: p.nextCursor }));
       },
     );
@@ -85,7 +93,7 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
           response: { 200: ClearMemoryResponse },
         },
       },
-      async (request) => ({ success: true, deleted: await memory.clear(principalOf(request).ownerId) }),
+      async (request) => ({ success: true, deleted: await memory.clear(principalOf(request).ownerId, scopeOf(request)) }),
     );
 
     app.get(
@@ -164,7 +172,7 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
           response: { 200: MemoryHistory },
         },
       },
-      async (request) => ({ data: await memory.history(principalOf(request).ownerId, request.params.id) }),
+      async (request) => ({ data: await memory.history(principalOf(request).ownerId, request.params.id, scopeOf(request)) }),
     );
 
     app.delete(
@@ -179,7 +187,41 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
           response: { 200: DeletedMemoryResponse },
         },
       },
-      async (request) => ({ data: await memory.remove(principalOf(request).ownerId, request.params.id) }),
+      async (request) => ({ data: await memory.remove(principalOf(request).ownerId, request.params.id, scopeOf(request)) }),
+    );
+
+    app.get(
+      '/api/v1/memory/profile',
+      {
+        config,
+        schema: {
+          operationId: 'getMemoryProfile',
+          summary: "The pinned profile: the owner's current pinned entries (core facts, standing instructions) in the owner's order; they lead the gateway context",
+          tags,
+          response: { 200: MemoryProfile },
+        },
+      },
+      async (request) => ({ data: await memory.profile(principalOf(request).ownerId, PROFILE_MAX, scopeOf(request)) }),
+    );
+
+    app.put(
+      '/api/v1/memory/profile/order',
+      {
+        // The owner's order of the owner's profile: not an agent's to rearrange.
+        config: { access: access.owner() },
+        schema: {
+          operationId: 'orderMemoryProfile',
+          summary: 'Set the order of the pinned profile at once: the ids named first, in that order, the other pinned entries after them as they were',
+          tags,
+          body: MemoryProfileOrderBody,
+          response: { 200: MemoryProfile },
+        },
+      },
+      async (request) => {
+        const ownerId = principalOf(request).ownerId;
+        await inRequestPart('body', memory.orderProfile(ownerId, request.body.order));
+        return { data: await memory.profile(ownerId, PROFILE_MAX) };
+      },
     );
   };
 }

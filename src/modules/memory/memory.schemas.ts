@@ -200,6 +200,22 @@ export const MemoryPage = Page(MemoryEntrySchema);
 export const MemoryHistory = List(MemoryEntrySchema);
 export const MemoryResponse = Data(MemoryEntrySchema);
 
+/** The most pinned entries the profile answers and orders (the gateway context caps them lower). */
+export const PROFILE_MAX = 200;
+
+// The same shape as a history: a list of entries.
+export const MemoryProfile = MemoryHistory;
+
+export const MemoryProfileOrderBody = Type.Object(
+  {
+    order: Type.Array(EntryId, {
+      maxItems: PROFILE_MAX,
+      description: `Ids of pinned entries in the order wanted, first first (at most ${PROFILE_MAX}); pinned entries not named follow, in their order before`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ClearMemoryResponse = Type.Object(
   {
     success: Type.Boolean(),

@@ -17,6 +17,8 @@ export const memorySearchSource: SearchSource = {
 
 /** How many hits more than asked the provider ranks, so that leaving out entries no longer current still fills the answer. */
 const SUPERSEDED_MARGIN = 10;
+/** How many a token limited to memory tags has ranked, of which it keeps those it sees. */
+const SCOPED_CANDIDATES = 200;
 
 /** An entry's title: its first line that is not blank, without a markdown heading's marks, bounded. */
 export function firstLineTitle(content: string, max = SEARCH_HIT_TITLE_MAX): string {
@@ -30,15 +32,23 @@ export function firstLineTitle(content: string, max = SEARCH_HIT_TITLE_MAX): str
  * `memory` scope: the entries' words ranked by the same index as `GET /api/v1/memory?q=` (any
  * word), handed to fusion, and each hit with its entry's text around the query's words.
  */
-export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWords' | 'entries'>, fusion: Fusion): SearchProvider {
+export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWords' | 'entries' | 'visibleIds'>, fusion: Fusion): SearchProvider {
   return {
     type: 'memory',
     visibleTo: (principal) => hasScope(principal, 'memory'),
-    async search(ownerId, q, limit) {
-      const lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates));
-      // A few more than asked: superseded and expired entries are ranked too, and left out here.
-      const ranked = await fusion.rank(ownerId, 'memory', q, lexical, limit + SUPERSEDED_MARGIN);
-      const entries = new Map((await memory.entries(ownerId, ranked.map((item) => item.id))).map((entry) => [entry.id, entry]));
+    async search(ownerId, q, limit, principal) {
+      const scope = principal?.memoryTags ?? null;
+      let lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates));
+      if (scope) {
+        // A token limited to tags: the words' hits it may not see are left out before fusion,
+        // so that neither they nor their scores (fusion scales by the best one) reach it.
+        const visible = await memory.visibleIds(ownerId, lexical.map((hit) => hit.id), scope);
+        lexical = lexical.filter((hit) => visible.has(hit.id));
+      }
+      // A few more than asked: superseded and expired entries are ranked too, and left out here;
+      // for a limited token, hidden entries found by meaning too, so it asks for the largest page.
+      const ranked = await fusion.rank(ownerId, 'memory', q, lexical, scope ? Math.max(limit + SUPERSEDED_MARGIN, SCOPED_CANDIDATES) : limit + SUPERSEDED_MARGIN);
+      const entries = new Map((await memory.entries(ownerId, ranked.map((item) => item.id), scope)).map((entry) => [entry.id, entry]));
       const stems = queryStems(q);
       return ranked.flatMap((item): SearchHit[] => {
         const entry = entries.get(item.id);

@@ -1,5 +1,6 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { normalizedTag } from '../../lib/tags.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
@@ -11,16 +12,18 @@ import type { Channel } from '../../http/channel.js';
 import {
   authorOf,
   editorOf,
+  inScope,
   sourceOf,
   supersedesOf,
   tagsOf,
   type MemoryFilter,
   type MemoryRepo,
   type MemoryRow,
+  type MemoryScope,
   type MemoryView,
   type StoredAuthor,
 } from './memory.repo.js';
-import { MEMORY_AUTHORS_MAX, MEMORY_TAG_MAX_LENGTH, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
+import { MEMORY_AUTHORS_MAX, MEMORY_TAG_MAX_LENGTH, MEMORY_TAGS_MAX, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
 import type { MemoryEntriesTable } from './memory.tables.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
@@ -81,7 +84,7 @@ function withoutExpired(page: MemoryPageResult, now: string): MemoryPageResult {
  * (see http/channel.ts). Never read from the request's body.
  */
 export interface MemoryWriter {
-  principal: Pick<Principal, 'tokenId' | 'name' | 'kind' | 'agent'>;
+  principal: Pick<Principal, 'tokenId' | 'name' | 'kind' | 'agent' | 'memoryTags'>;
   channel: Exclude<Channel, 'unknown'>;
 }
 
@@ -109,16 +112,13 @@ export interface MemoryStructure {
   source?: MemorySource | null | undefined;
 }
 
-// Letters, digits and marks, then also - _ . : / (no quotes, commas or spaces: a tag is one word).
-const TAG = /^[\p{L}\p{N}][\p{L}\p{N}\p{M}_.:/-]*$/u;
-
 /**
- * A tag as it is stored and matched: compatibility-normalized (NFKC), trimmed, lower case, runs of
- * spaces as one dash. "Work Projects" and "work-projects" are one tag.
+ * A tag as it is stored and matched (lib/tags.ts): compatibility-normalized (NFKC), trimmed, lower
+ * case, runs of spaces as one dash. "Work Projects" and "work-projects" are one tag.
  */
 function normalizeTag(raw: string, field: string): string {
-  const tag = raw.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, '-');
-  if (tag.length === 0 || tag.length > MEMORY_TAG_MAX_LENGTH || !TAG.test(tag)) {
+  const tag = normalizedTag(raw);
+  if (tag === undefined) {
     throw new InputError(
       field,
       'is not a valid tag',
@@ -180,6 +180,29 @@ function notCurrent(field: string, ids: readonly string[]): AppError {
     'NOT_FOUND',
     `${field} names ${ids.length === 1 ? 'an entry' : 'entries'} you have no current entry for: ${ids.join(', ')}. Name current entries (an entry already superseded is replaced by its successor: see GET /api/v1/memory/{id}/history)`,
     { details: { field, ids } },
+  );
+}
+
+/** The cache key of a token's scope: its tags, or `*` for every entry. */
+function scopeKey(scope: MemoryScope | undefined): string {
+  return scope ? scope.join(',') : '*';
+}
+
+/**
+ * The tags of a write by a limited token: the entry must carry one of the token's tags, or it
+ * would leave what the token sees (or land where it may not write). Without one, the token's tag
+ * is added when it has exactly one; with several, which is meant cannot be guessed: 400 naming
+ * them. Undefined (no change of tags on a PATCH) stays so: the entry changed is already in scope.
+ */
+function scopedTags(tags: string | undefined, scope: MemoryScope | undefined, creating: boolean): string | undefined {
+  if (!scope || (!creating && tags === undefined)) return tags;
+  const given = tags === undefined ? [] : (JSON.parse(tags) as string[]);
+  if (given.some((tag) => scope.includes(tag))) return tags;
+  if (scope.length === 1 && given.length < MEMORY_TAGS_MAX) return JSON.stringify([...given, scope[0]]);
+  throw new InputError(
+    'tags',
+    "must include one of the token's memory tags",
+    `This token reads and writes only memory tagged ${scope.join(' or ')}: ${creating ? 'give the entry one of these tags' : 'keep one of these tags on the entry'}`,
   );
 }
 
@@ -255,8 +278,33 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     return found.map((hit) => hit.item);
   }
 
+  /**
+   * The entries of rows, as a token limited to `scope` may see them: a link (supersedes,
+   * supersededBy) to an entry outside its tags is left out, so that neither the entry nor its id
+   * reaches the token. Without a scope, the rows' entries as they are, with no query.
+   */
+  async function present(ownerId: string, rows: readonly MemoryRow[], scope: MemoryScope | undefined): Promise<MemoryEntry[]> {
+    const entries = rows.map(toEntry);
+    if (!scope) return entries;
+    const shown = new Set(entries.map((entry) => entry.id));
+    const linked = [...new Set(entries.flatMap((entry) => [...entry.supersedes, ...(entry.supersededBy === null ? [] : [entry.supersededBy])]))].filter(
+      (id) => !shown.has(id),
+    );
+    if (linked.length === 0) return entries;
+    const visible = new Set([...shown, ...(await repo.byIds(ownerId, linked, scope)).map((row) => row.id)]);
+    return entries.map((entry) => ({
+      ...entry,
+      supersedes: entry.supersedes.filter((id) => visible.has(id)),
+      supersededBy: entry.supersededBy !== null && visible.has(entry.supersededBy) ? entry.supersededBy : null,
+    }));
+  }
+
+  async function presentOne(ownerId: string, row: MemoryRow, scope: MemoryScope | undefined): Promise<MemoryEntry> {
+    return (await present(ownerId, [row], scope))[0]!;
+  }
+
   /** Marks `id` superseded by `input.supersededBy`: a change of its own, given alone. */
-  async function supersede(ownerId: string, id: string, input: object & { supersededBy?: string | undefined }): Promise<MemoryEntry> {
+  async function supersede(ownerId: string, id: string, input: object & { supersededBy?: string | undefined }, scope: MemoryScope | undefined): Promise<MemoryEntry> {
     const by = input.supersededBy!;
     const others = Object.entries(input)
       .filter(([key, value]) => key !== 'supersededBy' && value !== undefined)
@@ -265,9 +313,9 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       throw new InputError('supersededBy', 'must be given alone', `supersededBy must be given alone (not with ${others.join(', ')}): change the newer entry instead, which is the one that holds now`);
     }
     if (by === id) throw new InputError('supersededBy', 'must name another entry', 'supersededBy must name another entry: an entry cannot replace itself');
-    const outcome = await repo.supersede(ownerId, id, by, isoNow());
+    const outcome = await repo.supersede(ownerId, id, by, isoNow(), scope);
     if ('missing' in outcome) throw notCurrent(outcome.missing === by ? 'supersededBy' : 'id', [outcome.missing]);
-    return toEntry(outcome);
+    return presentOne(ownerId, outcome, scope);
   }
 
   return {
@@ -279,7 +327,9 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     ): Promise<MemoryEntry> {
       const { content } = input;
       checkContent(content);
+      const scope = writer.principal.memoryTags;
       const structure = structureColumns(input);
+      structure.tags = scopedTags(structure.tags, scope, true);
       const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
       if (refused) throw refused;
       const check = await limits.limitFor(ownerId, 'memoryEntries');
@@ -305,12 +355,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         supersedes: '[]',
         superseded_by: null,
         superseded_at: null,
+        pin_order: null,
       };
       const replaced = [...new Set(input.supersedes ?? [])];
       if (replaced.length > 0) {
         row.supersedes = JSON.stringify(replaced);
         // A write of its own: the insert and the marks of the replaced entries commit together.
-        const outcome = await repo.createSuperseding(row, replaced, check);
+        const outcome = await repo.createSuperseding(row, replaced, check, scope);
         if (outcome.refusal) throw outcome.refusal;
         if (outcome.missing) throw notCurrent('supersedes', outcome.missing);
         return entryOf(row, author);
@@ -338,10 +389,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const now = isoNow();
       const writing = storedAuthor(writer);
       const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
+      // A token limited to memory tags imports within them, as it writes one entry (memory.scope).
+      const scope = writer.principal.memoryTags;
       const rows = items.map((item, index): MemoryEntriesTable => {
         try {
           checkContent(item.content);
           const structure = structureColumns(item);
+          structure.tags = scopedTags(structure.tags, scope, true);
           const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
           if (refused) throw refused;
           const createdAt = item.createdAt === undefined ? now : storedTime(item.createdAt)!;
@@ -365,6 +419,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             supersedes: '[]',
             superseded_by: null,
             superseded_at: null,
+            // Pinned by the import: after the profile's placed entries, until the owner places it.
+            pin_order: null,
           };
         } catch (error) {
           if (error instanceof InputError) {
@@ -400,14 +456,17 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         /** `history`: superseded and expired entries too; `asOf`: the entries current then. */
         include?: 'history' | undefined;
         asOf?: string | undefined;
+        /** The caller's memory tags, when it is limited to them: only entries carrying one. */
+        scope?: MemoryScope | undefined;
       },
     ): Promise<MemoryPageResult> {
+      const scope = query.scope;
       const filter = hasFilter(query.filter) ? storedFilter(query.filter) : undefined;
       const now = isoNow();
       const view: MemoryView =
         query.asOf !== undefined ? { view: 'asOf', at: new Date(query.asOf).toISOString() } : query.include === 'history' ? { view: 'history' } : { view: 'current' };
       const inView = (row: MemoryRow) => (view.view === 'history' ? true : view.view === 'asOf' ? wasCurrentAt(row, view.at) : isCurrent(row, now));
-      const keep = (row: MemoryRow) => inView(row) && (!filter || passes(row, filter));
+      const keep = (row: MemoryRow) => inView(row) && (!filter || passes(row, filter)) && inScope(row, scope);
       if (query.q !== undefined && query.q.trim() !== '') {
         if (query.cursor) {
           throw new InputError(
@@ -424,27 +483,28 @@ export function createMemoryService(deps: MemoryServiceOptions) {
           rows = await search(ownerId, query.q, FILTERED_SEARCH_HITS, query.match ?? 'any');
           kept = rows.filter(keep);
         }
-        return { entries: kept.slice(0, query.limit).map(toEntry), nextCursor: null };
+        return { entries: await present(ownerId, kept.slice(0, query.limit), scope), nextCursor: null };
       }
       const read = async (): Promise<MemoryPageResult> => {
-        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor, filter, view });
+        const rows = await repo.list(ownerId, { limit: query.limit + 1, cursor: query.cursor, filter, view, scope });
         const page = rows.slice(0, query.limit);
-        return { entries: page.map(toEntry), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+        return { entries: await present(ownerId, page, scope), nextCursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
       };
       // What was current at an instant is asked rarely and differs by the instant: not kept.
       if (view.view === 'asOf') return read();
       const filterKey = filter ? JSON.stringify([filter.author, filter.channel, filter.kind, filter.tag, filter.pinned]) : '';
       // A cached page is the same object on every hit, which lets the route reuse its serialized body.
-      const page = await pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}\u0000${filterKey}\u0000${view.view}`, read);
+      // The scope is part of the key: a limited token's page is never another token's.
+      const page = await pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}\u0000${filterKey}\u0000${view.view}\u0000${scopeKey(scope)}`, read);
       // Superseded entries are left out by the query; expired ones by the clock, on every read.
       return view.view === 'current' ? withoutExpired(page, now) : page;
     },
 
     /** The chain of entries `id` belongs to (what it replaced, what replaced it), oldest first. */
-    async history(ownerId: string, id: string): Promise<MemoryEntry[]> {
-      const rows = await repo.history(ownerId, id);
+    async history(ownerId: string, id: string, scope?: MemoryScope): Promise<MemoryEntry[]> {
+      const rows = await repo.history(ownerId, id, scope);
       if (rows.length === 0) throw notFound('Memory entry', id);
-      return rows.map(toEntry);
+      return present(ownerId, rows, scope);
     },
 
     /**
@@ -459,9 +519,19 @@ export function createMemoryService(deps: MemoryServiceOptions) {
      * The owner's current entries of these ids (neither superseded nor expired, as lists and
      * searches answer by default), in the order given; any other id is left out.
      */
-    async entries(ownerId: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+    async entries(ownerId: string, ids: readonly string[], scope?: MemoryScope): Promise<MemoryEntry[]> {
       const now = isoNow();
-      return (await repo.byIds(ownerId, ids)).filter((row) => isCurrent(row, now)).map(toEntry);
+      return present(
+        ownerId,
+        (await repo.byIds(ownerId, ids, scope)).filter((row) => isCurrent(row, now)),
+        scope,
+      );
+    },
+
+    /** Which of these ids are entries a token limited to `scope` sees (all of them without a scope). */
+    async visibleIds(ownerId: string, ids: readonly string[], scope: MemoryScope | undefined): Promise<Set<string>> {
+      if (!scope) return new Set(ids);
+      return new Set((await repo.byIds(ownerId, ids, scope)).map((row) => row.id));
     },
 
     /** How many entries the owner stores: what the plan's memoryEntries limit counts. */
@@ -470,14 +540,48 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     },
 
     /** The newest `limit` entries and whether there are more, with the total only then. */
-    async recent(ownerId: string, limit: number): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean }> {
+    async recent(ownerId: string, limit: number, scope?: MemoryScope): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean }> {
       // One more than asked tells whether there are more, without counting in the common case.
       // Current entries only: superseded ones by the query, expired ones by the clock.
+      // A limited token's entries and count are those it sees: hidden entries are not counted.
       const now = isoNow();
-      const rows = (await repo.list(ownerId, { limit: limit + 1, view: { view: 'current' } })).filter((row) => isCurrent(row, now));
+      const rows = (await repo.list(ownerId, { limit: limit + 1, view: { view: 'current' }, scope })).filter((row) => isCurrent(row, now));
       const truncated = rows.length > limit;
-      const entries = rows.slice(0, limit).map(toEntry);
-      return { entries, total: truncated ? await repo.count(ownerId) : entries.length, truncated };
+      const entries = await present(ownerId, rows.slice(0, limit), scope);
+      return { entries, total: truncated ? await repo.count(ownerId, scope) : entries.length, truncated };
+    },
+
+    /**
+     * The pinned profile: the current pinned entries (not superseded, not expired) in the owner's
+     * order, at most `limit`, those a limited token sees.
+     */
+    async profile(ownerId: string, limit: number, scope?: MemoryScope): Promise<MemoryEntry[]> {
+      const now = isoNow();
+      return present(
+        ownerId,
+        (await repo.pinned(ownerId, limit, scope)).filter((row) => isCurrent(row, now)),
+        scope,
+      );
+    },
+
+    /**
+     * Sets the order of the pinned profile: `ids` first, in that order, the other pinned entries
+     * after them in their order before. Every id must name a pinned entry of the owner: any other
+     * is 404 naming it, and nothing changes.
+     */
+    async orderProfile(ownerId: string, ids: readonly string[]): Promise<void> {
+      const unique = [...new Set(ids)];
+      if (unique.length !== ids.length) {
+        throw new InputError('order', 'must not repeat an id', 'order names an entry more than once: name each pinned entry once, in the order wanted');
+      }
+      const { missing } = await repo.setPinOrder(ownerId, unique);
+      if (missing.length > 0) {
+        throw new AppError(
+          'NOT_FOUND',
+          `order names ${missing.length === 1 ? 'an entry' : 'entries'} you have no pinned entry for: ${missing.join(', ')}. Pin an entry (PATCH /api/v1/memory/{id} with pinned: true) before placing it`,
+          { details: { field: 'order', ids: missing } },
+        );
+      }
     },
 
     /**
@@ -490,25 +594,30 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       input: MemoryStructure & { content?: string | undefined; supersededBy?: string | undefined },
       writer: MemoryWriter,
     ): Promise<MemoryEntry> {
-      if (input.supersededBy !== undefined) return supersede(ownerId, id, input);
+      const scope = writer.principal.memoryTags;
+      if (input.supersededBy !== undefined) return supersede(ownerId, id, input, scope ?? undefined);
       if (input.content !== undefined) checkContent(input.content);
       const structure = structureColumns(input);
+      structure.tags = scopedTags(structure.tags, scope, false);
+      if (structure.tags === undefined) delete structure.tags;
       const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer).author };
       const changes = {
         ...(input.content !== undefined ? { content: input.content } : {}),
         ...structure,
+        // Unpinned leaves the profile: pinned again, it goes last until placed.
+        ...(input.pinned === false ? { pin_order: null } : {}),
         updated_at: isoNow(),
         editor: JSON.stringify(editor),
       };
       // The window is judged on the changed row, in the writing transaction: no read before it.
       const window = input.validFrom !== undefined || input.validUntil !== undefined;
-      const row = await repo.update(ownerId, id, changes, window ? (changed) => windowProblem(changed.valid_from, changed.valid_until) : undefined);
+      const row = await repo.update(ownerId, id, changes, window ? (changed) => windowProblem(changed.valid_from, changed.valid_until) : undefined, scope);
       if (!row) throw notFound('Memory entry', id);
-      return toEntry(row);
+      return presentOne(ownerId, row, scope);
     },
 
-    async remove(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
-      if (!(await repo.delete(ownerId, id))) throw notFound('Memory entry', id);
+    async remove(ownerId: string, id: string, scope?: MemoryScope): Promise<{ id: string; deleted: true }> {
+      if (!(await repo.delete(ownerId, id, scope))) throw notFound('Memory entry', id);
       return { id, deleted: true };
     },
 
@@ -543,9 +652,9 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       return { author, dryRun, count: done.count, deleted: done.changed ? done.count : 0, restored: done.restored };
     },
 
-    /** Deletes every entry of the owner; irreversible. Answers how many there were. */
-    async clear(ownerId: string): Promise<number> {
-      return repo.clear(ownerId);
+    /** Deletes every entry of the owner (a limited token: every entry it sees); irreversible. Answers how many there were. */
+    async clear(ownerId: string, scope?: MemoryScope): Promise<number> {
+      return repo.clear(ownerId, scope);
     },
   };
 }

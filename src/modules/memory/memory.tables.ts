@@ -30,6 +30,8 @@ export const memoryTables = ownedTables({
       /** The entry that replaced this one, and when; null while it is current. */
       superseded_by: column.text().orNull(),
       superseded_at: column.time().orNull(),
+      /** The pinned entry's place in the owner's profile (0 first); null when not pinned or not placed yet. */
+      pin_order: column.integer().orNull(),
     },
     { fullText: { columns: ['content'], sqliteRowKey: 'rid' } },
   ),

@@ -10,6 +10,10 @@ export interface SearchProvider {
   type: SearchType;
   /** Whether this token may search this type at all (its scope); hidden types are not searched. */
   visibleTo(principal: Principal): boolean;
-  /** The owner's best hits for `q`, best first, at most `limit`, ranked by words and meaning. */
-  search(ownerId: string, q: string, limit: number): Promise<SearchHit[]>;
+  /**
+   * The owner's best hits for `q`, best first, at most `limit`, ranked by words and meaning;
+   * `principal` is the caller, for a provider whose items a token may see only some of (memory
+   * limited to tags).
+   */
+  search(ownerId: string, q: string, limit: number, principal?: Principal): Promise<SearchHit[]>;
 }

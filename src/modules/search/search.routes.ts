@@ -95,7 +95,7 @@ export function searchRoutes(deps: {
         const principal = principalOf(request);
         const { q, types: asked, limit = 10 } = request.query;
         const types = typesFor(principal, asked, providers);
-        const lists = await Promise.all(types.map((type) => providers.get(type)?.search(principal.ownerId, q, limit) ?? Promise.resolve([])));
+        const lists = await Promise.all(types.map((type) => providers.get(type)?.search(principal.ownerId, q, limit, principal) ?? Promise.resolve([])));
         return { data: mergeHits(lists, q, limit), types };
       },
     );

@@ -4,6 +4,7 @@ import type { WriteTracker } from '../../storage/write-tracker.js';
 import { constantTimeEqual, hashToken, isWellFormedToken, TOKEN_LENGTH } from '../../lib/crypto.js';
 import { isPast } from '../../lib/time.js';
 import { agentOf, ALL_SCOPES_KINDS, scopesOf } from './tokens.records.js';
+import { storedMemoryTagsOf } from './tokens.repo.js';
 import type { TokensRepo } from './tokens.repo.js';
 
 interface CachedPrincipal {
@@ -147,6 +148,7 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
         role: row.role,
         name: row.name,
         agent: agentOf(row),
+        memoryTags: storedMemoryTagsOf(row),
       };
       if (deps.cacheTokens && generation === startedAt && stamp !== undefined && (!writes || writes.stamp(PRINCIPAL_TABLES) === stamp)) {
         remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null, stamp, at: now });

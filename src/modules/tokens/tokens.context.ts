@@ -8,6 +8,9 @@ const TokenContextSchema = Type.Object(
     id: Type.String(),
     kind: Type.String(),
     scopes: Type.Array(Type.String()),
+    memoryTags: Type.Optional(
+      Type.Array(Type.String(), { description: 'Only for a token limited to memory tags: it sees and writes only entries carrying one of them' }),
+    ),
   },
   { description: 'The calling token' },
 );
@@ -24,6 +27,7 @@ export function createTokenContextSection(): ContextSection<typeof TokenContextS
       id: principal.tokenId,
       kind: principal.kind,
       scopes: SCOPE_NAMES.filter((s) => hasScope(principal, s)),
+      ...(principal.memoryTags ? { memoryTags: [...principal.memoryTags] } : {}),
     }),
   };
 }

@@ -7,6 +7,7 @@ import type { AuditActor, AuditService } from '../audit/audit.service.js';
 import type { EventsBus } from '../events/events.bus.js';
 import { mintToken, toTokenRecord, type IssuedToken, type MintedToken } from './tokens.records.js';
 import type { TokensRepo } from './tokens.repo.js';
+import { memoryTagsOf } from './tokens.memory-tags.js';
 import type { CreateTokenBody } from './tokens.schemas.js';
 
 export type NewApiToken = Static<typeof CreateTokenBody>;
@@ -91,6 +92,7 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
         name: input.name,
         scopes: input.scopes,
         expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+        memoryTags: input.memoryTags ? memoryTagsOf(input.memoryTags) : null,
       });
       await repo.insert(row);
       await audit.record(actor, {
@@ -98,7 +100,7 @@ export function createTokenIssuing(deps: TokenIssuingDeps) {
         outcome: 'success',
         targetType: 'token',
         targetId: row.id,
-        details: { name: row.name, scopes: input.scopes, expiresAt: row.expires_at },
+        details: { name: row.name, scopes: input.scopes, expiresAt: row.expires_at, ...(row.memory_tags ? { memoryTags: input.memoryTags } : {}) },
       });
       deps.events?.publish(ownerId, { type: 'token.created', data: { tokenId: row.id, name: row.name, kind: row.kind, scopes: [...new Set(input.scopes)] } });
       return { record: toTokenRecord(row), secret };

@@ -9,7 +9,8 @@ import type { EventsBus } from '../events/events.bus.js';
 import { checkFutureExpiry } from './tokens.issue.js';
 import { agentOf, ALL_SCOPES_KINDS, scopesOf, toTokenRecord, type TokenRecord } from './tokens.records.js';
 
-import type { TokensRepo } from './tokens.repo.js';
+import { storedMemoryTagsOf, type TokensRepo } from './tokens.repo.js';
+import { memoryTagsColumn } from './tokens.memory-tags.js';
 import type { ListTokensQuery, UpdateTokenBody } from './tokens.schemas.js';
 
 export type TokenListOptions = Omit<Static<typeof ListTokensQuery>, 'limit'> & { limit: number };
@@ -67,6 +68,7 @@ export function createTokenManagement(deps: TokenManagementDeps) {
         role: 'user',
         name: row.name,
         agent: agentOf(row),
+        memoryTags: storedMemoryTagsOf(row),
       };
     },
 
@@ -77,13 +79,15 @@ export function createTokenManagement(deps: TokenManagementDeps) {
     async update(ownerId: string, id: string, input: TokenChanges, actor: AuditActor): Promise<TokenRecord> {
       const row = await requireToken(ownerId, id);
       if (row.revoked_at) throw new AppError('CONFLICT', `Token ${id} is revoked and cannot be changed`);
-      if (ALL_SCOPES_KINDS.has(row.kind) && (input.scopes !== undefined || input.expiresAt !== undefined)) {
-        throw new AppError('CONFLICT', `A ${row.kind} token always holds every scope and its lifetime is fixed; only its name can change`);
+      if (ALL_SCOPES_KINDS.has(row.kind) && (input.scopes !== undefined || input.expiresAt !== undefined || input.memoryTags !== undefined)) {
+        throw new AppError('CONFLICT', `A ${row.kind} token always holds every scope and all memory, and its lifetime is fixed; only its name can change`);
       }
+      const memoryTags = input.memoryTags === undefined ? undefined : memoryTagsColumn(input.memoryTags);
       checkFutureExpiry(input.expiresAt);
       const updated = await repo.update(ownerId, id, {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.scopes !== undefined ? { scopes: JSON.stringify([...new Set(input.scopes)]) } : {}),
+        ...(memoryTags !== undefined ? { memory_tags: memoryTags } : {}),
         ...(input.expiresAt !== undefined
           ? { expires_at: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString() }
           : {}),
@@ -95,7 +99,7 @@ export function createTokenManagement(deps: TokenManagementDeps) {
         outcome: 'success',
         targetType: 'token',
         targetId: id,
-        details: { name: input.name, scopes: input.scopes, expiresAt: input.expiresAt },
+        details: { name: input.name, scopes: input.scopes, expiresAt: input.expiresAt, memoryTags: input.memoryTags },
       });
       return toTokenRecord(updated!);
     },

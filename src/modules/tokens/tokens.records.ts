@@ -4,7 +4,7 @@ import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { generateTokenSecret, hashToken, tokenHint, type TokenKind } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow, isPast } from '../../lib/time.js';
-import { storedScopesOf } from './tokens.repo.js';
+import { storedMemoryTagsOf, storedScopesOf } from './tokens.repo.js';
 import type { TokensTable } from './tokens.tables.js';
 import type { TokenSchema } from './tokens.schemas.js';
 
@@ -46,6 +46,7 @@ export function toTokenRecord(row: TokensTable): TokenRecord {
     name: row.name,
     kind: row.kind,
     scopes: scopesOf(row),
+    memoryTags: storedMemoryTagsOf(row),
     hint: row.hint,
     status: row.revoked_at ? 'revoked' : isPast(row.expires_at) ? 'expired' : 'active',
     handshakeId: row.handshake_id,
@@ -71,7 +72,15 @@ export interface MintedToken {
 export function mintToken(
   ownerId: string,
   kind: TokenKind,
-  fields: { name: string; scopes: Scope[]; expiresAt: string | null; handshakeId?: string | null; clientId?: string | null },
+  fields: {
+    name: string;
+    scopes: Scope[];
+    expiresAt: string | null;
+    handshakeId?: string | null;
+    clientId?: string | null;
+    /** Normalized tags the token's memory is limited to (see tokens.memory-tags.ts); none: no limit. */
+    memoryTags?: readonly string[] | null;
+  },
 ): MintedToken {
   const secret = generateTokenSecret(kind);
   const now = isoNow();
@@ -92,6 +101,7 @@ export function mintToken(
       expires_at: fields.expiresAt,
       last_used_at: null,
       revoked_at: null,
+      memory_tags: fields.memoryTags ? JSON.stringify(fields.memoryTags) : null,
     },
   };
 }

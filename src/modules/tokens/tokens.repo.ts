@@ -28,6 +28,7 @@ export function createTokensRepo(db: Executor<TokensTables>) {
         'tokens.revoked_at',
         'tokens.client_id',
         'tokens.handshake_id',
+        'tokens.memory_tags',
         'users.role',
         'authorization_clients.name as client_name',
         'handshakes.agent_id as handshake_agent',
@@ -71,7 +72,7 @@ export function createTokensRepo(db: Executor<TokensTables>) {
     async update(
       ownerId: string,
       id: string,
-      changes: Partial<Pick<TokensTable, 'name' | 'scopes' | 'expires_at' | 'secret_hash' | 'hint' | 'revoked_at' | 'updated_at'>>,
+      changes: Partial<Pick<TokensTable, 'name' | 'scopes' | 'memory_tags' | 'expires_at' | 'secret_hash' | 'hint' | 'revoked_at' | 'updated_at'>>,
       trx?: Executor<TokensTables>,
     ): Promise<TokensTable | undefined> {
       await (trx ?? db).updateTable('tokens').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).execute();
@@ -97,6 +98,11 @@ export type TokensRepo = ReturnType<typeof createTokensRepo>;
 
 /** Scope names this server wrote: strings, checked as such (a scope a later version dropped is simply never granted). */
 const isScopeList = (value: unknown): value is Scope[] => isStringArray(value);
+
+/** The tags a token's memory is limited to, decoded; null when it is not limited. */
+export function storedMemoryTagsOf(row: Pick<TokensTable, 'memory_tags'>): string[] | null {
+  return row.memory_tags === null ? null : decodeJson(row.memory_tags, isStringArray, 'tokens.memory_tags');
+}
 
 /** The scopes stored on a token (empty for the kinds that hold every scope), decoded. */
 export function storedScopesOf(row: Pick<TokensTable, 'scopes'>): Scope[] {

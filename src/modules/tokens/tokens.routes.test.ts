@@ -13,6 +13,7 @@ const TOKEN_KEYS = [
   'id',
   'kind',
   'lastUsedAt',
+  'memoryTags',
   'name',
   'revokedAt',
   'scopes',

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 import { Data, IsoDateTime, NullableDateTime, Page, PageQuery } from '../../http/schemas.js';
+import { MemoryTagsField } from './tokens.memory-tags.js';
 
 export const ScopeName = Type.Union(
   SCOPE_NAMES.map((s) => Type.Literal(s)),
@@ -21,6 +22,9 @@ export const TokenSchema = Type.Object(
     name: Type.String(),
     kind: TokenKindSchema,
     scopes: Type.Array(Type.String(), { description: 'Master and session tokens hold every scope' }),
+    memoryTags: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: "The tags the token's memory is limited to: it sees and writes only entries carrying one of them; null: all of the owner's memory",
+    }),
     hint: Type.String({ description: 'The prefix and last four characters, to recognise the token; never the secret' }),
     status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
     handshakeId: Type.Union([Type.String(), Type.Null()]),
@@ -56,6 +60,7 @@ export const CreateTokenBody = Type.Object(
     expiresAt: Type.Optional(
       Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the token stops working; never when absent or null' }),
     ),
+    memoryTags: Type.Optional(MemoryTagsField),
   },
   { additionalProperties: false },
 );
@@ -66,6 +71,7 @@ export const UpdateTokenBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     scopes: Type.Optional(Type.Array(ScopeName, { minItems: 1, maxItems: SCOPE_NAMES.length, uniqueItems: true })),
     expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null removes the expiry' })),
+    memoryTags: Type.Optional(MemoryTagsField),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -18,6 +18,8 @@ export const tokensTables = ownedTables({
     expires_at: column.time().orNull(),
     last_used_at: column.time().orNull(),
     revoked_at: column.time().orNull(),
+    /** JSON array of the normalized tags the token's memory is limited to; null: no limit. */
+    memory_tags: column.json().orNull(),
   }),
 });
 

@@ -1141,6 +1141,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pinned profile: the owner's current pinned entries (core facts, standing instructions) in the owner's order; they lead the gateway context
+         * @description Requires scope: `memory`.
+         */
+        get: operations["getMemoryProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/profile/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the order of the pinned profile at once: the ids named first, in that order, the other pinned entries after them as they were
+         * @description Owner only: the master token or a login session.
+         */
+        put: operations["orderMemoryProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/import": {
         parameters: {
             query?: never;
@@ -4165,14 +4205,16 @@ export interface components {
             preferences?: {
                 [key: string]: unknown;
             };
-            /** @description The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100); with task, those relevant to it first (scope `memory`) */
+            /** @description The current memory entries (neither superseded nor expired) with ids and timestamps: the pinned profile first, in the owner's order, then the newest, at most GATEWAY_MEMORY_LIMIT (default 100) in all; with task, those relevant to it after the profile (scope `memory`) */
             memory?: {
                 entries: components["schemas"]["MemoryEntry"][];
-                /** @description How many entries the owner has */
+                /** @description How many entries the owner has (a token limited to memory tags: how many it sees) */
                 total: number;
                 /** @description True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default 100), or, with task or maxTokens, those chosen for them */
                 truncated: boolean;
-                /** @description Only with task: the first `relevant` entries are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit */
+                /** @description Only when the owner pinned entries: the first `pinned` entries are the pinned profile (core facts, standing instructions), in the owner's order (GET /memory/profile) */
+                pinned?: number;
+                /** @description Only with task: the `relevant` entries after the pinned ones are those that match the task, best first (the ranking of GET /memory?q=); the newest others follow while they fit */
                 relevant?: number;
             };
             /** @description The active skills (scope `skills`) */
@@ -4236,6 +4278,8 @@ export interface components {
                 id: string;
                 kind: string;
                 scopes: string[];
+                /** @description Only for a token limited to memory tags: it sees and writes only entries carrying one of them */
+                memoryTags?: string[];
             };
             /** @description Only with maxTokens: how the answer fits its budget */
             budget?: {
@@ -4519,6 +4563,8 @@ export interface components {
             kind: "master" | "session" | "api" | "handshake" | "oauth";
             /** @description Master and session tokens hold every scope */
             scopes: string[];
+            /** @description The tags the token's memory is limited to: it sees and writes only entries carrying one of them; null: all of the owner's memory */
+            memoryTags: string[] | null;
             /** @description The prefix and last four characters, to recognise the token; never the secret */
             hint: string;
             status: "active" | "revoked" | "expired";
@@ -5501,6 +5547,8 @@ export interface components {
             kind: "master" | "session" | "api" | "handshake" | "oauth";
             /** @description Master and session tokens hold every scope */
             scopes: string[];
+            /** @description The tags the token's memory is limited to: it sees and writes only entries carrying one of them; null: all of the owner's memory */
+            memoryTags: string[] | null;
             /** @description The prefix and last four characters, to recognise the token; never the secret */
             hint: string;
             status: "active" | "revoked" | "expired";
@@ -5522,6 +5570,8 @@ export interface components {
             kind: "master" | "session" | "api" | "handshake" | "oauth";
             /** @description The scopes this token holds */
             scopes: string[];
+            /** @description The tags this token's memory is limited to: it sees and writes only entries carrying one of them; null: all of the owner's memory */
+            memoryTags: string[] | null;
             /** @description Master and session tokens: token management, handshakes, the audit log */
             ownerRights: boolean;
             /** @description Only the master token may reveal vault tokens */
@@ -6407,6 +6457,8 @@ export interface operations {
                     scopes: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
                     /** @description When the token stops working; never when absent or null */
                     expiresAt?: string | null;
+                    /** @description Tags the token's memory is limited to; null or absent: all of the owner's memory */
+                    memoryTags?: string[] | null;
                 };
             };
         };
@@ -6543,6 +6595,8 @@ export interface operations {
                     scopes?: ("read" | "professional" | "availability" | "identity" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "services:read" | "services:write" | "vault" | "devices" | "marketplace")[];
                     /** @description null removes the expiry */
                     expiresAt?: string | null;
+                    /** @description Tags the token's memory is limited to; null or absent: all of the owner's memory */
+                    memoryTags?: string[] | null;
                 };
             };
         };
@@ -9089,6 +9143,89 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMemoryProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryEntryList"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    orderMemoryProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Ids of pinned entries in the order wanted, first first (at most 200); pinned entries not named follow, in their order before */
+                    order: string[];
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {

@@ -9,6 +9,7 @@ import { useLiveChanges } from '../live';
 import { MasterToken } from './agents/master';
 import { HandshakeHistory } from './agents/handshakes';
 import { PolicyEditor } from './agents/policy';
+import { MemoryTagsEditor, MemoryTagsField, MemoryTagsShown, memoryTagsOf } from './agents/memory-tags';
 
 type Token = Schemas['Token'];
 type Kind = Token['kind'];
@@ -135,6 +136,7 @@ function TokenGroups({ tokens, onChanged }: { tokens: Token[]; onChanged: () => 
 function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }) {
   const [secret, setSecret] = useState<string>();
   const [editingPolicy, setEditingPolicy] = useState(false);
+  const [editingTags, setEditingTags] = useState(false);
   const active = token.status === 'active';
   // Policies hold what a delegated token may do; the owner's own credentials answer to none.
   const hasPolicy = token.kind === 'api' || token.kind === 'handshake' || token.kind === 'oauth';
@@ -157,6 +159,10 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
         <dd className="mono">{token.hint}</dd>
         <dt>Scopes</dt>
         <dd>{token.kind === 'session' ? <span className="muted">every scope (except vault reveal)</span> : <ScopeTags scopes={token.scopes} />}</dd>
+        <dt>Memory</dt>
+        <dd>
+          <MemoryTagsShown token={token} />
+        </dd>
         {token.kind === 'oauth' ? (
           <>
             <dt>Client</dt>
@@ -192,6 +198,11 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
               Policy
             </button>
           ) : null}
+          {hasPolicy ? (
+            <button type="button" aria-expanded={editingTags} aria-label={`Memory tags for ${token.name}`} onClick={() => setEditingTags((open) => !open)}>
+              Memory tags
+            </button>
+          ) : null}
           {token.kind === 'api' || token.kind === 'handshake' ? (
             <ConfirmButton
               label="Regenerate"
@@ -211,6 +222,7 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
         </div>
       ) : null}
       {active && hasPolicy && editingPolicy ? <PolicyEditor token={token} onClose={() => setEditingPolicy(false)} /> : null}
+      {active && hasPolicy && editingTags ? <MemoryTagsEditor token={token} onSaved={onChanged} onClose={() => setEditingTags(false)} /> : null}
     </article>
   );
 }
@@ -219,6 +231,7 @@ function CreateToken({ onCreated, onCancel }: { onCreated: (secret: string) => v
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [expires, setExpires] = useState('');
+  const [memoryTags, setMemoryTags] = useState('');
   const action = useAction();
   const nameId = useId();
   const expiresId = useId();
@@ -228,7 +241,12 @@ function CreateToken({ onCreated, onCancel }: { onCreated: (secret: string) => v
       if (scopes.length === 0) throw new Error('Choose at least one scope: a token without any could do nothing.');
       const answer = unwrap(
         await api.POST('/api/v1/tokens', {
-          body: { name: name.trim(), scopes: scopes as ScopeName[], expiresAt: expires ? new Date(expires).toISOString() : undefined },
+          body: {
+            name: name.trim(),
+            scopes: scopes as ScopeName[],
+            expiresAt: expires ? new Date(expires).toISOString() : undefined,
+            memoryTags: memoryTagsOf(memoryTags) ?? undefined,
+          },
         }),
       );
       onCreated(answer.data.token);
@@ -242,6 +260,7 @@ function CreateToken({ onCreated, onCancel }: { onCreated: (secret: string) => v
         <input id={nameId} value={name} required maxLength={100} onChange={(event) => setName(event.currentTarget.value)} placeholder="e.g. my laptop's agent" />
       </div>
       <ScopePicker value={scopes} onChange={setScopes} />
+      <MemoryTagsField value={memoryTags} onChange={setMemoryTags} />
       <div>
         <label htmlFor={expiresId}>Expires (optional)</label>
         <input id={expiresId} type="datetime-local" value={expires} onChange={(event) => setExpires(event.currentTarget.value)} />

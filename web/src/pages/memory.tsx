@@ -11,6 +11,7 @@ import { MemoryCard, type CardEvents } from './memory/entry';
 import { apiFilters, filterQuery, FilterForm, hasFilters, useMemoryFilters, type Entry, type MemoryFilters } from './memory/filters';
 import { ForgetAgent } from './memory/forget';
 import { ImportMemory } from './memory/import-memory';
+import { MemoryProfilePanel } from './memory/profile';
 
 const PAGE_SIZE = 25;
 /** How many hits a search shows: the best ones, ranked; a person reads the first few. */
@@ -42,6 +43,8 @@ export function MemoryPage() {
   return (
     <>
       <PageHeader title="Memory" />
+      {/* Read again when entries change in bulk; its own pins and moves refresh the lists below. */}
+      <MemoryProfilePanel key={changed} onChanged={() => setChanged((n) => n + 1)} />
       <SearchStatusPanel status={status} />
       <AddMemory
         onAdded={(entry) => {
