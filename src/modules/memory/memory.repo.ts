@@ -174,6 +174,42 @@ export function spliceChains(forgotten: ReadonlyMap<string, ChainRow>, neighbour
  */
 export type EntryLimit<R> = (count: number, adding: number) => R | undefined;
 
+/**
+ * What forgetting the entries `tokenId` wrote would do: how many there are, and how the chains
+ * they belong to are mended (see spliceChains). Read in the caller's executor, so that a deletion
+ * counts and mends what it deletes.
+ */
+async function planForget(trx: Executor<MemoryTables>, ownerId: string, tokenId: string): Promise<{ count: number; changes: ChainChange[] }> {
+  const n = await trx
+    .selectFrom('memory_entries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('owner_id', '=', ownerId)
+    .where('author_token_id', '=', tokenId)
+    .executeTakeFirstOrThrow();
+  // Only the forgotten entries that belong to a chain matter for mending it: most have none.
+  const linked = await trx
+    .selectFrom('memory_entries')
+    .select(['id', 'superseded_by', 'superseded_at', 'supersedes'])
+    .where('owner_id', '=', ownerId)
+    .where('author_token_id', '=', tokenId)
+    .where((eb) => eb.or([eb('superseded_by', 'is not', null), eb('supersedes', '<>', '[]')]))
+    .execute();
+  const forgotten = new Map(linked.map((row) => [row.id, row]));
+  const neighbourIds = [...new Set(linked.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((id) => !forgotten.has(id));
+  const neighbours: ChainRow[] = [];
+  for (let start = 0; start < neighbourIds.length; start += 500) {
+    neighbours.push(
+      ...(await trx
+        .selectFrom('memory_entries')
+        .select(['id', 'superseded_by', 'superseded_at', 'supersedes'])
+        .where('owner_id', '=', ownerId)
+        .where('id', 'in', neighbourIds.slice(start, start + 500))
+        .execute()),
+    );
+  }
+  return { count: Number(n.n), changes: spliceChains(forgotten, neighbours) };
+}
+
 interface Creation {
   row: MemoryEntriesTable;
   limit: EntryLimit<unknown> | undefined;
@@ -534,36 +570,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       tokenId: string,
       options: { write: boolean; expect?: number | undefined; at: string },
     ): Promise<{ count: number; restored: number; relinked: number; changed: boolean }> {
-      const plan = async (trx: Executor<MemoryTables>) => {
-        const n = await trx
-          .selectFrom('memory_entries')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('owner_id', '=', ownerId)
-          .where('author_token_id', '=', tokenId)
-          .executeTakeFirstOrThrow();
-        // Only the forgotten entries that belong to a chain matter for mending it: most have none.
-        const linked = await trx
-          .selectFrom('memory_entries')
-          .select(['id', 'superseded_by', 'superseded_at', 'supersedes'])
-          .where('owner_id', '=', ownerId)
-          .where('author_token_id', '=', tokenId)
-          .where((eb) => eb.or([eb('superseded_by', 'is not', null), eb('supersedes', '<>', '[]')]))
-          .execute();
-        const forgotten = new Map(linked.map((row) => [row.id, row]));
-        const neighbourIds = [...new Set(linked.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((id) => !forgotten.has(id));
-        const neighbours: ChainRow[] = [];
-        for (let start = 0; start < neighbourIds.length; start += 500) {
-          neighbours.push(
-            ...(await trx
-              .selectFrom('memory_entries')
-              .select(['id', 'superseded_by', 'superseded_at', 'supersedes'])
-              .where('owner_id', '=', ownerId)
-              .where('id', 'in', neighbourIds.slice(start, start + 500))
-              .execute()),
-          );
-        }
-        return { count: Number(n.n), changes: spliceChains(forgotten, neighbours) };
-      };
+      const plan = (trx: Executor<MemoryTables>) => planForget(trx, ownerId, tokenId);
       const outcome = (count: number, changes: ChainChange[], changed: boolean) => ({
         count,
         restored: changes.filter((change) => change.restored).length,

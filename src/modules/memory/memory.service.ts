@@ -256,6 +256,21 @@ export interface MemoryServiceOptions {
   fusion?: Fusion | undefined;
 }
 
+/** Runs `check` for item `index` of an import, a refusal naming that item (`entries.3`). */
+function forImportItem<T>(index: number, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InputError) {
+      throw new InputError(
+        error.issues.map((issue) => ({ ...issue, field: `entries.${index}.${issue.field}` })),
+        `Entry ${index + 1} of the import: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+}
+
 export function createMemoryService(deps: MemoryServiceOptions) {
   const { repo, limits } = deps;
   const fusion = deps.fusion ?? wordsOnlyFusion;
@@ -391,8 +406,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
       // A token limited to memory tags imports within them, as it writes one entry (memory.scope).
       const scope = writer.principal.memoryTags;
-      const rows = items.map((item, index): MemoryEntriesTable => {
-        try {
+      const rows = items.map((item, index): MemoryEntriesTable =>
+        forImportItem(index, () => {
           checkContent(item.content);
           const structure = structureColumns(item);
           structure.tags = scopedTags(structure.tags, scope, true);
@@ -422,16 +437,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             // Pinned by the import: after the profile's placed entries, until the owner places it.
             pin_order: null,
           };
-        } catch (error) {
-          if (error instanceof InputError) {
-            throw new InputError(
-              error.issues.map((issue) => ({ ...issue, field: `entries.${index}.${issue.field}` })),
-              `Entry ${index + 1} of the import: ${error.message}`,
-            );
-          }
-          throw error;
-        }
-      });
+        }),
+      );
       if (rows.length > 0) {
         const limit = await limits.limitFor(ownerId, 'memoryEntries');
         // A dry run answers the plan's refusal too, from the count as it is now.
