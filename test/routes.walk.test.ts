@@ -128,6 +128,8 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/authorization\/requests(\/.*)?$/, owner),
   // The console's live view of handshakes and tokens: the owner's, like the routes it reports on.
   rule('GET', /^\/api\/v1\/events$/, owner),
+  // The whole account out and in: the owner's alone (an export also asks a session for the password).
+  rule('*', /^\/api\/v1\/(export|import)(\/.*)?$/, owner),
   // Where the account's events are sent, signed with a secret shown once: the owner's alone.
   rule('*', /^\/api\/v1\/webhooks(\/.*)?$/, owner),
 
