@@ -339,6 +339,8 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   approveAuthorizationRequest: OWNER_ONLY,
   denyAuthorizationRequest: OWNER_ONLY,
   deleteAfpDevice: OWNER_ONLY,
+  startExport: OWNER_ONLY,
+  importArchive: OWNER_ONLY,
   createBillingCheckout: "the owner's own plan payment: it opens a checkout page the owner pays on, and changes nothing until the owner pays there",
   logout: 'ends the calling token itself (a token may always give up its own access)',
   closeBrowserSession: "ends the calling login session itself",

@@ -66,17 +66,17 @@ export function portabilityRoutes(deps: { portability: PortabilityService }): Fa
           operationId: 'startExport',
           summary: 'Start an export of the whole account as one archive (Markdown, JSON Lines, a manifest with checksums); one at a time',
           description:
-            'Answers 202 with the job; follow it with GET /api/v1/export/{id}, and download the archive from its downloadUrl once done (kept 24 hours). The master token, or a login session sending the account password. Secrets only with includeSecrets and a passphrase, encrypted with it. 409 while another export of the account runs.',
+            'Answers 201 with the job; follow it with GET /api/v1/export/{id}, and download the archive from its downloadUrl once done (kept 24 hours). The master token, or a login session sending the account password. Secrets only with includeSecrets and a passphrase, encrypted with it. 409 while another export of the account runs.',
           tags,
           body: ExportBody,
-          response: { 202: ExportJobResponse },
+          response: { 201: ExportJobResponse },
         },
       },
       async (request, reply) => {
         const principal = principalOf(request);
         const { password, ...input } = request.body;
         const job = await portability.startExport(principal.ownerId, input, { callerKind: principal.kind, password }, actorOf(request));
-        return reply.status(202).send({ data: job });
+        return reply.status(201).send({ data: job });
       },
     );
 

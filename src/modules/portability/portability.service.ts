@@ -233,6 +233,9 @@ export function createPortabilityService(deps: PortabilityDeps) {
       try {
         const archive = openArchive(input.data, IMPORT_LIMITS);
         const secrets = await archiveSecrets(archive, input.passphrase);
+        // The owner's data key is made (or read) before the transaction: the keyring writes it
+        // through the pool, which on SQLite is the one connection the transaction holds.
+        await deps.keyring.seal(ownerId, 'portability:import', '');
         report = await db.transaction().execute(async (trx) => {
           const result = await applyArchive({ trx, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun });
           if (input.dryRun) throw new DryRunDone(result);
