@@ -105,7 +105,6 @@ export function unsafeEntryName(name: string): string | null {
   if (name.length === 0) return 'an empty name';
   if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) return 'an absolute path';
   if (name.includes('\\')) return 'a backslash';
-  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'a control character';
   if (name.split('/').some((segment) => segment === '..' || segment === '.')) return 'a ".." or "." segment';
   return null;

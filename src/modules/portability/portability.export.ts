@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { Zip, ZipDeflate } from 'fflate';
 import type { Executor } from '../../storage/columns.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { API_VERSION } from '../../version.js';
 import { sealSecrets } from './portability.crypto.js';
 import {
@@ -98,22 +99,18 @@ async function* ownerRows(db: Executor<PortabilityTables>, table: CarriedTable, 
   }
 }
 
-/** Writes the archive; answers its manifest. Throws (and leaves a partial file for the caller to remove) on failure. */
-export async function writeArchive(options: ExportOptions): Promise<{ manifest: Manifest; bytes: number; sha256: string }> {
-  const { db, ownerId } = options;
-  const d = db as Executor;
-  const owner = (await d.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', ownerId).executeTakeFirstOrThrow()) as Manifest['owner'];
+/** The archive file being written: entries are added one after another, each streamed through deflate. */
+interface ZipSink {
+  openFile(path: string): { push(text: string): Promise<void>; end(): Promise<void> };
+  writeWhole(path: string, text: string): Promise<void>;
+  /** Adds the manifest, ends the zip and waits for the file to be closed. */
+  finish(manifestText: string): Promise<{ bytes: number; sha256: string }>;
+  abort(): Promise<void>;
+  readonly files: ManifestFile[];
+}
 
-  const counts: Record<string, number> = {};
-  for (const table of CARRIED_TABLES) {
-    const row = (await d.selectFrom(table.name).select((eb) => eb.fn.countAll().as('n')).where('owner_id', '=', ownerId).executeTakeFirst()) as { n: number | string | bigint };
-    counts[table.name] = Number(row.n);
-  }
-  // Every row is written twice at most (its line and its Markdown page): progress counts rows.
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  let done = 0;
-
-  const out: WriteStream = createWriteStream(options.path, { flags: 'wx', mode: 0o600 });
+function createZipSink(path: string): ZipSink {
+  const out: WriteStream = createWriteStream(path, { flags: 'wx', mode: 0o600 });
   const whole = createHash('sha256');
   let bytes = 0;
   let failed: Error | undefined;
@@ -139,11 +136,9 @@ export async function writeArchive(options: ExportOptions): Promise<{ manifest: 
     await new Promise<void>((resolve) => out.once('drain', resolve));
     backlog = false;
   };
-
   const files: ManifestFile[] = [];
-  /** One file of the archive, written in pieces; its checksum and size go to the manifest. */
-  const openFile = (path: string) => {
-    const entry = new ZipDeflate(path, { level: 6 });
+  const openFile = (name: string) => {
+    const entry = new ZipDeflate(name, { level: 6 });
     zip.add(entry);
     const hash = createHash('sha256');
     let size = 0;
@@ -157,25 +152,62 @@ export async function writeArchive(options: ExportOptions): Promise<{ manifest: 
       },
       async end() {
         entry.push(new Uint8Array(0), true);
-        files.push({ path, bytes: size, sha256: hash.digest('hex') });
+        files.push({ path: name, bytes: size, sha256: hash.digest('hex') });
         await drain();
       },
     };
   };
-  const writeWhole = async (path: string, text: string) => {
-    const file = openFile(path);
-    await file.push(text);
-    await file.end();
+  return {
+    files,
+    openFile,
+    async writeWhole(name, text) {
+      const file = openFile(name);
+      await file.push(text);
+      await file.end();
+    },
+    async finish(manifestText) {
+      const entry = new ZipDeflate(MANIFEST_FILE, { level: 6 });
+      zip.add(entry);
+      entry.push(Buffer.from(manifestText, 'utf8'), true);
+      zip.end();
+      await drain();
+      await closed;
+      return { bytes, sha256: whole.digest('hex') };
+    },
+    async abort() {
+      out.destroy();
+      // The write's own error, if any, is what the caller reports; the file is removed by it.
+      await ignoreFailure(closed, 'the archive is being abandoned; the error that stopped it is the one reported');
+    },
   };
+}
 
+async function countRows(db: Executor, ownerId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of CARRIED_TABLES) {
+    const row = (await db.selectFrom(table.name).select((eb) => eb.fn.countAll().as('n')).where('owner_id', '=', ownerId).executeTakeFirst()) as { n: number | string | bigint };
+    counts[table.name] = Number(row.n);
+  }
+  return counts;
+}
+
+/** Writes the archive; answers its manifest. Throws (and leaves a partial file for the caller to remove) on failure. */
+export async function writeArchive(options: ExportOptions): Promise<{ manifest: Manifest; bytes: number; sha256: string }> {
+  const { db, ownerId } = options;
+  const d = db as Executor;
+  const owner = (await d.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', ownerId).executeTakeFirstOrThrow()) as Manifest['owner'];
+  const counts = await countRows(d, ownerId);
+  // Progress counts the rows of the machine-readable copy; the Markdown pages follow them.
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  let done = 0;
+  const sink = createZipSink(options.path);
   const secrets: ArchiveSecrets = { vault_tokens: {}, oauth_connections: {}, webhook_endpoints: {} };
   const withSecrets = options.passphrase !== undefined;
-
   try {
     // The machine-readable copy: one JSON object per row.
     for (const table of CARRIED_TABLES) {
       const columns = carriedColumns(table).map(([name]) => name);
-      const file = openFile(dataFile(table.name));
+      const file = sink.openFile(dataFile(table.name));
       for await (const page of ownerRows(db, table, ownerId, columns)) {
         for (const row of page) {
           await file.push(`${JSON.stringify(rowToArchive(table, row))}\n`);
@@ -186,27 +218,10 @@ export async function writeArchive(options: ExportOptions): Promise<{ manifest: 
       }
       await file.end();
     }
-
     // The human-readable copy: Markdown pages with every field in their frontmatter.
-    await writeReadable(db, ownerId, openFile, writeWhole);
-
-    let sealed: Manifest['secrets'] = null;
-    if (withSecrets) {
-      const envelope = await sealSecrets(options.passphrase!, JSON.stringify(secrets));
-      await writeWhole(SECRETS_FILE, `${JSON.stringify(envelope, null, 2)}\n`);
-      sealed = {
-        file: SECRETS_FILE,
-        kdf: envelope.kdf,
-        cipher: { name: envelope.cipher.name, aad: envelope.cipher.aad },
-        counts: {
-          vault_tokens: Object.keys(secrets.vault_tokens).length,
-          oauth_connections: Object.keys(secrets.oauth_connections).length,
-          webhook_endpoints: Object.keys(secrets.webhook_endpoints).length,
-        },
-      };
-    }
-    await writeWhole('README.md', ARCHIVE_README);
-
+    await writeReadable(db, ownerId, sink.openFile, sink.writeWhole);
+    const sealed = withSecrets ? await writeSecrets(sink, options.passphrase!, secrets) : null;
+    await sink.writeWhole('README.md', ARCHIVE_README);
     const manifest: Manifest = {
       format: ARCHIVE_FORMAT,
       formatVersion: ARCHIVE_FORMAT_VERSION,
@@ -215,21 +230,30 @@ export async function writeArchive(options: ExportOptions): Promise<{ manifest: 
       owner,
       counts,
       secrets: sealed,
-      files,
+      files: sink.files,
     };
-    const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-    const entry = new ZipDeflate(MANIFEST_FILE, { level: 6 });
-    zip.add(entry);
-    entry.push(Buffer.from(manifestText, 'utf8'), true);
-    zip.end();
-    await drain();
-    await closed;
-    return { manifest, bytes, sha256: whole.digest('hex') };
+    const written = await sink.finish(`${JSON.stringify(manifest, null, 2)}\n`);
+    return { manifest, ...written };
   } catch (error) {
-    out.destroy();
-    await closed.catch(() => undefined);
+    await sink.abort();
     throw error;
   }
+}
+
+/** The secrets, encrypted with the passphrase, as their own file; answers what the manifest says of them. */
+async function writeSecrets(sink: ZipSink, passphrase: string, secrets: ArchiveSecrets): Promise<Manifest['secrets']> {
+  const envelope = await sealSecrets(passphrase, JSON.stringify(secrets));
+  await sink.writeWhole(SECRETS_FILE, `${JSON.stringify(envelope, null, 2)}\n`);
+  return {
+    file: SECRETS_FILE,
+    kdf: envelope.kdf,
+    cipher: { name: envelope.cipher.name, aad: envelope.cipher.aad },
+    counts: {
+      vault_tokens: Object.keys(secrets.vault_tokens).length,
+      oauth_connections: Object.keys(secrets.oauth_connections).length,
+      webhook_endpoints: Object.keys(secrets.webhook_endpoints).length,
+    },
+  };
 }
 
 async function collectSecret(table: CarriedTable, row: Record<string, unknown>, ownerId: string, open: OpenSealed, secrets: ArchiveSecrets): Promise<void> {

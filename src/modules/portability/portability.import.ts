@@ -27,7 +27,6 @@ import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
   CARRIED_TABLES,
-  carriedColumns,
   dataFile,
   isNullableColumn,
   MANIFEST_FILE,
@@ -223,199 +222,230 @@ function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
 
 /** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
 export async function applyArchive(options: ApplyOptions): Promise<ImportReport> {
-  const { trx, ownerId, archive, secrets } = options;
-  const { manifest } = archive;
-  const report: ImportReport = {
-    dryRun: options.dryRun,
-    format: { name: manifest.format, version: manifest.formatVersion, createdAt: String(manifest.createdAt) },
-    tables: {},
-    issues: [],
-    notes: [],
-  };
+  const importer = new ArchiveImporter(options);
+  for (const table of CARRIED_TABLES) await importer.importTable(table);
+  return importer.finish();
+}
+
+/** The state of one import: what it did per table, and the rows renumbered or left out, which the rows pointing at them follow. */
+class ArchiveImporter {
+  readonly report: ImportReport;
   /** Old id to new id, per table, for the rows that were renumbered. */
-  const renumbered = new Map<CarriedTableName, Map<string, string | number>>();
+  private readonly renumbered = new Map<CarriedTableName, Map<string, string | number>>();
   /** Rows left out (skipped or in conflict), per table: rows pointing at them are left out too. */
-  const leftOut = new Map<CarriedTableName, Set<string>>();
-  const issue = (table: CarriedTable, id: string, outcome: 'conflict' | 'skipped', reason: string) => {
-    const counts = report.tables[table.name]!;
+  private readonly leftOut = new Map<CarriedTableName, Set<string>>();
+  private renewedWebhookSecrets = 0;
+  private skillIdsGiven = false;
+  private readonly d: Executor;
+
+  constructor(private readonly options: ApplyOptions) {
+    const { manifest } = options.archive;
+    this.d = options.trx;
+    this.report = {
+      dryRun: options.dryRun,
+      format: { name: manifest.format, version: manifest.formatVersion, createdAt: String(manifest.createdAt) },
+      tables: {},
+      issues: [],
+      notes: [],
+    };
+  }
+
+  private issue(table: CarriedTable, id: string, outcome: 'conflict' | 'skipped', reason: string, leaveOut = true): void {
+    const counts = this.report.tables[table.name]!;
     if (outcome === 'conflict') counts.conflicts += 1;
     else counts.skipped += 1;
-    if (report.issues.length < MAX_ISSUES) report.issues.push({ table: table.name, id, outcome, reason });
-  };
-  let renewedWebhookSecrets = 0;
-  let skillIdsGiven = false;
+    if (leaveOut) this.leftOut.get(table.name)!.add(id);
+    if (this.report.issues.length < MAX_ISSUES) this.report.issues.push({ table: table.name, id, outcome, reason });
+  }
 
-  for (const table of CARRIED_TABLES) {
+  async importTable(table: CarriedTable): Promise<void> {
     const counts: TableReport = { added: 0, unchanged: 0, conflicts: 0, skipped: 0, renumbered: 0 };
-    report.tables[table.name] = counts;
-    const lines = archiveLines(archive, table);
+    this.report.tables[table.name] = counts;
+    this.leftOut.set(table.name, new Set());
+    const lines = archiveLines(this.options.archive, table);
     if (table.import === 'record') {
       counts.skipped = lines.length;
       if (lines.length > 0) {
-        report.notes.push(
+        this.report.notes.push(
           table.name === 'tokens'
             ? `${lines.length} token record(s) are in the archive for reference and not imported: token secrets are never exported; create new tokens for your agents`
             : `${lines.length} device record(s) are in the archive for reference and not imported: pair each device again (its key stays on the old server)`,
         );
       }
-      continue;
+      return;
     }
-    const d = trx as Executor;
     const nullable = (column: string) => isNullableColumn(table, column);
-    const mine = new Set<string>();
-    leftOut.set(table.name, new Set());
-
+    const seen = new Set<string>();
     for (const line of lines) {
       let row: Row;
       try {
-        row = rowFromArchive(table, line, ownerId, nullable);
+        row = rowFromArchive(table, line, this.options.ownerId, nullable);
       } catch (error) {
         throw refused((error as Error).message);
       }
-      const originalKey = table.key[0] === 'owner_id' ? table.name : keyOf(table, row);
-      // Follow renumbered rows; a row pointing at one left out is left out too (a connector
-      // whose vault token was not imported, a passage of a document in conflict).
-      let dangling: string | undefined;
-      for (const ref of table.references) {
-        const map = renumbered.get(ref.table);
-        const out = leftOut.get(ref.table);
-        if (ref.list) {
-          const ids = JSON.parse(String(row[ref.column])) as string[];
-          row[ref.column] = JSON.stringify(ids.map((id) => map?.get(id) ?? id));
-          continue;
-        }
-        const value = row[ref.column];
-        if (value === null) continue;
-        // Rows of a memory chain point both ways: links to an entry left out stay as they were.
-        if (out?.has(String(value)) && ref.table !== table.name) dangling = `${ref.column} ${String(value)} was not imported`;
-        if (map?.has(String(value))) row[ref.column] = map.get(String(value));
-      }
+      const key = table.key[0] === 'owner_id' ? table.name : keyOf(table, row);
+      if (seen.has(key)) throw refused(`${dataFile(table.name)} holds the record ${key} twice`);
+      seen.add(key);
+      const dangling = this.followReferences(table, row);
       if (dangling) {
-        issue(table, originalKey, 'skipped', dangling);
-        leftOut.get(table.name)!.add(originalKey);
+        this.issue(table, key, 'skipped', dangling);
         continue;
       }
-
-      if (table.key[0] === 'owner_id') {
-        const existing = (await d.selectFrom(table.name).selectAll().where('owner_id', '=', ownerId).executeTakeFirst()) as Row | undefined;
-        if (!existing) {
-          await d.insertInto(table.name).values(row).execute();
-          counts.added += 1;
-        } else if (sameRow(table, existing, row)) {
-          counts.unchanged += 1;
-        } else if (String(existing.document) === '{}') {
-          await d.updateTable(table.name).set(row).where('owner_id', '=', ownerId).execute();
-          counts.added += 1;
-        } else {
-          issue(table, table.name, 'conflict', `the account already has ${table.name === 'identity' ? 'an identity' : 'preferences'} with other content; nothing was changed`);
-        }
-        continue;
-      }
-
-      if (table.key.length > 1) {
-        // A join row: both ends must be the owner's.
-        let query = d.selectFrom(table.name).select('owner_id');
-        for (const k of table.key) query = query.where(k, '=', row[k]);
-        const existing = (await query.executeTakeFirst()) as Row | undefined;
-        if (existing) {
-          counts.unchanged += 1;
-          continue;
-        }
-        let missing: string | undefined;
-        for (const ref of table.references) {
-          const found = await d.selectFrom(ref.table).select('id').where('id', '=', row[ref.column]).where('owner_id', '=', ownerId).executeTakeFirst();
-          if (!found) missing = `${ref.column} ${String(row[ref.column])} is not in the account`;
-        }
-        if (missing) {
-          issue(table, originalKey, 'skipped', missing);
-          continue;
-        }
-        await d.insertInto(table.name).values(row).execute();
-        counts.added += 1;
-        continue;
-      }
-
-      // A row with an id.
-      const id = row.id as string | number;
-      const existing = (await d.selectFrom(table.name).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
-      if (existing && existing.owner_id === ownerId) {
-        if (sameRow(table, existing, row)) counts.unchanged += 1;
-        else {
-          issue(table, String(id), 'conflict', 'the account has a record with this id and other content; it was left as it is');
-          leftOut.get(table.name)!.add(String(id));
-        }
-        continue;
-      }
-      if (mine.has(String(id))) throw refused(`${dataFile(table.name)} holds id ${String(id)} twice`);
-      mine.add(String(id));
-
-      const conflict = await uniqueConflict(d, table, row, ownerId);
-      if (conflict) {
-        issue(table, String(id), 'conflict', conflict);
-        leftOut.get(table.name)!.add(String(id));
-        continue;
-      }
-
-      // Secrets travel only in the encrypted part; without them a record that cannot work
-      // without its secret is left out, and a webhook gets a new signing secret.
-      const secret = secretOf(table, String(id), secrets);
-      if (secret === 'missing') {
-        issue(table, String(id), 'skipped', 'its secret is not in the archive (export with a passphrase, and import with it, to bring secrets)');
-        leftOut.get(table.name)!.add(String(id));
-        continue;
-      }
-
-      let finalId: string | number = id;
-      if (existing) {
-        // Another account on this server holds the id: this row gets a new one.
-        finalId = typeof id === 'number' ? -1 : renumber(id);
-        counts.renumbered += 1;
-      }
-      if (table.name === 'vault_tokens') row.secret_sealed = await options.seal(ownerId, secretContexts.vault(String(finalId)), secret as string);
-      if (table.name === 'webhook_endpoints') {
-        if (secret === null) renewedWebhookSecrets += 1;
-        const plain = typeof secret === 'string' ? secret : `whsec_${randomBytes(32).toString('base64')}`;
-        row.secret_sealed = await options.seal(ownerId, secretContexts.webhook(String(finalId)), plain);
-      }
-      if (table.name === 'oauth_connections') {
-        const tokens = secret as { access_token: string; refresh_token: string | null };
-        const provider = String(row.provider);
-        row.access_token_sealed = await options.seal(ownerId, secretContexts.oauth(provider, 'access_token'), tokens.access_token);
-        row.refresh_token_sealed = tokens.refresh_token === null ? null : await options.seal(ownerId, secretContexts.oauth(provider, 'refresh_token'), tokens.refresh_token);
-      }
-
-      if (finalId === -1) {
-        const { id: _id, ...rest } = row;
-        const inserted = (await d.insertInto(table.name).values(rest).returning('id').executeTakeFirstOrThrow()) as { id: number };
-        finalId = Number(inserted.id);
-      } else {
-        if (finalId !== id) row.id = finalId;
-        await d.insertInto(table.name).values(row).execute();
-        if (table.name === 'skills') skillIdsGiven = true;
-      }
-      if (finalId !== id) {
-        const map = renumbered.get(table.name) ?? new Map<string, string | number>();
-        map.set(String(id), finalId);
-        renumbered.set(table.name, map);
-      }
-      counts.added += 1;
+      if (table.key[0] === 'owner_id') await this.importOwnerDocument(table, row);
+      else if (table.key.length > 1) await this.importJoinRow(table, row, key);
+      else await this.importRecord(table, row);
     }
   }
 
-  // Renumbered memory entries: the links of the entries written before their partner was renumbered.
-  const memoryMap = renumbered.get('memory_entries');
-  if (memoryMap && memoryMap.size > 0) await relinkMemory(trx, ownerId, memoryMap);
-  // PostgreSQL's serial does not see ids written explicitly: move it past them.
-  if (skillIdsGiven && options.dialect === 'postgres') {
-    await sql`SELECT setval(pg_get_serial_sequence('skills', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM skills), 1))`.execute(trx);
+  /**
+   * Points the row's references at the ids their rows have here (renumbered ones followed);
+   * answers why the row must be left out when one points at a row left out (a connector whose
+   * vault token was not imported, a passage of a document in conflict).
+   */
+  private followReferences(table: CarriedTable, row: Row): string | undefined {
+    let dangling: string | undefined;
+    for (const ref of table.references) {
+      const map = this.renumbered.get(ref.table);
+      if (ref.list) {
+        const ids = JSON.parse(String(row[ref.column])) as string[];
+        row[ref.column] = JSON.stringify(ids.map((id) => map?.get(id) ?? id));
+        continue;
+      }
+      const value = row[ref.column];
+      if (value === null) continue;
+      // The entries of a memory chain point both ways: links to an entry left out stay as they were.
+      if (ref.table !== table.name && this.leftOut.get(ref.table)?.has(String(value))) dangling = `${ref.column} ${String(value)} was not imported`;
+      if (map?.has(String(value))) row[ref.column] = map.get(String(value));
+    }
+    return dangling;
   }
-  if (renewedWebhookSecrets > 0) {
-    report.notes.push(`${renewedWebhookSecrets} webhook(s) got a new signing secret (the archive carries none without a passphrase): read it in the console and give it to the receiver`);
+
+  /** Identity or preferences: taken when the account has none (or an empty one), else the same or a conflict. */
+  private async importOwnerDocument(table: CarriedTable, row: Row): Promise<void> {
+    const counts = this.report.tables[table.name]!;
+    const { ownerId } = this.options;
+    const existing = (await this.d.selectFrom(table.name).selectAll().where('owner_id', '=', ownerId).executeTakeFirst()) as Row | undefined;
+    if (!existing) {
+      await this.d.insertInto(table.name).values(row).execute();
+      counts.added += 1;
+    } else if (sameRow(table, existing, row)) {
+      counts.unchanged += 1;
+    } else if (String(existing.document) === '{}') {
+      await this.d.updateTable(table.name).set(row).where('owner_id', '=', ownerId).execute();
+      counts.added += 1;
+    } else {
+      this.issue(table, table.name, 'conflict', `the account already has ${table.name === 'identity' ? 'an identity' : 'preferences'} with other content; nothing was changed`);
+    }
   }
-  if (manifest.secrets && !secrets) {
-    report.notes.push('The archive carries encrypted secrets, but no passphrase was sent: vault tokens and OAuth connections were left out');
+
+  /** An attachment: written when both ends are the owner's. */
+  private async importJoinRow(table: CarriedTable, row: Row, key: string): Promise<void> {
+    const counts = this.report.tables[table.name]!;
+    let query = this.d.selectFrom(table.name).select('owner_id');
+    for (const k of table.key) query = query.where(k, '=', row[k]);
+    if (await query.executeTakeFirst()) {
+      counts.unchanged += 1;
+      return;
+    }
+    for (const ref of table.references) {
+      const found = await this.d.selectFrom(ref.table).select('id').where('id', '=', row[ref.column]).where('owner_id', '=', this.options.ownerId).executeTakeFirst();
+      if (!found) {
+        this.issue(table, key, 'skipped', `${ref.column} ${String(row[ref.column])} is not in the account`);
+        return;
+      }
+    }
+    await this.d.insertInto(table.name).values(row).execute();
+    counts.added += 1;
   }
-  return report;
+
+  /** A record with an id: the same (skipped), a conflict, or added (under a new id when another account holds its own). */
+  private async importRecord(table: CarriedTable, row: Row): Promise<void> {
+    const counts = this.report.tables[table.name]!;
+    const { ownerId } = this.options;
+    const id = row.id as string | number;
+    const existing = (await this.d.selectFrom(table.name).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+    if (existing && existing.owner_id === ownerId) {
+      if (sameRow(table, existing, row)) counts.unchanged += 1;
+      else this.issue(table, String(id), 'conflict', 'the account has a record with this id and other content; it was left as it is');
+      return;
+    }
+    const conflict = await uniqueConflict(this.d, table, row, ownerId);
+    if (conflict) {
+      this.issue(table, String(id), 'conflict', conflict);
+      return;
+    }
+    // Secrets travel only in the encrypted part; without them a record that cannot work
+    // without its secret is left out, and a webhook gets a new signing secret.
+    const secret = secretOf(table, String(id), this.options.secrets);
+    if (secret === 'missing') {
+      this.issue(table, String(id), 'skipped', 'its secret is not in the archive (export with a passphrase, and import with it, to bring secrets)');
+      return;
+    }
+    // Another account on this server holds the id: this row gets a new one (skills: the database's).
+    let finalId: string | number | undefined = id;
+    if (existing) {
+      finalId = typeof id === 'number' ? undefined : renumber(id);
+      counts.renumbered += 1;
+    }
+    await this.sealSecrets(table, row, finalId ?? '', secret);
+    finalId = await this.insert(table, row, finalId);
+    if (finalId !== id) {
+      const map = this.renumbered.get(table.name) ?? new Map<string, string | number>();
+      map.set(String(id), finalId);
+      this.renumbered.set(table.name, map);
+    }
+    counts.added += 1;
+  }
+
+  /** Seals the row's secrets under this server's keys, bound to the record they belong to. */
+  private async sealSecrets(table: CarriedTable, row: Row, id: string | number, secret: unknown): Promise<void> {
+    const { ownerId, seal } = this.options;
+    if (table.name === 'vault_tokens') row.secret_sealed = await seal(ownerId, secretContexts.vault(String(id)), secret as string);
+    if (table.name === 'webhook_endpoints') {
+      if (secret === null) this.renewedWebhookSecrets += 1;
+      const plain = typeof secret === 'string' ? secret : `whsec_${randomBytes(32).toString('base64')}`;
+      row.secret_sealed = await seal(ownerId, secretContexts.webhook(String(id)), plain);
+    }
+    if (table.name === 'oauth_connections') {
+      const tokens = secret as { access_token: string; refresh_token: string | null };
+      const provider = String(row.provider);
+      row.access_token_sealed = await seal(ownerId, secretContexts.oauth(provider, 'access_token'), tokens.access_token);
+      row.refresh_token_sealed = tokens.refresh_token === null ? null : await seal(ownerId, secretContexts.oauth(provider, 'refresh_token'), tokens.refresh_token);
+    }
+  }
+
+  /** Inserts the row under `id` (undefined: the database numbers it); answers the id it has. */
+  private async insert(table: CarriedTable, row: Row, id: string | number | undefined): Promise<string | number> {
+    if (id === undefined) {
+      const { id: _old, ...rest } = row;
+      const inserted = (await this.d.insertInto(table.name).values(rest).returning('id').executeTakeFirstOrThrow()) as { id: number | string };
+      return Number(inserted.id);
+    }
+    row.id = id;
+    await this.d.insertInto(table.name).values(row).execute();
+    if (table.name === 'skills') this.skillIdsGiven = true;
+    return id;
+  }
+
+  async finish(): Promise<ImportReport> {
+    const { trx, ownerId, archive, secrets } = this.options;
+    // Renumbered memory entries: the links of the entries written before their partner was renumbered.
+    const memoryMap = this.renumbered.get('memory_entries');
+    if (memoryMap && memoryMap.size > 0) await relinkMemory(trx, ownerId, memoryMap);
+    // PostgreSQL's serial does not see ids written explicitly: move it past them.
+    if (this.skillIdsGiven && this.options.dialect === 'postgres') {
+      await sql`SELECT setval(pg_get_serial_sequence('skills', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM skills), 1))`.execute(trx);
+    }
+    if (this.renewedWebhookSecrets > 0) {
+      this.report.notes.push(
+        `${this.renewedWebhookSecrets} webhook(s) got a new signing secret (the archive carries none without a passphrase): read it in the console and give it to the receiver`,
+      );
+    }
+    if (archive.manifest.secrets && !secrets) {
+      this.report.notes.push('The archive carries encrypted secrets, but no passphrase was sent: vault tokens and OAuth connections were left out');
+    }
+    return this.report;
+  }
 }
 
 /** Why the row would take a name the owner already uses, or null. */

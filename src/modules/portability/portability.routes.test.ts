@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { strToU8, unzipSync, zipSync } from 'fflate';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deflatedSpaces, handZip } from '../../../test/hostile-files.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
@@ -110,7 +111,26 @@ afterAll(async () => {
   await target?.close();
 });
 
+/** The columns a table really has in the migrated database under test. */
+async function databaseColumns(t: TestApp, table: string): Promise<string[]> {
+  if (t.storage.dialect === 'sqlite') {
+    const rows = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`.execute(t.storage.db);
+    return rows.rows.map((row) => row.name);
+  }
+  const rows = await sql<{ name: string }>`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table}`.execute(t.storage.db);
+  return rows.rows.map((row) => row.name);
+}
+
 describe('the archive', () => {
+  it('carries every column of every table it carries (a new column fails here, not silently lost)', async () => {
+    for (const table of CARRIED_TABLES) {
+      // The full-text index's own columns (SQLite's row key, PostgreSQL's search vector) are derived.
+      const actual = (await databaseColumns(source, table.name)).filter((name) => name !== 'rid' && name !== 'search_vector');
+      const carried = [...carriedColumns(table).map(([name]) => name), 'owner_id', ...table.omitted];
+      expect({ table: table.name, columns: [...new Set(carried)].sort() }).toEqual({ table: table.name, columns: actual.sort() });
+    }
+  });
+
   it('holds a manifest with counts and checksums, JSON Lines of every resource and readable Markdown', () => {
     const files = unzipSync(plainArchive);
     const manifest = JSON.parse(Buffer.from(files['manifest.json']!).toString('utf8'));
