@@ -4,6 +4,7 @@
 // sent to the server, every message of the server is written to stdout. The server does all the
 // work, so stdio and HTTP clients get exactly the same tools.
 import process from 'node:process';
+import { PORTABILITY_USAGE, portability } from './hearth-portability.js';
 
 const USAGE = `Usage: hearth mcp --url <server base URL>
 
@@ -24,7 +25,7 @@ function fail(message) {
 function parseArgs(argv) {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n\n${PORTABILITY_USAGE}\n`);
     process.exit(0);
   }
   if (command !== 'mcp') fail(`unknown command "${command}"\n\n${USAGE}`);
@@ -120,4 +121,9 @@ async function bridge({ endpoint, token }) {
   await local.start();
 }
 
-bridge(parseArgs(process.argv.slice(2))).catch((error) => fail(error.message));
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'export' || command === 'import') {
+  portability(command, rest).catch((error) => fail(error.message));
+} else {
+  bridge(parseArgs(process.argv.slice(2))).catch((error) => fail(error.message));
+}

@@ -3,7 +3,12 @@
  * imported into a fresh account on a fresh server and compared field by field; the archive
  * scanned for secrets; the passphrase; merges; hostile archives; one export at a time; access.
  */
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -382,4 +387,39 @@ describe('access and limits', () => {
     expect(actions).toContain('portability.import');
     expect(actions).toContain('portability.download');
   });
+});
+
+describe('the command line (hearth export, hearth import)', () => {
+  const bin = fileURLToPath(new URL('../../../bin/hearth.js', import.meta.url));
+  const run = (args: string[], env: Record<string, string>) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+    });
+
+  it('exports to a file and imports it elsewhere, dry run first, with exit codes that say what happened', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-cli-'));
+    try {
+      const out = path.join(dir, 'account.zip');
+      const exported = await run(['export', '--url', await source.listen(), '--out', out], { HEARTH_TOKEN: alice.token });
+      expect(exported.stderr).toBe('');
+      expect(exported.code).toBe(0);
+      expect(exported.stdout).toContain('account.zip');
+      const frank = await target.createOwner('Frank');
+      const dry = await run(['import', '--url', await target.listen(), out, '--dry-run'], { HEARTH_TOKEN: frank.token });
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toMatch(/Dry run: nothing was changed/);
+      expect((await target.request('GET', '/api/v1/memory', { token: frank.token })).body.data).toHaveLength(0);
+      const imported = await run(['import', '--url', await target.listen(), out], { HEARTH_TOKEN: frank.token });
+      expect(imported.code).toBe(0);
+      expect(imported.stdout).toMatch(/memory_entries\s+added 3/);
+      const refused = await run(['export', '--url', await source.listen()], { HEARTH_TOKEN: await source.tokenWithScopes(alice, ['memory']) });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/403/);
+      expect((await run(['import', '--url', await target.listen()], { HEARTH_TOKEN: frank.token })).code).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
