@@ -3083,7 +3083,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, plan
+         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan
          * @description Public: no token needed.
          */
         get: operations["getConsolePage"];
@@ -14674,7 +14674,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The page's name */
-                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "plan";
+                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan";
             };
             cookie?: never;
         };
