@@ -3,15 +3,20 @@
 // (Claude Desktop, for one) to a Hearth server's /mcp endpoint: every message read on stdin is
 // sent to the server, every message of the server is written to stdout. The server does all the
 // work, so stdio and HTTP clients get exactly the same tools.
-// `hearth backup` and `hearth restore` run the server's own code (src/modules/backups/backups.cli.ts).
+// `hearth backup` and `hearth restore` run the server's own code (src/modules/backups/backups.cli.ts);
+// `hearth export` and `hearth import` call a server's API (bin/hearth-portability.js).
 import process from 'node:process';
+import { PORTABILITY_USAGE, portability } from './hearth-portability.js';
 
 const COMMANDS = `Usage: hearth <command> [options]   (hearth <command> --help for each)
 
 Commands:
   mcp --url <server base URL>      bridge MCP over stdio to a Hearth server
   backup <folder>                  write a checked backup of this server's data into <folder>
-  restore <backup folder>          restore a backup into an empty DATA_DIR`;
+  restore <backup folder>          restore a backup into an empty DATA_DIR
+  export --url <server base URL>   download the whole account as one archive
+  import --url <server base URL> <file.zip>
+                                   bring an archive into the account (--dry-run first)`;
 
 const USAGE = `Usage: hearth mcp --url <server base URL>
 
@@ -140,6 +145,8 @@ if (!command || command === '--help' || command === '-h' || command === 'help') 
   process.exit(0);
 } else if (command === 'mcp') {
   bridge(parseArgs(process.argv.slice(2))).catch((error) => fail(error.message));
+} else if (command === 'export' || command === 'import') {
+  portability(command, process.argv.slice(3)).catch((error) => fail(error.message));
 } else if (command === 'backup' || command === 'restore') {
   backups(process.argv.slice(2)).catch((error) => fail(error.stack ?? error.message));
 } else {

@@ -38,6 +38,7 @@ import { TOOL_OPERATION_HEADER } from './modules/mcp/mcp.hub.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
 import { memoryImportRoutes } from './modules/memory-import/memory-import.routes.js';
+import { portabilityRoutes } from './modules/portability/portability.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { personasRoutes } from './modules/personas/personas.routes.js';
 import { marketplaceRoutes } from './modules/marketplace/marketplace.routes.js';
@@ -221,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     marketplaceRoutes({ marketplace: container.marketplace }),
     webhooksRoutes({ webhooks: container.webhooks }),
     chatRoutes({ chat: container.chat }),
+    portabilityRoutes({ portability: container.portability }),
     mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }),
     authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl }),
   ];

@@ -89,6 +89,7 @@ import { createWebhookDeliverer } from './modules/webhooks/webhooks.deliverer.js
 import { createWebhookParts } from './modules/webhooks/webhooks.jobs.js';
 import { createWebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { createWebhooksService, secretContext as webhookSecretContext } from './modules/webhooks/webhooks.service.js';
+import { createPortabilityService } from './modules/portability/portability.service.js';
 import { createPersonaContextSection } from './modules/personas/personas.context.js';
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
@@ -599,6 +600,27 @@ function buildNotifiers(
 }
 
 /**
+ * Export and import of a whole account: reads and writes every module's rows of one owner (see
+ * docs/data-portability.md), opens and seals secrets with the keyring, asks accounts to check the
+ * password a login session sends. Its running exports are waited for when the server stops.
+ */
+function buildPortability(
+  { config, storage, parts }: Base,
+  { audit, keyring, accounts }: Pick<AuditAndKeys & AccountServices, 'audit' | 'keyring' | 'accounts'>,
+) {
+  const portability = createPortabilityService({
+    db: storage.db,
+    dialect: storage.dialect,
+    dataDir: config.dataDir,
+    keyring,
+    audit,
+    confirmPassword: accounts.confirmPassword,
+  });
+  parts.add({ name: 'portability.exports', stop: () => portability.drain() });
+  return { portability };
+}
+
+/**
  * The composition root: builds every module's repository and service in dependency order, each
  * receiving only the services it calls (no module reaches into another's repository), and keeps
  * the registry of parts: what runs beside the requests (each module's timers, workers and
@@ -659,6 +681,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
       dialect: storage.dialect,
     }),
   );
+  const { portability } = buildPortability(base, { audit, keyring, accounts });
 
   let closing: Promise<void> | undefined;
   /** Stops every part, newest first, storage last; once only, later calls wait for the first. */
@@ -712,6 +735,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     webhooks,
     webhookDeliverer,
     mcpHub,
+    portability,
     counters,
     changes,
     /** Starts every part's background work, in order, reporting to `log`; once only. Call it once the app is ready. */

@@ -133,6 +133,8 @@ const RULES: Rule[] = [
   rule('*', /^\/api\/v1\/authorization\/requests(\/.*)?$/, owner),
   // The console's live view of handshakes and tokens: the owner's, like the routes it reports on.
   rule('GET', /^\/api\/v1\/events$/, owner),
+  // The whole account out and in: the owner's alone (an export also asks a session for the password).
+  rule('*', /^\/api\/v1\/(export|import)(\/.*)?$/, owner),
   // Where the account's events are sent, signed with a secret shown once: the owner's alone.
   rule('*', /^\/api\/v1\/webhooks(\/.*)?$/, owner),
 
@@ -345,6 +347,8 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   denyAuthorizationRequest: OWNER_ONLY,
   deleteAfpDevice: OWNER_ONLY,
   forgetMemoryAuthor: OWNER_ONLY,
+  startExport: OWNER_ONLY,
+  importArchive: OWNER_ONLY,
   createBillingCheckout: "the owner's own plan payment: it opens a checkout page the owner pays on, and changes nothing until the owner pays there",
   logout: 'ends the calling token itself (a token may always give up its own access)',
   closeBrowserSession: "ends the calling login session itself",

@@ -20,6 +20,7 @@ export const TABLE_NAMES = [
   'chat_messages',
   'cluster_nodes',
   'connectors',
+  'export_jobs',
   'handshakes',
   'identity',
   'kb_documents',

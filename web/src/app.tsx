@@ -7,6 +7,7 @@ import { useLiveChanges } from './live';
 import { AgentsPage } from './pages/agents';
 import { AuditPage } from './pages/audit';
 import { ConnectionsPage } from './pages/connections';
+import { DataPage } from './pages/data';
 import { DevicesPage } from './pages/devices';
 import { HomePage } from './pages/home';
 import { KnowledgePage } from './pages/knowledge';
@@ -34,6 +35,7 @@ const PAGES: Record<ConsolePath, () => ReactNode> = {
   '/devices': () => <DevicesPage />,
   '/audit': () => <AuditPage />,
   '/webhooks': () => <WebhooksPage />,
+  '/data': () => <DataPage />,
   '/plan': () => <PlanPage />,
 };
 

@@ -16,6 +16,7 @@ export const CONSOLE_PAGES = [
   { path: '/devices', title: 'Devices' },
   { path: '/audit', title: 'Audit log' },
   { path: '/webhooks', title: 'Webhooks' },
+  { path: '/data', title: 'Export and import' },
   { path: '/plan', title: 'Plan and usage' },
 ] as const;
 

@@ -7,10 +7,10 @@
  * and the worker's heap, memory and time limits stop whatever slips past them.
  */
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { htmlToText } from '../../lib/html-to-text.js';
 import { AppError } from '../../http/errors.js';
 import { ignoreFailure } from '../../lib/ignore-failure.js';
+import { inflateZipEntry, readZipDirectory, type ZipRefusals } from '../../lib/zip.js';
 
 export type UploadKind = 'text' | 'markdown' | 'html' | 'pdf' | 'docx';
 
@@ -185,10 +185,6 @@ async function pdfToText(data: Buffer, filename: string, caps: ExtractCaps): Pro
 // DOCX
 
 
-const ZIP_LOCAL_HEADER = 0x04034b50;
-const ZIP_CENTRAL_HEADER = 0x02014b50;
-const ZIP_END = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
-
 /**
  * Proves that a zip expands to at most `budget` bytes before mammoth opens it: mammoth's JSZip
  * inflates a part whole before it compares the result with the size the directory declares, so
@@ -205,23 +201,7 @@ const ZIP_END = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
  */
 export function checkZipExpansion(data: Buffer, filename: string, budget: number): void {
   const refusals = zipRefusals(filename, budget);
-  for (const entry of readZipDirectory(data, budget, refusals)) checkEntryExpansion(data, entry, refusals);
-}
-
-/** An entry of a zip's central directory, where its data starts in the file. */
-interface ZipEntry {
-  name: string;
-  method: number;
-  compressed: number;
-  size: number;
-  dataStart: number;
-}
-
-/** The errors a .docx's zip is refused with. */
-interface ZipRefusals {
-  damaged: (why: string) => AppError;
-  tooLarge: () => AppError;
-  lying: (name: string, beyond: boolean) => AppError;
+  for (const entry of readZipDirectory(data, budget, refusals)) inflateZipEntry(data, entry, refusals);
 }
 
 function zipRefusals(filename: string, budget: number): ZipRefusals {
@@ -238,66 +218,6 @@ function zipRefusals(filename: string, budget: number): ZipRefusals {
         `${filename}: the .docx ${beyond ? 'expands beyond' : 'does not expand to'} what its zip directory declares (${name}); it is refused`,
       ),
   };
-}
-
-/** The zip's entries as JSZip finds them, refused as soon as one is damaged or the declared sizes pass `budget`. */
-function readZipDirectory(data: Buffer, budget: number, { damaged, tooLarge }: ZipRefusals): ZipEntry[] {
-  const end = data.lastIndexOf(ZIP_END);
-  if (end < 0 || end + 22 > data.length) throw damaged('no end of central directory');
-  const directorySize = data.readUInt32LE(end + 12);
-  const directoryOffset = data.readUInt32LE(end + 16);
-  for (const at of [4, 6, 8, 10]) if (data.readUInt16LE(end + at) === 0xffff) throw damaged('ZIP64 archive');
-  if (directorySize === 0xffffffff || directoryOffset === 0xffffffff) throw damaged('ZIP64 archive');
-  if (directoryOffset + directorySize !== end) throw damaged('the central directory is not where it says');
-
-  const entries: ZipEntry[] = [];
-  let declared = 0;
-  let compressedTotal = 0;
-  for (let at = directoryOffset; at + 4 <= data.length && data.readUInt32LE(at) === ZIP_CENTRAL_HEADER; ) {
-    if (at + 46 > data.length) throw damaged('truncated central directory');
-    const flags = data.readUInt16LE(at + 8);
-    const method = data.readUInt16LE(at + 10);
-    const compressed = data.readUInt32LE(at + 20);
-    const size = data.readUInt32LE(at + 24);
-    const nameLength = data.readUInt16LE(at + 28);
-    const localOffset = data.readUInt32LE(at + 42);
-    const name = data.toString('utf8', at + 46, Math.min(at + 46 + nameLength, data.length)).slice(0, 200);
-    at += 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
-    if (flags & 1) throw damaged(`${name} is encrypted`);
-    if (compressed === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff) throw damaged('ZIP64 archive');
-    if (method !== 0 && method !== 8) throw damaged(`${name} uses compression method ${method}`);
-    if (localOffset + 30 > data.length || data.readUInt32LE(localOffset) !== ZIP_LOCAL_HEADER) throw damaged(`no local header for ${name}`);
-    const dataStart = localOffset + 30 + data.readUInt16LE(localOffset + 26) + data.readUInt16LE(localOffset + 28);
-    if (dataStart + compressed > data.length) throw damaged(`${name} is truncated`);
-    declared += size;
-    // Entries never share data: their compressed sizes add up to at most the file, which bounds the inflating work.
-    compressedTotal += compressed;
-    if (declared > budget) throw tooLarge();
-    if (compressedTotal > data.length) throw damaged('entries overlap');
-    entries.push({ name, method, compressed, size, dataStart });
-  }
-  if (entries.length === 0) throw damaged('no entries');
-  return entries;
-}
-
-/** Refuses an entry whose data does not expand to exactly the size it declares. */
-function checkEntryExpansion(data: Buffer, entry: ZipEntry, { damaged, lying }: ZipRefusals): void {
-  // JSZip reads an entry that declares nothing as empty, without inflating it.
-  if (entry.size === 0) return;
-  const raw = data.subarray(entry.dataStart, entry.dataStart + entry.compressed);
-  if (entry.method === 0) {
-    if (entry.compressed !== entry.size) throw lying(entry.name, entry.compressed > entry.size);
-    return;
-  }
-  let inflated: Buffer;
-  try {
-    // Never more than the entry declares (and the declared sizes fit the budget).
-    inflated = inflateRawSync(raw, { maxOutputLength: entry.size });
-  } catch (error) {
-    if ((error as { code?: string })?.code === 'ERR_BUFFER_TOO_LARGE') throw lying(entry.name, true);
-    throw damaged(`${entry.name} does not inflate`);
-  }
-  if (inflated.length !== entry.size) throw lying(entry.name, false);
 }
 
 async function docxToText(data: Buffer, filename: string, caps: ExtractCaps): Promise<string> {

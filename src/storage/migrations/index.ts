@@ -32,6 +32,7 @@ import * as searchVectors from './0032-search-vectors.js';
 import * as knowledgePassages from './0033-knowledge-passages.js';
 import * as memoryProvenance from './0034-memory-provenance.js';
 import * as memoryProfileScope from './0035-memory-profile-scope.js';
+import * as portabilityExportJobs from './0036-portability-export-jobs.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -79,6 +80,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0033-knowledge-passages', knowledgePassages],
   ['0034-memory-provenance', memoryProvenance],
   ['0035-memory-profile-scope', memoryProfileScope],
+  ['0036-portability-export-jobs', portabilityExportJobs],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

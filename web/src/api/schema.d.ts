@@ -2597,6 +2597,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an export of the whole account as one archive (Markdown, JSON Lines, a manifest with checksums); one at a time
+         * @description Answers 201 with the job; follow it with GET /api/v1/export/{id}, and download the archive from its downloadUrl once done (kept 24 hours). The master token, or a login session sending the account password. Secrets only with includeSecrets and a passphrase, encrypted with it. 409 while another export of the account runs.
+         *
+         *     Owner only: the master token or a login session.
+         */
+        post: operations["startExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/export/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's progress, and where its archive downloads once done
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/export/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a finished export (a zip archive)
+         * @description Owner only: the master token or a login session.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an archive an export made: into an empty account exactly as it was, into one with data as a merge that never overwrites
+         * @description multipart/form-data with the archive in a part named file (at most 256 MiB), and optional passphrase (to bring the secrets) and dryRun fields. With dryRun the answer says what would change and nothing changes. The import runs in one transaction: a refused archive changes nothing.
+         *
+         *     Owner only: the master token or a login session.
+         */
+        post: operations["importArchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -3101,7 +3185,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, plan
+         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan
          * @description Public: no token needed.
          */
         get: operations["getConsolePage"];
@@ -4171,6 +4255,32 @@ export interface components {
             /** @description Present on 5xx answers, to find the failure in the logs */
             requestId?: string;
         };
+        /** ExportJob */
+        ExportJob: {
+            id: string;
+            /** @description running, then done (the archive can be downloaded until expiresAt) or failed (error says why); expired once the archive is removed */
+            status: "running" | "done" | "failed" | "expired";
+            includesSecrets: boolean;
+            /** @description Records written of the records to write */
+            progress: {
+                done: number;
+                total: number;
+            };
+            sizeBytes: number | null;
+            /** @description The SHA-256 of the archive file, once done */
+            sha256: string | null;
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            finishedAt: string | null;
+            expiresAt: string | null;
+            /** @description Once done: where the archive downloads (with the same credentials) */
+            downloadUrl: string | null;
+        };
+        /** ExportJobResponse */
+        ExportJobResponse: {
+            data: components["schemas"]["ExportJob"];
+        };
         /** GatewayContext */
         GatewayContext: {
             /** @description The owner of this Hearth */
@@ -4525,6 +4635,40 @@ export interface components {
         /** IdentitySectionResponse */
         IdentitySectionResponse: {
             data: components["schemas"]["IdentitySection"];
+        };
+        /** ImportReport */
+        ImportReport: {
+            dryRun: boolean;
+            format: {
+                name: string;
+                version: number;
+                createdAt: string;
+            };
+            tables: {
+                [key: string]: {
+                    added: number;
+                    /** @description Already in the account, identical: skipped */
+                    unchanged: number;
+                    /** @description Already in the account with other content, or taking a name in use: not applied */
+                    conflicts: number;
+                    /** @description Left out: records kept for reference only (tokens, devices), secrets not in the archive, or pointing at a record left out */
+                    skipped: number;
+                    /** @description Added with a new id, as another account on this server holds theirs */
+                    renumbered: number;
+                };
+            };
+            /** @description The first 200 conflicts and skipped records, each with why */
+            issues: {
+                table: string;
+                id: string;
+                outcome: "conflict" | "skipped";
+                reason: string;
+            }[];
+            notes: string[];
+        };
+        /** ImportReportResponse */
+        ImportReportResponse: {
+            data: components["schemas"]["ImportReport"];
         };
         /** ImportedMemoryEntry */
         ImportedMemoryEntry: {
@@ -13443,6 +13587,190 @@ export interface operations {
             };
         };
     };
+    startExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also carry vault secrets, OAuth tokens and webhook signing secrets, encrypted with passphrase (never in clear). Default false */
+                    includeSecrets?: boolean;
+                    /** @description A passphrase of your choice (at least 10 characters) that encrypts the secrets in the archive (scrypt + AES-256-GCM). Keep it: without it the secrets cannot be read or imported */
+                    passphrase?: string;
+                    /** @description The account password: needed from a login session (the console), not with the master token. Checked under the same attempt limits as login, never stored */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJobResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJobResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    importArchive: {
+        parameters: {
+            query?: {
+                /** @description Check the archive and answer what would change, changing nothing. Default false */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The archive (.zip) an export made
+                     */
+                    file?: string;
+                    /** @description The passphrase of the export, to bring its secrets too */
+                    passphrase?: string;
+                    /** @description "true" for a dry run (as the dryRun query parameter) */
+                    dryRun?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReportResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     mcpStream: {
         parameters: {
             query?: never;
@@ -14802,7 +15130,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The page's name */
-                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "plan";
+                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan";
             };
             cookie?: never;
         };

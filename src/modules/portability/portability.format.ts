@@ -1,0 +1,192 @@
+/**
+ * The Hearth archive (format version 1), as docs/data-portability.md describes it: which tables
+ * an archive carries, which columns of them it leaves out (secrets, and what only makes sense on
+ * the server that wrote them), how each row is keyed and which columns point at other rows.
+ *
+ * Rows are written as the database holds them, column names and all, with JSON columns decoded
+ * and booleans as true/false, one JSON object per line in `data/<table>.jsonl`: an exact copy,
+ * which an import writes back field for field.
+ */
+import type { ColumnKind } from '../../storage/columns.js';
+import { portabilityReads } from './portability.tables.js';
+
+export const ARCHIVE_FORMAT = 'hearth-archive';
+export const ARCHIVE_FORMAT_VERSION = 1;
+
+export type CarriedTableName = Exclude<keyof typeof portabilityReads.tables, 'users'>;
+
+/** A column that points at a row of another carried table (renumbered along with it). */
+interface Reference {
+  column: string;
+  table: CarriedTableName;
+  /** The column holds a JSON array of ids. */
+  list?: boolean;
+}
+
+export interface CarriedTable {
+  name: CarriedTableName;
+  /** The columns that identify a row within an owner's data (`owner_id` alone: one row per owner). */
+  key: readonly string[];
+  /** Columns never written to an archive. */
+  omitted: readonly string[];
+  references: readonly Reference[];
+  /**
+   * What an import does with the table: `rows` writes them back; `record` leaves them out
+   * (they are the record of credentials that cannot move: token hashes, device keys), and the
+   * import report says so.
+   */
+  import: 'rows' | 'record';
+  /** Unique per owner besides the key: two rows with different ids but the same value here are a conflict. */
+  uniqueWithinOwner?: readonly string[];
+}
+
+/**
+ * In the order an import writes them: every table after the ones its rows point at. Secret
+ * columns are never carried in clear: `secret_sealed` and the OAuth tokens are sealed under this
+ * server's keys and would not open elsewhere; with a passphrase their plain values travel in
+ * the encrypted `secrets.enc.json` instead (portability.crypto.ts).
+ */
+export const CARRIED_TABLES: readonly CarriedTable[] = [
+  { name: 'identity', key: ['owner_id'], omitted: [], references: [], import: 'rows' },
+  { name: 'preferences', key: ['owner_id'], omitted: [], references: [], import: 'rows' },
+  {
+    name: 'memory_entries',
+    key: ['id'],
+    omitted: [],
+    references: [
+      { column: 'supersedes', table: 'memory_entries', list: true },
+      { column: 'superseded_by', table: 'memory_entries' },
+    ],
+    import: 'rows',
+  },
+  { name: 'kb_documents', key: ['id'], omitted: [], references: [], import: 'rows', uniqueWithinOwner: ['title'] },
+  { name: 'kb_passages', key: ['id'], omitted: [], references: [{ column: 'document_id', table: 'kb_documents' }], import: 'rows' },
+  { name: 'personas', key: ['id'], omitted: [], references: [], import: 'rows' },
+  { name: 'skills', key: ['id'], omitted: [], references: [], import: 'rows', uniqueWithinOwner: ['slug_key'] },
+  {
+    name: 'persona_documents',
+    key: ['persona_id', 'document_id'],
+    omitted: [],
+    references: [
+      { column: 'persona_id', table: 'personas' },
+      { column: 'document_id', table: 'kb_documents' },
+    ],
+    import: 'rows',
+  },
+  {
+    name: 'persona_skills',
+    key: ['persona_id', 'skill_id'],
+    omitted: [],
+    references: [
+      { column: 'persona_id', table: 'personas' },
+      { column: 'skill_id', table: 'skills' },
+    ],
+    import: 'rows',
+  },
+  {
+    name: 'skill_documents',
+    key: ['skill_id', 'document_id'],
+    omitted: [],
+    references: [
+      { column: 'skill_id', table: 'skills' },
+      { column: 'document_id', table: 'kb_documents' },
+    ],
+    import: 'rows',
+  },
+  { name: 'chat_conversations', key: ['id'], omitted: [], references: [], import: 'rows' },
+  { name: 'chat_messages', key: ['id'], omitted: [], references: [{ column: 'conversation_id', table: 'chat_conversations' }], import: 'rows' },
+  { name: 'vault_tokens', key: ['id'], omitted: ['secret_sealed'], references: [], import: 'rows' },
+  {
+    name: 'connectors',
+    key: ['id'],
+    omitted: [],
+    references: [{ column: 'vault_token_id', table: 'vault_tokens' }],
+    import: 'rows',
+    uniqueWithinOwner: ['name_key'],
+  },
+  {
+    name: 'oauth_connections',
+    key: ['id'],
+    // The refresh lease is one server's bookkeeping of a refresh in progress.
+    omitted: ['access_token_sealed', 'refresh_token_sealed', 'refresh_lease', 'refresh_lease_until'],
+    references: [],
+    import: 'rows',
+    uniqueWithinOwner: ['provider'],
+  },
+  { name: 'webhook_endpoints', key: ['id'], omitted: ['secret_sealed'], references: [], import: 'rows' },
+  { name: 'audit_log', key: ['id'], omitted: [], references: [], import: 'rows' },
+  { name: 'tokens', key: ['id'], omitted: ['secret_hash'], references: [], import: 'record' },
+  { name: 'afp_devices', key: ['id'], omitted: ['key_hash'], references: [], import: 'record' },
+];
+
+export function carriedTable(name: string): CarriedTable | undefined {
+  return CARRIED_TABLES.find((table) => table.name === name);
+}
+
+/** The columns of a carried table as the archive holds them (owner and omitted ones left out), with their kinds. */
+export function carriedColumns(table: CarriedTable): Array<[string, ColumnKind]> {
+  const declared = portabilityReads.tables[table.name].columns as Record<string, { kind: ColumnKind }>;
+  return Object.entries(declared)
+    .filter(([name]) => name !== 'owner_id' && !table.omitted.includes(name))
+    .map(([name, spec]) => [name, spec.kind]);
+}
+
+export const dataFile = (table: CarriedTableName) => `data/${table}.jsonl`;
+export const SECRETS_FILE = 'secrets.enc.json';
+export const MANIFEST_FILE = 'manifest.json';
+
+/** A stored row as the archive holds it: JSON columns decoded, booleans as booleans, the owner left out. */
+export function rowToArchive(table: CarriedTable, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, kind] of carriedColumns(table)) {
+    const value = row[name];
+    if (value === null || value === undefined) out[name] = null;
+    else if (kind === 'json') out[name] = JSON.parse(String(value));
+    else if (kind === 'boolean') out[name] = Number(value) === 1;
+    else if (kind === 'integer' || kind === 'real') out[name] = Number(value);
+    else out[name] = String(value);
+  }
+  return out;
+}
+
+/** Why a value cannot be stored in a column of this kind, or null when it can. */
+function badValue(kind: ColumnKind, value: unknown): string | null {
+  switch (kind) {
+    case 'json':
+      return null;
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'true or false';
+    case 'integer':
+      return Number.isSafeInteger(value) ? null : 'a whole number';
+    case 'real':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'a number';
+    default:
+      // PostgreSQL text cannot hold NUL, and no value Hearth writes has one.
+      return typeof value === 'string' && !value.includes('\u0000') ? null : 'a string';
+  }
+}
+
+/**
+ * An archive row as the database stores it, for `ownerId`; throws a message naming the field
+ * when a value is not what the column holds (the archive is refused whole).
+ */
+export function rowFromArchive(table: CarriedTable, line: Record<string, unknown>, ownerId: string, nullable: (column: string) => boolean): Record<string, unknown> {
+  const row: Record<string, unknown> = { owner_id: ownerId };
+  for (const [name, kind] of carriedColumns(table)) {
+    const value = line[name];
+    if (value === null || value === undefined) {
+      if (!nullable(name)) throw new Error(`${table.name}: the field ${name} is missing`);
+      row[name] = null;
+      continue;
+    }
+    const bad = badValue(kind, value);
+    if (bad) throw new Error(`${table.name}: the field ${name} must be ${bad}`);
+    row[name] = kind === 'json' ? JSON.stringify(value) : kind === 'boolean' ? (value ? 1 : 0) : value;
+  }
+  return row;
+}
+
+export function isNullableColumn(table: CarriedTable, column: string): boolean {
+  const declared = portabilityReads.tables[table.name].columns as Record<string, { isNullable: boolean }>;
+  return declared[column]?.isNullable ?? false;
+}

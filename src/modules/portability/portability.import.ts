@@ -1,0 +1,491 @@
+/**
+ * Reading a Hearth archive from outside and writing it into an account (docs/data-portability.md).
+ *
+ * Nothing in the archive is trusted: the zip directory is read without believing its sizes
+ * (src/lib/zip.ts), entry names must be plain relative paths, every file must be the one the
+ * manifest lists with its SHA-256, text must be UTF-8, and every row must hold what its columns
+ * hold. Any of these fails the whole import before or during the one transaction it runs in,
+ * so a refused archive changes nothing.
+ *
+ * Merging into an account that has data never overwrites: a row whose key is already the
+ * owner's is left as it is (counted `unchanged` when it is the same, reported as a conflict when
+ * it differs); a row whose id another account holds on this server gets a new id, and the rows
+ * pointing at it follow; a row that would take a name the owner already uses (a document's
+ * title, a skill's slug, a connector's name, an OAuth provider, a second active persona) is a
+ * conflict too.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { AppError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { inflateZipEntry, readZipDirectory, unsafeEntryName, type ZipEntry, type ZipRefusals } from '../../lib/zip.js';
+import type { Executor } from '../../storage/columns.js';
+import type { Dialect } from '../../storage/dialect.js';
+import { openSecrets, WrongPassphrase, type SealedSecrets } from './portability.crypto.js';
+import { secretContexts, type ArchiveSecrets, type Manifest } from './portability.export.js';
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_FORMAT_VERSION,
+  CARRIED_TABLES,
+  dataFile,
+  isNullableColumn,
+  MANIFEST_FILE,
+  rowFromArchive,
+  rowToArchive,
+  SECRETS_FILE,
+  type CarriedTable,
+  type CarriedTableName,
+} from './portability.format.js';
+
+const MiB = 1024 * 1024;
+
+export interface ImportLimits {
+  /** The most the archive's files may expand to, together. */
+  maxInflatedBytes: number;
+  maxEntries: number;
+}
+
+export interface TableReport {
+  added: number;
+  unchanged: number;
+  conflicts: number;
+  skipped: number;
+  renumbered: number;
+}
+
+export interface ImportReport {
+  dryRun: boolean;
+  format: { name: string; version: number; createdAt: string };
+  tables: Record<string, TableReport>;
+  /** The first conflicts and skipped rows, each with why (at most 200). */
+  issues: Array<{ table: string; id: string; outcome: 'conflict' | 'skipped'; reason: string }>;
+  notes: string[];
+}
+
+const MAX_ISSUES = 200;
+
+function refused(message: string): AppError {
+  return new AppError('VALIDATION_ERROR', `The archive is refused: ${message}. Nothing was imported`);
+}
+
+function refusals(budget: number): ZipRefusals {
+  return {
+    damaged: (why) => refused(`it is not a readable zip file (${why})`),
+    tooLarge: () =>
+      new AppError('PAYLOAD_TOO_LARGE', `The archive is refused: its files expand beyond ${Math.round(budget / MiB)} MiB, the import limit. Nothing was imported`),
+    lying: (name, beyond) => refused(`${name} ${beyond ? 'expands beyond' : 'does not expand to'} the size its zip directory declares`),
+  };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(data: Buffer, name: string): string {
+  try {
+    return utf8.decode(data);
+  } catch {
+    throw refused(`${name} is not valid UTF-8 text`);
+  }
+}
+
+/** A checked archive: its manifest, and its files' contents on demand (each checked against the manifest). */
+export interface OpenedArchive {
+  manifest: Manifest;
+  text(name: string): string | undefined;
+}
+
+/**
+ * Reads and checks the archive: the directory, every entry's name, the manifest, and every
+ * file's size and SHA-256 against it (each file inflated once here and dropped, so memory holds
+ * one file at a time). Throws a 4xx AppError for anything wrong.
+ */
+export function openArchive(data: Buffer, limits: ImportLimits): OpenedArchive {
+  const refuse = refusals(limits.maxInflatedBytes);
+  const entries = readZipDirectory(data, limits.maxInflatedBytes, refuse, limits.maxEntries);
+  const byName = new Map<string, ZipEntry>();
+  for (const entry of entries) {
+    let name: string;
+    try {
+      name = utf8.decode(entry.nameBytes);
+    } catch {
+      throw refused('an entry name is not valid UTF-8');
+    }
+    const unsafe = unsafeEntryName(name);
+    if (unsafe) throw refused(`the entry name ${JSON.stringify(name.slice(0, 100))} holds ${unsafe}`);
+    if (byName.has(name)) throw refused(`${name} is in it twice`);
+    byName.set(name, entry);
+  }
+  const manifestEntry = byName.get(MANIFEST_FILE);
+  if (!manifestEntry) throw refused(`it has no ${MANIFEST_FILE}; is it an archive made by Hearth's export?`);
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(decodeUtf8(inflateZipEntry(data, manifestEntry, refuse), MANIFEST_FILE)) as Manifest;
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw refused(`${MANIFEST_FILE} is not valid JSON`);
+  }
+  if (manifest?.format !== ARCHIVE_FORMAT) throw refused(`${MANIFEST_FILE} does not describe a Hearth archive`);
+  if (manifest.formatVersion !== ARCHIVE_FORMAT_VERSION) {
+    throw refused(`it is in format version ${String(manifest.formatVersion)}; this server reads version ${ARCHIVE_FORMAT_VERSION}`);
+  }
+  if (!Array.isArray(manifest.files)) throw refused(`${MANIFEST_FILE} lists no files`);
+  const listed = new Map<string, { bytes: number; sha256: string }>();
+  for (const file of manifest.files) {
+    if (typeof file?.path !== 'string' || typeof file.sha256 !== 'string' || typeof file.bytes !== 'number') throw refused(`${MANIFEST_FILE} lists a file without its path, size and checksum`);
+    listed.set(file.path, file);
+  }
+  for (const name of byName.keys()) {
+    if (name !== MANIFEST_FILE && !listed.has(name)) throw refused(`${name} is not listed in ${MANIFEST_FILE}`);
+  }
+  for (const [name, file] of listed) {
+    const entry = byName.get(name);
+    if (!entry) throw refused(`${name}, listed in ${MANIFEST_FILE}, is missing`);
+    const content = inflateZipEntry(data, entry, refuse);
+    if (content.length !== file.bytes || createHash('sha256').update(content).digest('hex') !== file.sha256) {
+      throw refused(`${name} does not match its checksum in ${MANIFEST_FILE} (the archive was altered or damaged)`);
+    }
+  }
+  return {
+    manifest,
+    text(name) {
+      const entry = byName.get(name);
+      return entry ? decodeUtf8(inflateZipEntry(data, entry, refuse), name) : undefined;
+    },
+  };
+}
+
+/** The secrets an archive carries, opened with the passphrase; 400 when it is wrong. */
+export async function archiveSecrets(archive: OpenedArchive, passphrase: string | undefined): Promise<ArchiveSecrets | null> {
+  const text = archive.text(SECRETS_FILE);
+  if (text === undefined || passphrase === undefined) return null;
+  let sealed: SealedSecrets;
+  try {
+    sealed = JSON.parse(text) as SealedSecrets;
+  } catch {
+    throw refused(`${SECRETS_FILE} is not valid JSON`);
+  }
+  let plain: string;
+  try {
+    plain = await openSecrets(passphrase, sealed);
+  } catch (error) {
+    if (error instanceof WrongPassphrase) {
+      throw new AppError('VALIDATION_ERROR', 'The passphrase does not open the archive\'s secrets: send the passphrase the export was made with. Nothing was imported', {
+        details: [{ field: 'passphrase', message: 'is wrong' }],
+      });
+    }
+    throw refused(`${SECRETS_FILE} cannot be read (${(error as Error).message})`);
+  }
+  const secrets = JSON.parse(plain) as ArchiveSecrets;
+  return { vault_tokens: secrets.vault_tokens ?? {}, oauth_connections: secrets.oauth_connections ?? {}, webhook_endpoints: secrets.webhook_endpoints ?? {} };
+}
+
+export interface ApplyOptions {
+  trx: Executor;
+  dialect: Dialect;
+  ownerId: string;
+  archive: OpenedArchive;
+  secrets: ArchiveSecrets | null;
+  seal(ownerId: string, context: string, plaintext: string): Promise<string>;
+  dryRun: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+const keyOf = (table: CarriedTable, row: Row) => table.key.map((k) => String(row[k])).join('\u0000');
+const sameRow = (table: CarriedTable, a: Row, b: Row) => JSON.stringify(rowToArchive(table, a)) === JSON.stringify(rowToArchive(table, b));
+
+/** A new id like an old one: the same prefix (`mem_…`), a new unique part. */
+function renumber(id: string): string {
+  const prefix = /^([a-z]+)_/.exec(id)?.[1];
+  return newId(prefix ?? 'imp');
+}
+
+/** The archive's lines of one table, parsed; a line that is not a JSON object refuses the archive. */
+function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
+  const text = archive.text(dataFile(table.name));
+  if (text === undefined) return [];
+  const rows: Row[] = [];
+  let number = 0;
+  for (const line of text.split('\n')) {
+    number += 1;
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw refused(`line ${number} of ${dataFile(table.name)} is not valid JSON`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refused(`line ${number} of ${dataFile(table.name)} is not a JSON object`);
+    rows.push(value as Row);
+  }
+  return rows;
+}
+
+/** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
+export async function applyArchive(options: ApplyOptions): Promise<ImportReport> {
+  const importer = new ArchiveImporter(options);
+  for (const table of CARRIED_TABLES) await importer.importTable(table);
+  return importer.finish();
+}
+
+/** The state of one import: what it did per table, and the rows renumbered or left out, which the rows pointing at them follow. */
+class ArchiveImporter {
+  readonly report: ImportReport;
+  /** Old id to new id, per table, for the rows that were renumbered. */
+  private readonly renumbered = new Map<CarriedTableName, Map<string, string | number>>();
+  /** Rows left out (skipped or in conflict), per table: rows pointing at them are left out too. */
+  private readonly leftOut = new Map<CarriedTableName, Set<string>>();
+  private renewedWebhookSecrets = 0;
+  private skillIdsGiven = false;
+  private readonly d: Executor;
+
+  constructor(private readonly options: ApplyOptions) {
+    const { manifest } = options.archive;
+    this.d = options.trx;
+    this.report = {
+      dryRun: options.dryRun,
+      format: { name: manifest.format, version: manifest.formatVersion, createdAt: String(manifest.createdAt) },
+      tables: {},
+      issues: [],
+      notes: [],
+    };
+  }
+
+  private issue(table: CarriedTable, id: string, outcome: 'conflict' | 'skipped', reason: string, leaveOut = true): void {
+    const counts = this.report.tables[table.name]!;
+    if (outcome === 'conflict') counts.conflicts += 1;
+    else counts.skipped += 1;
+    if (leaveOut) this.leftOut.get(table.name)!.add(id);
+    if (this.report.issues.length < MAX_ISSUES) this.report.issues.push({ table: table.name, id, outcome, reason });
+  }
+
+  async importTable(table: CarriedTable): Promise<void> {
+    const counts: TableReport = { added: 0, unchanged: 0, conflicts: 0, skipped: 0, renumbered: 0 };
+    this.report.tables[table.name] = counts;
+    this.leftOut.set(table.name, new Set());
+    const lines = archiveLines(this.options.archive, table);
+    if (table.import === 'record') {
+      counts.skipped = lines.length;
+      if (lines.length > 0) {
+        this.report.notes.push(
+          table.name === 'tokens'
+            ? `${lines.length} token record(s) are in the archive for reference and not imported: token secrets are never exported; create new tokens for your agents`
+            : `${lines.length} device record(s) are in the archive for reference and not imported: pair each device again (its key stays on the old server)`,
+        );
+      }
+      return;
+    }
+    const nullable = (column: string) => isNullableColumn(table, column);
+    const seen = new Set<string>();
+    for (const line of lines) {
+      let row: Row;
+      try {
+        row = rowFromArchive(table, line, this.options.ownerId, nullable);
+      } catch (error) {
+        throw refused((error as Error).message);
+      }
+      const key = table.key[0] === 'owner_id' ? table.name : keyOf(table, row);
+      if (seen.has(key)) throw refused(`${dataFile(table.name)} holds the record ${key} twice`);
+      seen.add(key);
+      const dangling = this.followReferences(table, row);
+      if (dangling) {
+        this.issue(table, key, 'skipped', dangling);
+        continue;
+      }
+      if (table.key[0] === 'owner_id') await this.importOwnerDocument(table, row);
+      else if (table.key.length > 1) await this.importJoinRow(table, row, key);
+      else await this.importRecord(table, row);
+    }
+  }
+
+  /**
+   * Points the row's references at the ids their rows have here (renumbered ones followed);
+   * answers why the row must be left out when one points at a row left out (a connector whose
+   * vault token was not imported, a passage of a document in conflict).
+   */
+  private followReferences(table: CarriedTable, row: Row): string | undefined {
+    let dangling: string | undefined;
+    for (const ref of table.references) {
+      const map = this.renumbered.get(ref.table);
+      if (ref.list) {
+        const ids = JSON.parse(String(row[ref.column])) as string[];
+        row[ref.column] = JSON.stringify(ids.map((id) => map?.get(id) ?? id));
+        continue;
+      }
+      const value = row[ref.column];
+      if (value === null) continue;
+      // The entries of a memory chain point both ways: links to an entry left out stay as they were.
+      if (ref.table !== table.name && this.leftOut.get(ref.table)?.has(String(value))) dangling = `${ref.column} ${String(value)} was not imported`;
+      if (map?.has(String(value))) row[ref.column] = map.get(String(value));
+    }
+    return dangling;
+  }
+
+  /** Identity or preferences: taken when the account has none (or an empty one), else the same or a conflict. */
+  private async importOwnerDocument(table: CarriedTable, row: Row): Promise<void> {
+    const counts = this.report.tables[table.name]!;
+    const { ownerId } = this.options;
+    const existing = (await this.d.selectFrom(table.name).selectAll().where('owner_id', '=', ownerId).executeTakeFirst()) as Row | undefined;
+    if (!existing) {
+      await this.d.insertInto(table.name).values(row).execute();
+      counts.added += 1;
+    } else if (sameRow(table, existing, row)) {
+      counts.unchanged += 1;
+    } else if (String(existing.document) === '{}') {
+      await this.d.updateTable(table.name).set(row).where('owner_id', '=', ownerId).execute();
+      counts.added += 1;
+    } else {
+      this.issue(table, table.name, 'conflict', `the account already has ${table.name === 'identity' ? 'an identity' : 'preferences'} with other content; nothing was changed`);
+    }
+  }
+
+  /** An attachment: written when both ends are the owner's. */
+  private async importJoinRow(table: CarriedTable, row: Row, key: string): Promise<void> {
+    const counts = this.report.tables[table.name]!;
+    let query = this.d.selectFrom(table.name).select('owner_id');
+    for (const k of table.key) query = query.where(k, '=', row[k]);
+    if (await query.executeTakeFirst()) {
+      counts.unchanged += 1;
+      return;
+    }
+    for (const ref of table.references) {
+      const found = await this.d.selectFrom(ref.table).select('id').where('id', '=', row[ref.column]).where('owner_id', '=', this.options.ownerId).executeTakeFirst();
+      if (!found) {
+        this.issue(table, key, 'skipped', `${ref.column} ${String(row[ref.column])} is not in the account`);
+        return;
+      }
+    }
+    await this.d.insertInto(table.name).values(row).execute();
+    counts.added += 1;
+  }
+
+  /** A record with an id: the same (skipped), a conflict, or added (under a new id when another account holds its own). */
+  private async importRecord(table: CarriedTable, row: Row): Promise<void> {
+    const counts = this.report.tables[table.name]!;
+    const { ownerId } = this.options;
+    const id = row.id as string | number;
+    const existing = (await this.d.selectFrom(table.name).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+    if (existing && existing.owner_id === ownerId) {
+      if (sameRow(table, existing, row)) counts.unchanged += 1;
+      else this.issue(table, String(id), 'conflict', 'the account has a record with this id and other content; it was left as it is');
+      return;
+    }
+    const conflict = await uniqueConflict(this.d, table, row, ownerId);
+    if (conflict) {
+      this.issue(table, String(id), 'conflict', conflict);
+      return;
+    }
+    // Secrets travel only in the encrypted part; without them a record that cannot work
+    // without its secret is left out, and a webhook gets a new signing secret.
+    const secret = secretOf(table, String(id), this.options.secrets);
+    if (secret === 'missing') {
+      this.issue(table, String(id), 'skipped', 'its secret is not in the archive (export with a passphrase, and import with it, to bring secrets)');
+      return;
+    }
+    // Another account on this server holds the id: this row gets a new one (skills: the database's).
+    let finalId: string | number | undefined = id;
+    if (existing) {
+      finalId = typeof id === 'number' ? undefined : renumber(id);
+      counts.renumbered += 1;
+    }
+    await this.sealSecrets(table, row, finalId ?? '', secret);
+    finalId = await this.insert(table, row, finalId);
+    if (finalId !== id) {
+      const map = this.renumbered.get(table.name) ?? new Map<string, string | number>();
+      map.set(String(id), finalId);
+      this.renumbered.set(table.name, map);
+    }
+    counts.added += 1;
+  }
+
+  /** Seals the row's secrets under this server's keys, bound to the record they belong to. */
+  private async sealSecrets(table: CarriedTable, row: Row, id: string | number, secret: unknown): Promise<void> {
+    const { ownerId, seal } = this.options;
+    if (table.name === 'vault_tokens') row.secret_sealed = await seal(ownerId, secretContexts.vault(String(id)), secret as string);
+    if (table.name === 'webhook_endpoints') {
+      if (secret === null) this.renewedWebhookSecrets += 1;
+      const plain = typeof secret === 'string' ? secret : `whsec_${randomBytes(32).toString('base64')}`;
+      row.secret_sealed = await seal(ownerId, secretContexts.webhook(String(id)), plain);
+    }
+    if (table.name === 'oauth_connections') {
+      const tokens = secret as { access_token: string; refresh_token: string | null };
+      const provider = String(row.provider);
+      row.access_token_sealed = await seal(ownerId, secretContexts.oauth(provider, 'access_token'), tokens.access_token);
+      row.refresh_token_sealed = tokens.refresh_token === null ? null : await seal(ownerId, secretContexts.oauth(provider, 'refresh_token'), tokens.refresh_token);
+    }
+  }
+
+  /** Inserts the row under `id` (undefined: the database numbers it); answers the id it has. */
+  private async insert(table: CarriedTable, row: Row, id: string | number | undefined): Promise<string | number> {
+    if (id === undefined) {
+      const { id: _old, ...rest } = row;
+      const inserted = (await this.d.insertInto(table.name).values(rest).returning('id').executeTakeFirstOrThrow()) as { id: number | string };
+      return Number(inserted.id);
+    }
+    row.id = id;
+    await this.d.insertInto(table.name).values(row).execute();
+    if (table.name === 'skills') this.skillIdsGiven = true;
+    return id;
+  }
+
+  async finish(): Promise<ImportReport> {
+    const { trx, ownerId, archive, secrets } = this.options;
+    // Renumbered memory entries: the links of the entries written before their partner was renumbered.
+    const memoryMap = this.renumbered.get('memory_entries');
+    if (memoryMap && memoryMap.size > 0) await relinkMemory(trx, ownerId, memoryMap);
+    // PostgreSQL's serial does not see ids written explicitly: move it past them.
+    if (this.skillIdsGiven && this.options.dialect === 'postgres') {
+      await sql`SELECT setval(pg_get_serial_sequence('skills', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM skills), 1))`.execute(trx);
+    }
+    if (this.renewedWebhookSecrets > 0) {
+      this.report.notes.push(
+        `${this.renewedWebhookSecrets} webhook(s) got a new signing secret (the archive carries none without a passphrase): read it in the console and give it to the receiver`,
+      );
+    }
+    if (archive.manifest.secrets && !secrets) {
+      this.report.notes.push('The archive carries encrypted secrets, but no passphrase was sent: vault tokens and OAuth connections were left out');
+    }
+    return this.report;
+  }
+}
+
+/** Why the row would take a name the owner already uses, or null. */
+async function uniqueConflict(d: Executor, table: CarriedTable, row: Row, ownerId: string): Promise<string | null> {
+  for (const column of table.uniqueWithinOwner ?? []) {
+    const found = await d.selectFrom(table.name).select('id').where('owner_id', '=', ownerId).where(column, '=', row[column]).executeTakeFirst();
+    if (found) return `the account already has another record with this ${column.replace(/_key$/, '')} (${String(row[column])}, id ${String((found as Row).id)})`;
+  }
+  if (table.name === 'personas' && row.active === 1) {
+    const active = await d.selectFrom('personas').select('id').where('owner_id', '=', ownerId).where('active', '=', 1).executeTakeFirst();
+    if (active) return `the account already has an active persona (${String((active as Row).id)}); only one can be active`;
+  }
+  return null;
+}
+
+/** The plain secret a row needs: a value, null when it may do without (a webhook), or 'missing'. */
+function secretOf(table: CarriedTable, id: string, secrets: ArchiveSecrets | null): unknown {
+  switch (table.name) {
+    case 'vault_tokens':
+      return secrets?.vault_tokens[id] ?? 'missing';
+    case 'oauth_connections':
+      return secrets?.oauth_connections[id] ?? 'missing';
+    case 'webhook_endpoints':
+      return secrets?.webhook_endpoints[id] ?? null;
+    default:
+      return undefined;
+  }
+}
+
+async function relinkMemory(trx: Executor, ownerId: string, map: Map<string, string | number>): Promise<void> {
+  const rows = (await trx.selectFrom('memory_entries').select(['id', 'supersedes', 'superseded_by']).where('owner_id', '=', ownerId).execute()) as Array<{
+    id: string;
+    supersedes: string;
+    superseded_by: string | null;
+  }>;
+  for (const row of rows) {
+    const supersedes = (JSON.parse(row.supersedes) as string[]).map((id) => String(map.get(id) ?? id));
+    const supersededBy = row.superseded_by === null ? null : String(map.get(row.superseded_by) ?? row.superseded_by);
+    if (JSON.stringify(supersedes) !== row.supersedes || supersededBy !== row.superseded_by) {
+      await trx.updateTable('memory_entries').set({ supersedes: JSON.stringify(supersedes), superseded_by: supersededBy }).where('id', '=', row.id).execute();
+    }
+  }
+}

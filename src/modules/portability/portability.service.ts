@@ -1,0 +1,270 @@
+/**
+ * Export and import of an owner's whole account (docs/data-portability.md).
+ *
+ * An export is a job: the request records it and answers at once; the archive is written in the
+ * background to `DATA_DIR/exports/<id>.zip.partial`, renamed to `<id>.zip` when complete, and
+ * removed once it expires. One export runs per owner at a time (a unique index holds it, across
+ * nodes). An import checks the whole archive, then writes it in one transaction: it all lands,
+ * or nothing does; a dry run is the same work rolled back, so its report is exactly what an
+ * import would do.
+ */
+import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { isoIn, isoNow } from '../../lib/time.js';
+import type { Executor } from '../../storage/columns.js';
+import type { Dialect } from '../../storage/dialect.js';
+import type { AuditActor } from '../audit/audit.service.js';
+import { MIN_PASSPHRASE_LENGTH } from './portability.crypto.js';
+import { writeArchive, type OpenSealed } from './portability.export.js';
+import { applyArchive, archiveSecrets, openArchive, type ImportLimits, type ImportReport } from './portability.import.js';
+import type { ExportJobsTable, PortabilityTables } from './portability.tables.js';
+
+/** How long a finished archive can be downloaded. */
+export const EXPORT_KEEP_MS = 24 * 60 * 60 * 1000;
+/** A running export that has not moved for this long died with its process; another may start. */
+const STALE_RUNNING_MS = 10 * 60 * 1000;
+/** The largest archive an import takes, and the most its files may expand to. */
+export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
+const IMPORT_LIMITS: ImportLimits = { maxInflatedBytes: 2 * 1024 * 1024 * 1024, maxEntries: 500_000 };
+
+export interface ExportJob {
+  id: string;
+  status: 'running' | 'done' | 'failed' | 'expired';
+  includesSecrets: boolean;
+  progress: { done: number; total: number };
+  sizeBytes: number | null;
+  sha256: string | null;
+  error: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  expiresAt: string | null;
+  downloadUrl: string | null;
+}
+
+/** Who asks, and the proof an export needs: the master token, or a login session with the account password. */
+export interface OwnerProof {
+  callerKind: 'master' | 'session' | 'api' | 'handshake' | 'oauth';
+  password?: string | undefined;
+}
+
+export interface PortabilityDeps {
+  db: Executor<PortabilityTables>;
+  dialect: Dialect;
+  dataDir: string;
+  keyring: { seal(ownerId: string, context: string, plaintext: string): Promise<string>; open: OpenSealed };
+  audit: { record(actor: AuditActor, event: { action: string; outcome: 'success' | 'failure' | 'denied'; targetType?: string; targetId?: string; details?: Record<string, unknown> }, trx?: Executor): Promise<void> };
+  confirmPassword(ownerId: string, password: string, actor: AuditActor): Promise<boolean>;
+  /** Reports an export that failed (the job records why too). */
+  onExportFailure?(error: unknown): void;
+}
+
+function toJob(row: ExportJobsTable): ExportJob {
+  return {
+    id: row.id,
+    status: row.status,
+    includesSecrets: row.include_secrets === 1,
+    progress: { done: Number(row.done_items), total: Number(row.total_items) },
+    sizeBytes: row.size_bytes === null ? null : Number(row.size_bytes),
+    sha256: row.sha256,
+    error: row.error,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    expiresAt: row.expires_at,
+    downloadUrl: row.status === 'done' ? `/api/v1/export/${row.id}/download` : null,
+  };
+}
+
+class DryRunDone extends Error {
+  constructor(readonly report: ImportReport) {
+    super('dry run');
+  }
+}
+
+export function createPortabilityService(deps: PortabilityDeps) {
+  const { db, audit } = deps;
+  const d = db as Executor;
+  const dir = path.join(deps.dataDir, 'exports');
+  const running = new Set<Promise<void>>();
+  const finalPath = (id: string) => path.join(dir, `${id}.zip`);
+
+  async function prove(ownerId: string, proof: OwnerProof, actor: AuditActor, what: string): Promise<void> {
+    if (proof.callerKind === 'master') return;
+    if (proof.callerKind === 'session') {
+      if (proof.password === undefined) {
+        throw new AppError('FORBIDDEN', `${what} from a login session needs the account password: send "password": "…" with the request, or use the master token`);
+      }
+      if (await deps.confirmPassword(ownerId, proof.password, actor)) return;
+      await audit.record(actor, { action: 'portability.export', outcome: 'denied', details: { reason: 'wrong password' } });
+      throw new AppError('FORBIDDEN', `The password is wrong; ${what.toLowerCase()} was not started`);
+    }
+    throw new AppError('FORBIDDEN', 'Only the owner (the master token, or a login session with the account password) may do this');
+  }
+
+  /** Removes the archives whose time is up, and marks the exports whose process died. */
+  async function sweep(now = Date.now()): Promise<void> {
+    const expired = (await d
+      .selectFrom('export_jobs')
+      .select('id')
+      .where('status', '=', 'done')
+      .where('expires_at', '<', new Date(now).toISOString())
+      .execute()) as Array<{ id: string }>;
+    for (const { id } of expired) {
+      rmSync(finalPath(id), { force: true });
+      await d.updateTable('export_jobs').set({ status: 'expired', updated_at: isoNow() }).where('id', '=', id).execute();
+    }
+    await d
+      .updateTable('export_jobs')
+      .set({ status: 'failed', error: 'The export stopped when the server did; start it again', updated_at: isoNow() })
+      .where('status', '=', 'running')
+      .where('updated_at', '<', new Date(now - STALE_RUNNING_MS).toISOString())
+      .execute();
+  }
+
+  async function runExport(job: { id: string; ownerId: string; passphrase: string | undefined; actor: AuditActor }): Promise<void> {
+    const partial = path.join(dir, `${job.id}.zip.partial`);
+    let lastTick = 0;
+    try {
+      const result = await writeArchive({
+        db,
+        ownerId: job.ownerId,
+        path: partial,
+        passphrase: job.passphrase,
+        openSealed: deps.keyring.open,
+        now: isoNow(),
+        onProgress: async (done, total) => {
+          // A few updates a second at most: progress is for people, and each is a write.
+          if (Date.now() - lastTick < 250 && done < total) return;
+          lastTick = Date.now();
+          await d.updateTable('export_jobs').set({ done_items: done, total_items: total, updated_at: isoNow() }).where('id', '=', job.id).execute();
+        },
+      });
+      renameSync(partial, finalPath(job.id));
+      const total = Object.values(result.manifest.counts).reduce((a, b) => a + b, 0);
+      await d
+        .updateTable('export_jobs')
+        .set({
+          status: 'done',
+          done_items: total,
+          total_items: total,
+          size_bytes: result.bytes,
+          sha256: result.sha256,
+          finished_at: isoNow(),
+          updated_at: isoNow(),
+          expires_at: isoIn(EXPORT_KEEP_MS),
+        })
+        .where('id', '=', job.id)
+        .execute();
+      await audit.record(job.actor, {
+        action: 'portability.export',
+        outcome: 'success',
+        targetType: 'export',
+        targetId: job.id,
+        details: { phase: 'finished', bytes: result.bytes, counts: result.manifest.counts, includesSecrets: job.passphrase !== undefined },
+      });
+    } catch (error) {
+      rmSync(partial, { force: true });
+      deps.onExportFailure?.(error);
+      const message = error instanceof AppError ? error.message : 'The export failed on the server; try again, and see the server log if it fails again';
+      await d.updateTable('export_jobs').set({ status: 'failed', error: message, finished_at: isoNow(), updated_at: isoNow() }).where('id', '=', job.id).execute();
+      await audit.record(job.actor, { action: 'portability.export', outcome: 'failure', targetType: 'export', targetId: job.id, details: { reason: message } });
+    }
+  }
+
+  return {
+    /** Starts an export; 409 while another of the owner's runs. */
+    async startExport(ownerId: string, input: { includeSecrets?: boolean | undefined; passphrase?: string | undefined }, proof: OwnerProof, actor: AuditActor): Promise<ExportJob> {
+      await prove(ownerId, proof, actor, 'An export');
+      if (input.includeSecrets && (input.passphrase === undefined || input.passphrase.length < MIN_PASSPHRASE_LENGTH)) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `Secrets are exported only encrypted with a passphrase of at least ${MIN_PASSPHRASE_LENGTH} characters: send "passphrase" (keep it: the secrets cannot be read without it)`,
+          { details: [{ field: 'passphrase', message: `at least ${MIN_PASSPHRASE_LENGTH} characters are needed with includeSecrets` }] },
+        );
+      }
+      await sweep();
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const now = isoNow();
+      const id = newId('exp');
+      try {
+        await d
+          .insertInto('export_jobs')
+          .values({ id, owner_id: ownerId, status: 'running', include_secrets: input.includeSecrets ? 1 : 0, done_items: 0, total_items: 0, created_at: now, updated_at: now })
+          .execute();
+      } catch (error) {
+        const other = (await d.selectFrom('export_jobs').select('id').where('owner_id', '=', ownerId).where('status', '=', 'running').executeTakeFirst()) as { id: string } | undefined;
+        if (!other) throw error;
+        throw new AppError('CONFLICT', `Export ${other.id} is still running: wait for it (GET /api/v1/export/${other.id}) before starting another`);
+      }
+      await audit.record(actor, { action: 'portability.export', outcome: 'success', targetType: 'export', targetId: id, details: { phase: 'started', includesSecrets: Boolean(input.includeSecrets) } });
+      const work = runExport({ id, ownerId, passphrase: input.includeSecrets ? input.passphrase : undefined, actor }).finally(() => running.delete(work));
+      running.add(work);
+      return toJob((await d.selectFrom('export_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()) as ExportJob & ExportJobsTable);
+    },
+
+    async getExport(ownerId: string, id: string): Promise<ExportJob> {
+      await sweep();
+      const row = (await d.selectFrom('export_jobs').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst()) as ExportJobsTable | undefined;
+      if (!row) throw notFound('Export', id);
+      return toJob(row);
+    },
+
+    /** The finished archive's file, for the download route. */
+    async exportFile(ownerId: string, id: string, actor: AuditActor): Promise<{ file: string; size: number; filename: string }> {
+      const job = await this.getExport(ownerId, id);
+      if (job.status === 'running') throw new AppError('CONFLICT', `Export ${id} is still running (${job.progress.done} of ${job.progress.total}); download it once its status is done`);
+      if (job.status !== 'done') throw new AppError('NOT_FOUND', `Export ${id} is ${job.status}${job.error ? ` (${job.error})` : ''}: start a new export`);
+      const file = finalPath(id);
+      let size: number;
+      try {
+        size = statSync(file).size;
+      } catch {
+        throw new AppError('NOT_FOUND', `The archive of export ${id} is not on this server (it may have been written by another node, or removed): start a new export`);
+      }
+      await audit.record(actor, { action: 'portability.download', outcome: 'success', targetType: 'export', targetId: id });
+      return { file, size, filename: `hearth-export-${job.createdAt.slice(0, 10)}-${id}.zip` };
+    },
+
+    /** Checks and writes an archive into the owner's account, or (dryRun) says what that would do. */
+    async importArchive(ownerId: string, input: { data: Buffer; passphrase?: string | undefined; dryRun: boolean }, actor: AuditActor): Promise<ImportReport> {
+      const started = Date.now();
+      let report: ImportReport;
+      try {
+        const archive = openArchive(input.data, IMPORT_LIMITS);
+        const secrets = await archiveSecrets(archive, input.passphrase);
+        // The owner's data key is made (or read) before the transaction: the keyring writes it
+        // through the pool, which on SQLite is the one connection the transaction holds.
+        await deps.keyring.seal(ownerId, 'portability:import', '');
+        report = await db.transaction().execute(async (trx) => {
+          const result = await applyArchive({ trx, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun });
+          if (input.dryRun) throw new DryRunDone(result);
+          await audit.record(actor, { action: 'portability.import', outcome: 'success', details: summary(result, started) }, trx);
+          return result;
+        });
+      } catch (error) {
+        if (error instanceof DryRunDone) {
+          await audit.record(actor, { action: 'portability.import', outcome: 'success', details: summary(error.report, started) });
+          return error.report;
+        }
+        const reason = error instanceof AppError ? error.message : 'server error';
+        await audit.record(actor, { action: 'portability.import', outcome: 'failure', details: { reason: reason.slice(0, 500), dryRun: input.dryRun } });
+        throw error;
+      }
+      return report;
+    },
+
+    /** Waits for the exports this process is writing (the container's part, on close). */
+    async drain(): Promise<void> {
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+function summary(report: ImportReport, started: number): Record<string, unknown> {
+  const totals = { added: 0, unchanged: 0, conflicts: 0, skipped: 0, renumbered: 0 };
+  for (const counts of Object.values(report.tables)) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += counts[key];
+  return { dryRun: report.dryRun, ...totals, ms: Date.now() - started };
+}
+
+export type PortabilityService = ReturnType<typeof createPortabilityService>;
