@@ -141,7 +141,7 @@ async function backups(argv) {
 
 const [command] = process.argv.slice(2);
 if (!command || command === '--help' || command === '-h' || command === 'help') {
-  process.stdout.write(`${COMMANDS}\n`);
+  process.stdout.write(`${COMMANDS}\n\n${PORTABILITY_USAGE}\n`);
   process.exit(0);
 } else if (command === 'mcp') {
   bridge(parseArgs(process.argv.slice(2))).catch((error) => fail(error.message));
