@@ -119,6 +119,15 @@ export function excerpt(text: string, stems: readonly string[], maxChars: number
   return { text: head + text.slice(from, to) + tail, marks: inside };
 }
 
+/**
+ * Where the `width` characters of `text` that an excerpt would show start: before the window
+ * holding the most distinct query words (then the most marks), with some words before the
+ * first of them; 0 when none is in the text. For callers that cut their own excerpt.
+ */
+export function excerptStart(text: string, stems: readonly string[], width: number): number {
+  return bestWindowStart(text, markWords(text, stems).marks, stems, width);
+}
+
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
