@@ -35,7 +35,7 @@ export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWo
     type: 'memory',
     visibleTo: (principal) => hasScope(principal, 'memory'),
     async search(ownerId, q, limit) {
-      const lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates));
+      const lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates || limit + SUPERSEDED_MARGIN));
       // A few more than asked: superseded and expired entries are ranked too, and left out here.
       const ranked = await fusion.rank(ownerId, 'memory', q, lexical, limit + SUPERSEDED_MARGIN);
       const entries = new Map((await memory.entries(ownerId, ranked.map((item) => item.id))).map((entry) => [entry.id, entry]));
