@@ -354,9 +354,7 @@ export function rankInIndex<Id extends string | number>(
   // reach the k-th best score, only add to candidates found through the stronger ones.
   const order = lists.map((_, i) => i).filter((i) => lists[i]!.slots.length > 0);
   if (order.length > 0 && order.every((i) => lists[i]!.bits)) return rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
-  let postings = 0;
-  for (const list of lists) postings += list.slots.length;
-  if (postings <= ids.length) return rankAnyByTerms(owner, lists, top, accept);
+  if (postingsOf(lists) <= ids.length) return rankAnyByTerms(owner, lists, top, accept);
   order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
   const prefix = new Array<number>(order.length + 1).fill(0);
   for (let i = 0; i < order.length; i++) prefix[i + 1] = prefix[i]! + lists[order[i]!]!.bound;
@@ -392,6 +390,13 @@ export function rankInIndex<Id extends string | number>(
     top.offer(score(slot), slot);
   }
   return top.sorted(rows);
+}
+
+/** How many postings the words' lists hold in all. */
+function postingsOf(lists: readonly TermList[]): number {
+  let postings = 0;
+  for (const list of lists) postings += list.slots.length;
+  return postings;
 }
 
 /**
