@@ -1,9 +1,10 @@
 import { hasScope } from '../../http/access.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
+import { markWords, queryStems } from '../../storage/search/marks.js';
 import type { SearchProvider } from '../search/search.provider.js';
 import type { SearchHit } from '../search/search.schemas.js';
 import type { SearchSource } from '../search/search.source.js';
-import { marksOf, type KbPassageHit, type KnowledgeService } from './knowledge.service.js';
+import type { KbPassageHit, KnowledgeService } from './knowledge.service.js';
 
 /**
  * The knowledge base in search: its passages get vectors (the source), and the one search for
@@ -46,10 +47,13 @@ function wholeCharacters(text: string, start: number, end: number): [number, num
   return [start > 0 && low(start) ? start - 1 : start, end < text.length && low(end) ? end - 1 : end];
 }
 
-/** A passage as a search hit: its text bounded, its offsets those of that text, its matching words marked. */
-export function passageHit(hit: KbPassageHit, q: string): SearchHit {
+/**
+ * A passage as a search hit: its text bounded, its offsets those of that text, its matching words
+ * marked by the ranker's rule (`stems` from queryStems, made once per query: marks.ts).
+ */
+export function passageHit(hit: KbPassageHit, stems: readonly string[]): SearchHit {
   let { text, start, end } = hit;
-  let marks = marksOf(text, q);
+  let { marks } = markWords(text, stems);
   if (text.length > MAX_HIT_TEXT) {
     // From a little before the first match, so that it is read in its sentence.
     const begin = Math.max(0, Math.min((marks[0]?.[0] ?? 0) - 200, text.length - MAX_HIT_TEXT));
@@ -74,7 +78,8 @@ export function passageHit(hit: KbPassageHit, q: string): SearchHit {
 /** The best passages for `q` as search hits. */
 export async function searchPassageHits(knowledge: Pick<KnowledgeService, 'searchPassages'>, ownerId: string, q: string, limit: number, mode: MatchMode = 'any'): Promise<SearchHit[]> {
   const hits = await knowledge.searchPassages(ownerId, q, { limit, mode });
-  return hits.map((hit) => passageHit(hit, q));
+  const stems = queryStems(q);
+  return hits.map((hit) => passageHit(hit, stems));
 }
 
 /** The knowledge base's part of the one search for agents: passages, for tokens holding `knowledge`. */

@@ -2,7 +2,7 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { type MatchMode } from '../../storage/search/full-text.js';
-import { queryTerms, STOP_WORDS } from '../../storage/search/tokenizer.js';
+import { excerptStart, queryStems } from '../../storage/search/marks.js';
 import { isUniqueViolation } from '../../storage/storage.js';
 import type { LimitsService } from '../billing/billing.limits.js';
 import type { ParsingPool } from '../parsing/parsing.pool.js';
@@ -138,84 +138,13 @@ export function excerptOf(text: string, from = 0): string {
 }
 
 /**
- * Where the first word of the query appears in `text` (as a word prefix, as the index matches
- * it), or 0. Stemmed matches ("ran" for "running") are not found this way; their excerpt is
- * then the start of the document.
- */
-export function firstMatchIndex(text: string, terms: string[]): number {
-  if (terms.length === 0) return 0;
-  const escaped = terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})`, 'iu');
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const match = pattern.exec(flat);
-  // Start a little before the word, so that it is read in its sentence.
-  return match ? Math.max(0, match.index - 60) : 0;
-}
-
-/** The query's content words (its words when it has nothing else), as excerpts and marks look for them. */
-function excerptTerms(q: string): string[] {
-  const words = queryTerms(q);
-  const content = words.filter((word) => !STOP_WORDS.has(word));
-  return (content.length > 0 ? content : words).filter((term) => term.length > 0);
-}
-
-/**
- * The expression that finds a query's words, made once per query: an answer marks up to 50
- * passages for the same `q`, and compiling a Unicode expression for each cost a search more
- * than its ranking. The last few queries are kept (matchAll copies the expression, so sharing
- * one is safe).
- */
-const markPatterns = new Map<string, RegExp | undefined>();
-const MARK_PATTERNS_KEPT = 64;
-
-function markPattern(q: string): RegExp | undefined {
-  if (markPatterns.has(q)) return markPatterns.get(q);
-  const terms = excerptTerms(q);
-  const escaped = [...new Set(terms)].sort((a, b) => b.length - a.length).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = terms.length === 0 ? undefined : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${escaped.join('|')})[\\p{L}\\p{N}_]*`, 'giu');
-  if (markPatterns.size >= MARK_PATTERNS_KEPT) markPatterns.delete(markPatterns.keys().next().value!);
-  markPatterns.set(q, pattern);
-  return pattern;
-}
-
-/**
- * Where the query's content words start words of `text`, as [start, end) spans (UTF-16 code
- * units), in order and not overlapping. A word matches as a prefix, as the index matches it;
- * a match by stem alone ("ran" for "running") is not marked.
- */
-export function marksOf(text: string, q: string): Array<[number, number]> {
-  const pattern = markPattern(q);
-  if (pattern === undefined) return [];
-  const marks: Array<[number, number]> = [];
-  for (const match of text.matchAll(pattern)) marks.push([match.index, match.index + match[0].length]);
-  return marks;
-}
-
-/**
- * Where an excerpt of `text` for `q` starts: a little before the match that begins the window
- * of EXCERPT_CHARS holding the most distinct words of the query (the first such), or 0.
+ * Where an excerpt of `text` for `q` starts: the window of EXCERPT_CHARS (on one line) holding
+ * the most distinct words of the query, marked by the ranker's rule (marks.ts), a little before
+ * its first match; 0 when none is in the text.
  */
 export function bestMatchIndex(text: string, q: string): number {
   const flat = text.replace(/\s+/g, ' ').trim();
-  const marks = marksOf(flat, q).slice(0, 200);
-  if (marks.length === 0) return 0;
-  const terms = [...new Set(excerptTerms(q))].sort((a, b) => b.length - a.length);
-  const termOf = marks.map(([a, b]) => {
-    const word = flat.slice(a, b).toLowerCase();
-    return terms.find((term) => word.startsWith(term)) ?? word;
-  });
-  let best = 0;
-  let bestCount = 0;
-  for (let i = 0; i < marks.length; i++) {
-    const seen = new Set<string>();
-    for (let j = i; j < marks.length && marks[j]![1] <= marks[i]![0] + EXCERPT_CHARS - 60; j++) seen.add(termOf[j]!);
-    if (seen.size > bestCount) {
-      bestCount = seen.size;
-      best = marks[i]![0];
-    }
-  }
-  // Start a little before the word, so that it is read in its sentence.
-  return Math.max(0, best - 60);
+  return excerptStart(flat, queryStems(q), EXCERPT_CHARS);
 }
 
 function byteSize(text: string): number {
@@ -357,11 +286,10 @@ export function createKnowledgeService(deps: {
   async function documentsHoldingAll(ownerId: string, q: string, limit: number): Promise<KbDocumentSummary[]> {
     const hits = await repo.search(ownerId, q, limit, 'all');
     const rows = new Map((await repo.summariesByIds(ownerId, hits.map((h) => h.id), SEARCH_HEAD_CHARS)).map((r) => [r.id, r]));
-    const terms = excerptTerms(q);
     return hits.flatMap((hit) => {
       const row = rows.get(hit.id);
       if (!row) return []; // deleted between the two queries
-      return [toSummary(row, excerptOf(row.head, firstMatchIndex(row.head, terms)), hit.rank)];
+      return [toSummary(row, excerptOf(row.head, bestMatchIndex(row.head, q)), hit.rank)];
     });
   }
 

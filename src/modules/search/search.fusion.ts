@@ -30,7 +30,7 @@ export interface RankedItem {
  * worse than words alone because of it.
  */
 export interface Fusion {
-  /** How many of the words' best hits fusion wants to see. */
+  /** How many of the words' best hits fusion wants to see; 0 when it only takes the words' best `limit`. */
   readonly candidates: number;
   rank(ownerId: string, source: SearchSourceKind, q: string, lexical: readonly LexicalHit[], limit: number): Promise<RankedItem[]>;
 }
@@ -329,7 +329,11 @@ export function createFusion(deps: FusionDeps): FusionService {
   const wordsOnly = (lexical: readonly LexicalHit[], limit: number): RankedItem[] => lexical.slice(0, limit).map((hit) => ({ id: hit.id, score: hit.score, matched: 'words' }));
 
   return {
-    candidates: settings.candidates,
+    // With the embedder off there is nothing to fuse: a module's top `limit` by words is the
+    // answer, and ranking 50 to keep 10 cost the words-only search a good part of its time.
+    get candidates() {
+      return deps.embeddings.describe().kind === 'off' ? 0 : settings.candidates;
+    },
     settings,
 
     async rank(ownerId, source, q, lexical, limit) {

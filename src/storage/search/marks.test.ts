@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { excerpt, markWords, queryStems } from './marks.js';
+import { porterStem } from './stemmer.js';
+import { tokenize } from './tokenizer.js';
+
+/** The rule written plainly (each run of letters, digits and marks tokenized, each token stemmed): what markWords' fast path must equal. */
+function markedByRule(text: string, stems: readonly string[]) {
+  const marks: Array<[number, number]> = [];
+  const matched = stems.map(() => false);
+  if (stems.length === 0) return { marks, matched };
+  for (const run of text.matchAll(/[\p{L}\p{N}\p{Co}\p{M}]+/gu)) {
+    let hit = false;
+    for (const token of tokenize(run[0])) {
+      const stem = porterStem(token);
+      stems.forEach((s, i) => {
+        if (stem.startsWith(s)) hit = matched[i] = true;
+      });
+    }
+    if (hit) marks.push([run.index, run.index + run[0].length]);
+  }
+  return { marks, matched };
+}
 
 const marked = (text: string, q: string) => markWords(text, queryStems(q)).marks.map(([s, e]) => text.slice(s, e));
 
@@ -32,5 +52,20 @@ describe('marks: the words of a query in a text, by the ranker\'s rule', () => {
     for (const [s, e] of cut.marks) expect(cut.text.slice(s, e)).toMatch(/^(garden|notebook)$/);
     // Without any mark the window is the text's beginning.
     expect(excerpt(text, queryStems('zzz'), 50).text.startsWith('lorem')).toBe(true);
+  });
+
+  it('marks ASCII text (read code by code) and any other text exactly as the rule says', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const words = ['Garden', 'gardening', 'deploy', 'DEPLOYED', 'notebook', 'x1', '42', 'running', 'ran', 'Café', 'résumé', 'e\u0301cole', '😀', 'naïve', 'a_b', "don't"];
+    const gaps = [' ', ', ', '. ', '\n', '-', '_', '/', '  ', '\t'];
+    const queries = ['garden deploy', 'note run 42', 'cafe resume ecole naive', 'x deployed', 'the', 'b'];
+    for (let t = 0; t < 300; t++) {
+      const ascii = t % 2 === 0;
+      const pool = ascii ? words.filter((w) => /^[\x00-\x7f]*$/.test(w)) : words;
+      let text = '';
+      for (let w = 0, n = Math.floor(random() * 30); w < n; w++) text += pool[Math.floor(random() * pool.length)]! + gaps[Math.floor(random() * gaps.length)]!;
+      for (const q of queries) expect(markWords(text, queryStems(q))).toEqual(markedByRule(text, queryStems(q)));
+    }
   });
 });

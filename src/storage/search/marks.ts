@@ -54,11 +54,68 @@ function stemOf(token: string): string {
 /** Spans marked at most in one text: a long entry of one repeated word cannot make a long answer. */
 const MAX_MARKS = 1_000;
 
+/**
+ * Stems by the word as the text spells it (case kept), for the ASCII words of `markWords`' fast
+ * path: the same words recur across the hits of an answer and across answers, and a lookup by
+ * the text's own slice saves lower-casing it first. Bounded as `stemCache`.
+ */
+const spelledStems = new Map<string, string>();
+
+function stemOfSpelled(word: string): string {
+  let stem = spelledStems.get(word);
+  if (stem === undefined) {
+    if (spelledStems.size >= STEMS_KEPT) spelledStems.clear();
+    stem = stemOf(word.toLowerCase());
+    spelledStems.set(word, stem);
+  }
+  return stem;
+}
+
+/** Whether an ASCII code is a letter or a digit: what a run of ASCII text is made of (RUN). */
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
+}
+
 /** Where `text` holds the query's words (`stems` from queryStems). */
 export function markWords(text: string, stems: readonly string[]): WordMarks {
   const marks: Array<[number, number]> = [];
   const matched = stems.map(() => false);
   if (stems.length === 0) return { marks, matched };
+  // Most text is ASCII: a run is then letters and digits, one token, its stem the lower-cased
+  // run's. Read code by code, without a regular expression's match arrays; the first character
+  // past ASCII hands the whole text to the general rule below.
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return markRuns(text, stems);
+    if (!isAsciiWordCode(code)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let next = text.charCodeAt(++i);
+    while (i < n && isAsciiWordCode(next)) next = text.charCodeAt(++i);
+    if (i < n && next >= 0x80) return markRuns(text, stems);
+    const stem = stemOfSpelled(text.slice(start, i));
+    let hit = false;
+    for (let k = 0; k < stems.length; k++) {
+      if (stem.startsWith(stems[k]!)) {
+        matched[k] = true;
+        hit = true;
+      }
+    }
+    if (hit) {
+      marks.push([start, i]);
+      if (marks.length >= MAX_MARKS) break;
+    }
+  }
+  return { marks, matched };
+}
+
+/** markWords for any text: each run of letters, digits and combining marks tokenized on its own. */
+function markRuns(text: string, stems: readonly string[]): WordMarks {
+  const marks: Array<[number, number]> = [];
+  const matched = stems.map(() => false);
   for (const run of text.matchAll(RUN)) {
     const start = run.index;
     const tokens = tokenize(run[0]);
@@ -117,6 +174,15 @@ export function excerpt(text: string, stems: readonly string[], maxChars: number
   const shift = head.length - from;
   const inside = marks.filter(([s, e]) => s >= from && e <= to).map(([s, e]): [number, number] => [s + shift, e + shift]);
   return { text: head + text.slice(from, to) + tail, marks: inside };
+}
+
+/**
+ * Where the `width` characters of `text` that an excerpt would show start: before the window
+ * holding the most distinct query words (then the most marks), with some words before the
+ * first of them; 0 when none is in the text. For callers that cut their own excerpt.
+ */
+export function excerptStart(text: string, stems: readonly string[], width: number): number {
+  return bestWindowStart(text, markWords(text, stems).marks, stems, width);
 }
 
 function isLowSurrogate(code: number): boolean {

@@ -63,6 +63,18 @@ function reference(
   limit: number,
   accept: (row: Record<string, unknown>) => boolean = () => true,
 ): Array<string | number> {
+  return referenceHits(rows, index, q, mode, limit, accept).map((h) => h.id);
+}
+
+/** The reference's best `limit` hits with their scores. */
+function referenceHits(
+  rows: Array<Record<string, unknown>>,
+  index: FullTextIndex,
+  q: string,
+  mode: MatchMode,
+  limit: number,
+  accept: (row: Record<string, unknown>) => boolean = () => true,
+): Hit[] {
   const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
   const docs = rows.map((row) => {
     const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name] ?? '')).map(porterStem) }));
@@ -87,7 +99,7 @@ function reference(
     hits.push({ id: d.row.id as string | number, score });
   });
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return hits.slice(0, limit).map((h) => h.id);
+  return hits.slice(0, limit);
 }
 
 function randomQuery(random: () => number): string {
@@ -441,5 +453,79 @@ describe('words frequent enough to intersect as bitsets', () => {
       }
     }
     expect(intersected).toBeGreaterThan(20);
+  });
+});
+
+describe('the top k of any word, against a ranking of every document', () => {
+  it('answers the same documents with the same scores, on random corpora mixing rare and frequent words', () => {
+    const random = seeded(33);
+    const index: FullTextIndex = { table: 'notes', rowKey: 'id', columns: [{ name: 'title', weight: 3 }, { name: 'body', weight: 1 }] };
+    let fewPostings = 0;
+    let manyPostings = 0;
+    for (let corpus = 0; corpus < 4; corpus++) {
+      // Word i is drawn with a weight falling as 1/(i+1): a few words in most documents, most in a few.
+      const weights = VOCABULARY.map((_, i) => 1 / (((i + corpus * 7) % VOCABULARY.length) + 1));
+      const total = weights.reduce((a, b) => a + b, 0);
+      const draw = () => {
+        let r = random() * total;
+        for (let i = 0; i < weights.length; i++) if ((r -= weights[i]!) <= 0) return VOCABULARY[i]!;
+        return VOCABULARY[0]!;
+      };
+      const size = 200 + Math.floor(random() * 600);
+      const rows = Array.from({ length: size }, (_, i) => ({
+        id: `n${String(i).padStart(5, '0')}`,
+        title: Array.from({ length: Math.floor(random() * 3) }, draw).join(' '),
+        body: Array.from({ length: 1 + Math.floor(random() * 40) }, draw).join(' '),
+        group: Math.floor(random() * 3),
+      }));
+      const owner = buildOwnerIndex<string>(rows, index, ['group'], 1)!;
+      // The reference's work per document, done once: stems by column and length.
+      const docs = rows.map((row) => {
+        const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name as 'title' | 'body'])).map(porterStem) }));
+        return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
+      });
+      const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
+      const expected = (q: string, limit: number, accept: (row: (typeof rows)[number]) => boolean): Hit[] => {
+        const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
+        const freqs = docs.map((d) => terms.map((t) => d.columns.reduce((f, c) => f + c.weight * c.stems.filter((st) => st.startsWith(t)).length, 0)));
+        const idfs = terms.map((_, i) => {
+          const holding = freqs.filter((f) => f[i]! > 0).length;
+          const idf = Math.log((docs.length - holding + 0.5) / (holding + 0.5));
+          return idf <= 0 ? 1e-6 : idf;
+        });
+        const hits: Hit[] = [];
+        docs.forEach((d, di) => {
+          const f = freqs[di]!;
+          if (!f.some((x) => x > 0) || !accept(d.row)) return;
+          let score = 0;
+          f.forEach((x, i) => {
+            if (x > 0) score += idfs[i]! * ((x * (1.2 + 1)) / (x + 1.2 * (1 - 0.75 + (0.75 * d.length) / avg)));
+          });
+          hits.push({ id: d.row.id, score });
+        });
+        hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        return hits.slice(0, limit);
+      };
+      const group = owner.attributes.get('group')!;
+      for (let i = 0; i < 30; i++) {
+        const q = Array.from({ length: 1 + Math.floor(random() * 10) }, () => {
+          const word = random() < 0.5 ? draw() : pick(random, VOCABULARY);
+          return random() < 0.2 && word.length > 4 ? word.slice(0, 3 + Math.floor(random() * (word.length - 3))) : word;
+        }).join(' ');
+        const stems = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
+        const postings = stems.reduce((n, stem) => n + owner.words.filter((w) => w.startsWith(stem)).reduce((m, w) => m + owner.postings.get(w)!.slots.length, 0), 0);
+        if (postings <= size) fewPostings++;
+        else manyPostings++;
+        for (const limit of [1, 7, 20, 200]) {
+          const all = rankInIndex(owner, searchTerms(q), 'any', limit, () => true)!;
+          expect(all.map((h) => ({ id: h.id, score: h.rank })), `${q} (limit ${limit})`).toEqual(expected(q, limit, () => true));
+          const filtered = rankInIndex(owner, searchTerms(q), 'any', limit, (slot) => group[slot] !== '1')!;
+          expect(filtered.map((h) => ({ id: h.id, score: h.rank })), `${q} (limit ${limit}, filtered)`).toEqual(expected(q, limit, (row) => row.group !== 1));
+        }
+      }
+    }
+    // Both ways of ranking were taken: the sums over few postings and the walks over many.
+    expect(fewPostings).toBeGreaterThan(10);
+    expect(manyPostings).toBeGreaterThan(10);
   });
 });

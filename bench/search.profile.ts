@@ -1,0 +1,44 @@
+/**
+ * One search row of `npm run bench` against a store seeded once, for measuring and profiling a
+ * change without seeding again:
+ *   DATA_DIR=<folder> npx tsx bench/seed-store.ts > <folder>/seeded.json     (once)
+ *   DATA_DIR=<folder> npx tsx bench/search.profile.ts [search|common] [seconds = 5]
+ * starts the compiled server on DATA_DIR (words only, as the bench runs it), sends the row's
+ * requests (a new question each time) for the given seconds, and prints the server's CPU time per
+ * answer. PROFILE=<folder> also writes the server's CPU profile (`node --cpu-prof`) there.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { commonQuery } from './lib/dataset.js';
+import { loadFor, withServerCpu } from './lib/load.js';
+import { ownerQuestion } from './lib/notes.js';
+import { buildServer, startHearth, WORDS_ONLY } from './lib/processes.js';
+import type { Seeded } from './lib/seed.js';
+
+const dataDir = process.env.DATA_DIR;
+if (!dataDir) throw new Error('DATA_DIR must name a folder seeded by bench/seed-store.ts');
+const seeded = JSON.parse(readFileSync(path.join(dataDir, 'seeded.json'), 'utf8')) as Seeded;
+const row = process.argv[2] ?? 'search';
+const seconds = Number(process.argv[3] ?? 5);
+const profile = process.env.PROFILE;
+
+buildServer();
+const server = await startHearth(
+  { dataDir, databaseUrl: process.env.DATABASE_URL || undefined },
+  WORDS_ONLY,
+  profile ? { wrapper: [], nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profile}`], readyWithinMs: 60_000 } : undefined,
+);
+let sent = 0;
+const pathOf = (): string =>
+  row === 'common'
+    ? `/api/v1/skills?q=${encodeURIComponent(commonQuery(sent++))}&limit=20`
+    : `/api/v1/search?q=${encodeURIComponent(ownerQuestion(sent++))}&types=${process.env.TYPES ?? 'memory,knowledge'}`;
+try {
+  const target = { url: `${server.baseUrl}/api/v1/health`, headers: { authorization: `Bearer ${seeded.masterToken}` }, vary: () => ({ path: pathOf() }) };
+  // Warm-up, so that the timed requests run compiled code; then the measured run.
+  await loadFor(target, 10, 1);
+  const sample = await withServerCpu(server.pid, () => loadFor(target, 50, seconds));
+  console.log(`${row}: ${sample.requestsPerSecond.toFixed(0)}/s, p99 ${sample.p99Ms} ms, server CPU ${sample.serverCpuUs?.toFixed(0)} µs/answer, ok ${sample.ok}, non-2xx ${sample.non2xx}${sample.firstFailure ? `: ${sample.firstFailure}` : ''}`);
+} finally {
+  await server.stop();
+}
