@@ -9,7 +9,6 @@ import { installFrontDoor } from './http/front-door.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { AppError, handleFrameworkError, registerErrorHandling } from './http/errors.js';
 import { closeUpgradeOnceAnswered } from './http/upgrade.js';
-import { trackInFlight } from './http/in-flight.js';
 import { openApiOptions } from './http/openapi.js';
 import { createApproximateRateLimiter, registerRateLimits, TOKEN_RATE_LIMIT } from './http/rate-limit.js';
 import { createRootLogger, HearthLogController, requestLoggerFactory } from './http/logging.js';
@@ -51,9 +50,6 @@ import { vaultRoutes } from './modules/vault/vault.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import type { Container } from './container.js';
 import { API_VERSION } from './version.js';
-
-/** The longest closing the app waits for the requests in flight before it closes storage anyway. */
-const DRAIN_LIMIT_MS = 9_000;
 
 export interface AppDeps {
   config: Config;
@@ -110,14 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildValidator: validatorFactory(createValidatorCompiler()), buildSerializer: lazySerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (!requestLines) app.log = logger;
-  // The container's parts stop once the server stopped accepting and the requests it was
-  // answering finished (in-flight.ts says why Fastify's own wait is not enough), started or not.
-  // The app starts none of them (HTTP only). main.ts exits anyway after its own limit.
-  const inFlight = trackInFlight(app);
-  app.addHook('onClose', async () => {
-    if (!(await inFlight.drained(DRAIN_LIMIT_MS))) app.log.warn(`requests still unanswered after ${DRAIN_LIMIT_MS / 1000} s of closing; closing storage under them`);
-    await container.close();
-  });
+  // Fastify runs onClose once the server stopped accepting and in-flight requests finished: the
+  // container's parts stop then, started or not. The app starts none of them (HTTP only).
+  app.addHook('onClose', () => container.close());
 
   // Clients that always send Content-Type: application/json also on bodiless POSTs are served.
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
