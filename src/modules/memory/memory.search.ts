@@ -38,7 +38,9 @@ export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWo
     visibleTo: (principal) => hasScope(principal, 'memory'),
     async search(ownerId, q, limit, principal) {
       const scope = principal?.memoryTags ?? null;
-      let lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates || limit + SUPERSEDED_MARGIN));
+      // Words only (no candidates for fusion): the top the page needs, or for a limited token the
+      // largest page, since its hidden hits are left out below.
+      let lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates || (scope ? SCOPED_CANDIDATES : limit + SUPERSEDED_MARGIN)));
       if (scope) {
         // A token limited to tags: the words' hits it may not see are left out before fusion,
         // so that neither they nor their scores (fusion scales by the best one) reach it.
