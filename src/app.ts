@@ -206,7 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     handshakesRoutes({ handshakes: container.handshakes }),
     personasRoutes({ personas: container.personas, attachments: container.attachments }),
     identityRoutes({ identity: container.identity }),
-    memoryRoutes({ memory: container.memory }),
+    memoryRoutes({ memory: container.memory, audit: container.audit }),
     knowledgeRoutes({ knowledge: container.knowledge, attachments: container.attachments }),
     skillsRoutes({ skills: container.skills }),
     searchRoutes({ providers: container.searchProviders, embeddings: container.embeddings, indexer: container.searchIndexer }),

@@ -29,6 +29,9 @@ const COLUMNS = [
   'supersedes',
   'superseded_by',
   'superseded_at',
+  'seen_count',
+  'last_seen_at',
+  'last_seen_by',
 ] as const;
 
 /** Who wrote, as stored in `author` (the channel has a column of its own) and `editor` (with it). */
@@ -48,6 +51,11 @@ export function authorOf(row: Pick<MemoryEntriesTable, 'author' | 'channel'>): M
 
 export function editorOf(row: Pick<MemoryEntriesTable, 'editor'>): MemoryAuthor | null {
   return row.editor === null ? null : decodeJson(row.editor, isEditor, 'memory_entries.editor');
+}
+
+/** Who last stored the entry again (a write found a duplicate of it); null while only its author has. */
+export function seenByOf(row: Pick<MemoryEntriesTable, 'last_seen_by'>): MemoryAuthor | null {
+  return row.last_seen_by === null ? null : decodeJson(row.last_seen_by, isEditor, 'memory_entries.last_seen_by');
 }
 
 export function sourceOf(row: Pick<MemoryEntriesTable, 'source'>): MemorySource | null {
@@ -104,7 +112,25 @@ export type EntryLimit<R> = (count: number, adding: number) => R | undefined;
 interface Creation {
   row: MemoryEntriesTable;
   limit: EntryLimit<unknown> | undefined;
+  /** The writer as `last_seen_by` records it, should the row turn out to be a duplicate. */
+  seenBy: string;
 }
+
+/**
+ * What became of a new entry: written (undefined), refused by the limit, or not written because
+ * a current entry of the owner holds the same text (which now counts this attempt).
+ */
+export type CreationOutcome<R> = { refusal: R } | { duplicateOf: MemoryRow } | undefined;
+
+/** A superseding write whose text a current entry (not one it replaces) already holds. */
+class DuplicateText extends Error {
+  constructor() {
+    super('A current entry of the owner holds the same text');
+  }
+}
+
+/** Attempts at settling one text in a batch before giving up (each needs a concurrent writer to win a race). */
+const SETTLE_ATTEMPTS = 4;
 
 export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
 
@@ -127,7 +153,10 @@ const INSERTED_TEXT_COLUMNS = [
   'supersedes',
   'superseded_by',
   'superseded_at',
-] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned'>>;
+  'content_key',
+  'last_seen_at',
+  'last_seen_by',
+] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned' | 'seen_count'>>;
 
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
 const SEARCH_INDEX_MAX_COST = 500_000;
@@ -159,21 +188,83 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
    * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
    * work for the row, and the cap bounds the distinct statements the statement cache keeps.
    */
-  async function insertMany(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>): Promise<void> {
-    if (rows.length === 0) return;
+  async function insertMany(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>): Promise<Set<string>> {
+    const inserted = new Set<string>();
+    if (rows.length === 0) return inserted;
+    // A row whose text a current entry of its owner holds (the unique content key) is skipped,
+    // not an error: the batch's other rows are written, and the skipped ones settled after.
     if (dialect === 'sqlite' || rows.length === 1) {
       for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
-        await trx.insertInto('memory_entries').values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT)).execute();
+        const written = await trx
+          .insertInto('memory_entries')
+          .values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT))
+          .onConflict((oc) => oc.doNothing())
+          .returning('id')
+          .execute();
+        for (const row of written) inserted.add(row.id);
       }
-      return;
+      return inserted;
     }
     const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
     const texts = INSERTED_TEXT_COLUMNS.map((name) => sql`${column(name)}::text[]`);
-    await trx
+    const written = await trx
       .insertInto('memory_entries')
-      .columns([...INSERTED_TEXT_COLUMNS, 'pinned'])
-      .expression(sql`SELECT * FROM unnest(${sql.join(texts)}, ${column('pinned')}::integer[])`)
+      .columns([...INSERTED_TEXT_COLUMNS, 'pinned', 'seen_count'])
+      .expression(sql`SELECT * FROM unnest(${sql.join(texts)}, ${column('pinned')}::integer[], ${column('seen_count')}::integer[])`)
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
       .execute();
+    for (const row of written) inserted.add(row.id);
+    return inserted;
+  }
+
+  /**
+   * Counts `rows` (new entries of one owner and text, in order) as attempts on the owner's
+   * current entry holding that text: its seen count grows by their number, the last one is
+   * recorded as last seen. Answers that entry, or undefined when no current entry holds it.
+   */
+  async function markSeen(trx: Executor<MemoryTables>, rows: readonly Creation[], now: string): Promise<MemoryRow | undefined> {
+    const last = rows[rows.length - 1]!;
+    return trx
+      .updateTable('memory_entries')
+      .set({ seen_count: sql<number>`seen_count + ${rows.length}`, last_seen_at: last.row.created_at, last_seen_by: last.seenBy })
+      .where('owner_id', '=', last.row.owner_id)
+      .where('content_key', '=', last.row.content_key)
+      .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]))
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  }
+
+  /** Frees the owner's key `key` from an entry past its validUntil: it is no longer current, and a new write of its text is new. */
+  async function releaseExpired(trx: Executor<MemoryTables>, ownerId: string, key: string, now: string): Promise<void> {
+    await trx.updateTable('memory_entries').set({ content_key: null }).where('owner_id', '=', ownerId).where('content_key', '=', key).where('valid_until', '<=', now).execute();
+  }
+
+  /**
+   * The new entries of a batch that the insert skipped, grouped by owner and text: each group is
+   * counted as attempts on the current entry holding its text. When none does (it expired, or a
+   * concurrent write superseded or deleted it since), the key is freed and the group's first
+   * entry written, the others counted on it.
+   */
+  async function settle(trx: Executor<MemoryTables>, skipped: readonly Creation[], outcomes: Map<Creation, CreationOutcome<unknown>>): Promise<void> {
+    const groups = new Map<string, Creation[]>();
+    for (const item of skipped) {
+      const k = `${item.row.owner_id}\u0000${item.row.content_key}`;
+      groups.set(k, [...(groups.get(k) ?? []), item]);
+    }
+    const now = new Date().toISOString();
+    for (let group of groups.values()) {
+      for (let attempt = 0; group.length > 0; attempt++) {
+        const held = await markSeen(trx, group, now);
+        if (held) {
+          for (const item of group) outcomes.set(item, { duplicateOf: held });
+          break;
+        }
+        if (attempt === SETTLE_ATTEMPTS) throw new Error(`Could not settle a memory entry's text after ${SETTLE_ATTEMPTS} attempts: writes of it keep racing`);
+        await releaseExpired(trx, group[0]!.row.owner_id, group[0]!.row.content_key!, now);
+        if ((await insertMany([group[0]!.row], trx)).size === 1) group = group.slice(1);
+      }
+    }
   }
 
   async function count(ownerId: string, trx: Executor<MemoryTables> = db): Promise<number> {
@@ -203,22 +294,33 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
    * The items are judged one after another, each counting the ones accepted before it, so a
    * batch of creations cannot pass the plan's limit together. Answers each one's refusal.
    */
-  const creations: BatchedWork<Creation, unknown> = {
+  const creations: BatchedWork<Creation, CreationOutcome<unknown>> = {
     async run(trx, items) {
       const limited = new Set(items.filter((item) => item.limit).map((item) => item.row.owner_id));
       const counts = limited.size > 0 ? await countByOwner([...limited], trx) : new Map<string, number>();
-      const accepted: MemoryEntriesTable[] = [];
-      const refusals = items.map(({ row, limit }) => {
+      const accepted: Creation[] = [];
+      const outcomes = new Map<Creation, CreationOutcome<unknown>>();
+      for (const item of items) {
+        const { row, limit } = item;
         const refusal = limit?.(counts.get(row.owner_id) ?? 0, 1);
-        if (refusal !== undefined) return refusal;
-        accepted.push(row);
+        if (refusal !== undefined) {
+          outcomes.set(item, { refusal });
+          continue;
+        }
+        accepted.push(item);
         if (limited.has(row.owner_id)) counts.set(row.owner_id, (counts.get(row.owner_id) ?? 0) + 1);
-        return undefined;
-      });
-      await insertMany(accepted, trx);
-      return refusals;
+      }
+      const inserted = await insertMany(
+        accepted.map((item) => item.row),
+        trx,
+      );
+      const skipped = accepted.filter((item) => !inserted.has(item.row.id));
+      if (skipped.length > 0) await settle(trx, skipped, outcomes);
+      return items.map((item) => outcomes.get(item));
     },
     // Without a limit to count, the creations are one INSERT where the repository writes them so.
+    // Duplicates found by it are settled by statements of their own, each whole by itself: an
+    // attempt counted, or a key freed from an expired entry and the row written again.
     oneStatement: (items) => insertsManyAtOnce && items.every((item) => !item.limit),
   };
 
@@ -246,8 +348,26 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * entries are counted in the writing transaction (with the batch's earlier creations), and a
      * refusal it gives is answered instead of writing.
      */
-    async create<R>(row: MemoryEntriesTable, limit?: EntryLimit<R>): Promise<R | undefined> {
-      return (await groupCommit.runBatched(creations, { row, limit })) as R | undefined;
+    async create<R>(row: MemoryEntriesTable, seenBy: string, limit?: EntryLimit<R>): Promise<CreationOutcome<R>> {
+      return (await groupCommit.runBatched(creations, { row, limit, seenBy })) as CreationOutcome<R>;
+    },
+
+    /**
+     * Counts an attempt to store the owner's current entry `id` again (found near in meaning):
+     * answers the entry, or undefined when it is no longer a current entry of the owner.
+     */
+    async recordSeen(ownerId: string, id: string, at: string, seenBy: string): Promise<MemoryRow | undefined> {
+      return groupCommit.run((trx: Executor<MemoryTables>) =>
+        trx
+          .updateTable('memory_entries')
+          .set({ seen_count: sql<number>`seen_count + 1`, last_seen_at: at, last_seen_by: seenBy })
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', id)
+          .where('superseded_at', 'is', null)
+          .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', at)]))
+          .returning(COLUMNS)
+          .executeTakeFirst(),
+      );
     },
 
     /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
@@ -291,13 +411,23 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     async update(
       ownerId: string,
       id: string,
-      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source'>> &
+      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source' | 'content_key'>> &
         Pick<MemoryEntriesTable, 'updated_at' | 'editor'>,
       /** Judges the changed row before the change commits: an error it answers is thrown, and the change undone. */
       check?: (row: MemoryRow) => Error | undefined,
-    ): Promise<MemoryRow | undefined> {
+    ): Promise<MemoryRow | { sameTextAs: string } | undefined> {
       return groupCommit.run(async (trx) => {
-        const row = await trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+        const { content_key: key, ...rest } = changes;
+        let set: typeof changes | (typeof rest & { content_key: ReturnType<typeof sql<string | null>> }) = rest;
+        if (key !== undefined && key !== null) {
+          // New content: another current entry of the owner holding the same text refuses the
+          // change (an expired one gives its key up). A superseded entry, not current, holds no key.
+          await releaseExpired(trx, ownerId, key, changes.updated_at);
+          const holder = await trx.selectFrom('memory_entries').select('id').where('owner_id', '=', ownerId).where('content_key', '=', key).where('id', '<>', id).executeTakeFirst();
+          if (holder) return { sameTextAs: holder.id };
+          set = { ...rest, content_key: sql<string | null>`CASE WHEN superseded_at IS NULL THEN ${key} ELSE NULL END` };
+        }
+        const row = await trx.updateTable('memory_entries').set(set).where('owner_id', '=', ownerId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
         const refusal = row && check?.(row);
         if (refusal) throw refusal;
         return row;
@@ -309,13 +439,19 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * the group commit: the insert, then each replaced entry marked superseded by it. Answers the
      * limit's refusal, or the ids that are not current entries of the owner (nothing written then).
      */
-    async createSuperseding<R>(row: MemoryEntriesTable, replaced: readonly string[], limit?: EntryLimit<R>): Promise<{ refusal?: R; missing?: string[] }> {
-      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+    async createSuperseding<R>(
+      row: MemoryEntriesTable,
+      replaced: readonly string[],
+      seenBy: string,
+      limit?: EntryLimit<R>,
+    ): Promise<{ refusal?: R; missing?: string[]; duplicateOf?: MemoryRow }> {
+      const outcome = await groupCommit.run(async (trx: Executor<MemoryTables>) => {
         const refusal = limit?.(await count(row.owner_id, trx), 1);
         if (refusal !== undefined) return { refusal };
+        // A replaced entry is no longer current: it gives its text's key up (to this entry, when it says the same).
         const marked = await trx
           .updateTable('memory_entries')
-          .set({ superseded_by: row.id, superseded_at: row.created_at, updated_at: row.created_at })
+          .set({ superseded_by: row.id, superseded_at: row.created_at, updated_at: row.created_at, content_key: null })
           .where('owner_id', '=', row.owner_id)
           .where('id', 'in', replaced)
           .where('superseded_at', 'is', null)
@@ -326,12 +462,20 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
           // Thrown, so that the unit's marks are undone; answered as the ids that were missing.
           throw new MissingEntries(replaced.filter((id) => !found.has(id)));
         }
-        await trx.insertInto('memory_entries').values(row).execute();
+        await releaseExpired(trx, row.owner_id, row.content_key!, row.created_at);
+        // Another current entry says the same: thrown, so that the marks are undone.
+        if ((await insertMany([row], trx)).size === 0) throw new DuplicateText();
         return {};
-      }).catch((error: unknown) => {
+      }).catch((error: unknown): { missing?: string[]; duplicate?: true } => {
         if (error instanceof MissingEntries) return { missing: error.ids };
+        if (error instanceof DuplicateText) return { duplicate: true };
         throw error;
       });
+      if (!('duplicate' in outcome)) return outcome;
+      // Nothing was replaced: the attempt counts on the entry that already says it.
+      const held = await groupCommit.run((trx: Executor<MemoryTables>) => markSeen(trx, [{ row, seenBy, limit: undefined }], row.created_at));
+      // Superseded or deleted meanwhile, the text is free again: written as asked.
+      return held ? { duplicateOf: held } : this.createSuperseding(row, replaced, seenBy, limit);
     },
 
     /**
@@ -351,7 +495,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
         if (!newer) return { missing: by };
         const marked = await trx
           .updateTable('memory_entries')
-          .set({ superseded_by: by, superseded_at: at, updated_at: at })
+          .set({ superseded_by: by, superseded_at: at, updated_at: at, content_key: null })
           .where('owner_id', '=', ownerId)
           .where('id', '=', id)
           .where('superseded_at', 'is', null)

@@ -64,6 +64,9 @@ describe('happy path', () => {
         supersedes: [],
         supersededBy: null,
         supersededAt: null,
+        seenCount: 1,
+        lastSeenAt: res.body.data.created_at,
+        lastSeenBy: { channel: 'api', token: { id: master.tokenId, name: master.name, kind: 'master' }, agent: null },
       },
     });
     expect(new Date(res.body.data.created_at).toISOString()).toBe(res.body.data.created_at);
@@ -233,7 +236,10 @@ describe('search', () => {
         'editedBy',
         'id',
         'kind',
+        'lastSeenAt',
+        'lastSeenBy',
         'pinned',
+        'seenCount',
         'source',
         'supersededAt',
         'supersededBy',

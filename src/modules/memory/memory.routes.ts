@@ -11,20 +11,22 @@ import {
   DeletedMemoryResponse,
   ListMemoryQuery,
   MemoryBody,
+  MemoryDuplicateResponse,
   MemoryHistory,
   MemoryPage,
   MemoryPatchBody,
   MemoryResponse,
 } from './memory.schemas.js';
 import type { MemoryService, MemoryWriter } from './memory.service.js';
+import { actorOf, type AuditService } from '../audit/audit.service.js';
 
 /** The writer of a request, as the server knows it: the caller's token and how the request came. */
 function writerOf(request: FastifyRequest): MemoryWriter {
   return { principal: principalOf(request), channel: requestChannel(request) };
 }
 
-export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyncTypebox {
-  const { memory } = deps;
+export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditService, 'record'> }): FastifyPluginAsyncTypebox {
+  const { memory, audit } = deps;
   return async (app) => {
     const config = { access: access.scope('memory') };
     const tags = ['memory'];
@@ -58,15 +60,24 @@ export function memoryRoutes(deps: { memory: MemoryService }): FastifyPluginAsyn
         config: { ...config, actionClass: 'memory.write' },
         schema: {
           operationId: 'createMemory',
-          summary: 'Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server',
+          summary:
+            'Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server. 201: stored. 200 with duplicateOf: a current entry already says this, nothing was added (the attempt is counted on it)',
           tags,
           body: MemoryBody,
-          response: { 201: MemoryResponse },
+          response: { 201: MemoryResponse, 200: MemoryDuplicateResponse },
         },
       },
       async (request, reply) => {
-        const entry = await inRequestPart('body', memory.create(principalOf(request).ownerId, request.body, writerOf(request)));
-        return reply.status(201).send({ data: entry });
+        const written = await inRequestPart('body', memory.create(principalOf(request).ownerId, request.body, writerOf(request)));
+        if (written.duplicateOf === undefined) return reply.status(201).send({ data: written.entry });
+        await audit.record(actorOf(request), {
+          action: 'memory.duplicate',
+          outcome: 'success',
+          targetType: 'memory_entry',
+          targetId: written.duplicateOf,
+          details: { matchedBy: written.matchedBy, channel: requestChannel(request), seenCount: written.entry.seenCount },
+        });
+        return reply.status(200).send({ data: written.entry, duplicateOf: written.duplicateOf, matchedBy: written.matchedBy });
       },
     );
 

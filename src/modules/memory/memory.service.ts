@@ -1,5 +1,6 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { sameTextKey } from '../../lib/same-text.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
@@ -11,6 +12,7 @@ import type { Channel } from '../../http/channel.js';
 import {
   authorOf,
   editorOf,
+  seenByOf,
   sourceOf,
   supersedesOf,
   tagsOf,
@@ -48,6 +50,9 @@ function entryOf(row: MemoryRow, author: MemoryAuthor): MemoryEntry {
     supersedes: supersedesOf(row),
     supersededBy: row.superseded_by,
     supersededAt: row.superseded_at,
+    seenCount: row.seen_count,
+    lastSeenAt: row.last_seen_at ?? row.created_at,
+    lastSeenBy: row.last_seen_by === null ? author : (seenByOf(row) ?? author),
   };
 }
 
@@ -86,17 +91,39 @@ export interface MemoryWriter {
 }
 
 // A principal is kept by the token cache across requests: its author is built and encoded once.
-const authors = new WeakMap<MemoryWriter['principal'], { author: StoredAuthor; json: string }>();
+const authors = new WeakMap<MemoryWriter['principal'], { author: StoredAuthor; json: string; withChannel: Map<string, string> }>();
 
-function storedAuthor(writer: MemoryWriter): { author: StoredAuthor; json: string } {
+function storedAuthor(writer: MemoryWriter): { author: StoredAuthor; json: string; withChannel: Map<string, string> } {
   const { principal } = writer;
   let known = authors.get(principal);
   if (!known) {
     const author: StoredAuthor = { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
-    known = { author, json: JSON.stringify(author) };
+    known = { author, json: JSON.stringify(author), withChannel: new Map() };
     authors.set(principal, known);
   }
   return known;
+}
+
+/** The writer with its channel, encoded as `editor` and `last_seen_by` store it (kept per channel with the principal). */
+function writerJson(writer: MemoryWriter): string {
+  const known = storedAuthor(writer);
+  let json = known.withChannel.get(writer.channel);
+  if (json === undefined) {
+    json = JSON.stringify({ channel: writer.channel, ...known.author });
+    known.withChannel.set(writer.channel, json);
+  }
+  return json;
+}
+
+/**
+ * What a write answers: the new entry, or the current entry that already says it (nothing was
+ * added; the attempt is counted on it), and how it was found.
+ */
+export type MemoryWrite = { entry: MemoryEntry; duplicateOf?: undefined } | { entry: MemoryEntry; duplicateOf: string; matchedBy: 'text' | 'meaning' };
+
+/** A write answered by an existing entry: the entry as it is now (its seen count counting this one). */
+function duplicate(row: MemoryRow, matchedBy: 'text' | 'meaning'): MemoryWrite {
+  return { entry: toEntry(row), duplicateOf: row.id, matchedBy };
 }
 
 /** What a writer may give besides content; undefined leaves a field as it is (on a change), null clears it. */
@@ -276,7 +303,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       ownerId: string,
       input: MemoryStructure & { content: string; supersedes?: readonly string[] | undefined },
       writer: MemoryWriter,
-    ): Promise<MemoryEntry> {
+    ): Promise<MemoryWrite> {
       const { content } = input;
       checkContent(content);
       const structure = structureColumns(input);
@@ -305,20 +332,28 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         supersedes: '[]',
         superseded_by: null,
         superseded_at: null,
+        content_key: sameTextKey(content),
+        seen_count: 1,
+        last_seen_at: null,
+        last_seen_by: null,
       };
+      const seenBy = writerJson(writer);
       const replaced = [...new Set(input.supersedes ?? [])];
       if (replaced.length > 0) {
         row.supersedes = JSON.stringify(replaced);
         // A write of its own: the insert and the marks of the replaced entries commit together.
-        const outcome = await repo.createSuperseding(row, replaced, check);
+        const outcome = await repo.createSuperseding(row, replaced, seenBy, check);
         if (outcome.refusal) throw outcome.refusal;
         if (outcome.missing) throw notCurrent('supersedes', outcome.missing);
-        return entryOf(row, author);
+        if (outcome.duplicateOf) return duplicate(outcome.duplicateOf, 'text');
+        return { entry: entryOf(row, author) };
       }
-      // The count and the insert in the writing transaction, with the batch's other creations.
-      const overLimit = await repo.create(row, check);
-      if (overLimit) throw overLimit;
-      return entryOf(row, author);
+      // The count and the insert in the writing transaction, with the batch's other creations;
+      // the same text as a current entry of the owner is not inserted (a unique key) but counted on it.
+      const outcome = await repo.create(row, seenBy, check);
+      if (outcome && 'refusal' in outcome) throw outcome.refusal;
+      if (outcome) return duplicate(outcome.duplicateOf, 'text');
+      return { entry: entryOf(row, author) };
     },
 
     /**
@@ -431,7 +466,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const structure = structureColumns(input);
       const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer).author };
       const changes = {
-        ...(input.content !== undefined ? { content: input.content } : {}),
+        ...(input.content !== undefined ? { content: input.content, content_key: sameTextKey(input.content) } : {}),
         ...structure,
         updated_at: isoNow(),
         editor: JSON.stringify(editor),
@@ -440,6 +475,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const window = input.validFrom !== undefined || input.validUntil !== undefined;
       const row = await repo.update(ownerId, id, changes, window ? (changed) => windowProblem(changed.valid_from, changed.valid_until) : undefined);
       if (!row) throw notFound('Memory entry', id);
+      if ('sameTextAs' in row) {
+        throw new AppError(
+          'CONFLICT',
+          `Another current entry (${row.sameTextAs}) already says this. Change that one instead, or supersede one by the other (PATCH with supersededBy), or delete one`,
+          { details: { field: 'content', duplicateOf: row.sameTextAs } },
+        );
+      }
       return toEntry(row);
     },
 

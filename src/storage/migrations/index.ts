@@ -31,6 +31,7 @@ import * as webhookDeliveryRetention from './0031-webhook-delivery-retention.js'
 import * as searchVectors from './0032-search-vectors.js';
 import * as knowledgePassages from './0033-knowledge-passages.js';
 import * as memoryProvenance from './0034-memory-provenance.js';
+import * as memoryDedup from './0035-memory-dedup.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -77,6 +78,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0032-search-vectors', searchVectors],
   ['0033-knowledge-passages', knowledgePassages],
   ['0034-memory-provenance', memoryProvenance],
+  ['0035-memory-dedup', memoryDedup],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
