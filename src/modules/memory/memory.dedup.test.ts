@@ -1,6 +1,10 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPublicApp } from '../../../test/authorization.helpers.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { newId } from '../../lib/ids.js';
 import { sameTextForm } from '../../lib/same-text.js';
 import * as dedupMigration from '../../storage/migrations/0035-memory-dedup.js';
@@ -11,13 +15,26 @@ import * as dedupMigration from '../../storage/migrations/0035-memory-dedup.js';
  * the attempt on it and audits it; however many such writes arrive at once.
  */
 let t: TestApp;
+let base: string;
 let owner: Owner;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  ({ t, base } = await startPublicApp());
   owner = await t.createOwner('Dedup Owner');
 });
 afterAll(async () => t.close());
+
+const clients: Client[] = [];
+afterAll(async () => {
+  await Promise.all(clients.map((c) => ignoreFailure(c.close(), 'a client closed already is closed either way')));
+});
+
+async function mcpClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'dedup-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  clients.push(client);
+  return client;
+}
 
 async function tokenOf(who: Owner, name: string): Promise<{ token: string; id: string }> {
   const res = await t.request('POST', '/api/v1/tokens', { token: who.token, body: { name, scopes: ['memory'] } });
@@ -200,6 +217,47 @@ describe('a change of content', () => {
     const moved = await t.request('PATCH', `/api/v1/memory/${two.id}`, { token: owner.token, body: { content: 'Speaks Portuguese' } });
     expect(moved.status).toBe(200);
     expect((await write(owner.token, { content: 'Speaks Italian' })).status).toBe(201);
+  });
+});
+
+describe('over MCP', () => {
+  it('add_memory takes the structure, answers the entry, and duplicateOf when it added nothing; update_memory supersedes', async () => {
+    const agent = await tokenOf(owner, 'MCP agent');
+    const client = await mcpClient(agent.token);
+    const tools = (await client.listTools()).tools;
+    const add = tools.find((tool) => tool.name === 'add_memory')!;
+    expect(add.description).toContain('duplicateOf');
+    expect(add.description).toContain('supersedes');
+    expect(Object.keys(add.inputSchema.properties!)).toEqual(expect.arrayContaining(['content', 'kind', 'tags', 'pinned', 'validFrom', 'validUntil', 'source', 'supersedes']));
+    // It writes, never destroys, and is not idempotent (a repeat counts on the entry).
+    expect(add.annotations?.destructiveHint).toBe(false);
+    expect(add.annotations?.readOnlyHint).not.toBe(true);
+    expect(add.annotations?.idempotentHint).not.toBe(true);
+    expect(Object.keys(tools.find((tool) => tool.name === 'update_memory')!.inputSchema.properties!)).toContain('supersededBy');
+
+    const first = await client.callTool({
+      name: 'add_memory',
+      arguments: { content: 'Flies out of Gatwick', kind: 'fact', tags: ['Travel'], pinned: false, validFrom: '2026-01-01T00:00:00Z', source: { kind: 'conversation', ref: 'chat-7' } },
+    });
+    expect(first.isError).toBeFalsy();
+    const entry = first.structuredContent as any;
+    expect(entry).toMatchObject({ content: 'Flies out of Gatwick', kind: 'fact', tags: ['travel'], validFrom: '2026-01-01T00:00:00.000Z', seenCount: 1, author: { channel: 'mcp' } });
+    expect(entry.duplicateOf).toBeUndefined();
+
+    const again = await client.callTool({ name: 'add_memory', arguments: { content: 'flies out of gatwick.' } });
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent).toMatchObject({ id: entry.id, duplicateOf: entry.id, matchedBy: 'text', seenCount: 2, lastSeenBy: { channel: 'mcp', token: { id: agent.id } } });
+    expect(JSON.parse((again.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ duplicateOf: entry.id });
+
+    const newer = (await client.callTool({ name: 'add_memory', arguments: { content: 'Flies out of Heathrow' } })).structuredContent as any;
+    const superseded = await client.callTool({ name: 'update_memory', arguments: { id: entry.id, supersededBy: newer.id } });
+    expect(superseded.isError).toBeFalsy();
+    expect(superseded.structuredContent).toMatchObject({ id: entry.id, supersededBy: newer.id });
+    // No longer current: its text is free to be written again.
+    const back = await client.callTool({ name: 'add_memory', arguments: { content: 'Flies out of Gatwick' } });
+    expect(back.structuredContent).toMatchObject({ content: 'Flies out of Gatwick', seenCount: 1 });
+    expect((back.structuredContent as any).id).not.toBe(entry.id);
+    expect((back.structuredContent as any).duplicateOf).toBeUndefined();
   });
 });
 
