@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPublicApp } from '../../../test/authorization.helpers.js';
+import { startFakeOpenAI } from '../../../test/fakes/openai.js';
+import { loadConfig } from '../../config.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { newId } from '../../lib/ids.js';
@@ -258,6 +260,48 @@ describe('over MCP', () => {
     expect(back.structuredContent).toMatchObject({ content: 'Flies out of Gatwick', seenCount: 1 });
     expect((back.structuredContent as any).id).not.toBe(entry.id);
     expect((back.structuredContent as any).duplicateOf).toBeUndefined();
+  });
+});
+
+describe('by meaning, where vectors exist', () => {
+  // The fake endpoint's vectors are bags of words: the same words in another order point the
+  // same way (cosine 1) while their text differs, which is what this needs to see.
+  it('answers duplicateOf for a text near enough in meaning, only when the setting says how near', async () => {
+    const fake = await startFakeOpenAI();
+    const embeddings = loadConfig({ EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: `${fake.url}/v1`, EMBEDDINGS_MODEL: 'bag-of-words', EMBEDDINGS_API_KEY: fake.apiKey }).embeddings;
+    fake.embeddingDimensions = 256;
+    const strict = await createTestApp({ config: { embeddings, memoryDuplicateCosine: 0.95 } });
+    const textOnly = await createTestApp({ config: { embeddings } });
+    try {
+      for (const app of [strict, textOnly]) {
+        const who = await app.createOwner('Meaning Owner');
+        const post = (content: string, extra: Record<string, unknown> = {}) => app.request('POST', '/api/v1/memory', { token: who.token, body: { content, ...extra } });
+        const stored = await post('green tea every morning before work');
+        expect(stored.status).toBe(201);
+        const replaceable = await post('black coffee after lunch on weekdays');
+        await app.container.searchIndexer.runNow();
+        expect((await app.container.searchIndexer.status(who.id)).pending).toBe(0);
+
+        const reworded = await post('every morning before work: green tea');
+        const different = await post('green tea every evening after work');
+        // Named in supersedes: replacing it by its own words reworded is a new entry, not a duplicate.
+        const rewrite = await post('on weekdays after lunch black coffee', { supersedes: [replaceable.body.data.id] });
+        expect(different.status).toBe(201);
+        expect(rewrite.status).toBe(201);
+        if (app === strict) {
+          expect(reworded.status).toBe(200);
+          expect(reworded.body).toMatchObject({ duplicateOf: stored.body.data.id, matchedBy: 'meaning', data: { seenCount: 2, content: 'green tea every morning before work' } });
+          const audit = await app.request('GET', '/api/v1/audit/log', { token: who.token, query: { action: 'memory.duplicate' } });
+          expect(audit.body.data[0]).toMatchObject({ targetId: stored.body.data.id, details: { matchedBy: 'meaning' } });
+        } else {
+          expect(reworded.status).toBe(201);
+        }
+      }
+    } finally {
+      await strict.close();
+      await textOnly.close();
+      await fake.close();
+    }
   });
 });
 

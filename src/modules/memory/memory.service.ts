@@ -258,7 +258,15 @@ export interface MemoryServiceOptions {
    * vectors); words only without it.
    */
   fusion?: Fusion | undefined;
+  /**
+   * A new entry at least this close in meaning (cosine of the stored vectors) to a current entry
+   * is a duplicate of it (MEMORY_DUPLICATE_COSINE); undefined: by text only.
+   */
+  duplicateCosine?: number | undefined;
 }
+
+/** Entries nearest in meaning a new one is compared with (the nearest may be superseded or expired). */
+const DUPLICATE_CANDIDATES = 5;
 
 export function createMemoryService(deps: MemoryServiceOptions) {
   const { repo, limits } = deps;
@@ -295,6 +303,25 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     const outcome = await repo.supersede(ownerId, id, by, isoNow());
     if ('missing' in outcome) throw notCurrent(outcome.missing === by ? 'supersededBy' : 'id', [outcome.missing]);
     return toEntry(outcome);
+  }
+
+  /**
+   * The current entry of the owner nearest in meaning to `content`, when at least
+   * `duplicateCosine` close (not one of `replaced`): the attempt is counted on it. Undefined when
+   * there is none, or meaning cannot tell (no embedder, no vector yet): the text rule still holds.
+   */
+  async function duplicateByMeaning(ownerId: string, content: string, replaced: readonly string[], seenBy: string): Promise<MemoryWrite | undefined> {
+    const least = deps.duplicateCosine;
+    if (least === undefined || !fusion.nearest) return undefined;
+    const near = (await fusion.nearest(ownerId, 'memory', content, DUPLICATE_CANDIDATES))?.filter((hit) => hit.score >= least && !replaced.includes(hit.id));
+    if (!near || near.length === 0) return undefined;
+    const now = isoNow();
+    for (const row of await repo.byIds(ownerId, near.map((hit) => hit.id))) {
+      if (!isCurrent(row, now)) continue;
+      const seen = await repo.recordSeen(ownerId, row.id, now, seenBy);
+      if (seen) return duplicate(seen, sameTextKey(seen.content) === sameTextKey(content) ? 'text' : 'meaning');
+    }
+    return undefined;
   }
 
   return {
@@ -339,6 +366,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       };
       const seenBy = writerJson(writer);
       const replaced = [...new Set(input.supersedes ?? [])];
+      const byMeaning = await duplicateByMeaning(ownerId, content, replaced, seenBy);
+      if (byMeaning) return byMeaning;
       if (replaced.length > 0) {
         row.supersedes = JSON.stringify(replaced);
         // A write of its own: the insert and the marks of the replaced entries commit together.
