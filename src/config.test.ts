@@ -130,3 +130,11 @@ describe('SEARCH_MEANING_MIN and SEARCH_MEANING_MARGIN', () => {
     expect(() => loadConfig({ SEARCH_MEANING_MARGIN: 'wide' })).toThrow(/SEARCH_MEANING_MARGIN must be a number from 0 to 2/);
   });
 });
+
+describe('MEMORY_DUPLICATE_COSINE', () => {
+  it('is unset by default (duplicates by text only), read when set, refused out of range', () => {
+    expect(loadConfig({}).memoryDuplicateCosine).toBeUndefined();
+    expect(loadConfig({ MEMORY_DUPLICATE_COSINE: '0.97' }).memoryDuplicateCosine).toBe(0.97);
+    expect(() => loadConfig({ MEMORY_DUPLICATE_COSINE: '1.2' })).toThrow(/MEMORY_DUPLICATE_COSINE must be a number from 0 to 1, got "1.2"/);
+  });
+});

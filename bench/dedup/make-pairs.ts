@@ -254,6 +254,8 @@ for (const family of FAMILIES) {
     const a = fill(family.base, values);
     for (const s of family.same) lines.push(JSON.stringify({ a, b: fill(s, values), same: true, family: family.name, why: 'reworded' }));
     for (const [d, why] of family.different) lines.push(JSON.stringify({ a, b: fill(d, values), same: false, family: family.name, why }));
+    // The same words written again another way (case, spacing, a full stop): the text rule's part.
+    lines.push(JSON.stringify({ a, b: `  ${a.toLowerCase().replace(/ /g, '  ')}.`, same: true, family: family.name, why: 'respelled' }));
     // Pairs between rewordings too: the stored note need not be the plain form.
     const [s1, s2] = family.same;
     lines.push(JSON.stringify({ a: fill(s1!, values), b: fill(s2!, values), same: true, family: family.name, why: 'reworded' }));

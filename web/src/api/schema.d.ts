@@ -1043,7 +1043,7 @@ export interface paths {
         get: operations["listMemory"];
         put?: never;
         /**
-         * Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server
+         * Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server. 201: stored. 200 with duplicateOf: a current entry already says this, nothing was added (the attempt is counted on it)
          * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMemory"];
@@ -4716,6 +4716,14 @@ export interface components {
             /** @description How many entries were deleted */
             deleted: number;
         };
+        /** MemoryDuplicate */
+        MemoryDuplicate: {
+            data: components["schemas"]["MemoryEntry"];
+            /** @description The id of the current entry that already says this (data): nothing was added, the attempt is counted on it (seenCount, lastSeenAt, lastSeenBy) */
+            duplicateOf: string;
+            /** @description text: the same words once normalized (case, spacing, Unicode forms, trailing punctuation); meaning: near-identical meaning by the stored vectors */
+            matchedBy: "text" | "meaning";
+        };
         /** MemoryEntry */
         MemoryEntry: {
             id: string;
@@ -4744,6 +4752,11 @@ export interface components {
             supersededBy: string | null;
             /** @description When it was replaced */
             supersededAt: string | null;
+            /** @description How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one */
+            seenCount: number;
+            /** Format: date-time */
+            lastSeenAt: string;
+            lastSeenBy: components["schemas"]["MemoryAuthor"];
         };
         /** MemoryEntryList */
         MemoryEntryList: {
@@ -8629,6 +8642,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryDuplicate"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
