@@ -19,7 +19,8 @@ export function sameTextForm(text: string): string {
     .toLowerCase()
     .replace(/\s+/gu, ' ')
     .trim()
-    .replace(/[.!?…;:,。！？；：，]+(?=["'”’)\]]*$)/u, '')
+    // . ! ? … ; : , and their full-width forms, before any closing quotes or brackets.
+    .replace(/[.!?\u2026;:,\u3002\uFF01\uFF1F\uFF1B\uFF1A\uFF0C]+(?=["'\u201D\u2019)\]]*$)/u, '')
     .trim();
 }
 
