@@ -13,9 +13,22 @@ import type { MemoryService } from './memory.service.js';
  */
 export const MEMORY_CONTEXT_CAP = 100;
 
+/**
+ * An entry as the context carries it: without who stored it again and when (the review's
+ * business, on GET /memory): the context repeats its fields for every entry, within a budget.
+ */
+const MemoryContextEntry = Type.Omit(MemoryEntrySchema, ['lastSeenAt', 'lastSeenBy'], { title: 'MemoryContextEntry' });
+type ContextEntry = Static<typeof MemoryContextEntry>;
+
+/** The entry without the fields the context leaves out. */
+function contextEntry(entry: MemoryEntry): ContextEntry {
+  const { lastSeenAt: _at, lastSeenBy: _by, ...rest } = entry;
+  return rest;
+}
+
 const MemoryContextSchema = Type.Object(
   {
-    entries: Type.Array(MemoryEntrySchema),
+    entries: Type.Array(MemoryContextEntry),
     total: Type.Integer({ description: 'How many entries the owner has' }),
     truncated: Type.Boolean({
       description: `True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default ${MEMORY_CONTEXT_CAP}), or, with task or maxTokens, those chosen for them`,
@@ -39,7 +52,7 @@ type MemoryContext = Static<typeof MemoryContextSchema>;
  */
 function fitMemory(value: MemoryContext, tokens: number): MemoryContext {
   const relevantIds = new Set(value.entries.slice(0, value.relevant ?? 0).map((entry) => entry.id));
-  return keepWhileFits(value.entries, tokens, (kept: MemoryEntry[]) => ({
+  return keepWhileFits(value.entries, tokens, (kept: ContextEntry[]) => ({
     entries: kept,
     total: value.total,
     truncated: value.truncated || kept.length < value.entries.length,
@@ -60,10 +73,13 @@ export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' 
     visibleTo: (principal: Principal) => hasScope(principal, 'memory'),
     async load(ownerId, _principal, options) {
       const task = options?.task;
-      if (task === undefined) return memory.recent(ownerId, cap);
+      if (task === undefined) {
+        const recent = await memory.recent(ownerId, cap);
+        return { ...recent, entries: recent.entries.map(contextEntry) };
+      }
       const [matching, newest] = await Promise.all([memory.list(ownerId, { q: task, limit: cap, match: 'any' }), memory.recent(ownerId, cap)]);
       const ids = new Set(matching.entries.map((entry) => entry.id));
-      const entries = [...matching.entries, ...newest.entries.filter((entry) => !ids.has(entry.id))].slice(0, cap);
+      const entries = [...matching.entries, ...newest.entries.filter((entry) => !ids.has(entry.id))].slice(0, cap).map(contextEntry);
       return { entries, total: newest.total, truncated: entries.length < newest.total, relevant: matching.entries.length };
     },
     // Memory and knowledge share what the pinned sections leave, memory twice knowledge's part:

@@ -238,8 +238,8 @@ describe('the author, recorded by the server', () => {
       supersededBy: null,
       supersededAt: null,
       seenCount: 1,
-      lastSeenAt: now,
-      lastSeenBy: { channel: 'unknown', token: null, agent: null },
+      lastSeenAt: null,
+      lastSeenBy: null,
     });
     expect((await listed(old.token, { channel: 'unknown' })).map((e) => e.id)).toEqual([id]);
     const patched = await t.request('PATCH', `/api/v1/memory/${id}`, { token: old.token, body: { pinned: true } });

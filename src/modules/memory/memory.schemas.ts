@@ -109,10 +109,8 @@ export const MemoryEntrySchema = Type.Object(
       minimum: 1,
       description: 'How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one',
     }),
-    /** When it was last stored: its creation, or the latest write found a duplicate of it. */
-    lastSeenAt: IsoDateTime,
-    /** Who stored it last: its author, or the latest writer whose write was found a duplicate of it. */
-    lastSeenBy: MemoryAuthorSchema,
+    lastSeenAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When a writer last stored it again (a write answered with duplicateOf); null while only its author has' }),
+    lastSeenBy: Type.Union([MemoryAuthorSchema, Type.Null()], { description: 'Who stored it again last, as the server recorded them; null while only its author has' }),
   },
   { title: 'MemoryEntry' },
 );

@@ -51,8 +51,8 @@ function entryOf(row: MemoryRow, author: MemoryAuthor): MemoryEntry {
     supersededBy: row.superseded_by,
     supersededAt: row.superseded_at,
     seenCount: row.seen_count,
-    lastSeenAt: row.last_seen_at ?? row.created_at,
-    lastSeenBy: row.last_seen_by === null ? author : (seenByOf(row) ?? author),
+    lastSeenAt: row.last_seen_at,
+    lastSeenBy: seenByOf(row),
   };
 }
 

@@ -4105,7 +4105,7 @@ export interface components {
             };
             /** @description The current memory entries (neither superseded nor expired) with ids and timestamps, newest first, at most GATEWAY_MEMORY_LIMIT (default 100); with task, those relevant to it first (scope `memory`) */
             memory?: {
-                entries: components["schemas"]["MemoryEntry"][];
+                entries: components["schemas"]["MemoryContextEntry"][];
                 /** @description How many entries the owner has */
                 total: number;
                 /** @description True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default 100), or, with task or maxTokens, those chosen for them */
@@ -4716,6 +4716,37 @@ export interface components {
             /** @description How many entries were deleted */
             deleted: number;
         };
+        /** MemoryContextEntry */
+        MemoryContextEntry: {
+            id: string;
+            /** @description Freeform markdown */
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+            kind: "fact" | "preference" | "event" | "instruction" | "note";
+            /** @description Normalized tags (lower case, spaces as dashes) */
+            tags: string[];
+            pinned: boolean;
+            /** @description From when the entry holds; null: always has */
+            validFrom: string | null;
+            /** @description Until when the entry holds; null: still does */
+            validUntil: string | null;
+            source: components["schemas"]["MemorySource"] | null;
+            author: components["schemas"]["MemoryAuthor"];
+            /** @description Who changed the entry last; null while nobody has */
+            editedBy: components["schemas"]["MemoryAuthor"] | null;
+            /** @description The entries this one replaced (they are kept, marked superseded by it) */
+            supersedes: string[];
+            /** @description The entry that replaced this one; null while it is current */
+            supersededBy: string | null;
+            /** @description When it was replaced */
+            supersededAt: string | null;
+            /** @description How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one */
+            seenCount: number;
+        };
         /** MemoryDuplicate */
         MemoryDuplicate: {
             data: components["schemas"]["MemoryEntry"];
@@ -4754,9 +4785,10 @@ export interface components {
             supersededAt: string | null;
             /** @description How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one */
             seenCount: number;
-            /** Format: date-time */
-            lastSeenAt: string;
-            lastSeenBy: components["schemas"]["MemoryAuthor"];
+            /** @description When a writer last stored it again (a write answered with duplicateOf); null while only its author has */
+            lastSeenAt: string | null;
+            /** @description Who stored it again last, as the server recorded them; null while only its author has */
+            lastSeenBy: components["schemas"]["MemoryAuthor"] | null;
         };
         /** MemoryEntryList */
         MemoryEntryList: {
