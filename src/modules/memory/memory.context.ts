@@ -14,15 +14,15 @@ import type { MemoryService } from './memory.service.js';
 export const MEMORY_CONTEXT_CAP = 100;
 
 /**
- * An entry as the context carries it: without who stored it again and when (the review's
- * business, on GET /memory): the context repeats its fields for every entry, within a budget.
+ * An entry as the context carries it: without how often, when and by whom it was stored again
+ * (the review's business, on GET /memory): the context repeats its fields for every entry, within a budget.
  */
-const MemoryContextEntry = Type.Omit(MemoryEntrySchema, ['lastSeenAt', 'lastSeenBy'], { title: 'MemoryContextEntry' });
+const MemoryContextEntry = Type.Omit(MemoryEntrySchema, ['seenCount', 'lastSeenAt', 'lastSeenBy'], { title: 'MemoryContextEntry' });
 type ContextEntry = Static<typeof MemoryContextEntry>;
 
 /** The entry without the fields the context leaves out. */
 function contextEntry(entry: MemoryEntry): ContextEntry {
-  const { lastSeenAt: _at, lastSeenBy: _by, ...rest } = entry;
+  const { seenCount: _count, lastSeenAt: _at, lastSeenBy: _by, ...rest } = entry;
   return rest;
 }
 

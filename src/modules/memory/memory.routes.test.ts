@@ -448,8 +448,8 @@ describe('gateway context section', () => {
     const few = await t.createOwner('Few');
     const a = await remember(few, 'one');
     const b = await remember(few, 'two');
-    // The context carries each entry without lastSeenAt and lastSeenBy (the review's fields).
-    const inContext = (entry: object) => Object.fromEntries(Object.entries(entry).filter(([key]) => key !== 'lastSeenAt' && key !== 'lastSeenBy'));
+    // The context carries each entry without seenCount, lastSeenAt and lastSeenBy (the review's fields).
+    const inContext = (entry: object) => Object.fromEntries(Object.entries(entry).filter(([key]) => !['seenCount', 'lastSeenAt', 'lastSeenBy'].includes(key)));
     expect(await section.load(few.id, await principal(few.token))).toEqual({ entries: [inContext(b), inContext(a)], total: 2, truncated: false });
 
     const none = await t.createOwner('None');
