@@ -4744,8 +4744,6 @@ export interface components {
             supersededBy: string | null;
             /** @description When it was replaced */
             supersededAt: string | null;
-            /** @description How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one */
-            seenCount: number;
         };
         /** MemoryDuplicate */
         MemoryDuplicate: {
