@@ -38,6 +38,9 @@ import { BenchDatabases, DEFAULT_DATABASE_URL } from './lib/postgres.js';
 import { buildServer, childPids, rssMb, startHearth, startMinimal, WORDS_ONLY, type HearthStorage, type RunningServer } from './lib/processes.js';
 import { positive } from './lib/settings.js';
 
+/** Marks this run's writes: a store's entry of the same text would answer them as duplicates (docs/decisions/memory.md). */
+const RUN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+
 const ENTRIES = Math.round(positive('SEARCH_ENTRIES', 10_000));
 const DOCUMENTS = Math.round(positive('SEARCH_DOCUMENTS', 100));
 const INDEX_WINDOW_S = positive('INDEX_WINDOW', 30);
@@ -130,7 +133,7 @@ async function writeRounds(hearth: RunningServer, minimal: RunningServer, writer
     url: `${hearth.baseUrl}/api/v1/memory`,
     method: 'POST',
     headers: { authorization: `Bearer ${writerToken}`, 'content-type': 'application/json' },
-    vary: () => ({ body: JSON.stringify({ content: `Bench write ${sent++}: the owner asked to be reminded about the quarterly review.` }) }),
+    vary: () => ({ body: JSON.stringify({ content: `Bench write ${RUN}-${sent++}: the owner asked to be reminded about the quarterly review.` }) }),
   };
   const minimalTarget: Target = { url: `${minimal.baseUrl}/` };
   const clear = () => api(hearth.baseUrl, 'DELETE', '/api/v1/memory', undefined, writerToken);

@@ -24,6 +24,9 @@ import { buildServer, postgresCpuMicroseconds, startFloorWriter, startHearth, st
 import { median, percent, whole } from './lib/report.js';
 import { positive } from './lib/settings.js';
 
+/** Marks this run's writes: a store's entry of the same text would answer them as duplicates (docs/decisions/memory.md). */
+const RUN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 7));
 const SECONDS = positive('BENCH_DURATION', 3);
 const CONNECTIONS = Math.round(positive('BENCH_CONNECTIONS', 50));
@@ -91,7 +94,7 @@ try {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     // The body of `npm run bench`'s write row.
-    vary: () => ({ body: JSON.stringify({ content: `Bench write ${written++}: the owner asked to be reminded about the quarterly review.` }) }),
+    vary: () => ({ body: JSON.stringify({ content: `Bench write ${RUN}-${written++}: the owner asked to be reminded about the quarterly review.` }) }),
   });
   const runs: Record<Key, { server: RunningServer; target: Target; samples: Measured[] }> = {
     hearth: { server: hearth, target: write(hearth.baseUrl, { authorization: `Bearer ${token}` }), samples: [] },

@@ -145,3 +145,11 @@ describe('BACKUP_DIR, BACKUP_INTERVAL_HOURS and BACKUP_KEEP', () => {
     expect(loadConfig({ DATA_DIR: '/srv/hearth', BACKUP_DIR: '/srv/hearth-backups' }).backups.dir).toBe('/srv/hearth-backups');
   });
 });
+
+describe('MEMORY_DUPLICATE_COSINE', () => {
+  it('is unset by default (duplicates by text only), read when set, refused out of range', () => {
+    expect(loadConfig({}).memoryDuplicateCosine).toBeUndefined();
+    expect(loadConfig({ MEMORY_DUPLICATE_COSINE: '0.97' }).memoryDuplicateCosine).toBe(0.97);
+    expect(() => loadConfig({ MEMORY_DUPLICATE_COSINE: '1.2' })).toThrow(/MEMORY_DUPLICATE_COSINE must be a number from 0 to 1, got "1.2"/);
+  });
+});

@@ -87,6 +87,14 @@ export interface Config {
   searchMeaningMargin: number | undefined;
 
   /**
+   * MEMORY_DUPLICATE_COSINE: a new memory entry whose vector is at least this close (cosine) to a
+   * current entry of the owner's is a duplicate of it, as one with the same text is. Unset: off,
+   * text only; the built-in encoder cannot tell a changed value from a rewording (measured by
+   * bench:dedup, docs/decisions/memory.md, "No duplicates"), so only a model measured to can.
+   */
+  memoryDuplicateCosine: number | undefined;
+
+  /**
    * Reading untrusted files (uploads' PDF, DOCX, HTML and text; OpenAPI YAML found by discovery):
    * each job runs in a worker process of its own, at most `concurrency` at once (a few more wait),
    * stopped past `timeoutMs` or `maxMemoryMb`, and refused past the page, inflated-size and text caps.
@@ -410,6 +418,7 @@ export function loadConfig(env: Env = process.env): Config {
     searchVectorCacheMb: int(env, 'SEARCH_VECTOR_CACHE_MB', 128, 1, 65_536),
     searchMeaningMin: decimal(env, 'SEARCH_MEANING_MIN', undefined, -1, 1),
     searchMeaningMargin: decimal(env, 'SEARCH_MEANING_MARGIN', undefined, 0, 2),
+    memoryDuplicateCosine: decimal(env, 'MEMORY_DUPLICATE_COSINE', undefined, 0, 1),
     extract: {
       timeoutMs: int(env, 'EXTRACT_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
       maxMemoryMb: int(env, 'EXTRACT_MAX_MEMORY_MB', 256, 32, 65_536),

@@ -338,6 +338,7 @@ function buildOwnerData(
     limits,
     writes: storage.writes,
     fusion: searchFusion,
+    duplicateCosine: config.memoryDuplicateCosine,
   });
   const knowledge = createKnowledgeService({
     repo: createKnowledgeRepo(db, storage.dialect, storage.groupCommit, storage.writes, config.searchIndexPercent),

@@ -4,6 +4,7 @@
  * documents of 4 KB made of such notes under headings, and 10,000 skills where one in 100
  * carries a rare word and each of 14 common words appears in about a third of the skills.
  */
+import { sameTextForm } from '../../src/lib/same-text.js';
 import { noteDocument, ownerNote } from './notes.js';
 
 export const MEMORY_ENTRIES = 10_000;
@@ -98,8 +99,28 @@ export function commonWordShares(skills: SkillBody[]): number[] {
   return COMMON_WORDS.map((word) => skills.filter((s) => s.description.split(' ').includes(word)).length / skills.length);
 }
 
+let memoryNotes: string[] | undefined;
+
+/**
+ * The owner's i-th note. The generator repeats itself now and then (61 of 10,000 notes say what
+ * an earlier one said), and a repeat would be answered as a duplicate, not stored
+ * (docs/decisions/memory.md): a repeat is told apart by its number, so the store holds exactly
+ * MEMORY_ENTRIES entries.
+ */
 export function memoryContent(i: number): string {
-  return ownerNote(i);
+  if (!memoryNotes) {
+    const seen = new Set<string>();
+    memoryNotes = Array.from({ length: MEMORY_ENTRIES }, (_, k) => {
+      const note = ownerNote(k);
+      const form = sameTextForm(note);
+      if (!seen.has(form)) {
+        seen.add(form);
+        return note;
+      }
+      return `${note} (note ${k})`;
+    });
+  }
+  return memoryNotes[i] ?? ownerNote(i);
 }
 
 export function documentContent(i: number): string {

@@ -8,6 +8,13 @@ import { ownerQuestion } from './notes.js';
 import type { Target } from './load.js';
 import type { Seeded } from './seed.js';
 
+/**
+ * Marks this process's writes: a store seeded once serves many runs, and an entry whose text the
+ * store already holds is answered as a duplicate, not added (docs/decisions/memory.md), so each
+ * run's writes must say something new for the write row to time creations.
+ */
+const WRITE_RUN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+
 export interface RowContext {
   baseUrl: string;
   seeded: Seeded;
@@ -104,7 +111,7 @@ export const THROUGHPUT_ROWS: ThroughputRow[] = [
       url: `${baseUrl}/api/v1/memory`,
       method: 'POST',
       headers: { ...bearer(seeded.writerToken), 'content-type': 'application/json' },
-      vary: () => ({ body: JSON.stringify({ content: `Bench write ${writesSent.n++}: the owner asked to be reminded about the quarterly review.` }) }),
+      vary: () => ({ body: JSON.stringify({ content: `Bench write ${WRITE_RUN}-${writesSent.n++}: the owner asked to be reminded about the quarterly review.` }) }),
     }),
   },
 ];

@@ -81,6 +81,25 @@ describe.runIf(BROWSER_TESTS)("the owner's data in Chromium", () => {
     expect(skill.body.data.active).toBe(true);
   });
 
+  it('adds a memory once: writing it again says it is already there and shows it once', async () => {
+    const { context, page } = await c.newPage();
+    await signIn(page, owner.email, owner.password);
+    await page.goto('/memory');
+    const text = 'The spare bike key hangs by the back door.';
+    for (const written of [text, '  the spare bike key hangs by the back door ']) {
+      await page.getByLabel('New memory').fill(written);
+      await page.getByRole('button', { name: 'Add memory' }).click();
+      await page.getByLabel('New memory').and(page.locator(':not(:disabled)')).waitFor();
+      await expect.poll(() => page.getByLabel('New memory').inputValue()).toBe('');
+    }
+    await page.getByRole('status').filter({ hasText: 'Already in memory' }).waitFor();
+    await expect(page.getByRole('status').filter({ hasText: 'Already in memory' }).textContent()).resolves.toContain('written 2 times');
+    await expect(page.getByText(text, { exact: true }).count()).resolves.toBe(1);
+    const listed = (await c.t.request('GET', '/api/v1/memory', { token: owner.token })).body.data as Array<{ content: string; seenCount: number }>;
+    expect(listed.filter((entry) => entry.content === text)).toEqual([expect.objectContaining({ seenCount: 2 })]);
+    await context.close();
+  });
+
   it('writes a persona in the soul editor, saves it and activates it', async () => {
     const { page } = await c.newPage();
     await signIn(page, owner.email, owner.password);

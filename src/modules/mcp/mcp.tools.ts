@@ -90,6 +90,16 @@ function approvalOutcome(value: unknown, principal: Principal): Record<string, u
   return { approvalId: approval.id, status: approval.status, action: approval.description, expiresAt: approval.expiresAt, next: next[approval.status] ?? '', ...(result !== undefined ? { result } : {}) };
 }
 
+/**
+ * add_memory's answer: the entry, flat as every tool answers one; when nothing was added, the
+ * entry that already says it, with duplicateOf (its id) and matchedBy beside its fields.
+ */
+function memoryWriteAnswer(value: unknown): Record<string, unknown> {
+  const body = value as Record<string, unknown>;
+  if (typeof body.duplicateOf !== 'string' || typeof body.data !== 'object' || body.data === null) return body;
+  return { ...(body.data as Record<string, unknown>), duplicateOf: body.duplicateOf, matchedBy: body.matchedBy };
+}
+
 /** The words a model needs for a memory entry's fields, shared by add_memory and update_memory. */
 const MEMORY_FIELD_NOTES = {
   content: '',
@@ -144,9 +154,10 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     title: 'Remember',
     operationId: 'createMemory',
     description:
-      "Use to remember something about the owner; when a stored fact changed, pass supersedes: [its id].",
+      "Use to remember something about the owner; when a stored fact changed, pass supersedes: [its id]. What is already stored is not added again: duplicateOf names it.",
     argumentNotes: { ...MEMORY_FIELD_NOTES, supersedes: 'Ids of entries this replaces' },
     annotations: add(),
+    answer: memoryWriteAnswer,
   },
   {
     name: 'update_memory',

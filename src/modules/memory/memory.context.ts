@@ -13,9 +13,22 @@ import type { MemoryService } from './memory.service.js';
  */
 export const MEMORY_CONTEXT_CAP = 100;
 
+/**
+ * An entry as the context carries it: without how often, when and by whom it was stored again
+ * (the review's business, on GET /memory): the context repeats its fields for every entry, within a budget.
+ */
+const MemoryContextEntry = Type.Omit(MemoryEntrySchema, ['seenCount', 'lastSeenAt', 'lastSeenBy'], { title: 'MemoryContextEntry' });
+type ContextEntry = Static<typeof MemoryContextEntry>;
+
+/** The entry without the fields the context leaves out. */
+function contextEntry(entry: MemoryEntry): ContextEntry {
+  const { seenCount: _count, lastSeenAt: _at, lastSeenBy: _by, ...rest } = entry;
+  return rest;
+}
+
 const MemoryContextSchema = Type.Object(
   {
-    entries: Type.Array(MemoryEntrySchema),
+    entries: Type.Array(MemoryContextEntry),
     total: Type.Integer({ description: 'How many entries the owner has (a token limited to memory tags: how many it sees)' }),
     truncated: Type.Boolean({
       description: `True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default ${MEMORY_CONTEXT_CAP}), or, with task or maxTokens, those chosen for them`,
@@ -46,7 +59,7 @@ type MemoryContext = Static<typeof MemoryContextSchema>;
 function fitMemory(value: MemoryContext, tokens: number): MemoryContext {
   const pinnedIds = new Set(value.entries.slice(0, value.pinned ?? 0).map((entry) => entry.id));
   const relevantIds = new Set(value.entries.slice(value.pinned ?? 0, (value.pinned ?? 0) + (value.relevant ?? 0)).map((entry) => entry.id));
-  const build = (kept: MemoryEntry[]): MemoryContext => ({
+  const build = (kept: ContextEntry[]): MemoryContext => ({
     entries: kept,
     total: value.total,
     truncated: value.truncated || kept.length < value.entries.length,
@@ -80,12 +93,12 @@ export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' 
         task === undefined ? undefined : memory.list(ownerId, { q: task, limit: cap, match: 'any', scope }),
         memory.recent(ownerId, cap, scope),
       ]);
-      if (profile.length === 0 && matching === undefined) return newest;
+      if (profile.length === 0 && matching === undefined) return { ...newest, entries: newest.entries.map(contextEntry) };
       // The profile leads, in the owner's order; then what matches the task; then the newest.
       const pinnedIds = new Set(profile.map((entry) => entry.id));
       const relevant = (matching?.entries ?? []).filter((entry) => !pinnedIds.has(entry.id));
       const seen = new Set([...pinnedIds, ...relevant.map((entry) => entry.id)]);
-      const entries = [...profile, ...relevant, ...newest.entries.filter((entry) => !seen.has(entry.id))].slice(0, cap);
+      const entries = [...profile, ...relevant, ...newest.entries.filter((entry) => !seen.has(entry.id))].slice(0, cap).map(contextEntry);
       return {
         entries,
         total: newest.total,

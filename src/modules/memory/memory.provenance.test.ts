@@ -79,7 +79,7 @@ describe('the author, recorded by the server', () => {
     const patched = await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token, body: { content: 'edited', author: { channel: 'mcp' } } });
     expectError(patched, 400, 'VALIDATION_ERROR');
     for (const value of ['mcp', 'mcp not-the-secret', `mcp ${'A'.repeat(43)}`]) {
-      const res = await t.request('POST', '/api/v1/memory', { token, body: { content: 'over MCP, it says' }, headers: { [IN_PROCESS_HEADER]: value } });
+      const res = await t.request('POST', '/api/v1/memory', { token, body: { content: `over MCP, it says (${value})` }, headers: { [IN_PROCESS_HEADER]: value } });
       expect(res.status).toBe(201);
       expect(res.body.data.author).toEqual({ channel: 'api', token: { id, name: 'Forger', kind: 'api' }, agent: null });
     }
@@ -237,6 +237,9 @@ describe('the author, recorded by the server', () => {
       supersedes: [],
       supersededBy: null,
       supersededAt: null,
+      seenCount: 1,
+      lastSeenAt: null,
+      lastSeenBy: null,
     });
     expect((await listed(old.token, { channel: 'unknown' })).map((e) => e.id)).toEqual([id]);
     const patched = await t.request('PATCH', `/api/v1/memory/${id}`, { token: old.token, body: { pinned: true } });
@@ -319,7 +322,7 @@ describe('structure', () => {
     ['pinned as a word', { pinned: 'yes' }],
   ])('refuses %s with 400, on creation and on change', async (_what, fields) => {
     expectError(await t.request('POST', '/api/v1/memory', { token: writer.token, body: { content: 'bounded', ...fields } }), 400, 'VALIDATION_ERROR');
-    const entry = await remember(writer.token, { content: 'to change' });
+    const entry = await remember(writer.token, { content: `to change: ${_what}` });
     expectError(await t.request('PATCH', `/api/v1/memory/${entry.id}`, { token: writer.token, body: fields }), 400, 'VALIDATION_ERROR');
   });
 

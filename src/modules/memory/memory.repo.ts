@@ -31,6 +31,9 @@ const COLUMNS = [
   'superseded_by',
   'superseded_at',
   'pin_order',
+  'seen_count',
+  'last_seen_at',
+  'last_seen_by',
 ] as const;
 
 /** Who wrote, as stored in `author` (the channel has a column of its own) and `editor` (with it). */
@@ -50,6 +53,11 @@ export function authorOf(row: Pick<MemoryEntriesTable, 'author' | 'channel'>): M
 
 export function editorOf(row: Pick<MemoryEntriesTable, 'editor'>): MemoryAuthor | null {
   return row.editor === null ? null : decodeJson(row.editor, isEditor, 'memory_entries.editor');
+}
+
+/** Who last stored the entry again (a write found a duplicate of it); null while only its author has. */
+export function seenByOf(row: Pick<MemoryEntriesTable, 'last_seen_by'>): MemoryAuthor | null {
+  return row.last_seen_by === null ? null : decodeJson(row.last_seen_by, isEditor, 'memory_entries.last_seen_by');
 }
 
 export function sourceOf(row: Pick<MemoryEntriesTable, 'source'>): MemorySource | null {
@@ -213,7 +221,25 @@ async function planForget(trx: Executor<MemoryTables>, ownerId: string, tokenId:
 interface Creation {
   row: MemoryEntriesTable;
   limit: EntryLimit<unknown> | undefined;
+  /** The writer as `last_seen_by` records it, should the row turn out to be a duplicate. */
+  seenBy: string;
 }
+
+/**
+ * What became of a new entry: written (undefined), refused by the limit, or not written because
+ * a current entry of the owner holds the same text (which now counts this attempt).
+ */
+export type CreationOutcome<R> = { refusal: R } | { duplicateOf: MemoryRow } | undefined;
+
+/** A superseding write whose text a current entry (not one it replaces) already holds. */
+class DuplicateText extends Error {
+  constructor() {
+    super('A current entry of the owner holds the same text');
+  }
+}
+
+/** Attempts at settling one text in a batch before giving up (each needs a concurrent writer to win a race). */
+const SETTLE_ATTEMPTS = 4;
 
 export type MemoryRow = Pick<MemoryEntriesTable, (typeof COLUMNS)[number]>;
 
@@ -236,7 +262,10 @@ const INSERTED_TEXT_COLUMNS = [
   'supersedes',
   'superseded_by',
   'superseded_at',
-] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned'>>;
+  'content_key',
+  'last_seen_at',
+  'last_seen_by',
+] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned' | 'seen_count'>>;
 
 /** Rows per statement of a bulk creation (an import): bounds one PostgreSQL statement's parameters. */
 const IMPORT_ROWS_PER_STATEMENT = 500;
@@ -248,265 +277,15 @@ const SEARCH_INDEX_MAX_COST = 500_000;
 const SQLITE_ROWS_PER_INSERT = 32;
 
 /**
- * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
- * repository decides how (creations of a batch in one statement where it can), and a write
- * answers once it is durable. `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
- * SEARCH_INDEX_PERCENT setting).
+ * The queries of the owner's review (history, who wrote, forgetting one writer) and of the pinned
+ * profile, beside the repository's others and part of it (createMemoryRepo spreads them in).
  */
-export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
-  const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
-  // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
-  const inMemory =
-    dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
-      : undefined;
-
-  /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
-  const insertsManyAtOnce = dialect === 'postgres';
-
-  /**
-   * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
-   * trip: the columns go as arrays and are unnested, so the SQL text, and with it the prepared
-   * statement, is the same whatever the number of rows. On SQLite with multi-row INSERTs of at
-   * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
-   * work for the row, and the cap bounds the distinct statements the statement cache keeps.
-   */
-  async function insertMany(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>): Promise<void> {
-    if (rows.length === 0) return;
-    if (dialect === 'sqlite' || rows.length === 1) {
-      for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
-        await trx.insertInto('memory_entries').values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT)).execute();
-      }
-      return;
-    }
-    const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
-    const texts = INSERTED_TEXT_COLUMNS.map((name) => sql`${column(name)}::text[]`);
-    await trx
-      .insertInto('memory_entries')
-      .columns([...INSERTED_TEXT_COLUMNS, 'pinned'])
-      .expression(sql`SELECT * FROM unnest(${sql.join(texts)}, ${column('pinned')}::integer[])`)
-      .execute();
-  }
-
-  async function count(ownerId: string, trx: Executor<MemoryTables> = db, scope?: MemoryScope): Promise<number> {
-    let q = trx
-      .selectFrom('memory_entries')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('owner_id', '=', ownerId);
-    const limited = scopeCondition(scope);
-    if (limited) q = q.where(limited);
-    const row = await q.executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
-  /** How many entries each of these owners stores (owners with none are missing from the answer). */
-  async function countByOwner(ownerIds: readonly string[], trx: Executor<MemoryTables>): Promise<Map<string, number>> {
-    if (ownerIds.length === 1) return new Map([[ownerIds[0]!, await count(ownerIds[0]!, trx)]]);
-    // PostgreSQL: one array parameter keeps one SQL text (one prepared statement) for any number of owners.
-    const rows = await trx
-      .selectFrom('memory_entries')
-      .select((eb) => ['owner_id', eb.fn.countAll<number>().as('n')])
-      .where(dialect === 'postgres' ? sql<boolean>`owner_id = ANY(${[...ownerIds]}::text[])` : (eb) => eb('owner_id', 'in', ownerIds))
-      .groupBy('owner_id')
-      .execute();
-    return new Map(rows.map((row) => [row.owner_id, Number(row.n)]));
-  }
-
-  /**
-   * The creations of a batch: one count per limited owner, then one insert for all of them.
-   * The items are judged one after another, each counting the ones accepted before it, so a
-   * batch of creations cannot pass the plan's limit together. Answers each one's refusal.
-   */
-  const creations: BatchedWork<Creation, unknown> = {
-    async run(trx, items) {
-      const limited = new Set(items.filter((item) => item.limit).map((item) => item.row.owner_id));
-      const counts = limited.size > 0 ? await countByOwner([...limited], trx) : new Map<string, number>();
-      const accepted: MemoryEntriesTable[] = [];
-      const refusals = items.map(({ row, limit }) => {
-        const refusal = limit?.(counts.get(row.owner_id) ?? 0, 1);
-        if (refusal !== undefined) return refusal;
-        accepted.push(row);
-        if (limited.has(row.owner_id)) counts.set(row.owner_id, (counts.get(row.owner_id) ?? 0) + 1);
-        return undefined;
-      });
-      await insertMany(accepted, trx);
-      return refusals;
-    },
-    // Without a limit to count, the creations are one INSERT where the repository writes them so.
-    oneStatement: (items) => insertsManyAtOnce && items.every((item) => !item.limit),
-  };
-
-  /** The ids of the owner's entries matching `q` (any or every word), best first, with their bm25 scores (higher is better). */
-  async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
-    return (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
-  }
-
-  /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */
-  async function byIds(ownerId: string, ids: readonly string[], scope?: MemoryScope): Promise<MemoryRow[]> {
-    if (ids.length === 0) return [];
-    let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', [...ids]);
-    const limited = scopeCondition(scope);
-    if (limited) q = q.where(limited);
-    const rows = await q.execute();
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
-  }
-
+function createMemoryReviewQueries(
+  db: Executor<MemoryTables>,
+  groupCommit: Pick<GroupCommit, 'run'>,
+  byIds: (ownerId: string, ids: readonly string[]) => Promise<MemoryRow[]>,
+) {
   return {
-    /**
-     * A new entry, committed with the creations of concurrent requests. With `limit`, the owner's
-     * entries are counted in the writing transaction (with the batch's earlier creations), and a
-     * refusal it gives is answered instead of writing.
-     */
-    async create<R>(row: MemoryEntriesTable, limit?: EntryLimit<R>): Promise<R | undefined> {
-      return (await groupCommit.runBatched(creations, { row, limit })) as R | undefined;
-    },
-
-    /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
-    async list(
-      ownerId: string,
-      query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined; view?: MemoryView | undefined; scope?: MemoryScope | undefined },
-    ): Promise<MemoryRow[]> {
-      let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId);
-      if (query.cursor) q = q.where('id', '<', query.cursor);
-      const limited = scopeCondition(query.scope);
-      if (limited) q = q.where(limited);
-      const view = query.view ?? { view: 'history' };
-      if (view.view === 'current') q = q.where('superseded_at', 'is', null);
-      else if (view.view === 'asOf') {
-        const at = view.at;
-        q = q
-          .where('created_at', '<=', at)
-          .where((eb) => eb.or([eb('superseded_at', 'is', null), eb('superseded_at', '>', at)]))
-          .where((eb) => eb.or([eb('valid_from', 'is', null), eb('valid_from', '<=', at)]))
-          .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', at)]));
-      }
-      const filter = query.filter;
-      if (filter) {
-        if (filter.author !== undefined) q = q.where('author_token_id', '=', filter.author);
-        if (filter.channel !== undefined) q = q.where('channel', '=', filter.channel);
-        if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
-        if (filter.pinned !== undefined) q = q.where('pinned', '=', filter.pinned ? 1 : 0);
-        // Tags are a JSON array of normalized words; the owner's own entries bound what is read.
-        if (filter.tag !== undefined) q = q.where(sql<boolean>`tags LIKE ${tagPattern(filter.tag)} ESCAPE '\\'`);
-      }
-      return q.orderBy('id', 'desc').limit(query.limit).execute();
-    },
-
-    /** The owner's entries matching `q` (any or every word), best first. */
-    async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<MemoryRow[]> {
-      return byIds(ownerId, (await rank(ownerId, q, limit, mode)).map((hit) => hit.id));
-    },
-
-    rank,
-    byIds,
-
-    /** Changes an entry, committed with concurrent writes; undefined when the owner has no such entry. */
-    async update(
-      ownerId: string,
-      id: string,
-      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'pin_order' | 'valid_from' | 'valid_until' | 'source'>> &
-        Pick<MemoryEntriesTable, 'updated_at' | 'editor'>,
-      /** Judges the changed row before the change commits: an error it answers is thrown, and the change undone. */
-      check?: (row: MemoryRow) => Error | undefined,
-      scope?: MemoryScope,
-    ): Promise<MemoryRow | undefined> {
-      return groupCommit.run(async (trx) => {
-        let q = trx.updateTable('memory_entries').set(changes).where('owner_id', '=', ownerId).where('id', '=', id);
-        const limited = scopeCondition(scope);
-        if (limited) q = q.where(limited);
-        const row = await q.returning(COLUMNS).executeTakeFirst();
-        const refusal = row && check?.(row);
-        if (refusal) throw refusal;
-        return row;
-      });
-    },
-
-    /**
-     * Many new entries of one owner, all or none, in one unit of the group commit (an import):
-     * the owner's entries counted for `limit` with all of them added, then inserted in statements
-     * of bounded size. Answers the limit's refusal (nothing written then).
-     */
-    async createAll<R>(ownerId: string, rows: readonly MemoryEntriesTable[], limit?: EntryLimit<R>): Promise<{ refusal?: R }> {
-      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
-        const refusal = limit?.(await count(ownerId, trx), rows.length);
-        if (refusal !== undefined) return { refusal };
-        for (let start = 0; start < rows.length; start += IMPORT_ROWS_PER_STATEMENT) {
-          await insertMany(rows.slice(start, start + IMPORT_ROWS_PER_STATEMENT), trx);
-        }
-        return {};
-      });
-    },
-
-    /**
-     * A new entry that replaces `replaced` (ids of the owner's current entries), in one unit of
-     * the group commit: the insert, then each replaced entry marked superseded by it. Answers the
-     * limit's refusal, or the ids that are not current entries of the owner (nothing written then).
-     */
-    async createSuperseding<R>(
-      row: MemoryEntriesTable,
-      replaced: readonly string[],
-      limit?: EntryLimit<R>,
-      scope?: MemoryScope,
-    ): Promise<{ refusal?: R; missing?: string[] }> {
-      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
-        const refusal = limit?.(await count(row.owner_id, trx), 1);
-        if (refusal !== undefined) return { refusal };
-        let marking = trx
-          .updateTable('memory_entries')
-          .set({ superseded_by: row.id, superseded_at: row.created_at, updated_at: row.created_at })
-          .where('owner_id', '=', row.owner_id)
-          .where('id', 'in', replaced)
-          .where('superseded_at', 'is', null);
-        // A limited token supersedes only entries it sees: any other id is missing, as unknown ones are.
-        const limited = scopeCondition(scope);
-        if (limited) marking = marking.where(limited);
-        const marked = await marking.returning('id').execute();
-        if (marked.length !== replaced.length) {
-          const found = new Set(marked.map((m) => m.id));
-          // Thrown, so that the unit's marks are undone; answered as the ids that were missing.
-          throw new MissingEntries(replaced.filter((id) => !found.has(id)));
-        }
-        await trx.insertInto('memory_entries').values(row).execute();
-        return {};
-      }).catch((error: unknown) => {
-        if (error instanceof MissingEntries) return { missing: error.ids };
-        throw error;
-      });
-    },
-
-    /**
-     * Marks the owner's entry `id` superseded by its entry `by` (which lists it among the ones it
-     * replaced), both current: the newer one's `supersedes` gains the id. Answers the marked row,
-     * or which of the two is not a current entry of the owner.
-     */
-    async supersede(ownerId: string, id: string, by: string, at: string, scope?: MemoryScope): Promise<MemoryRow | { missing: string }> {
-      const limited = scopeCondition(scope);
-      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
-        let finding = trx
-          .selectFrom('memory_entries')
-          .select(['supersedes'])
-          .where('owner_id', '=', ownerId)
-          .where('id', '=', by)
-          .where('superseded_at', 'is', null);
-        if (limited) finding = finding.where(limited);
-        const newer = await finding.executeTakeFirst();
-        if (!newer) return { missing: by };
-        let marking = trx
-          .updateTable('memory_entries')
-          .set({ superseded_by: by, superseded_at: at, updated_at: at })
-          .where('owner_id', '=', ownerId)
-          .where('id', '=', id)
-          .where('superseded_at', 'is', null);
-        if (limited) marking = marking.where(limited);
-        const marked = await marking.returning(COLUMNS).executeTakeFirst();
-        if (!marked) return { missing: id };
-        const list = [...new Set([...supersedesOf(newer), id])];
-        await trx.updateTable('memory_entries').set({ supersedes: JSON.stringify(list), updated_at: at }).where('owner_id', '=', ownerId).where('id', '=', by).execute();
-        return marked;
-      });
-    },
-
     /**
      * The chain `id` belongs to: the entries it replaced, theirs, and so on, and the ones that
      * replaced it, oldest first (at most HISTORY_MAX). Empty when the owner has no such entry.
@@ -525,17 +304,6 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
         next = [...new Set(rows.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((other) => !seen.has(other));
       }
       return [...seen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, HISTORY_MAX);
-    },
-
-    /** Deletes an entry, committed with concurrent writes; false when the owner has no such entry. */
-    async delete(ownerId: string, id: string, scope?: MemoryScope): Promise<boolean> {
-      const limited = scopeCondition(scope);
-      const result = await groupCommit.run((trx) => {
-        let q = trx.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id);
-        if (limited) q = q.where(limited);
-        return q.executeTakeFirst();
-      });
-      return Number(result.numDeletedRows) > 0;
     },
 
     /**
@@ -597,19 +365,6 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       });
     },
 
-    /** Deletes every entry of the owner, or, for a limited token, every entry it sees. */
-    async clear(ownerId: string, scope?: MemoryScope): Promise<number> {
-      let q = db.deleteFrom('memory_entries').where('owner_id', '=', ownerId);
-      const limited = scopeCondition(scope);
-      if (limited) q = q.where(limited);
-      const result = await q.executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
-
-    async count(ownerId: string, scope?: MemoryScope): Promise<number> {
-      return count(ownerId, db, scope);
-    },
-
     /**
      * The owner's current pinned entries (the profile), in the owner's order: those placed by
      * it first, then the others oldest first. At most `limit`; through the partial index on
@@ -651,6 +406,407 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
         return { missing: [] };
       });
     },
+  };
+}
+
+/**
+ * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
+ * repository decides how (creations of a batch in one statement where it can), and a write
+ * answers once it is durable. `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
+ * SEARCH_INDEX_PERCENT setting).
+ */
+export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
+  const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
+  // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
+  const inMemory =
+    dialect === 'postgres' || writes
+      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
+      : undefined;
+
+  /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
+  const insertsManyAtOnce = dialect === 'postgres';
+
+  /**
+   * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
+   * trip: the columns go as arrays and are unnested, so the SQL text, and with it the prepared
+   * statement, is the same whatever the number of rows. On SQLite with multi-row INSERTs of at
+   * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
+   * work for the row, and the cap bounds the distinct statements the statement cache keeps.
+   */
+  async function insertMany(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>): Promise<Set<string>> {
+    const inserted = new Set<string>();
+    if (rows.length === 0) return inserted;
+    // A row whose text a current entry of its owner holds (the unique content key) is skipped,
+    // not an error: the batch's other rows are written, and the skipped ones settled after.
+    if (dialect === 'sqlite' || rows.length === 1) {
+      for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
+        const written = await trx
+          .insertInto('memory_entries')
+          .values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT))
+          .onConflict((oc) => oc.doNothing())
+          .returning('id')
+          .execute();
+        for (const row of written) inserted.add(row.id);
+      }
+      return inserted;
+    }
+    const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
+    const texts = INSERTED_TEXT_COLUMNS.map((name) => sql`${column(name)}::text[]`);
+    const written = await trx
+      .insertInto('memory_entries')
+      .columns([...INSERTED_TEXT_COLUMNS, 'pinned', 'seen_count'])
+      .expression(sql`SELECT * FROM unnest(${sql.join(texts)}, ${column('pinned')}::integer[], ${column('seen_count')}::integer[])`)
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .execute();
+    for (const row of written) inserted.add(row.id);
+    return inserted;
+  }
+
+  /**
+   * Counts `rows` (new entries of one owner and text, in order) as attempts on the owner's
+   * current entry holding that text: its seen count grows by their number, the last one is
+   * recorded as last seen. Answers that entry, or undefined when no current entry holds it.
+   */
+  async function markSeen(trx: Executor<MemoryTables>, rows: readonly Creation[], now: string): Promise<MemoryRow | undefined> {
+    const last = rows[rows.length - 1]!;
+    return trx
+      .updateTable('memory_entries')
+      .set({ seen_count: sql<number>`seen_count + ${rows.length}`, last_seen_at: last.row.created_at, last_seen_by: last.seenBy })
+      .where('owner_id', '=', last.row.owner_id)
+      .where('content_key', '=', last.row.content_key)
+      .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]))
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  }
+
+  /** Frees the owner's key `key` from an entry past its validUntil: it is no longer current, and a new write of its text is new. */
+  async function releaseExpired(trx: Executor<MemoryTables>, ownerId: string, key: string, now: string): Promise<void> {
+    await trx.updateTable('memory_entries').set({ content_key: null }).where('owner_id', '=', ownerId).where('content_key', '=', key).where('valid_until', '<=', now).execute();
+  }
+
+  /**
+   * The new entries of a batch that the insert skipped, grouped by owner and text: each group is
+   * counted as attempts on the current entry holding its text. When none does (it expired, or a
+   * concurrent write superseded or deleted it since), the key is freed and the group's first
+   * entry written, the others counted on it.
+   */
+  async function settle(trx: Executor<MemoryTables>, skipped: readonly Creation[], outcomes: Map<Creation, CreationOutcome<unknown>>): Promise<void> {
+    const groups = new Map<string, Creation[]>();
+    for (const item of skipped) {
+      const k = `${item.row.owner_id}\u0000${item.row.content_key}`;
+      groups.set(k, [...(groups.get(k) ?? []), item]);
+    }
+    const now = new Date().toISOString();
+    for (let group of groups.values()) {
+      for (let attempt = 0; group.length > 0; attempt++) {
+        const held = await markSeen(trx, group, now);
+        if (held) {
+          for (const item of group) outcomes.set(item, { duplicateOf: held });
+          break;
+        }
+        if (attempt === SETTLE_ATTEMPTS) throw new Error(`Could not settle a memory entry's text after ${SETTLE_ATTEMPTS} attempts: writes of it keep racing`);
+        await releaseExpired(trx, group[0]!.row.owner_id, group[0]!.row.content_key!, now);
+        if ((await insertMany([group[0]!.row], trx)).size === 1) group = group.slice(1);
+      }
+    }
+  }
+
+  async function count(ownerId: string, trx: Executor<MemoryTables> = db, scope?: MemoryScope): Promise<number> {
+    let q = trx
+      .selectFrom('memory_entries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('owner_id', '=', ownerId);
+    const limited = scopeCondition(scope);
+    if (limited) q = q.where(limited);
+    const row = await q.executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** How many entries each of these owners stores (owners with none are missing from the answer). */
+  async function countByOwner(ownerIds: readonly string[], trx: Executor<MemoryTables>): Promise<Map<string, number>> {
+    if (ownerIds.length === 1) return new Map([[ownerIds[0]!, await count(ownerIds[0]!, trx)]]);
+    // PostgreSQL: one array parameter keeps one SQL text (one prepared statement) for any number of owners.
+    const rows = await trx
+      .selectFrom('memory_entries')
+      .select((eb) => ['owner_id', eb.fn.countAll<number>().as('n')])
+      .where(dialect === 'postgres' ? sql<boolean>`owner_id = ANY(${[...ownerIds]}::text[])` : (eb) => eb('owner_id', 'in', ownerIds))
+      .groupBy('owner_id')
+      .execute();
+    return new Map(rows.map((row) => [row.owner_id, Number(row.n)]));
+  }
+
+  /**
+   * The creations of a batch: one count per limited owner, then one insert for all of them.
+   * The items are judged one after another, each counting the ones accepted before it, so a
+   * batch of creations cannot pass the plan's limit together. Answers each one's refusal.
+   */
+  const creations: BatchedWork<Creation, CreationOutcome<unknown>> = {
+    async run(trx, items) {
+      const limited = new Set(items.filter((item) => item.limit).map((item) => item.row.owner_id));
+      const counts = limited.size > 0 ? await countByOwner([...limited], trx) : new Map<string, number>();
+      const accepted: Creation[] = [];
+      const outcomes = new Map<Creation, CreationOutcome<unknown>>();
+      for (const item of items) {
+        const { row, limit } = item;
+        const refusal = limit?.(counts.get(row.owner_id) ?? 0, 1);
+        if (refusal !== undefined) {
+          outcomes.set(item, { refusal });
+          continue;
+        }
+        accepted.push(item);
+        if (limited.has(row.owner_id)) counts.set(row.owner_id, (counts.get(row.owner_id) ?? 0) + 1);
+      }
+      const inserted = await insertMany(
+        accepted.map((item) => item.row),
+        trx,
+      );
+      const skipped = accepted.filter((item) => !inserted.has(item.row.id));
+      if (skipped.length > 0) await settle(trx, skipped, outcomes);
+      return items.map((item) => outcomes.get(item));
+    },
+    // Without a limit to count, the creations are one INSERT where the repository writes them so.
+    // Duplicates found by it are settled by statements of their own, each whole by itself: an
+    // attempt counted, or a key freed from an expired entry and the row written again.
+    oneStatement: (items) => insertsManyAtOnce && items.every((item) => !item.limit),
+  };
+
+  /** The ids of the owner's entries matching `q` (any or every word), best first, with their bm25 scores (higher is better). */
+  async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
+    return (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
+  }
+
+  /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */
+  async function byIds(ownerId: string, ids: readonly string[], scope?: MemoryScope): Promise<MemoryRow[]> {
+    if (ids.length === 0) return [];
+    let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', [...ids]);
+    const limited = scopeCondition(scope);
+    if (limited) q = q.where(limited);
+    const rows = await q.execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  return {
+    /**
+     * A new entry, committed with the creations of concurrent requests. With `limit`, the owner's
+     * entries are counted in the writing transaction (with the batch's earlier creations), and a
+     * refusal it gives is answered instead of writing.
+     */
+    async create<R>(row: MemoryEntriesTable, seenBy: string, limit?: EntryLimit<R>): Promise<CreationOutcome<R>> {
+      return (await groupCommit.runBatched(creations, { row, limit, seenBy })) as CreationOutcome<R>;
+    },
+
+    /**
+     * Counts an attempt to store the owner's current entry `id` again (found near in meaning):
+     * answers the entry, or undefined when it is no longer a current entry of the owner.
+     */
+    async recordSeen(ownerId: string, id: string, at: string, seenBy: string): Promise<MemoryRow | undefined> {
+      return groupCommit.run((trx: Executor<MemoryTables>) =>
+        trx
+          .updateTable('memory_entries')
+          .set({ seen_count: sql<number>`seen_count + 1`, last_seen_at: at, last_seen_by: seenBy })
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', id)
+          .where('superseded_at', 'is', null)
+          .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', at)]))
+          .returning(COLUMNS)
+          .executeTakeFirst(),
+      );
+    },
+
+    /** Newest first (ids are ULIDs); `cursor` is the last id of the previous page. */
+    async list(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined; filter?: MemoryFilter | undefined; view?: MemoryView | undefined; scope?: MemoryScope | undefined },
+    ): Promise<MemoryRow[]> {
+      let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId);
+      if (query.cursor) q = q.where('id', '<', query.cursor);
+      const limited = scopeCondition(query.scope);
+      if (limited) q = q.where(limited);
+      const view = query.view ?? { view: 'history' };
+      if (view.view === 'current') q = q.where('superseded_at', 'is', null);
+      else if (view.view === 'asOf') {
+        const at = view.at;
+        q = q
+          .where('created_at', '<=', at)
+          .where((eb) => eb.or([eb('superseded_at', 'is', null), eb('superseded_at', '>', at)]))
+          .where((eb) => eb.or([eb('valid_from', 'is', null), eb('valid_from', '<=', at)]))
+          .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', at)]));
+      }
+      const filter = query.filter;
+      if (filter) {
+        if (filter.author !== undefined) q = q.where('author_token_id', '=', filter.author);
+        if (filter.channel !== undefined) q = q.where('channel', '=', filter.channel);
+        if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
+        if (filter.pinned !== undefined) q = q.where('pinned', '=', filter.pinned ? 1 : 0);
+        // Tags are a JSON array of normalized words; the owner's own entries bound what is read.
+        if (filter.tag !== undefined) q = q.where(sql<boolean>`tags LIKE ${tagPattern(filter.tag)} ESCAPE '\\'`);
+      }
+      return q.orderBy('id', 'desc').limit(query.limit).execute();
+    },
+
+    /** The owner's entries matching `q` (any or every word), best first. */
+    async search(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<MemoryRow[]> {
+      return byIds(ownerId, (await rank(ownerId, q, limit, mode)).map((hit) => hit.id));
+    },
+
+    rank,
+    byIds,
+
+    /** Changes an entry, committed with concurrent writes; undefined when the owner has no such entry. */
+    async update(
+      ownerId: string,
+      id: string,
+      changes: Partial<Pick<MemoryEntriesTable, 'content' | 'kind' | 'tags' | 'pinned' | 'valid_from' | 'valid_until' | 'source' | 'pin_order' | 'content_key'>> &
+        Pick<MemoryEntriesTable, 'updated_at' | 'editor'>,
+      /** Judges the changed row before the change commits: an error it answers is thrown, and the change undone. */
+      check?: (row: MemoryRow) => Error | undefined,
+      scope?: MemoryScope,
+    ): Promise<MemoryRow | { sameTextAs: string } | undefined> {
+      return groupCommit.run(async (trx) => {
+        const { content_key: key, ...rest } = changes;
+        let set: typeof changes | (typeof rest & { content_key: ReturnType<typeof sql<string | null>> }) = rest;
+        if (key !== undefined && key !== null) {
+          // New content: another current entry of the owner holding the same text refuses the
+          // change (an expired one gives its key up). A superseded entry, not current, holds no key.
+          await releaseExpired(trx, ownerId, key, changes.updated_at);
+          const holder = await trx.selectFrom('memory_entries').select('id').where('owner_id', '=', ownerId).where('content_key', '=', key).where('id', '<>', id).executeTakeFirst();
+          if (holder) return { sameTextAs: holder.id };
+          set = { ...rest, content_key: sql<string | null>`CASE WHEN superseded_at IS NULL THEN ${key} ELSE NULL END` };
+        }
+        let q = trx.updateTable('memory_entries').set(set).where('owner_id', '=', ownerId).where('id', '=', id);
+        const limited = scopeCondition(scope);
+        if (limited) q = q.where(limited);
+        const row = await q.returning(COLUMNS).executeTakeFirst();
+        const refusal = row && check?.(row);
+        if (refusal) throw refusal;
+        return row;
+      });
+    },
+
+    /**
+     * Many new entries of one owner, all or none, in one unit of the group commit (an import):
+     * the owner's entries counted for `limit` with all of them added, then inserted in statements
+     * of bounded size. Answers the limit's refusal (nothing written then).
+     */
+    async createAll<R>(ownerId: string, rows: readonly MemoryEntriesTable[], limit?: EntryLimit<R>): Promise<{ refusal?: R }> {
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const refusal = limit?.(await count(ownerId, trx), rows.length);
+        if (refusal !== undefined) return { refusal };
+        for (let start = 0; start < rows.length; start += IMPORT_ROWS_PER_STATEMENT) {
+          await insertMany(rows.slice(start, start + IMPORT_ROWS_PER_STATEMENT), trx);
+        }
+        return {};
+      });
+    },
+
+    /**
+     * A new entry that replaces `replaced` (ids of the owner's current entries), in one unit of
+     * the group commit: the insert, then each replaced entry marked superseded by it. Answers the
+     * limit's refusal, or the ids that are not current entries of the owner (nothing written then).
+     */
+    async createSuperseding<R>(
+      row: MemoryEntriesTable,
+      replaced: readonly string[],
+      seenBy: string,
+      limit?: EntryLimit<R>,
+      scope?: MemoryScope,
+    ): Promise<{ refusal?: R; missing?: string[]; duplicateOf?: MemoryRow }> {
+      const outcome = await groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        const refusal = limit?.(await count(row.owner_id, trx), 1);
+        if (refusal !== undefined) return { refusal };
+        // A replaced entry is no longer current: it gives its text's key up (to this entry, when it says the same).
+        let marking = trx
+          .updateTable('memory_entries')
+          .set({ superseded_by: row.id, superseded_at: row.created_at, updated_at: row.created_at, content_key: null })
+          .where('owner_id', '=', row.owner_id)
+          .where('id', 'in', replaced)
+          .where('superseded_at', 'is', null);
+        // A limited token supersedes only entries it sees: any other id is missing, as unknown ones are.
+        const limited = scopeCondition(scope);
+        if (limited) marking = marking.where(limited);
+        const marked = await marking.returning('id').execute();
+        if (marked.length !== replaced.length) {
+          const found = new Set(marked.map((m) => m.id));
+          // Thrown, so that the unit's marks are undone; answered as the ids that were missing.
+          throw new MissingEntries(replaced.filter((id) => !found.has(id)));
+        }
+        await releaseExpired(trx, row.owner_id, row.content_key!, row.created_at);
+        // Another current entry says the same: thrown, so that the marks are undone.
+        if ((await insertMany([row], trx)).size === 0) throw new DuplicateText();
+        return {};
+      }).catch((error: unknown): { missing?: string[]; duplicate?: true } => {
+        if (error instanceof MissingEntries) return { missing: error.ids };
+        if (error instanceof DuplicateText) return { duplicate: true };
+        throw error;
+      });
+      if (!('duplicate' in outcome)) return outcome;
+      // Nothing was replaced: the attempt counts on the entry that already says it.
+      const held = await groupCommit.run((trx: Executor<MemoryTables>) => markSeen(trx, [{ row, seenBy, limit: undefined }], row.created_at));
+      // Superseded or deleted meanwhile, the text is free again: written as asked.
+      return held ? { duplicateOf: held } : this.createSuperseding(row, replaced, seenBy, limit, scope);
+    },
+
+    /**
+     * Marks the owner's entry `id` superseded by its entry `by` (which lists it among the ones it
+     * replaced), both current: the newer one's `supersedes` gains the id. Answers the marked row,
+     * or which of the two is not a current entry of the owner.
+     */
+    async supersede(ownerId: string, id: string, by: string, at: string, scope?: MemoryScope): Promise<MemoryRow | { missing: string }> {
+      const limited = scopeCondition(scope);
+      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        let finding = trx
+          .selectFrom('memory_entries')
+          .select(['supersedes'])
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', by)
+          .where('superseded_at', 'is', null);
+        if (limited) finding = finding.where(limited);
+        const newer = await finding.executeTakeFirst();
+        if (!newer) return { missing: by };
+        let marking = trx
+          .updateTable('memory_entries')
+          .set({ superseded_by: by, superseded_at: at, updated_at: at, content_key: null })
+          .where('owner_id', '=', ownerId)
+          .where('id', '=', id)
+          .where('superseded_at', 'is', null);
+        if (limited) marking = marking.where(limited);
+        const marked = await marking.returning(COLUMNS).executeTakeFirst();
+        if (!marked) return { missing: id };
+        const list = [...new Set([...supersedesOf(newer), id])];
+        await trx.updateTable('memory_entries').set({ supersedes: JSON.stringify(list), updated_at: at }).where('owner_id', '=', ownerId).where('id', '=', by).execute();
+        return marked;
+      });
+    },
+
+    /** Deletes an entry, committed with concurrent writes; false when the owner has no such entry. */
+    async delete(ownerId: string, id: string, scope?: MemoryScope): Promise<boolean> {
+      const limited = scopeCondition(scope);
+      const result = await groupCommit.run((trx) => {
+        let q = trx.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('id', '=', id);
+        if (limited) q = q.where(limited);
+        return q.executeTakeFirst();
+      });
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    // Who wrote, forgetting one writer, and the pinned profile's order: the owner's review.
+    ...createMemoryReviewQueries(db, groupCommit, byIds),
+
+    /** Deletes every entry of the owner, or, for a limited token, every entry it sees. */
+    async clear(ownerId: string, scope?: MemoryScope): Promise<number> {
+      let q = db.deleteFrom('memory_entries').where('owner_id', '=', ownerId);
+      const limited = scopeCondition(scope);
+      if (limited) q = q.where(limited);
+      const result = await q.executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    async count(ownerId: string, scope?: MemoryScope): Promise<number> {
+      return count(ownerId, db, scope);
+    },
+
   };
 }
 

@@ -64,6 +64,9 @@ describe('happy path', () => {
         supersedes: [],
         supersededBy: null,
         supersededAt: null,
+        seenCount: 1,
+        lastSeenAt: null,
+        lastSeenBy: null,
       },
     });
     expect(new Date(res.body.data.created_at).toISOString()).toBe(res.body.data.created_at);
@@ -233,7 +236,10 @@ describe('search', () => {
         'editedBy',
         'id',
         'kind',
+        'lastSeenAt',
+        'lastSeenBy',
         'pinned',
+        'seenCount',
         'source',
         'supersededAt',
         'supersededBy',
@@ -442,7 +448,9 @@ describe('gateway context section', () => {
     const few = await t.createOwner('Few');
     const a = await remember(few, 'one');
     const b = await remember(few, 'two');
-    expect(await section.load(few.id, await principal(few.token))).toEqual({ entries: [b, a], total: 2, truncated: false });
+    // The context carries each entry without seenCount, lastSeenAt and lastSeenBy (the review's fields).
+    const inContext = (entry: object) => Object.fromEntries(Object.entries(entry).filter(([key]) => !['seenCount', 'lastSeenAt', 'lastSeenBy'].includes(key)));
+    expect(await section.load(few.id, await principal(few.token))).toEqual({ entries: [inContext(b), inContext(a)], total: 2, truncated: false });
 
     const none = await t.createOwner('None');
     expect(await section.load(none.id, await principal(none.token))).toEqual({ entries: [], total: 0, truncated: false });

@@ -15,6 +15,7 @@ import {
   ListMemoryQuery,
   MemoryBody,
   MemoryAuthors,
+  MemoryDuplicateResponse,
   MemoryHistory,
   MemoryPage,
   MemoryPatchBody,
@@ -70,15 +71,24 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
         config: { ...config, actionClass: 'memory.write' },
         schema: {
           operationId: 'createMemory',
-          summary: 'Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server',
+          summary:
+            'Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server. 201: stored. 200 with duplicateOf: a current entry already says this, nothing was added (the attempt is counted on it)',
           tags,
           body: MemoryBody,
-          response: { 201: MemoryResponse },
+          response: { 201: MemoryResponse, 200: MemoryDuplicateResponse },
         },
       },
       async (request, reply) => {
-        const entry = await inRequestPart('body', memory.create(principalOf(request).ownerId, request.body, writerOf(request)));
-        return reply.status(201).send({ data: entry });
+        const written = await inRequestPart('body', memory.create(principalOf(request).ownerId, request.body, writerOf(request)));
+        if (written.duplicateOf === undefined) return reply.status(201).send({ data: written.entry });
+        await audit.record(actorOf(request), {
+          action: 'memory.duplicate',
+          outcome: 'success',
+          targetType: 'memory_entry',
+          targetId: written.duplicateOf,
+          details: { matchedBy: written.matchedBy, channel: requestChannel(request), seenCount: written.entry.seenCount },
+        });
+        return reply.status(200).send({ data: written.entry, duplicateOf: written.duplicateOf, matchedBy: written.matchedBy });
       },
     );
 

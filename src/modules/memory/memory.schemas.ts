@@ -105,6 +105,12 @@ export const MemoryEntrySchema = Type.Object(
     supersedes: Type.Array(Type.String(), { description: 'The entries this one replaced (they are kept, marked superseded by it)' }),
     supersededBy: Type.Union([Type.String(), Type.Null()], { description: 'The entry that replaced this one; null while it is current' }),
     supersededAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When it was replaced' }),
+    seenCount: Type.Integer({
+      minimum: 1,
+      description: 'How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one',
+    }),
+    lastSeenAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When a writer last stored it again (a write answered with duplicateOf); null while only its author has' }),
+    lastSeenBy: Type.Union([MemoryAuthorSchema, Type.Null()], { description: 'Who stored it again last, as the server recorded them; null while only its author has' }),
   },
   { title: 'MemoryEntry' },
 );
@@ -214,6 +220,18 @@ export const MemoryProfileOrderBody = Type.Object(
     }),
   },
   { additionalProperties: false },
+);
+
+/** The answer to a write that added nothing: the entry that already says it. */
+export const MemoryDuplicateResponse = Type.Object(
+  {
+    data: MemoryEntrySchema,
+    duplicateOf: Type.String({ description: 'The id of the current entry that already says this (data): nothing was added, the attempt is counted on it (seenCount, lastSeenAt, lastSeenBy)' }),
+    matchedBy: literals(['text', 'meaning'] as const, {
+      description: 'text: the same words once normalized (case, spacing, Unicode forms, trailing punctuation); meaning: near-identical meaning by the stored vectors',
+    }),
+  },
+  { title: 'MemoryDuplicate' },
 );
 
 export const ClearMemoryResponse = Type.Object(

@@ -1,6 +1,7 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { normalizedTag } from '../../lib/tags.js';
+import { sameTextKey } from '../../lib/same-text.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
@@ -13,6 +14,7 @@ import {
   authorOf,
   editorOf,
   inScope,
+  seenByOf,
   sourceOf,
   supersedesOf,
   tagsOf,
@@ -51,6 +53,9 @@ function entryOf(row: MemoryRow, author: MemoryAuthor): MemoryEntry {
     supersedes: supersedesOf(row),
     supersededBy: row.superseded_by,
     supersededAt: row.superseded_at,
+    seenCount: row.seen_count,
+    lastSeenAt: row.last_seen_at,
+    lastSeenBy: seenByOf(row),
   };
 }
 
@@ -89,17 +94,52 @@ export interface MemoryWriter {
 }
 
 // A principal is kept by the token cache across requests: its author is built and encoded once.
-const authors = new WeakMap<MemoryWriter['principal'], { author: StoredAuthor; json: string }>();
+const authors = new WeakMap<MemoryWriter['principal'], { author: StoredAuthor; json: string; withChannel: Map<string, string> }>();
 
-function storedAuthor(writer: MemoryWriter): { author: StoredAuthor; json: string } {
+function storedAuthor(writer: MemoryWriter): { author: StoredAuthor; json: string; withChannel: Map<string, string> } {
   const { principal } = writer;
   let known = authors.get(principal);
   if (!known) {
     const author: StoredAuthor = { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
-    known = { author, json: JSON.stringify(author) };
+    known = { author, json: JSON.stringify(author), withChannel: new Map() };
     authors.set(principal, known);
   }
   return known;
+}
+
+/** The writer with its channel, encoded as `editor` and `last_seen_by` store it (kept per channel with the principal). */
+function writerJson(writer: MemoryWriter): string {
+  const known = storedAuthor(writer);
+  let json = known.withChannel.get(writer.channel);
+  if (json === undefined) {
+    json = JSON.stringify({ channel: writer.channel, ...known.author });
+    known.withChannel.set(writer.channel, json);
+  }
+  return json;
+}
+
+/**
+ * What a write answers: the new entry, or the current entry that already says it (nothing was
+ * added; the attempt is counted on it), and how it was found.
+ */
+export type MemoryWrite = { entry: MemoryEntry; duplicateOf?: undefined } | { entry: MemoryEntry; duplicateOf: string; matchedBy: 'text' | 'meaning' };
+
+/** A write answered by an existing entry: the entry as it is now (its seen count counting this one). */
+function duplicate(row: MemoryRow, matchedBy: 'text' | 'meaning', scope?: MemoryScope | null): MemoryWrite {
+  // A token limited to tags is never shown an entry outside them, even one saying what it wrote.
+  if (scope && !inScope(row, scope)) {
+    throw new AppError('CONFLICT', 'An entry this token cannot see already says this; nothing was added', { details: { field: 'content' } });
+  }
+  return { entry: toEntry(row), duplicateOf: row.id, matchedBy };
+}
+
+/**
+ * The key of a text for the unique index of current entries. A token limited to tags keys its
+ * texts apart from the others' (its scope in the key): a text it writes is matched only with
+ * entries written within the same tags, never with one it cannot see (memory.md, "No duplicates").
+ */
+function textKey(content: string, scope: MemoryScope | null | undefined): string {
+  return scope && scope.length > 0 ? sameTextKey(`${scope.join(',')}\n${content}`) : sameTextKey(content);
 }
 
 /** What a writer may give besides content; undefined leaves a field as it is (on a change), null clears it. */
@@ -254,6 +294,11 @@ export interface MemoryServiceOptions {
    * vectors); words only without it.
    */
   fusion?: Fusion | undefined;
+  /**
+   * A new entry at least this close in meaning (cosine of the stored vectors) to a current entry
+   * is a duplicate of it (MEMORY_DUPLICATE_COSINE); undefined: by text only.
+   */
+  duplicateCosine?: number | undefined;
 }
 
 /** Runs `check` for item `index` of an import, a refusal naming that item (`entries.3`). */
@@ -269,6 +314,65 @@ function forImportItem<T>(index: number, check: () => T): T {
     }
     throw error;
   }
+}
+/** Entries nearest in meaning a new one is compared with (the nearest may be superseded or expired). */
+const DUPLICATE_CANDIDATES = 5;
+
+/** The owner's review of memory: the pinned profile's order, who wrote, forgetting one writer (createMemoryService spreads it in). */
+function createMemoryReviewService(repo: Pick<MemoryRepo, 'setPinOrder' | 'authors' | 'forgetAuthor'>) {
+  return {
+    /**
+     * Sets the order of the pinned profile: `ids` first, in that order, the other pinned entries
+     * after them in their order before. Every id must name a pinned entry of the owner: any other
+     * is 404 naming it, and nothing changes.
+     */
+    async orderProfile(ownerId: string, ids: readonly string[]): Promise<void> {
+      const unique = [...new Set(ids)];
+      if (unique.length !== ids.length) {
+        throw new InputError('order', 'must not repeat an id', 'order names an entry more than once: name each pinned entry once, in the order wanted');
+      }
+      const { missing } = await repo.setPinOrder(ownerId, unique);
+      if (missing.length > 0) {
+        throw new AppError(
+          'NOT_FOUND',
+          `order names ${missing.length === 1 ? 'an entry' : 'entries'} you have no pinned entry for: ${missing.join(', ')}. Pin an entry (PATCH /api/v1/memory/{id} with pinned: true) before placing it`,
+          { details: { field: 'order', ids: missing } },
+        );
+      }
+    },
+
+    /** Who wrote the owner's entries, newest writer first, with how many each wrote (the console's filter by agent). */
+    async authors(ownerId: string): Promise<Array<{ token: MemoryAuthor['token']; agent: MemoryAuthor['agent']; count: number; lastWrittenAt: string }>> {
+      return (await repo.authors(ownerId, MEMORY_AUTHORS_MAX)).map(({ count, newest }) => {
+        const author = authorOf(newest);
+        return { token: author.token, agent: author.agent, count, lastWrittenAt: newest.created_at };
+      });
+    },
+
+    /**
+     * Forgets every entry the token `author` wrote (on any channel, current or not), and nothing
+     * else; the chains they belonged to are spliced (see spliceChains in memory.repo.ts). With
+     * `dryRun`, only counts. With `expectedCount`, refuses (409, nothing deleted) when the count
+     * has changed since the owner was shown it.
+     */
+    async forget(
+      ownerId: string,
+      author: string,
+      options: { dryRun?: boolean | undefined; expectedCount?: number | undefined },
+    ): Promise<{ author: string; dryRun: boolean; count: number; deleted: number; restored: number }> {
+      const dryRun = options.dryRun === true;
+      const done = await repo.forgetAuthor(ownerId, author, { write: !dryRun, expect: options.expectedCount, at: isoNow() });
+      if (!dryRun && !done.changed && options.expectedCount !== undefined && options.expectedCount !== done.count) {
+        throw new AppError(
+          'CONFLICT',
+          `This agent's entries number ${done.count} now, not the ${options.expectedCount} you confirmed: it wrote or lost some since. Nothing was deleted; confirm the new count to forget them`,
+          { details: { count: done.count, expectedCount: options.expectedCount } },
+        );
+      }
+      return { author, dryRun, count: done.count, deleted: done.changed ? done.count : 0, restored: done.restored };
+    },
+
+  };
 }
 
 export function createMemoryService(deps: MemoryServiceOptions) {
@@ -333,13 +437,32 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     return presentOne(ownerId, outcome, scope);
   }
 
+  /**
+   * The current entry of the owner nearest in meaning to `content`, when at least
+   * `duplicateCosine` close (not one of `replaced`): the attempt is counted on it. Undefined when
+   * there is none, or meaning cannot tell (no embedder, no vector yet): the text rule still holds.
+   */
+  async function duplicateByMeaning(ownerId: string, content: string, replaced: readonly string[], seenBy: string, scope: MemoryScope | null | undefined): Promise<MemoryWrite | undefined> {
+    const least = deps.duplicateCosine;
+    if (least === undefined || !fusion.nearest) return undefined;
+    const near = (await fusion.nearest(ownerId, 'memory', content, DUPLICATE_CANDIDATES))?.filter((hit) => hit.score >= least && !replaced.includes(hit.id));
+    if (!near || near.length === 0) return undefined;
+    const now = isoNow();
+    for (const row of await repo.byIds(ownerId, near.map((hit) => hit.id))) {
+      if (!isCurrent(row, now) || (scope && !inScope(row, scope))) continue;
+      const seen = await repo.recordSeen(ownerId, row.id, now, seenBy);
+      if (seen) return duplicate(seen, sameTextKey(seen.content) === sameTextKey(content) ? 'text' : 'meaning');
+    }
+    return undefined;
+  }
+
   return {
     /** A new entry, its author and channel recorded from `writer`, its structure from `input` (a note by default). */
     async create(
       ownerId: string,
       input: MemoryStructure & { content: string; supersedes?: readonly string[] | undefined },
       writer: MemoryWriter,
-    ): Promise<MemoryEntry> {
+    ): Promise<MemoryWrite> {
       const { content } = input;
       checkContent(content);
       const scope = writer.principal.memoryTags;
@@ -371,20 +494,30 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         superseded_by: null,
         superseded_at: null,
         pin_order: null,
+        content_key: textKey(content, scope),
+        seen_count: 1,
+        last_seen_at: null,
+        last_seen_by: null,
       };
+      const seenBy = writerJson(writer);
       const replaced = [...new Set(input.supersedes ?? [])];
+      const byMeaning = await duplicateByMeaning(ownerId, content, replaced, seenBy, scope);
+      if (byMeaning) return byMeaning;
       if (replaced.length > 0) {
         row.supersedes = JSON.stringify(replaced);
         // A write of its own: the insert and the marks of the replaced entries commit together.
-        const outcome = await repo.createSuperseding(row, replaced, check, scope);
+        const outcome = await repo.createSuperseding(row, replaced, seenBy, check, scope);
         if (outcome.refusal) throw outcome.refusal;
         if (outcome.missing) throw notCurrent('supersedes', outcome.missing);
-        return entryOf(row, author);
+        if (outcome.duplicateOf) return duplicate(outcome.duplicateOf, 'text', scope);
+        return { entry: entryOf(row, author) };
       }
-      // The count and the insert in the writing transaction, with the batch's other creations.
-      const overLimit = await repo.create(row, check);
-      if (overLimit) throw overLimit;
-      return entryOf(row, author);
+      // The count and the insert in the writing transaction, with the batch's other creations;
+      // the same text as a current entry of the owner is not inserted (a unique key) but counted on it.
+      const outcome = await repo.create(row, seenBy, check);
+      if (outcome && 'refusal' in outcome) throw outcome.refusal;
+      if (outcome) return duplicate(outcome.duplicateOf, 'text', scope);
+      return { entry: entryOf(row, author) };
     },
 
     /**
@@ -436,6 +569,12 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             superseded_at: null,
             // Pinned by the import: after the profile's placed entries, until the owner places it.
             pin_order: null,
+            // Imported entries hold no text key: an import is all or none, and one text already
+            // stored must not fail all of it; the import itself writes each text once.
+            content_key: null,
+            seen_count: 1,
+            last_seen_at: null,
+            last_seen_by: null,
           };
         }),
       );
@@ -572,26 +711,6 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     },
 
     /**
-     * Sets the order of the pinned profile: `ids` first, in that order, the other pinned entries
-     * after them in their order before. Every id must name a pinned entry of the owner: any other
-     * is 404 naming it, and nothing changes.
-     */
-    async orderProfile(ownerId: string, ids: readonly string[]): Promise<void> {
-      const unique = [...new Set(ids)];
-      if (unique.length !== ids.length) {
-        throw new InputError('order', 'must not repeat an id', 'order names an entry more than once: name each pinned entry once, in the order wanted');
-      }
-      const { missing } = await repo.setPinOrder(ownerId, unique);
-      if (missing.length > 0) {
-        throw new AppError(
-          'NOT_FOUND',
-          `order names ${missing.length === 1 ? 'an entry' : 'entries'} you have no pinned entry for: ${missing.join(', ')}. Pin an entry (PATCH /api/v1/memory/{id} with pinned: true) before placing it`,
-          { details: { field: 'order', ids: missing } },
-        );
-      }
-    },
-
-    /**
      * Changes the fields given (content and structure), records `writer` as the last editor. The
      * author stays who first wrote the entry.
      */
@@ -609,7 +728,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       if (structure.tags === undefined) delete structure.tags;
       const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer).author };
       const changes = {
-        ...(input.content !== undefined ? { content: input.content } : {}),
+        ...(input.content !== undefined ? { content: input.content, content_key: textKey(input.content, scope) } : {}),
         ...structure,
         // Unpinned leaves the profile: pinned again, it goes last until placed.
         ...(input.pinned === false ? { pin_order: null } : {}),
@@ -620,6 +739,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const window = input.validFrom !== undefined || input.validUntil !== undefined;
       const row = await repo.update(ownerId, id, changes, window ? (changed) => windowProblem(changed.valid_from, changed.valid_until) : undefined, scope);
       if (!row) throw notFound('Memory entry', id);
+      if ('sameTextAs' in row) {
+        throw new AppError(
+          'CONFLICT',
+          `Another current entry (${row.sameTextAs}) already says this. Change that one instead, or supersede one by the other (PATCH with supersededBy), or delete one`,
+          { details: { field: 'content', duplicateOf: row.sameTextAs } },
+        );
+      }
       return presentOne(ownerId, row, scope);
     },
 
@@ -628,36 +754,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       return { id, deleted: true };
     },
 
-    /** Who wrote the owner's entries, newest writer first, with how many each wrote (the console's filter by agent). */
-    async authors(ownerId: string): Promise<Array<{ token: MemoryAuthor['token']; agent: MemoryAuthor['agent']; count: number; lastWrittenAt: string }>> {
-      return (await repo.authors(ownerId, MEMORY_AUTHORS_MAX)).map(({ count, newest }) => {
-        const author = authorOf(newest);
-        return { token: author.token, agent: author.agent, count, lastWrittenAt: newest.created_at };
-      });
-    },
-
-    /**
-     * Forgets every entry the token `author` wrote (on any channel, current or not), and nothing
-     * else; the chains they belonged to are spliced (see spliceChains in memory.repo.ts). With
-     * `dryRun`, only counts. With `expectedCount`, refuses (409, nothing deleted) when the count
-     * has changed since the owner was shown it.
-     */
-    async forget(
-      ownerId: string,
-      author: string,
-      options: { dryRun?: boolean | undefined; expectedCount?: number | undefined },
-    ): Promise<{ author: string; dryRun: boolean; count: number; deleted: number; restored: number }> {
-      const dryRun = options.dryRun === true;
-      const done = await repo.forgetAuthor(ownerId, author, { write: !dryRun, expect: options.expectedCount, at: isoNow() });
-      if (!dryRun && !done.changed && options.expectedCount !== undefined && options.expectedCount !== done.count) {
-        throw new AppError(
-          'CONFLICT',
-          `This agent's entries number ${done.count} now, not the ${options.expectedCount} you confirmed: it wrote or lost some since. Nothing was deleted; confirm the new count to forget them`,
-          { details: { count: done.count, expectedCount: options.expectedCount } },
-        );
-      }
-      return { author, dryRun, count: done.count, deleted: done.changed ? done.count : 0, restored: done.restored };
-    },
+    // The owner's review: the profile's order, who wrote, forgetting one writer.
+    ...createMemoryReviewService(repo),
 
     /** Deletes every entry of the owner (a limited token: every entry it sees); irreversible. Answers how many there were. */
     async clear(ownerId: string, scope?: MemoryScope): Promise<number> {

@@ -32,6 +32,16 @@ export const memoryTables = ownedTables({
       superseded_at: column.time().orNull(),
       /** The pinned entry's place in the owner's profile (0 first); null when not pinned or not placed yet. */
       pin_order: column.integer().orNull(),
+      /**
+       * The hash of the content in its compared form (lib/same-text.ts) while the entry is
+       * current, else null: unique per owner, so one current entry holds each text.
+       */
+      content_key: column.text().orNull(),
+      /** How many times a writer stored this content (1: only its author). */
+      seen_count: column.integer(),
+      /** When a writer last stored it again, and who (JSON, as `editor`); null while only its author has. */
+      last_seen_at: column.time().orNull(),
+      last_seen_by: column.json().orNull(),
     },
     { fullText: { columns: ['content'], sqliteRowKey: 'rid' } },
   ),

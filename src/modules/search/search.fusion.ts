@@ -33,6 +33,12 @@ export interface Fusion {
   /** How many of the words' best hits fusion wants to see; 0 when it only takes the words' best `limit`. */
   readonly candidates: number;
   rank(ownerId: string, source: SearchSourceKind, q: string, lexical: readonly LexicalHit[], limit: number): Promise<RankedItem[]>;
+  /**
+   * The owner's `k` items of `source` nearest in meaning to `text`, best first, each with its
+   * cosine; undefined when meaning cannot tell (no embedder, no vector of the owner's yet, or
+   * the text's vector not given in time). Absent: never.
+   */
+  nearest?(ownerId: string, source: SearchSourceKind, text: string, k: number): Promise<Array<{ id: string; score: number }> | undefined>;
 }
 
 /** Words only: the ranking as the module found it. What search uses with the embedder off. */
@@ -356,6 +362,23 @@ export function createFusion(deps: FusionDeps): FusionService {
         // Reading the vectors failed (the database is busy or gone): the words still answer.
         deps.log?.warn(`Search by meaning skipped for one query, words only: ${error instanceof Error ? error.message : String(error)}`);
         return wordsOnly(lexical, limit);
+      }
+    },
+
+    async nearest(ownerId, source, text, k) {
+      const src = sources.get(source);
+      const embedder = deps.embeddings.describe();
+      if (!src || embedder.kind === 'off' || text.trim() === '') return undefined;
+      try {
+        // The owner's vectors first: an owner with none costs no embedding of the text.
+        const index = await vectorsOf(ownerId, src, embedder.model);
+        if (!index) return undefined;
+        const query = await queryVector(text, embedder.model);
+        if (!query || query.length !== index.dimensions) return undefined;
+        return index.search(query, k);
+      } catch (error) {
+        deps.log?.warn(`Comparison by meaning skipped for one text: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
       }
     },
 

@@ -33,6 +33,7 @@ import * as knowledgePassages from './0033-knowledge-passages.js';
 import * as memoryProvenance from './0034-memory-provenance.js';
 import * as memoryProfileScope from './0035-memory-profile-scope.js';
 import * as portabilityExportJobs from './0036-portability-export-jobs.js';
+import * as memoryDedup from './0037-memory-dedup.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -81,6 +82,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0034-memory-provenance', memoryProvenance],
   ['0035-memory-profile-scope', memoryProfileScope],
   ['0036-portability-export-jobs', portabilityExportJobs],
+  ['0037-memory-dedup', memoryDedup],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

@@ -1043,7 +1043,7 @@ export interface paths {
         get: operations["listMemory"];
         put?: never;
         /**
-         * Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server
+         * Store a memory entry (a note unless kind says otherwise); its author and channel are recorded by the server. 201: stored. 200 with duplicateOf: a current entry already says this, nothing was added (the attempt is counted on it)
          * @description Requires scope: `memory`. Subject to the token's policy (`memory.write`): 202 when held for the owner's approval, 403 POLICY_DENIED when denied.
          */
         post: operations["createMemory"];
@@ -4317,7 +4317,7 @@ export interface components {
             };
             /** @description The current memory entries (neither superseded nor expired) with ids and timestamps: the pinned profile first, in the owner's order, then the newest, at most GATEWAY_MEMORY_LIMIT (default 100) in all; with task, those relevant to it after the profile (scope `memory`) */
             memory?: {
-                entries: components["schemas"]["MemoryEntry"][];
+                entries: components["schemas"]["MemoryContextEntry"][];
                 /** @description How many entries the owner has (a token limited to memory tags: how many it sees) */
                 total: number;
                 /** @description True when not every entry is shown: only the newest (GATEWAY_MEMORY_LIMIT, default 100), or, with task or maxTokens, those chosen for them */
@@ -4697,6 +4697,12 @@ export interface components {
             supersededBy: string | null;
             /** @description When it was replaced */
             supersededAt: string | null;
+            /** @description How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one */
+            seenCount: number;
+            /** @description When a writer last stored it again (a write answered with duplicateOf); null while only its author has */
+            lastSeenAt: string | null;
+            /** @description Who stored it again last, as the server recorded them; null while only its author has */
+            lastSeenBy: components["schemas"]["MemoryAuthor"] | null;
             /** @description The stored entry's id; null in a dry run, which stores nothing */
             id: string | null;
         };
@@ -5014,6 +5020,43 @@ export interface components {
             /** @description How many entries were deleted */
             deleted: number;
         };
+        /** MemoryContextEntry */
+        MemoryContextEntry: {
+            id: string;
+            /** @description Freeform markdown */
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description fact, preference, event, instruction or note (the default: an entry given only content is a note) */
+            kind: "fact" | "preference" | "event" | "instruction" | "note";
+            /** @description Normalized tags (lower case, spaces as dashes) */
+            tags: string[];
+            pinned: boolean;
+            /** @description From when the entry holds; null: always has */
+            validFrom: string | null;
+            /** @description Until when the entry holds; null: still does */
+            validUntil: string | null;
+            source: components["schemas"]["MemorySource"] | null;
+            author: components["schemas"]["MemoryAuthor"];
+            /** @description Who changed the entry last; null while nobody has */
+            editedBy: components["schemas"]["MemoryAuthor"] | null;
+            /** @description The entries this one replaced (they are kept, marked superseded by it) */
+            supersedes: string[];
+            /** @description The entry that replaced this one; null while it is current */
+            supersededBy: string | null;
+            /** @description When it was replaced */
+            supersededAt: string | null;
+        };
+        /** MemoryDuplicate */
+        MemoryDuplicate: {
+            data: components["schemas"]["MemoryEntry"];
+            /** @description The id of the current entry that already says this (data): nothing was added, the attempt is counted on it (seenCount, lastSeenAt, lastSeenBy) */
+            duplicateOf: string;
+            /** @description text: the same words once normalized (case, spacing, Unicode forms, trailing punctuation); meaning: near-identical meaning by the stored vectors */
+            matchedBy: "text" | "meaning";
+        };
         /** MemoryEntry */
         MemoryEntry: {
             id: string;
@@ -5042,6 +5085,12 @@ export interface components {
             supersededBy: string | null;
             /** @description When it was replaced */
             supersededAt: string | null;
+            /** @description How many times a writer stored this entry: 1 when only its author did; each write of the same text (or, with vectors, the same meaning) that was answered with duplicateOf adds one */
+            seenCount: number;
+            /** @description When a writer last stored it again (a write answered with duplicateOf); null while only its author has */
+            lastSeenAt: string | null;
+            /** @description Who stored it again last, as the server recorded them; null while only its author has */
+            lastSeenBy: components["schemas"]["MemoryAuthor"] | null;
         };
         /** MemoryEntryList */
         MemoryEntryList: {
@@ -8983,6 +9032,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryDuplicate"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {

@@ -186,15 +186,18 @@ function MemorySearch({ q, filters, byMeaning, added, changed }: { q: string; fi
 
 function AddMemory({ onAdded }: { onAdded: (entry: Entry) => void }) {
   const [content, setContent] = useState('');
+  const [already, setAlready] = useState<Entry>();
   const { busy, error, run } = useAction();
   const id = useId();
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const entry = unwrap(await api.POST('/api/v1/memory', { body: { content } })).data;
+      const answer = unwrap(await api.POST('/api/v1/memory', { body: { content } }));
       setContent('');
-      onAdded(entry);
+      // The same text as a current entry adds nothing: the answer is that entry.
+      setAlready('duplicateOf' in answer ? answer.data : undefined);
+      onAdded(answer.data);
     });
   };
 
@@ -210,6 +213,11 @@ function AddMemory({ onAdded }: { onAdded: (entry: Entry) => void }) {
           {busy ? 'Adding…' : 'Add memory'}
         </button>
       </div>
+      {already ? (
+        <p role="status">
+          Already in memory: nothing was added. The entry has now been written {already.seenCount} times.
+        </p>
+      ) : null}
       <ActionError error={error} />
     </form>
   );

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The text two memory entries are compared by to find duplicates (docs/decisions/memory.md,
+ * "No duplicates"): what a person reading both would call the same words.
+ * - Unicode compatibility form (NFKC): full-width letters, ligatures and composed accents
+ *   compare as their plain forms;
+ * - lower case (locale-independent);
+ * - every run of whitespace (spaces, tabs, line breaks, no-break spaces) as one space, none at
+ *   either end;
+ * - trailing sentence punctuation dropped (`. ! ? … ; : ,` and their full-width forms, also
+ *   after a closing quote or bracket), so "I like tea" and "I like tea." are one fact.
+ * Nothing else: words, digits, inner punctuation and markdown stay, so "was" and "is", "2024"
+ * and "2025", or a list and a paragraph are different entries.
+ */
+export function sameTextForm(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s+/gu, ' ')
+    .trim()
+    // . ! ? … ; : , and their full-width forms, before any closing quotes or brackets.
+    .replace(/[.!?\u2026;:,\u3002\uFF01\uFF1F\uFF1B\uFF1A\uFF0C]+(?=["'\u201D\u2019)\]]*$)/u, '')
+    .trim();
+}
+
+/**
+ * The key an entry's content is stored under for the unique index of current entries: a hash of
+ * `sameTextForm`, so the index stays small whatever the content's length. `v1:` names the
+ * normalization, should it ever change.
+ */
+export function sameTextKey(text: string): string {
+  return `v1:${createHash('sha256').update(sameTextForm(text)).digest('base64url')}`;
+}
