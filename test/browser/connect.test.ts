@@ -15,6 +15,10 @@ import type { Owner } from '../harness.js';
 import { BROWSER_TESTS, signIn, startConsole, type ConsoleUnderTest } from './browser.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const PHONE = 390;
+
+// The page's globals the callbacks run in the browser use (this suite compiles without the DOM library).
+declare const document: { documentElement: { scrollWidth: number } };
 
 /** The text of a configuration block the page shows, by its label. */
 async function snippet(page: Page, label: string): Promise<string> {
@@ -107,6 +111,16 @@ describe.runIf(BROWSER_TESTS)('connecting an AI client from the console, in Chro
     expect(names).toContain('search_knowledge');
     expect(names).not.toContain('add_memory');
   }, 30_000);
+
+  it('fits a phone: the long configurations scroll inside their boxes, not the page', async () => {
+    const phone = await c.newPage({ width: PHONE });
+    await signIn(phone.page, owner.email, owner.password);
+    await phone.page.goto('/connect');
+    await phone.page.getByRole('heading', { level: 1, name: 'Connect an AI client' }).waitFor();
+    await phone.page.getByLabel('VS Code configuration', { exact: true }).waitFor();
+    expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE);
+    await c.screenshot(phone.page, 'connect-03-phone');
+  });
 
   it('after "Create token", the tokens page offers the same snippets with the new token', async () => {
     await page.goto('/agents');
