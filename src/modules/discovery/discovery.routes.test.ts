@@ -171,6 +171,9 @@ describe('GET /llms.txt', () => {
       '"error"',
       'INSUFFICIENT_SCOPE',
       BASE,
+      // The MCP address, and when a model client should prefer it to the HTTP API.
+      `${BASE}/mcp`,
+      'Prefer it when your client speaks MCP',
     ]) {
       expect(text, phrase).toContain(phrase);
     }
