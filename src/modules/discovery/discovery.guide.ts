@@ -60,6 +60,11 @@ export function errorCodeLines(): string[] {
   return (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => `- ${code} ${ERROR_STATUS[code]}: ${ERROR_MEANINGS[code]}.`);
 }
 
+export const MCP_PREFER =
+  'Prefer MCP when your client speaks it (Claude Desktop, claude.ai, ChatGPT connectors, Cursor, VS Code): it lists only ' +
+  'the tools your token may call and answers compact JSON. Use the HTTP API when you make HTTP calls yourself or need a ' +
+  'route no tool offers.';
+
 export const NO_TOKEN_DESCRIPTION =
   'No token, or the token was rejected (401)? Ask the owner for access. Asking and polling the answer need no token. ' +
   'Tell the human user what you are requesting and why before you send it.';
@@ -264,9 +269,7 @@ export function buildLlmsText(input: { baseUrl: string; version: string; routes:
     '## MCP: the same tools for a model client',
     '',
     `- Hearth is also an MCP server (Streamable HTTP) at ${baseUrl}/mcp, with the same bearer token.`,
-    '- Prefer it when your client speaks MCP (Claude Desktop, claude.ai, ChatGPT connectors, Cursor, VS Code):',
-    '  it lists only the tools your token may call, as compact tool descriptions, and answers compact JSON.',
-    '  Use the HTTP API below when you make HTTP calls yourself or need a route no tool offers.',
+    `- ${MCP_PREFER}`,
     '- A client that signs in with OAuth needs only that address; the owner\'s console page',
     `  ${baseUrl}/connect shows the configuration for each client.`,
     '',
