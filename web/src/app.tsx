@@ -6,6 +6,7 @@ import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/conso
 import { useLiveChanges } from './live';
 import { AgentsPage } from './pages/agents';
 import { AuditPage } from './pages/audit';
+import { ConnectPage } from './pages/connect';
 import { ConnectionsPage } from './pages/connections';
 import { DataPage } from './pages/data';
 import { DevicesPage } from './pages/devices';
@@ -25,6 +26,7 @@ import { SessionContext, type Session } from './session';
 const PAGES: Record<ConsolePath, () => ReactNode> = {
   '/': () => <HomePage />,
   '/agents': () => <AgentsPage />,
+  '/connect': () => <ConnectPage />,
   '/memory': () => <MemoryPage />,
   '/knowledge': () => <KnowledgePage />,
   '/personas': () => <PersonasPage />,

@@ -6,6 +6,7 @@
 export const CONSOLE_PAGES = [
   { path: '/', title: 'Home' },
   { path: '/agents', title: 'Agents and tokens' },
+  { path: '/connect', title: 'Connect an AI client' },
   { path: '/memory', title: 'Memory' },
   { path: '/knowledge', title: 'Knowledge base' },
   { path: '/personas', title: 'Personas' },

@@ -60,6 +60,11 @@ export function errorCodeLines(): string[] {
   return (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => `- ${code} ${ERROR_STATUS[code]}: ${ERROR_MEANINGS[code]}.`);
 }
 
+export const MCP_PREFER =
+  'Prefer MCP when your client speaks it (Claude Desktop, claude.ai, ChatGPT connectors, Cursor, VS Code): it lists only ' +
+  'the tools your token may call and answers compact JSON. Use the HTTP API when you make HTTP calls yourself or need a ' +
+  'route no tool offers.';
+
 export const NO_TOKEN_DESCRIPTION =
   'No token, or the token was rejected (401)? Ask the owner for access. Asking and polling the answer need no token. ' +
   'Tell the human user what you are requesting and why before you send it.';
@@ -260,6 +265,13 @@ export function buildLlmsText(input: { baseUrl: string; version: string; routes:
     '  (revealing a vault token needs the master token itself).',
     '  A missing or rejected token answers 401 UNAUTHORIZED; a token without the needed scope answers',
     '  403 INSUFFICIENT_SCOPE, whose message names the scope to ask the owner for.',
+    '',
+    '## MCP: the same tools for a model client',
+    '',
+    `- Hearth is also an MCP server (Streamable HTTP) at ${baseUrl}/mcp, with the same bearer token.`,
+    `- ${MCP_PREFER}`,
+    '- A client that signs in with OAuth needs only that address; the owner\'s console page',
+    `  ${baseUrl}/connect shows the configuration for each client.`,
     '',
     '## No token yet: the handshake',
     '',

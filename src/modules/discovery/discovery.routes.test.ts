@@ -79,8 +79,10 @@ describe('GET /api/v1/quick-start', () => {
     expect(res.status).toBe(200);
     const qs = res.body;
     expect(Object.keys(qs).sort()).toEqual(
-      ['authenticated', 'canonicalBaseUrl', 'fullDocs', 'important', 'noTokenFlow', 'prerequisite', 'steps', 'title', 'urlWarning'].sort(),
+      ['authenticated', 'canonicalBaseUrl', 'fullDocs', 'important', 'mcp', 'noTokenFlow', 'prerequisite', 'steps', 'title', 'urlWarning'].sort(),
     );
+    // The MCP address (the server's root, not under /api/v1) and when a model client should prefer it.
+    expect(qs.mcp).toEqual({ url: `${BASE}/mcp`, prefer: expect.stringMatching(/^Prefer MCP when your client speaks it/) });
     expect(qs.authenticated).toBe(false);
     expect(qs.canonicalBaseUrl).toBe(BASE);
     expect(qs.fullDocs).toBe(`${BASE}/openapi.json`);
@@ -171,6 +173,9 @@ describe('GET /llms.txt', () => {
       '"error"',
       'INSUFFICIENT_SCOPE',
       BASE,
+      // The MCP address, and when a model client should prefer it to the HTTP API.
+      `${BASE}/mcp`,
+      'Prefer MCP when your client speaks it',
     ]) {
       expect(text, phrase).toContain(phrase);
     }

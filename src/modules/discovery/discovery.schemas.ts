@@ -57,6 +57,13 @@ export const QuickStartSchema = Type.Object(
     noTokenFlow: Type.Object({ description: Type.String(), steps: Type.Array(StepSchema) }),
     steps: Type.Array(StepSchema, { description: 'The recommended order of calls for an agent session' }),
     fullDocs: Type.String({ description: 'Absolute address of the OpenAPI document' }),
+    mcp: Type.Object(
+      {
+        url: Type.String({ description: "Absolute address of the MCP endpoint (Streamable HTTP), reached with the same bearer token" }),
+        prefer: Type.String({ description: 'When a client should use MCP rather than the HTTP API' }),
+      },
+      { description: 'The same capabilities as MCP tools, for clients that speak the Model Context Protocol' },
+    ),
   },
   { title: 'QuickStart' },
 );

@@ -7,6 +7,7 @@ import {
   compareNames,
   DESCRIPTION,
   IMPORTANT,
+  MCP_PREFER,
   NO_TOKEN_DESCRIPTION,
   noTokenSteps,
   sessionSteps,
@@ -110,6 +111,7 @@ export function createDiscoveryService(options: DiscoveryServiceOptions) {
       noTokenFlow: { description: NO_TOKEN_DESCRIPTION, steps: noTokenSteps() },
       steps: sessionSteps(authenticated),
       fullDocs: `${base}/openapi.json`,
+      mcp: { url: `${base}/mcp`, prefer: MCP_PREFER },
     };
   }
 

@@ -3185,7 +3185,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One of the console's pages, opened directly: agents, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan
+         * One of the console's pages, opened directly: agents, connect, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan
          * @description Public: no token needed.
          */
         get: operations["getConsolePage"];
@@ -5362,6 +5362,13 @@ export interface components {
             steps: components["schemas"]["QuickStartStep"][];
             /** @description Absolute address of the OpenAPI document */
             fullDocs: string;
+            /** @description The same capabilities as MCP tools, for clients that speak the Model Context Protocol */
+            mcp: {
+                /** @description Absolute address of the MCP endpoint (Streamable HTTP), reached with the same bearer token */
+                url: string;
+                /** @description When a client should use MCP rather than the HTTP API */
+                prefer: string;
+            };
         };
         /** QuickStartStep */
         QuickStartStep: {
@@ -15188,7 +15195,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The page's name */
-                page: "agents" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan";
+                page: "agents" | "connect" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan";
             };
             cookie?: never;
         };

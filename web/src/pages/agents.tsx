@@ -7,6 +7,7 @@ import { LoadMore, usePaged } from '../components/paged';
 import { Empty, OnceSecret, PageHeader, ScopePicker, Show, When } from '../components/ui';
 import { useLiveChanges } from '../live';
 import { MasterToken } from './agents/master';
+import { UseInClient } from './connect/use-in-client';
 import { HandshakeHistory } from './agents/handshakes';
 import { PolicyEditor } from './agents/policy';
 import { MemoryTagsEditor, MemoryTagsField, MemoryTagsShown, memoryTagsOf } from './agents/memory-tags';
@@ -74,7 +75,12 @@ export function AgentsPage() {
           onCancel={() => setCreating(false)}
         />
       ) : null}
-      {issued ? <OnceSecret label="New token" value={issued} onDone={() => setIssued(undefined)} /> : null}
+      {issued ? (
+        <>
+          <OnceSecret label="New token" value={issued} onDone={() => setIssued(undefined)} />
+          <UseInClient token={issued} />
+        </>
+      ) : null}
 
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Tokens</h2>
