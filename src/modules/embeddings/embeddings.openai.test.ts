@@ -71,6 +71,10 @@ describe('OpenAI-compatible embedder', () => {
     expect(vectors).toHaveLength(10);
     expect(fake.requests.map((r) => r.body.input.length)).toEqual([4, 4, 2]);
     expect(Math.max(...fake.requests.flatMap((r) => r.body.input.map((t: string) => t.length)))).toBe(100);
+    // Sent by length (the long one in the last batch), answered in the call's order.
+    expect(fake.requests[2]!.body.input[1]).toHaveLength(100);
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+    for (const [i, text] of texts.entries()) expect(dot(vectors[i]!, (await embeddings.embed([text]))[0]!)).toBeCloseTo(1, 5);
     await expect(embeddings.embed(Array.from({ length: 1025 }, () => 'x'))).rejects.toBeInstanceOf(EmbeddingsInputError);
     expect(embeddings.describe().state).toBe('ready');
   });

@@ -13,7 +13,8 @@
  *   each waiting for the same time-out; then the next call tries again, and a success is logged
  *   once and sets the state back.
  * - input is bounded: each text is cut to EMBEDDINGS_MAX_CHARS, a call takes at most
- *   MAX_TEXTS_PER_CALL texts, sent in batches of EMBEDDINGS_BATCH_SIZE.
+ *   MAX_TEXTS_PER_CALL texts, sent in batches of EMBEDDINGS_BATCH_SIZE (texts of like length
+ *   together; the answer is in the call's order).
  */
 import type { EmbeddingsSettings } from '../../config.js';
 import type { OutboundClient } from '../../http/outbound.js';
@@ -123,13 +124,20 @@ export function createEmbeddingsService(deps: {
       if (texts.length === 0) return [];
       if (failure && Date.now() - failure.at < retryAfterMs) throw new EmbeddingsUnavailable(failure.message);
       const bounded = texts.map((text) => cut(String(text), settings.maxChars));
-      const out: Float32Array[] = [];
+      // Texts of like length go in one batch: the built-in model pads each text of a batch to
+      // its longest, so a short note batched with a long passage costs as much as the passage.
+      const order = bounded.map((_, i) => i);
+      if (bounded.length > settings.batchSize) order.sort((a, b) => bounded[a]!.length - bounded[b]!.length || a - b);
+      const out = new Array<Float32Array>(bounded.length);
       try {
-        for (let start = 0; start < bounded.length; start += settings.batchSize) {
-          const batch = bounded.slice(start, start + settings.batchSize);
-          const vectors = await engine.embedBatch(batch, options.urgent === true);
-          if (vectors.length !== batch.length) throw new Error(`${vectors.length} vectors came back for ${batch.length} texts`);
-          out.push(...vectors);
+        for (let start = 0; start < order.length; start += settings.batchSize) {
+          const slots = order.slice(start, start + settings.batchSize);
+          const vectors = await engine.embedBatch(
+            slots.map((i) => bounded[i]!),
+            options.urgent === true,
+          );
+          if (vectors.length !== slots.length) throw new Error(`${vectors.length} vectors came back for ${slots.length} texts`);
+          slots.forEach((slot, k) => (out[slot] = vectors[k]!));
         }
       } catch (error) {
         // A full queue is the caller's moment, and a shutdown the server's: neither is the embedder's health.
