@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { createOutboundClient } from '../../http/outbound.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../../test/fakes/openai.js';
-import { createEmbeddingsService, EmbeddingsInputError, EmbeddingsUnavailable, type EmbeddingsLog } from './embeddings.service.js';
+import { createEmbeddingsService, EmbeddingsInputError, EmbeddingsUnavailable, MAX_BATCH_CHARS, type EmbeddingsLog } from './embeddings.service.js';
 import { RETRIES } from './embeddings.openai.js';
 
 let fake: FakeOpenAI;
@@ -77,6 +77,18 @@ describe('OpenAI-compatible embedder', () => {
     for (const [i, text] of texts.entries()) expect(dot(vectors[i]!, (await embeddings.embed([text]))[0]!)).toBeCloseTo(1, 5);
     await expect(embeddings.embed(Array.from({ length: 1025 }, () => 'x'))).rejects.toBeInstanceOf(EmbeddingsInputError);
     expect(embeddings.describe().state).toBe('ready');
+  });
+
+  it('puts long texts in smaller batches: at most MAX_BATCH_CHARS characters a batch, at least one text', async () => {
+    const { embeddings } = service({ EMBEDDINGS_BATCH_SIZE: '64', EMBEDDINGS_MAX_CHARS: '5000' });
+    const texts = [...Array.from({ length: 10 }, (_, i) => `passage ${i} `.padEnd(2_000, 'x')), 'a long one '.padEnd(5_000, 'y'), 'short'];
+    const vectors = await embeddings.embed(texts);
+    expect(vectors).toHaveLength(12);
+    const sizes = fake.requests.map((r) => (r.body.input as string[]).reduce((sum, t) => sum + t.length, 0));
+    expect(sizes.slice(0, -1).every((size) => size <= MAX_BATCH_CHARS)).toBe(true);
+    // The 5,000-character text exceeds nothing alone; it goes by itself, last (the longest).
+    expect(fake.requests.at(-1)!.body.input).toEqual([texts[10]]);
+    expect(fake.requests.map((r) => r.body.input.length)).toEqual([4, 4, 3, 1]);
   });
 
   it('tries again after a 429 and succeeds, without a warning', async () => {
