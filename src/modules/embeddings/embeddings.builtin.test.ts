@@ -90,6 +90,20 @@ describe('built-in embedder', () => {
     expect(embeddings.workerPid()).not.toBe(second);
   }, 60_000);
 
+  it('answers queries sent at once (one batch to the worker) each with its own vector, as when sent one at a time', async () => {
+    const { embeddings } = shared;
+    const texts = ['who looks after my teeth', 'My dentist is Dr. Patel', 'I prefer aisle seats on flights', 'where do I like to sit on a plane', 'a'];
+    const alone: Float32Array[] = [];
+    for (const text of texts) alone.push((await embeddings.embed([text], { urgent: true }))[0]!);
+    const together = await Promise.all(texts.map((text) => embeddings.embed([text], { urgent: true }).then(([vector]) => vector!)));
+    expect(together).toHaveLength(texts.length);
+    together.forEach((vector, i) => {
+      expect(dot(vector, alone[i]!)).toBeGreaterThan(0.9999);
+      // and not its neighbour's
+      expect(dot(vector, alone[(i + 1) % texts.length]!)).toBeLessThan(0.99);
+    });
+  }, 60_000);
+
   it('bounds hostile input: a huge text is cut to EMBEDDINGS_MAX_CHARS, too many texts are refused, the queue is bounded', async () => {
     const { embeddings } = shared;
     const started = Date.now();

@@ -48,6 +48,8 @@ const MiB = 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
 /** Batches that may wait for the worker; more are refused at once rather than queued without bound. */
 export const MAX_WAITING_BATCHES = 64;
+/** Queries waiting together are sent as one batch of at most this many texts. */
+const MAX_COALESCED_TEXTS = 32;
 
 // As parsing.pool.ts: TypeScript under tsx starts with tsx's loader, compiled JavaScript as it is.
 const here = import.meta.url;
@@ -229,15 +231,32 @@ export function createBuiltinEmbedder(
     idleTimer.unref();
   }
 
+  /**
+   * The next run for the worker: the oldest query, with the queries waiting behind it up to
+   * MAX_COALESCED_TEXTS texts (many searches at once cost one batch, which the model runs at
+   * about twice the rate per text of single texts), else the oldest background batch.
+   */
+  function nextRun(): Job[] {
+    if (urgent.length === 0) return background.length > 0 ? [background.shift()!] : [];
+    const run = [urgent.shift()!];
+    let texts = run[0]!.texts.length;
+    while (urgent.length > 0 && texts + urgent[0]!.texts.length <= MAX_COALESCED_TEXTS) {
+      const job = urgent.shift()!;
+      texts += job.texts.length;
+      run.push(job);
+    }
+    return run;
+  }
+
   /** Runs the waiting batches one at a time, queries first. */
   async function drain(): Promise<void> {
     if (busy) return;
     busy = true;
     clearTimeout(idleTimer);
     try {
-      for (let job = urgent.shift() ?? background.shift(); job; job = urgent.shift() ?? background.shift()) {
+      for (let jobs = nextRun(); jobs.length > 0; jobs = nextRun()) {
         if (closed) {
-          job.reject(new BuiltinFailure('The built-in embedder was stopped', false));
+          for (const job of jobs) job.reject(new BuiltinFailure('The built-in embedder was stopped', false));
           continue;
         }
         try {
@@ -245,16 +264,19 @@ export function createBuiltinEmbedder(
           const current = worker;
           const dims = await current.ready;
           dimensions = dims;
-          job.resolve(await current.run(job.texts));
+          const vectors = await current.run(jobs.length === 1 ? jobs[0]!.texts : jobs.flatMap((job) => job.texts));
+          let at = 0;
+          for (const job of jobs) {
+            job.resolve(vectors.slice(at, at + job.texts.length));
+            at += job.texts.length;
+          }
         } catch (error) {
           const failure = error instanceof BuiltinFailure ? error : new BuiltinFailure((error as Error).message, false);
-          if (failure.retry && !job.retried && !closed) {
-            // A crash: once more, at the head of the line, on a fresh worker.
-            job.retried = true;
-            urgent.unshift(job);
-          } else {
-            job.reject(failure);
-          }
+          // A crash: each job once more, at the head of the line and in its order, on a fresh worker.
+          const again = jobs.filter((job) => failure.retry && !job.retried && !closed);
+          for (const job of jobs) if (!again.includes(job)) job.reject(failure);
+          for (const job of again) job.retried = true;
+          urgent.unshift(...again);
         }
       }
     } finally {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { createOutboundClient } from '../../http/outbound.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../../test/fakes/openai.js';
-import { createEmbeddingsService, EmbeddingsInputError, EmbeddingsUnavailable, type EmbeddingsLog } from './embeddings.service.js';
+import { createEmbeddingsService, EmbeddingsInputError, EmbeddingsUnavailable, MAX_BATCH_CHARS, planBatches, type EmbeddingsLog } from './embeddings.service.js';
 import { RETRIES } from './embeddings.openai.js';
 
 let fake: FakeOpenAI;
@@ -71,8 +71,29 @@ describe('OpenAI-compatible embedder', () => {
     expect(vectors).toHaveLength(10);
     expect(fake.requests.map((r) => r.body.input.length)).toEqual([4, 4, 2]);
     expect(Math.max(...fake.requests.flatMap((r) => r.body.input.map((t: string) => t.length)))).toBe(100);
+    // Sent by length (the long one in the last batch), answered in the call's order.
+    expect(fake.requests[2]!.body.input[1]).toHaveLength(100);
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+    for (const [i, text] of texts.entries()) expect(dot(vectors[i]!, (await embeddings.embed([text]))[0]!)).toBeCloseTo(1, 5);
     await expect(embeddings.embed(Array.from({ length: 1025 }, () => 'x'))).rejects.toBeInstanceOf(EmbeddingsInputError);
     expect(embeddings.describe().state).toBe('ready');
+  });
+
+  it('plans batches of at most the batch size and the character bound (the built-in one), shortest first when there are several', () => {
+    const lengths = [...Array.from({ length: 10 }, () => 2_000), 5_000, 5];
+    // short, the ten of 2,000, then the long one alone: it exceeds nothing by itself.
+    expect(planBatches(lengths, 64, MAX_BATCH_CHARS)).toEqual([[11, 0, 1, 2], [3, 4, 5, 6], [7, 8, 9], [10]]);
+    expect(planBatches(lengths, 2, MAX_BATCH_CHARS).map((batch) => batch.length)).toEqual([2, 2, 2, 2, 2, 2]);
+    // One batch: kept in the call's order.
+    expect(planBatches([30, 10, 20], 16, MAX_BATCH_CHARS)).toEqual([[0, 1, 2]]);
+    expect(planBatches([30, 10, 20], 2, MAX_BATCH_CHARS)).toEqual([[1, 2], [0]]);
+  });
+
+  it('sends an endpoint long texts as EMBEDDINGS_BATCH_SIZE allows, without the built-in character bound', async () => {
+    const { embeddings } = service({ EMBEDDINGS_BATCH_SIZE: '64', EMBEDDINGS_MAX_CHARS: '5000' });
+    const texts = Array.from({ length: 10 }, (_, i) => `passage ${i} `.padEnd(2_000, 'x'));
+    expect(await embeddings.embed(texts)).toHaveLength(10);
+    expect(fake.requests.map((r) => r.body.input)).toEqual([texts]);
   });
 
   it('tries again after a 429 and succeeds, without a warning', async () => {

@@ -13,7 +13,9 @@
  *   each waiting for the same time-out; then the next call tries again, and a success is logged
  *   once and sets the state back.
  * - input is bounded: each text is cut to EMBEDDINGS_MAX_CHARS, a call takes at most
- *   MAX_TEXTS_PER_CALL texts, sent in batches of EMBEDDINGS_BATCH_SIZE.
+ *   MAX_TEXTS_PER_CALL texts, sent in batches of EMBEDDINGS_BATCH_SIZE texts (built in, also
+ *   at most MAX_BATCH_CHARS characters; texts of like length together: `planBatches`); the
+ *   answer is in the call's order.
  */
 import type { EmbeddingsSettings } from '../../config.js';
 import type { OutboundClient } from '../../http/outbound.js';
@@ -23,6 +25,31 @@ import type { Embedder } from './embeddings.schemas.js';
 
 /** Texts one call may carry: the indexer's batches are far smaller; more is a caller's mistake. */
 export const MAX_TEXTS_PER_CALL = 1024;
+/** Characters one batch of the built-in worker carries at most (16 notes of 500): longer texts go fewer at a time. */
+export const MAX_BATCH_CHARS = 8_000;
+/**
+ * The batches of a call, as lists of the texts' positions: at most `batchSize` texts and
+ * `maxChars` characters each (at least one text). When the texts make more than one batch they
+ * are taken shortest first: the built-in model pads each text of a batch to its longest, so a
+ * short note batched with a long passage would cost as much as the passage, and the longest
+ * passages grouped under the character bound keep every batch near the cost of 16 notes.
+ */
+export function planBatches(lengths: readonly number[], batchSize: number, maxChars: number): number[][] {
+  const order = lengths.map((_, i) => i);
+  const total = lengths.reduce((sum, n) => sum + n, 0);
+  if (lengths.length > batchSize || total > maxChars) order.sort((a, b) => lengths[a]! - lengths[b]! || a - b);
+  const batches: number[][] = [];
+  for (let start = 0, end = 0; start < order.length; start = end) {
+    let chars = lengths[order[start]!]!;
+    for (end = start + 1; end < order.length && end - start < batchSize; end++) {
+      chars += lengths[order[end]!]!;
+      if (chars > maxChars) break;
+    }
+    batches.push(order.slice(start, end));
+  }
+  return batches;
+}
+
 /** After a failure, calls are refused at once for this long before the embedder is tried again. */
 const RETRY_AFTER_MS = 30_000;
 
@@ -123,13 +150,19 @@ export function createEmbeddingsService(deps: {
       if (texts.length === 0) return [];
       if (failure && Date.now() - failure.at < retryAfterMs) throw new EmbeddingsUnavailable(failure.message);
       const bounded = texts.map((text) => cut(String(text), settings.maxChars));
-      const out: Float32Array[] = [];
+      const out = new Array<Float32Array>(bounded.length);
       try {
-        for (let start = 0; start < bounded.length; start += settings.batchSize) {
-          const batch = bounded.slice(start, start + settings.batchSize);
-          const vectors = await engine.embedBatch(batch, options.urgent === true);
-          if (vectors.length !== batch.length) throw new Error(`${vectors.length} vectors came back for ${batch.length} texts`);
-          out.push(...vectors);
+        for (const slots of planBatches(
+          bounded.map((text) => text.length),
+          settings.batchSize,
+          kind === 'builtin' ? MAX_BATCH_CHARS : Number.POSITIVE_INFINITY,
+        )) {
+          const vectors = await engine.embedBatch(
+            slots.map((i) => bounded[i]!),
+            options.urgent === true,
+          );
+          if (vectors.length !== slots.length) throw new Error(`${vectors.length} vectors came back for ${slots.length} texts`);
+          slots.forEach((slot, k) => (out[slot] = vectors[k]!));
         }
       } catch (error) {
         // A full queue is the caller's moment, and a shutdown the server's: neither is the embedder's health.

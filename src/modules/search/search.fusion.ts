@@ -258,6 +258,8 @@ export function createFusion(deps: FusionDeps): FusionService {
   /** Owners (per source and model) found with no vector, and when: their searches embed no query until something is stored. */
   const empty = new Map<string, Loaded>();
   const queries = new Map<string, Float32Array>();
+  /** Queries being embedded now, by model and text. */
+  const inFlight = new Map<string, Promise<Float32Array | undefined>>();
 
   // The cache keys an index by owner and model; the owner part here also names the source, so
   // one owner's memory and skills are separate indexes, and `drop(owner)` drops every source.
@@ -310,16 +312,24 @@ export function createFusion(deps: FusionDeps): FusionService {
       queries.set(key, known);
       return known;
     }
-    const embedding = deps.embeddings.embed([q], { urgent: true }).then(
-      ([vector]) => {
-        if (!vector) return undefined;
-        queries.set(key, vector);
-        while (queries.size > settings.queryCacheEntries) queries.delete(queries.keys().next().value!);
-        return vector;
-      },
-      // Unavailable or refused: words only. The embedder's state and lastError say why.
-      () => undefined,
-    );
+    // One request searches several sources at once with the same query: it is embedded once.
+    let embedding = inFlight.get(key);
+    if (!embedding) {
+      embedding = deps.embeddings
+        .embed([q], { urgent: true })
+        .then(
+          ([vector]) => {
+            if (!vector) return undefined;
+            queries.set(key, vector);
+            while (queries.size > settings.queryCacheEntries) queries.delete(queries.keys().next().value!);
+            return vector;
+          },
+          // Unavailable or refused: words only. The embedder's state and lastError say why.
+          () => undefined,
+        )
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, embedding);
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), settings.queryWaitMs);
