@@ -58,6 +58,9 @@ export const CARRIED_TABLES: readonly CarriedTable[] = [
       { column: 'superseded_by', table: 'memory_entries' },
     ],
     import: 'rows',
+    // One current entry holds each text (its content_key): an archived entry saying what a
+    // current entry of the account already says is reported, not added twice.
+    uniqueWithinOwner: ['content_key'],
   },
   { name: 'kb_documents', key: ['id'], omitted: [], references: [], import: 'rows', uniqueWithinOwner: ['title'] },
   { name: 'kb_passages', key: ['id'], omitted: [], references: [{ column: 'document_id', table: 'kb_documents' }], import: 'rows' },

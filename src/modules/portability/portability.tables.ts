@@ -45,6 +45,11 @@ export const portabilityReads = readsOfTables({
     supersedes: column.json(),
     superseded_by: column.text().orNull(),
     superseded_at: column.time().orNull(),
+    pin_order: column.integer().orNull(),
+    content_key: column.text().orNull(),
+    seen_count: column.integer(),
+    last_seen_at: column.time().orNull(),
+    last_seen_by: column.json().orNull(),
   }),
   kb_documents: table({
     id: column.text(),
@@ -206,6 +211,7 @@ export const portabilityReads = readsOfTables({
     expires_at: column.time().orNull(),
     last_used_at: column.time().orNull(),
     revoked_at: column.time().orNull(),
+    memory_tags: column.json().orNull(),
   }),
   afp_devices: table({
     id: column.text(),
