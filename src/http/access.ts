@@ -170,6 +170,23 @@ export interface CatalogRoute {
   schema: RouteSchemaParts;
 }
 
+/**
+ * The action classes a token holding `scopes` can meet: those of the routes it may call (by
+ * scope, or open to any token) that declare their class outright. A class a route works out per
+ * request (a function) is counted through another route of the same class, as every such route
+ * has (services.write: the connectors' routes).
+ */
+export function reachableActionClasses(catalog: readonly CatalogRoute[], scopes: readonly string[]): Set<ActionClass> {
+  const held = new Set<string>(scopes);
+  const reached = new Set<ActionClass>();
+  for (const route of catalog) {
+    if (typeof route.actionClass !== 'string') continue;
+    const { access: rule } = route;
+    if (rule.kind === 'token' || (rule.kind === 'scope' && rule.anyOf.some((scope) => held.has(scope)))) reached.add(route.actionClass);
+  }
+  return reached;
+}
+
 /** The parts of a route's schema that describe its input and its answers. */
 export interface RouteSchemaParts {
   params?: unknown;

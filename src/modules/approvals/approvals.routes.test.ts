@@ -39,6 +39,8 @@ describe('policies', () => {
     expect(Object.keys(res.body.data.rules).sort()).toEqual([...ACTION_CLASS_NAMES].sort());
     expect(Object.values(res.body.data.rules).every((rule) => rule === 'allow')).toBe(true);
     expect(res.body.data.updatedAt).toBeNull();
+    // What a memory token can meet: its own classes, not mail's, the devices' or the vault's.
+    expect(res.body.data.reachable).toEqual(['memory.write', 'memory.delete']);
 
     // The token itself may neither read nor loosen its own policy.
     expectError(await t.request('GET', `/api/v1/tokens/${id}/policy`, { token }), 403, 'FORBIDDEN');
@@ -52,6 +54,13 @@ describe('policies', () => {
     // PUT replaces the whole policy.
     const replaced = await t.request('PUT', `/api/v1/tokens/${id}/policy`, { token: owner.token, body: { rules: { 'mail.send': 'ask' } } });
     expect(replaced.body.data.rules['memory.delete']).toBe('allow');
+    expect(replaced.body.data.reachable).toEqual(['memory.write', 'memory.delete']);
+    // Every scope: every class a route declares.
+    const wide = await t.tokenWithScopes(owner, ['read', 'memory', 'knowledge', 'services:write', 'devices']);
+    const wideId = (await t.container.tokens.authenticate(wide))!.tokenId;
+    const reach = (await t.request('GET', `/api/v1/tokens/${wideId}/policy`, { token: owner.token })).body.data.reachable as string[];
+    expect(reach).toEqual(expect.arrayContaining(['memory.write', 'knowledge.write', 'knowledge.delete', 'services.write', 'mail.send', 'devices.exec']));
+    expect(reach).not.toContain('vault.write');
     expect((await t.request('GET', `/api/v1/tokens/${id}/policy`, { token: owner.token })).body.data.rules['mail.send']).toBe('ask');
   });
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { access, APPROVAL_REPLAY_HEADER, principalOf } from '../../http/access.js';
+import { access, APPROVAL_REPLAY_HEADER, principalOf, reachableActionClasses } from '../../http/access.js';
 import { IdParams } from '../../http/schemas.js';
 import { actorOf } from '../audit/audit.service.js';
 import { ApprovalDetailResponse, ApprovalPage, ApprovalResponse, ListApprovalsQuery, PolicyBody, PolicyResponse } from './approvals.schemas.js';
@@ -42,7 +42,7 @@ export function approvalsRoutes(deps: { approvals: ApprovalsService }): FastifyP
           response: { 200: PolicyResponse },
         },
       },
-      async (request) => ({ data: await approvals.getPolicy(principalOf(request).ownerId, request.params.id) }),
+      async (request) => ({ data: await approvals.getPolicy(principalOf(request).ownerId, request.params.id, (scopes) => reachableActionClasses(request.server.routeCatalog, scopes)) }),
     );
 
     app.put(
@@ -58,7 +58,11 @@ export function approvalsRoutes(deps: { approvals: ApprovalsService }): FastifyP
           response: { 200: PolicyResponse },
         },
       },
-      async (request) => ({ data: await approvals.setPolicy(principalOf(request).ownerId, request.params.id, request.body.rules, actorOf(request)) }),
+      async (request) => ({
+        data: await approvals.setPolicy(principalOf(request).ownerId, request.params.id, request.body.rules, actorOf(request), (scopes) =>
+          reachableActionClasses(request.server.routeCatalog, scopes),
+        ),
+      }),
     );
 
     app.get(

@@ -21,6 +21,9 @@ export const PolicySchema = Type.Object(
     tokenId: Type.String(),
     rules: Rules(false),
     updatedAt: NullableDateTime,
+    reachable: Type.Array(ActionClassName, {
+      description: "The action classes this token's scopes let it meet; a rule for any other cannot apply to it (the console shows these)",
+    }),
   },
   { title: 'TokenPolicy' },
 );

@@ -145,6 +145,15 @@ export function checkPendingLimits(limits: PendingLimits, usage: PendingUsage, b
   }
 }
 
+/** The action classes a token holding `scopes` can meet (src/http/access.ts reachableActionClasses over the routes). */
+export type Reach = (scopes: readonly string[]) => ReadonlySet<ActionClass>;
+
+/** `reach` of the scopes, in the classes' own order. */
+function reachableOf(scopes: readonly string[], reach: Reach): ActionClass[] {
+  const reached = reach(scopes);
+  return ACTION_CLASS_NAMES.filter((name) => reached.has(name));
+}
+
 export function createApprovalsService(deps: ApprovalsServiceDeps) {
   const { repo, sealer, audit, events, tokens } = deps;
   // One-time values of replays under way in this process. A value is 32 random bytes: one sent
@@ -224,20 +233,21 @@ export function createApprovalsService(deps: ApprovalsServiceDeps) {
   }
 
   return {
-    async getPolicy(ownerId: string, tokenId: string): Promise<Policy> {
-      await requirePolicyToken(ownerId, tokenId);
+    /** The token's policy; `reach` answers the classes its scopes meet (from the routes, which the service does not see). */
+    async getPolicy(ownerId: string, tokenId: string, reach: Reach): Promise<Policy> {
+      const token = await requirePolicyToken(ownerId, tokenId);
       const row = await repo.getPolicy(tokenId);
-      return { tokenId, rules: fullRules(row ? policyRulesOf(row) : {}), updatedAt: row?.updated_at ?? null };
+      return { tokenId, rules: fullRules(row ? policyRulesOf(row) : {}), updatedAt: row?.updated_at ?? null, reachable: reachableOf(token.scopes, reach) };
     },
 
-    async setPolicy(ownerId: string, tokenId: string, rules: PolicyRules, actor: AuditActor): Promise<Policy> {
-      await requirePolicyToken(ownerId, tokenId);
+    async setPolicy(ownerId: string, tokenId: string, rules: PolicyRules, actor: AuditActor, reach: Reach): Promise<Policy> {
+      const token = await requirePolicyToken(ownerId, tokenId);
       // Only what is not `allow` is stored: a class added later starts allowed.
       const stored = Object.fromEntries(Object.entries(rules).filter(([, rule]) => rule !== 'allow'));
       const now = isoNow();
       await repo.putPolicy({ token_id: tokenId, owner_id: ownerId, rules: JSON.stringify(stored), updated_at: now });
       await audit.record(actor, { action: 'token.policy_changed', outcome: 'success', targetType: 'token', targetId: tokenId, details: { rules: stored } });
-      return { tokenId, rules: fullRules(stored), updatedAt: now };
+      return { tokenId, rules: fullRules(stored), updatedAt: now, reachable: reachableOf(token.scopes, reach) };
     },
 
     /** The rule the token's policy gives this class; the owner's own tokens are never held. */

@@ -5845,6 +5845,8 @@ export interface components {
                 "vault.write": "allow" | "ask" | "deny";
             };
             updatedAt: string | null;
+            /** @description The action classes this token's scopes let it meet; a rule for any other cannot apply to it (the console shows these) */
+            reachable: ("devices.exec" | "devices.write" | "devices.delete" | "mail.send" | "mail.trash" | "files.upload" | "files.delete" | "services.write" | "memory.write" | "memory.delete" | "knowledge.write" | "knowledge.delete" | "identity.write" | "personas.write" | "personas.delete" | "skills.write" | "skills.delete" | "chat.delete" | "marketplace.write" | "vault.write")[];
         };
         /** TokenPolicyResponse */
         TokenPolicyResponse: {

@@ -48,17 +48,20 @@ export function PolicyEditor({ token, onClose }: { token: Schemas['Token']; onCl
   return (
     <section className="policy stack" aria-label={`Policy of ${token.name}`}>
       <Show loaded={policy} what="Loading policy">
-        {(loaded) => <PolicyForm token={token} rules={loaded.rules} onClose={onClose} />}
+        {(loaded) => <PolicyForm token={token} rules={loaded.rules} reachable={loaded.reachable} onClose={onClose} />}
       </Show>
     </section>
   );
 }
 
-function PolicyForm({ token, rules, onClose }: { token: Schemas['Token']; rules: Rules; onClose: () => void }) {
+function PolicyForm({ token, rules, reachable, onClose }: { token: Schemas['Token']; rules: Rules; reachable: ActionClass[]; onClose: () => void }) {
   const [draft, setDraft] = useState<Rules>(rules);
   const [saved, setSaved] = useState(false);
   const action = useAction();
   const baseId = useId();
+  // Only what the token's scopes can meet; a rule already set for another class stays in sight.
+  const shown = (Object.keys(draft) as ActionClass[]).filter((name) => reachable.includes(name) || draft[name] !== 'allow');
+  const hidden = Object.keys(draft).length - shown.length;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
@@ -71,10 +74,10 @@ function PolicyForm({ token, rules, onClose }: { token: Schemas['Token']; rules:
   return (
     <form className="stack" onSubmit={submit}>
       <p className="muted">
-        What "{token.name}" may do without you. "Ask me" holds the request until you approve it under Approvals; "Deny" refuses it.
+        What "{token.name}" may do without you. "Ask me" holds the request until you approve it on the Home page; "Deny" refuses it.
       </p>
       <ul className="policy-rules">
-        {(Object.keys(draft) as ActionClass[]).map((name) => {
+        {shown.map((name) => {
           const id = `${baseId}-${name}`;
           return (
             <li key={name} className="policy-rule">
@@ -100,6 +103,11 @@ function PolicyForm({ token, rules, onClose }: { token: Schemas['Token']; rules:
           );
         })}
       </ul>
+      {hidden > 0 ? (
+        <p className="muted">
+          {hidden === 1 ? 'One other action is' : `${hidden} other actions are`} out of this token's scopes, so no rule for {hidden === 1 ? 'it' : 'them'} could apply.
+        </p>
+      ) : null}
       <SubmitOrCancel label="Save policy" busy={action.busy} onCancel={onClose} />
       {saved ? (
         <p role="status" className="ok">
