@@ -85,12 +85,15 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     await page.getByText('Revealing a secret is reserved for the master token').waitFor();
     await page.getByRole('button', { name: 'Store a secret' }).click();
     await page.getByLabel('Name', { exact: true }).fill('deploy key');
+    // A built-in service is offered by its id, and needs no website: its own address is used.
+    expect(await page.locator('datalist option[value="github"]').count()).toBe(1);
     await page.getByLabel('Service', { exact: true }).fill('github');
-    await page.getByLabel('Website', { exact: true }).fill('https://github.com');
+    await page.getByText('Optional for GitHub, a built-in service').waitFor();
     await page.getByLabel('Secret', { exact: true }).fill('ghp_secretvalue1234');
     await page.getByRole('button', { name: 'Store', exact: true }).click();
     const card = page.getByRole('article', { name: 'deploy key' });
     await card.getByText('…1234').waitFor();
+    await card.getByText('https://api.github.com').waitFor();
     expect(await page.content()).not.toContain('ghp_secretvalue1234');
     await c.screenshot(page, 'ops-02-vault-phone');
     await page.getByRole('button', { name: 'Delete deploy key' }).click();

@@ -4,7 +4,7 @@ import { SubmitOrCancel } from '../components/submit-or-cancel';
 import { ActionError, useAction } from '../components/actions';
 import { ConfirmButton } from '../components/confirm';
 import { LoadMore, usePaged } from '../components/paged';
-import { Empty, PageHeader, Show, When } from '../components/ui';
+import { Empty, PageHeader, Show, useLoad, When } from '../components/ui';
 
 type VaultToken = Schemas['VaultToken'];
 
@@ -99,11 +99,20 @@ function StoreEntry({ onStored, onCancel }: { onStored: () => void; onCancel: ()
   const [form, setForm] = useState({ name: '', service: '', token: '', websiteUrl: '', discoverApi: false });
   const action = useAction();
   const id = useId();
+  // The built-in services a secret can be stored for (not those that sign in with OAuth): offered
+  // by id, and for one of them the website is the service's own, so the owner need not type it.
+  const catalogue = useLoad(async () => unwrap(await api.GET('/api/v1/services', { params: { query: { source: 'catalogue' } } })).data.filter((service) => service.authKind !== 'oauth' && service.authKind !== 'none'), []);
+  const builtIn = catalogue.data?.find((service) => service.id === form.service.trim().toLowerCase());
   const set = (key: 'name' | 'service' | 'token' | 'websiteUrl') => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void action.run(async () => {
-      unwrap(await api.POST('/api/v1/vault/tokens', { body: { ...form, name: form.name.trim(), service: form.service.trim(), websiteUrl: form.websiteUrl.trim() } }));
+      let websiteUrl = form.websiteUrl.trim();
+      if (!websiteUrl && builtIn) {
+        const service = unwrap(await api.GET('/api/v1/services/{service}', { params: { path: { service: builtIn.id } } })).data;
+        websiteUrl = new URL(service.baseUrl).origin;
+      }
+      unwrap(await api.POST('/api/v1/vault/tokens', { body: { ...form, name: form.name.trim(), service: form.service.trim(), websiteUrl } }));
       onStored();
     });
   };
@@ -117,11 +126,31 @@ function StoreEntry({ onStored, onCancel }: { onStored: () => void; onCancel: ()
         </div>
         <div>
           <label htmlFor={`${id}-service`}>Service</label>
-          <input id={`${id}-service`} required maxLength={64} value={form.service} onChange={set('service')} placeholder="e.g. github" />
+          <input id={`${id}-service`} required maxLength={64} list={`${id}-services`} value={form.service} onChange={set('service')} placeholder="e.g. github" />
+          <datalist id={`${id}-services`}>
+            {(catalogue.data ?? []).map((service) => (
+              <option key={service.id} value={service.id}>
+                {service.name}
+              </option>
+            ))}
+          </datalist>
         </div>
         <div>
           <label htmlFor={`${id}-url`}>Website</label>
-          <input id={`${id}-url`} required type="url" value={form.websiteUrl} onChange={set('websiteUrl')} placeholder="https://api.example.com" />
+          <input
+            id={`${id}-url`}
+            required={!builtIn}
+            type="url"
+            value={form.websiteUrl}
+            onChange={set('websiteUrl')}
+            aria-describedby={builtIn ? `${id}-url-hint` : undefined}
+            placeholder="https://api.example.com"
+          />
+          {builtIn ? (
+            <p id={`${id}-url-hint`} className="muted">
+              Optional for {builtIn.name}, a built-in service: its own address is used unless you give another.
+            </p>
+          ) : null}
         </div>
         <div>
           <label htmlFor={`${id}-secret`}>Secret</label>
