@@ -19,7 +19,8 @@ type ScopeName = NonNullable<Schemas['Handshake']['grantedScopes']>[number];
 /** What each kind of token is, in the owner's words. */
 const KINDS: Record<Kind, { title: string; about: string }> = {
   api: { title: 'API tokens', about: 'Made here, for a script or an agent you configure yourself.' },
-  handshake: { title: 'Agent tokens', about: 'Given to an agent when you approved its handshake.' },
+  // Named as the API names the kind (`handshake`), so that what the owner reads here is what a token's answer says.
+  handshake: { title: 'Handshake tokens', about: 'Given to an agent when you approved its handshake (kind handshake).' },
   oauth: { title: 'OAuth tokens', about: 'Issued to an application that signed in through Hearth (an MCP client, for example).' },
   session: { title: 'Sign-in sessions', about: 'Browsers signed in to this console. Revoking one signs it out.' },
   master: { title: 'Master token', about: 'Holds every right, including vault reveal.' },
@@ -28,7 +29,7 @@ const KINDS: Record<Kind, { title: string; about: string }> = {
 const FILTERS: Array<{ value: '' | Kind; label: string }> = [
   { value: '', label: 'All tokens (not sessions)' },
   { value: 'api', label: 'API tokens' },
-  { value: 'handshake', label: 'Agent tokens' },
+  { value: 'handshake', label: 'Handshake tokens' },
   { value: 'oauth', label: 'OAuth tokens' },
   { value: 'session', label: 'Sign-in sessions' },
 ];
