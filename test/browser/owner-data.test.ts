@@ -54,6 +54,11 @@ describe.runIf(BROWSER_TESTS)("the owner's data in Chromium", () => {
     await c.screenshot(page, '10-knowledge-uploading');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await progress.waitFor({ state: 'detached', timeout: 20_000 });
+    // Its card gives the size of the file uploaded, not of the few words of text read from it.
+    await page
+      .getByRole('article', { name: 'harvest-report.pdf' })
+      .getByText(`${(pdf.length / 1024 / 1024).toFixed(1)} MB file`, { exact: false })
+      .waitFor();
 
     await page.getByLabel('Search the knowledge base').fill('zephyrquartz');
     await page.getByRole('button', { name: 'Search', exact: true }).click();

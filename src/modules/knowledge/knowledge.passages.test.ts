@@ -168,7 +168,7 @@ describe('search answers passages', () => {
     const titles = res.body.data.map((d: { title: string }) => d.title);
     expect(titles[0]).toBe('Boiler manual');
     expect(new Set(titles).size).toBe(titles.length);
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['createdAt', 'excerpt', 'id', 'mimeType', 'rank', 'sizeBytes', 'source', 'title', 'updatedAt']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(['createdAt', 'excerpt', 'fileBytes', 'id', 'mimeType', 'rank', 'sizeBytes', 'source', 'title', 'updatedAt']);
     expect(res.body.data[0].excerpt).toContain('masonry anchors');
     const all = await t.request('GET', BASE, { token: searcher.token, query: { q: 'boat anchors', match: 'all' } });
     expect(all.body.data.map((d: { title: string }) => d.title)).toEqual(['Shopping']);

@@ -50,13 +50,13 @@ export function passageId(documentId: string, ordinal: number): string {
 }
 
 // Named columns only: the table also holds SQLite's `rid` and PostgreSQL's `search_vector`.
-const DOCUMENT_COLUMNS = ['id', 'title', 'content', 'source', 'mime_type', 'size_bytes', 'created_at', 'updated_at'] as const;
-const SUMMARY_COLUMNS = ['id', 'title', 'source', 'mime_type', 'size_bytes', 'created_at', 'updated_at'] as const;
+const DOCUMENT_COLUMNS = ['id', 'title', 'content', 'source', 'mime_type', 'size_bytes', 'file_bytes', 'created_at', 'updated_at'] as const;
+const SUMMARY_COLUMNS = ['id', 'title', 'source', 'mime_type', 'size_bytes', 'file_bytes', 'created_at', 'updated_at'] as const;
 
 export type KbDocumentRow = Pick<KbDocumentsTable, (typeof DOCUMENT_COLUMNS)[number]>;
 /** A document without its content, with the start of it (`head`) for an excerpt. */
 export type KbSummaryRow = Pick<KbDocumentsTable, (typeof SUMMARY_COLUMNS)[number]> & { head: string };
-export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'source' | 'mime_type' | 'size_bytes' | 'updated_at'>>;
+export type KbChanges = Partial<Pick<KbDocumentsTable, 'title' | 'content' | 'source' | 'mime_type' | 'size_bytes' | 'file_bytes' | 'updated_at'>>;
 
 /** The shared database, or the transaction of a group commit (storage/group-commit.ts). */
 

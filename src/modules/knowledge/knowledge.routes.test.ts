@@ -40,6 +40,8 @@ describe('happy path', () => {
       source: 'agent',
       mimeType: 'text/markdown',
       sizeBytes: Buffer.byteLength('# Lisbon\n\nTram 28 is worth it. Café com leite.'),
+      // Text sent as JSON: no file.
+      fileBytes: null,
       createdAt: expect.stringMatching(ISO),
       updatedAt: doc.createdAt,
     });
@@ -65,7 +67,7 @@ describe('happy path', () => {
     expect(ids.indexOf(second.id)).toBeLessThan(ids.indexOf(first.id));
     expect(ids).toEqual([...ids].sort().reverse());
     const item = res.body.data.find((d: { id: string }) => d.id === second.id);
-    expect(Object.keys(item).sort()).toEqual(['createdAt', 'excerpt', 'id', 'mimeType', 'sizeBytes', 'source', 'title', 'updatedAt']);
+    expect(Object.keys(item).sort()).toEqual(['createdAt', 'excerpt', 'fileBytes', 'id', 'mimeType', 'sizeBytes', 'source', 'title', 'updatedAt']);
     expect(item.excerpt.length).toBeLessThanOrEqual(201);
     expect(item.excerpt.length).toBeGreaterThan(150);
     expect(item.excerpt.endsWith('…')).toBe(true);

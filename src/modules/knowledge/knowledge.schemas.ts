@@ -19,6 +19,9 @@ const MimeType = Type.Union([Type.String(), Type.Null()], {
   description: 'The type of the file the text was extracted from; text/markdown for text sent as JSON',
 });
 const SizeBytes = Type.Integer({ description: 'Size of the stored text in bytes (UTF-8)' });
+const FileBytes = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+  description: 'Size in bytes of the uploaded file the text was read from; null for text sent as JSON (and for uploads stored before it was kept)',
+});
 
 export const KBDocumentSchema = Type.Object(
   {
@@ -28,6 +31,7 @@ export const KBDocumentSchema = Type.Object(
     source: Type.String(),
     mimeType: MimeType,
     sizeBytes: SizeBytes,
+    fileBytes: FileBytes,
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
   },
@@ -42,6 +46,7 @@ export const KBDocumentSummarySchema = Type.Object(
     source: Type.String(),
     mimeType: MimeType,
     sizeBytes: SizeBytes,
+    fileBytes: FileBytes,
     excerpt: Type.String({ description: 'About 200 characters: the start of the text, or, with `q`, around the first matching word' }),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,

@@ -90,6 +90,7 @@ function toDocument(row: KbDocumentRow): KbDocument {
     source: row.source,
     mimeType: row.mime_type,
     sizeBytes: Number(row.size_bytes),
+    fileBytes: row.file_bytes === null ? null : Number(row.file_bytes),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -102,6 +103,7 @@ function toSummary(row: KbSummaryRow, excerpt: string, rank?: number): KbDocumen
     source: row.source,
     mimeType: row.mime_type,
     sizeBytes: Number(row.size_bytes),
+    fileBytes: row.file_bytes === null ? null : Number(row.file_bytes),
     excerpt,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -219,7 +221,7 @@ export function createKnowledgeService(deps: {
     );
   }
 
-  async function create(ownerId: string, input: KbWriteInput & { mimeType: string; defaultSource: string }): Promise<KbDocument> {
+  async function create(ownerId: string, input: KbWriteInput & { mimeType: string; defaultSource: string; fileBytes?: number }): Promise<KbDocument> {
     const title = normalizeTitle(input.title);
     const source = normalizeSource(input.source, input.defaultSource);
     const size = checkContent(input.content);
@@ -233,6 +235,7 @@ export function createKnowledgeService(deps: {
       source,
       mime_type: input.mimeType,
       size_bytes: size,
+      file_bytes: input.fileBytes ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -407,9 +410,9 @@ export function createKnowledgeService(deps: {
         passagesOfText(input.content),
         attempts.map(({ id, now }) => {
           // An update keeps the document's source unless a new one is given.
-          const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: now };
+          const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, updated_at: now };
           if (input.source !== undefined) changes.source = source;
-          const row = { id, owner_id: ownerId, title, content: input.content, source, mime_type: JSON_MIME_TYPE, size_bytes: size, created_at: now, updated_at: now };
+          const row = { id, owner_id: ownerId, title, content: input.content, source, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, created_at: now, updated_at: now };
           return { row, changes };
         }),
         check,
@@ -423,7 +426,7 @@ export function createKnowledgeService(deps: {
     /** Replaces a document's content, and its title or source when given. */
     async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }): Promise<KbDocument> {
       const size = checkContent(input.content);
-      const changes: KbChanges & { updated_at: string } = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, updated_at: isoNow() };
+      const changes: KbChanges & { updated_at: string } = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, updated_at: isoNow() };
       if (input.title !== undefined) changes.title = normalizeTitle(input.title);
       if (input.source !== undefined) changes.source = normalizeSource(input.source, DEFAULT_SOURCE);
       const check = await limits.limitFor(ownerId, 'knowledgeBytes');
@@ -449,7 +452,7 @@ export function createKnowledgeService(deps: {
 
     /**
      * Makes a document of an uploaded file's text. The title defaults to the file name, the
-     * source to "upload"; the document records the file's type and the size of the text.
+     * source to "upload"; the document records the file's type and size beside the size of the text.
      */
     async createFromFile(ownerId: string, file: KbUploadInput): Promise<KbDocument> {
       if (file.data.length === 0) {
@@ -467,7 +470,7 @@ export function createKnowledgeService(deps: {
       const source = normalizeSource(file.source, UPLOAD_SOURCE, 'source');
       const text = await parsing.extractUpload(ownerId, kind, file.data, file.filename);
       checkContent(text, 'text extracted from the file');
-      return create(ownerId, { title, content: text, source, mimeType: UPLOAD_KINDS[kind].mimeType, defaultSource: UPLOAD_SOURCE });
+      return create(ownerId, { title, content: text, source, mimeType: UPLOAD_KINDS[kind].mimeType, defaultSource: UPLOAD_SOURCE, fileBytes: file.data.length });
     },
   };
 }

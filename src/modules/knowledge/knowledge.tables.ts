@@ -11,6 +11,8 @@ export const knowledgeTables = ownedTables({
       source: column.text(),
       mime_type: column.text().orNull(),
       size_bytes: column.integer(),
+      /** The uploaded file's size, when the text was read from one; null for text sent as JSON. */
+      file_bytes: column.integer().orNull(),
       created_at: column.time(),
       updated_at: column.time(),
     },

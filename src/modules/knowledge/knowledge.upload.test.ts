@@ -195,6 +195,8 @@ describe('upload: every file type under every part name', () => {
           source: 'upload',
           mimeType: sample.mimeType,
           sizeBytes: Buffer.byteLength(doc.content, 'utf8'),
+          // The file as uploaded, beside its text.
+          fileBytes: Buffer.byteLength(sample.data),
           createdAt: expect.any(String),
           updatedAt: doc.createdAt,
         });
@@ -227,7 +229,7 @@ describe('upload defaults and fields', () => {
   it('takes the file name as title and "upload" as source', async () => {
     const res = await upload([{ name: 'file', filename: 'Default title.txt', contentType: 'text/plain', data: 'hello' }]);
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ title: 'Default title.txt', source: 'upload', content: 'hello', sizeBytes: 5, mimeType: 'text/plain' });
+    expect(res.body.data).toMatchObject({ title: 'Default title.txt', source: 'upload', content: 'hello', sizeBytes: 5, fileBytes: 5, mimeType: 'text/plain' });
   });
 
   it('reads title and source fields sent after the file', async () => {

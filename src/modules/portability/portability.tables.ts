@@ -59,6 +59,7 @@ export const portabilityReads = readsOfTables({
     source: column.text(),
     mime_type: column.text().orNull(),
     size_bytes: column.integer(),
+    file_bytes: column.integer().orNull(),
     created_at: column.time(),
     updated_at: column.time(),
   }),

@@ -34,6 +34,7 @@ import * as memoryProvenance from './0034-memory-provenance.js';
 import * as memoryProfileScope from './0035-memory-profile-scope.js';
 import * as portabilityExportJobs from './0036-portability-export-jobs.js';
 import * as memoryDedup from './0037-memory-dedup.js';
+import * as knowledgeFileSize from './0038-knowledge-file-size.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -83,6 +84,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0035-memory-profile-scope', memoryProfileScope],
   ['0036-portability-export-jobs', portabilityExportJobs],
   ['0037-memory-dedup', memoryDedup],
+  ['0038-knowledge-file-size', knowledgeFileSize],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

@@ -4756,6 +4756,8 @@ export interface components {
             mimeType: string | null;
             /** @description Size of the stored text in bytes (UTF-8) */
             sizeBytes: number;
+            /** @description Size in bytes of the uploaded file the text was read from; null for text sent as JSON (and for uploads stored before it was kept) */
+            fileBytes: number | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4783,6 +4785,8 @@ export interface components {
             mimeType: string | null;
             /** @description Size of the stored text in bytes (UTF-8) */
             sizeBytes: number;
+            /** @description Size in bytes of the uploaded file the text was read from; null for text sent as JSON (and for uploads stored before it was kept) */
+            fileBytes: number | null;
             /** @description About 200 characters: the start of the text, or, with `q`, around the first matching word */
             excerpt: string;
             /** Format: date-time */

@@ -241,7 +241,8 @@ function DocumentCard({ document, isOpen, onOpen, onClose, onDeleted }: { docume
       </h3>
       {isOpen ? null : document.excerpt ? <p className="muted excerpt">{document.excerpt}</p> : null}
       <p className="muted meta">
-        {document.source} · {formatBytes(document.sizeBytes)}
+        {/* What the owner uploaded is the size they know; text sent as JSON has only its own. */}
+        {document.source} · {document.fileBytes === null ? formatBytes(document.sizeBytes) : `${formatBytes(document.fileBytes)} file`}
         {document.mimeType ? ` · ${document.mimeType}` : ''} · updated <When at={document.updatedAt} />
       </p>
       {isOpen ? <DocumentReader id={document.id} /> : null}
