@@ -194,6 +194,46 @@ function structureColumns(input: MemoryStructure): Partial<Pick<MemoryEntriesTab
   return columns;
 }
 
+/**
+ * A new entry's row: its content and structure, written now by `writer` (its author and channel),
+ * current, seen once. `createdAt` (an import's) and `contentKey` (the text's key, or null) vary.
+ */
+function newRow(
+  ownerId: string,
+  content: string,
+  structure: ReturnType<typeof structureColumns>,
+  writer: MemoryWriter,
+  times: { now: string; createdAt?: string },
+  contentKey: string | null,
+): MemoryEntriesTable {
+  return {
+    id: newId('mem'),
+    owner_id: ownerId,
+    content,
+    created_at: times.createdAt ?? times.now,
+    updated_at: times.now,
+    author_token_id: writer.principal.tokenId,
+    channel: writer.channel,
+    author: storedAuthor(writer).json,
+    editor: null,
+    source: structure.source ?? null,
+    kind: structure.kind ?? 'note',
+    tags: structure.tags ?? '[]',
+    pinned: structure.pinned ?? 0,
+    valid_from: structure.valid_from ?? null,
+    valid_until: structure.valid_until ?? null,
+    supersedes: '[]',
+    superseded_by: null,
+    superseded_at: null,
+    // Pinned at its writing: after the profile's placed entries, until the owner places it.
+    pin_order: null,
+    content_key: contentKey,
+    seen_count: 1,
+    last_seen_at: null,
+    last_seen_by: null,
+  };
+}
+
 function hasFilter(filter: MemoryFilter | undefined): filter is MemoryFilter {
   return filter !== undefined && Object.values(filter).some((value) => value !== undefined);
 }
@@ -474,31 +514,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const now = isoNow();
       const writing = storedAuthor(writer);
       const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
-      const row: MemoryEntriesTable = {
-        id: newId('mem'),
-        owner_id: ownerId,
-        content,
-        created_at: now,
-        updated_at: now,
-        author_token_id: writer.principal.tokenId,
-        channel: writer.channel,
-        author: writing.json,
-        editor: null,
-        source: structure.source ?? null,
-        kind: structure.kind ?? 'note',
-        tags: structure.tags ?? '[]',
-        pinned: structure.pinned ?? 0,
-        valid_from: structure.valid_from ?? null,
-        valid_until: structure.valid_until ?? null,
-        supersedes: '[]',
-        superseded_by: null,
-        superseded_at: null,
-        pin_order: null,
-        content_key: textKey(content, scope),
-        seen_count: 1,
-        last_seen_at: null,
-        last_seen_by: null,
-      };
+      const row = newRow(ownerId, content, structure, writer, { now }, textKey(content, scope));
       const seenBy = writerJson(writer);
       const replaced = [...new Set(input.supersedes ?? [])];
       const byMeaning = await duplicateByMeaning(ownerId, content, replaced, seenBy, scope);
@@ -547,35 +563,10 @@ export function createMemoryService(deps: MemoryServiceOptions) {
           const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
           if (refused) throw refused;
           const createdAt = item.createdAt === undefined ? now : storedTime(item.createdAt)!;
-          return {
-            id: newId('mem'),
-            owner_id: ownerId,
-            content: item.content,
-            // A time after the import is no creation time: the import's own is kept instead.
-            created_at: createdAt > now ? now : createdAt,
-            updated_at: now,
-            author_token_id: writer.principal.tokenId,
-            channel: writer.channel,
-            author: writing.json,
-            editor: null,
-            source: structure.source ?? null,
-            kind: structure.kind ?? 'note',
-            tags: structure.tags ?? '[]',
-            pinned: structure.pinned ?? 0,
-            valid_from: structure.valid_from ?? null,
-            valid_until: structure.valid_until ?? null,
-            supersedes: '[]',
-            superseded_by: null,
-            superseded_at: null,
-            // Pinned by the import: after the profile's placed entries, until the owner places it.
-            pin_order: null,
-            // Imported entries hold no text key: an import is all or none, and one text already
-            // stored must not fail all of it; the import itself writes each text once.
-            content_key: null,
-            seen_count: 1,
-            last_seen_at: null,
-            last_seen_by: null,
-          };
+          // A time after the import is no creation time: the import's own is kept instead. Imported
+          // entries hold no text key: an import is all or none, and one text already stored must
+          // not fail all of it; the import itself writes each text once.
+          return newRow(ownerId, item.content, structure, writer, { now, createdAt: createdAt > now ? now : createdAt }, null);
         }),
       );
       if (rows.length > 0) {
