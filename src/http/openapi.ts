@@ -28,6 +28,7 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'memory', description: 'Long-term memory entries' },
   { name: 'knowledge', description: 'The knowledge base: documents and their attachments' },
   { name: 'skills', description: 'Skills: instructions, documents and attachments an agent can activate' },
+  { name: 'portability', description: "The owner's whole account as one archive: export it, import it here or on another server" },
   { name: 'search', description: "One search over the owner's memory, knowledge passages and skills, by words and meaning; and how far indexing by meaning is" },
   { name: 'chat', description: 'Chat with the active persona, and its stored conversations' },
   { name: 'services', description: 'Services the owner can call with stored credentials: catalogue, methods, execute, proxy, pass-through' },
