@@ -59,6 +59,19 @@ describe('POST /api/v1/auth/password', () => {
     expectError(await t.request('GET', '/api/v1/auth/me', { token: session }), 401, 'UNAUTHORIZED');
   });
 
+  it('counts only sessions that were still live: an expired one is neither revoked nor counted', async () => {
+    const owner = await t.createOwner();
+    await t.login(owner);
+    await t.login(owner);
+    const sessions = await t.storage.db.selectFrom('tokens').select('id').where('owner_id', '=', owner.id).where('kind', '=', 'session').execute();
+    expect(sessions).toHaveLength(2);
+    await t.storage.db.updateTable('tokens').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', sessions[0]!.id).execute();
+    const res = await t.request('POST', '/api/v1/auth/password', { token: owner.token, body: { currentPassword: owner.password, newPassword: newPassword() } });
+    expect(res.body).toEqual({ data: { success: true, sessionsEnded: 1 } });
+    const expired = await t.storage.db.selectFrom('tokens').select('revoked_at').where('id', '=', sessions[0]!.id).executeTakeFirstOrThrow();
+    expect(expired.revoked_at).toBeNull();
+  });
+
   it('a wrong current password answers as login does and changes nothing', async () => {
     const owner = await t.createOwner();
     const other = await t.login(owner);

@@ -281,14 +281,19 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       const passwordHash = await hashPassword(input.newPassword, deps.passwordHashCost);
       await repo.update(ownerId, { password_hash: passwordHash, updated_at: isoNow() });
       let sessionsEnded = 0;
-      // Revoked sessions leave the list, so the first page is read again until none is left.
-      for (;;) {
-        const { tokens: sessions } = await tokens.list(ownerId, { kind: 'session', limit: 100 });
-        const others = sessions.filter((session) => session.id !== keepTokenId);
-        if (others.length === 0) break;
-        for (const session of others) await tokens.revoke(ownerId, session.id, { ...actor, ownerId });
-        sessionsEnded += others.length;
-      }
+      const now = Date.now();
+      // Page by page (ids descending, so revoking does not move the cursor); expired sessions
+      // already let no one in and are neither revoked again nor counted.
+      let cursor: string | undefined;
+      do {
+        const page = await tokens.list(ownerId, { kind: 'session', limit: 100, cursor });
+        for (const session of page.tokens) {
+          if (session.id === keepTokenId || (session.expiresAt !== null && Date.parse(session.expiresAt) <= now)) continue;
+          await tokens.revoke(ownerId, session.id, { ...actor, ownerId });
+          sessionsEnded += 1;
+        }
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
       await audit.record({ ...actor, ownerId }, {
         action: 'auth.password_changed',
         outcome: 'success',
