@@ -122,6 +122,8 @@ const RULES: Rule[] = [
   rule('GET', /^\/api\/v1\/search\/status$/, owner),
 
   // Owner rights that no scope grants.
+  // The account's own credentials: a token given to an app or agent must not take the account over.
+  rule('POST', /^\/api\/v1\/auth\/(password|email)$/, owner),
   rule('*', /^\/api\/v1\/tokens(\/.*)?$/, owner),
   // Requests held by token policies: the owner lists and decides them; the token that made one
   // reads it (the route answers 404 to any other token).
@@ -328,6 +330,8 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   setUserPlan: ADMIN_ONLY,
   createToken: OWNER_ONLY,
   regenerateMasterToken: OWNER_ONLY,
+  changePassword: OWNER_ONLY,
+  changeEmail: OWNER_ONLY,
   updateToken: OWNER_ONLY,
   revokeToken: OWNER_ONLY,
   regenerateToken: OWNER_ONLY,
@@ -403,6 +407,8 @@ const RATE_LIMITED_ROUTES: Record<string, string[]> = {
   login: ['password-attempts'],
   openBrowserSession: ['password-attempts'],
   regenerateMasterToken: ['password-attempts'],
+  changePassword: ['password-attempts'],
+  changeEmail: ['password-attempts'],
   createConnector: ['password-attempts'],
   updateConnector: ['password-attempts'],
   oauthConnectSignIn: ['password-attempts'],

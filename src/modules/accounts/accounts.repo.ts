@@ -40,7 +40,7 @@ export function createAccountsRepo(db: Executor<AccountsTables>) {
 
     async update(
       id: string,
-      changes: Partial<Pick<UsersTable, 'plan_id' | 'updated_at' | 'name'>>,
+      changes: Partial<Pick<UsersTable, 'plan_id' | 'updated_at' | 'name' | 'password_hash' | 'email'>>,
       trx?: Executor<AccountsTables>,
     ): Promise<void> {
       await (trx ?? db).updateTable('users').set(changes).where('id', '=', id).execute();

@@ -7,10 +7,13 @@ import { actorOf } from '../audit/audit.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import {
   BrowserSessionResponse,
+  ChangeEmailBody,
+  ChangePasswordBody,
   ListUsersQuery,
   LoginBody,
   LoginResponse,
   LogoutResponse,
+  PasswordChangedResponse,
   PlanBody,
   RegisterBody,
   RegisterResponse,
@@ -167,6 +170,43 @@ export function accountsRoutes(deps: {
         await tokens.revoke(principal.ownerId, principal.tokenId, actorOf(request));
         return { data: { success: true, tokenId: principal.tokenId } };
       },
+    );
+
+    app.post(
+      '/api/v1/auth/password',
+      {
+        // The owner alone (master token or login session): a token given to an app or agent must
+        // not take the account over. Password checks are counted by the attempt limiter.
+        config: { access: access.owner(), rateLimit: PASSWORD_ATTEMPTS },
+        schema: {
+          operationId: 'changePassword',
+          summary: "Change the account's password: the current one is required; every other login session ends",
+          tags: ['accounts'],
+          body: ChangePasswordBody,
+          response: { 200: PasswordChangedResponse },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        const keep = principal.kind === 'session' ? principal.tokenId : undefined;
+        const result = await accounts.changePassword(principal.ownerId, request.body, actorOf(request), keep);
+        return { data: { success: true, sessionsEnded: result.sessionsEnded } };
+      },
+    );
+
+    app.post(
+      '/api/v1/auth/email',
+      {
+        config: { access: access.owner(), rateLimit: PASSWORD_ATTEMPTS },
+        schema: {
+          operationId: 'changeEmail',
+          summary: 'Change the email the account signs in with; the password is required',
+          tags: ['accounts'],
+          body: ChangeEmailBody,
+          response: { 200: UserResponse },
+        },
+      },
+      async (request) => ({ data: await inRequestPart('body', accounts.changeEmail(principalOf(request).ownerId, request.body, actorOf(request))) }),
     );
 
     for (const [url, operationId] of [

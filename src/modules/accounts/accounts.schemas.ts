@@ -87,3 +87,29 @@ export const PlanBody = Type.Object(
   { planId: Type.String({ minLength: 1, maxLength: 100, description: 'The plan to move the account to: an id of GET /api/v1/billing/plans' }) },
   { additionalProperties: false },
 );
+
+export const ChangePasswordBody = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 1024, description: "The account's password now. Checked under the same attempt limits as login" }),
+    newPassword: Type.String({ minLength: 8, maxLength: 1024, description: 'The new password: at least 8 characters, as at registration' }),
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordChangedResponse = Data(
+  Type.Object(
+    {
+      success: Type.Boolean(),
+      sessionsEnded: Type.Integer({ minimum: 0, description: "How many of the account's other login sessions were ended; the calling session stays" }),
+    },
+    { title: 'PasswordChanged' },
+  ),
+);
+
+export const ChangeEmailBody = Type.Object(
+  {
+    password: Type.String({ minLength: 1, maxLength: 1024, description: "The account's password. Checked under the same attempt limits as login" }),
+    newEmail: Email,
+  },
+  { additionalProperties: false },
+);

@@ -262,6 +262,79 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       return tokens.rotateMaster(ownerId, actor);
     },
 
+    /**
+     * Changes the account's password: the current one is checked under the login attempt limits
+     * (a wrong one answers what login answers and counts as a failed login), the new one follows
+     * the registration rules (the route's schema). Every other login session ends, since one of
+     * them may be why the password is being changed; the caller's session (`keepTokenId`) stays.
+     */
+    async changePassword(
+      ownerId: string,
+      input: { currentPassword: string; newPassword: string },
+      actor: AuditActor,
+      keepTokenId: string | undefined,
+    ): Promise<{ sessionsEnded: number }> {
+      const row = await repo.findById(ownerId);
+      if (!row) throw notFound('User', ownerId);
+      const { ok } = await checkPassword(row.email, async () => row, input.currentPassword, { ...actor, ownerId }, 'auth.password_change');
+      if (!ok) throw new AppError('UNAUTHORIZED', 'The current password is wrong; the password was not changed');
+      const passwordHash = await hashPassword(input.newPassword, deps.passwordHashCost);
+      await repo.update(ownerId, { password_hash: passwordHash, updated_at: isoNow() });
+      let sessionsEnded = 0;
+      const now = Date.now();
+      // Page by page (ids descending, so revoking does not move the cursor); expired sessions
+      // already let no one in and are neither revoked again nor counted.
+      let cursor: string | undefined;
+      do {
+        const page = await tokens.list(ownerId, { kind: 'session', limit: 100, cursor });
+        for (const session of page.tokens) {
+          if (session.id === keepTokenId || (session.expiresAt !== null && Date.parse(session.expiresAt) <= now)) continue;
+          await tokens.revoke(ownerId, session.id, { ...actor, ownerId });
+          sessionsEnded += 1;
+        }
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      await audit.record({ ...actor, ownerId }, {
+        action: 'auth.password_changed',
+        outcome: 'success',
+        targetType: 'user',
+        targetId: ownerId,
+        details: { sessionsEnded },
+      });
+      return { sessionsEnded };
+    },
+
+    /** Changes the email the account signs in with; the password proves it is the owner asking. */
+    async changeEmail(ownerId: string, input: { password: string; newEmail: string }, actor: AuditActor): Promise<User> {
+      const row = await repo.findById(ownerId);
+      if (!row) throw notFound('User', ownerId);
+      const { ok } = await checkPassword(row.email, async () => row, input.password, { ...actor, ownerId }, 'auth.email_change');
+      if (!ok) throw new AppError('UNAUTHORIZED', 'The password is wrong; the email was not changed');
+      const email = normaliseEmail(input.newEmail);
+      const taken = async () => {
+        const other = await repo.findByEmail(email);
+        return other !== undefined && other.id !== ownerId;
+      };
+      const conflict = () => new InputError('newEmail', 'is taken by another account', `Another account already signs in with ${email}; choose a different email`, 'CONFLICT');
+      if (await taken()) throw conflict();
+      const updatedAt = isoNow();
+      try {
+        await repo.update(ownerId, { email, updated_at: updatedAt });
+      } catch (error) {
+        // Another account took the address between the check and the write.
+        if (isUniqueViolation(error)) throw conflict();
+        throw error;
+      }
+      await audit.record({ ...actor, ownerId }, {
+        action: 'auth.email_changed',
+        outcome: 'success',
+        targetType: 'user',
+        targetId: ownerId,
+        details: { from: row.email, to: email },
+      });
+      return toUser({ ...row, email, updated_at: updatedAt });
+    },
+
     /** Registers `listener` to be told after an account's plan changed; services above accounts use it. */
     onPlanChange(listener: (userId: string, change: PlanChange) => void): void {
       planChangeListeners.push(listener);

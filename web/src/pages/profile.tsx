@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, apiError, errorMessage, unwrap, type Schemas } from '../api/client';
 import { ActionError } from '../components/actions';
 import { isObject, KeyValueRows, mergePatch, objectOf, rowsOf, type KeyValueRow } from '../components/key-values';
 import { PageHeader, Show, useLoad } from '../components/ui';
@@ -26,6 +26,12 @@ export function ProfilePage() {
         <Show loaded={preferences} what="Loading your preferences">
           {(loaded) => <PreferencesForm initial={loaded} />}
         </Show>
+      </section>
+      <section aria-labelledby="account-heading" className="stack">
+        <h2 id="account-heading">Account</h2>
+        <p className="muted">How you sign in. Both changes ask for your current password.</p>
+        <ChangePasswordForm />
+        <ChangeEmailForm />
       </section>
     </>
   );
@@ -212,5 +218,112 @@ function SaveRow({ busy, label, error, status }: { busy: boolean; label: string;
         </p>
       </div>
     </>
+  );
+}
+
+type Answer = { data?: unknown; error?: unknown; response: Response };
+
+/**
+ * The error of a password-checked request. A wrong password answers 401, as login does; that is
+ * not a sign-out, so the session is asked about first (unwrap signs the page out only if the
+ * session itself has ended) and otherwise the answer's own words are shown.
+ */
+async function passwordCheckedError(answer: Answer): Promise<string | undefined> {
+  if (answer.response.ok) return undefined;
+  if (answer.response.status === 401) unwrap(await api.GET('/api/v1/auth/me'));
+  return apiError(answer.response.status, answer.response.statusText, answer.error).message;
+}
+
+function ChangePasswordForm() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [status, setStatus] = useState<string>();
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    setStatus(undefined);
+    if (next.length < 8) return setError('The new password needs at least 8 characters.');
+    if (next !== repeat) return setError('The new password and its repetition differ: type the same password twice.');
+    setBusy(true);
+    try {
+      const answer = await api.POST('/api/v1/auth/password', { body: { currentPassword: current, newPassword: next } });
+      const problem = await passwordCheckedError(answer);
+      if (problem) return setError(problem);
+      const ended = answer.data?.data.sessionsEnded ?? 0;
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+      setStatus(`Password changed. ${ended === 0 ? 'No other session was signed in.' : `${ended} other ${ended === 1 ? 'session was' : 'sessions were'} signed out; this one stays.`}`);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card" aria-label="Change password" onSubmit={(event) => void save(event)}>
+      <h3>Change password</h3>
+      <label>
+        Current password
+        <input type="password" autoComplete="current-password" required value={current} onChange={(event) => setCurrent(event.currentTarget.value)} />
+      </label>
+      <label>
+        New password
+        <input type="password" autoComplete="new-password" required minLength={8} value={next} onChange={(event) => setNext(event.currentTarget.value)} />
+      </label>
+      <label>
+        Repeat the new password
+        <input type="password" autoComplete="new-password" required value={repeat} onChange={(event) => setRepeat(event.currentTarget.value)} />
+      </label>
+      <p className="muted meta">At least 8 characters. Every other signed-in browser or app session ends; tokens stay.</p>
+      <SaveRow busy={busy} label="Change password" error={error} status={status} />
+    </form>
+  );
+}
+
+function ChangeEmailForm() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [status, setStatus] = useState<string>();
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    setStatus(undefined);
+    setBusy(true);
+    try {
+      const answer = await api.POST('/api/v1/auth/email', { body: { newEmail: email.trim(), password } });
+      const problem = await passwordCheckedError(answer);
+      if (problem) return setError(problem);
+      setEmail('');
+      setPassword('');
+      setStatus(`Email changed: you now sign in with ${answer.data?.data.email ?? email.trim()}.`);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card" aria-label="Change email" onSubmit={(event) => void save(event)}>
+      <h3>Change email</h3>
+      <label>
+        New email
+        <input type="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} />
+      </label>
+      <label>
+        Password
+        <input type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
+      </label>
+      <SaveRow busy={busy} label="Change email" error={error} status={status} />
+    </form>
   );
 }
