@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_QUERY_TERMS, searchTerms } from '../src/storage/search/tokenizer.js';
 import { createTestApp, expectError, type Owner, type TestApp } from './harness.js';
+import { sameTextForm } from '../src/lib/same-text.js';
 
 /**
  * Ranked search over any word (memory, knowledge base, their MCP tools), on both engines: a
@@ -194,7 +195,9 @@ describe('the index and the scan of the rows agree', () => {
     const [a, b] = await Promise.all([t.createOwner('Agreeing'), scan.createOwner('Agreeing')]);
     const [noiseA, noiseB] = await Promise.all([t.createOwner('Noise'), scan.createOwner('Noise')]);
     owners = [a, b];
-    const memory = Array.from({ length: 120 }, () => words(1 + Math.floor(random() * 12)));
+    // Each text once: the same text again (as memory compares them) is a duplicate, answered 200, not a new entry.
+    const seen = new Set<string>();
+    const memory = Array.from({ length: 120 }, () => words(1 + Math.floor(random() * 12))).filter((text) => !seen.has(sameTextForm(text)) && seen.add(sameTextForm(text)));
     const docs = Array.from({ length: 40 }, (_, i) => [`${words(1 + Math.floor(random() * 3))} ${i}`, words(5 + Math.floor(random() * 40))] as const);
     // One at a time, in the same order on both apps: ids grow in that order, and ties go to the lower id.
     for (const content of memory) {
