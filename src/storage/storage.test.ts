@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../../test/harness.js';
 import { ignoreFailure } from '../lib/ignore-failure.js';
 import { createRootKeys } from '../modules/keyring/keyring.watch.js';
+import { MIGRATION_NAMES } from './migrations/index.js';
 import { openStorage } from './storage.js';
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -75,6 +77,48 @@ describe('storage', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  // A first start runs every migration in one SQLite transaction that holds the write lock: a
+  // second process starting on the same new file at that moment waits, then finds nothing to
+  // do (without the lock both would run the migrations, and the second fail on existing tables).
+  it.runIf(!TEST_DATABASE_URL)('migrates a new SQLite file once when two processes start on it together', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
+    const script = `
+      import { openStorage } from './src/storage/storage.ts';
+      import { createRootKeys } from './src/modules/keyring/keyring.watch.ts';
+      const dataDir = process.env.MIGRATE_DIR;
+      const storage = await openStorage({ dataDir, rootKeys: createRootKeys({ dataDir }) });
+      await storage.ready;
+      await storage.close();`;
+    const start = () =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          cwd: path.resolve(import.meta.dirname, '../..'),
+          env: { ...process.env, MIGRATE_DIR: dataDir },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    try {
+      const outcomes = await Promise.all([start(), start()]);
+      expect(outcomes).toEqual([
+        { code: 0, stderr: '' },
+        { code: 0, stderr: '' },
+      ]);
+      const storage = await openStorage({ dataDir, rootKeys: createRootKeys({ dataDir }) });
+      try {
+        await storage.ready;
+        const recorded = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(storage.db);
+        expect(recorded.rows.map((row) => row.name)).toEqual([...MIGRATION_NAMES]);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   // A restart of PostgreSQL, an administrator or an idle-connection limit ends connections the
   // pool holds idle. Unheard, the pool's 'error' for one ended the whole server.

@@ -4,7 +4,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
-  Migrator,
   PostgresDialect,
   SqliteDialect,
   SqliteDriver,
@@ -256,27 +255,59 @@ export async function migrateToLatest(db: Executor, dialect: Dialect, underWay: 
   }
 }
 
+/**
+ * SQLite's migrations, in the tables Kysely's Migrator makes (a node of an earlier version reads
+ * them) but in one transaction: its Migrator runs SQLite's schema changes without one, so each of
+ * the first start's some hundred statements commits, and syncs the journal, on its own; and a
+ * first start that failed halfway would leave half a schema. BEGIN IMMEDIATE takes the write lock
+ * at once, so a second process starting on the same file waits (busy_timeout) and then finds
+ * nothing left to do.
+ */
 async function migrateSqlite(db: Executor): Promise<void> {
-  // Every start but the first has nothing to do: one read tells, without Kysely's migrator.
+  // Every start but the first has nothing to do: one read tells.
   const applied = await sql<{ name: string }>`SELECT name FROM ${sql.id(MIGRATION_TABLE)}`.execute(db).then(
     (result) => result.rows.map((row) => row.name),
     // No such table yet: a first start.
     () => [],
   );
   if (upToDate(applied)) return;
-  const migrator = new Migrator({
-    db,
-    provider: migrationProvider('sqlite'),
-    // Migrations applied in the same millisecond are ordered by name. Kysely's default,
-    // localeCompare, loads ICU's collation data for every locale (about 2 MB resident) at every
-    // start; the names begin with distinct numbers, so code-unit order is the same order.
-    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  const migrations = await migrationProvider('sqlite').getMigrations();
+  const table = sql.id(MIGRATION_TABLE);
+  let pending: readonly string[] = [];
+  try {
+    await db.transaction().execute(async (trx) => {
+      await sql`CREATE TABLE IF NOT EXISTS ${table} (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx);
+      await sql`CREATE TABLE IF NOT EXISTS ${sql.id(MIGRATION_LOCK_TABLE)} (id varchar(255) NOT NULL PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)`.execute(trx);
+      await sql`INSERT INTO ${sql.id(MIGRATION_LOCK_TABLE)} (id, is_locked) VALUES ('migration_lock', 0) ON CONFLICT DO NOTHING`.execute(trx);
+      pending = pendingMigrations((await sql<{ name: string }>`SELECT name FROM ${table}`.execute(trx)).rows.map((row) => row.name));
+      const timestamp = new Date().toISOString();
+      for (const name of pending) {
+        await migrations[name]!.up(trx);
+        await sql`INSERT INTO ${table} (name, timestamp) VALUES (${name}, ${timestamp})`.execute(trx);
+      }
+    });
+  } catch (error) {
+    throw migrationFailed(pending, error);
   }
+}
+
+/**
+ * The migrations still to run after `applied`, which must be a prefix of the migrations this
+ * version knows (as Kysely's Migrator requires): anything else is a database this version cannot
+ * safely change.
+ */
+function pendingMigrations(applied: readonly string[]): readonly string[] {
+  const names = new Set(applied);
+  const unknown = applied.find((name) => !MIGRATION_NAMES.includes(name));
+  if (unknown) throw new Error(`corrupted migrations: previously executed migration ${unknown} is missing`);
+  const gap = MIGRATION_NAMES.slice(0, names.size).find((name) => !names.has(name));
+  if (gap) throw new Error(`corrupted migrations: migration ${gap} was not executed but later ones were`);
+  return MIGRATION_NAMES.slice(names.size);
+}
+
+function migrationFailed(pending: readonly string[], error: unknown): Error {
+  const which = pending.length === 0 ? '' : pending.length === 1 ? `${pending[0]} ` : `(one of ${pending[0]} to ${pending.at(-1)}) `;
+  return new Error(`Database migration ${which}failed: ${String(error)}`);
 }
 
 function upToDate(applied: string[]): boolean {
@@ -305,7 +336,7 @@ async function migratePostgres(db: Executor, underWay: () => void): Promise<void
   const readApplied = async (from: Executor) => (await sql<{ name: string }>`SELECT name FROM ${table}`.execute(from)).rows.map((row) => row.name);
   if (recorded && upToDate(await readApplied(db))) return;
   const migrations = await migrationProvider('postgres').getMigrations();
-  let pending: string[] = [];
+  let pending: readonly string[] = [];
   try {
     await db.connection().execute(async (connection) => {
       // Several nodes starting at once on a new database: one migrates, the others wait here and then find nothing left.
@@ -315,14 +346,7 @@ async function migratePostgres(db: Executor, underWay: () => void): Promise<void
           await sql`CREATE TABLE IF NOT EXISTS ${table} (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx);
           await sql`CREATE TABLE IF NOT EXISTS ${lockTable} (id varchar(255) NOT NULL PRIMARY KEY, is_locked integer NOT NULL DEFAULT 0)`.execute(trx);
           await sql`INSERT INTO ${lockTable} (id, is_locked) VALUES ('migration_lock', 0) ON CONFLICT DO NOTHING`.execute(trx);
-          const applied = new Set(await readApplied(trx));
-          // As Kysely's Migrator: what ran must be a prefix of the migrations this version knows.
-          const unknown = [...applied].find((name) => !MIGRATION_NAMES.includes(name));
-          if (unknown) throw new Error(`corrupted migrations: previously executed migration ${unknown} is missing`);
-          const prefix = MIGRATION_NAMES.slice(0, applied.size);
-          const gap = prefix.find((name) => !applied.has(name));
-          if (gap) throw new Error(`corrupted migrations: migration ${gap} was not executed but later ones were`);
-          pending = MIGRATION_NAMES.slice(applied.size);
+          pending = pendingMigrations(await readApplied(trx));
           if (pending.length === 0) return;
           // From here the schema changes are held (postgres-pool.ts) and go out with the INSERT
           // below, without waiting on anything but this process's next microtasks.
@@ -336,8 +360,7 @@ async function migratePostgres(db: Executor, underWay: () => void): Promise<void
       }
     });
   } catch (error) {
-    const which = pending.length === 0 ? '' : pending.length === 1 ? `${pending[0]} ` : `(one of ${pending[0]} to ${pending.at(-1)}) `;
-    throw new Error(`Database migration ${which}failed: ${String(error)}`);
+    throw migrationFailed(pending, error);
   }
 }
 
