@@ -1,4 +1,7 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+
+/** Text NFKC leaves as it is: every ASCII character is its own compatibility form. */
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * The text two memory entries are compared by to find duplicates (docs/decisions/memory.md,
@@ -14,8 +17,8 @@ import { createHash } from 'node:crypto';
  * and "2025", or a list and a paragraph are different entries.
  */
 export function sameTextForm(text: string): string {
-  return text
-    .normalize('NFKC')
+  // Most notes are ASCII, and normalizing is the costliest step of a write's key.
+  return (ASCII.test(text) ? text : text.normalize('NFKC'))
     .toLowerCase()
     .replace(/\s+/gu, ' ')
     .trim()
@@ -30,5 +33,5 @@ export function sameTextForm(text: string): string {
  * normalization, should it ever change.
  */
 export function sameTextKey(text: string): string {
-  return `v1:${createHash('sha256').update(sameTextForm(text)).digest('base64url')}`;
+  return `v1:${hash('sha256', sameTextForm(text), 'base64url')}`;
 }
