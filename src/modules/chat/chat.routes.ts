@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { access, principalOf } from '../../http/access.js';
-import { inRequestPart, toAppError } from '../../http/errors.js';
+import { inRequestPart } from '../../http/errors.js';
 import {
   ChatBody,
   ChatResponse,
@@ -15,6 +15,7 @@ import {
 } from './chat.schemas.js';
 import type { ChatService } from './chat.service.js';
 import { wantsEventStream } from '../../http/accept.js';
+import { sseError, sseEvent } from '../../http/event-stream.js';
 
 const tags = ['chat'];
 
@@ -23,11 +24,6 @@ const STREAM_DESCRIPTION = [
   'With LLM_BASE_URL set the reply comes from that OpenAI-compatible endpoint (`mode: "llm"`); without it the reply quotes the best-matching passages with their titles and says that no language model is configured (`mode: "retrieval"`). `sources` lists the documents used. Omit `conversationId` to start a conversation; the message and the reply are stored together once the reply is complete (a failed turn stores nothing). A failing model answers 502 `UPSTREAM_ERROR`.',
   'Streaming: send `Accept: text/event-stream` to receive the reply as server-sent events: `event: meta` (`{ conversationId, mode, sources, persona, model? }`) first, then `event: delta` (`{ "text": "…" }`) pieces, then `event: done` with the same object as the JSON answer\'s `data`. A failure after the stream began arrives as `event: error` (`{ "error", "message" }`) and ends the stream; failures before it began are ordinary JSON errors.',
 ].join('\n\n');
-
-function sse(event: string, data: unknown): string {
-  // JSON text has no raw line breaks, so each event is one data line.
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
 export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypebox {
   const { chat } = deps;
@@ -75,16 +71,14 @@ export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypeb
 
         const turn = await inRequestPart('body', chat.chatStream(ownerId, request.body, controller.signal, principalOf(request).memoryTags ?? null));
         async function* frames(): AsyncGenerator<string> {
-          yield sse('meta', turn.meta);
+          yield sseEvent('meta', turn.meta);
           try {
-            for await (const text of turn.deltas) yield sse('delta', { text });
-            yield sse('done', turn.done());
+            for await (const text of turn.deltas) yield sseEvent('delta', { text });
+            yield sseEvent('done', turn.done());
           } catch (error) {
             // The client went away: nobody is left to tell, and it is not a failure of the server.
             if (controller.signal.aborted) return;
-            const failure = toAppError(error);
-            if (failure.status >= 500) request.log.error({ err: failure.cause ?? error }, 'chat stream failed');
-            yield sse('error', { error: failure.code, message: failure.message, ...(failure.status >= 500 ? { requestId: request.id } : {}) });
+            yield sseError(request, error, 'chat stream');
           }
         }
         return reply

@@ -186,7 +186,14 @@ export interface ApplyOptions {
   secrets: ArchiveSecrets | null;
   seal(ownerId: string, context: string, plaintext: string): Promise<string>;
   dryRun: boolean;
+  /** Told how many of the archive's records are done, a few times a second at most, and at the start and end. */
+  onProgress?: ImportProgress | undefined;
 }
+
+export type ImportProgress = (done: number, total: number) => void;
+
+/** How often an import tells its progress: often enough for a bar to move, seldom enough to cost nothing. */
+const PROGRESS_EVERY_MS = 200;
 
 type Row = Record<string, unknown>;
 
@@ -224,7 +231,44 @@ function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
 export async function applyArchive(options: ApplyOptions): Promise<ImportReport> {
   const importer = new ArchiveImporter(options);
   for (const table of CARRIED_TABLES) await importer.importTable(table);
-  return importer.finish();
+  const report = importer.finish();
+  importer.progress.end();
+  return report;
+}
+
+/**
+ * Counts the records an import has gone through against the total the manifest declares (which
+ * only sizes the bar: a manifest that understates it shows the bar full early, never past it).
+ */
+class ProgressCounter {
+  private done = 0;
+  private told = 0;
+  readonly total: number;
+
+  constructor(
+    manifest: Manifest,
+    private readonly tell: ImportProgress | undefined,
+  ) {
+    const counts = typeof manifest.counts === 'object' && manifest.counts !== null ? manifest.counts : {};
+    let total = 0;
+    for (const table of CARRIED_TABLES) {
+      const count = Number((counts as Record<string, unknown>)[table.name]);
+      if (Number.isSafeInteger(count) && count > 0) total += count;
+    }
+    this.total = total;
+    tell?.(0, total);
+  }
+
+  step(records = 1): void {
+    this.done += records;
+    if (!this.tell || Date.now() - this.told < PROGRESS_EVERY_MS) return;
+    this.told = Date.now();
+    this.tell(Math.min(this.done, this.total), this.total);
+  }
+
+  end(): void {
+    this.tell?.(this.total, this.total);
+  }
 }
 
 /** The state of one import: what it did per table, and the rows renumbered or left out, which the rows pointing at them follow. */
@@ -237,10 +281,12 @@ class ArchiveImporter {
   private renewedWebhookSecrets = 0;
   private skillIdsGiven = false;
   private readonly d: Executor;
+  readonly progress: ProgressCounter;
 
   constructor(private readonly options: ApplyOptions) {
     const { manifest } = options.archive;
     this.d = options.trx;
+    this.progress = new ProgressCounter(manifest, options.onProgress);
     this.report = {
       dryRun: options.dryRun,
       format: { name: manifest.format, version: manifest.formatVersion, createdAt: String(manifest.createdAt) },
@@ -265,6 +311,7 @@ class ArchiveImporter {
     const lines = archiveLines(this.options.archive, table);
     if (table.import === 'record') {
       counts.skipped = lines.length;
+      this.progress.step(lines.length);
       if (lines.length > 0) {
         this.report.notes.push(
           table.name === 'tokens'
@@ -277,6 +324,7 @@ class ArchiveImporter {
     const nullable = (column: string) => isNullableColumn(table, column);
     const seen = new Set<string>();
     for (const line of lines) {
+      this.progress.step();
       let row: Row;
       try {
         row = rowFromArchive(table, line, this.options.ownerId, nullable);

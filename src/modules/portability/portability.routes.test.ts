@@ -260,6 +260,86 @@ describe('import into an account with data', () => {
   });
 });
 
+/**
+ * The archive with its last memory entry's `pinned` not a boolean, the manifest's checksums made
+ * to match: it passes every check of the archive and is refused while its records are applied.
+ */
+function withUnreadableMemoryRow(archive: Buffer): Buffer {
+  const files = unzipSync(archive);
+  const memory = Buffer.from(files['data/memory_entries.jsonl']!).toString('utf8').trim().split('\n');
+  memory[memory.length - 1] = JSON.stringify({ ...JSON.parse(memory[memory.length - 1]!), pinned: 'yes' });
+  files['data/memory_entries.jsonl'] = strToU8(`${memory.join('\n')}\n`);
+  const manifest = JSON.parse(Buffer.from(files['manifest.json']!).toString('utf8'));
+  for (const file of manifest.files) {
+    const data = Buffer.from(files[file.path]!);
+    file.bytes = data.length;
+    file.sha256 = createHash('sha256').update(data).digest('hex');
+  }
+  files['manifest.json'] = strToU8(JSON.stringify(manifest));
+  return Buffer.from(zipSync(files));
+}
+
+/** The events of a text/event-stream answer, in order. */
+function eventsOf(text: string): Array<{ event: string; data: any }> {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.trim() !== '')
+    .map((frame) => {
+      const event = /^event: (.+)$/m.exec(frame)?.[1] ?? '';
+      const data = JSON.parse(/^data: (.+)$/m.exec(frame)?.[1] ?? 'null');
+      return { event, data };
+    });
+}
+
+describe('the import\'s progress, as server-sent events (Accept: text/event-stream)', () => {
+  const streamed = (owner: Owner, archive: Buffer) => {
+    const form = multipart([{ name: 'file', filename: 'archive.zip', data: archive }]);
+    return target.request('POST', '/api/v1/import', { token: owner.token, body: form.body, headers: { ...form.headers, accept: 'text/event-stream' } });
+  };
+
+  it('tells how many records are done out of the manifest\'s total, then the report the JSON answer gives', async () => {
+    const gina = await target.createOwner('Gina');
+    const res = await streamed(gina, plainArchive);
+    expect(res.status).toBe(200);
+    expect(String(res.headers['content-type'])).toMatch(/^text\/event-stream/);
+    const events = eventsOf(res.text);
+    const manifest = JSON.parse(Buffer.from(unzipSync(plainArchive)['manifest.json']!).toString('utf8'));
+    const total = CARRIED_TABLES.reduce((sum, table) => sum + (manifest.counts[table.name] ?? 0), 0);
+    expect(total).toBeGreaterThan(0);
+    const progress = events.filter((e) => e.event === 'progress').map((e) => e.data);
+    expect(progress[0]).toEqual({ done: 0, total });
+    expect(progress.at(-1)).toEqual({ done: total, total });
+    for (let i = 1; i < progress.length; i++) expect(progress[i].done).toBeGreaterThanOrEqual(progress[i - 1].done);
+    expect(events.map((e) => e.event).filter((name) => name !== 'progress')).toEqual(['done']);
+    const report = events.at(-1)!.data;
+    expect(report.dryRun).toBe(false);
+    expect(report.tables.memory_entries).toMatchObject({ added: 3, conflicts: 0 });
+    const listed = (await target.request('GET', '/api/v1/memory', { token: gina.token })).body.data as Array<{ content: string }>;
+    expect(listed.map((entry) => entry.content)).toContain('Lives in Paris since 2016');
+  });
+
+  it('answers a refusal found before any record is applied with its status, as JSON', async () => {
+    const hank = await target.createOwner('Hank');
+    const res = await streamed(hank, Buffer.from('hello, this is text'));
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  });
+
+  it('ends with an error event when a record is refused midway, and nothing is imported', async () => {
+    const ida = await target.createOwner('Ida');
+    const res = await streamed(ida, withUnreadableMemoryRow(plainArchive));
+    expect(res.status).toBe(200);
+    const events = eventsOf(res.text);
+    expect(events[0]!.event).toBe('progress');
+    const last = events.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(last.data.error).toBe('VALIDATION_ERROR');
+    expect(last.data.message).toMatch(/pinned/);
+    expect((await target.request('GET', '/api/v1/memory', { token: ida.token })).body.data).toHaveLength(0);
+    expect((await target.request('GET', '/api/v1/personas', { token: ida.token })).body.data).toHaveLength(0);
+  });
+});
+
 describe('hostile archives answer a clear 4xx and change nothing', () => {
   let victim: Owner;
   beforeAll(async () => {
@@ -321,18 +401,7 @@ describe('hostile archives answer a clear 4xx and change nothing', () => {
   }
 
   it('a row that is not what its column holds refuses the whole archive, changing nothing', async () => {
-    const files = unzipSync(plainArchive);
-    const memory = Buffer.from(files['data/memory_entries.jsonl']!).toString('utf8').trim().split('\n');
-    memory[memory.length - 1] = JSON.stringify({ ...JSON.parse(memory[memory.length - 1]!), pinned: 'yes' });
-    files['data/memory_entries.jsonl'] = strToU8(`${memory.join('\n')}\n`);
-    const manifest = JSON.parse(Buffer.from(files['manifest.json']!).toString('utf8'));
-    for (const file of manifest.files) {
-      const data = Buffer.from(files[file.path]!);
-      file.bytes = data.length;
-      file.sha256 = createHash('sha256').update(data).digest('hex');
-    }
-    files['manifest.json'] = strToU8(JSON.stringify(manifest));
-    const body = expectError(await importArchive(target, victim, Buffer.from(zipSync(files))), 400, 'VALIDATION_ERROR');
+    const body = expectError(await importArchive(target, victim, withUnreadableMemoryRow(plainArchive)), 400, 'VALIDATION_ERROR');
     expect(body.message).toMatch(/pinned/);
     expect((await target.request('GET', '/api/v1/memory', { token: victim.token })).body.data).toHaveLength(0);
     expect((await target.request('GET', '/api/v1/personas', { token: victim.token })).body.data).toHaveLength(0);

@@ -1,10 +1,13 @@
 import { createReadStream, type ReadStream } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { wantsEventStream } from '../../http/accept.js';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
+import { sseError, sseEvent } from '../../http/event-stream.js';
 import { actorOf } from '../audit/audit.service.js';
 import { ExportBody, ExportIdParams, ExportJobResponse, ImportForm, ImportQuery, ImportResponse } from './portability.schemas.js';
 import { IMPORT_MAX_BYTES, type PortabilityService } from './portability.service.js';
@@ -132,17 +135,58 @@ export function portabilityRoutes(deps: { portability: PortabilityService }): Fa
             consumes: ['multipart/form-data'],
             querystring: ImportQuery,
             body: ImportForm,
-            response: { 200: ImportResponse },
+            response: {
+              200: {
+                description: 'The report: JSON by default; with Accept: text/event-stream, the progress as server-sent events and then the report',
+                content: {
+                  'application/json': { schema: ImportResponse },
+                  'text/event-stream': {
+                    schema: Type.String({
+                      description:
+                        'Once the archive is checked: `progress` events ({ done, total }: records of the archive gone through, a few a second), then `done` with the report (the JSON answer\'s data), or `error` ({ error, message }) when the import fails midway (nothing imported). A refusal before the records are applied is an ordinary JSON error.',
+                    }),
+                  },
+                },
+              },
+            },
           },
           // The form is read as a stream by the handler, and dryRun read from either place below;
           // the schemas above document them.
           validatorCompiler: () => () => true,
         },
-        async (request) => {
+        async (request, reply) => {
           const form = await readImportForm(request);
           const queried = (request.query as Record<string, unknown>).dryRun;
           const dryRun = form.dryRun ?? (queried === 'true' || queried === '1' || queried === true);
-          return { data: await portability.importArchive(principalOf(request).ownerId, { data: form.data, passphrase: form.passphrase, dryRun }, actorOf(request)) };
+          const input = { data: form.data, passphrase: form.passphrase, dryRun };
+          reply.header('vary', 'Accept');
+          if (!wantsEventStream(request.headers.accept)) {
+            return reply.send({ data: await portability.importArchive(principalOf(request).ownerId, input, actorOf(request)) });
+          }
+          // The stream begins with the first progress, once the archive is checked: a refusal
+          // before that is an ordinary error with its status.
+          let events: PassThrough | undefined;
+          const importing = portability.importArchive(principalOf(request).ownerId, input, actorOf(request), (done, total) => {
+            if (!events) {
+              events = new PassThrough();
+              void reply
+                .type('text/event-stream; charset=utf-8')
+                .header('cache-control', 'no-cache')
+                .header('x-accel-buffering', 'no')
+                // A stream of the text/event-stream body; the type provider knows only the schemas' types.
+                .send(events as unknown as string);
+            }
+            events.write(sseEvent('progress', { done, total }));
+          });
+          try {
+            const report = await importing;
+            if (!events) return reply.send({ data: report });
+            events.end(sseEvent('done', report));
+          } catch (error) {
+            if (!events) throw error;
+            events.end(sseError(request, error, 'import'));
+          }
+          return reply;
         },
       );
     });

@@ -18,7 +18,7 @@ import type { Dialect } from '../../storage/dialect.js';
 import type { AuditActor } from '../audit/audit.service.js';
 import { MIN_PASSPHRASE_LENGTH } from './portability.crypto.js';
 import { writeArchive, type OpenSealed } from './portability.export.js';
-import { applyArchive, archiveSecrets, openArchive, type ImportLimits, type ImportReport } from './portability.import.js';
+import { applyArchive, archiveSecrets, openArchive, type ImportLimits, type ImportProgress, type ImportReport } from './portability.import.js';
 import type { ExportJobsTable, PortabilityTables } from './portability.tables.js';
 
 /** How long a finished archive can be downloaded. */
@@ -226,8 +226,17 @@ export function createPortabilityService(deps: PortabilityDeps) {
       return { file, size, filename: `hearth-export-${job.createdAt.slice(0, 10)}-${id}.zip` };
     },
 
-    /** Checks and writes an archive into the owner's account, or (dryRun) says what that would do. */
-    async importArchive(ownerId: string, input: { data: Buffer; passphrase?: string | undefined; dryRun: boolean }, actor: AuditActor): Promise<ImportReport> {
+    /**
+     * Checks and writes an archive into the owner's account, or (dryRun) says what that would do.
+     * `onProgress` is first told once the archive is checked and its records are being applied:
+     * a refusal before that (a damaged archive, a wrong passphrase) throws without it.
+     */
+    async importArchive(
+      ownerId: string,
+      input: { data: Buffer; passphrase?: string | undefined; dryRun: boolean },
+      actor: AuditActor,
+      onProgress?: ImportProgress,
+    ): Promise<ImportReport> {
       const started = Date.now();
       let report: ImportReport;
       try {
@@ -237,7 +246,7 @@ export function createPortabilityService(deps: PortabilityDeps) {
         // through the pool, which on SQLite is the one connection the transaction holds.
         await deps.keyring.seal(ownerId, 'portability:import', '');
         report = await db.transaction().execute(async (trx) => {
-          const result = await applyArchive({ trx, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun });
+          const result = await applyArchive({ trx, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun, onProgress });
           if (input.dryRun) throw new DryRunDone(result);
           await audit.record(actor, { action: 'portability.import', outcome: 'success', details: summary(result, started) }, trx);
           return result;
