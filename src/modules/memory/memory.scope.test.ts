@@ -374,4 +374,22 @@ describe('memory limited to tags', () => {
     expect(after.length).toBe(before - visible);
     expect(ids(after)).toEqual(expect.arrayContaining([hidden.id, hiddenPinned.id, chainHidden.id]));
   });
+
+  it("reads no count of hidden entries in its search scores: the owner's words it cannot see leave its scores as they are", async () => {
+    await remember(work.token, { content: 'Quokka sighting at the office' });
+    await remember(work.token, { content: 'Second quokka note for the team' });
+    const scores = async () => {
+      const res = await t.request('GET', '/api/v1/search', { token: work.token, query: { q: 'quokka', types: 'memory', limit: 10 } });
+      expect(res.status).toBe(200);
+      return res.body.data.map((hit: { score: number }) => hit.score);
+    };
+    const before = await scores();
+    expect(before).toHaveLength(2);
+    // The owner writes the word many times where the token cannot see.
+    for (let i = 0; i < 12; i++) await remember(owner.token, { content: `Quokka ${i} in the private diary, a much longer entry than the others are` });
+    expect(await scores()).toEqual(before);
+    // The owner's own search still weighs the words.
+    const own = await t.request('GET', '/api/v1/search', { token: owner.token, query: { q: 'quokka', types: 'memory', limit: 50 } });
+    expect(own.body.data).toHaveLength(14);
+  });
 });
