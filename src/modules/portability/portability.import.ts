@@ -42,6 +42,11 @@ const MiB = 1024 * 1024;
 export interface ImportLimits {
   /** The most the archive's files may expand to, together. */
   maxInflatedBytes: number;
+  /**
+   * The most one file may expand to: each is inflated whole (to check its checksum, then to read
+   * it), and a table's is decoded to one string, so this bounds what one import holds at once.
+   */
+  maxFileBytes: number;
   maxEntries: number;
 }
 
@@ -111,6 +116,15 @@ export function openArchive(data: Buffer, limits: ImportLimits): OpenedArchive {
     }
     const unsafe = unsafeEntryName(name);
     if (unsafe) throw refused(`the entry name ${JSON.stringify(name.slice(0, 100))} holds ${unsafe}`);
+    // Refused from the directory, before anything is inflated: a file declaring its size honestly
+    // is inflated to exactly that (a few KiB of upload can declare and hold gigabytes of spaces).
+    if (entry.size > limits.maxFileBytes) {
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `The archive is refused: ${name.slice(0, 100)} expands to ${Math.ceil(entry.size / MiB)} MiB; one file of an archive may hold at most ${Math.round(limits.maxFileBytes / MiB)} MiB. Nothing was imported`,
+        { details: { file: name.slice(0, 200), bytes: entry.size, maxBytes: limits.maxFileBytes } },
+      );
+    }
     if (byName.has(name)) throw refused(`${name} is in it twice`);
     byName.set(name, entry);
   }
@@ -199,13 +213,19 @@ function renumber(id: string): string {
   return newId(prefix ?? 'imp');
 }
 
-/** The archive's lines of one table, parsed; a line that is not a JSON object refuses the archive. */
-function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
+/**
+ * The archive's lines of one table, parsed one at a time as they are written: a line that is not
+ * a JSON object refuses the archive. One row is held at a time, not the whole table's (a file of
+ * millions of short lines would be millions of objects at once).
+ */
+function* archiveLines(archive: OpenedArchive, table: CarriedTable): Generator<Row> {
   const text = archive.text(dataFile(table.name));
-  if (text === undefined) return [];
-  const rows: Row[] = [];
+  if (text === undefined) return;
   let number = 0;
-  for (const line of text.split('\n')) {
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    start = end === -1 ? text.length : end + 1;
     number += 1;
     if (line.trim() === '') continue;
     let value: unknown;
@@ -215,9 +235,8 @@ function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
       throw refused(`line ${number} of ${dataFile(table.name)} is not valid JSON`);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refused(`line ${number} of ${dataFile(table.name)} is not a JSON object`);
-    rows.push(value as Row);
+    yield value as Row;
   }
-  return rows;
 }
 
 /** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
@@ -264,12 +283,14 @@ class ArchiveImporter {
     this.leftOut.set(table.name, new Set());
     const lines = archiveLines(this.options.archive, table);
     if (table.import === 'record') {
-      counts.skipped = lines.length;
-      if (lines.length > 0) {
+      let records = 0;
+      for (const _ of lines) records += 1;
+      counts.skipped = records;
+      if (records > 0) {
         this.report.notes.push(
           table.name === 'tokens'
-            ? `${lines.length} token record(s) are in the archive for reference and not imported: token secrets are never exported; create new tokens for your agents`
-            : `${lines.length} device record(s) are in the archive for reference and not imported: pair each device again (its key stays on the old server)`,
+            ? `${records} token record(s) are in the archive for reference and not imported: token secrets are never exported; create new tokens for your agents`
+            : `${records} device record(s) are in the archive for reference and not imported: pair each device again (its key stays on the old server)`,
         );
       }
       return;

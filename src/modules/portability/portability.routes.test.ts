@@ -309,6 +309,31 @@ describe('hostile archives answer a clear 4xx and change nothing', () => {
       /checksum/,
     ],
     ['not a zip at all', () => Buffer.from('hello, this is text'), 400, 'VALIDATION_ERROR', /not a readable zip/],
+    [
+      'a file declaring 300 MiB honestly, in a few KiB of upload (checksums right)',
+      () => {
+        const MiB = 1024 * 1024;
+        const spaces = createHash('sha256');
+        for (let i = 0; i < 300; i++) spaces.update(Buffer.alloc(MiB, 0x20));
+        const manifest = Buffer.from(
+          JSON.stringify({
+            format: 'hearth-archive',
+            formatVersion: 1,
+            createdAt: new Date().toISOString(),
+            counts: {},
+            secrets: null,
+            files: [{ path: 'data/memory_entries.jsonl', bytes: 300 * MiB, sha256: spaces.digest('hex') }],
+          }),
+        );
+        return handZip([
+          { name: 'manifest.json', method: 0, data: manifest, size: manifest.length },
+          { name: 'data/memory_entries.jsonl', method: 8, data: deflatedSpaces(300), size: 300 * MiB },
+        ]);
+      },
+      413,
+      'PAYLOAD_TOO_LARGE',
+      /data\/memory_entries\.jsonl expands to 300 MiB; one file of an archive may hold at most 256 MiB/,
+    ],
   ];
   for (const [name, make, status, code, message] of cases) {
     it(name, async () => {

@@ -25,9 +25,9 @@ import type { ExportJobsTable, PortabilityTables } from './portability.tables.js
 export const EXPORT_KEEP_MS = 24 * 60 * 60 * 1000;
 /** A running export that has not moved for this long died with its process; another may start. */
 const STALE_RUNNING_MS = 10 * 60 * 1000;
-/** The largest archive an import takes, and the most its files may expand to. */
+/** The largest archive an import takes, and the most its files may expand to, together and each. */
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
-const IMPORT_LIMITS: ImportLimits = { maxInflatedBytes: 2 * 1024 * 1024 * 1024, maxEntries: 500_000 };
+const IMPORT_LIMITS: ImportLimits = { maxInflatedBytes: 1024 * 1024 * 1024, maxFileBytes: 256 * 1024 * 1024, maxEntries: 500_000 };
 
 export interface ExportJob {
   id: string;
