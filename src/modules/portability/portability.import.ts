@@ -18,6 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { siteBindingRefusal } from '../../lib/same-site.js';
 import { inflateZipEntry, readZipDirectory, unsafeEntryName, type ZipEntry, type ZipRefusals } from '../../lib/zip.js';
 import type { Executor } from '../../storage/columns.js';
 import type { Dialect } from '../../storage/dialect.js';
@@ -253,6 +254,8 @@ class ArchiveImporter {
   private readonly renumbered = new Map<CarriedTableName, Map<string, string | number>>();
   /** Rows left out (skipped or in conflict), per table: rows pointing at them are left out too. */
   private readonly leftOut = new Map<CarriedTableName, Set<string>>();
+  /** The ids of the rows this import added (as they are now), per table. */
+  private readonly added = new Map<CarriedTableName, Set<string>>();
   private renewedWebhookSecrets = 0;
   private skillIdsGiven = false;
   private readonly d: Executor;
@@ -402,6 +405,11 @@ class ArchiveImporter {
       this.issue(table, String(id), 'skipped', 'its secret is not in the archive (export with a passphrase, and import with it, to bring secrets)');
       return;
     }
+    const binding = table.name === 'connectors' ? await this.bindingRefusal(row) : undefined;
+    if (binding) {
+      this.issue(table, String(id), 'skipped', binding);
+      return;
+    }
     // Another account on this server holds the id: this row gets a new one (skills: the database's).
     let finalId: string | number | undefined = id;
     if (existing) {
@@ -410,12 +418,39 @@ class ArchiveImporter {
     }
     await this.sealSecrets(table, row, finalId ?? '', secret);
     finalId = await this.insert(table, row, finalId);
+    const added = this.added.get(table.name) ?? new Set<string>();
+    added.add(String(finalId));
+    this.added.set(table.name, added);
     if (finalId !== id) {
       const map = this.renumbered.get(table.name) ?? new Map<string, string | number>();
       map.set(String(id), finalId);
       this.renumbered.set(table.name, map);
     }
     counts.added += 1;
+  }
+
+  /**
+   * Why a connector of the archive is left out: it would send a secret the account held before
+   * this import to an address off the site the secret was stored for, or names a vault token the
+   * account does not hold. Through the API that binding takes the master token or the account
+   * password (connectors.service.ts, authoriseOffSite); an import asks for neither, so it never
+   * makes one: a login session alone (a stolen one) could otherwise import a connector that sends
+   * any stored secret to a server of its choosing, and call it. A secret the archive brought
+   * itself (a vault token this import added) is the archive's to bind.
+   */
+  private async bindingRefusal(row: Row): Promise<string | undefined> {
+    const tokenId = row.vault_token_id;
+    if (tokenId === null || tokenId === undefined || this.added.get('vault_tokens')?.has(String(tokenId))) return undefined;
+    const token = (await this.d
+      .selectFrom('vault_tokens')
+      .select('website_url')
+      .where('id', '=', String(tokenId))
+      .where('owner_id', '=', this.options.ownerId)
+      .executeTakeFirst()) as { website_url: string } | undefined;
+    if (!token) return `vault_token_id ${String(tokenId)} is not a vault token of the account`;
+    const refusal = siteBindingRefusal(String(row.base_url), token.website_url);
+    if (!refusal) return undefined;
+    return `it would send vault token ${String(tokenId)}, stored for ${token.website_url}, to ${String(row.base_url)} (${refusal}); an import never sends a secret already in the account off its site: create this connector in the console, which asks for your password`;
   }
 
   /** Seals the row's secrets under this server's keys, bound to the record they belong to. */

@@ -364,6 +364,54 @@ describe('hostile archives answer a clear 4xx and change nothing', () => {
   });
 });
 
+describe('connectors in an archive', () => {
+  it('never send a secret the account already holds off the site it was stored for (the API asks the password for that)', async () => {
+    const owner = await target.createOwner('Connector owner');
+    const session = await target.login(owner);
+    const vault = (await ok(await target.request('POST', '/api/v1/vault/tokens', { token: owner.token, body: { name: 'github', service: 'github', token: `ghp_${randomBytes(12).toString('hex')}`, websiteUrl: 'https://github.com' } }), 201)).data;
+    const now = new Date().toISOString();
+    const connector = (id: string, name: string, baseUrl: string, vaultTokenId: string) =>
+      JSON.stringify({ id, name, name_key: name.toLowerCase(), base_url: baseUrl, auth_type: 'bearer', vault_token_id: vaultTokenId, header_name: null, query_param: null, api_style: 'rest', read_methods: null, created_at: now, updated_at: now });
+    const jsonl = Buffer.from(
+      [
+        connector('con_01KQ00000000000000000AWAY', 'Collector', 'https://collector.example.net/v1', vault.id),
+        connector('con_01KQ00000000000000000HOME', 'GitHub API', 'https://api.github.com', vault.id),
+        connector('con_01KQ00000000000000000ELSE', 'Not mine', 'https://api.github.com', 'vlt_01KQ00000000000000000NONE'),
+      ].join('\n') + '\n',
+    );
+    const manifest = Buffer.from(
+      JSON.stringify({
+        format: 'hearth-archive',
+        formatVersion: 1,
+        createdAt: now,
+        counts: { connectors: 3 },
+        secrets: null,
+        files: [{ path: 'data/connectors.jsonl', bytes: jsonl.length, sha256: createHash('sha256').update(jsonl).digest('hex') }],
+      }),
+    );
+    const archive = Buffer.from(zipSync({ 'manifest.json': manifest, 'data/connectors.jsonl': jsonl }));
+
+    for (const token of [session, owner.token]) {
+      const report = (await ok(await importArchive(target, { ...owner, token }, archive, { dryRun: 'true' }), 200)).data;
+      expect(report.tables.connectors).toMatchObject({ added: 1, skipped: 2 });
+    }
+    const report = (await ok(await importArchive(target, { ...owner, token: session }, archive), 200)).data;
+    expect(report.tables.connectors).toMatchObject({ added: 1, skipped: 2 });
+    expect(report.issues).toEqual([
+      expect.objectContaining({ table: 'connectors', id: 'con_01KQ00000000000000000AWAY', outcome: 'skipped', reason: expect.stringMatching(/stored for https:\/\/github\.com, to https:\/\/collector\.example\.net/) }),
+      expect.objectContaining({ table: 'connectors', id: 'con_01KQ00000000000000000ELSE', outcome: 'skipped', reason: expect.stringMatching(/not a vault token of the account/) }),
+    ]);
+    const listed = (await ok(await target.request('GET', '/api/v1/connectors', { token: owner.token }), 200)).data;
+    expect(listed.map((c: { baseUrl: string }) => c.baseUrl)).toEqual(['https://api.github.com']);
+    // The same binding through the API, from a login session, asks for the password.
+    expectError(
+      await target.request('POST', '/api/v1/connectors', { token: session, body: { name: 'Collector', baseUrl: 'https://collector.example.net/v1', authType: 'bearer', vaultTokenId: vault.id } }),
+      403,
+      'FORBIDDEN',
+    );
+  });
+});
+
 describe('access and limits', () => {
   it('refuses a scoped token (403) on every route, and a session without the password to export', async () => {
     const scoped = await source.tokenWithScopes(alice, ['memory', 'knowledge', 'vault']);
