@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -495,4 +495,38 @@ describe('the command line (hearth export, hearth import)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('archives on disk', () => {
+  it('are removed once expired, failed or cut short, even when nobody asks for an export again; a live one stays', async () => {
+    const t = await createTestApp();
+    try {
+      const owner = await t.createOwner('Disk');
+      await exportArchive(t, owner);
+      await exportArchive(t, owner);
+      const [live, expiring] = (await t.storage.db.selectFrom('export_jobs').select('id').where('owner_id', '=', owner.id).orderBy('id').execute()).map((row) => row.id);
+      await t.storage.db.updateTable('export_jobs').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', expiring!).execute();
+      // An export whose process was killed mid-way: its job still running, unmoved for an hour, its partial archive left.
+      const killed = 'exp_01KQ0000000000000000000KILL';
+      const hourAgo = new Date(Date.now() - 60 * 60 * 1000).toISOString();
+      await t.storage.db
+        .insertInto('export_jobs')
+        .values({ id: killed, owner_id: owner.id, status: 'running', include_secrets: 0, done_items: 3, total_items: 10, created_at: hourAgo, updated_at: hourAgo })
+        .execute();
+      const dir = path.join(t.config.dataDir, 'exports');
+      writeFileSync(path.join(dir, `${killed}.zip.partial`), 'the first records of an account', { mode: 0o600 });
+      // An archive no export knows of any more.
+      writeFileSync(path.join(dir, 'exp_01KQ0000000000000000000GONE.zip'), 'an old archive', { mode: 0o600 });
+      expect(readdirSync(dir)).toHaveLength(4);
+
+      await t.restart();
+      expect(readdirSync(dir)).toEqual([`${live}.zip`]);
+      expect((await ok(await t.request('GET', `/api/v1/export/${killed}`, { token: owner.token }), 200)).data.status).toBe('failed');
+      expect((await ok(await t.request('GET', `/api/v1/export/${expiring}`, { token: owner.token }), 200)).data.status).toBe('expired');
+      const download = await t.app.inject({ method: 'GET', url: `/api/v1/export/${live}/download`, headers: { authorization: `Bearer ${owner.token}` } });
+      expect(download.statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
 });
