@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
+import { PASSWORD_ATTEMPTS } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import { ExportBody, ExportIdParams, ExportJobResponse, ImportForm, ImportQuery, ImportResponse } from './portability.schemas.js';
 import { IMPORT_MAX_BYTES, type PortabilityService } from './portability.service.js';
@@ -61,7 +62,9 @@ export function portabilityRoutes(deps: { portability: PortabilityService }): Fa
     app.post(
       '/api/v1/export',
       {
-        config,
+        // A login session sends the account password: checked, and counted, by the password
+        // attempt limiter, as every route that checks it declares.
+        config: { ...config, rateLimit: PASSWORD_ATTEMPTS },
         schema: {
           operationId: 'startExport',
           summary: 'Start an export of the whole account as one archive (Markdown, JSON Lines, a manifest with checksums); one at a time',
