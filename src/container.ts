@@ -603,7 +603,8 @@ function buildNotifiers(
 /**
  * Export and import of a whole account: reads and writes every module's rows of one owner (see
  * docs/data-portability.md), opens and seals secrets with the keyring, asks accounts to check the
- * password a login session sends. Its running exports are waited for when the server stops.
+ * password a login session sends. Its running exports are waited for when the server stops; on
+ * start and every hour, archives no download may still ask for are removed from the node's disk.
  */
 function buildPortability(
   { config, storage, parts }: Base,
@@ -617,7 +618,7 @@ function buildPortability(
     audit,
     confirmPassword: accounts.confirmPassword,
   });
-  parts.add({ name: 'portability.exports', stop: () => portability.drain() });
+  parts.add({ name: 'portability.exports', start: (log) => portability.start(log), stop: () => portability.drain() });
   return { portability };
 }
 

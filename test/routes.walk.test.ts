@@ -409,6 +409,7 @@ const RATE_LIMITED_ROUTES: Record<string, string[]> = {
   regenerateMasterToken: ['password-attempts'],
   changePassword: ['password-attempts'],
   changeEmail: ['password-attempts'],
+  startExport: ['password-attempts'],
   createConnector: ['password-attempts'],
   updateConnector: ['password-attempts'],
   oauthConnectSignIn: ['password-attempts'],

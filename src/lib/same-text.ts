@@ -35,3 +35,15 @@ export function sameTextForm(text: string): string {
 export function sameTextKey(text: string): string {
   return `v1:${hash('sha256', sameTextForm(text), 'base64url')}`;
 }
+
+/**
+ * The key of a text written by a token limited to memory tags (`tags`, normalized: no comma, no
+ * line break): the tags are part of what is compared, so that the text is matched only with
+ * entries written within the same tags (in any order). The `v1t:` prefix keeps these keys apart
+ * from every key of an unlimited writer's text; a key made by hashing the tags joined to the
+ * text would not be (the tag `work` with "I like tea" compared as the text "Work: I like tea").
+ */
+export function scopedTextKey(tags: readonly string[], text: string): string {
+  const scope = [...tags].sort().join(',');
+  return `v1t:${hash('sha256', `${scope}\n${sameTextForm(text)}`, 'base64url')}`;
+}

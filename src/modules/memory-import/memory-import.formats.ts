@@ -35,6 +35,52 @@ export interface Parsed {
   skipped: Skipped[];
 }
 
+/** How much one import reads before it is refused (413): entries, and records skipped. */
+export interface ReadBounds {
+  entries: number;
+  skipped: number;
+}
+
+/**
+ * What a parser has read so far, bounded while it reads: past the bounds the import is refused at
+ * once, so that a file of millions of tiny records (10 MiB of one-character lines) never becomes
+ * millions of objects held by the server before a count refuses them.
+ */
+class Reading {
+  readonly items: ImportItem[] = [];
+  readonly skipped: Skipped[] = [];
+  constructor(
+    readonly file: string,
+    private readonly bounds: ReadBounds,
+  ) {}
+
+  item(item: ImportItem): void {
+    if (this.items.length >= this.bounds.entries) {
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `${this.file} holds more than ${this.bounds.entries} entries; an import writes at most ${this.bounds.entries}. Import it in parts; nothing was imported`,
+        { details: { file: this.file, maxEntries: this.bounds.entries } },
+      );
+    }
+    this.items.push(item);
+  }
+
+  skip(skipped: Skipped): void {
+    if (this.skipped.length >= this.bounds.skipped) {
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `${this.file} holds more than ${this.bounds.skipped} lines or records that are no memory (${skipped.reason}); it does not look like a memory export. Nothing was imported`,
+        { details: { file: this.file, maxSkipped: this.bounds.skipped } },
+      );
+    }
+    this.skipped.push(skipped);
+  }
+
+  parsed(): Parsed {
+    return { items: this.items, skipped: this.skipped };
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shared helpers
 
@@ -115,24 +161,23 @@ function notTheFormat(file: string, format: ImportFormat, expected: string): App
 // mem0: the memories its get_all answers (and its export's memories): id, memory, metadata,
 // categories, created_at, user_id.
 
-export function parseMem0(source: string, file: string): Parsed {
+function parseMem0(source: string, out: Reading): Parsed {
+  const { file } = out;
   const json = parseJson(source, file);
   const list = Array.isArray(json) ? json : isObject(json) ? (json.results ?? json.memories ?? json.data) : undefined;
   if (!Array.isArray(list)) {
     throw notTheFormat(file, 'mem0', 'expected a list of memories, or an object with "results" (what get_all answers) or "memories"');
   }
-  const items: ImportItem[] = [];
-  const skipped: Skipped[] = [];
   list.forEach((memory, i) => {
     const where = `memory ${i + 1}`;
-    if (!isObject(memory)) return skipped.push({ where, reason: 'not an object' });
+    if (!isObject(memory)) return out.skip({ where, reason: 'not an object' });
     const content = text(memory.memory) ?? text(memory.text) ?? text(memory.content);
-    if (content === undefined) return skipped.push({ where, reason: 'no "memory" text' });
+    if (content === undefined) return out.skip({ where, reason: 'no "memory" text' });
     const metadata = isObject(memory.metadata) ? memory.metadata : {};
     const categories = Array.isArray(memory.categories) ? memory.categories.filter((c): c is string => typeof c === 'string') : [];
     const metaWords = ['category', 'type', 'topic'].flatMap((key) => (typeof metadata[key] === 'string' ? [metadata[key]] : []));
     const id = typeof memory.id === 'string' || typeof memory.id === 'number' ? String(memory.id) : undefined;
-    items.push({
+    out.item({
       content,
       kind: kindOf(metadata.kind) ?? kindOf(metadata.type),
       tags: tagsOf([...categories, ...metaWords]),
@@ -141,24 +186,23 @@ export function parseMem0(source: string, file: string): Parsed {
       where,
     });
   });
-  return { items, skipped };
+  return out.parsed();
 }
 
 // ---------------------------------------------------------------------------------------------
 // The MCP reference memory server: JSON Lines of entities (name, entityType, observations) and
 // relations (from, to, relationType); its read_graph answer ({ entities, relations }) is read too.
 
-export function parseMcpMemory(source: string, file: string): Parsed {
-  const items: ImportItem[] = [];
-  const skipped: Skipped[] = [];
+function parseMcpMemory(source: string, out: Reading): Parsed {
+  const { file, skipped } = out;
   const entity = (record: Record<string, unknown>, where: string) => {
     const name = text(record.name);
-    if (name === undefined || !Array.isArray(record.observations)) return skipped.push({ where, reason: 'an entity needs a name and a list of observations' });
+    if (name === undefined || !Array.isArray(record.observations)) return out.skip({ where, reason: 'an entity needs a name and a list of observations' });
     const type = text(record.entityType);
     const observations = record.observations.filter((o): o is string => typeof o === 'string' && o.trim() !== '');
-    if (observations.length === 0) return skipped.push({ where, reason: `entity "${name.slice(0, 80)}" has no observations` });
+    if (observations.length === 0) return out.skip({ where, reason: `entity "${name.slice(0, 80)}" has no observations` });
     for (const observation of observations) {
-      items.push({
+      out.item({
         content: `${name}${type ? ` (${type})` : ''}: ${observation.trim()}`,
         tags: tagsOf(type ? [type] : []),
         source: sourceOf('mcp-memory', name),
@@ -168,19 +212,19 @@ export function parseMcpMemory(source: string, file: string): Parsed {
   };
   const relation = (record: Record<string, unknown>, where: string) => {
     const [from, to, type] = [text(record.from), text(record.to), text(record.relationType)];
-    if (!from || !to || !type) return skipped.push({ where, reason: 'a relation needs from, to and relationType' });
-    items.push({ content: `${from} ${type.replace(/_/g, ' ')} ${to}`, tags: ['relation'], source: sourceOf('mcp-memory', `${from} ${type} ${to}`), where });
+    if (!from || !to || !type) return out.skip({ where, reason: 'a relation needs from, to and relationType' });
+    out.item({ content: `${from} ${type.replace(/_/g, ' ')} ${to}`, tags: ['relation'], source: sourceOf('mcp-memory', `${from} ${type} ${to}`), where });
   };
 
   const trimmed = source.trim();
-  if (trimmed === '') return { items, skipped };
+  if (trimmed === '') return out.parsed();
   // The graph as one JSON object (read_graph's answer) rather than the file's lines.
   if (trimmed.startsWith('{') && !trimmed.includes('\n')) {
     const whole = parseJson(trimmed, file);
     if (isObject(whole) && (Array.isArray(whole.entities) || Array.isArray(whole.relations))) {
-      (Array.isArray(whole.entities) ? whole.entities : []).forEach((e, i) => (isObject(e) ? entity(e, `entity ${i + 1}`) : skipped.push({ where: `entity ${i + 1}`, reason: 'not an object' })));
-      (Array.isArray(whole.relations) ? whole.relations : []).forEach((r, i) => (isObject(r) ? relation(r, `relation ${i + 1}`) : skipped.push({ where: `relation ${i + 1}`, reason: 'not an object' })));
-      return { items, skipped };
+      (Array.isArray(whole.entities) ? whole.entities : []).forEach((e, i) => (isObject(e) ? entity(e, `entity ${i + 1}`) : out.skip({ where: `entity ${i + 1}`, reason: 'not an object' })));
+      (Array.isArray(whole.relations) ? whole.relations : []).forEach((r, i) => (isObject(r) ? relation(r, `relation ${i + 1}`) : out.skip({ where: `relation ${i + 1}`, reason: 'not an object' })));
+      return out.parsed();
     }
   }
   const lines = source.split(/\r?\n/);
@@ -198,12 +242,12 @@ export function parseMcpMemory(source: string, file: string): Parsed {
       sawRecord = true;
       return relation(record, where);
     }
-    skipped.push({ where, reason: `type ${JSON.stringify(record.type ?? null).slice(0, 40)} is neither entity nor relation` });
+    out.skip({ where, reason: `type ${JSON.stringify(record.type ?? null).slice(0, 40)} is neither entity nor relation` });
   });
-  if (!sawRecord && items.length === 0 && skipped.length > 0 && skipped.every((s) => s.reason.startsWith('type '))) {
+  if (!sawRecord && out.items.length === 0 && skipped.length > 0 && skipped.every((s) => s.reason.startsWith('type '))) {
     throw notTheFormat(file, 'mcp-memory', 'no line has "type": "entity" or "relation"');
   }
-  return { items, skipped };
+  return out.parsed();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,7 +260,8 @@ function blockKind(label: string): MemoryKind {
   return label === 'persona' ? 'instruction' : label === 'human' ? 'fact' : 'note';
 }
 
-export function parseLetta(source: string, file: string): Parsed {
+function parseLetta(source: string, out: Reading): Parsed {
+  const { file } = out;
   const json = parseJson(source, file);
   if (!isObject(json)) throw notTheFormat(file, 'letta', 'an agent file is a JSON object');
   const agents: Array<Record<string, unknown>> = Array.isArray(json.agents) ? json.agents.filter(isObject) : 'core_memory' in json ? [json] : [];
@@ -224,14 +269,12 @@ export function parseLetta(source: string, file: string): Parsed {
   if (Array.isArray(json.blocks)) for (const block of json.blocks) if (isObject(block) && typeof block.id === 'string') blocks.set(block.id, block);
   if (agents.length === 0 && blocks.size === 0) throw notTheFormat(file, 'letta', 'expected "agents" and "blocks" (an agent file) or "core_memory" (the first agent file format)');
 
-  const items: ImportItem[] = [];
-  const skipped: Skipped[] = [];
   const used = new Set<string>();
   const addBlock = (block: Record<string, unknown>, agentName: string, where: string) => {
     const label = text(block.label) ?? 'block';
     const value = text(block.value);
-    if (value === undefined) return skipped.push({ where, reason: `memory block "${label.slice(0, 60)}" is empty` });
-    items.push({
+    if (value === undefined) return out.skip({ where, reason: `memory block "${label.slice(0, 60)}" is empty` });
+    out.item({
       content: value,
       kind: blockKind(label),
       tags: tagsOf([label]),
@@ -246,9 +289,9 @@ export function parseLetta(source: string, file: string): Parsed {
     passages.forEach((passage, i) => {
       const where = `${wherePrefix}passage ${i + 1}`;
       const content = isObject(passage) ? text(passage.text) : undefined;
-      if (!isObject(passage) || content === undefined) return skipped.push({ where, reason: 'an archival passage needs text' });
+      if (!isObject(passage) || content === undefined) return out.skip({ where, reason: 'an archival passage needs text' });
       const tags = Array.isArray(passage.tags) ? passage.tags.filter((t): t is string => typeof t === 'string') : [];
-      items.push({ content, tags: tagsOf(['archival', ...tags]), createdAt: timeOf(passage.created_at), source: sourceOf('letta', `${agentName}/archival`), where });
+      out.item({ content, tags: tagsOf(['archival', ...tags]), createdAt: timeOf(passage.created_at), source: sourceOf('letta', `${agentName}/archival`), where });
     });
   };
 
@@ -257,12 +300,12 @@ export function parseLetta(source: string, file: string): Parsed {
     const prefix = agents.length > 1 ? `${agentName}: ` : '';
     const core = Array.isArray(agent.core_memory) ? agent.core_memory : [];
     const inline = Array.isArray(agent.memory_blocks) ? agent.memory_blocks : [];
-    [...core, ...inline].forEach((block, i) => (isObject(block) ? addBlock(block, agentName, `${prefix}block ${i + 1}`) : skipped.push({ where: `${prefix}block ${i + 1}`, reason: 'not an object' })));
+    [...core, ...inline].forEach((block, i) => (isObject(block) ? addBlock(block, agentName, `${prefix}block ${i + 1}`) : out.skip({ where: `${prefix}block ${i + 1}`, reason: 'not an object' })));
     if (Array.isArray(agent.block_ids)) {
       for (const id of agent.block_ids) {
         const block = typeof id === 'string' ? blocks.get(id) : undefined;
         if (!block) {
-          skipped.push({ where: `${prefix}block ${String(id).slice(0, 60)}`, reason: 'the agent names a block the file does not hold' });
+          out.skip({ where: `${prefix}block ${String(id).slice(0, 60)}`, reason: 'the agent names a block the file does not hold' });
           continue;
         }
         used.add(id as string);
@@ -271,13 +314,13 @@ export function parseLetta(source: string, file: string): Parsed {
     }
     addPassages(agent.passages ?? agent.archival_memory, agentName, prefix);
     if (Array.isArray(agent.messages) && agent.messages.length > 0) {
-      skipped.push({ where: `${prefix}messages`, reason: `${agent.messages.length} messages: conversation history is not memory` });
+      out.skip({ where: `${prefix}messages`, reason: `${agent.messages.length} messages: conversation history is not memory` });
     }
   });
   // Blocks no agent names (a file of shared blocks) are memory all the same.
   for (const [id, block] of blocks) if (!used.has(id)) addBlock(block, 'letta', `block ${text(block.label) ?? id}`);
   addPassages(json.passages, 'letta', '');
-  return { items, skipped };
+  return out.parsed();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,55 +383,76 @@ function inlineTags(body: string): string[] {
 
 const UTF8 = (s: string) => Buffer.byteLength(s, 'utf8');
 
+/** The bytes of UTF-8 a code point takes (a lone surrogate is written as U+FFFD, three bytes, as Buffer writes it). */
+const utf8Width = (code: number) => (code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4);
+
 /**
  * A text split in parts of at most `maxBytes` of UTF-8: at its sections (## headings) first, then
  * at blank lines, then at line ends, and at characters only for a line longer than a part.
+ *
+ * Linear in the text: every unit is measured once and a part's size is counted as it grows, never
+ * measured again for each piece added to it. (Measuring the growing part per piece made a 10 MiB
+ * line, or a note of millions of short lines, cost minutes of the server's only thread.)
  */
 export function splitText(body: string, maxBytes: number): string[] {
   if (UTF8(body) <= maxBytes) return [body];
   const separators = [/\n(?=#{1,6} )/, /\n\s*\n/, /\n/];
-  const split = (piece: string, level: number): string[] => {
-    if (UTF8(piece) <= maxBytes) return [piece];
-    if (level === separators.length) {
-      const parts: string[] = [];
-      let current = '';
-      for (const char of piece) {
-        if (UTF8(current) + UTF8(char) > maxBytes) {
-          parts.push(current);
-          current = '';
-        }
-        current += char;
+  const byCharacters = (piece: string): string[] => {
+    const parts: string[] = [];
+    let start = 0;
+    let bytes = 0;
+    for (let i = 0; i < piece.length; ) {
+      const code = piece.codePointAt(i)!;
+      const width = utf8Width(code);
+      if (bytes + width > maxBytes && i > start) {
+        parts.push(piece.slice(start, i));
+        start = i;
+        bytes = 0;
       }
-      if (current) parts.push(current);
-      return parts;
+      bytes += width;
+      i += code > 0xffff ? 2 : 1;
     }
+    if (start < piece.length) parts.push(piece.slice(start));
+    return parts;
+  };
+  const split = (piece: string, bytes: number, level: number): string[] => {
+    if (bytes <= maxBytes) return [piece];
+    if (level === separators.length) return byCharacters(piece);
     const parts: string[] = [];
     let current = '';
+    let currentBytes = 0;
     for (const unit of piece.split(separators[level]!)) {
-      const joined = current === '' ? unit : `${current}\n\n${unit}`;
-      if (UTF8(joined) <= maxBytes) current = joined;
-      else {
+      const unitBytes = UTF8(unit);
+      // Joined with a blank line: 2 bytes between the part so far and the unit.
+      const joinedBytes = current === '' ? unitBytes : currentBytes + 2 + unitBytes;
+      if (joinedBytes <= maxBytes) {
+        current = current === '' ? unit : `${current}\n\n${unit}`;
+        currentBytes = joinedBytes;
+      } else {
         if (current !== '') parts.push(current);
-        if (UTF8(unit) <= maxBytes) current = unit;
-        else {
-          parts.push(...split(unit, level + 1));
+        if (unitBytes <= maxBytes) {
+          current = unit;
+          currentBytes = unitBytes;
+        } else {
+          for (const part of split(unit, unitBytes, level + 1)) parts.push(part);
           current = '';
+          currentBytes = 0;
         }
       }
     }
     if (current !== '') parts.push(current);
     return parts;
   };
-  return split(body, 0).filter((part) => part.trim() !== '');
+  return split(body, UTF8(body), 0).filter((part) => part.trim() !== '');
 }
 
-function noteItems(source: string, path: string, maxBytes: number, skipped: Skipped[]): { items: ImportItem[]; split: boolean } {
+function noteItems(source: string, path: string, maxBytes: number, out: Reading): { items: ImportItem[]; split: boolean } {
   const note = readNote(source.replace(/\r\n?/g, '\n'));
   const name = path.split('/').pop()!.replace(/\.(md|markdown)$/i, '');
   const title = note.title ?? name;
   const body = note.body.trim();
   if (body === '') {
-    skipped.push({ where: path, reason: 'the note is empty' });
+    out.skip({ where: path, reason: 'the note is empty' });
     return { items: [], split: false };
   }
   // The title heads the entry unless the note opens with a heading of its own.
@@ -411,23 +475,23 @@ function noteItems(source: string, path: string, maxBytes: number, skipped: Skip
 
 const isNote = (path: string) => /\.(md|markdown)$/i.test(path);
 
-export function parseMarkdown(data: Buffer, file: string, maxBytes: number): Parsed & { split: number } {
-  const items: ImportItem[] = [];
-  const skipped: Skipped[] = [];
+function parseMarkdown(data: Buffer, maxBytes: number, out: Reading): Parsed & { split: number } {
+  const { file } = out;
   let split = 0;
   if (!isZip(data)) {
-    const result = noteItems(decodeUtf8(data, file), file, maxBytes, skipped);
-    return { items: result.items, skipped, split: result.split ? 1 : 0 };
+    const result = noteItems(decodeUtf8(data, file), file, maxBytes, out);
+    for (const item of result.items) out.item(item);
+    return { ...out.parsed(), split: result.split ? 1 : 0 };
   }
   const zip = readZip(data, file, (path) => {
     const parts = path.split('/');
     if (parts.some((part) => part.startsWith('.') || part === '__MACOSX')) return 'a hidden file or folder (settings, trash)';
     return isNote(path) ? null : 'not a Markdown note (.md)';
   });
-  skipped.push(...zip.skipped.map((s) => ({ where: s.path, reason: s.reason })));
+  for (const s of zip.skipped) out.skip({ where: s.path, reason: s.reason });
   for (const note of zip.files) {
-    const result = noteItems(decodeUtf8(note.data, `${file}: ${note.path}`), note.path, maxBytes, skipped);
-    items.push(...result.items);
+    const result = noteItems(decodeUtf8(note.data, `${file}: ${note.path}`), note.path, maxBytes, out);
+    for (const item of result.items) out.item(item);
     if (result.split) split++;
   }
   if (zip.files.length === 0) {
@@ -435,7 +499,7 @@ export function parseMarkdown(data: Buffer, file: string, maxBytes: number): Par
       details: { file },
     });
   }
-  return { items, skipped, split };
+  return { ...out.parsed(), split };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -444,9 +508,7 @@ export function parseMarkdown(data: Buffer, file: string, maxBytes: number): Par
 
 const LIST_MARKER = /^\s*(?:[-*+\u2022\u00b7\u25aa\u2023\u25e6\u2013\u2014]|\d{1,3}[.)]|[a-zA-Z][.)](?=\s))(?:\s+(?:\[[ xX]\]\s+)?|\s*$)/;
 
-export function parseText(source: string): Parsed {
-  const items: ImportItem[] = [];
-  const skipped: Skipped[] = [];
+function parseText(source: string, out: Reading): Parsed {
   const lines = source.split(/\r\n?|\n/);
   // A text that lists its memories as items has sentences around the list ("Here is what I
   // remember", "Let me know…"), which are not memories; a text without a list is all memories.
@@ -460,22 +522,23 @@ export function parseText(source: string): Parsed {
     // Headings: Markdown's, a line in bold alone, a line closing with a colon that is not an item.
     const bold = /^(\*\*|__)[^*_]+\1:?$/.test(content);
     if (/^#{1,6}\s/.test(line) || bold || (!listed && /:$/.test(content)) || /^(-{3,}|\*{3,}|_{3,})$/.test(line)) {
-      return skipped.push({ where, reason: 'a heading' });
+      return out.skip({ where, reason: 'a heading' });
     }
-    if (content === '') return skipped.push({ where, reason: 'a list marker without text' });
-    if (listing && !listed) return skipped.push({ where, reason: 'a sentence around the list, not an item of it' });
-    items.push({ content, tags: [], source: sourceOf('text'), where });
+    if (content === '') return out.skip({ where, reason: 'a list marker without text' });
+    if (listing && !listed) return out.skip({ where, reason: 'a sentence around the list, not an item of it' });
+    out.item({ content, tags: [], source: sourceOf('text'), where });
   });
-  return { items, skipped };
+  return out.parsed();
 }
 
 /** The entries of an import in `format`, from its bytes. */
-export function parseImport(format: ImportFormat, data: Buffer, file: string, maxBytes: number): Parsed & { split: number } {
-  if (format === 'markdown') return parseMarkdown(data, file, maxBytes);
+export function parseImport(format: ImportFormat, data: Buffer, file: string, maxBytes: number, bounds: ReadBounds): Parsed & { split: number } {
+  const out = new Reading(file, bounds);
+  if (format === 'markdown') return parseMarkdown(data, maxBytes, out);
   if (isZip(data)) throw notTheFormat(file, format, 'it is a zip archive; only the markdown format reads a zip (a folder of notes)');
   const source = decodeUtf8(data, file);
   const parsed =
-    format === 'mem0' ? parseMem0(source, file) : format === 'mcp-memory' ? parseMcpMemory(source, file) : format === 'letta' ? parseLetta(source, file) : parseText(source);
+    format === 'mem0' ? parseMem0(source, out) : format === 'mcp-memory' ? parseMcpMemory(source, out) : format === 'letta' ? parseLetta(source, out) : parseText(source, out);
   // Entries too long for one memory entry are split at paragraphs, as long notes are.
   let split = 0;
   const items = parsed.items.flatMap((item) => {

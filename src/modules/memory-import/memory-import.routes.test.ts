@@ -298,7 +298,39 @@ describe('hostile and broken input: a clear 4xx, and nothing imported', () => {
     expectError(await upload(owner.token, 'text', { name: 'big.txt', data: big }), 413, 'PAYLOAD_TOO_LARGE');
     const lines = Array.from({ length: 10_001 }, (_, i) => `- Memory number ${i}`).join('\n');
     const res = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'text', content: lines } });
-    expect(expectError(res, 413, 'PAYLOAD_TOO_LARGE').message).toMatch(/10001 entries; an import writes at most 10000/);
+    expect(expectError(res, 413, 'PAYLOAD_TOO_LARGE').message).toMatch(/more than 10000 entries; an import writes at most 10000/);
+  });
+
+  it('a file of millions of tiny records is refused while it is read, not once they are all held', async () => {
+    // 10 MB of one-character lines: five million entries, had they all been read.
+    const tiny = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'text', content: 'a\n'.repeat(5_000_000) } });
+    expect(expectError(tiny, 413, 'PAYLOAD_TOO_LARGE').message).toMatch(/more than 10000 entries/);
+    // Lines that are no memory at all (headings) are bounded too.
+    const headings = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'text', content: '# h\n'.repeat(2_000_000) } });
+    expect(expectError(headings, 413, 'PAYLOAD_TOO_LARGE').message).toMatch(/more than 100000 lines or records that are no memory/);
+  });
+
+  it('a long line, or a note of many short lines, is split in time linear in its size', { timeout: 120_000 }, async () => {
+    // One line of 512 KiB (words, no line end): split at characters into parts of at most 64 KiB.
+    // (Measuring the growing part for each character took about 40 s for this line, quadratic in it.)
+    const words = Array.from({ length: 100_000 }, (_, i) => `w${i}`).join(' ').slice(0, 512 * 1024).trim();
+    let started = Date.now();
+    const line = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'text', content: words, dryRun: true } });
+    expect(line.status).toBe(200);
+    expect(line.body.data.counts).toMatchObject({ split: 1, duplicates: 0 });
+    expect(line.body.data.counts.entries).toBe(8);
+    expect(line.body.data.entries.every((e: Entry) => Buffer.byteLength(e.content) <= 64 * 1024)).toBe(true);
+    expect(line.body.data.entries.map((e: Entry) => e.content).join('')).toBe(words);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // A note of 100,000 short lines (about 600 KB) and no blank line: split at its line ends.
+    started = Date.now();
+    const lines = Array.from({ length: 100_000 }, (_, i) => `l${i}`).join('\n');
+    const note = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'markdown', content: lines, dryRun: true } });
+    expect(note.status).toBe(200);
+    expect(note.body.data.counts.split).toBe(1);
+    expect(note.body.data.counts.entries).toBeGreaterThan(8);
+    expect(note.body.data.entries.every((e: Entry) => Buffer.byteLength(e.content) <= 64 * 1024)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('a body that is not an import: the format, the content, the file part', async () => {

@@ -14,6 +14,11 @@ const MiB = 1024 * 1024;
 export const IMPORT_MAX_BYTES = 10 * MiB;
 /** The most entries one import writes (after splitting, before repeats are dropped). */
 export const IMPORT_MAX_ENTRIES = 10_000;
+/**
+ * The most lines or records one import skips (blank lines aside): a file that is mostly not
+ * memory is refused while it is read rather than held record by record.
+ */
+export const IMPORT_MAX_SKIPPED = 100_000;
 /** How many entries and skipped lines the answer lists (the counts have them all). */
 export const IMPORT_ENTRIES_SHOWN = 500;
 export const IMPORT_SKIPPED_SHOWN = 200;
@@ -56,7 +61,9 @@ export function createMemoryImportService(deps: { memory: Pick<MemoryService, 'i
           details: { file: input.file, bytes: input.data.length, maxBytes: IMPORT_MAX_BYTES },
         });
       }
-      const parsed = parseImport(input.format, input.data, input.file, MEMORY_CONTENT_MAX_BYTES);
+      // Reading stops, refused, at one entry past the bound (and at the skipped bound): the parsed
+      // records are never more than that, whatever the file holds.
+      const parsed = parseImport(input.format, input.data, input.file, MEMORY_CONTENT_MAX_BYTES, { entries: IMPORT_MAX_ENTRIES, skipped: IMPORT_MAX_SKIPPED });
       if (parsed.items.length > IMPORT_MAX_ENTRIES) {
         throw new AppError(
           'PAYLOAD_TOO_LARGE',

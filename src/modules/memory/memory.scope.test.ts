@@ -338,6 +338,33 @@ describe('memory limited to tags', () => {
     expect(still.body.data.find((e: any) => e.id === hidden.id).content).toBe('Secret family zebra plan');
   });
 
+  it("keys its texts apart from every other writer's: no text of the owner's is taken for one of its own, either way", async () => {
+    const mine = await remember(work.token, { content: 'Prefers the window desk' });
+    // The owner's note headed by the word of the token's tag: other words, a new entry.
+    const owners = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'Work\nPrefers the window desk' } });
+    expect(owners.status).toBe(201);
+    expect(owners.body.duplicateOf).toBeUndefined();
+    expect(owners.body.data.content).toBe('Work\nPrefers the window desk');
+    // An entry the token cannot see is neither reported to it nor counted by its write.
+    const unseen = await remember(owner.token, { content: 'Work\nPlans the surprise party' });
+    const written = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'Plans the surprise party' } });
+    expect(written.status).toBe(201);
+    expect(written.body.data.tags).toEqual(['work']);
+    const kept = (await t.request('GET', '/api/v1/memory', { token: owner.token, query: { limit: 200 } })).body.data.find((e: any) => e.id === unseen.id);
+    expect(kept).toMatchObject({ seenCount: 1, lastSeenAt: null, lastSeenBy: null });
+    // Within its tags, the same text is still the same entry.
+    const again = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'prefers the  window desk.' } });
+    expect(again.status).toBe(200);
+    expect(again.body.duplicateOf).toBe(mine.id);
+    // A token limited to the same tags in another order shares its keys.
+    const reordered = await limitedToken(owner, ['work', 'family']);
+    const mixed = await remember(reordered.token, { content: 'Shared desk rota', tags: ['work'] });
+    const sameScope = await limitedToken(owner, ['family', 'work']);
+    const repeat = await t.request('POST', '/api/v1/memory', { token: sameScope.token, body: { content: 'Shared desk rota', tags: ['work'] } });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.duplicateOf).toBe(mixed.id);
+  });
+
   it('clears only the entries it sees', async () => {
     const before = (await t.request('GET', '/api/v1/memory', { token: owner.token, query: { limit: 200, include: 'history' } })).body.data.length;
     const visible = (await t.request('GET', '/api/v1/memory', { token: work.token, query: { limit: 200, include: 'history' } })).body.data.length;
@@ -346,5 +373,23 @@ describe('memory limited to tags', () => {
     const after = (await t.request('GET', '/api/v1/memory', { token: owner.token, query: { limit: 200, include: 'history' } })).body.data;
     expect(after.length).toBe(before - visible);
     expect(ids(after)).toEqual(expect.arrayContaining([hidden.id, hiddenPinned.id, chainHidden.id]));
+  });
+
+  it("reads no count of hidden entries in its search scores: the owner's words it cannot see leave its scores as they are", async () => {
+    await remember(work.token, { content: 'Quokka sighting at the office' });
+    await remember(work.token, { content: 'Second quokka note for the team' });
+    const scores = async () => {
+      const res = await t.request('GET', '/api/v1/search', { token: work.token, query: { q: 'quokka', types: 'memory', limit: 10 } });
+      expect(res.status).toBe(200);
+      return res.body.data.map((hit: { score: number }) => hit.score);
+    };
+    const before = await scores();
+    expect(before).toHaveLength(2);
+    // The owner writes the word many times where the token cannot see.
+    for (let i = 0; i < 12; i++) await remember(owner.token, { content: `Quokka ${i} in the private diary, a much longer entry than the others are` });
+    expect(await scores()).toEqual(before);
+    // The owner's own search still weighs the words.
+    const own = await t.request('GET', '/api/v1/search', { token: owner.token, query: { q: 'quokka', types: 'memory', limit: 50 } });
+    expect(own.body.data).toHaveLength(14);
   });
 });

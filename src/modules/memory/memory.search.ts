@@ -52,13 +52,18 @@ export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWo
       const ranked = await fusion.rank(ownerId, 'memory', q, lexical, scope ? Math.max(limit + SUPERSEDED_MARGIN, SCOPED_CANDIDATES) : limit + SUPERSEDED_MARGIN);
       const entries = new Map((await memory.entries(ownerId, ranked.map((item) => item.id), scope)).map((entry) => [entry.id, entry]));
       const stems = queryStems(q);
-      return ranked.flatMap((item): SearchHit[] => {
+      const hits = ranked.flatMap((item): SearchHit[] => {
         const entry = entries.get(item.id);
         // Deleted between the ranking and the read, superseded or expired: left out.
         if (!entry) return [];
         const { text, marks } = excerpt(entry.content, stems, SEARCH_HIT_TEXT_MAX);
         return [{ id: entry.id, type: 'memory', title: firstLineTitle(entry.content), text, score: item.score, matched: item.matched, marks }];
       }).slice(0, limit);
+      // A limited token is answered its hits' places, not their scores: bm25 weighs a word by how
+      // many of the owner's entries hold it and by their lengths, hidden ones included, so a score
+      // would tell it how many entries it cannot see say a word (it writes one entry with the
+      // word, searches it, and reads the weight). Its order stays the ranking's.
+      return scope ? hits.map((hit, place) => ({ ...hit, score: 1 / (place + 1) })) : hits;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { normalizedTag } from '../../lib/tags.js';
-import { sameTextKey } from '../../lib/same-text.js';
+import { sameTextKey, scopedTextKey } from '../../lib/same-text.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
@@ -139,7 +139,7 @@ function duplicate(row: MemoryRow, matchedBy: 'text' | 'meaning', scope?: Memory
  * entries written within the same tags, never with one it cannot see (memory.md, "No duplicates").
  */
 function textKey(content: string, scope: MemoryScope | null | undefined): string {
-  return scope && scope.length > 0 ? sameTextKey(`${scope.join(',')}\n${content}`) : sameTextKey(content);
+  return scope && scope.length > 0 ? scopedTextKey(scope, content) : sameTextKey(content);
 }
 
 /** What a writer may give besides content; undefined leaves a field as it is (on a change), null clears it. */

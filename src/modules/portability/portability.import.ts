@@ -18,6 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { AppError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { siteBindingRefusal } from '../../lib/same-site.js';
 import { inflateZipEntry, readZipDirectory, unsafeEntryName, type ZipEntry, type ZipRefusals } from '../../lib/zip.js';
 import type { Executor } from '../../storage/columns.js';
 import type { Dialect } from '../../storage/dialect.js';
@@ -42,6 +43,11 @@ const MiB = 1024 * 1024;
 export interface ImportLimits {
   /** The most the archive's files may expand to, together. */
   maxInflatedBytes: number;
+  /**
+   * The most one file may expand to: each is inflated whole (to check its checksum, then to read
+   * it), and a table's is decoded to one string, so this bounds what one import holds at once.
+   */
+  maxFileBytes: number;
   maxEntries: number;
 }
 
@@ -111,6 +117,15 @@ export function openArchive(data: Buffer, limits: ImportLimits): OpenedArchive {
     }
     const unsafe = unsafeEntryName(name);
     if (unsafe) throw refused(`the entry name ${JSON.stringify(name.slice(0, 100))} holds ${unsafe}`);
+    // Refused from the directory, before anything is inflated: a file declaring its size honestly
+    // is inflated to exactly that (a few KiB of upload can declare and hold gigabytes of spaces).
+    if (entry.size > limits.maxFileBytes) {
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `The archive is refused: ${name.slice(0, 100)} expands to ${Math.ceil(entry.size / MiB)} MiB; one file of an archive may hold at most ${Math.round(limits.maxFileBytes / MiB)} MiB. Nothing was imported`,
+        { details: { file: name.slice(0, 200), bytes: entry.size, maxBytes: limits.maxFileBytes } },
+      );
+    }
     if (byName.has(name)) throw refused(`${name} is in it twice`);
     byName.set(name, entry);
   }
@@ -206,13 +221,19 @@ function renumber(id: string): string {
   return newId(prefix ?? 'imp');
 }
 
-/** The archive's lines of one table, parsed; a line that is not a JSON object refuses the archive. */
-function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
+/**
+ * The archive's lines of one table, parsed one at a time as they are written: a line that is not
+ * a JSON object refuses the archive. One row is held at a time, not the whole table's (a file of
+ * millions of short lines would be millions of objects at once).
+ */
+function* archiveLines(archive: OpenedArchive, table: CarriedTable): Generator<Row> {
   const text = archive.text(dataFile(table.name));
-  if (text === undefined) return [];
-  const rows: Row[] = [];
+  if (text === undefined) return;
   let number = 0;
-  for (const line of text.split('\n')) {
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    start = end === -1 ? text.length : end + 1;
     number += 1;
     if (line.trim() === '') continue;
     let value: unknown;
@@ -222,9 +243,8 @@ function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
       throw refused(`line ${number} of ${dataFile(table.name)} is not valid JSON`);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refused(`line ${number} of ${dataFile(table.name)} is not a JSON object`);
-    rows.push(value as Row);
+    yield value as Row;
   }
-  return rows;
 }
 
 /** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
@@ -278,6 +298,8 @@ class ArchiveImporter {
   private readonly renumbered = new Map<CarriedTableName, Map<string, string | number>>();
   /** Rows left out (skipped or in conflict), per table: rows pointing at them are left out too. */
   private readonly leftOut = new Map<CarriedTableName, Set<string>>();
+  /** The ids of the rows this import added (as they are now), per table. */
+  private readonly added = new Map<CarriedTableName, Set<string>>();
   private renewedWebhookSecrets = 0;
   private skillIdsGiven = false;
   private readonly d: Executor;
@@ -310,13 +332,15 @@ class ArchiveImporter {
     this.leftOut.set(table.name, new Set());
     const lines = archiveLines(this.options.archive, table);
     if (table.import === 'record') {
-      counts.skipped = lines.length;
-      this.progress.step(lines.length);
-      if (lines.length > 0) {
+      let records = 0;
+      for (const _ of lines) records += 1;
+      counts.skipped = records;
+      this.progress.step(records);
+      if (records > 0) {
         this.report.notes.push(
           table.name === 'tokens'
-            ? `${lines.length} token record(s) are in the archive for reference and not imported: token secrets are never exported; create new tokens for your agents`
-            : `${lines.length} device record(s) are in the archive for reference and not imported: pair each device again (its key stays on the old server)`,
+            ? `${records} token record(s) are in the archive for reference and not imported: token secrets are never exported; create new tokens for your agents`
+            : `${records} device record(s) are in the archive for reference and not imported: pair each device again (its key stays on the old server)`,
         );
       }
       return;
@@ -429,6 +453,11 @@ class ArchiveImporter {
       this.issue(table, String(id), 'skipped', 'its secret is not in the archive (export with a passphrase, and import with it, to bring secrets)');
       return;
     }
+    const binding = table.name === 'connectors' ? await this.bindingRefusal(row) : undefined;
+    if (binding) {
+      this.issue(table, String(id), 'skipped', binding);
+      return;
+    }
     // Another account on this server holds the id: this row gets a new one (skills: the database's).
     let finalId: string | number | undefined = id;
     if (existing) {
@@ -437,12 +466,39 @@ class ArchiveImporter {
     }
     await this.sealSecrets(table, row, finalId ?? '', secret);
     finalId = await this.insert(table, row, finalId);
+    const added = this.added.get(table.name) ?? new Set<string>();
+    added.add(String(finalId));
+    this.added.set(table.name, added);
     if (finalId !== id) {
       const map = this.renumbered.get(table.name) ?? new Map<string, string | number>();
       map.set(String(id), finalId);
       this.renumbered.set(table.name, map);
     }
     counts.added += 1;
+  }
+
+  /**
+   * Why a connector of the archive is left out: it would send a secret the account held before
+   * this import to an address off the site the secret was stored for, or names a vault token the
+   * account does not hold. Through the API that binding takes the master token or the account
+   * password (connectors.service.ts, authoriseOffSite); an import asks for neither, so it never
+   * makes one: a login session alone (a stolen one) could otherwise import a connector that sends
+   * any stored secret to a server of its choosing, and call it. A secret the archive brought
+   * itself (a vault token this import added) is the archive's to bind.
+   */
+  private async bindingRefusal(row: Row): Promise<string | undefined> {
+    const tokenId = row.vault_token_id;
+    if (tokenId === null || tokenId === undefined || this.added.get('vault_tokens')?.has(String(tokenId))) return undefined;
+    const token = (await this.d
+      .selectFrom('vault_tokens')
+      .select('website_url')
+      .where('id', '=', String(tokenId))
+      .where('owner_id', '=', this.options.ownerId)
+      .executeTakeFirst()) as { website_url: string } | undefined;
+    if (!token) return `vault_token_id ${String(tokenId)} is not a vault token of the account`;
+    const refusal = siteBindingRefusal(String(row.base_url), token.website_url);
+    if (!refusal) return undefined;
+    return `it would send vault token ${String(tokenId)}, stored for ${token.website_url}, to ${String(row.base_url)} (${refusal}); an import never sends a secret already in the account off its site: create this connector in the console, which asks for your password`;
   }
 
   /** Seals the row's secrets under this server's keys, bound to the record they belong to. */

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -389,6 +389,31 @@ describe('hostile archives answer a clear 4xx and change nothing', () => {
       /checksum/,
     ],
     ['not a zip at all', () => Buffer.from('hello, this is text'), 400, 'VALIDATION_ERROR', /not a readable zip/],
+    [
+      'a file declaring 300 MiB honestly, in a few KiB of upload (checksums right)',
+      () => {
+        const MiB = 1024 * 1024;
+        const spaces = createHash('sha256');
+        for (let i = 0; i < 300; i++) spaces.update(Buffer.alloc(MiB, 0x20));
+        const manifest = Buffer.from(
+          JSON.stringify({
+            format: 'hearth-archive',
+            formatVersion: 1,
+            createdAt: new Date().toISOString(),
+            counts: {},
+            secrets: null,
+            files: [{ path: 'data/memory_entries.jsonl', bytes: 300 * MiB, sha256: spaces.digest('hex') }],
+          }),
+        );
+        return handZip([
+          { name: 'manifest.json', method: 0, data: manifest, size: manifest.length },
+          { name: 'data/memory_entries.jsonl', method: 8, data: deflatedSpaces(300), size: 300 * MiB },
+        ]);
+      },
+      413,
+      'PAYLOAD_TOO_LARGE',
+      /data\/memory_entries\.jsonl expands to 300 MiB; one file of an archive may hold at most 256 MiB/,
+    ],
   ];
   for (const [name, make, status, code, message] of cases) {
     it(name, async () => {
@@ -405,6 +430,54 @@ describe('hostile archives answer a clear 4xx and change nothing', () => {
     expect(body.message).toMatch(/pinned/);
     expect((await target.request('GET', '/api/v1/memory', { token: victim.token })).body.data).toHaveLength(0);
     expect((await target.request('GET', '/api/v1/personas', { token: victim.token })).body.data).toHaveLength(0);
+  });
+});
+
+describe('connectors in an archive', () => {
+  it('never send a secret the account already holds off the site it was stored for (the API asks the password for that)', async () => {
+    const owner = await target.createOwner('Connector owner');
+    const session = await target.login(owner);
+    const vault = (await ok(await target.request('POST', '/api/v1/vault/tokens', { token: owner.token, body: { name: 'github', service: 'github', token: `ghp_${randomBytes(12).toString('hex')}`, websiteUrl: 'https://github.com' } }), 201)).data;
+    const now = new Date().toISOString();
+    const connector = (id: string, name: string, baseUrl: string, vaultTokenId: string) =>
+      JSON.stringify({ id, name, name_key: name.toLowerCase(), base_url: baseUrl, auth_type: 'bearer', vault_token_id: vaultTokenId, header_name: null, query_param: null, api_style: 'rest', read_methods: null, created_at: now, updated_at: now });
+    const jsonl = Buffer.from(
+      [
+        connector('con_01KQ00000000000000000AWAY', 'Collector', 'https://collector.example.net/v1', vault.id),
+        connector('con_01KQ00000000000000000HOME', 'GitHub API', 'https://api.github.com', vault.id),
+        connector('con_01KQ00000000000000000ELSE', 'Not mine', 'https://api.github.com', 'vlt_01KQ00000000000000000NONE'),
+      ].join('\n') + '\n',
+    );
+    const manifest = Buffer.from(
+      JSON.stringify({
+        format: 'hearth-archive',
+        formatVersion: 1,
+        createdAt: now,
+        counts: { connectors: 3 },
+        secrets: null,
+        files: [{ path: 'data/connectors.jsonl', bytes: jsonl.length, sha256: createHash('sha256').update(jsonl).digest('hex') }],
+      }),
+    );
+    const archive = Buffer.from(zipSync({ 'manifest.json': manifest, 'data/connectors.jsonl': jsonl }));
+
+    for (const token of [session, owner.token]) {
+      const report = (await ok(await importArchive(target, { ...owner, token }, archive, { dryRun: 'true' }), 200)).data;
+      expect(report.tables.connectors).toMatchObject({ added: 1, skipped: 2 });
+    }
+    const report = (await ok(await importArchive(target, { ...owner, token: session }, archive), 200)).data;
+    expect(report.tables.connectors).toMatchObject({ added: 1, skipped: 2 });
+    expect(report.issues).toEqual([
+      expect.objectContaining({ table: 'connectors', id: 'con_01KQ00000000000000000AWAY', outcome: 'skipped', reason: expect.stringMatching(/stored for https:\/\/github\.com, to https:\/\/collector\.example\.net/) }),
+      expect.objectContaining({ table: 'connectors', id: 'con_01KQ00000000000000000ELSE', outcome: 'skipped', reason: expect.stringMatching(/not a vault token of the account/) }),
+    ]);
+    const listed = (await ok(await target.request('GET', '/api/v1/connectors', { token: owner.token }), 200)).data;
+    expect(listed.map((c: { baseUrl: string }) => c.baseUrl)).toEqual(['https://api.github.com']);
+    // The same binding through the API, from a login session, asks for the password.
+    expectError(
+      await target.request('POST', '/api/v1/connectors', { token: session, body: { name: 'Collector', baseUrl: 'https://collector.example.net/v1', authType: 'bearer', vaultTokenId: vault.id } }),
+      403,
+      'FORBIDDEN',
+    );
   });
 });
 
@@ -491,4 +564,38 @@ describe('the command line (hearth export, hearth import)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('archives on disk', () => {
+  it('are removed once expired, failed or cut short, even when nobody asks for an export again; a live one stays', async () => {
+    const t = await createTestApp();
+    try {
+      const owner = await t.createOwner('Disk');
+      await exportArchive(t, owner);
+      await exportArchive(t, owner);
+      const [live, expiring] = (await t.storage.db.selectFrom('export_jobs').select('id').where('owner_id', '=', owner.id).orderBy('id').execute()).map((row) => row.id);
+      await t.storage.db.updateTable('export_jobs').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', expiring!).execute();
+      // An export whose process was killed mid-way: its job still running, unmoved for an hour, its partial archive left.
+      const killed = 'exp_01KQ0000000000000000000KILL';
+      const hourAgo = new Date(Date.now() - 60 * 60 * 1000).toISOString();
+      await t.storage.db
+        .insertInto('export_jobs')
+        .values({ id: killed, owner_id: owner.id, status: 'running', include_secrets: 0, done_items: 3, total_items: 10, created_at: hourAgo, updated_at: hourAgo })
+        .execute();
+      const dir = path.join(t.config.dataDir, 'exports');
+      writeFileSync(path.join(dir, `${killed}.zip.partial`), 'the first records of an account', { mode: 0o600 });
+      // An archive no export knows of any more.
+      writeFileSync(path.join(dir, 'exp_01KQ0000000000000000000GONE.zip'), 'an old archive', { mode: 0o600 });
+      expect(readdirSync(dir)).toHaveLength(4);
+
+      await t.restart();
+      expect(readdirSync(dir)).toEqual([`${live}.zip`]);
+      expect((await ok(await t.request('GET', `/api/v1/export/${killed}`, { token: owner.token }), 200)).data.status).toBe('failed');
+      expect((await ok(await t.request('GET', `/api/v1/export/${expiring}`, { token: owner.token }), 200)).data.status).toBe('expired');
+      const download = await t.app.inject({ method: 'GET', url: `/api/v1/export/${live}/download`, headers: { authorization: `Bearer ${owner.token}` } });
+      expect(download.statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
 });

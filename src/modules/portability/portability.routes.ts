@@ -8,6 +8,7 @@ import { wantsEventStream } from '../../http/accept.js';
 import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { sseError, sseEvent } from '../../http/event-stream.js';
+import { PASSWORD_ATTEMPTS } from '../../http/rate-limit.js';
 import { actorOf } from '../audit/audit.service.js';
 import { ExportBody, ExportIdParams, ExportJobResponse, ImportForm, ImportQuery, ImportResponse } from './portability.schemas.js';
 import { IMPORT_MAX_BYTES, type PortabilityService } from './portability.service.js';
@@ -64,7 +65,9 @@ export function portabilityRoutes(deps: { portability: PortabilityService }): Fa
     app.post(
       '/api/v1/export',
       {
-        config,
+        // A login session sends the account password: checked, and counted, by the password
+        // attempt limiter, as every route that checks it declares.
+        config: { ...config, rateLimit: PASSWORD_ATTEMPTS },
         schema: {
           operationId: 'startExport',
           summary: 'Start an export of the whole account as one archive (Markdown, JSON Lines, a manifest with checksums); one at a time',

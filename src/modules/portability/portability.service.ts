@@ -8,7 +8,7 @@
  * or nothing does; a dry run is the same work rolled back, so its report is exactly what an
  * import would do.
  */
-import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -25,9 +25,9 @@ import type { ExportJobsTable, PortabilityTables } from './portability.tables.js
 export const EXPORT_KEEP_MS = 24 * 60 * 60 * 1000;
 /** A running export that has not moved for this long died with its process; another may start. */
 const STALE_RUNNING_MS = 10 * 60 * 1000;
-/** The largest archive an import takes, and the most its files may expand to. */
+/** The largest archive an import takes, and the most its files may expand to, together and each. */
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
-const IMPORT_LIMITS: ImportLimits = { maxInflatedBytes: 2 * 1024 * 1024 * 1024, maxEntries: 500_000 };
+const IMPORT_LIMITS: ImportLimits = { maxInflatedBytes: 1024 * 1024 * 1024, maxFileBytes: 256 * 1024 * 1024, maxEntries: 500_000 };
 
 export interface ExportJob {
   id: string;
@@ -59,6 +59,11 @@ export interface PortabilityDeps {
   /** Reports an export that failed (the job records why too). */
   onExportFailure?(error: unknown): void;
 }
+
+/** How often each node clears its exports folder of archives no download may still ask for. */
+const SWEEP_FILES_EVERY_MS = 60 * 60 * 1000;
+/** The files an export writes: `<job id>.zip`, and `<job id>.zip.partial` while it writes. */
+const EXPORT_FILE = /^(exp_[0-9A-Za-z]+)\.zip(\.partial)?$/;
 
 function toJob(row: ExportJobsTable): ExportJob {
   return {
@@ -100,6 +105,47 @@ export function createPortabilityService(deps: PortabilityDeps) {
       throw new AppError('FORBIDDEN', `The password is wrong; ${what.toLowerCase()} was not started`);
     }
     throw new AppError('FORBIDDEN', 'Only the owner (the master token, or a login session with the account password) may do this');
+  }
+
+  /**
+   * Removes the files of this node's exports folder that no download may still ask for: an
+   * archive whose export expired, failed or is gone, and a partial archive whose export is not
+   * running (its process was killed mid-way). Archives hold the owner's data (and, encrypted,
+   * secrets): they must not outlive their 24 hours because nobody asked for an export since,
+   * nor stay forever after a crash. Each node sweeps the folder it writes to, since an archive
+   * lives on the node that wrote it, which may not be the node that marks its export expired.
+   */
+  async function sweepFiles(now = Date.now()): Promise<void> {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return; // No exports folder: nothing was ever exported on this node.
+    }
+    const files = names.flatMap((name) => {
+      const match = EXPORT_FILE.exec(name);
+      return match ? [{ name, id: match[1]!, partial: match[2] !== undefined }] : [];
+    });
+    const jobs = new Map<string, Pick<ExportJobsTable, 'status' | 'expires_at' | 'updated_at'>>();
+    const ids = [...new Set(files.map((file) => file.id))];
+    for (let start = 0; start < ids.length; start += 500) {
+      const rows = (await d
+        .selectFrom('export_jobs')
+        .select(['id', 'status', 'expires_at', 'updated_at'])
+        .where('id', 'in', ids.slice(start, start + 500))
+        .execute()) as Array<Pick<ExportJobsTable, 'id' | 'status' | 'expires_at' | 'updated_at'>>;
+      for (const row of rows) jobs.set(row.id, row);
+    }
+    const nowIso = new Date(now).toISOString();
+    const staleIso = new Date(now - STALE_RUNNING_MS).toISOString();
+    for (const file of files) {
+      const job = jobs.get(file.id);
+      // A running export's archive is kept from its first byte until it is marked done (renamed
+      // first, marked after): a running job with a finished file is one about to be done.
+      const running = job?.status === 'running' && job.updated_at >= staleIso;
+      const keep = file.partial ? running : running || (job?.status === 'done' && job.expires_at !== null && job.expires_at > nowIso);
+      if (!keep) rmSync(path.join(dir, file.name), { force: true });
+    }
   }
 
   /** Removes the archives whose time is up, and marks the exports whose process died. */
@@ -172,7 +218,28 @@ export function createPortabilityService(deps: PortabilityDeps) {
     }
   }
 
+  let sweeper: NodeJS.Timeout | undefined;
+  /** The periodic sweep: the jobs' states, then this node's files; a failure waits for the next one. */
+  async function sweepAll(log?: { warn(object: Record<string, unknown>, message: string): void }): Promise<void> {
+    try {
+      await sweep();
+      await sweepFiles();
+    } catch (error) {
+      log?.warn({ err: error }, 'Clearing expired export archives failed; it is tried again within the hour');
+    }
+  }
+
   return {
+    /**
+     * Clears the archives left by exports that expired, failed or were cut short by a stopped
+     * process, at once and then every hour (the container's part, on start).
+     */
+    async start(log: { warn(object: Record<string, unknown>, message: string): void }): Promise<void> {
+      await sweepAll(log);
+      sweeper = setInterval(() => void sweepAll(log), SWEEP_FILES_EVERY_MS);
+      sweeper.unref();
+    },
+
     /** Starts an export; 409 while another of the owner's runs. */
     async startExport(ownerId: string, input: { includeSecrets?: boolean | undefined; passphrase?: string | undefined }, proof: OwnerProof, actor: AuditActor): Promise<ExportJob> {
       await prove(ownerId, proof, actor, 'An export');
@@ -265,6 +332,7 @@ export function createPortabilityService(deps: PortabilityDeps) {
 
     /** Waits for the exports this process is writing (the container's part, on close). */
     async drain(): Promise<void> {
+      if (sweeper) clearInterval(sweeper);
       await Promise.allSettled([...running]);
     },
   };
