@@ -354,8 +354,9 @@ export function rankInIndex<Id extends string | number>(
   // reach the k-th best score, only add to candidates found through the stronger ones.
   const order = lists.map((_, i) => i).filter((i) => lists[i]!.slots.length > 0);
   if (order.length > 0 && order.every((i) => lists[i]!.bits)) {
-    if (order.length <= PATTERN_WORDS) return rankAnyByPatterns(owner, lists, order, top, found, score, accept);
-    return rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
+    return order.length <= PATTERN_WORDS
+      ? rankAnyByPatterns(owner, lists, order, top, found, score, accept)
+      : rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
   }
   if (postingsOf(lists) <= ids.length) return rankAnyByTerms(owner, lists, top, accept);
   order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
