@@ -458,12 +458,13 @@ describe('words frequent enough to intersect as bitsets', () => {
 
 describe('the top k of any word, against a ranking of every document', () => {
   const index: FullTextIndex = { table: 'notes', rowKey: 'id', columns: [{ name: 'title', weight: 3 }, { name: 'body', weight: 1 }] };
-  interface Note {
+  // A type, not an interface: rows are passed to buildOwnerIndex as records.
+  type Note = {
     id: string;
     title: string;
     body: string;
     group: number;
-  }
+  };
 
   /** Scores every note for any word of `q` (the reference), with the work per note done once per corpus. */
   function everyDocument(rows: Note[]): (q: string, limit: number, accept: (row: Note) => boolean) => Hit[] {
