@@ -8,7 +8,7 @@ import { SKILLS_FULL_TEXT } from '../../modules/skills/skills.repo.js';
 import { type FullTextIndex, type MatchMode } from './full-text.js';
 import { searchTerms } from './tokenizer.js';
 import { createSearchIndex } from './index-cache.js';
-import { buildOwnerIndex } from './owner-index.js';
+import { buildOwnerIndex, type OwnerIndex } from './owner-index.js';
 import { rankInIndex } from './ranker.js';
 import { tokenize } from './tokenizer.js';
 
@@ -457,9 +457,61 @@ describe('words frequent enough to intersect as bitsets', () => {
 });
 
 describe('the top k of any word, against a ranking of every document', () => {
+  const index: FullTextIndex = { table: 'notes', rowKey: 'id', columns: [{ name: 'title', weight: 3 }, { name: 'body', weight: 1 }] };
+  // A type, not an interface: rows are passed to buildOwnerIndex as records.
+  type Note = {
+    id: string;
+    title: string;
+    body: string;
+    group: number;
+  };
+
+  /** Scores every note for any word of `q` (the reference), with the work per note done once per corpus. */
+  function everyDocument(rows: Note[]): (q: string, limit: number, accept: (row: Note) => boolean) => Hit[] {
+    const docs = rows.map((row) => {
+      const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name as 'title' | 'body'])).map(porterStem) }));
+      return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
+    });
+    const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
+    return (q, limit, accept) => {
+      const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
+      const freqs = docs.map((d) => terms.map((t) => d.columns.reduce((f, c) => f + c.weight * c.stems.filter((st) => st.startsWith(t)).length, 0)));
+      const idfs = terms.map((_, i) => {
+        const holding = freqs.filter((f) => f[i]! > 0).length;
+        const idf = Math.log((docs.length - holding + 0.5) / (holding + 0.5));
+        return idf <= 0 ? 1e-6 : idf;
+      });
+      const hits: Hit[] = [];
+      docs.forEach((d, di) => {
+        const f = freqs[di]!;
+        if (!f.some((x) => x > 0) || !accept(d.row)) return;
+        let score = 0;
+        f.forEach((x, i) => {
+          if (x > 0) score += idfs[i]! * ((x * (1.2 + 1)) / (x + 1.2 * (1 - 0.75 + (0.75 * d.length) / avg)));
+        });
+        hits.push({ id: d.row.id, score });
+      });
+      hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return hits.slice(0, limit);
+    };
+  }
+
+  /** The index's answers for `q`, filtered and not, at several limits, against the reference's: ids and scores. */
+  function expectSameAnswers(owner: OwnerIndex<string>, expected: ReturnType<typeof everyDocument>, q: string): void {
+    const group = owner.attributes.get('group')!;
+    // The reference's ranking once per filter: a smaller limit answers its first hits.
+    const best = expected(q, 200, () => true);
+    const bestFiltered = expected(q, 200, (row) => row.group !== 1);
+    for (const limit of [1, 7, 20, 200]) {
+      const all = rankInIndex(owner, searchTerms(q), 'any', limit, () => true)!;
+      expect(all.map((h) => ({ id: h.id, score: h.rank })), `${q} (limit ${limit})`).toEqual(best.slice(0, limit));
+      const filtered = rankInIndex(owner, searchTerms(q), 'any', limit, (slot) => group[slot] !== '1')!;
+      expect(filtered.map((h) => ({ id: h.id, score: h.rank })), `${q} (limit ${limit}, filtered)`).toEqual(bestFiltered.slice(0, limit));
+    }
+  }
+
   it('answers the same documents with the same scores, on random corpora mixing rare and frequent words', () => {
     const random = seeded(33);
-    const index: FullTextIndex = { table: 'notes', rowKey: 'id', columns: [{ name: 'title', weight: 3 }, { name: 'body', weight: 1 }] };
     let fewPostings = 0;
     let manyPostings = 0;
     for (let corpus = 0; corpus < 4; corpus++) {
@@ -472,41 +524,14 @@ describe('the top k of any word, against a ranking of every document', () => {
         return VOCABULARY[0]!;
       };
       const size = 200 + Math.floor(random() * 600);
-      const rows = Array.from({ length: size }, (_, i) => ({
+      const rows: Note[] = Array.from({ length: size }, (_, i) => ({
         id: `n${String(i).padStart(5, '0')}`,
         title: Array.from({ length: Math.floor(random() * 3) }, draw).join(' '),
         body: Array.from({ length: 1 + Math.floor(random() * 40) }, draw).join(' '),
         group: Math.floor(random() * 3),
       }));
       const owner = buildOwnerIndex<string>(rows, index, ['group'], 1)!;
-      // The reference's work per document, done once: stems by column and length.
-      const docs = rows.map((row) => {
-        const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name as 'title' | 'body'])).map(porterStem) }));
-        return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
-      });
-      const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
-      const expected = (q: string, limit: number, accept: (row: (typeof rows)[number]) => boolean): Hit[] => {
-        const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
-        const freqs = docs.map((d) => terms.map((t) => d.columns.reduce((f, c) => f + c.weight * c.stems.filter((st) => st.startsWith(t)).length, 0)));
-        const idfs = terms.map((_, i) => {
-          const holding = freqs.filter((f) => f[i]! > 0).length;
-          const idf = Math.log((docs.length - holding + 0.5) / (holding + 0.5));
-          return idf <= 0 ? 1e-6 : idf;
-        });
-        const hits: Hit[] = [];
-        docs.forEach((d, di) => {
-          const f = freqs[di]!;
-          if (!f.some((x) => x > 0) || !accept(d.row)) return;
-          let score = 0;
-          f.forEach((x, i) => {
-            if (x > 0) score += idfs[i]! * ((x * (1.2 + 1)) / (x + 1.2 * (1 - 0.75 + (0.75 * d.length) / avg)));
-          });
-          hits.push({ id: d.row.id, score });
-        });
-        hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        return hits.slice(0, limit);
-      };
-      const group = owner.attributes.get('group')!;
+      const expected = everyDocument(rows);
       for (let i = 0; i < 30; i++) {
         const q = Array.from({ length: 1 + Math.floor(random() * 10) }, () => {
           const word = random() < 0.5 ? draw() : pick(random, VOCABULARY);
@@ -516,16 +541,51 @@ describe('the top k of any word, against a ranking of every document', () => {
         const postings = stems.reduce((n, stem) => n + owner.words.filter((w) => w.startsWith(stem)).reduce((m, w) => m + owner.postings.get(w)!.slots.length, 0), 0);
         if (postings <= size) fewPostings++;
         else manyPostings++;
-        for (const limit of [1, 7, 20, 200]) {
-          const all = rankInIndex(owner, searchTerms(q), 'any', limit, () => true)!;
-          expect(all.map((h) => ({ id: h.id, score: h.rank })), `${q} (limit ${limit})`).toEqual(expected(q, limit, () => true));
-          const filtered = rankInIndex(owner, searchTerms(q), 'any', limit, (slot) => group[slot] !== '1')!;
-          expect(filtered.map((h) => ({ id: h.id, score: h.rank })), `${q} (limit ${limit}, filtered)`).toEqual(expected(q, limit, (row) => row.group !== 1));
-        }
+        expectSameAnswers(owner, expected, q);
       }
     }
     // Both ways of ranking were taken: the sums over few postings and the walks over many.
     expect(fewPostings).toBeGreaterThan(10);
     expect(manyPostings).toBeGreaterThan(10);
+  });
+
+  it('answers the same documents with the same scores when every word of the query is frequent (by pattern up to six words, more by bitsets)', () => {
+    // As the bench's common-word row: words each in about a third of the documents, so each has
+    // a bitset, and a query of some of them is ranked 32 documents at a time. Lengths in a few
+    // values (many ties broken by id), words once in the body of most corpora (one frequency for
+    // all: `uniform`) and now and then twice or in the title in others.
+    const random = seeded(51);
+    const frequent = ['quartz', 'basalt', 'granite', 'marble', 'obsidian', 'pumice', 'gneiss', 'schist', 'slate'];
+    const filler = ['alpha', 'beta', 'gamma', 'delta', 'sky', 'trip', 'market', 'happy'];
+    let byPattern = 0;
+    let byBits = 0;
+    for (let corpus = 0; corpus < 6; corpus++) {
+      const varied = corpus % 2 === 1;
+      const size = 300 + Math.floor(random() * 900);
+      const rows: Note[] = Array.from({ length: size }, (_, i) => ({
+        id: `n${String(i).padStart(5, '0')}`,
+        title: varied && random() < 0.1 ? pick(random, frequent) : pick(random, filler),
+        body: [
+          ...Array.from({ length: 2 + Math.floor(random() * (corpus < 2 ? 2 : 6)) }, () => pick(random, filler)),
+          ...frequent.flatMap((word) => (random() < 1 / 3 ? (varied && random() < 0.1 ? [word, word] : [word]) : [])),
+        ].join(' '),
+        group: Math.floor(random() * 3),
+      }));
+      const owner = buildOwnerIndex<string>(rows, index, ['group'], 1)!;
+      for (const word of frequent) expect(owner.postings.get(porterStem(word))!.bits, word).toBeDefined();
+      const expected = everyDocument(rows);
+      for (let i = 0; i < 25; i++) {
+        const words = 1 + Math.floor(random() * frequent.length);
+        const q = Array.from({ length: words }, () => {
+          const word = pick(random, frequent);
+          return random() < 0.3 ? word.slice(0, 4) : word;
+        }).join(' ');
+        if (new Set(searchTerms(q)).size <= 6) byPattern++;
+        else byBits++;
+        expectSameAnswers(owner, expected, q);
+      }
+    }
+    expect(byPattern).toBeGreaterThan(50);
+    expect(byBits).toBeGreaterThan(10);
   });
 });

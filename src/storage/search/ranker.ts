@@ -353,7 +353,11 @@ export function rankInIndex<Id extends string | number>(
   // any: MaxScore. Words sorted by their bound; the weakest ones, whose bounds together cannot
   // reach the k-th best score, only add to candidates found through the stronger ones.
   const order = lists.map((_, i) => i).filter((i) => lists[i]!.slots.length > 0);
-  if (order.length > 0 && order.every((i) => lists[i]!.bits)) return rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
+  if (order.length > 0 && order.every((i) => lists[i]!.bits)) {
+    return order.length <= PATTERN_WORDS
+      ? rankAnyByPatterns(owner, lists, order, top, found, score, accept)
+      : rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
+  }
   if (postingsOf(lists) <= ids.length) return rankAnyByTerms(owner, lists, top, accept);
   order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
   const prefix = new Array<number>(order.length + 1).fill(0);
@@ -538,6 +542,129 @@ function rankAnyByBits<Id extends string | number>(
         found[order[e]!] = (bits[e]![w]! & low) === 0 ? 0 : (list.uniform ?? list.dense![slot]!);
       }
       top.offer(score(slot), slot);
+    }
+  }
+  return top.sorted(rows);
+}
+
+/** Frequent words of an `any` query ranked by which of them a document holds, at most (see rankAnyByPatterns). */
+const PATTERN_WORDS = 6;
+
+/**
+ * By pattern (bit e set: a document holds the query's e-th frequent word), the most a document
+ * of one length can score, summed in query order; and each word's term. Shared as `accumulated`
+ * is: a ranking runs to its end without yielding.
+ */
+const patternSums = new Float64Array(1 << PATTERN_WORDS);
+const wordTerms = new Float64Array(PATTERN_WORDS);
+const blockBits = new Int32Array(PATTERN_WORDS);
+
+/**
+ * Fills `patternSums` for documents of this length, each word at its largest frequency (its
+ * only one when `uniform`), and answers the length. A pattern's sum is the sum without its last
+ * word plus that word's term: the additions a document's score makes, in the same order, so
+ * that with one frequency per word it is the score itself, the same double.
+ */
+function sumPatterns(chosen: readonly TermList[], length: number, avgLength: number): number {
+  const sums = patternSums;
+  for (let e = 0; e < chosen.length; e++) wordTerms[e] = termScore(chosen[e]!.idf, chosen[e]!.maxFreq, length, avgLength);
+  sums[0] = 0;
+  const all = (1 << chosen.length) - 1;
+  for (let p = 1; p <= all; p++) {
+    const last = 31 - Math.clz32(p);
+    sums[p] = sums[p ^ (1 << last)]! + wordTerms[last]!;
+  }
+  return length;
+}
+
+/**
+ * `any` over at most PATTERN_WORDS frequent words (each has a bitset), in two passes over the
+ * blocks of 32 documents. The first offers the documents holding every word (the bitsets
+ * ANDed, as `all` walks them) until no later document can enter: they score most at each
+ * length, and with three words in a third of 10,000 skills the best 20 are all such documents,
+ * so the k-th best score is already where it ends. The second offers the documents holding
+ * some of the words but not all, over the same blocks: per block, the most each pattern of
+ * words can score at the block's first (shortest) length is known (sumPatterns), so it stops
+ * at once when no pattern short of all the words reaches the k-th best score, requires (ANDs)
+ * a word when the pattern of all the others is below it, and passes over a document whose own
+ * pattern is below it (a tie may still enter by a lower id: only below). The walk in slot
+ * order offered hundreds of one- and two-word documents to the heap while it filled with them
+ * before the three-word ones pushed them out. The heap keeps the best k by score and id
+ * whatever order they are offered in, lengths only grow along the slots and the k-th best score
+ * only rises, so nothing passed over could have entered: the answer is the walk's (the tests
+ * compare ids and scores with a ranking of every document).
+ */
+function rankAnyByPatterns<Id extends string | number>(
+  owner: OwnerIndex<Id>,
+  lists: readonly TermList[],
+  order: readonly number[],
+  top: TopK<Id>,
+  found: number[],
+  score: (slot: number) => number,
+  accept: (slot: number) => boolean,
+): Array<IndexedHit<Id>> {
+  const { lengths, avgLength, rows } = owner;
+  const words = order.length;
+  const all = (1 << words) - 1;
+  const bits = order.map((li) => lists[li]!.bits!);
+  const chosen = order.map((li) => lists[li]!);
+  const uniform = chosen.every((list) => list.uniform !== undefined);
+  const sums = patternSums;
+  let sumsLength = -1;
+  /** The score of the document at `slot` holding the words of `pattern`. */
+  const scoreOf = (slot: number, pattern: number): number => {
+    if (uniform && lengths[slot] === sumsLength) return sums[pattern]!;
+    for (let e = 0; e < words; e++) {
+      const list = chosen[e]!;
+      found[order[e]!] = (pattern & (1 << e)) === 0 ? 0 : (list.uniform ?? list.dense![slot]!);
+    }
+    return score(slot);
+  };
+  const blocks = Math.ceil(lengths.length / 32);
+  let end = blocks;
+  for (let w = 0; w < blocks; w++) {
+    const first = w * 32;
+    if (lengths[first] !== sumsLength) sumsLength = sumPatterns(chosen, lengths[first]!, avgLength);
+    // No document from here on can score more than every word at this length.
+    if (sums[all]! < top.threshold) {
+      end = w;
+      break;
+    }
+    let m = -1;
+    for (let e = 0; e < words; e++) m &= bits[e]![w]!;
+    while (m !== 0) {
+      const low = m & -m;
+      m ^= low;
+      const slot = first + 31 - Math.clz32(low);
+      if (accept(slot)) top.offer(scoreOf(slot, all), slot);
+    }
+  }
+  if (words === 1) return top.sorted(rows);
+  for (let w = 0; w < end; w++) {
+    const first = w * 32;
+    if (lengths[first] !== sumsLength) sumsLength = sumPatterns(chosen, lengths[first]!, avgLength);
+    const threshold = top.threshold;
+    let m = 0;
+    let every = -1;
+    let most = -Infinity;
+    for (let e = 0; e < words; e++) {
+      blockBits[e] = bits[e]![w]!;
+      m |= blockBits[e]!;
+      every &= blockBits[e]!;
+      if (sums[all ^ (1 << e)]! > most) most = sums[all ^ (1 << e)]!;
+    }
+    // No document short of every word can enter from here on.
+    if (most < threshold) break;
+    m &= ~every;
+    for (let e = 0; e < words; e++) if (sums[all ^ (1 << e)]! < threshold) m &= blockBits[e]!;
+    while (m !== 0) {
+      const low = m & -m;
+      m ^= low;
+      let pattern = 0;
+      for (let e = 0; e < words; e++) if ((blockBits[e]! & low) !== 0) pattern |= 1 << e;
+      if (sums[pattern]! < top.threshold) continue;
+      const slot = first + 31 - Math.clz32(low);
+      if (accept(slot)) top.offer(scoreOf(slot, pattern), slot);
     }
   }
   return top.sorted(rows);
