@@ -148,7 +148,7 @@ describe('chat with a language model', () => {
     expect(system.content).toMatch(/\[3\] \(\d{4}-\d\d-\d\d, pinned\) The owner is allergic to wasps\./); // the pinned profile
     // Numbered as `sources`, and the model asked to cite by number.
     expect(system.content).toContain('## [1] House style');
-    expect(system.content).toContain('[2] Garden journal\nThe greenhouse heater broke in March');
+    expect(system.content).toContain('[2] Garden journal\n');
     expect(system.content).toMatch(/cite its number in square brackets/);
     expect(user).toEqual({ role: 'user', content: 'What happened to the greenhouse heater?' });
   });
@@ -763,5 +763,14 @@ describe('memory in the prompt: what matches the message, within the token\'s ta
     // The owner's own session sees them all.
     const own = await chat(t, m.token, { message: 'What is happening with Emma on Friday?' });
     expect(own.body.data.sources.map((source: { id: string }) => source.id)).toEqual(expect.arrayContaining([family, work]));
+    // The owner's conversation, read by the limited token: the sources it may not see are left out.
+    const path = `/api/v1/brain/conversations/${own.body.data.conversationId}`;
+    const seen = await t.request('GET', path, { token: limited });
+    expect(seen.status).toBe(200);
+    const cited = seen.body.data.messages[1].sources.map((source: { id: string }) => source.id);
+    expect(cited).toContain(family);
+    expect(cited).not.toContain(work);
+    expect(JSON.stringify(seen.body.data.messages[1].sources)).not.toContain('accounting');
+    expect((await t.request('GET', path, { token: m.token })).body.data.messages[1].sources).toEqual(own.body.data.sources);
   });
 });

@@ -130,7 +130,7 @@ export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypeb
       },
       async (request) => {
         const { limit = 200, before } = request.query;
-        return { data: await chat.getConversation(owner(request), request.params.id, { limit, before }) };
+        return { data: await chat.getConversation(owner(request), request.params.id, { limit, before }, principalOf(request).memoryTags ?? null) };
       },
     );
 

@@ -59,7 +59,7 @@ export interface ChatServiceDeps {
   personas: Pick<PersonasService, 'getActive'>;
   attachments: Pick<AttachmentsService, 'documentContentsOfPersona'>;
   knowledge: Pick<KnowledgeService, 'searchPassages'>;
-  memory: Pick<MemoryService, 'list' | 'profile'>;
+  memory: Pick<MemoryService, 'list' | 'profile' | 'visibleIds'>;
   /** The configured language model; without one, chat answers in retrieval mode. */
   llm: LlmClient | undefined;
   contextTokens?: number;
@@ -333,7 +333,17 @@ export function createChatService(deps: ChatServiceDeps) {
       };
     },
 
-    async getConversation(ownerId: string, id: string, query: { limit: number; before?: string | undefined }): Promise<Conversation> {
+    /**
+     * A conversation with its newest messages. Conversations are the owner's, read by any token
+     * with the chat scope; a token limited to memory tags is not shown the memory sources (ids
+     * and text) of entries outside its tags that another token's turn cited.
+     */
+    async getConversation(
+      ownerId: string,
+      id: string,
+      query: { limit: number; before?: string | undefined },
+      memoryTags: readonly string[] | null = null,
+    ): Promise<Conversation> {
       const conversation = await repo.getConversation(ownerId, id);
       if (!conversation) throw notFound('Conversation', id);
       const [rows, messageCount] = await Promise.all([
@@ -341,13 +351,21 @@ export function createChatService(deps: ChatServiceDeps) {
         repo.countMessages(ownerId, id),
       ]);
       const page = rows.slice(0, query.limit);
+      let messages = page.map(toMessage).reverse();
+      if (memoryTags) {
+        const cited = [...new Set(messages.flatMap((m) => m.sources.filter((source) => source.type === 'memory').map((source) => source.id)))];
+        if (cited.length > 0) {
+          const visible = await deps.memory.visibleIds(ownerId, cited, memoryTags);
+          messages = messages.map((m) => ({ ...m, sources: m.sources.filter((source) => source.type !== 'memory' || visible.has(source.id)) }));
+        }
+      }
       return {
         id: conversation.id,
         title: conversation.title,
         messageCount,
         createdAt: conversation.created_at,
         updatedAt: conversation.updated_at,
-        messages: page.map(toMessage).reverse(),
+        messages,
         olderMessagesCursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
       };
     },

@@ -50,7 +50,10 @@ function Conversation({ id, onTurn }: { id: string | undefined; onTurn: () => vo
     event.preventDefault();
     const text = message;
     await run(async () => {
-      const reply = unwrap(await api.POST('/api/v1/brain/chat', { body: { message: text, ...(id ? { conversationId: id } : {}) }, headers: { accept: 'application/json' } })).data;
+      const answer = unwrap(await api.POST('/api/v1/brain/chat', { body: { message: text, ...(id ? { conversationId: id } : {}) }, headers: { accept: 'application/json' } }));
+      // JSON was asked for: the event stream (text) is the other answer the route has.
+      if (typeof answer === 'string') throw new Error('The server answered a stream where JSON was asked for. Reload the page and send again');
+      const reply = answer.data;
       setMessage('');
       onTurn();
       // A new conversation gets its address (a reload or a link returns to it) and opens there,
