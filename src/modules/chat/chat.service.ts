@@ -66,6 +66,13 @@ export interface ChatServiceDeps {
 }
 
 
+/** The start of `words` (separated by spaces) that fits `max` characters, whole words only. */
+function wordsWithin(words: string, max: number): string {
+  if (words.length <= max) return words;
+  const cut = words.lastIndexOf(' ', max);
+  return cut > 0 ? words.slice(0, cut) : words.slice(0, max);
+}
+
 function toMessage(row: MessageRow): ConversationMessage {
   return {
     id: row.id,
@@ -144,7 +151,7 @@ export function createChatService(deps: ChatServiceDeps) {
     // Memory: the message itself, ranked as GET /api/v1/memory?q= ranks it for an agent (any of
     // its words, fused with meaning), among the entries the token may see.
     const searchQuery = contentTerms(input.message).join(' ');
-    const memoryQuery = input.message.length <= MEMORY_QUERY_MAX ? input.message : searchQuery.slice(0, MEMORY_QUERY_MAX + 1).replace(/\s*\S*$/, '');
+    const memoryQuery = input.message.length <= MEMORY_QUERY_MAX ? input.message : wordsWithin(searchQuery, MEMORY_QUERY_MAX);
     const scope = memoryTags;
     const [persona, hits, relevant] = await Promise.all([
       deps.personas.getActive(ownerId),
