@@ -23,7 +23,7 @@ async function fill(c: ConsoleUnderTest, owner: Owner): Promise<{ document: stri
 }
 
 async function send(page: Page, message: string): Promise<void> {
-  await page.getByLabel('Message').fill(message);
+  await page.getByRole('textbox', { name: 'Message' }).fill(message);
   await page.getByRole('button', { name: 'Send' }).click();
 }
 

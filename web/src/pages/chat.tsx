@@ -67,7 +67,10 @@ function Conversation({ id, onTurn }: { id: string | undefined; onTurn: () => vo
       ]);
     });
   };
-  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [sent.length]);
+  // A block, not an arrow's value: browsers may answer scrollIntoView with a promise, which React would take for a cleanup.
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'end' });
+  }, [sent.length]);
 
   return (
     <section aria-labelledby={`${formId}-heading`} className="stack">

@@ -194,7 +194,9 @@ function MemorySearch({ q, filters, byMeaning, added, changed }: { q: string; fi
 function NamedEntry({ id, onClose }: { id: string; onClose: () => void }) {
   const chain = useLoad(async () => unwrap(await api.GET('/api/v1/memory/{id}/history', { params: { path: { id } } })).data, [id]);
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [id]);
+  useEffect(() => {
+    heading.current?.focus();
+  }, [id]);
   const { reload } = chain;
   return (
     <section className="card reader" aria-labelledby="memory-named">
