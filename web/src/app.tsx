@@ -6,6 +6,7 @@ import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/conso
 import { useLiveChanges } from './live';
 import { AgentsPage } from './pages/agents';
 import { AuditPage } from './pages/audit';
+import { ChatPage } from './pages/chat';
 import { ConnectPage } from './pages/connect';
 import { ConnectionsPage } from './pages/connections';
 import { DataPage } from './pages/data';
@@ -29,6 +30,7 @@ const PAGES: Record<ConsolePath, () => ReactNode> = {
   '/connect': () => <ConnectPage />,
   '/memory': () => <MemoryPage />,
   '/knowledge': () => <KnowledgePage />,
+  '/chat': () => <ChatPage />,
   '/personas': () => <PersonasPage />,
   '/skills': () => <SkillsPage />,
   '/profile': () => <ProfilePage />,

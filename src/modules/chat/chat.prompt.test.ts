@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildPrompt,
+  CITING_NOTE,
   contentTerms,
   DEFAULT_SYSTEM_PROMPT,
   estimateTokens,
+  retrievalQuotes,
   retrievalReply,
   titleOf,
   truncateToTokens,
@@ -63,7 +65,7 @@ describe('buildPrompt: order and budget', () => {
       input({
         personaDocuments: [{ id: 'doc_p', title: 'Style guide', content: 'Use British spelling.' }],
         passages: [{ documentId: 'doc_k', title: 'Projects', text: 'Project Falcon ships in May.', score: 1 }],
-        memory: [{ content: 'Prefers short answers.', created_at: '2024-05-01T10:00:00.000Z' }],
+        memory: [{ id: 'mem_1', content: 'Prefers short answers.', created_at: '2024-05-01T10:00:00.000Z', pinned: false }],
         history: [
           { role: 'assistant', content: 'Second.' },
           { role: 'user', content: 'First.' },
@@ -74,7 +76,7 @@ describe('buildPrompt: order and budget', () => {
     expect(system!.role).toBe('system');
     const text = system!.content;
     expect(text.startsWith('You are Ada, terse and precise.')).toBe(true);
-    const order = ['Use British spelling.', 'Project Falcon ships in May.', '(2024-05-01) Prefers short answers.'].map((s) => text.indexOf(s));
+    const order = ['## [1] Style guide\nUse British spelling.', '[2] Projects\nProject Falcon ships in May.', '[3] (2024-05-01) Prefers short answers.', CITING_NOTE].map((s) => text.indexOf(s));
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(rest).toEqual([
@@ -83,12 +85,14 @@ describe('buildPrompt: order and budget', () => {
       { role: 'user', content: 'What is new?' },
     ]);
     expect(prompt.sources).toEqual([
-      { id: 'doc_p', title: 'Style guide' },
-      { id: 'doc_k', title: 'Projects' },
+      { id: 'doc_p', title: 'Style guide', type: 'knowledge' },
+      { id: 'doc_k', title: 'Projects', type: 'knowledge' },
+      { id: 'mem_1', title: 'Prefers short answers.', type: 'memory', text: 'Prefers short answers.' },
     ]);
   });
 
   it('uses a neutral system message when no persona is active', () => {
+    // Nothing to cite: no note about citing either.
     expect(buildPrompt(input({ persona: null })).messages[0]!.content).toBe(DEFAULT_SYSTEM_PROMPT);
   });
 
@@ -101,7 +105,7 @@ describe('buildPrompt: order and budget', () => {
         persona: { soul_content: big },
         personaDocuments: [{ id: 'd1', title: 'Big', content: big }],
         passages: Array.from({ length: 8 }, (_, i) => ({ documentId: `k${i}`, title: `K${i}`, text: words(60, `p${i}x`), score: 8 - i })),
-        memory: Array.from({ length: 30 }, (_, i) => ({ content: words(20, `m${i}x`), created_at: '2024-01-01T00:00:00.000Z' })),
+        memory: Array.from({ length: 30 }, (_, i) => ({ id: `mem_${i}`, content: words(20, `m${i}x`), created_at: '2024-01-01T00:00:00.000Z', pinned: false })),
         history: Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'user' : 'assistant', content: words(30, `h${i}x`) }) as const),
       }),
     );
@@ -123,7 +127,7 @@ describe('buildPrompt: order and budget', () => {
     expect(history.at(-1)!.content).toContain('h0x0');
     expect(history[0]!.content).toContain(`h${history.length - 1}x0`);
     // A truncated persona document is still a source.
-    expect(prompt.sources[0]).toEqual({ id: 'd1', title: 'Big' });
+    expect(prompt.sources[0]).toEqual({ id: 'd1', title: 'Big', type: 'knowledge' });
   });
 
   it('gives the whole budget to history when there is nothing else', () => {
@@ -140,17 +144,85 @@ describe('buildPrompt: order and budget', () => {
       }),
     );
     expect(prompt.messages[0]!.content.split('Use British spelling.')).toHaveLength(2);
-    expect(prompt.sources).toEqual([{ id: 'doc_p', title: 'Style guide' }]);
+    expect(prompt.sources).toEqual([{ id: 'doc_p', title: 'Style guide', type: 'knowledge' }]);
+  });
+});
+
+describe('buildPrompt: memory and numbered sources', () => {
+  const entry = (id: string, content: string, pinned = false) => ({ id, content, created_at: '2024-03-02T08:00:00.000Z', pinned });
+
+  it('numbers every source once, passages of one document sharing its number, memory after the documents', () => {
+    const prompt = buildPrompt(
+      input({
+        passages: [
+          { documentId: 'doc_a', title: 'Alpha', text: 'First passage of alpha.', score: 3 },
+          { documentId: 'doc_b', title: 'Beta', text: 'Only passage of beta.', score: 2 },
+          { documentId: 'doc_a', title: 'Alpha', text: 'Second passage of alpha.', score: 1 },
+        ],
+        memory: [entry('mem_p', 'Name: Ada Lovelace', true), entry('mem_r', 'Ada takes her tea without milk.')],
+      }),
+    );
+    const system = prompt.messages[0]!.content;
+    expect(system).toContain('[1] Alpha\nFirst passage of alpha.');
+    expect(system).toContain('[2] Beta\nOnly passage of beta.');
+    expect(system).toContain('[1] Alpha\nSecond passage of alpha.');
+    expect(system).toContain('[3] (2024-03-02, pinned) Name: Ada Lovelace');
+    expect(system).toContain('[4] (2024-03-02) Ada takes her tea without milk.');
+    expect(system.endsWith(CITING_NOTE)).toBe(true);
+    expect(prompt.sources.map((source) => [source.type, source.id])).toEqual([
+      ['knowledge', 'doc_a'],
+      ['knowledge', 'doc_b'],
+      ['memory', 'mem_p'],
+      ['memory', 'mem_r'],
+    ]);
+    expect(prompt.spent.citing).toBeGreaterThan(0);
+  });
+
+  it('gives the pinned profile at most half of the memory part, so that entries about the message still fit', () => {
+    // 1,000 tokens and nothing else to spend them on: memory's room is its 100 and the 699 the
+    // persona ("Hi.", 1), documents and passages leave, 799 in all; ten long pinned entries would fill it.
+    const pinned = Array.from({ length: 10 }, (_, i) => entry(`mem_p${i}`, words(60, `pin${i}x`), true));
+    const prompt = buildPrompt(input({ budgetTokens: 1000, persona: { soul_content: 'Hi.' }, memory: [...pinned, entry('mem_r', 'The relevant note about the message.')] }));
+    expect(prompt.messages[0]!.content).toContain('The relevant note about the message.');
+    expect(prompt.sources.at(-1)).toMatchObject({ id: 'mem_r', type: 'memory' });
+    const pinnedShown = prompt.sources.filter((source) => source.id.startsWith('mem_p'));
+    expect(pinnedShown.length).toBeGreaterThan(1);
+    expect(pinnedShown.length).toBeLessThan(10);
+    expect(prompt.spent.memory).toBeLessThanOrEqual(799 / 2 + 30);
+  });
+
+  it("a memory source carries the entry's text on one line, cut to 280 characters", () => {
+    const long = `Line one\n\n${words(100)}`;
+    const [source] = buildPrompt(input({ memory: [entry('mem_long', long)] })).sources;
+    expect(source).toMatchObject({ id: 'mem_long', type: 'memory', title: expect.stringMatching(/^Line one lorem0/) });
+    const text = (source as { text: string }).text;
+    expect(text.length).toBeLessThanOrEqual(280);
+    expect(text.startsWith('Line one lorem0 lorem1')).toBe(true);
+    expect(text.endsWith('…')).toBe(true);
   });
 });
 
 describe('retrieval reply and titles', () => {
-  it('says that no model is configured and quotes the passages with their titles', () => {
-    const reply = retrievalReply([{ documentId: 'd', title: 'Projects', text: 'Falcon ships in May.\nOn time.', score: 1 }]);
+  it('says that no model is configured and quotes the passages with their titles and the memory entries, numbered as the sources', () => {
+    const { quotes, sources } = retrievalQuotes(
+      [{ documentId: 'd', title: 'Projects', text: 'Falcon ships in May.\nOn time.', score: 1 }],
+      [{ id: 'mem_1', content: 'Falcon is the code name of the new boat.', created_at: '2024-02-03T00:00:00.000Z', pinned: false }],
+    );
+    const reply = retrievalReply(quotes);
     expect(reply).toContain('No language model is configured');
-    expect(reply).toContain('**Projects**');
+    expect(reply).toContain('no model wrote this answer');
+    expect(reply).toContain('[1] **Projects**');
     expect(reply).toContain('> Falcon ships in May.\n> On time.');
-    expect(retrievalReply([])).toContain('Nothing in your knowledge base matches');
+    expect(reply).toContain('From your memory:');
+    expect(reply).toContain('[2] Noted 2024-02-03\n\n> Falcon is the code name of the new boat.');
+    expect(sources).toEqual([
+      { id: 'd', title: 'Projects', type: 'knowledge' },
+      { id: 'mem_1', title: 'Falcon is the code name of the new boat.', type: 'memory', text: 'Falcon is the code name of the new boat.' },
+    ]);
+    expect(retrievalReply({ passages: [], memory: [] })).toContain('Nothing in your knowledge base or memory matches');
+    const memoryOnly = retrievalReply(retrievalQuotes([], [{ id: 'mem_1', content: 'A note.', created_at: '2024-02-03T00:00:00.000Z', pinned: true }]).quotes);
+    expect(memoryOnly).toContain('Nothing in your knowledge base matches your message.');
+    expect(memoryOnly).toContain('[1] Noted 2024-02-03 (pinned)');
   });
 
   it('titles a conversation with its first message on one line', () => {

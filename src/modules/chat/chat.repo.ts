@@ -96,10 +96,21 @@ export function createChatRepo(db: Executor<ChatTables>) {
 
 export type ChatRepo = ReturnType<typeof createChatRepo>;
 
+/**
+ * The sources stored with a reply. Replies stored before chat cited memory hold knowledge-base
+ * documents only, without a `type`: they are read as knowledge.
+ */
 export function sourcesOf(raw: string): Source[] {
   try {
     const parsed = JSON.parse(raw) as unknown;
-    return Array.isArray(parsed) ? parsed.filter((s): s is Source => typeof s?.id === 'string' && typeof s?.title === 'string') : [];
+    if (!Array.isArray(parsed)) return [];
+    return parsed.flatMap((s: unknown): Source[] => {
+      if (typeof s !== 'object' || s === null) return [];
+      const { id, title, type, text } = s as Record<string, unknown>;
+      if (typeof id !== 'string' || typeof title !== 'string') return [];
+      if (type === 'memory') return [{ id, title, type, ...(typeof text === 'string' ? { text } : {}) }];
+      return [{ id, title, type: 'knowledge' }];
+    });
   } catch {
     return [];
   }

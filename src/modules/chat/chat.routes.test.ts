@@ -95,6 +95,7 @@ async function messageCount(who: Owner): Promise<number> {
 describe('chat with a language model', () => {
   let personaDoc: string;
   let kbDoc: string;
+  let pinnedId: string;
 
   beforeAll(async () => {
     personaDoc = await createDocument(t, owner, 'House style', 'Always answer in British English and sign off with "Cheers".');
@@ -106,8 +107,10 @@ describe('chat with a language model', () => {
     );
     await createDocument(t, owner, 'Recipes', 'Bread needs flour, water, salt and patience.');
     await activePersona(t, owner, 'You are Hestia, the keeper of this household. Speak warmly.', [personaDoc]);
-    const memory = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'The owner is allergic to wasps.' } });
+    // Pinned: part of the profile, which describes the owner whatever the message.
+    const memory = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'The owner is allergic to wasps.', pinned: true } });
     expect(memory.status).toBe(201);
+    pinnedId = memory.body.data.id;
   });
 
   it('sends the persona as the system message, with its documents, the best passages and memory, and answers the model\'s reply', async () => {
@@ -118,8 +121,9 @@ describe('chat with a language model', () => {
       conversationId: expect.stringMatching(/^conv_/),
       reply: 'The heater was replaced. Cheers!',
       sources: [
-        { id: personaDoc, title: 'House style' },
-        { id: kbDoc, title: 'Garden journal' },
+        { id: personaDoc, title: 'House style', type: 'knowledge' },
+        { id: kbDoc, title: 'Garden journal', type: 'knowledge' },
+        { id: pinnedId, title: 'The owner is allergic to wasps.', type: 'memory', text: 'The owner is allergic to wasps.' },
       ],
       mode: 'llm',
       persona: { id: expect.any(String), name: expect.stringMatching(/^Persona /) },
@@ -141,7 +145,11 @@ describe('chat with a language model', () => {
     expect(system.content).toContain('The greenhouse heater broke in March and was replaced by a paraffin heater.'); // the best passage
     expect(system.content).not.toContain('The roses need pruning'); // a passage, not the whole document
     expect(system.content).not.toContain('Bread needs flour'); // an unrelated document
-    expect(system.content).toContain('The owner is allergic to wasps.'); // memory
+    expect(system.content).toMatch(/\[3\] \(\d{4}-\d\d-\d\d, pinned\) The owner is allergic to wasps\./); // the pinned profile
+    // Numbered as `sources`, and the model asked to cite by number.
+    expect(system.content).toContain('## [1] House style');
+    expect(system.content).toContain('[2] Garden journal\n');
+    expect(system.content).toMatch(/cite its number in square brackets/);
     expect(user).toEqual({ role: 'user', content: 'What happened to the greenhouse heater?' });
   });
 
@@ -585,8 +593,9 @@ describe('chat without a language model (retrieval mode)', () => {
     expect(data.mode).toBe('retrieval');
     expect(data.model).toBeUndefined();
     expect(data.usage).toBeUndefined();
-    expect(data.sources).toEqual([{ id: journal, title: 'Garden journal' }]);
+    expect(data.sources).toEqual([{ id: journal, title: 'Garden journal', type: 'knowledge' }]);
     expect(data.reply).toMatch(/No language model is configured/);
+    expect(data.reply).toMatch(/no model wrote this answer/);
     expect(data.reply).toContain('**Garden journal**');
     expect(data.reply).toContain('> The greenhouse heater broke in March and was replaced by a paraffin heater.');
     expect(data.reply).not.toContain('The roses need pruning'); // the passage, not the whole document
@@ -602,7 +611,7 @@ describe('chat without a language model (retrieval mode)', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.sources).toEqual([]);
     expect(res.body.data.reply).toMatch(/No language model is configured/);
-    expect(res.body.data.reply).toMatch(/Nothing in your knowledge base matches/);
+    expect(res.body.data.reply).toMatch(/Nothing in your knowledge base or memory matches/);
   });
 
   it("never quotes another owner's documents", async () => {
@@ -617,12 +626,151 @@ describe('chat without a language model (retrieval mode)', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const events = parseSse(res.text);
-    expect(events[0]).toMatchObject({ event: 'meta', data: { mode: 'retrieval', sources: [{ id: journal, title: 'Garden journal' }] } });
+    expect(events[0]).toMatchObject({ event: 'meta', data: { mode: 'retrieval', sources: [{ id: journal, title: 'Garden journal', type: 'knowledge' }] } });
     const deltas = events.filter((e) => e.event === 'delta');
     expect(deltas.length).toBeGreaterThan(1);
     const done = events.at(-1)!;
     expect(done.event).toBe('done');
     expect(deltas.map((e) => e.data.text).join('')).toBe(done.data.reply);
     expect(done.data.reply).toContain('> The tomatoes were planted in April.');
+  });
+
+  it('quotes the memory entries that match the message beside the passages, and cites them in sources, streamed too', async () => {
+    const stored = await r.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'The greenhouse key hangs behind the shed door.' } });
+    expect(stored.status).toBe(201);
+    const entry = stored.body.data.id as string;
+    await r.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'Dentist appointment on Tuesday at nine.' } });
+
+    const res = await chat(r, who.token, { message: 'Where is the greenhouse key?' });
+    expect(res.status).toBe(200);
+    const data = res.body.data;
+    expect(data.mode).toBe('retrieval');
+    expect(data.model).toBeUndefined();
+    expect(data.sources).toEqual([
+      { id: journal, title: 'Garden journal', type: 'knowledge' },
+      { id: entry, title: 'The greenhouse key hangs behind the shed door.', type: 'memory', text: 'The greenhouse key hangs behind the shed door.' },
+    ]);
+    expect(data.reply).toContain('[1] **Garden journal**');
+    expect(data.reply).toMatch(/\[2\] Noted \d{4}-\d\d-\d\d\n\n> The greenhouse key hangs behind the shed door\./);
+    expect(data.reply).not.toContain('Dentist');
+
+    const streamed = parseSse((await chat(r, who.token, { message: 'Where is the greenhouse key?' }, SSE)).text);
+    expect(streamed[0]!.data.sources).toEqual(data.sources);
+    expect(streamed.at(-1)!.data.sources).toEqual(data.sources);
+
+    // Stored with the reply, and read back with the conversation.
+    const read = await r.request('GET', `/api/v1/brain/conversations/${data.conversationId}`, { token: who.token });
+    expect(read.body.data.messages[1].sources).toEqual(data.sources);
+  });
+
+  it('answers from memory alone when the knowledge base has nothing', async () => {
+    const stored = await r.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'My passport expires in October 2027.' } });
+    const res = await chat(r, who.token, { message: 'When does my passport expire?' });
+    expect(res.body.data.sources).toEqual([{ id: stored.body.data.id, title: 'My passport expires in October 2027.', type: 'memory', text: 'My passport expires in October 2027.' }]);
+    expect(res.body.data.reply).toContain('Nothing in your knowledge base matches your message.');
+    expect(res.body.data.reply).toContain('> My passport expires in October 2027.');
+  });
+
+  it('reads replies stored before memory was cited as knowledge sources', async () => {
+    const res = await chat(r, who.token, { message: 'When were the tomatoes planted?' });
+    const conversationId = res.body.data.conversationId as string;
+    // A reply as an earlier version stored it: documents without a type.
+    await r.storage.db
+      .updateTable('chat_messages')
+      .set({ sources: JSON.stringify([{ id: journal, title: 'Garden journal' }, { bogus: true }]) })
+      .where('conversation_id', '=', conversationId)
+      .where('role', '=', 'assistant')
+      .execute();
+    const read = await r.request('GET', `/api/v1/brain/conversations/${conversationId}`, { token: who.token });
+    expect(read.status).toBe(200);
+    expect(read.body.data.messages[1].sources).toEqual([{ id: journal, title: 'Garden journal', type: 'knowledge' }]);
+  });
+});
+
+describe('memory in the prompt: what matches the message, within the token\'s tags', () => {
+  let m: Owner;
+  let allergy: string;
+  let profile: string;
+  const NEWEST = 'Newest note: the car is due for its service on Monday.';
+
+  beforeAll(async () => {
+    m = await t.createOwner('Memory Owner');
+    const remember = async (content: string, extra: Record<string, unknown> = {}) => {
+      const res = await t.request('POST', '/api/v1/memory', { token: m.token, body: { content, ...extra } });
+      if (res.status !== 201) throw new Error(`memory failed: ${res.status} ${res.text}`);
+      return res.body.data.id as string;
+    };
+    profile = await remember('Name: Sam Rivers, lives in Leeds.', { pinned: true });
+    allergy = await remember('My daughter Emma is allergic to peanuts.');
+    // Enough newer notes about other things to fill memory's part of the prompt on their own.
+    for (let i = 0; i < 30; i++) await remember(`Note ${i}: the quarterly budget review moved to room ${100 + i} on the third floor.`);
+    await remember(NEWEST);
+  });
+
+  it('puts the entries relevant to the message in the prompt, not the newest ones, and lists them in sources', async () => {
+    fake.reply = 'Emma is allergic to peanuts [3].';
+    const res = await chat(t, m.token, { message: 'What is Emma allergic to?' });
+    expect(res.status).toBe(200);
+    const system = fake.requests[0]!.body.messages[0].content as string;
+    expect(system).toContain('My daughter Emma is allergic to peanuts.');
+    expect(system).toContain('Name: Sam Rivers'); // the pinned profile
+    expect(system).not.toContain(NEWEST);
+    expect(system).not.toContain('quarterly budget review');
+    const sources = res.body.data.sources as Array<{ id: string; type: string; title: string; text?: string }>;
+    expect(sources).toEqual([
+      { id: profile, title: 'Name: Sam Rivers, lives in Leeds.', type: 'memory', text: 'Name: Sam Rivers, lives in Leeds.' },
+      { id: allergy, title: 'My daughter Emma is allergic to peanuts.', type: 'memory', text: 'My daughter Emma is allergic to peanuts.' },
+    ]);
+    // Each source is in the prompt under its number.
+    expect(system).toMatch(/\[1\] \(\d{4}-\d\d-\d\d, pinned\) Name: Sam Rivers/);
+    expect(system).toMatch(/\[2\] \(\d{4}-\d\d-\d\d\) My daughter Emma is allergic to peanuts\./);
+    expect(res.body.data.model).toBe('test-model');
+  });
+
+  it('streams the same sources in meta and done', async () => {
+    const res = await chat(t, m.token, { message: 'What is Emma allergic to?' }, SSE);
+    const events = parseSse(res.text);
+    const ids = (list: Array<{ id: string }>) => list.map((source) => source.id);
+    expect(ids(events[0]!.data.sources)).toEqual([profile, allergy]);
+    expect(events[0]!.data.model).toBe('test-model');
+    expect(ids(events.at(-1)!.data.sources)).toEqual([profile, allergy]);
+  });
+
+  it('gives a token limited to memory tags only the entries it sees, in the prompt and in sources', async () => {
+    const tagged = async (content: string, tags: string[]) => {
+      const res = await t.request('POST', '/api/v1/memory', { token: m.token, body: { content, tags } });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const family = await tagged("Emma's school play is on Friday evening.", ['family']);
+    const work = await tagged('Emma from accounting needs the invoice by Friday.', ['work']);
+    await t.request('POST', '/api/v1/memory', { token: m.token, body: { content: 'Pinned work rule: Emma signs every invoice.', tags: ['work'], pinned: true } });
+    const created = await t.request('POST', '/api/v1/tokens', { token: m.token, body: { name: 'family chat', scopes: ['chat'], memoryTags: ['family'] } });
+    expect(created.status).toBe(201);
+    const limited = created.body.data.token as string;
+
+    for (const headers of [{}, SSE]) {
+      fake.reset();
+      const res = await chat(t, limited, { message: 'What is happening with Emma on Friday?' }, headers);
+      expect(res.status).toBe(200);
+      const system = fake.requests[0]!.body.messages[0].content as string;
+      expect(system).toContain("Emma's school play is on Friday evening.");
+      for (const hidden of ['Emma from accounting', 'Pinned work rule', 'allergic to peanuts', 'Sam Rivers']) expect(system).not.toContain(hidden);
+      const data = 'accept' in headers ? parseSse(res.text).at(-1)!.data : res.body.data;
+      expect(data.sources.map((source: { id: string }) => source.id)).toEqual([family]);
+      expect(JSON.stringify(data)).not.toContain(work);
+    }
+    // The owner's own session sees them all.
+    const own = await chat(t, m.token, { message: 'What is happening with Emma on Friday?' });
+    expect(own.body.data.sources.map((source: { id: string }) => source.id)).toEqual(expect.arrayContaining([family, work]));
+    // The owner's conversation, read by the limited token: the sources it may not see are left out.
+    const path = `/api/v1/brain/conversations/${own.body.data.conversationId}`;
+    const seen = await t.request('GET', path, { token: limited });
+    expect(seen.status).toBe(200);
+    const cited = seen.body.data.messages[1].sources.map((source: { id: string }) => source.id);
+    expect(cited).toContain(family);
+    expect(cited).not.toContain(work);
+    expect(JSON.stringify(seen.body.data.messages[1].sources)).not.toContain('accounting');
+    expect((await t.request('GET', path, { token: m.token })).body.data.messages[1].sources).toEqual(own.body.data.sources);
   });
 });

@@ -20,8 +20,19 @@ export const ChatBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** How long a memory source's `text` may be, in characters: enough to recognise the entry. */
+export const SOURCE_TEXT_MAX = 280;
+
 export const SourceSchema = Type.Object(
-  { id: Type.String({ description: 'Knowledge-base document id' }), title: Type.String() },
+  {
+    id: Type.String({ description: 'The knowledge-base document id (`type` knowledge) or the memory entry id (`type` memory)' }),
+    title: Type.String({ description: "The document's title, or a memory entry's first words" }),
+    type: Type.Union([Type.Literal('knowledge'), Type.Literal('memory')], {
+      description:
+        'What the source is: a knowledge-base document (a persona document or a passage of one) or a memory entry. The prompt numbers the sources in their order, [1] first, so a reply citing [2] means the second',
+    }),
+    text: Type.Optional(Type.String({ maxLength: SOURCE_TEXT_MAX, description: "A memory entry's text, on one line, cut to 280 characters (`type` memory)" })),
+  },
   { title: 'ChatSource' },
 );
 export type Source = Static<typeof SourceSchema>;
@@ -38,7 +49,7 @@ export type ChatUsage = Static<typeof UsageSchema>;
 
 const Mode = Type.Union([Type.Literal('llm'), Type.Literal('retrieval')], {
   description:
-    '`llm`: written by the configured language model (LLM_BASE_URL). `retrieval`: no model is configured; the reply quotes the best-matching knowledge-base passages',
+    '`llm`: written by the configured language model (LLM_BASE_URL), named in `model`. `retrieval`: no model is configured; the reply quotes the best-matching knowledge-base passages and memory entries, and says that no model wrote it',
 });
 export type ChatMode = Static<typeof Mode>;
 
@@ -50,7 +61,9 @@ export const ChatReplySchema = Type.Object(
   {
     conversationId: Type.String(),
     reply: Type.String(),
-    sources: Type.Array(SourceSchema, { description: 'The knowledge-base documents the prompt (or the quoted answer) used' }),
+    sources: Type.Array(SourceSchema, {
+      description: 'What the prompt (or the quoted answer) used, in the order the prompt numbers them: knowledge-base documents, then memory entries',
+    }),
     mode: Mode,
     persona: PersonaRef,
     model: Type.Optional(Type.String({ description: 'The model that answered (mode `llm`)' })),

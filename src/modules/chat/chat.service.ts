@@ -14,19 +14,28 @@ import {
   contentTerms,
   DEFAULT_CONTEXT_TOKENS,
   MAX_PASSAGES,
+  MEMORY_MATCHES,
+  PROFILE_ENTRIES,
+  RETRIEVAL_MEMORY,
   RETRIEVAL_PASSAGES,
+  retrievalQuotes,
   retrievalReply,
   titleOf,
   type ChatMessage,
   type Passage,
+  type PromptMemory,
 } from './chat.prompt.js';
 import { sourcesOf, type ChatRepo, type MessageRow } from './chat.repo.js';
 import { CHAT_MESSAGE_MAX_BYTES } from './chat.schemas.js';
 import { decodeTimeCursor, encodeTimeCursor } from '../../http/cursor.js';
 
-/** Memory entries and history messages read for a prompt; the budget decides how many are used. */
-const MEMORY_ENTRIES = 50;
+/** History messages read for a prompt; the budget decides how many are used. */
 const HISTORY_MESSAGES = 100;
+/**
+ * The longest text memory is searched with, in characters (as GET /api/v1/memory?q= takes): the
+ * words of a longer message are searched instead, so that a 32 KiB message costs no more.
+ */
+const MEMORY_QUERY_MAX = 500;
 
 /** What a streamed turn announces first, before any text. */
 export type ChatStreamMeta = Pick<ChatReply, 'conversationId' | 'mode' | 'sources' | 'persona' | 'model'>;
@@ -50,12 +59,19 @@ export interface ChatServiceDeps {
   personas: Pick<PersonasService, 'getActive'>;
   attachments: Pick<AttachmentsService, 'documentContentsOfPersona'>;
   knowledge: Pick<KnowledgeService, 'searchPassages'>;
-  memory: Pick<MemoryService, 'recent'>;
+  memory: Pick<MemoryService, 'list' | 'profile' | 'visibleIds'>;
   /** The configured language model; without one, chat answers in retrieval mode. */
   llm: LlmClient | undefined;
   contextTokens?: number;
 }
 
+
+/** The start of `words` (separated by spaces) that fits `max` characters, whole words only. */
+function wordsWithin(words: string, max: number): string {
+  if (words.length <= max) return words;
+  const cut = words.lastIndexOf(' ', max);
+  return cut > 0 ? words.slice(0, cut) : words.slice(0, max);
+}
 
 function toMessage(row: MessageRow): ConversationMessage {
   return {
@@ -88,10 +104,14 @@ function checkMessage(message: string): void {
 
 /**
  * Chat with the owner's active persona. A turn reads the persona, its documents, the best
- * knowledge-base passages for the message, recent memory and the conversation's history;
- * builds the prompt within the context budget (chat.prompt.ts); asks the configured model, or
- * without one quotes the passages; and stores the message and the reply together. A turn that
+ * knowledge-base passages for the message, the memory entries relevant to it (and a few of the
+ * pinned profile) and the conversation's history; builds the prompt within the context budget
+ * (chat.prompt.ts), its sources numbered for citing; asks the configured model, or without one
+ * quotes the passages and entries; and stores the message and the reply together. A turn that
  * fails stores nothing, so the same message can simply be sent again.
+ *
+ * A token limited to memory tags (`memoryTags`) gives the model, and the answer's sources, only
+ * the entries it may see itself: both memory reads take its scope.
  */
 export function createChatService(deps: ChatServiceDeps) {
   const { db, repo, llm } = deps;
@@ -126,20 +146,26 @@ export function createChatService(deps: ChatServiceDeps) {
       isNew = true;
     }
 
-    // The search looks for the words that carry the message's meaning: the knowledge base's own
+    // Knowledge: the words that carry the message's meaning, searched in the knowledge base's own
     // passages, ranked as its search ranks them for an agent (words and meaning fused).
+    // Memory: the message itself, ranked as GET /api/v1/memory?q= ranks it for an agent (any of
+    // its words, fused with meaning), among the entries the token may see.
     const searchQuery = contentTerms(input.message).join(' ');
-    const [persona, hits] = await Promise.all([
+    const memoryQuery = input.message.length <= MEMORY_QUERY_MAX ? input.message : wordsWithin(searchQuery, MEMORY_QUERY_MAX);
+    const scope = memoryTags;
+    const [persona, hits, relevant] = await Promise.all([
       deps.personas.getActive(ownerId),
       searchQuery ? deps.knowledge.searchPassages(ownerId, searchQuery, { limit: MAX_PASSAGES, mode: 'any' }) : Promise.resolve([]),
+      memoryQuery.trim() ? deps.memory.list(ownerId, { q: memoryQuery, limit: llm ? MEMORY_MATCHES : RETRIEVAL_MEMORY, match: 'any', scope }) : Promise.resolve({ entries: [] }),
     ]);
     const personaRef = persona ? { id: persona.id, name: persona.name } : null;
     // An empty document's one passage, found by its title, has nothing to quote.
     const ranked: Passage[] = hits.filter((hit) => hit.text.trim() !== '').map((hit) => ({ documentId: hit.documentId, title: hit.title, text: hit.text, score: hit.score }));
+    const matching: PromptMemory[] = relevant.entries.map((entry) => ({ id: entry.id, content: entry.content, created_at: entry.created_at, pinned: entry.pinned }));
 
     if (!llm) {
-      const passages = ranked.slice(0, RETRIEVAL_PASSAGES);
-      const sources = new Map(passages.map((p) => [p.documentId, { id: p.documentId, title: p.title }]));
+      // The retrieval answer quotes what matches the message; the profile, unasked, would be noise.
+      const { quotes, sources } = retrievalQuotes(ranked.slice(0, RETRIEVAL_PASSAGES), matching);
       return {
         ownerId,
         message: input.message,
@@ -149,23 +175,25 @@ export function createChatService(deps: ChatServiceDeps) {
         persona: personaRef,
         mode: 'retrieval',
         messages: [],
-        retrieval: retrievalReply(passages),
-        sources: [...sources.values()],
+        retrieval: retrievalReply(quotes),
+        sources,
       };
     }
 
-    const [personaDocuments, memory, history] = await Promise.all([
+    const [personaDocuments, profile, history] = await Promise.all([
       persona ? deps.attachments.documentContentsOfPersona(ownerId, persona.id) : Promise.resolve([]),
-      // A token limited to memory tags gives the model only the entries it may see itself.
-      deps.memory.recent(ownerId, MEMORY_ENTRIES, memoryTags),
+      // The pinned profile describes the owner whatever the message: a few of its entries lead.
+      deps.memory.profile(ownerId, PROFILE_ENTRIES, scope),
       isNew ? Promise.resolve([]) : repo.recentMessages(ownerId, conversationId, { limit: HISTORY_MESSAGES }),
     ]);
+    const pinned: PromptMemory[] = profile.map((entry) => ({ id: entry.id, content: entry.content, created_at: entry.created_at, pinned: true }));
+    const pinnedIds = new Set(pinned.map((entry) => entry.id));
     const prompt = buildPrompt({
       message: input.message,
       persona,
       personaDocuments,
       passages: ranked,
-      memory: memory.entries,
+      memory: [...pinned, ...matching.filter((entry) => !pinnedIds.has(entry.id))],
       history: history.map((m) => ({ role: m.role, content: m.content })),
       budgetTokens,
     });
@@ -312,7 +340,17 @@ export function createChatService(deps: ChatServiceDeps) {
       };
     },
 
-    async getConversation(ownerId: string, id: string, query: { limit: number; before?: string | undefined }): Promise<Conversation> {
+    /**
+     * A conversation with its newest messages. Conversations are the owner's, read by any token
+     * with the chat scope; a token limited to memory tags is not shown the memory sources (ids
+     * and text) of entries outside its tags that another token's turn cited.
+     */
+    async getConversation(
+      ownerId: string,
+      id: string,
+      query: { limit: number; before?: string | undefined },
+      memoryTags: readonly string[] | null = null,
+    ): Promise<Conversation> {
       const conversation = await repo.getConversation(ownerId, id);
       if (!conversation) throw notFound('Conversation', id);
       const [rows, messageCount] = await Promise.all([
@@ -320,13 +358,21 @@ export function createChatService(deps: ChatServiceDeps) {
         repo.countMessages(ownerId, id),
       ]);
       const page = rows.slice(0, query.limit);
+      let messages = page.map(toMessage).reverse();
+      if (memoryTags) {
+        const cited = [...new Set(messages.flatMap((m) => m.sources.filter((source) => source.type === 'memory').map((source) => source.id)))];
+        if (cited.length > 0) {
+          const visible = await deps.memory.visibleIds(ownerId, cited, memoryTags);
+          messages = messages.map((m) => ({ ...m, sources: m.sources.filter((source) => source.type !== 'memory' || visible.has(source.id)) }));
+        }
+      }
       return {
         id: conversation.id,
         title: conversation.title,
         messageCount,
         createdAt: conversation.created_at,
         updatedAt: conversation.updated_at,
-        messages: page.map(toMessage).reverse(),
+        messages,
         olderMessagesCursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
       };
     },

@@ -9,6 +9,7 @@ export const CONSOLE_PAGES = [
   { path: '/connect', title: 'Connect an AI client' },
   { path: '/memory', title: 'Memory' },
   { path: '/knowledge', title: 'Knowledge base' },
+  { path: '/chat', title: 'Chat' },
   { path: '/personas', title: 'Personas' },
   { path: '/skills', title: 'Skills' },
   { path: '/profile', title: 'Identity and preferences' },

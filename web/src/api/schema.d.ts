@@ -2578,9 +2578,9 @@ export interface paths {
         put?: never;
         /**
          * Chat with the active persona (JSON, or server-sent events with Accept: text/event-stream)
-         * @description Builds the prompt from the active persona (its `soul_content` is the system message), the documents attached to it, the knowledge-base passages that best match the message, recent memory entries and the conversation history, within the context budget (CHAT_CONTEXT_TOKENS, README "Chat").
+         * @description Builds the prompt from the active persona (its `soul_content` is the system message), the documents attached to it, the knowledge-base passages that best match the message, a few entries of the pinned memory profile and the memory entries relevant to the message (ranked as `GET /api/v1/memory?q=` ranks them, by words and meaning; a token limited to memory tags: only the entries it sees), and the conversation history, within the context budget (CHAT_CONTEXT_TOKENS, docs/chat.md). The documents and entries are numbered [1], [2]… in the order of `sources`, and the model is asked to cite them by number.
          *
-         *     With LLM_BASE_URL set the reply comes from that OpenAI-compatible endpoint (`mode: "llm"`); without it the reply quotes the best-matching passages with their titles and says that no language model is configured (`mode: "retrieval"`). `sources` lists the documents used. Omit `conversationId` to start a conversation; the message and the reply are stored together once the reply is complete (a failed turn stores nothing). A failing model answers 502 `UPSTREAM_ERROR`.
+         *     With LLM_BASE_URL set the reply comes from that OpenAI-compatible endpoint (`mode: "llm"`, the model that answered in `model`); without it the reply quotes the best-matching passages with their titles and the best-matching memory entries, and says that no language model wrote it (`mode: "retrieval"`, no `model`). `sources` lists what was used: documents (`type: "knowledge"`) and memory entries (`type: "memory"`, with a short `text`). Omit `conversationId` to start a conversation; the message and the reply are stored together once the reply is complete (a failed turn stores nothing). A failing model answers 502 `UPSTREAM_ERROR`.
          *
          *     Streaming: send `Accept: text/event-stream` to receive the reply as server-sent events: `event: meta` (`{ conversationId, mode, sources, persona, model? }`) first, then `event: delta` (`{ "text": "…" }`) pieces, then `event: done` with the same object as the JSON answer's `data`. A failure after the stream began arrives as `event: error` (`{ "error", "message" }`) and ends the stream; failures before it began are ordinary JSON errors.
          *
@@ -3225,7 +3225,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One of the console's pages, opened directly: agents, connect, memory, knowledge, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan
+         * One of the console's pages, opened directly: agents, connect, memory, knowledge, chat, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan
          * @description Public: no token needed.
          */
         get: operations["getConsolePage"];
@@ -3962,9 +3962,9 @@ export interface components {
         ChatReply: {
             conversationId: string;
             reply: string;
-            /** @description The knowledge-base documents the prompt (or the quoted answer) used */
+            /** @description What the prompt (or the quoted answer) used, in the order the prompt numbers them: knowledge-base documents, then memory entries */
             sources: components["schemas"]["ChatSource"][];
-            /** @description `llm`: written by the configured language model (LLM_BASE_URL). `retrieval`: no model is configured; the reply quotes the best-matching knowledge-base passages */
+            /** @description `llm`: written by the configured language model (LLM_BASE_URL), named in `model`. `retrieval`: no model is configured; the reply quotes the best-matching knowledge-base passages and memory entries, and says that no model wrote it */
             mode: "llm" | "retrieval";
             /** @description The persona that was active for this reply; null when none is */
             persona: {
@@ -3981,9 +3981,14 @@ export interface components {
         };
         /** ChatSource */
         ChatSource: {
-            /** @description Knowledge-base document id */
+            /** @description The knowledge-base document id (`type` knowledge) or the memory entry id (`type` memory) */
             id: string;
+            /** @description The document's title, or a memory entry's first words */
             title: string;
+            /** @description What the source is: a knowledge-base document (a persona document or a passage of one) or a memory entry. The prompt numbers the sources in their order, [1] first, so a reply citing [2] means the second */
+            type: "knowledge" | "memory";
+            /** @description A memory entry's text, on one line, cut to 280 characters (`type` memory) */
+            text?: string;
         };
         /**
          * ChatUsage
@@ -15348,7 +15353,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The page's name */
-                page: "agents" | "connect" | "memory" | "knowledge" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan";
+                page: "agents" | "connect" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan";
             };
             cookie?: never;
         };

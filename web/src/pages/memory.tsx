@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import { ActionError, useAction } from '../components/actions';
 import { LoadMore, usePaged } from '../components/paged';
@@ -29,6 +29,8 @@ const SEARCH_LIMIT = 30;
 export function MemoryPage() {
   const query = useQuery();
   const searched = (query.get('q') ?? '').trim();
+  // One entry named by a link (a chat reply's source), shown above the rest.
+  const named = query.get('entry') ?? undefined;
   const filters = useMemoryFilters();
   const status = useSearchStatus();
   const [added, setAdded] = useState<Entry>();
@@ -44,6 +46,7 @@ export function MemoryPage() {
     <>
       <PageHeader title="Memory" />
       {/* Read again when entries change in bulk; its own pins and moves refresh the lists below. */}
+      {named ? <NamedEntry key={named} id={named} onClose={() => navigate(withQuery('/memory', { q: searched, ...filterQuery(filters) }))} /> : null}
       <MemoryProfilePanel key={changed} onChanged={() => setChanged((n) => n + 1)} />
       <SearchStatusPanel status={status} />
       <AddMemory
@@ -181,6 +184,50 @@ function MemorySearch({ q, filters, byMeaning, added, changed }: { q: string; fi
         );
       }}
     </Show>
+  );
+}
+
+/**
+ * The entry a link names (`/memory?entry=<id>`, as a chat reply's sources link): the entry as it
+ * is now, read from its chain, so that one replaced since shows what replaced it too.
+ */
+function NamedEntry({ id, onClose }: { id: string; onClose: () => void }) {
+  const chain = useLoad(async () => unwrap(await api.GET('/api/v1/memory/{id}/history', { params: { path: { id } } })).data, [id]);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+  }, [id]);
+  const { reload } = chain;
+  return (
+    <section className="card reader" aria-labelledby="memory-named">
+      <div className="row spread">
+        <h2 id="memory-named" ref={heading} tabIndex={-1}>
+          The entry linked here
+        </h2>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <Show loaded={chain} what="Opening the entry">
+        {(entries) => {
+          const entry = entries.find((item) => item.id === id);
+          const newer = entry?.supersededBy ? entries.find((item) => item.id === entry.supersededBy) : undefined;
+          return entry ? (
+            <>
+              <MemoryCard id={entry.id} entry={entry} events={{ onChanged: reload, onReplaced: reload, onDeleted: onClose }} />
+              {newer ? (
+                <>
+                  <p className="muted meta">It has been replaced by:</p>
+                  <MemoryCard id={newer.id} entry={newer} events={{ onChanged: reload, onReplaced: reload, onDeleted: reload }} />
+                </>
+              ) : null}
+            </>
+          ) : (
+            <Empty>This entry is no longer in memory.</Empty>
+          );
+        }}
+      </Show>
+    </section>
   );
 }
 
