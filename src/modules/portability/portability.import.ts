@@ -26,7 +26,6 @@ import { secretContexts, type ArchiveSecrets, type Manifest } from './portabilit
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
-  CARRIED_TABLES,
   dataFile,
   isNullableColumn,
   MANIFEST_FILE,
@@ -180,6 +179,8 @@ export async function archiveSecrets(archive: OpenedArchive, passphrase: string 
 
 export interface ApplyOptions {
   trx: Executor;
+  /** The tables an archive carries (`carriedTables`), written in this order. */
+  tables: readonly CarriedTable[];
   dialect: Dialect;
   ownerId: string;
   archive: OpenedArchive;
@@ -223,7 +224,7 @@ function archiveLines(archive: OpenedArchive, table: CarriedTable): Row[] {
 /** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
 export async function applyArchive(options: ApplyOptions): Promise<ImportReport> {
   const importer = new ArchiveImporter(options);
-  for (const table of CARRIED_TABLES) await importer.importTable(table);
+  for (const table of options.tables) await importer.importTable(table);
   return importer.finish();
 }
 
