@@ -1,5 +1,14 @@
 import { apiError, sessionHeaders, signedOut, type Schemas } from './client';
 
+/** An answer's text as JSON; undefined when it is empty or not JSON (a proxy's error page). */
+function jsonOrNothing(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Sends an archive to POST /api/v1/import (a dry run, or the import itself). XMLHttpRequest rather
  * than fetch, for the upload's progress; the session cookie goes by itself, its binding beside it.
@@ -16,12 +25,7 @@ export function sendArchive(
     for (const [name, value] of Object.entries(sessionHeaders())) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
     xhr.onload = () => {
-      let body: unknown;
-      try {
-        body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
-      } catch {
-        body = undefined;
-      }
+      const body = jsonOrNothing(xhr.responseText);
       if (xhr.status === 200 && body && typeof body === 'object' && 'data' in body) return resolve((body as { data: Schemas['ImportReport'] }).data);
       if (xhr.status === 401) signedOut();
       reject(apiError(xhr.status, xhr.statusText, body));
@@ -39,14 +43,7 @@ export async function downloadExport(url: string, filename: string): Promise<voi
   const res = await fetch(url, { headers: sessionHeaders(), credentials: 'same-origin' });
   if (!res.ok) {
     if (res.status === 401) signedOut();
-    const text = await res.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    throw apiError(res.status, res.statusText, body);
+    throw apiError(res.status, res.statusText, jsonOrNothing(await res.text()));
   }
   const link = document.createElement('a');
   link.href = URL.createObjectURL(await res.blob());
