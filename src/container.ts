@@ -90,6 +90,21 @@ import { createWebhookParts } from './modules/webhooks/webhooks.jobs.js';
 import { createWebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { createWebhooksService, secretContext as webhookSecretContext } from './modules/webhooks/webhooks.service.js';
 import { createPortabilityService } from './modules/portability/portability.service.js';
+import type { CarriedDeclarations } from './modules/portability/portability.format.js';
+import { afpTables } from './modules/afp/afp.tables.js';
+import { attachmentsTables } from './modules/attachments/attachments.tables.js';
+import { auditTables } from './modules/audit/audit.tables.js';
+import { chatTables } from './modules/chat/chat.tables.js';
+import { connectorsTables } from './modules/connectors/connectors.tables.js';
+import { identityTables } from './modules/identity/identity.tables.js';
+import { knowledgeTables } from './modules/knowledge/knowledge.tables.js';
+import { memoryTables } from './modules/memory/memory.tables.js';
+import { oauthTables } from './modules/oauth/oauth.tables.js';
+import { personasTables } from './modules/personas/personas.tables.js';
+import { skillsTables } from './modules/skills/skills.tables.js';
+import { tokensTables } from './modules/tokens/tokens.tables.js';
+import { vaultTables } from './modules/vault/vault.tables.js';
+import { webhooksTables } from './modules/webhooks/webhooks.tables.js';
 import { createPersonaContextSection } from './modules/personas/personas.context.js';
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
@@ -601,6 +616,34 @@ function buildNotifiers(
 }
 
 /**
+ * The tables an archive carries, each as the module that owns it declares it. Portability copies
+ * whole rows, so it needs every column, and may not import another module's tables (the
+ * architecture test): it is handed them from here, where a column added by its owner is carried
+ * with no second declaration to keep in step.
+ */
+export const carriedDeclarations: CarriedDeclarations = {
+  identity: identityTables.tables.identity,
+  preferences: identityTables.tables.preferences,
+  memory_entries: memoryTables.tables.memory_entries,
+  kb_documents: knowledgeTables.tables.kb_documents,
+  kb_passages: knowledgeTables.tables.kb_passages,
+  personas: personasTables.tables.personas,
+  skills: skillsTables.tables.skills,
+  persona_documents: attachmentsTables.tables.persona_documents,
+  persona_skills: attachmentsTables.tables.persona_skills,
+  skill_documents: attachmentsTables.tables.skill_documents,
+  chat_conversations: chatTables.tables.chat_conversations,
+  chat_messages: chatTables.tables.chat_messages,
+  vault_tokens: vaultTables.tables.vault_tokens,
+  connectors: connectorsTables.tables.connectors,
+  oauth_connections: oauthTables.tables.oauth_connections,
+  webhook_endpoints: webhooksTables.tables.webhook_endpoints,
+  audit_log: auditTables.tables.audit_log,
+  tokens: tokensTables.tables.tokens,
+  afp_devices: afpTables.tables.afp_devices,
+};
+
+/**
  * Export and import of a whole account: reads and writes every module's rows of one owner (see
  * docs/data-portability.md), opens and seals secrets with the keyring, asks accounts to check the
  * password a login session sends. Its running exports are waited for when the server stops; on
@@ -612,6 +655,7 @@ function buildPortability(
 ) {
   const portability = createPortabilityService({
     db: storage.db,
+    carried: carriedDeclarations,
     dialect: storage.dialect,
     dataDir: config.dataDir,
     keyring,

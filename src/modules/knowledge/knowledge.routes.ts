@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, inRequestPart } from '../../http/errors.js';
+import { readForm, type FormReading } from '../../http/multipart.js';
 import { DocumentUsageResponse } from '../attachments/attachments.schemas.js';
 import type { AttachmentsService } from '../attachments/attachments.service.js';
 import {
@@ -29,23 +30,20 @@ const BASE = '/api/v1/brain/knowledge-base';
 export const FILE_PART_NAMES = ['file', 'document', 'upload', 'kbFile'] as const;
 const PART_NAMES_TEXT = 'file, document, upload or kbFile';
 
-/** Busboy's limits for an upload form: one file of at most 10 MiB and a few short text fields. */
-const UPLOAD_LIMITS = {
-  fileSize: KB_MAX_UPLOAD_BYTES,
-  files: 4,
-  fields: 20,
-  parts: 30,
-  fieldSize: 16 * 1024,
-  fieldNameSize: 100,
-  headerPairs: 100,
+/** An upload form: one file of at most 10 MiB and a few short text fields, `title` and `source` kept. */
+const UPLOAD_FORM: FormReading = {
+  limits: { fileSize: KB_MAX_UPLOAD_BYTES, files: 4, fields: 20, parts: 30, fieldSize: 16 * 1024, fieldNameSize: 100, headerPairs: 100 },
+  fileParts: FILE_PART_NAMES,
+  fields: ['title', 'source'],
+  says: {
+    unexpectedFile: (name) => `Unexpected file part "${name}": name the file part ${PART_NAMES_TEXT}`,
+    secondFile: 'Send one file per upload',
+    textAsFile: (name) => `The part "${name}" has no filename, so it is not a file: send it as a file (curl -F ${name}=@notes.txt)`,
+    tooLarge: () => new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${KB_MAX_UPLOAD_BYTES} bytes (10 MiB), the upload limit. Split it, or send its text in parts`),
+    tooManyParts: (detail) => `The form has too many parts (${detail}); send one file and at most the title and source fields`,
+    unreadable: (detail) => `The multipart body could not be read (${detail}); send multipart/form-data with one file part`,
+  },
 };
-
-function tooLarge(): AppError {
-  return new AppError(
-    'PAYLOAD_TOO_LARGE',
-    `The file is larger than ${KB_MAX_UPLOAD_BYTES} bytes (10 MiB), the upload limit. Split it, or send its text in parts`,
-  );
-}
 
 /**
  * Reads an upload form: the one file part (kept in memory, at most 10 MiB) and the optional
@@ -59,40 +57,7 @@ async function readUploadForm(request: FastifyRequest): Promise<KbUploadInput> {
       `Send the file as multipart/form-data, in a part named ${PART_NAMES_TEXT} (curl -F file=@notes.pdf); to send text as JSON use POST ${BASE}`,
     );
   }
-  let file: { filename: string; contentType: string; data: Buffer } | undefined;
-  const fields: Record<string, string> = {};
-  try {
-    for await (const part of request.parts({ limits: UPLOAD_LIMITS })) {
-      if (part.type === 'file') {
-        if (!(FILE_PART_NAMES as readonly string[]).includes(part.fieldname)) {
-          throw new AppError('VALIDATION_ERROR', `Unexpected file part "${part.fieldname}": name the file part ${PART_NAMES_TEXT}`);
-        }
-        if (file) throw new AppError('VALIDATION_ERROR', 'Send one file per upload');
-        const data = await part.toBuffer();
-        file = { filename: part.filename, contentType: part.mimetype, data };
-        continue;
-      }
-      if ((FILE_PART_NAMES as readonly string[]).includes(part.fieldname)) {
-        throw new AppError(
-          'VALIDATION_ERROR',
-          `The part "${part.fieldname}" has no filename, so it is not a file: send it as a file (curl -F ${part.fieldname}=@notes.txt)`,
-        );
-      }
-      if (part.fieldname !== 'title' && part.fieldname !== 'source') continue;
-      if (part.valueTruncated) throw new AppError('VALIDATION_ERROR', `The field "${part.fieldname}" is too long`);
-      fields[part.fieldname] = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
-    }
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    const e = error as { code?: string; statusCode?: number; message?: string };
-    if (e?.code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-    if (e?.statusCode === 413) {
-      throw new AppError('PAYLOAD_TOO_LARGE', `The form has too many parts (${e.message}); send one file and at most the title and source fields`);
-    }
-    throw new AppError('VALIDATION_ERROR', `The multipart body could not be read (${e?.message ?? 'malformed'}); send multipart/form-data with one file part`, {
-      cause: error,
-    });
-  }
+  const { file, fields } = await readForm(request, UPLOAD_FORM);
   if (!file) {
     throw new AppError('VALIDATION_ERROR', `No file in the form: send the file in a part named ${PART_NAMES_TEXT}`, {
       details: [{ field: 'file', message: 'is required' }],
@@ -192,7 +157,7 @@ export function knowledgeRoutes(deps: { knowledge: KnowledgeService; attachments
     // The upload route lives in a plugin of its own, so that the multipart parser is known
     // only here: the JSON routes keep answering 415 to a form.
     await app.register(async (uploads) => {
-      await uploads.register(multipart, { limits: UPLOAD_LIMITS });
+      await uploads.register(multipart, { limits: UPLOAD_FORM.limits });
       uploads.post(
         `${BASE}/upload`,
         {

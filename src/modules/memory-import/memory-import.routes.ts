@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, InputError, inRequestPart } from '../../http/errors.js';
+import { readForm, type FormReading } from '../../http/multipart.js';
 import { IMPORT_FORMATS, type ImportFormat } from './memory-import.formats.js';
 import { MemoryImportBody, MemoryImportResult } from './memory-import.schemas.js';
 import { IMPORT_MAX_BYTES, type MemoryImportInput, type MemoryImportService } from './memory-import.service.js';
@@ -11,8 +12,19 @@ import { IMPORT_MAX_BYTES, type MemoryImportInput, type MemoryImportService } fr
 const PATH = '/api/v1/memory/import';
 const FORMATS_TEXT = IMPORT_FORMATS.join(', ');
 
-/** Busboy's limits: one file of at most IMPORT_MAX_BYTES and two short fields. */
-const FORM_LIMITS = { fileSize: IMPORT_MAX_BYTES, files: 2, fields: 10, parts: 12, fieldSize: 1024, fieldNameSize: 100, headerPairs: 100 };
+/** The form: one file of at most IMPORT_MAX_BYTES, and the format and dryRun fields. */
+const FORM: FormReading = {
+  limits: { fileSize: IMPORT_MAX_BYTES, files: 2, fields: 10, parts: 12, fieldSize: 1024, fieldNameSize: 100, headerPairs: 100 },
+  fileParts: ['file'],
+  fields: ['format', 'dryRun'],
+  says: {
+    unexpectedFile: (name) => `Unexpected file part "${name}": send the file in a part named file`,
+    secondFile: 'Send one file per import',
+    tooLarge: () => new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${IMPORT_MAX_BYTES} bytes (10 MiB), the most an import reads. Import it in parts; nothing was imported`),
+    tooManyParts: (detail) => `The form has too many parts (${detail}); send one file, format and dryRun`,
+    unreadable: (detail) => `The multipart body could not be read (${detail}); send multipart/form-data with a file part`,
+  },
+};
 
 /** A JSON body holds the text escaped: room for the quotes and escapes of 10 MiB of it. */
 const JSON_BODY_LIMIT = 2 * IMPORT_MAX_BYTES + 64 * 1024;
@@ -34,37 +46,16 @@ function dryRunOf(value: string | undefined): boolean {
 }
 
 /** A form: the one file part (`file`), `format` and `dryRun`, in any order. */
-async function readForm(request: FastifyRequest): Promise<MemoryImportInput> {
-  let file: { name: string; data: Buffer } | undefined;
-  const fields: Record<string, string> = {};
-  try {
-    for await (const part of request.parts({ limits: FORM_LIMITS })) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file') throw new AppError('VALIDATION_ERROR', `Unexpected file part "${part.fieldname}": send the file in a part named file`);
-        if (file) throw new AppError('VALIDATION_ERROR', 'Send one file per import');
-        // The name only labels messages: nothing is written to disk.
-        file = { name: part.filename.split(/[\\/]/).pop()!.slice(0, 200) || 'the file', data: await part.toBuffer() };
-        continue;
-      }
-      if (part.fieldname !== 'format' && part.fieldname !== 'dryRun') continue;
-      if (part.valueTruncated) throw new AppError('VALIDATION_ERROR', `The field "${part.fieldname}" is too long`);
-      fields[part.fieldname] = String(part.value);
-    }
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    const e = error as { code?: string; statusCode?: number; message?: string };
-    if (e?.code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${IMPORT_MAX_BYTES} bytes (10 MiB), the most an import reads. Import it in parts; nothing was imported`);
-    }
-    if (e?.statusCode === 413) throw new AppError('PAYLOAD_TOO_LARGE', `The form has too many parts (${e.message}); send one file, format and dryRun`);
-    throw new AppError('VALIDATION_ERROR', `The multipart body could not be read (${e?.message ?? 'malformed'}); send multipart/form-data with a file part`, { cause: error });
-  }
+async function readImportForm(request: FastifyRequest): Promise<MemoryImportInput> {
+  const { file, fields } = await readForm(request, FORM);
   if (!file) {
     throw new AppError('VALIDATION_ERROR', 'No file in the form: send it in a part named file (curl -F file=@memory.json), or send JSON with the text as content', {
       details: [{ field: 'body.file', message: 'is required' }],
     });
   }
-  return { format: formatOf(fields.format), dryRun: dryRunOf(fields.dryRun), data: file.data, file: file.name };
+  // The name only labels messages: nothing is written to disk.
+  const name = file.filename.split(/[\\/]/).pop()!.slice(0, 200) || 'the file';
+  return { format: formatOf(fields.format), dryRun: dryRunOf(fields.dryRun), data: file.data, file: name };
 }
 
 /** A JSON body: the text to import as `content`. */
@@ -85,7 +76,7 @@ export function memoryImportRoutes(deps: { memoryImport: MemoryImportService }):
   return async (app) => {
     // A plugin of its own, so that the multipart parser is known only here.
     await app.register(async (imports) => {
-      await imports.register(multipart, { limits: FORM_LIMITS });
+      await imports.register(multipart, { limits: FORM.limits });
       imports.post(
         PATH,
         {
@@ -104,7 +95,7 @@ export function memoryImportRoutes(deps: { memoryImport: MemoryImportService }):
           validatorCompiler: () => () => true,
         },
         async (request) => {
-          const input = request.isMultipart() ? await readForm(request) : readJson(request.body);
+          const input = request.isMultipart() ? await readImportForm(request) : readJson(request.body);
           const principal = principalOf(request);
           return { data: await inRequestPart('body', memoryImport.run(principal.ownerId, input, { principal, channel: 'import' })) };
         },

@@ -355,6 +355,7 @@ function forImportItem<T>(index: number, check: () => T): T {
     throw error;
   }
 }
+
 /** Entries nearest in meaning a new one is compared with (the nearest may be superseded or expired). */
 const DUPLICATE_CANDIDATES = 5;
 
@@ -411,7 +412,6 @@ function createMemoryReviewService(repo: Pick<MemoryRepo, 'setPinOrder' | 'autho
       }
       return { author, dryRun, count: done.count, deleted: done.changed ? done.count : 0, restored: done.restored };
     },
-
   };
 }
 
@@ -717,14 +717,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const structure = structureColumns(input);
       structure.tags = scopedTags(structure.tags, scope, false);
       if (structure.tags === undefined) delete structure.tags;
-      const editor: MemoryAuthor = { channel: writer.channel, ...storedAuthor(writer).author };
       const changes = {
         ...(input.content !== undefined ? { content: input.content, content_key: textKey(input.content, scope) } : {}),
         ...structure,
         // Unpinned leaves the profile: pinned again, it goes last until placed.
         ...(input.pinned === false ? { pin_order: null } : {}),
         updated_at: isoNow(),
-        editor: JSON.stringify(editor),
+        editor: writerJson(writer),
       };
       // The window is judged on the changed row, in the writing transaction: no read before it.
       const window = input.validFrom !== undefined || input.validUntil !== undefined;

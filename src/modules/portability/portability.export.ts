@@ -13,7 +13,6 @@ import { sealSecrets } from './portability.crypto.js';
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
-  CARRIED_TABLES,
   carriedColumns,
   dataFile,
   MANIFEST_FILE,
@@ -66,6 +65,8 @@ export interface Manifest {
 
 export interface ExportOptions {
   db: Executor<PortabilityTables>;
+  /** The tables an archive carries (`carriedTables`). */
+  tables: readonly CarriedTable[];
   ownerId: string;
   /** Where the archive is written (the caller renames it once this resolves). */
   path: string;
@@ -182,9 +183,9 @@ function createZipSink(path: string): ZipSink {
   };
 }
 
-async function countRows(db: Executor, ownerId: string): Promise<Record<string, number>> {
+async function countRows(db: Executor, tables: readonly CarriedTable[], ownerId: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of CARRIED_TABLES) {
+  for (const table of tables) {
     const row = (await db.selectFrom(table.name).select((eb) => eb.fn.countAll().as('n')).where('owner_id', '=', ownerId).executeTakeFirst()) as { n: number | string | bigint };
     counts[table.name] = Number(row.n);
   }
@@ -193,10 +194,10 @@ async function countRows(db: Executor, ownerId: string): Promise<Record<string, 
 
 /** Writes the archive; answers its manifest. Throws (and leaves a partial file for the caller to remove) on failure. */
 export async function writeArchive(options: ExportOptions): Promise<{ manifest: Manifest; bytes: number; sha256: string }> {
-  const { db, ownerId } = options;
+  const { db, tables, ownerId } = options;
   const d = db as Executor;
   const owner = (await d.selectFrom('users').select(['id', 'email', 'name']).where('id', '=', ownerId).executeTakeFirstOrThrow()) as Manifest['owner'];
-  const counts = await countRows(d, ownerId);
+  const counts = await countRows(d, tables, ownerId);
   // Progress counts the rows of the machine-readable copy; the Markdown pages follow them.
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   let done = 0;
@@ -205,7 +206,7 @@ export async function writeArchive(options: ExportOptions): Promise<{ manifest: 
   const withSecrets = options.passphrase !== undefined;
   try {
     // The machine-readable copy: one JSON object per row.
-    for (const table of CARRIED_TABLES) {
+    for (const table of tables) {
       const columns = carriedColumns(table).map(([name]) => name);
       const file = sink.openFile(dataFile(table.name));
       for await (const page of ownerRows(db, table, ownerId, columns)) {
@@ -219,7 +220,7 @@ export async function writeArchive(options: ExportOptions): Promise<{ manifest: 
       await file.end();
     }
     // The human-readable copy: Markdown pages with every field in their frontmatter.
-    await writeReadable(db, ownerId, sink.openFile, sink.writeWhole);
+    await writeReadable(db, tables, ownerId, sink.openFile, sink.writeWhole);
     const sealed = withSecrets ? await writeSecrets(sink, options.passphrase!, secrets) : null;
     await sink.writeWhole('README.md', ARCHIVE_README);
     const manifest: Manifest = {
@@ -272,7 +273,14 @@ async function collectSecret(table: CarriedTable, row: Record<string, unknown>, 
 type OpenFile = (path: string) => { push(text: string): Promise<void>; end(): Promise<void> };
 
 /** Memory, knowledge, personas and skills as Markdown; identity and preferences as YAML frontmatter. */
-async function writeReadable(db: Executor<PortabilityTables>, ownerId: string, openFile: OpenFile, writeWhole: (path: string, text: string) => Promise<void>): Promise<void> {
+async function writeReadable(
+  db: Executor<PortabilityTables>,
+  tables: readonly CarriedTable[],
+  ownerId: string,
+  openFile: OpenFile,
+  writeWhole: (path: string, text: string) => Promise<void>,
+): Promise<void> {
+  const tableNamed = (name: CarriedTable['name']) => tables.find((table) => table.name === name)!;
   const pages: Array<{ table: CarriedTable['name']; path: (row: Record<string, unknown>) => string; body: string }> = [
     { table: 'memory_entries', path: (row) => `memory/${safeFileName(String(row.id))}.md`, body: 'content' },
     { table: 'kb_documents', path: (row) => `knowledge/${safeFileName(String(row.id))}.md`, body: 'content' },
@@ -280,7 +288,7 @@ async function writeReadable(db: Executor<PortabilityTables>, ownerId: string, o
     { table: 'skills', path: (row) => `skills/${row.id}-${safeFileName(String(row.slug))}/SKILL.md`, body: 'script_content' },
   ];
   for (const page of pages) {
-    const table = CARRIED_TABLES.find((t) => t.name === page.table)!;
+    const table = tableNamed(page.table);
     const columns = carriedColumns(table).map(([name]) => name);
     for await (const rows of ownerRows(db, table, ownerId, columns)) {
       for (const row of rows) {
@@ -296,7 +304,7 @@ async function writeReadable(db: Executor<PortabilityTables>, ownerId: string, o
     }
   }
   for (const name of ['identity', 'preferences'] as const) {
-    const table = CARRIED_TABLES.find((t) => t.name === name)!;
+    const table = tableNamed(name);
     const row = (await (db as Executor).selectFrom(name).select(['document', 'updated_at']).where('owner_id', '=', ownerId).executeTakeFirst()) as
       | Record<string, unknown>
       | undefined;

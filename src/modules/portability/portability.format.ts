@@ -7,13 +7,40 @@
  * and booleans as true/false, one JSON object per line in `data/<table>.jsonl`: an exact copy,
  * which an import writes back field for field.
  */
-import type { ColumnKind } from '../../storage/columns.js';
-import { portabilityReads } from './portability.tables.js';
+import type { ColumnKind, Columns, Table } from '../../storage/columns.js';
 
 export const ARCHIVE_FORMAT = 'hearth-archive';
 export const ARCHIVE_FORMAT_VERSION = 1;
 
-export type CarriedTableName = Exclude<keyof typeof portabilityReads.tables, 'users'>;
+export type CarriedTableName =
+  | 'identity'
+  | 'preferences'
+  | 'memory_entries'
+  | 'kb_documents'
+  | 'kb_passages'
+  | 'personas'
+  | 'skills'
+  | 'persona_documents'
+  | 'persona_skills'
+  | 'skill_documents'
+  | 'chat_conversations'
+  | 'chat_messages'
+  | 'vault_tokens'
+  | 'connectors'
+  | 'oauth_connections'
+  | 'webhook_endpoints'
+  | 'audit_log'
+  | 'tokens'
+  | 'afp_devices';
+
+/**
+ * The declarations of the carried tables, each the one its owning module makes (`memoryTables`
+ * of memory.tables.ts, …). An archive carries whole rows, so it needs every column the owner
+ * declares; a module may not import another module's tables (test/architecture.test.ts), so the
+ * composition root, which may, hands them in (`carriedDeclarations` in src/container.ts), as it
+ * hands the gateway each module's context section. A column is declared once, by its owner.
+ */
+export type CarriedDeclarations = Readonly<Record<CarriedTableName, Table<Columns>>>;
 
 /** A column that points at a row of another carried table (renumbered along with it). */
 interface Reference {
@@ -23,7 +50,8 @@ interface Reference {
   list?: boolean;
 }
 
-export interface CarriedTable {
+/** How an archive carries one table; with its columns (`carriedTables`), a `CarriedTable`. */
+export interface CarriedTableRules {
   name: CarriedTableName;
   /** The columns that identify a row within an owner's data (`owner_id` alone: one row per owner). */
   key: readonly string[];
@@ -40,13 +68,18 @@ export interface CarriedTable {
   uniqueWithinOwner?: readonly string[];
 }
 
+export interface CarriedTable extends CarriedTableRules {
+  /** Every column of the table, as its owning module declares them. */
+  columns: Columns;
+}
+
 /**
  * In the order an import writes them: every table after the ones its rows point at. Secret
  * columns are never carried in clear: `secret_sealed` and the OAuth tokens are sealed under this
  * server's keys and would not open elsewhere; with a passphrase their plain values travel in
  * the encrypted `secrets.enc.json` instead (portability.crypto.ts).
  */
-export const CARRIED_TABLES: readonly CarriedTable[] = [
+export const CARRIED_TABLE_RULES: readonly CarriedTableRules[] = [
   { name: 'identity', key: ['owner_id'], omitted: [], references: [], import: 'rows' },
   { name: 'preferences', key: ['owner_id'], omitted: [], references: [], import: 'rows' },
   {
@@ -122,14 +155,14 @@ export const CARRIED_TABLES: readonly CarriedTable[] = [
   { name: 'afp_devices', key: ['id'], omitted: ['key_hash'], references: [], import: 'record' },
 ];
 
-export function carriedTable(name: string): CarriedTable | undefined {
-  return CARRIED_TABLES.find((table) => table.name === name);
+/** The carried tables, in import order, each with the columns its owner declares. */
+export function carriedTables(declared: CarriedDeclarations): readonly CarriedTable[] {
+  return CARRIED_TABLE_RULES.map((rules) => ({ ...rules, columns: declared[rules.name].columns }));
 }
 
 /** The columns of a carried table as the archive holds them (owner and omitted ones left out), with their kinds. */
 export function carriedColumns(table: CarriedTable): Array<[string, ColumnKind]> {
-  const declared = portabilityReads.tables[table.name].columns as Record<string, { kind: ColumnKind }>;
-  return Object.entries(declared)
+  return Object.entries(table.columns)
     .filter(([name]) => name !== 'owner_id' && !table.omitted.includes(name))
     .map(([name, spec]) => [name, spec.kind]);
 }
@@ -190,6 +223,5 @@ export function rowFromArchive(table: CarriedTable, line: Record<string, unknown
 }
 
 export function isNullableColumn(table: CarriedTable, column: string): boolean {
-  const declared = portabilityReads.tables[table.name].columns as Record<string, { isNullable: boolean }>;
-  return declared[column]?.isNullable ?? false;
+  return table.columns[column]?.isNullable ?? false;
 }

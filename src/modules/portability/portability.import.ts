@@ -27,7 +27,6 @@ import { secretContexts, type ArchiveSecrets, type Manifest } from './portabilit
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
-  CARRIED_TABLES,
   dataFile,
   isNullableColumn,
   MANIFEST_FILE,
@@ -195,6 +194,8 @@ export async function archiveSecrets(archive: OpenedArchive, passphrase: string 
 
 export interface ApplyOptions {
   trx: Executor;
+  /** The tables an archive carries (`carriedTables`), written in this order. */
+  tables: readonly CarriedTable[];
   dialect: Dialect;
   ownerId: string;
   archive: OpenedArchive;
@@ -250,7 +251,7 @@ function* archiveLines(archive: OpenedArchive, table: CarriedTable): Generator<R
 /** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
 export async function applyArchive(options: ApplyOptions): Promise<ImportReport> {
   const importer = new ArchiveImporter(options);
-  for (const table of CARRIED_TABLES) await importer.importTable(table);
+  for (const table of options.tables) await importer.importTable(table);
   const report = importer.finish();
   importer.progress.end();
   return report;
@@ -267,11 +268,12 @@ class ProgressCounter {
 
   constructor(
     manifest: Manifest,
+    tables: readonly CarriedTable[],
     private readonly tell: ImportProgress | undefined,
   ) {
     const counts = typeof manifest.counts === 'object' && manifest.counts !== null ? manifest.counts : {};
     let total = 0;
-    for (const table of CARRIED_TABLES) {
+    for (const table of tables) {
       const count = Number((counts as Record<string, unknown>)[table.name]);
       if (Number.isSafeInteger(count) && count > 0) total += count;
     }
@@ -308,7 +310,7 @@ class ArchiveImporter {
   constructor(private readonly options: ApplyOptions) {
     const { manifest } = options.archive;
     this.d = options.trx;
-    this.progress = new ProgressCounter(manifest, options.onProgress);
+    this.progress = new ProgressCounter(manifest, options.tables, options.onProgress);
     this.report = {
       dryRun: options.dryRun,
       format: { name: manifest.format, version: manifest.formatVersion, createdAt: String(manifest.createdAt) },

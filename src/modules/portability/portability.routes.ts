@@ -9,6 +9,7 @@ import { access, principalOf } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { sseError, sseEvent } from '../../http/event-stream.js';
 import { PASSWORD_ATTEMPTS } from '../../http/rate-limit.js';
+import { readForm, type FormReading } from '../../http/multipart.js';
 import { actorOf } from '../audit/audit.service.js';
 import { ExportBody, ExportIdParams, ExportJobResponse, ImportForm, ImportQuery, ImportResponse } from './portability.schemas.js';
 import { IMPORT_MAX_BYTES, type PortabilityService } from './portability.service.js';
@@ -19,8 +20,18 @@ function tooLarge(): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `The archive is larger than ${IMPORT_MAX_BYTES / MiB} MiB, the import limit. Nothing was imported`);
 }
 
-/** Busboy's limits for the import form: one archive and two short fields. */
-const IMPORT_FORM_LIMITS = { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 5, parts: 8, fieldSize: 4096, fieldNameSize: 100, headerPairs: 100 };
+/** The import form: one archive and two short fields (passphrase, dryRun). */
+const IMPORT_FORM: FormReading = {
+  limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 5, parts: 8, fieldSize: 4096, fieldNameSize: 100, headerPairs: 100 },
+  fileParts: ['file'],
+  says: {
+    unexpectedFile: (name) => `Unexpected file part "${name}": send the archive in a part named file`,
+    secondFile: 'Send one archive per import',
+    tooLarge,
+    tooManyParts: (detail) => `The form has too many parts (${detail}); send the archive and at most passphrase and dryRun`,
+    unreadable: (detail) => `The multipart body could not be read (${detail}); send multipart/form-data with the archive in a part named file`,
+  },
+};
 
 /** Reads the import form: the archive (at most IMPORT_MAX_BYTES, refused as soon as it passes) and the passphrase and dryRun fields. */
 async function readImportForm(request: FastifyRequest): Promise<{ data: Buffer; passphrase?: string; dryRun?: boolean }> {
@@ -29,28 +40,10 @@ async function readImportForm(request: FastifyRequest): Promise<{ data: Buffer; 
   }
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > IMPORT_MAX_BYTES + MiB) throw tooLarge();
-  let data: Buffer | undefined;
-  const fields: Record<string, string> = {};
-  try {
-    for await (const part of request.parts({ limits: IMPORT_FORM_LIMITS })) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file') throw new AppError('VALIDATION_ERROR', `Unexpected file part "${part.fieldname}": send the archive in a part named file`);
-        data = await part.toBuffer();
-        continue;
-      }
-      if (part.valueTruncated) throw new AppError('VALIDATION_ERROR', `The field "${part.fieldname}" is too long`);
-      if (typeof part.value === 'string') fields[part.fieldname] = part.value;
-    }
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    const e = error as { code?: string; statusCode?: number; message?: string };
-    if (e?.code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-    if (e?.statusCode === 413) throw new AppError('PAYLOAD_TOO_LARGE', `The form has too many parts (${e.message}); send the archive and at most passphrase and dryRun`);
-    throw new AppError('VALIDATION_ERROR', `The multipart body could not be read (${e?.message ?? 'malformed'}); send multipart/form-data with the archive in a part named file`, { cause: error });
-  }
-  if (!data) throw new AppError('VALIDATION_ERROR', 'No archive in the form: send it in a part named file', { details: [{ field: 'file', message: 'is required' }] });
+  const { file, fields } = await readForm(request, IMPORT_FORM);
+  if (!file) throw new AppError('VALIDATION_ERROR', 'No archive in the form: send it in a part named file', { details: [{ field: 'file', message: 'is required' }] });
   return {
-    data,
+    data: file.data,
     ...(fields.passphrase ? { passphrase: fields.passphrase } : {}),
     ...(fields.dryRun !== undefined ? { dryRun: fields.dryRun === 'true' || fields.dryRun === '1' } : {}),
   };
@@ -125,7 +118,7 @@ export function portabilityRoutes(deps: { portability: PortabilityService }): Fa
 
     // The import route lives in a plugin of its own, so that the multipart parser is known only here.
     await app.register(async (imports) => {
-      await imports.register(multipart, { limits: IMPORT_FORM_LIMITS });
+      await imports.register(multipart, { limits: IMPORT_FORM.limits });
       imports.post(
         '/api/v1/import',
         {

@@ -18,6 +18,7 @@ import type { Dialect } from '../../storage/dialect.js';
 import type { AuditActor } from '../audit/audit.service.js';
 import { MIN_PASSPHRASE_LENGTH } from './portability.crypto.js';
 import { writeArchive, type OpenSealed } from './portability.export.js';
+import { carriedTables, type CarriedDeclarations } from './portability.format.js';
 import { applyArchive, archiveSecrets, openArchive, type ImportLimits, type ImportProgress, type ImportReport } from './portability.import.js';
 import type { ExportJobsTable, PortabilityTables } from './portability.tables.js';
 
@@ -51,6 +52,8 @@ export interface OwnerProof {
 
 export interface PortabilityDeps {
   db: Executor<PortabilityTables>;
+  /** The carried tables' declarations, by their owning modules (see `CarriedDeclarations`). */
+  carried: CarriedDeclarations;
   dialect: Dialect;
   dataDir: string;
   keyring: { seal(ownerId: string, context: string, plaintext: string): Promise<string>; open: OpenSealed };
@@ -90,6 +93,7 @@ class DryRunDone extends Error {
 export function createPortabilityService(deps: PortabilityDeps) {
   const { db, audit } = deps;
   const d = db as Executor;
+  const tables = carriedTables(deps.carried);
   const dir = path.join(deps.dataDir, 'exports');
   const running = new Set<Promise<void>>();
   const finalPath = (id: string) => path.join(dir, `${id}.zip`);
@@ -174,6 +178,7 @@ export function createPortabilityService(deps: PortabilityDeps) {
     try {
       const result = await writeArchive({
         db,
+        tables,
         ownerId: job.ownerId,
         path: partial,
         passphrase: job.passphrase,
@@ -313,7 +318,7 @@ export function createPortabilityService(deps: PortabilityDeps) {
         // through the pool, which on SQLite is the one connection the transaction holds.
         await deps.keyring.seal(ownerId, 'portability:import', '');
         report = await db.transaction().execute(async (trx) => {
-          const result = await applyArchive({ trx, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun, onProgress });
+          const result = await applyArchive({ trx, tables, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun, onProgress });
           if (input.dryRun) throw new DryRunDone(result);
           await audit.record(actor, { action: 'portability.import', outcome: 'success', details: summary(result, started) }, trx);
           return result;

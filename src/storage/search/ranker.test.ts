@@ -75,12 +75,27 @@ function referenceHits(
   limit: number,
   accept: (row: Record<string, unknown>) => boolean = () => true,
 ): Hit[] {
-  const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
+  return rankCorpus(referenceCorpus(rows, index), q, mode, limit, accept);
+}
+
+/** The reference's work per document, done once for a corpus: its stems by column and its length. */
+function referenceCorpus<R extends Record<string, unknown>>(rows: R[], index: FullTextIndex) {
   const docs = rows.map((row) => {
     const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name] ?? '')).map(porterStem) }));
     return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
   });
-  const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
+  return { docs, avg: docs.reduce((n, d) => n + d.length, 0) / docs.length };
+}
+
+/** bm25 of every document of the corpus (as the index's Porter stems and prefixes match), best `limit` first. */
+function rankCorpus<R extends Record<string, unknown>>(
+  { docs, avg }: ReturnType<typeof referenceCorpus<R>>,
+  q: string,
+  mode: MatchMode,
+  limit: number,
+  accept: (row: R) => boolean,
+): Hit[] {
+  const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
   const freqs = docs.map((d) => terms.map((t) => d.columns.reduce((f, c) => f + c.weight * c.stems.filter((s) => s.startsWith(t)).length, 0)));
   const idfs = terms.map((_, i) => {
     const hits = freqs.filter((f) => f[i]! > 0).length;
@@ -468,32 +483,8 @@ describe('the top k of any word, against a ranking of every document', () => {
 
   /** Scores every note for any word of `q` (the reference), with the work per note done once per corpus. */
   function everyDocument(rows: Note[]): (q: string, limit: number, accept: (row: Note) => boolean) => Hit[] {
-    const docs = rows.map((row) => {
-      const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name as 'title' | 'body'])).map(porterStem) }));
-      return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
-    });
-    const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
-    return (q, limit, accept) => {
-      const terms = searchTerms(q).map((t) => porterStem(tokenize(t)[0]!));
-      const freqs = docs.map((d) => terms.map((t) => d.columns.reduce((f, c) => f + c.weight * c.stems.filter((st) => st.startsWith(t)).length, 0)));
-      const idfs = terms.map((_, i) => {
-        const holding = freqs.filter((f) => f[i]! > 0).length;
-        const idf = Math.log((docs.length - holding + 0.5) / (holding + 0.5));
-        return idf <= 0 ? 1e-6 : idf;
-      });
-      const hits: Hit[] = [];
-      docs.forEach((d, di) => {
-        const f = freqs[di]!;
-        if (!f.some((x) => x > 0) || !accept(d.row)) return;
-        let score = 0;
-        f.forEach((x, i) => {
-          if (x > 0) score += idfs[i]! * ((x * (1.2 + 1)) / (x + 1.2 * (1 - 0.75 + (0.75 * d.length) / avg)));
-        });
-        hits.push({ id: d.row.id, score });
-      });
-      hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return hits.slice(0, limit);
-    };
+    const corpus = referenceCorpus(rows, index);
+    return (q, limit, accept) => rankCorpus(corpus, q, 'any', limit, accept);
   }
 
   /** The index's answers for `q`, filtered and not, at several limits, against the reference's: ids and scores. */

@@ -470,7 +470,10 @@ function accumulateTyped(slots: Int32Array, freqs: Float64Array, idf: number, le
   return count;
 }
 
-/** accumulateTyped for lists held in plain arrays. */
+/**
+ * accumulateTyped for lists held in plain arrays. A copy rather than one function over both
+ * kinds: the search's hottest loop stays monomorphic, each copy seeing one kind of array.
+ */
 function accumulatePlain(slots: ArrayLike<number>, freqs: ArrayLike<number>, idf: number, lengths: Float64Array, avgLength: number, sums: Float64Array, found: Int32Array, count: number): number {
   for (let p = 0; p < slots.length; p++) {
     const slot = slots[p]!;

@@ -1,4 +1,4 @@
-import { apiError, sessionHeaders, signedOut, type Schemas } from './client';
+import { answerData, answerError, sessionHeaders, type Schemas } from './client';
 
 /**
  * Sends an archive to POST /api/v1/import (a dry run, or the import itself). XMLHttpRequest rather
@@ -16,15 +16,11 @@ export function sendArchive(
     for (const [name, value] of Object.entries(sessionHeaders())) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
     xhr.onload = () => {
-      let body: unknown;
       try {
-        body = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
-      } catch {
-        body = undefined;
+        resolve(answerData<Schemas['ImportReport']>(xhr.status, xhr.statusText, xhr.responseText));
+      } catch (error) {
+        reject(error as Error);
       }
-      if (xhr.status === 200 && body && typeof body === 'object' && 'data' in body) return resolve((body as { data: Schemas['ImportReport'] }).data);
-      if (xhr.status === 401) signedOut();
-      reject(apiError(xhr.status, xhr.statusText, body));
     };
     xhr.onerror = () => reject(new TypeError('The archive could not reach the server'));
     const form = new FormData();
@@ -37,17 +33,7 @@ export function sendArchive(
 /** Downloads a finished export with the session (a plain link would not carry the session binding) and hands it to the browser as a file. */
 export async function downloadExport(url: string, filename: string): Promise<void> {
   const res = await fetch(url, { headers: sessionHeaders(), credentials: 'same-origin' });
-  if (!res.ok) {
-    if (res.status === 401) signedOut();
-    const text = await res.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    throw apiError(res.status, res.statusText, body);
-  }
+  if (!res.ok) throw answerError(res.status, res.statusText, await res.text());
   const link = document.createElement('a');
   link.href = URL.createObjectURL(await res.blob());
   link.download = filename;

@@ -115,6 +115,31 @@ export function apiError(status: number, statusText: string, body: unknown): Api
   );
 }
 
+/** An answer's text as JSON; undefined when it is empty or not JSON (a proxy's error page). */
+function jsonOrNothing(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The error of an answer read without the typed client (a form sent with fetch, an upload with
+ * its progress, a download), from its status and text; a 401 signs the page out, as `unwrap` does.
+ */
+export function answerError(status: number, statusText: string, text: string): ApiError {
+  if (status === 401) signedOut();
+  return apiError(status, statusText, jsonOrNothing(text));
+}
+
+/** The `data` of a successful answer read without the typed client; its error (`answerError`) thrown otherwise. */
+export function answerData<T>(status: number, statusText: string, text: string): T {
+  const body = status >= 200 && status < 300 ? jsonOrNothing(text) : undefined;
+  if (body && typeof body === 'object' && 'data' in body) return (body as { data: T }).data;
+  throw answerError(status, statusText, text);
+}
+
 /** The session is over (expired, revoked, signed out, or its cookie replaced): back to the sign-in page. */
 export function signedOut(): void {
   forgetSessionBinding();

@@ -145,8 +145,9 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
   const [editingPolicy, setEditingPolicy] = useState(false);
   const [editingTags, setEditingTags] = useState(false);
   const active = token.status === 'active';
-  // Policies hold what a delegated token may do; the owner's own credentials answer to none.
-  const hasPolicy = token.kind === 'api' || token.kind === 'handshake' || token.kind === 'oauth';
+  // A token the owner gave away: its policy and its memory tags bound what it may do; the owner's
+  // own credentials (master token, sign-in sessions) answer to neither.
+  const delegated = token.kind === 'api' || token.kind === 'handshake' || token.kind === 'oauth';
   const regenerate = async () => {
     const answer = unwrap(await api.POST('/api/v1/tokens/{id}/regenerate', { params: { path: { id: token.id } } }));
     setSecret(answer.data.token);
@@ -200,12 +201,12 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
       {secret ? <OnceSecret label="New token" value={secret} onDone={() => setSecret(undefined)} /> : null}
       {active ? (
         <div className="row">
-          {hasPolicy ? (
+          {delegated ? (
             <button type="button" aria-expanded={editingPolicy} aria-label={`Policy for ${token.name}`} onClick={() => setEditingPolicy((open) => !open)}>
               Policy
             </button>
           ) : null}
-          {hasPolicy ? (
+          {delegated ? (
             <button type="button" aria-expanded={editingTags} aria-label={`Memory tags for ${token.name}`} onClick={() => setEditingTags((open) => !open)}>
               Memory tags
             </button>
@@ -228,8 +229,8 @@ function TokenCard({ token, onChanged }: { token: Token; onChanged: () => void }
           />
         </div>
       ) : null}
-      {active && hasPolicy && editingPolicy ? <PolicyEditor token={token} onClose={() => setEditingPolicy(false)} /> : null}
-      {active && hasPolicy && editingTags ? <MemoryTagsEditor token={token} onSaved={onChanged} onClose={() => setEditingTags(false)} /> : null}
+      {active && delegated && editingPolicy ? <PolicyEditor token={token} onClose={() => setEditingPolicy(false)} /> : null}
+      {active && delegated && editingTags ? <MemoryTagsEditor token={token} onSaved={onChanged} onClose={() => setEditingTags(false)} /> : null}
     </article>
   );
 }

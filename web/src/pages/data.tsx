@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { api, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
 import { downloadExport, sendArchive } from '../api/archive';
 import { ActionError, useAction } from '../components/actions';
 import { PageHeader } from '../components/ui';
@@ -33,6 +33,7 @@ function ExportSection() {
         try {
           setJob(unwrap(await api.GET('/api/v1/export/{id}', { params: { path: { id: job.id } } })).data);
         } catch {
+          // A status read that failed (the network, a restart) is tried again: a new object re-runs this effect.
           setJob({ ...job });
         }
       })();
@@ -116,22 +117,20 @@ function ImportSection() {
   const [dryRun, setDryRun] = useState<Report>();
   const [applied, setApplied] = useState<Report>();
   const [over, setOver] = useState(false);
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   const input = useRef<HTMLInputElement>(null);
 
-  const send = async (chosen: File, asDryRun: boolean) => {
-    setError(undefined);
-    setSent({ sent: 0, total: chosen.size });
-    try {
-      const report = await sendArchive(chosen, { dryRun: asDryRun, passphrase }, (done, total) => setSent({ sent: done, total }));
-      if (asDryRun) setDryRun(report);
-      else setApplied(report);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setSent(undefined);
-    }
-  };
+  const send = (chosen: File, asDryRun: boolean) =>
+    run(async () => {
+      setSent({ sent: 0, total: chosen.size });
+      try {
+        const report = await sendArchive(chosen, { dryRun: asDryRun, passphrase }, (done, total) => setSent({ sent: done, total }));
+        if (asDryRun) setDryRun(report);
+        else setApplied(report);
+      } finally {
+        setSent(undefined);
+      }
+    });
 
   const choose = (files: FileList | null) => {
     const chosen = files?.[0];
@@ -171,11 +170,7 @@ function ImportSection() {
         </label>
       </div>
       {sent ? <progress aria-label="Sending the archive" max={sent.total || 1} value={sent.sent} /> : null}
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       {dryRun && !applied && file ? (
         <div className="stack">
           <h3>What importing {file.name} would do</h3>

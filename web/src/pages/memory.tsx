@@ -91,13 +91,13 @@ function MemoryList({ filters, added, changed }: { filters: MemoryFilters; added
     if (added && !hasFilters(filters)) update((list) => (list.some((entry) => entry.id === added.id) ? list : [added, ...list]));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [added, update]);
-  const events: CardEvents = {
+  const eventsOf = (entry: Entry): CardEvents => ({
     onChanged: (changedEntry) => update((items) => items.map((item) => (item.id === changedEntry.id ? changedEntry : item))),
-    onDeleted: () => undefined,
+    onDeleted: () => update((items) => items.filter((item) => item.id !== entry.id)),
     onReplaced: (old, newer) =>
       // The correction comes first; the replaced entry stays only where replaced ones are shown.
       update((items) => [newer, ...items.flatMap((item) => (item.id !== old.id ? [item] : filters.history ? [old] : []))]),
-  };
+  });
 
   return (
     <>
@@ -113,7 +113,7 @@ function MemoryList({ filters, added, changed }: { filters: MemoryFilters; added
             <ul className="cards" aria-label="Memory entries">
               {list.map((entry) => (
                 <li key={entry.id}>
-                  <MemoryCard id={entry.id} entry={entry} events={{ ...events, onDeleted: () => update((items) => items.filter((item) => item.id !== entry.id)) }} />
+                  <MemoryCard id={entry.id} entry={entry} events={eventsOf(entry)} />
                 </li>
               ))}
             </ul>

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, apiError, errorMessage, unwrap, type Schemas } from '../api/client';
-import { ActionError } from '../components/actions';
+import { ActionError, useAction } from '../components/actions';
 import { isObject, KeyValueRows, mergePatch, objectOf, rowsOf, type KeyValueRow } from '../components/key-values';
 import { PageHeader, Show, useLoad } from '../components/ui';
 
@@ -221,52 +221,45 @@ function SaveRow({ busy, label, error, status }: { busy: boolean; label: string;
   );
 }
 
-type Answer = { data?: unknown; error?: unknown; response: Response };
+type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 /**
- * The error of a password-checked request. A wrong password answers 401, as login does; that is
- * not a sign-out, so the session is asked about first (unwrap signs the page out only if the
- * session itself has ended) and otherwise the answer's own words are shown.
+ * The body of a password-checked answer; its error is thrown. A wrong password answers 401, as
+ * login does; that is not a sign-out, so the session is asked about first (unwrap signs the page
+ * out only if the session itself has ended) and otherwise the answer's own words are shown.
  */
-async function passwordCheckedError(answer: Answer): Promise<string | undefined> {
-  if (answer.response.ok) return undefined;
-  if (answer.response.status === 401) unwrap(await api.GET('/api/v1/auth/me'));
-  return apiError(answer.response.status, answer.response.statusText, answer.error).message;
+async function passwordChecked<T>(answer: Answer<T>) {
+  if (answer.response.status === 401) {
+    unwrap(await api.GET('/api/v1/auth/me'));
+    throw apiError(answer.response.status, answer.response.statusText, answer.error);
+  }
+  return unwrap(answer);
 }
 
 function ChangePasswordForm() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
   const [status, setStatus] = useState<string>();
+  const { busy, error, run } = useAction();
 
-  const save = async (event: FormEvent) => {
+  const save = (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     setStatus(undefined);
-    if (next.length < 8) return setError('The new password needs at least 8 characters.');
-    if (next !== repeat) return setError('The new password and its repetition differ: type the same password twice.');
-    setBusy(true);
-    try {
-      const answer = await api.POST('/api/v1/auth/password', { body: { currentPassword: current, newPassword: next } });
-      const problem = await passwordCheckedError(answer);
-      if (problem) return setError(problem);
-      const ended = answer.data?.data.sessionsEnded ?? 0;
+    void run(async () => {
+      if (next.length < 8) throw new Error('The new password needs at least 8 characters.');
+      if (next !== repeat) throw new Error('The new password and its repetition differ: type the same password twice.');
+      const answer = await passwordChecked(await api.POST('/api/v1/auth/password', { body: { currentPassword: current, newPassword: next } }));
+      const ended = answer.data.sessionsEnded;
       setCurrent('');
       setNext('');
       setRepeat('');
       setStatus(`Password changed. ${ended === 0 ? 'No other session was signed in.' : `${ended} other ${ended === 1 ? 'session was' : 'sessions were'} signed out; this one stays.`}`);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
-    <form className="card" aria-label="Change password" onSubmit={(event) => void save(event)}>
+    <form className="card" aria-label="Change password" onSubmit={save}>
       <h3>Change password</h3>
       <label>
         Current password
@@ -289,31 +282,22 @@ function ChangePasswordForm() {
 function ChangeEmailForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
   const [status, setStatus] = useState<string>();
+  const { busy, error, run } = useAction();
 
-  const save = async (event: FormEvent) => {
+  const save = (event: FormEvent) => {
     event.preventDefault();
-    setError(undefined);
     setStatus(undefined);
-    setBusy(true);
-    try {
-      const answer = await api.POST('/api/v1/auth/email', { body: { newEmail: email.trim(), password } });
-      const problem = await passwordCheckedError(answer);
-      if (problem) return setError(problem);
+    void run(async () => {
+      const answer = await passwordChecked(await api.POST('/api/v1/auth/email', { body: { newEmail: email.trim(), password } }));
       setEmail('');
       setPassword('');
-      setStatus(`Email changed: you now sign in with ${answer.data?.data.email ?? email.trim()}.`);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+      setStatus(`Email changed: you now sign in with ${answer.data.email}.`);
+    });
   };
 
   return (
-    <form className="card" aria-label="Change email" onSubmit={(event) => void save(event)}>
+    <form className="card" aria-label="Change email" onSubmit={save}>
       <h3>Change email</h3>
       <label>
         New email

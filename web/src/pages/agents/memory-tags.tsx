@@ -34,8 +34,8 @@ export function MemoryTagsField({ value, onChange }: { value: string; onChange: 
 
 /** How a token's memory limit reads in its card. */
 export function MemoryTagsShown({ token }: { token: Token }) {
-  if (token.kind === 'master' || token.kind === 'session') return <span className="muted">all memory</span>;
-  if (!token.memoryTags) return <span className="muted">all memory</span>;
+  // The owner's own tokens are never limited.
+  if (token.kind === 'master' || token.kind === 'session' || !token.memoryTags) return <span className="muted">all memory</span>;
   return (
     <span>
       {token.memoryTags.map((tag) => (

@@ -24,10 +24,13 @@ export function ForgetAgent({ tokenId, author, onForgotten }: { tokenId: string;
     if (listed) setName(listed);
   }, [listed]);
 
+  /** What forgetting would delete now (a dry run: nothing changes). */
+  const countNow = async () => unwrap(await api.POST('/api/v1/memory/forget', { body: { author: tokenId, dryRun: true } })).data;
+
   const count = () =>
     run(async () => {
       setDone(undefined);
-      setCounted(unwrap(await api.POST('/api/v1/memory/forget', { body: { author: tokenId, dryRun: true } })).data);
+      setCounted(await countNow());
     });
 
   const forget = (expectedCount: number) =>
@@ -39,7 +42,7 @@ export function ForgetAgent({ tokenId, author, onForgotten }: { tokenId: string;
         onForgotten(result);
       } catch (caught) {
         // The count changed since it was shown: show the new one to confirm instead.
-        setCounted(unwrap(await api.POST('/api/v1/memory/forget', { body: { author: tokenId, dryRun: true } })).data);
+        setCounted(await countNow());
         throw caught;
       }
     });

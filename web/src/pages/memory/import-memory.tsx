@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import { apiError, sessionHeaders, signedOut, type Schemas } from '../../api/client';
+import { answerData, sessionHeaders, type Schemas } from '../../api/client';
 import { ActionError, useAction } from '../../components/actions';
 import { When } from '../../components/ui';
 
@@ -24,16 +24,7 @@ async function sendImport(format: Format, upload: Blob, name: string, dryRun: bo
   form.append('dryRun', String(dryRun));
   form.append('file', upload, name);
   const response = await fetch(IMPORT_PATH, { method: 'POST', credentials: 'same-origin', headers: { accept: 'application/json', ...sessionHeaders() }, body: form });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  if (response.ok && body && typeof body === 'object' && 'data' in body) return (body as { data: Result }).data;
-  if (response.status === 401) signedOut();
-  throw apiError(response.status, response.statusText, body);
+  return answerData<Result>(response.status, response.statusText, await response.text());
 }
 
 /**
