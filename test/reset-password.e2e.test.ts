@@ -7,6 +7,8 @@
  * sessions; an unknown email and wrong usage exit non-zero with one line saying why.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,6 +164,18 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/^hearth: No account signs in with nobody@example\.test\. .*nothing was changed\n$/);
     expect(await links()).toBe(before);
+  });
+
+  it.runIf(ENGINE === 'sqlite')('a DATA_DIR with no database: exit 1 saying so, and no database made there', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'hearth-empty-'));
+    try {
+      const run = await resetPassword(['--email', 'owner@example.test'], '', { ...settings, DATA_DIR: empty });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`hearth: DATA_DIR ${empty} holds no Hearth database (hearth.db): run this with the server's DATA_DIR (or its DATABASE_URL); nothing was changed\n`);
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it('wrong usage exits 2 with the usage; --help exits 0 with it', async () => {

@@ -4,9 +4,12 @@
  * server's own data, with the settings the server reads (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL,
  * … from the environment and `.env`), whether the server runs or not.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import process from 'node:process';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from '../../config.js';
 import { createRootKeys } from '../keyring/keyring.watch.js';
+import { DATABASE_FILE } from '../../storage/data-dir.js';
 import { createStorage, type Storage } from '../../storage/storage.js';
 import { COMMAND_LINE_ACTOR, RESET_LINK_TTL_MS, UnknownAccountError, type PasswordResets } from './accounts.resets.js';
 import { PasswordResetBody } from './accounts.schemas.js';
@@ -149,6 +152,10 @@ export async function resetPasswordCommand(argv: string[], services: (config: Co
   if (typeof args === 'number') return args;
   const config = settings();
   if (typeof config === 'number') return config;
+  // A wrong DATA_DIR would otherwise get a new, empty database, and "no account" for any email.
+  if (!config.databaseUrl && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
+    return fail(`DATA_DIR ${config.dataDir} holds no Hearth database (${DATABASE_FILE}): run this with the server's DATA_DIR (or its DATABASE_URL); nothing was changed`, RESET_EXIT.failed);
+  }
   // Asked before the database is opened: nothing is held while the operator types.
   const password = args.passwordStdin ? await newPassword() : undefined;
   if (typeof password === 'number') return password;

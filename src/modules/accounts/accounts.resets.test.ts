@@ -119,6 +119,20 @@ describe('POST /api/v1/auth/password-reset', () => {
     expect((await reset(secret)).status).toBe(200);
   });
 
+  it('forgives the failed sign-ins of the address the link was used from: the new password signs in at once', async () => {
+    const owner = await t.createOwner();
+    // Five failures lock this address out of the account for 1 s, a sixth for 2 s, a seventh for 4 s.
+    for (const wait of [0, 0, 0, 0, 0, 1_100, 2_100]) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      expectError(await login(owner.email, 'not the password'), 401, 'UNAUTHORIZED');
+    }
+    expectError(await login(owner.email, owner.password), 429, 'RATE_LIMITED');
+    const { secret } = await linkFor(owner);
+    const password = newPassword();
+    expect((await reset(secret, password)).status).toBe(200);
+    expect((await login(owner.email, password)).status).toBe(200);
+  });
+
   it('makes no link for an email no account signs in with', async () => {
     await expect(t.container.passwordResets.issueLink('nobody@example.test', COMMAND_LINE_ACTOR)).rejects.toThrow(UnknownAccountError);
   });

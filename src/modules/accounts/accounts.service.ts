@@ -323,6 +323,8 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       const row = await repo.findById(ownerId);
       if (!row) throw notFound('User', ownerId);
       const sessionsEnded = await storeNewPassword(ownerId, newPassword, { ...actor, ownerId }, undefined);
+      // Where the link was opened, the forgotten password was likely being tried: the new one signs in at once.
+      if (actor.ip) await deps.attempts.forgive(row.email, clientKey(actor.ip));
       await audit.record({ ...actor, ownerId }, {
         action: 'auth.password_reset',
         outcome: 'success',
