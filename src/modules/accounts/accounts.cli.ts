@@ -143,6 +143,17 @@ function settings(): Config | number {
   }
 }
 
+/** The server's database, as the server opens it; a string says why it could not be opened. */
+async function openServerStorage(config: Config): Promise<Storage | string> {
+  try {
+    const rootKeys = createRootKeys({ dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
+    return await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, rootKeys });
+  } catch (error) {
+    const where = config.databaseUrl ? 'the PostgreSQL database of DATABASE_URL' : `the database in DATA_DIR ${config.dataDir}`;
+    return `could not open ${where}: ${(error as Error).message}. Run this with the server's settings; nothing was changed`;
+  }
+}
+
 /**
  * `reset-password …`: the exit code. `services` builds the account services on the server's
  * storage (the composition root's `createAccountsCommandLine`, which bin/hearth.js hands in).
@@ -160,14 +171,8 @@ export async function resetPasswordCommand(argv: string[], services: (config: Co
   const password = args.passwordStdin ? await newPassword() : undefined;
   if (typeof password === 'number') return password;
 
-  let storage: Storage;
-  try {
-    const rootKeys = createRootKeys({ dataDir: config.dataDir, vaultKey: config.vaultKey, previousKeys: config.vaultPreviousKeys });
-    storage = await createStorage({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, rootKeys });
-  } catch (error) {
-    const where = config.databaseUrl ? 'the PostgreSQL database of DATABASE_URL' : `the database in DATA_DIR ${config.dataDir}`;
-    return fail(`could not open ${where}: ${(error as Error).message}. Run this with the server's settings; nothing was changed`, RESET_EXIT.failed);
-  }
+  const storage = await openServerStorage(config);
+  if (typeof storage === 'string') return fail(storage, RESET_EXIT.failed);
   try {
     const resets = await services(config, storage);
     if (password === undefined) {
@@ -179,12 +184,8 @@ export async function resetPasswordCommand(argv: string[], services: (config: Co
     } else {
       const done = await resets.setPassword(args.email, password, COMMAND_LINE_ACTOR);
       const sessions = done.sessionsEnded === 1 ? '1 login session was' : `${done.sessionsEnded} login sessions were`;
+      // A running server hears of it: through SQLite's data_version, or PostgreSQL's write feed.
       process.stdout.write(`The password of ${done.email} is set; ${sessions} ended.\n`);
-      if (storage.dialect === 'sqlite') {
-        // A server on this DATA_DIR keeps the sessions it recognised in memory, and hears of no
-        // other process's change (PostgreSQL's servers do, through their shared write feed).
-        process.stderr.write('If a Hearth server runs on this DATA_DIR, restart it so that it forgets the ended sessions it holds in memory.\n');
-      }
     }
     return RESET_EXIT.ok;
   } catch (error) {
