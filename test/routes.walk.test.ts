@@ -412,7 +412,7 @@ const RATE_LIMITED_ROUTES: Record<string, string[]> = {
   regenerateMasterToken: ['password-attempts'],
   changePassword: ['password-attempts'],
   changeEmail: ['password-attempts'],
-  resetPassword: ['auth'],
+  resetPassword: ['password-resets'],
   createConnector: ['password-attempts'],
   updateConnector: ['password-attempts'],
   oauthConnectSignIn: ['password-attempts'],

@@ -73,7 +73,7 @@ describe('POST /api/v1/auth/password-reset', () => {
     const { secret } = await linkFor(owner);
     const rows = await t.storage.db.selectFrom('password_resets').selectAll().where('owner_id', '=', owner.id).execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0].secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(rows[0]!.secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
 

@@ -41,9 +41,8 @@ const registerLimit: CountedRateLimit = {
  * guessed, but every try costs a lookup, and a right one a password hash.
  */
 const passwordResetLimit: CountedRateLimit = {
-  name: 'auth',
+  name: 'password-resets',
   key: 'ip',
-  keyPrefix: 'password-reset:',
   max: (config) => config.authRateLimitPerMinute,
   windowMs: 60_000,
   what: 'password reset attempts from this address',
