@@ -76,6 +76,9 @@ const useLink = (link: string, newPassword: string) => post(`${new URL(link).ori
 const login = (owner: Owner, password: string) => post(`${base}/api/v1/auth/login`, { email: owner.email, password });
 const me = (token: string) => fetch(`${base}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
 
+/** Each test runs the command line, which compiles the server's code as it loads it: seconds each on a busy machine. */
+const CLI_TIMEOUT_MS = 240_000;
+
 /** The link a run printed: its stdout's one line. */
 function linkOf(run: Run): string {
   expect(run.code, run.stderr).toBe(0);
@@ -106,7 +109,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     expect(second.status).toBe(409);
     expect(second.body).toMatchObject({ error: 'CONFLICT', details: { reason: 'used' } });
     expect((await login(owner, 'the new password 1')).status).toBe(200);
-  });
+  }, CLI_TIMEOUT_MS);
 
   it('refuses an expired link and one a newer link replaced', async () => {
     const owner = await t.createOwner();
@@ -123,7 +126,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     expect(expired.status).toBe(409);
     expect(expired.body).toMatchObject({ error: 'CONFLICT', details: { reason: 'expired' } });
     expect((await login(owner, owner.password)).status).toBe(200);
-  });
+  }, CLI_TIMEOUT_MS);
 
   it('--password-stdin sets the password itself; the running server stops accepting the ended sessions; audited as the command line', async () => {
     const owner = await t.createOwner();
@@ -140,7 +143,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     while ((await me(session)) !== 401 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await me(session)).toBe(401);
 
-    const audit = await t.request('GET', '/api/v1/audit', { token: owner.token, query: { action: 'auth.password_reset' } });
+    const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'auth.password_reset' } });
     expect(audit.body.data).toHaveLength(1);
     expect(audit.body.data[0]).toMatchObject({
       outcome: 'success',
@@ -149,7 +152,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
       userAgent: 'hearth reset-password (command line)',
       details: { via: 'command line', sessionsEnded: 1 },
     });
-  });
+  }, CLI_TIMEOUT_MS);
 
   it('--password-stdin refuses a short password and changes nothing (exit 2)', async () => {
     const owner = await t.createOwner();
@@ -157,7 +160,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('hearth: the new password has 5 characters; at least 8 are needed. Nothing was changed\n');
     expect((await login(owner, owner.password)).status).toBe(200);
-  });
+  }, CLI_TIMEOUT_MS);
 
   it('an email no account signs in with: exit 3 and one line on stderr, nothing on stdout, no link made', async () => {
     const links = async () => (await t.storage.db.selectFrom('password_resets').select('id').execute()).length;
@@ -168,7 +171,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/^hearth: No account signs in with nobody@example\.test\. .*nothing was changed\n$/);
     expect(await links()).toBe(before);
-  });
+  }, CLI_TIMEOUT_MS);
 
   it.runIf(ENGINE === 'sqlite')('a DATA_DIR with no database: exit 1 saying so, and no database made there', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'hearth-empty-'));
@@ -180,7 +183,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
-  });
+  }, CLI_TIMEOUT_MS);
 
   it('wrong usage exits 2 with the usage; --help exits 0 with it', async () => {
     const missing = await resetPassword([]);
@@ -193,7 +196,7 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     const help = await resetPassword(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes:');
-  });
+  }, CLI_TIMEOUT_MS);
 });
 
 describe('the reset route answers the link the command printed, and nothing else', () => {
@@ -204,5 +207,5 @@ describe('the reset route answers the link the command printed, and nothing else
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: 'NOT_FOUND', details: { reason: 'unknown' } });
     expect((await useLink(link, 'the new password 1')).status).toBe(200);
-  });
+  }, CLI_TIMEOUT_MS);
 });

@@ -29,7 +29,9 @@ describe.runIf(ENGINE === 'sqlite')('the write tracker on SQLite', () => {
     await later(EXTERNAL_CHECK_MS + 50);
     expect(t.storage.writes.stamp(tables)).toBe(before);
 
-    await sql`UPDATE kysely_migration_lock SET is_locked = is_locked`.execute(other.db);
+    // A real change (SQLite counts no commit that changed nothing), then back as it was.
+    await sql`UPDATE kysely_migration_lock SET is_locked = 1 - is_locked`.execute(other.db);
+    await sql`UPDATE kysely_migration_lock SET is_locked = 1 - is_locked`.execute(other.db);
     await later(EXTERNAL_CHECK_MS + 50);
     const after = t.storage.writes.stamp(tables);
     expect(after).not.toBe(before);

@@ -28,7 +28,7 @@ const reset = (token: unknown, password: unknown = newPassword()) => t.request('
 const login = (email: string, password: string) => t.request('POST', '/api/v1/auth/login', { body: { email, password } });
 
 async function auditActions(owner: Owner, action: string) {
-  const res = await t.request('GET', '/api/v1/audit', { token: owner.token, query: { action } });
+  const res = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action } });
   expect(res.status).toBe(200);
   return res.body.data as Array<{ action: string; outcome: string; details: Record<string, unknown> | null; userAgent: string | null }>;
 }
