@@ -189,7 +189,8 @@ export async function resetPasswordCommand(argv: string[], services: (config: Co
     }
     return RESET_EXIT.ok;
   } catch (error) {
-    if (error instanceof UnknownAccountError) return fail(`${error.message}; nothing was changed`, RESET_EXIT.unknownAccount);
+    // By name: bin/hearth.js loads the services through a module graph of their own, whose class is another object.
+    if (error instanceof Error && error.name === UnknownAccountError.name) return fail(`${error.message}; nothing was changed`, RESET_EXIT.unknownAccount);
     return fail(`the reset failed: ${(error as Error).message ?? String(error)}`, RESET_EXIT.failed);
   } finally {
     await storage.close();
