@@ -3,7 +3,8 @@
 // (Claude Desktop, for one) to a Hearth server's /mcp endpoint: every message read on stdin is
 // sent to the server, every message of the server is written to stdout. The server does all the
 // work, so stdio and HTTP clients get exactly the same tools.
-// `hearth backup` and `hearth restore` run the server's own code (src/modules/backups/backups.cli.ts);
+// `hearth backup` and `hearth restore` run the server's own code (src/modules/backups/backups.cli.ts),
+// as `hearth reset-password` does (src/modules/accounts/accounts.cli.ts);
 // `hearth export` and `hearth import` call a server's API (bin/hearth-portability.js).
 import process from 'node:process';
 import { PORTABILITY_USAGE, portability } from './hearth-portability.js';
@@ -14,6 +15,7 @@ Commands:
   mcp --url <server base URL>      bridge MCP over stdio to a Hearth server
   backup <folder>                  write a checked backup of this server's data into <folder>
   restore <backup folder>          restore a backup into an empty DATA_DIR
+  reset-password --email <address> a one-time link to set a forgotten password (or --password-stdin)
   export --url <server base URL>   download the whole account as one archive
   import --url <server base URL> <file.zip>
                                    bring an archive into the account (--dry-run first)`;
@@ -139,6 +141,19 @@ async function backups(argv) {
   process.exitCode = await runCommand(argv);
 }
 
+/**
+ * reset-password: the accounts module's command, on the account services the composition root
+ * builds for it (loaded only once they are needed: --help and wrong usage answer at once).
+ */
+async function resetPassword(argv) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { resetPasswordCommand } = await tsImport('../src/modules/accounts/accounts.cli.ts', import.meta.url);
+  process.exitCode = await resetPasswordCommand(argv, async (config, storage) => {
+    const { createAccountsCommandLine } = await tsImport('../src/container.ts', import.meta.url);
+    return createAccountsCommandLine(config, storage);
+  });
+}
+
 const [command] = process.argv.slice(2);
 if (!command || command === '--help' || command === '-h' || command === 'help') {
   process.stdout.write(`${COMMANDS}\n\n${PORTABILITY_USAGE}\n`);
@@ -149,6 +164,8 @@ if (!command || command === '--help' || command === '-h' || command === 'help') 
   portability(command, process.argv.slice(3)).catch((error) => fail(error.message));
 } else if (command === 'backup' || command === 'restore') {
   backups(process.argv.slice(2)).catch((error) => fail(error.stack ?? error.message));
+} else if (command === 'reset-password') {
+  resetPassword(process.argv.slice(3)).catch((error) => fail(error.stack ?? error.message));
 } else {
   fail(`unknown command "${command}"\n\n${COMMANDS}`);
 }

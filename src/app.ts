@@ -191,7 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // work alone, and main.ts does it while the database brings its schema up to date, whose next
   // round trip goes out between two registrations.
   const routes = [
-    accountsRoutes({ accounts: container.accounts, tokens: container.tokens, publicBaseUrl: config.publicBaseUrl }),
+    accountsRoutes({ accounts: container.accounts, tokens: container.tokens, passwordResets: container.passwordResets, publicBaseUrl: config.publicBaseUrl }),
     tokensRoutes({ tokens: container.tokens, masterTokens: container.accounts }),
     auditRoutes({ audit: container.audit }),
     discoveryRoutes({ discovery: container.discovery, health: container.health }),

@@ -8,6 +8,8 @@ import { API_VERSION } from './version.js';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.js';
 import { createPasswordAttemptLimiter } from './modules/accounts/accounts.attempts.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
+import { createPasswordResetsRepo } from './modules/accounts/accounts.resets.repo.js';
+import { createPasswordResets } from './modules/accounts/accounts.resets.js';
 import { createUserContextSection } from './modules/accounts/accounts.context.js';
 import { createAttachmentsRepo } from './modules/attachments/attachments.repo.js';
 import { createAttachmentsService } from './modules/attachments/attachments.service.js';
@@ -278,13 +280,15 @@ function buildAccounts(
     audit,
     sessionTtlMs: config.sessionTtlMs,
     cacheTokens: true,
-    // On PostgreSQL other nodes may change tokens: cached principals follow the shared write feed.
-    writes: storage.dialect === 'postgres' ? storage.writes : undefined,
+    // Other processes may change tokens (other nodes on PostgreSQL, through the shared write feed;
+    // `hearth reset-password` ending sessions, on either engine): cached principals follow the tracker.
+    writes: storage.writes,
     events,
   });
+  const accountsRepo = createAccountsRepo(db);
   const accounts = createAccountsService({
     db,
-    repo: createAccountsRepo(db),
+    repo: accountsRepo,
     tokens,
     audit,
     registration: config.registration,
@@ -294,6 +298,8 @@ function buildAccounts(
     plans,
     events,
   });
+  // The way back from a forgotten password: links made on the server's command line, spent here.
+  const passwordResets = createPasswordResets({ repo: createPasswordResetsRepo(db), users: accountsRepo, accounts, audit, publicBaseUrl: config.publicBaseUrl });
   // Plan limits, checked where records are created; off (no work at all) unless config.planLimits.
   const limits = createLimitsService({ enabled: config.planLimits, plans, accounts, counters });
   // Stored third-party tokens (sealed by the keyring) and API discovery of their websites.
@@ -308,7 +314,7 @@ function buildAccounts(
       ? { checkLimit: (ownerId: string, _resource: 'vault_tokens', count: number) => limits.assertCanAdd(ownerId, 'vaultTokens', 1, async () => count) }
       : {}),
   });
-  return { plans, tokens, accounts, limits, vault };
+  return { plans, tokens, accounts, passwordResets, limits, vault };
 }
 type AccountServices = ReturnType<typeof buildAccounts>;
 
@@ -687,7 +693,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
   const { counters, outbound, llmOutbound, embeddings, searchIndexer, searchFusion, parsing } = buildPlumbing(base);
   const { audit, keyring } = buildAuditAndKeys(base, options.rootKeys);
   const { events, changes } = buildBuses(base);
-  const { plans, tokens, accounts, limits, vault } = buildAccounts(base, { counters, outbound, parsing, audit, keyring, events });
+  const { plans, tokens, accounts, passwordResets, limits, vault } = buildAccounts(base, { counters, outbound, parsing, audit, keyring, events });
   const { discovery, health } = describeServer(base);
   const { attachments, skills, personas, identity, memory, knowledge, knowledgeSearch } = buildOwnerData(base, { parsing, searchFusion, changes, accounts, limits });
   const searchProviders = buildSearchProviders({ memory, skills, knowledgeSearch }, searchFusion);
@@ -763,6 +769,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     audit,
     tokens,
     accounts,
+    passwordResets,
     discovery,
     health,
     gateway,
@@ -793,3 +800,30 @@ export function createContainer(config: Config, storage: Storage, options: Conta
 }
 
 export type Container = ReturnType<typeof createContainer>;
+
+/**
+ * The account services `hearth reset-password` runs on the server's command line
+ * (src/modules/accounts/accounts.cli.ts), on the server's own storage and settings, and nothing
+ * else of the server: no part is started and no route is built. Its login sessions are ended as
+ * the server ends them, and its audit records go where the server's go.
+ */
+export function createAccountsCommandLine(config: Config, storage: Storage) {
+  const { db } = storage;
+  const audit = createAuditService({ repo: createAuditRepo(db) });
+  // No cache: this process authenticates nobody. With PostgreSQL the servers hear of the ended
+  // sessions through the shared write feed, as of another node's changes.
+  const tokens = createTokensService({ repo: createTokensRepo(db), audit, sessionTtlMs: config.sessionTtlMs, cacheTokens: false });
+  const accountsRepo = createAccountsRepo(db);
+  const accounts = createAccountsService({
+    db,
+    repo: accountsRepo,
+    tokens,
+    audit,
+    registration: config.registration,
+    passwordHashCost: config.passwordHashCost,
+    // No password is checked here; the limiter is only what the service is built with.
+    attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute }),
+    plans: createPlansService(loadPlans(config.plansFile)),
+  });
+  return createPasswordResets({ repo: createPasswordResetsRepo(db), users: accountsRepo, accounts, audit, publicBaseUrl: config.publicBaseUrl });
+}

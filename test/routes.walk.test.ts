@@ -33,6 +33,8 @@ const PUBLIC_ROUTES = new Set(
     'POST /api/v1/auth/login',
     // The console's sign-in: the password is the proof, and only the console's own pages may send it.
     'POST /api/v1/auth/session',
+    // A forgotten password: the one-time link `hearth reset-password` made on the server is the proof.
+    'POST /api/v1/auth/password-reset',
     'POST /api/v1/handshakes',
     'GET /api/v1/handshakes/{id}/status',
     // The agent that asked collects its approved token with the claim secret, its only credential.
@@ -318,6 +320,7 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   register: PUBLIC,
   login: PUBLIC,
   openBrowserSession: PUBLIC,
+  resetPassword: PUBLIC,
   createHandshake: PUBLIC,
   claimHandshakeToken: PUBLIC,
   oauthConnectSignIn: PUBLIC,
@@ -410,6 +413,7 @@ const RATE_LIMITED_ROUTES: Record<string, string[]> = {
   changePassword: ['password-attempts'],
   changeEmail: ['password-attempts'],
   startExport: ['password-attempts'],
+  resetPassword: ['password-resets'],
   createConnector: ['password-attempts'],
   updateConnector: ['password-attempts'],
   oauthConnectSignIn: ['password-attempts'],

@@ -135,14 +135,20 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-function openSqlite(dataDir: string, tracker: WriteTracker): Executor {
+function openSqlite(dataDir: string): { db: Executor; writes: WriteTracker } {
   // Made 0600 before SQLite opens it; SQLite then gives -wal and -shm the same mode.
   const database = new BetterSqlite3(createDatabaseFile(dataDir));
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<AnyTables>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [tracker.plugin] });
+  // Other processes write to this file now and then (`hearth reset-password` ends login
+  // sessions, the key rotation script re-wraps keys): the caches of derived answers, and the
+  // token cache, hear of it through SQLite's data_version.
+  const dataVersion = database.prepare('PRAGMA data_version').pluck();
+  const writes = createWriteTracker({ externalVersion: () => dataVersion.get() as number });
+  const db = new Kysely<AnyTables>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), plugins: [writes.plugin] });
+  return { db, writes };
 }
 
 /** Connections per node: enough to keep PostgreSQL busy on a small machine, few enough to leave room for several nodes. */
@@ -386,8 +392,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.databaseUrl) {
     ({ db, writes, changes, bus, nodes: pgNodes, seal, listener, lost } = await openPostgres(options.databaseUrl, options.pgSchema, options.rootKeys, heartbeatMs));
   } else {
-    writes = createWriteTracker();
-    db = openSqlite(options.dataDir, writes);
+    ({ db, writes } = openSqlite(options.dataDir));
     bus = createLocalBus();
   }
   const nodes: NodeRegistry = pgNodes ?? createLocalRegistry(bus.nodeId, heartbeatMs);

@@ -32,6 +32,7 @@ export const TABLE_NAMES = [
   'memory_entries',
   'oauth_connections',
   'oauth_states',
+  'password_resets',
   'persona_documents',
   'persona_skills',
   'personas',

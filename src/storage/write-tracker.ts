@@ -17,7 +17,8 @@ import type {
  * reader, that is after it committed, and before the request that made it is acknowledged.
  * - Embedded SQLite: Kysely runs every statement on one connection, so a reader never runs
  *   inside another request's open transaction; `plugin` counts each write statement when it
- *   has run.
+ *   has run. Another process's commits to the same file (the command line's) are seen through
+ *   SQLite's data_version, within EXTERNAL_CHECK_MS (`externalVersion`).
  * - PostgreSQL: the pool wrapper (postgres-pool.ts) counts a write when its statement or its
  *   transaction's COMMIT has returned. Other nodes write too: their writes arrive by
  *   notification (change-feed.ts); while that feed is down `stamp` answers undefined (cache
@@ -47,7 +48,17 @@ export interface WriteTracker {
 
 export interface WriteTrackerOptions {
   maxAgeMs?: number;
+  /**
+   * Embedded SQLite: the database's `data_version`, which changes when another process commits
+   * to the same file (`hearth reset-password`, the key rotation script), never for this
+   * connection's own writes. Read by `stamp` at most every EXTERNAL_CHECK_MS; a change counts as
+   * a write to every table, so no cache outlives another process's change by longer than that.
+   */
+  externalVersion?: () => number;
 }
+
+/** How often `stamp` asks SQLite whether another process committed: a pragma read, kept off most requests. */
+export const EXTERNAL_CHECK_MS = 250;
 
 const WRITE_STATEMENT = /^\s*(insert|update|delete|replace)\b/i;
 
@@ -107,6 +118,25 @@ export function createWriteTracker(options: WriteTrackerOptions = {}): WriteTrac
   let unknownWrites = 0;
   let suspended = false;
   const pending = new WeakMap<object, string[] | 'unknown'>();
+  const { externalVersion } = options;
+  let lastVersion: number | undefined;
+  let nextCheck = 0;
+
+  /** Counts another process's commit (see externalVersion) as a write to every table. */
+  function checkExternal(): void {
+    const now = Date.now();
+    if (now < nextCheck) return;
+    nextCheck = now + EXTERNAL_CHECK_MS;
+    let version: number;
+    try {
+      version = externalVersion!();
+    } catch {
+      // The database is closed (shutting down): nothing is served from it any more.
+      return;
+    }
+    if (lastVersion !== undefined && version !== lastVersion) unknownWrites += 1;
+    lastVersion = version;
+  }
 
   function noteWrites(tables: Iterable<string> | 'unknown'): void {
     if (tables === 'unknown') unknownWrites += 1;
@@ -133,6 +163,7 @@ export function createWriteTracker(options: WriteTrackerOptions = {}): WriteTrac
     plugin,
     stamp(tables) {
       if (suspended) return undefined;
+      if (externalVersion) checkExternal();
       // Counts only grow, so the sum changes whenever one of them does.
       let sum = unknownWrites;
       for (const table of tables) sum += counts.get(table) ?? 0;

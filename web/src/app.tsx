@@ -17,6 +17,7 @@ import { MemoryPage } from './pages/memory';
 import { PersonasPage } from './pages/personas';
 import { PlanPage } from './pages/plan';
 import { ProfilePage } from './pages/profile';
+import { ResetPasswordPage } from './pages/reset-password';
 import { SignInPage } from './pages/sign-in';
 import { SkillsPage } from './pages/skills';
 import { VaultPage } from './pages/vault';
@@ -47,6 +48,7 @@ type State = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'
 
 export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
+  const path = usePath();
 
   const check = useCallback(async () => {
     // Signed out (never signed in here, or signed out): nothing to ask, and no 401 to log.
@@ -72,6 +74,8 @@ export function App() {
     return () => window.removeEventListener('hearth:signed-out', onSignedOut);
   }, [check]);
 
+  // A password reset link's page works signed in or not: it is how a signed-out owner gets back in.
+  if (path === '/reset-password') return <ResetPasswordPage />;
   if (state.kind === 'checking') return <Loading what="Opening Hearth" />;
   if (state.kind === 'unreachable') {
     return (

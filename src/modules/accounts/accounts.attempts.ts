@@ -67,6 +67,12 @@ export interface PasswordAttemptLimiter {
    * key); rejects with 429 RATE_LIMITED and Retry-After when it must wait.
    */
   reserve(account: string, address: string): Promise<PasswordAttempt>;
+  /**
+   * The owner proved who they are another way from `address` (a password reset link): as after a
+   * right password there, the address's failures on `account` are forgotten and it is trusted
+   * for it, so the new password signs in at once where the forgotten one was being tried.
+   */
+  forgive(account: string, address: string): Promise<void>;
 }
 
 export const FREE_FAILURES = 5;
@@ -193,6 +199,14 @@ export function createPasswordAttemptLimiter(options: PasswordAttemptOptions): P
     },
     reserve(account, address) {
       return serialised(account, () => reserveNow(account, address));
+    },
+    forgive(account, address) {
+      const pair = `${account}\n${address}`;
+      return serialised(account, async () => {
+        await counters.delete(`pw:streak:${pair}`);
+        await counters.delete(`pw:lock:${pair}`);
+        await counters.add(`pw:trust:${pair}`, 0, trustMs, { sliding: true });
+      });
     },
   };
 }

@@ -14,6 +14,8 @@ import {
   LoginResponse,
   LogoutResponse,
   PasswordChangedResponse,
+  PasswordResetBody,
+  PasswordResetResponse,
   PlanBody,
   RegisterBody,
   RegisterResponse,
@@ -21,6 +23,7 @@ import {
   UserPage,
   UserResponse,
 } from './accounts.schemas.js';
+import type { PasswordResets } from './accounts.resets.js';
 import type { AccountsService } from './accounts.service.js';
 
 /** Sign-ups per client address per minute (AUTH_RATE_LIMIT): each creates an account, and the first an administrator. */
@@ -33,9 +36,22 @@ const registerLimit: CountedRateLimit = {
   what: 'registrations from this address',
 };
 
+/**
+ * Reset links tried per client address per minute (AUTH_RATE_LIMIT): a link's secret cannot be
+ * guessed, but every try costs a lookup, and a right one a password hash.
+ */
+const passwordResetLimit: CountedRateLimit = {
+  name: 'password-resets',
+  key: 'ip',
+  max: (config) => config.authRateLimitPerMinute,
+  windowMs: 60_000,
+  what: 'password reset attempts from this address',
+};
+
 export function accountsRoutes(deps: {
   accounts: AccountsService;
   tokens: TokensService;
+  passwordResets: Pick<PasswordResets, 'useLink'>;
   publicBaseUrl: string;
 }): FastifyPluginAsyncTypebox {
   const { accounts, tokens } = deps;
@@ -191,6 +207,31 @@ export function accountsRoutes(deps: {
         const keep = principal.kind === 'session' ? principal.tokenId : undefined;
         const result = await accounts.changePassword(principal.ownerId, request.body, actorOf(request), keep);
         return { data: { success: true, sessionsEnded: result.sessionsEnded } };
+      },
+    );
+
+    app.post(
+      '/api/v1/auth/password-reset',
+      {
+        // Whoever holds the link: the link's secret is the proof, made by the server's operator.
+        config: { access: access.public(), rateLimit: passwordResetLimit },
+        schema: {
+          operationId: 'resetPassword',
+          summary: 'Set a new password with a one-time link made by `hearth reset-password` on the server; every login session ends',
+          description:
+            'For an owner who forgot the password: the operator runs `hearth reset-password --email <address>` on the server, which prints a ' +
+            'link to the console\'s /reset-password page, valid 30 minutes and once. A link never made answers 404; one used, replaced by a ' +
+            'newer link or expired answers 409, with `details.reason` `used`, `superseded` or `expired`.',
+          tags: ['accounts'],
+          body: PasswordResetBody,
+          response: { 200: PasswordResetResponse },
+        },
+      },
+      async (request, reply) => {
+        // The answer names the account: no cache may keep it.
+        reply.header('cache-control', 'no-store');
+        const result = await deps.passwordResets.useLink(request.body.token, request.body.newPassword, actorOf(request));
+        return { data: { success: true, email: result.email, sessionsEnded: result.sessionsEnded } };
       },
     );
 

@@ -113,3 +113,26 @@ export const ChangeEmailBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const PasswordResetBody = Type.Object(
+  {
+    token: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The secret of the password reset link (its `token` parameter), which `hearth reset-password` printed on the server',
+    }),
+    newPassword: Type.String({ minLength: 8, maxLength: 1024, description: 'The new password: at least 8 characters, as at registration' }),
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordResetResponse = Data(
+  Type.Object(
+    {
+      success: Type.Boolean(),
+      email: Type.String({ description: 'The email the account signs in with, now with the new password' }),
+      sessionsEnded: Type.Integer({ minimum: 0, description: "How many of the account's login sessions were ended (every one)" }),
+    },
+    { title: 'PasswordReset' },
+  ),
+);

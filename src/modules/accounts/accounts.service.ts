@@ -153,6 +153,31 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     return result.ok;
   }
 
+  /**
+   * Stores a new password (hashed) and ends every login session of the account but
+   * `keepTokenId`'s, since one of them may be why the password is being replaced. Answers how
+   * many sessions ended. Expired sessions already let no one in and are neither revoked again
+   * nor counted; API tokens, agents' tokens and the master token stay.
+   */
+  async function storeNewPassword(ownerId: string, newPassword: string, actor: AuditActor, keepTokenId: string | undefined): Promise<number> {
+    const passwordHash = await hashPassword(newPassword, deps.passwordHashCost);
+    await repo.update(ownerId, { password_hash: passwordHash, updated_at: isoNow() });
+    let sessionsEnded = 0;
+    const now = Date.now();
+    // Page by page (ids descending, so revoking does not move the cursor).
+    let cursor: string | undefined;
+    do {
+      const page = await tokens.list(ownerId, { kind: 'session', limit: 100, cursor });
+      for (const session of page.tokens) {
+        if (session.id === keepTokenId || (session.expiresAt !== null && Date.parse(session.expiresAt) <= now)) continue;
+        await tokens.revoke(ownerId, session.id, { ...actor, ownerId });
+        sessionsEnded += 1;
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return sessionsEnded;
+  }
+
   // Told after an account's plan changed, once its `plan.changed` event is published (billing's
   // request counter forgets the old plan).
   const planChangeListeners: Array<(userId: string, change: PlanChange) => void> = [];
@@ -278,28 +303,34 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       if (!row) throw notFound('User', ownerId);
       const { ok } = await checkPassword(row.email, async () => row, input.currentPassword, { ...actor, ownerId }, 'auth.password_change');
       if (!ok) throw new AppError('UNAUTHORIZED', 'The current password is wrong; the password was not changed');
-      const passwordHash = await hashPassword(input.newPassword, deps.passwordHashCost);
-      await repo.update(ownerId, { password_hash: passwordHash, updated_at: isoNow() });
-      let sessionsEnded = 0;
-      const now = Date.now();
-      // Page by page (ids descending, so revoking does not move the cursor); expired sessions
-      // already let no one in and are neither revoked again nor counted.
-      let cursor: string | undefined;
-      do {
-        const page = await tokens.list(ownerId, { kind: 'session', limit: 100, cursor });
-        for (const session of page.tokens) {
-          if (session.id === keepTokenId || (session.expiresAt !== null && Date.parse(session.expiresAt) <= now)) continue;
-          await tokens.revoke(ownerId, session.id, { ...actor, ownerId });
-          sessionsEnded += 1;
-        }
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor);
+      const sessionsEnded = await storeNewPassword(ownerId, input.newPassword, actor, keepTokenId);
       await audit.record({ ...actor, ownerId }, {
         action: 'auth.password_changed',
         outcome: 'success',
         targetType: 'user',
         targetId: ownerId,
         details: { sessionsEnded },
+      });
+      return { sessionsEnded };
+    },
+
+    /**
+     * Sets a new password without the current one, for an owner who forgot it: the password
+     * reset link (accounts.resets.ts) or the server's command line, which prove who asks in
+     * their own way. Every login session ends, as after a change; `via` is audited.
+     */
+    async resetPassword(ownerId: string, newPassword: string, actor: AuditActor, via: 'link' | 'command line'): Promise<{ sessionsEnded: number }> {
+      const row = await repo.findById(ownerId);
+      if (!row) throw notFound('User', ownerId);
+      const sessionsEnded = await storeNewPassword(ownerId, newPassword, { ...actor, ownerId }, undefined);
+      // Where the link was opened, the forgotten password was likely being tried: the new one signs in at once.
+      if (actor.ip) await deps.attempts.forgive(row.email, clientKey(actor.ip));
+      await audit.record({ ...actor, ownerId }, {
+        action: 'auth.password_reset',
+        outcome: 'success',
+        targetType: 'user',
+        targetId: ownerId,
+        details: { via, sessionsEnded },
       });
       return { sessionsEnded };
     },

@@ -11,7 +11,18 @@ export const accountsTables = ownedTables({
     created_at: column.time(),
     updated_at: column.time(),
   }),
+  /** One-time password reset links (accounts.resets.ts): the secret's SHA-256 only. */
+  password_resets: table({
+    id: column.text(),
+    owner_id: column.text(),
+    secret_hash: column.text(),
+    created_at: column.time(),
+    expires_at: column.time(),
+    used_at: column.time().orNull(),
+    superseded_at: column.time().orNull(),
+  }),
 });
 
 export type AccountsTables = TablesOf<typeof accountsTables>;
 export type UsersTable = AccountsTables['users'];
+export type PasswordResetsTable = AccountsTables['password_resets'];

@@ -23,3 +23,11 @@ export const CONSOLE_PAGES = [
 ] as const;
 
 export type ConsolePath = (typeof CONSOLE_PAGES)[number]['path'];
+
+/**
+ * Pages the console shows whoever opens them, signed in or not, and never lists in its
+ * navigation: the reset page a password reset link opens (`hearth reset-password`).
+ */
+export const SIGNED_OUT_PAGES = [{ path: '/reset-password', title: 'Set a new password' }] as const;
+
+export type SignedOutPath = (typeof SIGNED_OUT_PAGES)[number]['path'];

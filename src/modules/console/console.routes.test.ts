@@ -3,7 +3,7 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from '../../../test/harness.js';
-import { CONSOLE_PAGES } from './console.pages.js';
+import { CONSOLE_PAGES, SIGNED_OUT_PAGES } from './console.pages.js';
 import { CONSOLE_CSP } from './console.routes.js';
 import { CONSOLE_DIR } from './console.files.js';
 
@@ -24,7 +24,7 @@ afterAll(async () => t.close());
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
 
 describe('the console page', () => {
-  it.each(CONSOLE_PAGES.map((page) => page.path))('%s answers the console with a strict CSP, never cached stale', async (url) => {
+  it.each([...CONSOLE_PAGES, ...SIGNED_OUT_PAGES].map((page) => page.path))('%s answers the console with a strict CSP, never cached stale', async (url) => {
     const res = await get(url);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CONSOLE_PAGES } from './console.pages.js';
+import { CONSOLE_PAGES, SIGNED_OUT_PAGES } from './console.pages.js';
 import { access } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import { encodedBody, loadConsoleFiles, type ConsoleFile, type ConsoleFiles } from './console.files.js';
@@ -24,7 +24,7 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const PAGE_NAMES = CONSOLE_PAGES.map((page) => page.path.slice(1)).filter((name) => name !== '');
+const PAGE_NAMES = [...CONSOLE_PAGES, ...SIGNED_OUT_PAGES].map((page) => page.path.slice(1)).filter((name) => name !== '');
 // Only the console's own page names match: every other address is what it was before the
 // console (not found, or 405 where another method is served).
 const PAGE_PATTERN = `/:page(^(?:${PAGE_NAMES.join('|')})$)`;

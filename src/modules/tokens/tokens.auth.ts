@@ -31,7 +31,8 @@ export interface TokenAuthenticationDeps {
    */
   cacheTokens: boolean;
   /**
-   * Where other processes change tokens too (PostgreSQL): a cached principal is served only while
+   * Where other processes change tokens too (other nodes on PostgreSQL; `hearth reset-password`
+   * ending sessions, on either engine): a cached principal is served only while
    * no write to the tokens or users table has been counted since its lookup began (this
    * node's own once they commit, other nodes' when their notification arrives), never while
    * the tracker cannot see other nodes' changes, and for at most the tracker's maxAgeMs.

@@ -129,6 +129,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a one-time link made by `hearth reset-password` on the server; every login session ends
+         * @description For an owner who forgot the password: the operator runs `hearth reset-password --email <address>` on the server, which prints a link to the console's /reset-password page, valid 30 minutes and once. A link never made answers 404; one used, replaced by a newer link or expired answers 409, with `details.reason` `used`, `superseded` or `expired`.
+         *
+         *     Public: no token needed.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/email": {
         parameters: {
             query?: never;
@@ -3225,7 +3247,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One of the console's pages, opened directly: agents, connect, memory, knowledge, chat, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan
+         * One of the console's pages, opened directly: agents, connect, memory, knowledge, chat, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan, reset-password
          * @description Public: no token needed.
          */
         get: operations["getConsolePage"];
@@ -5306,6 +5328,18 @@ export interface components {
         PasswordChangedResponse: {
             data: components["schemas"]["PasswordChanged"];
         };
+        /** PasswordReset */
+        PasswordReset: {
+            success: boolean;
+            /** @description The email the account signs in with, now with the new password */
+            email: string;
+            /** @description How many of the account's login sessions were ended (every one) */
+            sessionsEnded: number;
+        };
+        /** PasswordResetResponse */
+        PasswordResetResponse: {
+            data: components["schemas"]["PasswordReset"];
+        };
         /** Persona */
         Persona: {
             id: string;
@@ -6464,6 +6498,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PasswordChangedResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The secret of the password reset link (its `token` parameter), which `hearth reset-password` printed on the server */
+                    token: string;
+                    /** @description The new password: at least 8 characters, as at registration */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetResponse"];
                 };
             };
             /** @description Default Response */
@@ -13965,13 +14046,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The report: JSON by default; with Accept: text/event-stream, the progress as server-sent events and then the report */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportReportResponse"];
+                    "text/event-stream": string;
                 };
             };
             /** @description Default Response */
@@ -15353,7 +15435,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The page's name */
-                page: "agents" | "connect" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan";
+                page: "agents" | "connect" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan" | "reset-password";
             };
             cookie?: never;
         };

@@ -100,6 +100,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (user: Schemas['User'])
           {creating ? 'Create account' : 'Sign in'}
         </button>
       </form>
+      {creating ? null : (
+        <p className="muted meta">
+          Forgot your password? Whoever runs this server can make you a one-time link with <code>hearth reset-password --email &lt;your email&gt;</code>.
+        </p>
+      )}
       {registration?.open ? (
         <p>
           {creating ? 'Already have an account? ' : 'New here? '}

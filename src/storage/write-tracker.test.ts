@@ -1,0 +1,42 @@
+/**
+ * The write tracker on embedded SQLite hears of commits made by another connection to the same
+ * file (another process: `hearth reset-password`), so that no cache, the token cache among
+ * them, serves what that process changed for longer than EXTERNAL_CHECK_MS.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, ENGINE, type TestApp } from '../../test/harness.js';
+import type { Storage } from './storage.js';
+import { EXTERNAL_CHECK_MS } from './write-tracker.js';
+
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.runIf(ENGINE === 'sqlite')('the write tracker on SQLite', () => {
+  let t: TestApp;
+  let other: Storage;
+  beforeAll(async () => {
+    t = await createTestApp();
+    other = await t.openStorage();
+  });
+  afterAll(async () => {
+    await other?.close();
+    await t?.close();
+  });
+
+  it("keeps its stamps while nothing is written, and changes every one within EXTERNAL_CHECK_MS of another connection's commit", async () => {
+    const tables = ['tokens', 'users'];
+    const before = t.storage.writes.stamp(tables);
+    await later(EXTERNAL_CHECK_MS + 50);
+    expect(t.storage.writes.stamp(tables)).toBe(before);
+
+    // A real change (SQLite counts no commit that changed nothing), then back as it was.
+    await sql`UPDATE kysely_migration_lock SET is_locked = 1 - is_locked`.execute(other.db);
+    await sql`UPDATE kysely_migration_lock SET is_locked = 1 - is_locked`.execute(other.db);
+    await later(EXTERNAL_CHECK_MS + 50);
+    const after = t.storage.writes.stamp(tables);
+    expect(after).not.toBe(before);
+    // Counted once: the stamp then holds still again.
+    await later(EXTERNAL_CHECK_MS + 50);
+    expect(t.storage.writes.stamp(tables)).toBe(after);
+  });
+});
