@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { sessionHeaders, signedOut } from './api/client';
+import { ACCOUNT_DISABLED, apiError, sessionHeaders, signedOut } from './api/client';
 
 /** The account events the console reacts to (GET /api/v1/events names them). */
 const WATCHED = [
@@ -62,6 +62,14 @@ async function run(controller: AbortController): Promise<void> {
         // The session is over: the page goes back to signing in, and stops listening.
         signedOut();
         return;
+      }
+      if (response.status === 403) {
+        const refusal = apiError(403, response.statusText, await response.json().catch(() => undefined));
+        // The administrator disabled the account: the same, with the reason shown.
+        if (refusal.code === ACCOUNT_DISABLED) {
+          signedOut(refusal.message);
+          return;
+        }
       }
       // A server holding too many streams says when to come back; polling covers the wait.
       const retryAfter = Number(response.headers.get('retry-after'));

@@ -23,7 +23,17 @@ export function toUser(row: UsersTable): User {
     planId: row.plan_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    disabled: row.disabled_at !== null,
+    disabledAt: row.disabled_at,
   };
+}
+
+/** What a disabled account's sign-in answers, once its password was right (a wrong one says nothing of it). */
+export function accountDisabled(): AppError {
+  return new AppError(
+    'ACCOUNT_DISABLED',
+    "The server's administrator disabled this account, so it cannot sign in and its tokens do not work. Ask the administrator to enable it again",
+  );
 }
 
 /** An account's move from one plan to another. */
@@ -120,6 +130,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
           plan_id: plans.defaultPlanId,
           created_at: now,
           updated_at: now,
+          disabled_at: null,
         };
         await repo.insert(row, trx);
         const master = await tokens.createMaster(row.id, trx);
@@ -197,6 +208,10 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       const { row, ok } = await checkPassword(email, () => repo.findByEmail(email), input.password, actor, 'auth.login');
       if (!row || !ok) throw new AppError('UNAUTHORIZED', 'Wrong email or password');
       const userActor = { ...actor, ownerId: row.id };
+      if (row.disabled_at !== null) {
+        await audit.record(userActor, { action: 'auth.login', outcome: 'denied', details: { reason: 'account disabled' } });
+        throw accountDisabled();
+      }
       const session = await tokens.createSession(row.id, actor);
       await audit.record({ ...userActor, tokenId: session.record.id }, { action: 'auth.login', outcome: 'success', targetType: 'token', targetId: session.record.id });
       return { user: toUser(row), token: session.secret, expiresAt: session.record.expiresAt! };
@@ -205,12 +220,18 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     /**
      * Signs the owner in on a page that is not a login (the OAuth consent page): the same
      * checks and attempt limits as a login, without a session. Answers the account's id, or
-     * null for a wrong email or password; throws 429 RATE_LIMITED when the caller must wait.
+     * null for a wrong email or password; throws 429 RATE_LIMITED when the caller must wait,
+     * 403 ACCOUNT_DISABLED for the right password of a disabled account.
      */
     async verifyCredentials(input: { email: string; password: string }, actor: AuditActor, action: string): Promise<string | null> {
       const email = normaliseEmail(input.email);
       const { row, ok } = await checkPassword(email, () => repo.findByEmail(email), input.password, actor, action);
-      return row && ok ? row.id : null;
+      if (!row || !ok) return null;
+      if (row.disabled_at !== null) {
+        await audit.record({ ...actor, ownerId: row.id }, { action, outcome: 'denied', details: { reason: 'account disabled' } });
+        throw accountDisabled();
+      }
+      return row.id;
     },
 
     /**
@@ -333,6 +354,46 @@ export function createAccountsService(deps: AccountsServiceOptions) {
         details: { from: row.email, to: email },
       });
       return toUser({ ...row, email, updated_at: updatedAt });
+    },
+
+    /**
+     * Disables an account, or enables it again (the administrator's PUT /users/{id}/status).
+     * Disabling keeps every token and session as it is, so enabling gives back exactly the access
+     * the account had; meanwhile the authentication path refuses them (tokens.auth.ts), and the
+     * principals cached for the account are dropped here at once. The administrator's own account
+     * cannot be disabled: nobody would be left to enable it (nor any other).
+     */
+    async setDisabled(id: string, disabled: boolean, actor: AuditActor): Promise<User> {
+      const row = await repo.findById(id);
+      if (!row) throw notFound('User', id);
+      if (disabled && (row.id === actor.ownerId || row.role === 'admin')) {
+        await audit.record(actor, { action: 'user.disable', outcome: 'denied', targetType: 'user', targetId: id, details: { reason: row.id === actor.ownerId ? 'own account' : "the administrator's account" } });
+        throw new AppError(
+          'CONFLICT',
+          row.id === actor.ownerId
+            ? 'You cannot disable your own account: you are the administrator, and nobody could enable it again'
+            : "The administrator's account cannot be disabled: nobody could enable it again",
+        );
+      }
+      const changed = (row.disabled_at !== null) !== disabled;
+      const next = changed ? { disabled_at: disabled ? isoNow() : null, updated_at: isoNow() } : { disabled_at: row.disabled_at, updated_at: row.updated_at };
+      if (changed) await repo.update(id, next);
+      // After the write: a lookup that read the account before it may have cached its principal
+      // (one still running is not kept, see tokens.auth.ts). Other nodes see the write to users.
+      tokens.forgetOwner(id);
+      const action = disabled ? 'user.disable' : 'user.enable';
+      await audit.record(actor, { action, outcome: 'success', targetType: 'user', targetId: id, details: { email: row.email, changed } });
+      // The account's own log says it too, for its owner to read once enabled again.
+      if (changed) {
+        await audit.record({ ...actor, ownerId: id }, {
+          action: disabled ? 'account.disabled' : 'account.enabled',
+          outcome: 'success',
+          targetType: 'user',
+          targetId: id,
+          details: { byAdministrator: true },
+        });
+      }
+      return toUser({ ...row, ...next });
     },
 
     /** Registers `listener` to be told after an account's plan changed; services above accounts use it. */
