@@ -367,7 +367,8 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       const row = await repo.findById(id);
       if (!row) throw notFound('User', id);
       if (disabled && (row.id === actor.ownerId || row.role === 'admin')) {
-        await audit.record(actor, { action: 'user.disable', outcome: 'denied', targetType: 'user', targetId: id, details: { reason: row.id === actor.ownerId ? 'own account' : "the administrator's account" } });
+        const reason = row.id === actor.ownerId ? 'own account' : "the administrator's account";
+        await audit.record(actor, { action: 'user.disable', outcome: 'denied', targetType: 'user', targetId: id, details: { reason } });
         throw new AppError(
           'CONFLICT',
           row.id === actor.ownerId
@@ -399,6 +400,11 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     /** Registers `listener` to be told after an account's plan changed; services above accounts use it. */
     onPlanChange(listener: (userId: string, change: PlanChange) => void): void {
       planChangeListeners.push(listener);
+    },
+
+    /** Whether the administrator disabled the account (false for one that does not exist). */
+    async isDisabled(id: string): Promise<boolean> {
+      return ((await repo.findById(id))?.disabled_at ?? null) !== null;
     },
 
     async getUser(id: string): Promise<User> {
