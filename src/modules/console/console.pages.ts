@@ -1,8 +1,9 @@
 /**
  * The console's pages: each is an address the server answers with the console itself, so a
  * reload or a shared link opens the right page. The console (web/) builds its navigation from
- * this list (it is data only), so the two cannot disagree. A page marked `adminOnly` is listed
- * only for the server's administrator (the API refuses everyone else what it shows anyway).
+ * this list (plain data, and a filter over it), so the two cannot disagree. A page marked
+ * `adminOnly` is listed only for the server's administrator (the API refuses everyone else
+ * what it shows anyway).
  */
 export const CONSOLE_PAGES = [
   { path: '/', title: 'Home' },
