@@ -8,6 +8,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_TESTS, signIn, startConsole, type ConsoleUnderTest } from './browser.js';
 import type { Owner } from '../harness.js';
 
+// The page's globals the callbacks run in the browser use (this suite compiles without the DOM library).
+declare const document: { documentElement: { scrollWidth: number } };
+
 describe.runIf(BROWSER_TESTS)("the administrator's Users page in Chromium", () => {
   let c: ConsoleUnderTest;
   let admin: Owner;
