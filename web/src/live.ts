@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { ACCOUNT_DISABLED, apiError, sessionHeaders, signedOut } from './api/client';
+import { ignoreFailure } from './ignore-failure';
 
 /** The account events the console reacts to (GET /api/v1/events names them). */
 const WATCHED = [
@@ -64,7 +65,12 @@ async function run(controller: AbortController): Promise<void> {
         return;
       }
       if (response.status === 403) {
-        const refusal = apiError(403, response.statusText, await response.json().catch(() => undefined));
+        let body: unknown;
+        await ignoreFailure(
+          response.json().then((parsed: unknown) => (body = parsed)),
+          'a body that is not JSON names no reason: the refusal is then not a disabled account',
+        );
+        const refusal = apiError(403, response.statusText, body);
         // The administrator disabled the account: the same, with the reason shown.
         if (refusal.code === ACCOUNT_DISABLED) {
           signedOut(refusal.message);

@@ -12,6 +12,7 @@ import type { PlansService } from '../plans/plans.service.js';
 import type { IssuedToken, MasterProof, TokensService } from '../tokens/tokens.service.js';
 import type { PasswordAttemptLimiter } from './accounts.attempts.js';
 import type { AccountsRepo } from './accounts.repo.js';
+import { accountDisabled, createAccountStatus } from './accounts.status.js';
 import type { RegistrationStatus, User } from './accounts.schemas.js';
 
 export function toUser(row: UsersTable): User {
@@ -26,14 +27,6 @@ export function toUser(row: UsersTable): User {
     disabled: row.disabled_at !== null,
     disabledAt: row.disabled_at,
   };
-}
-
-/** What a disabled account's sign-in answers, once its password was right (a wrong one says nothing of it). */
-export function accountDisabled(): AppError {
-  return new AppError(
-    'ACCOUNT_DISABLED',
-    "The server's administrator disabled this account, so it cannot sign in and its tokens do not work. Ask the administrator to enable it again",
-  );
 }
 
 /** An account's move from one plan to another. */
@@ -167,8 +160,15 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   // Told after an account's plan changed, once its `plan.changed` event is published (billing's
   // request counter forgets the old plan).
   const planChangeListeners: Array<(userId: string, change: PlanChange) => void> = [];
+  const status = createAccountStatus({ repo, tokens, audit });
 
   return {
+    /** Disables an account or enables it again (see accounts.status.ts); answers the account. */
+    async setDisabled(id: string, disabled: boolean, actor: AuditActor): Promise<User> {
+      return toUser(await status.setDisabled(id, disabled, actor));
+    },
+    isDisabled: status.isDisabled,
+
     /**
      * Whether POST /auth/register would be accepted now, for a sign-in page deciding whether to
      * offer it: always with REGISTRATION=open, only before the first account with first-user.
@@ -356,55 +356,9 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       return toUser({ ...row, email, updated_at: updatedAt });
     },
 
-    /**
-     * Disables an account, or enables it again (the administrator's PUT /users/{id}/status).
-     * Disabling keeps every token and session as it is, so enabling gives back exactly the access
-     * the account had; meanwhile the authentication path refuses them (tokens.auth.ts), and the
-     * principals cached for the account are dropped here at once. The administrator's own account
-     * cannot be disabled: nobody would be left to enable it (nor any other).
-     */
-    async setDisabled(id: string, disabled: boolean, actor: AuditActor): Promise<User> {
-      const row = await repo.findById(id);
-      if (!row) throw notFound('User', id);
-      if (disabled && (row.id === actor.ownerId || row.role === 'admin')) {
-        const reason = row.id === actor.ownerId ? 'own account' : "the administrator's account";
-        await audit.record(actor, { action: 'user.disable', outcome: 'denied', targetType: 'user', targetId: id, details: { reason } });
-        throw new AppError(
-          'CONFLICT',
-          row.id === actor.ownerId
-            ? 'You cannot disable your own account: you are the administrator, and nobody could enable it again'
-            : "The administrator's account cannot be disabled: nobody could enable it again",
-        );
-      }
-      const changed = (row.disabled_at !== null) !== disabled;
-      const next = changed ? { disabled_at: disabled ? isoNow() : null, updated_at: isoNow() } : { disabled_at: row.disabled_at, updated_at: row.updated_at };
-      if (changed) await repo.update(id, next);
-      // After the write: a lookup that read the account before it may have cached its principal
-      // (one still running is not kept, see tokens.auth.ts). Other nodes see the write to users.
-      tokens.forgetOwner(id);
-      const action = disabled ? 'user.disable' : 'user.enable';
-      await audit.record(actor, { action, outcome: 'success', targetType: 'user', targetId: id, details: { email: row.email, changed } });
-      // The account's own log says it too, for its owner to read once enabled again.
-      if (changed) {
-        await audit.record({ ...actor, ownerId: id }, {
-          action: disabled ? 'account.disabled' : 'account.enabled',
-          outcome: 'success',
-          targetType: 'user',
-          targetId: id,
-          details: { byAdministrator: true },
-        });
-      }
-      return toUser({ ...row, ...next });
-    },
-
     /** Registers `listener` to be told after an account's plan changed; services above accounts use it. */
     onPlanChange(listener: (userId: string, change: PlanChange) => void): void {
       planChangeListeners.push(listener);
-    },
-
-    /** Whether the administrator disabled the account (false for one that does not exist). */
-    async isDisabled(id: string): Promise<boolean> {
-      return ((await repo.findById(id))?.disabled_at ?? null) !== null;
     },
 
     async getUser(id: string): Promise<User> {
