@@ -150,7 +150,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         }
       : undefined;
   registerAccessControl(app, {
-    authenticate: (secret) => container.tokens.authenticate(secret),
+    // A disabled account's token is refused here with its reason (403 ACCOUNT_DISABLED).
+    authenticate: (secret) => container.tokens.authenticateRequest(secret),
     authenticateNow,
     // Every answer carries its request id, errors included (set before anything can refuse the
     // request; Fastify's error path keeps headers already set, and framework errors that run no

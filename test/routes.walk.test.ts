@@ -331,6 +331,7 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   oauthRevoke: PUBLIC,
   createUser: ADMIN_ONLY,
   setUserPlan: ADMIN_ONLY,
+  setUserStatus: ADMIN_ONLY,
   createToken: OWNER_ONLY,
   regenerateMasterToken: OWNER_ONLY,
   changePassword: OWNER_ONLY,

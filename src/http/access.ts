@@ -281,7 +281,11 @@ export function fromOwnPages(request: FastifyRequest, ownOrigin: string): boolea
 }
 
 export interface AccessControlOptions {
-  /** Resolves a bearer secret to its principal, or null when it is not a live token. */
+  /**
+   * Resolves a bearer secret to its principal, or null when it is not a live token. May throw an
+   * AppError to refuse a live token with a reason of its own (its account disabled): the request
+   * is answered with it.
+   */
   authenticate(secret: string): Promise<Principal | null>;
   /**
    * The same answer when it is known without waiting (a cached token, a malformed one);

@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   INSUFFICIENT_SCOPE: 403,
   FORBIDDEN: 403,
   REGISTRATION_CLOSED: 403,
+  // The administrator disabled the account: its password and tokens are refused until enabled again.
+  ACCOUNT_DISABLED: 403,
   PROVIDER_NOT_CONNECTED: 403,
   POLICY_DENIED: 403,
   NOT_FOUND: 404,

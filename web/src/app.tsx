@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { api, errorMessage, forgetSessionBinding, hasSessionBinding, signedOut, unwrap, type Schemas } from './api/client';
+import { ACCOUNT_DISABLED, api, ApiError, errorMessage, forgetSessionBinding, hasSessionBinding, signedOut, unwrap, type Schemas } from './api/client';
 import { Loading } from './components/ui';
 import { ignoreFailure } from './ignore-failure';
-import { CONSOLE_PAGES, type ConsolePath } from '../../src/modules/console/console.pages';
+import { CONSOLE_PAGES, pagesFor, type ConsolePath } from '../../src/modules/console/console.pages';
 import { useLiveChanges } from './live';
 import { AgentsPage } from './pages/agents';
 import { AuditPage } from './pages/audit';
@@ -20,10 +20,11 @@ import { ProfilePage } from './pages/profile';
 import { ResetPasswordPage } from './pages/reset-password';
 import { SignInPage } from './pages/sign-in';
 import { SkillsPage } from './pages/skills';
+import { UsersPage } from './pages/users';
 import { VaultPage } from './pages/vault';
 import { WebhooksPage } from './pages/webhooks';
 import { Link, navigate, usePath } from './router';
-import { SessionContext, type Session } from './session';
+import { SessionContext, useSession, type Session } from './session';
 
 const PAGES: Record<ConsolePath, () => ReactNode> = {
   '/': () => <HomePage />,
@@ -42,9 +43,14 @@ const PAGES: Record<ConsolePath, () => ReactNode> = {
   '/webhooks': () => <WebhooksPage />,
   '/data': () => <DataPage />,
   '/plan': () => <PlanPage />,
+  '/users': () => <UsersPage />,
 };
 
-type State = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; user: Schemas['User'] } | { kind: 'unreachable'; message: string };
+type State =
+  | { kind: 'checking' }
+  | { kind: 'signed-out'; notice?: string }
+  | { kind: 'signed-in'; user: Schemas['User'] }
+  | { kind: 'unreachable'; message: string };
 
 export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
@@ -62,14 +68,20 @@ export function App() {
     try {
       setState({ kind: 'signed-in', user: unwrap(answer).data });
     } catch (error) {
+      // The administrator disabled the account: signing in again is the way on, once it is enabled.
+      if (error instanceof ApiError && error.code === ACCOUNT_DISABLED) return setState({ kind: 'signed-out', notice: error.message });
       setState({ kind: 'unreachable', message: errorMessage(error) });
     }
   }, []);
 
   useEffect(() => {
     check().catch((error: unknown) => setState({ kind: 'unreachable', message: errorMessage(error) }));
-    // Any answer 401 (the session expired or was revoked elsewhere) returns to the sign-in page.
-    const onSignedOut = () => setState({ kind: 'signed-out' });
+    // Any answer 401 (the session expired or was revoked elsewhere) returns to the sign-in page,
+    // and so does the account being disabled, which the page then says.
+    const onSignedOut = (event: Event) => {
+      const notice = (event as CustomEvent<string | undefined>).detail;
+      setState(notice ? { kind: 'signed-out', notice } : { kind: 'signed-out' });
+    };
     window.addEventListener('hearth:signed-out', onSignedOut);
     return () => window.removeEventListener('hearth:signed-out', onSignedOut);
   }, [check]);
@@ -90,7 +102,7 @@ export function App() {
       </main>
     );
   }
-  if (state.kind === 'signed-out') return <SignInPage onSignedIn={(user) => setState({ kind: 'signed-in', user })} />;
+  if (state.kind === 'signed-out') return <SignInPage notice={state.notice} onSignedIn={(user) => setState({ kind: 'signed-in', user })} />;
   const session: Session = { user: state.user, signedOut: () => setState({ kind: 'signed-out' }) };
   return (
     <SessionContext.Provider value={session}>
@@ -117,6 +129,7 @@ function usePendingCount(): number | undefined {
 }
 
 function Shell() {
+  const { user } = useSession();
   const path = usePath();
   const pending = usePendingCount();
   const [menuOpen, setMenuOpen] = useState(false);
@@ -154,7 +167,7 @@ function Shell() {
       </header>
       <nav id="nav" aria-label="Console" className={menuOpen ? 'open' : undefined}>
         <ul>
-          {CONSOLE_PAGES.map((page) => (
+          {pagesFor(user.role).map((page) => (
             <li key={page.path}>
               <Link href={page.path} aria-current={page.path === path ? 'page' : undefined}>
                 {page.title}

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
-import { sessionHeaders, signedOut } from './api/client';
+import { ACCOUNT_DISABLED, apiError, sessionHeaders, signedOut } from './api/client';
+import { ignoreFailure } from './ignore-failure';
 
 /** The account events the console reacts to (GET /api/v1/events names them). */
 const WATCHED = [
@@ -62,6 +63,19 @@ async function run(controller: AbortController): Promise<void> {
         // The session is over: the page goes back to signing in, and stops listening.
         signedOut();
         return;
+      }
+      if (response.status === 403) {
+        let body: unknown;
+        await ignoreFailure(
+          response.json().then((parsed: unknown) => (body = parsed)),
+          'a body that is not JSON names no reason: the refusal is then not a disabled account',
+        );
+        const refusal = apiError(403, response.statusText, body);
+        // The administrator disabled the account: the same, with the reason shown.
+        if (refusal.code === ACCOUNT_DISABLED) {
+          signedOut(refusal.message);
+          return;
+        }
       }
       // A server holding too many streams says when to come back; polling covers the wait.
       const retryAfter = Number(response.headers.get('retry-after'));

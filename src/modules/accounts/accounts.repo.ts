@@ -21,9 +21,12 @@ export function createAccountsRepo(db: Executor<AccountsTables>) {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },
 
-    /** The administrator's id, or the given user's if it exists. */
+    /**
+     * The administrator's id, or the given user's if it exists. A disabled account is addressed
+     * by nobody: it could not sign in to answer.
+     */
     async findAddressableId(userId: string | undefined): Promise<string | undefined> {
-      let q = db.selectFrom('users').select('id');
+      let q = db.selectFrom('users').select('id').where('disabled_at', 'is', null);
       q = userId === undefined ? q.where('role', '=', 'admin') : q.where('id', '=', userId);
       return (await q.executeTakeFirst())?.id;
     },
@@ -40,7 +43,7 @@ export function createAccountsRepo(db: Executor<AccountsTables>) {
 
     async update(
       id: string,
-      changes: Partial<Pick<UsersTable, 'plan_id' | 'updated_at' | 'name' | 'password_hash' | 'email'>>,
+      changes: Partial<Pick<UsersTable, 'plan_id' | 'updated_at' | 'name' | 'password_hash' | 'email' | 'disabled_at'>>,
       trx?: Executor<AccountsTables>,
     ): Promise<void> {
       await (trx ?? db).updateTable('users').set(changes).where('id', '=', id).execute();

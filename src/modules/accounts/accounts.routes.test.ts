@@ -5,7 +5,7 @@ import { createTestApp, expectError, type Owner, type TestApp } from '../../../t
 import { SCOPE_NAMES } from '../permissions/permissions.scopes.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const USER_KEYS = ['createdAt', 'email', 'id', 'name', 'planId', 'role', 'updatedAt'];
+const USER_KEYS = ['createdAt', 'disabled', 'disabledAt', 'email', 'id', 'name', 'planId', 'role', 'updatedAt'];
 
 function email(tag = 'user'): string {
   return `${tag}-${randomBytes(4).toString('hex')}@example.test`;

@@ -22,6 +22,7 @@ import {
   RegistrationStatusResponse,
   UserPage,
   UserResponse,
+  UserStatusBody,
 } from './accounts.schemas.js';
 import type { PasswordResets } from './accounts.resets.js';
 import type { AccountsService } from './accounts.service.js';
@@ -308,6 +309,26 @@ export function accountsRoutes(deps: {
         },
       },
       async (request) => ({ data: await inRequestPart('body', accounts.setPlan(request.params.id, request.body.planId, actorOf(request))) }),
+    );
+
+    app.put(
+      '/api/v1/users/:id/status',
+      {
+        config: { access: access.admin() },
+        schema: {
+          operationId: 'setUserStatus',
+          summary: 'Disable an account, or enable it again',
+          description:
+            'A disabled account cannot sign in (403 ACCOUNT_DISABLED once its password is right), and every one of its tokens and login sessions ' +
+            'is refused at once with 403 ACCOUNT_DISABLED; none is revoked, so enabling it again gives back what it had. ' +
+            "The administrator's own account cannot be disabled (409 CONFLICT). Setting the state it already has changes nothing.",
+          tags: ['users'],
+          params: IdParams,
+          body: UserStatusBody,
+          response: { 200: UserResponse },
+        },
+      },
+      async (request) => ({ data: await accounts.setDisabled(request.params.id, request.body.disabled, actorOf(request)) }),
     );
   };
 }

@@ -10,6 +10,10 @@ export const UserSchema = Type.Object(
     planId: Type.String(),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
+    disabled: Type.Boolean({
+      description: 'Whether the administrator disabled the account: it cannot sign in, and none of its tokens works, until enabled again',
+    }),
+    disabledAt: Type.Union([IsoDateTime, Type.Null()], { description: 'When the administrator disabled the account; null while it is enabled' }),
   },
   { title: 'User' },
 );
@@ -85,6 +89,17 @@ export const UserPage = Page(UserSchema);
 export const ListUsersQuery = Type.Object(PageQuery);
 export const PlanBody = Type.Object(
   { planId: Type.String({ minLength: 1, maxLength: 100, description: 'The plan to move the account to: an id of GET /api/v1/billing/plans' }) },
+  { additionalProperties: false },
+);
+
+export const UserStatusBody = Type.Object(
+  {
+    disabled: Type.Boolean({
+      description:
+        'true disables the account: its sign-in is refused with 403 ACCOUNT_DISABLED and every one of its tokens and sessions stops working at once. ' +
+        'false enables it again: the tokens and sessions it had, unless revoked or expired meanwhile, work again',
+    }),
+  },
   { additionalProperties: false },
 );
 

@@ -12,6 +12,7 @@ import type { PlansService } from '../plans/plans.service.js';
 import type { IssuedToken, MasterProof, TokensService } from '../tokens/tokens.service.js';
 import type { PasswordAttemptLimiter } from './accounts.attempts.js';
 import type { AccountsRepo } from './accounts.repo.js';
+import { accountDisabled, createAccountStatus } from './accounts.status.js';
 import type { RegistrationStatus, User } from './accounts.schemas.js';
 
 export function toUser(row: UsersTable): User {
@@ -23,6 +24,8 @@ export function toUser(row: UsersTable): User {
     planId: row.plan_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    disabled: row.disabled_at !== null,
+    disabledAt: row.disabled_at,
   };
 }
 
@@ -120,6 +123,7 @@ export function createAccountsService(deps: AccountsServiceOptions) {
           plan_id: plans.defaultPlanId,
           created_at: now,
           updated_at: now,
+          disabled_at: null,
         };
         await repo.insert(row, trx);
         const master = await tokens.createMaster(row.id, trx);
@@ -181,8 +185,15 @@ export function createAccountsService(deps: AccountsServiceOptions) {
   // Told after an account's plan changed, once its `plan.changed` event is published (billing's
   // request counter forgets the old plan).
   const planChangeListeners: Array<(userId: string, change: PlanChange) => void> = [];
+  const status = createAccountStatus({ repo, tokens, audit });
 
   return {
+    /** Disables an account or enables it again (see accounts.status.ts); answers the account. */
+    async setDisabled(id: string, disabled: boolean, actor: AuditActor): Promise<User> {
+      return toUser(await status.setDisabled(id, disabled, actor));
+    },
+    isDisabled: status.isDisabled,
+
     /**
      * Whether POST /auth/register would be accepted now, for a sign-in page deciding whether to
      * offer it: always with REGISTRATION=open, only before the first account with first-user.
@@ -222,6 +233,10 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       const { row, ok } = await checkPassword(email, () => repo.findByEmail(email), input.password, actor, 'auth.login');
       if (!row || !ok) throw new AppError('UNAUTHORIZED', 'Wrong email or password');
       const userActor = { ...actor, ownerId: row.id };
+      if (row.disabled_at !== null) {
+        await audit.record(userActor, { action: 'auth.login', outcome: 'denied', details: { reason: 'account disabled' } });
+        throw accountDisabled();
+      }
       const session = await tokens.createSession(row.id, actor);
       await audit.record({ ...userActor, tokenId: session.record.id }, { action: 'auth.login', outcome: 'success', targetType: 'token', targetId: session.record.id });
       return { user: toUser(row), token: session.secret, expiresAt: session.record.expiresAt! };
@@ -230,12 +245,18 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     /**
      * Signs the owner in on a page that is not a login (the OAuth consent page): the same
      * checks and attempt limits as a login, without a session. Answers the account's id, or
-     * null for a wrong email or password; throws 429 RATE_LIMITED when the caller must wait.
+     * null for a wrong email or password; throws 429 RATE_LIMITED when the caller must wait,
+     * 403 ACCOUNT_DISABLED for the right password of a disabled account.
      */
     async verifyCredentials(input: { email: string; password: string }, actor: AuditActor, action: string): Promise<string | null> {
       const email = normaliseEmail(input.email);
       const { row, ok } = await checkPassword(email, () => repo.findByEmail(email), input.password, actor, action);
-      return row && ok ? row.id : null;
+      if (!row || !ok) return null;
+      if (row.disabled_at !== null) {
+        await audit.record({ ...actor, ownerId: row.id }, { action, outcome: 'denied', details: { reason: 'account disabled' } });
+        throw accountDisabled();
+      }
+      return row.id;
     },
 
     /**

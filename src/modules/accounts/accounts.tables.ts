@@ -10,6 +10,8 @@ export const accountsTables = ownedTables({
     plan_id: column.text(),
     created_at: column.time(),
     updated_at: column.time(),
+    /** When the administrator disabled the account; null while it is enabled. */
+    disabled_at: column.time().orNull(),
   }),
   /** One-time password reset links (accounts.resets.ts): the secret's SHA-256 only. */
   password_resets: table({

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Scope } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { Executor } from '../../storage/columns.js';
@@ -197,7 +198,10 @@ export function createConsent(deps: ConsentDeps) {
       const scopes = parseScopes(form.scopes.join(' '));
       if (scopes.length === 0) throw new ConsentRetry('Choose at least one thing the app may do.');
       if (!form.email || !form.password) throw new ConsentRetry('Sign in with your Hearth email and password to approve.');
-      const ownerId = await deps.accounts.verifyCredentials({ email: form.email, password: form.password }, actor, 'oauth.consent_sign_in');
+      const ownerId = await deps.accounts.verifyCredentials({ email: form.email, password: form.password }, actor, 'oauth.consent_sign_in').catch((error: unknown) => {
+        // The right password of a disabled account: the page says why, in its own words.
+        throw error instanceof AppError && error.code === 'ACCOUNT_DISABLED' ? new ConsentRetry(error.message) : error;
+      });
       if (!ownerId) throw new ConsentRetry('Wrong email or password.');
       return db.transaction().execute(async (trx) => {
         const location = await protocol.grantCode(request, ownerId, scopes, trx);

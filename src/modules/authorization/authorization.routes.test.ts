@@ -242,6 +242,42 @@ describe('the consent page', () => {
   });
 });
 
+describe('an account the administrator disabled', () => {
+  it('cannot consent, and its grant is refused and does not renew until the account is enabled again', async () => {
+    const user = await t.createOwner('Later Disabled');
+    const client = (await register()).body;
+    const authorizeAs = async () => {
+      const { verifier, challenge } = pkce();
+      const url = authorizeUrl({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's', scope: 'read memory', resource: `${base}/mcp` });
+      return { verifier, ...(await consent(url, { email: user.email, password: user.password })) };
+    };
+    const first = await authorizeAs();
+    const code = new URL(first.location!).searchParams.get('code')!;
+    const tokens = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: first.verifier, redirect_uri: REDIRECT, client_id: client.client_id, resource: `${base}/mcp` });
+    expect(tokens.status).toBe(200);
+    const setDisabled = (disabled: boolean) => t.request('PUT', `/api/v1/users/${user.id}/status`, { token: owner.token, body: { disabled } });
+    expect((await setDisabled(true)).status).toBe(200);
+
+    const memory = await fetch(`${base}/api/v1/memory`, { headers: { authorization: `Bearer ${tokens.body.access_token}` } });
+    expect(memory.status).toBe(403);
+    expect(((await memory.json()) as { error: string }).error).toBe('ACCOUNT_DISABLED');
+    const refused = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: client.client_id });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: expect.stringMatching(/administrator disabled the account/) } });
+    // Its consent page says why once the password is right, and grants nothing.
+    const again = await authorizeAs();
+    expect(again.sent.status).toBe(200);
+    expect(again.location).toBeNull();
+    expect(await again.sent.text()).toMatch(/administrator disabled this account/);
+
+    // Enabled again: the refresh token it kept renews the grant.
+    expect((await setDisabled(false)).status).toBe(200);
+    const renewed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: client.client_id });
+    expect(renewed.status).toBe(200);
+    const after = await fetch(`${base}/api/v1/memory`, { headers: { authorization: `Bearer ${renewed.body.access_token}` } });
+    expect(after.status).toBe(200);
+  });
+});
+
 describe('security', () => {
   it('refuses to redirect anywhere a client did not register (no open redirect)', async () => {
     const client = (await register()).body;

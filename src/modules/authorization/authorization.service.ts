@@ -22,7 +22,7 @@ export interface AuthorizationServerDeps {
   repo: AuthorizationRepo;
   clients: ClientDirectory;
   tokens: Pick<TokensService, 'createForClient' | 'renewForClient' | 'revoke' | 'authenticate' | 'get'>;
-  accounts: Pick<AccountsService, 'verifyCredentials' | 'findIdByEmail' | 'normaliseEmail'>;
+  accounts: Pick<AccountsService, 'verifyCredentials' | 'findIdByEmail' | 'normaliseEmail' | 'isDisabled'>;
   audit: Pick<AuditService, 'record'>;
   publicBaseUrl: string;
   /** Told, after each commit, of requests sent to a console and of the owner's decisions there. */
@@ -42,7 +42,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps) {
   const discovery = createDiscovery({ clients, audit, protocol });
   const consent = createConsent({ db, repo, clients, accounts, audit, protocol });
   const consoleRequests = createConsoleRequests({ db, repo, accounts, audit, protocol, events: deps.events });
-  const endpoint = createTokenEndpoint({ db, repo, tokens, audit, protocol });
+  const endpoint = createTokenEndpoint({ db, repo, tokens, accounts, audit, protocol });
 
   return {
     registerClient: discovery.registerClient,

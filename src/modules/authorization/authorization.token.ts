@@ -6,6 +6,7 @@ import { isoIn, isoNow, isPast } from '../../lib/time.js';
 import type { Executor } from '../../storage/columns.js';
 import type { AuthorizationClientsTable, AuthorizationCodesTable, AuthorizationTables } from './authorization.tables.js';
 import type { AuditActor, AuditService } from '../audit/audit.service.js';
+import type { AccountsService } from '../accounts/accounts.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { OAuthProtocolError } from './authorization.errors.js';
 import { ACCESS_TOKEN_TTL_SECONDS, parseScopes, randomValue, REFRESH_TOKEN_TTL_MS, sha256, type AuthorizationProtocol } from './authorization.protocol.js';
@@ -26,6 +27,8 @@ export interface TokenEndpointDeps {
   db: Executor<AuthorizationTables>;
   repo: Pick<AuthorizationRepo, 'getClient' | 'getCode' | 'useCode' | 'setCodeToken' | 'insertRefreshToken' | 'getRefreshToken' | 'useRefreshToken' | 'spendGrant'>;
   tokens: Pick<TokensService, 'createForClient' | 'renewForClient' | 'revoke' | 'authenticate' | 'get'>;
+  /** Whether the administrator disabled the account a grant belongs to: its grants issue nothing meanwhile. */
+  accounts: Pick<AccountsService, 'isDisabled'>;
   audit: Pick<AuditService, 'record'>;
   protocol: Pick<AuthorizationProtocol, 'canonicalResource'>;
 }
@@ -131,6 +134,10 @@ export function createTokenEndpoint(deps: TokenEndpointDeps) {
     if (isPast(refresh.expires_at)) throw new OAuthProtocolError(400, 'invalid_grant', 'The refresh token expired; authorize again');
     const grant = await unlessGone(tokens.get(refresh.owner_id, refresh.token_id));
     if (!grant || grant.status === 'revoked') throw new OAuthProtocolError(400, 'invalid_grant', 'The grant was revoked; authorize again');
+    // Refused without spending the refresh token: once the account is enabled again it renews as before.
+    if (await deps.accounts.isDisabled(refresh.owner_id)) {
+      throw new OAuthProtocolError(400, 'invalid_grant', "The server's administrator disabled the account this grant belongs to; it works again once the account is enabled");
+    }
     if (form.scope !== undefined) {
       const extra = parseScopes(form.scope).filter((scope) => !grant.scopes.includes(scope));
       if (extra.length > 0) throw new OAuthProtocolError(400, 'invalid_scope', `The grant does not include ${extra.join(', ')}`);

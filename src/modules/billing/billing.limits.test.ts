@@ -215,7 +215,7 @@ describe('apiRequestsPerDay', () => {
       enabled: true,
       plans,
       accounts: {
-        getUser: async (id: string) => ({ id, email: 'x@example.test', name: null, role: 'user', planId: 'metered', createdAt: '', updatedAt: '' }),
+        getUser: async (id: string) => ({ id, email: 'x@example.test', name: null, role: 'user', planId: 'metered', createdAt: '', updatedAt: '', disabled: false, disabledAt: null }),
         onPlanChange: () => {},
       },
       now: () => now,

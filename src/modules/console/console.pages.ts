@@ -1,7 +1,9 @@
 /**
  * The console's pages: each is an address the server answers with the console itself, so a
  * reload or a shared link opens the right page. The console (web/) builds its navigation from
- * this list (it is data only), so the two cannot disagree.
+ * this list (plain data, and a filter over it), so the two cannot disagree. A page marked
+ * `adminOnly` is listed only for the server's administrator (the API refuses everyone else
+ * what it shows anyway).
  */
 export const CONSOLE_PAGES = [
   { path: '/', title: 'Home' },
@@ -20,7 +22,13 @@ export const CONSOLE_PAGES = [
   { path: '/webhooks', title: 'Webhooks' },
   { path: '/data', title: 'Export and import' },
   { path: '/plan', title: 'Plan and usage' },
+  { path: '/users', title: 'Users', adminOnly: true },
 ] as const;
+
+/** The pages the navigation lists for an account of this role. */
+export function pagesFor(role: 'admin' | 'user'): ReadonlyArray<(typeof CONSOLE_PAGES)[number]> {
+  return CONSOLE_PAGES.filter((page) => role === 'admin' || !('adminOnly' in page && page.adminOnly));
+}
 
 export type ConsolePath = (typeof CONSOLE_PAGES)[number]['path'];
 

@@ -39,6 +39,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   POLICY_DENIED: "the owner's policy for this token denies this kind of action (the message names the class); ask the owner to change the token's policy",
   FORBIDDEN: "this caller may not do this: an owner-only, master-only or administrator route, a path outside a remote PC's root, or an action the rules refuse (rating your own listing); the message says which",
   REGISTRATION_CLOSED: 'this server takes no new accounts: ask the administrator for one',
+  ACCOUNT_DISABLED: "the server's administrator disabled the account: its sign-in and every one of its tokens are refused until the administrator enables it again",
   PROVIDER_NOT_CONNECTED: 'the owner has not connected the outside account this needs (Google, a vault token for a service), or it must be reconnected; the message says how (401 on the Google Drive file list)',
   NOT_FOUND: 'no such record, or it belongs to another owner',
   ROUTE_NOT_FOUND: 'no such route; a doubled /api/v1/api/v1 means /api/v1 was appended to the base address',

@@ -1,4 +1,5 @@
 import type { Principal } from '../../http/access.js';
+import { AppError } from '../../http/errors.js';
 import type { TableName } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { constantTimeEqual, hashToken, isWellFormedToken, TOKEN_LENGTH } from '../../lib/crypto.js';
@@ -16,7 +17,10 @@ interface CachedPrincipal {
   at: number;
 }
 
-/** What a principal is read from: the token and its owner's role (a deleted owner's tokens go with it). */
+/**
+ * What a principal is read from: the token, and its owner's role and state (a deleted owner's
+ * tokens go with it; a disabled owner's are refused).
+ */
 const PRINCIPAL_TABLES: readonly TableName[] = ['tokens', 'users'];
 
 /** lastUsedAt is precise to this interval: writing it on every request would double the work of a read. */
@@ -40,6 +44,20 @@ export interface TokenAuthenticationDeps {
   writes?: WriteTracker | undefined;
 }
 
+/**
+ * A live token of an account the administrator disabled: refused, with its own reason where the
+ * caller can be told (the access hook), as no token at all everywhere else.
+ */
+const DISABLED = Symbol('account disabled');
+
+/** What a request with a disabled account's token is answered (403 ACCOUNT_DISABLED). */
+function disabledAccount(): AppError {
+  return new AppError(
+    'ACCOUNT_DISABLED',
+    "The server's administrator disabled the account this token belongs to: none of its tokens works until the administrator enables it again",
+  );
+}
+
 /** Bearer secret → principal, on every request: one indexed lookup, or none from the cache. */
 export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
   const { repo, writes } = deps;
@@ -59,6 +77,16 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
     const hash = hashById.get(tokenId);
     if (hash) cache.delete(hash);
     hashById.delete(tokenId);
+  }
+
+  /** Drops every cached principal of one owner (the account was disabled): a walk of the cache, for a rare change. */
+  function forgetOwner(ownerId: string): void {
+    generation += 1;
+    for (const [hash, entry] of cache) {
+      if (entry.principal.ownerId !== ownerId) continue;
+      cache.delete(hash);
+      hashById.delete(entry.principal.tokenId);
+    }
   }
 
   function remember(entry: CachedPrincipal): void {
@@ -118,6 +146,38 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
     return answer !== null && 'secretHash' in answer;
   }
 
+  /** A secret's principal, DISABLED for a live token of a disabled account, or null. */
+  async function lookUp(secret: string): Promise<Principal | null | typeof DISABLED> {
+    const answer = fromCache(secret);
+    if (!isLookup(answer)) return answer;
+    const { secretHash, now, stamp } = answer;
+
+    const startedAt = generation;
+    const row = await repo.findLiveByHash(secretHash);
+    if (!row || !constantTimeEqual(row.secret_hash, secretHash) || row.revoked_at || isPast(row.expires_at, now)) {
+      return null;
+    }
+    // Refused, and not cached: each request asks the database again, so enabling the account
+    // lets its tokens in at once.
+    if (row.owner_disabled_at !== null) return DISABLED;
+    const principal: Principal = {
+      tokenId: row.id,
+      ownerId: row.owner_id,
+      kind: row.kind,
+      allScopes: ALL_SCOPES_KINDS.has(row.kind),
+      scopes: new Set(scopesOf(row)),
+      role: row.role,
+      name: row.name,
+      agent: agentOf(row),
+      memoryTags: storedMemoryTagsOf(row),
+    };
+    if (deps.cacheTokens && generation === startedAt && stamp !== undefined && (!writes || writes.stamp(PRINCIPAL_TABLES) === stamp)) {
+      remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null, stamp, at: now });
+    }
+    touch(row.id, now);
+    return principal;
+  }
+
   return {
     /**
      * The principal of a secret when it can be told without the database (a malformed token,
@@ -129,36 +189,29 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
       return isLookup(answer) ? undefined : answer;
     },
 
-    /** Resolves a bearer secret to its principal; null for anything that is not a live token. */
+    /**
+     * Resolves a bearer secret to its principal; null for anything that is not a live token, and
+     * for a token of a disabled account: whoever holds one (an event stream, a daemon's link, an
+     * OAuth client) treats it as gone.
+     */
     async authenticate(secret: string): Promise<Principal | null> {
-      const answer = fromCache(secret);
-      if (!isLookup(answer)) return answer;
-      const { secretHash, now, stamp } = answer;
+      const principal = await lookUp(secret);
+      return principal === DISABLED ? null : principal;
+    },
 
-      const startedAt = generation;
-      const row = await repo.findLiveByHash(secretHash);
-      if (!row || !constantTimeEqual(row.secret_hash, secretHash) || row.revoked_at || isPast(row.expires_at, now)) {
-        return null;
-      }
-      const principal: Principal = {
-        tokenId: row.id,
-        ownerId: row.owner_id,
-        kind: row.kind,
-        allScopes: ALL_SCOPES_KINDS.has(row.kind),
-        scopes: new Set(scopesOf(row)),
-        role: row.role,
-        name: row.name,
-        agent: agentOf(row),
-        memoryTags: storedMemoryTagsOf(row),
-      };
-      if (deps.cacheTokens && generation === startedAt && stamp !== undefined && (!writes || writes.stamp(PRINCIPAL_TABLES) === stamp)) {
-        remember({ principal, secretHash, expiresAtMs: row.expires_at ? Date.parse(row.expires_at) : null, stamp, at: now });
-      }
-      touch(row.id, now);
+    /**
+     * The same for a request's token (the access hook): a disabled account's token is refused
+     * with 403 ACCOUNT_DISABLED, which tells its holder why and whom to ask, rather than a 401
+     * that sends an agent to ask for a new token nobody can give it.
+     */
+    async authenticateRequest(secret: string): Promise<Principal | null> {
+      const principal = await lookUp(secret);
+      if (principal === DISABLED) throw disabledAccount();
       return principal;
     },
 
     /** Drops a token's cached principal: called on every change to the token, and after changes made elsewhere (a role). */
     forget,
+    forgetOwner,
   };
 }

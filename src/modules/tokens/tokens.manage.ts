@@ -52,13 +52,13 @@ export function createTokenManagement(deps: TokenManagementDeps) {
 
     /**
      * The principal of a live token, by id: how an approved request runs again as the token that
-     * asked, whose secret is not kept. Null when the token is gone, revoked or expired. Only for
-     * tokens without owner rights (the only ones a policy holds back): `role` matters only with
-     * owner rights, so it reads `user`.
+     * asked, whose secret is not kept. Null when the token is gone, revoked or expired, or when the
+     * administrator disabled its account. Only for tokens without owner rights (the only ones a
+     * policy holds back): `role` matters only with owner rights, so it reads `user`.
      */
     async livePrincipal(ownerId: string, id: string): Promise<Principal | null> {
       const row = await repo.findPrincipalById(ownerId, id);
-      if (!row || row.revoked_at || isPast(row.expires_at) || ALL_SCOPES_KINDS.has(row.kind)) return null;
+      if (!row || row.revoked_at || row.owner_disabled_at !== null || isPast(row.expires_at) || ALL_SCOPES_KINDS.has(row.kind)) return null;
       return {
         tokenId: row.id,
         ownerId: row.owner_id,

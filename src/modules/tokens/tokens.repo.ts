@@ -10,7 +10,10 @@ export interface TokenListQuery {
 }
 
 export function createTokensRepo(db: Executor<TokensTables>) {
-  /** A token with its owner's role and who it was issued to (an OAuth client, a handshake's agent): a principal's makings. */
+  /**
+   * A token with its owner's role, whether the administrator disabled the owner's account, and
+   * who it was issued to (an OAuth client, a handshake's agent): a principal's makings.
+   */
   const principalRows = () =>
     db
       .selectFrom('tokens')
@@ -30,6 +33,7 @@ export function createTokensRepo(db: Executor<TokensTables>) {
         'tokens.handshake_id',
         'tokens.memory_tags',
         'users.role',
+        'users.disabled_at as owner_disabled_at',
         'authorization_clients.name as client_name',
         'handshakes.agent_id as handshake_agent',
       ]);
@@ -39,7 +43,7 @@ export function createTokensRepo(db: Executor<TokensTables>) {
       await (trx ?? db).insertInto('tokens').values(row).execute();
     },
 
-    /** The one query on the authentication path: the token by its hash, with its owner's role. */
+    /** The one query on the authentication path: the token by its hash, with its owner's role and state. */
     async findLiveByHash(secretHash: string) {
       return principalRows().where('tokens.secret_hash', '=', secretHash).executeTakeFirst();
     },

@@ -48,6 +48,7 @@ export function createTokensService(deps: TokensServiceOptions) {
 
   return {
     authenticate: auth.authenticate,
+    authenticateRequest: auth.authenticateRequest,
     authenticateNow: auth.authenticateNow,
     createMaster: issuing.createMaster,
     createSession: issuing.createSession,
@@ -65,6 +66,8 @@ export function createTokensService(deps: TokensServiceOptions) {
     rotateMaster: rotation.rotateMaster,
     /** Drops cached principals after a change made outside this service (e.g. a role change). */
     forget: auth.forget,
+    /** Drops every cached principal of an account, after a change to the account (it was disabled). */
+    forgetOwner: auth.forgetOwner,
   };
 }
 

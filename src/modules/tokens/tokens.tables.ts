@@ -23,9 +23,12 @@ export const tokensTables = ownedTables({
   }),
 });
 
-/** Recognising a token answers its owner's role in the same query (the accounts module owns `users`). */
+/**
+ * Recognising a token answers its owner's role, and whether the administrator disabled the
+ * account, in the same query (the accounts module owns `users`).
+ */
 export const tokensReads = readsOfTables({
-  users: table({ id: column.text(), role: column.text<'admin' | 'user'>() }),
+  users: table({ id: column.text(), role: column.text<'admin' | 'user'>(), disabled_at: column.time().orNull() }),
   // And who the token was issued to (the authorization and handshakes modules own these): what
   // memory records as the agent behind an entry's author, known without a query of its own.
   authorization_clients: table({ id: column.text(), name: column.text() }),

@@ -36,6 +36,7 @@ import * as portabilityExportJobs from './0036-portability-export-jobs.js';
 import * as memoryDedup from './0037-memory-dedup.js';
 import * as knowledgeFileSize from './0038-knowledge-file-size.js';
 import * as passwordResets from './0039-password-resets.js';
+import * as userDisabled from './0040-user-disabled.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -87,6 +88,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0037-memory-dedup', memoryDedup],
   ['0038-knowledge-file-size', knowledgeFileSize],
   ['0039-password-resets', passwordResets],
+  ['0040-user-disabled', userDisabled],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

@@ -98,6 +98,8 @@ export function unwrap<T>(answer: Answer<T>): Exclude<T, HeldForApproval> {
   if (answer.response.ok) return undefined as Exclude<T, HeldForApproval>;
   const error = apiError(answer.response.status, answer.response.statusText, answer.error);
   if (answer.response.status === 401) signedOut();
+  // A signed-in page whose account was disabled; a sign-in refused so simply shows the message.
+  else if (error.code === ACCOUNT_DISABLED && hasSessionBinding()) signedOut(error.message);
   throw error;
 }
 
@@ -140,10 +142,19 @@ export function answerData<T>(status: number, statusText: string, text: string):
   throw answerError(status, statusText, text);
 }
 
-/** The session is over (expired, revoked, signed out, or its cookie replaced): back to the sign-in page. */
-export function signedOut(): void {
+/**
+ * What every request of an account the administrator disabled is answered (403): the console
+ * cannot act for it, so it goes back to the sign-in page and says why.
+ */
+export const ACCOUNT_DISABLED = 'ACCOUNT_DISABLED';
+
+/**
+ * The session is over (expired, revoked, signed out, or its cookie replaced): back to the
+ * sign-in page, which shows `reason` when there is one to tell (the account was disabled).
+ */
+export function signedOut(reason?: string): void {
   forgetSessionBinding();
-  window.dispatchEvent(new CustomEvent('hearth:signed-out'));
+  window.dispatchEvent(new CustomEvent<string | undefined>('hearth:signed-out', { detail: reason }));
 }
 
 /** A thrown value as words for the page. */

@@ -255,6 +255,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Disable an account, or enable it again
+         * @description A disabled account cannot sign in (403 ACCOUNT_DISABLED once its password is right), and every one of its tokens and login sessions is refused at once with 403 ACCOUNT_DISABLED; none is revoked, so enabling it again gives back what it had. The administrator's own account cannot be disabled (409 CONFLICT). Setting the state it already has changes nothing.
+         *
+         *     Administrator only: the administrator's master token or login session.
+         */
+        put: operations["setUserStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens": {
         parameters: {
             query?: never;
@@ -3247,7 +3269,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One of the console's pages, opened directly: agents, connect, memory, knowledge, chat, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan, reset-password
+         * One of the console's pages, opened directly: agents, connect, memory, knowledge, chat, personas, skills, profile, vault, connections, devices, audit, webhooks, data, plan, users, reset-password
          * @description Public: no token needed.
          */
         get: operations["getConsolePage"];
@@ -6017,6 +6039,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Whether the administrator disabled the account: it cannot sign in, and none of its tokens works, until enabled again */
+            disabled: boolean;
+            /** @description When the administrator disabled the account; null while it is enabled */
+            disabledAt: string | null;
         };
         /** UserPage */
         UserPage: {
@@ -6802,6 +6828,54 @@ export interface operations {
                 "application/json": {
                     /** @description The plan to move the account to: an id of GET /api/v1/billing/plans */
                     planId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setUserStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A record id, as the API answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true disables the account: its sign-in is refused with 403 ACCOUNT_DISABLED and every one of its tokens and sessions stops working at once. false enables it again: the tokens and sessions it had, unless revoked or expired meanwhile, work again */
+                    disabled: boolean;
                 };
             };
         };
@@ -15435,7 +15509,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The page's name */
-                page: "agents" | "connect" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan" | "reset-password";
+                page: "agents" | "connect" | "memory" | "knowledge" | "chat" | "personas" | "skills" | "profile" | "vault" | "connections" | "devices" | "audit" | "webhooks" | "data" | "plan" | "users" | "reset-password";
             };
             cookie?: never;
         };

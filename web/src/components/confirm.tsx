@@ -3,7 +3,8 @@ import { errorMessage } from '../api/client';
 
 /**
  * A destructive action confirmed in place: "Delete" first, then "Yes, delete" and "Cancel".
- * The action's failure is shown beside the buttons, with the API's own message.
+ * The action's failure is shown beside the buttons, with the API's own message. With
+ * `danger={false}` the same two steps guard an action that undoes one (enabling an account).
  */
 export function ConfirmButton({
   onConfirm,
@@ -11,6 +12,7 @@ export function ConfirmButton({
   confirmLabel = 'Yes, delete',
   question,
   name,
+  danger = true,
   children,
 }: {
   onConfirm: () => Promise<unknown>;
@@ -22,6 +24,8 @@ export function ConfirmButton({
   name?: string;
   /** More fields the confirmation needs (a password), shown with the question. */
   children?: ReactNode;
+  /** Whether the action destroys or shuts out (red buttons); false for one that restores. */
+  danger?: boolean;
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -47,7 +51,7 @@ export function ConfirmButton({
         <>
           {question ? <span>{question}</span> : null}
           {children}
-          <button type="button" className="danger" disabled={busy} onClick={() => void confirm()}>
+          <button type="button" className={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void confirm()}>
             {confirmLabel}
           </button>
           <button type="button" disabled={busy} onClick={() => setAsking(false)}>
@@ -55,7 +59,7 @@ export function ConfirmButton({
           </button>
         </>
       ) : (
-        <button type="button" className="danger" aria-label={name ? `${label} ${name}` : undefined} onClick={() => setAsking(true)}>
+        <button type="button" className={danger ? 'danger' : undefined} aria-label={name ? `${label} ${name}` : undefined} onClick={() => setAsking(true)}>
           {label}
         </button>
       )}

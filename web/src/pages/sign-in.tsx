@@ -8,16 +8,17 @@ type Mode = 'sign-in' | 'create';
 
 /**
  * Sign in (opens the console's cookie session). On a server with no account yet, the same page
- * offers to create the owner's account, shows its master token once, then signs in.
+ * offers to create the owner's account, shows its master token once, then signs in. `notice`
+ * says why a session ended, when it is worth saying (the administrator disabled the account).
  */
-export function SignInPage({ onSignedIn }: { onSignedIn: (user: Schemas['User']) => void }) {
+export function SignInPage({ onSignedIn, notice }: { onSignedIn: (user: Schemas['User']) => void; notice?: string | undefined }) {
   const [mode, setMode] = useState<Mode>('sign-in');
   const [registration, setRegistration] = useState<{ open: boolean; hasAccounts: boolean }>();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<string | undefined>(notice);
   const [created, setCreated] = useState<{ masterToken: string }>();
 
   useEffect(() => {
