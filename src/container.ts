@@ -90,6 +90,8 @@ import { createWebhookParts } from './modules/webhooks/webhooks.jobs.js';
 import { createWebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { createWebhooksService, secretContext as webhookSecretContext } from './modules/webhooks/webhooks.service.js';
 import { createPortabilityService } from './modules/portability/portability.service.js';
+import { createErasureRepo } from './modules/erasure/erasure.repo.js';
+import { createErasureService, type ErasureDeps } from './modules/erasure/erasure.service.js';
 import { createPersonaContextSection } from './modules/personas/personas.context.js';
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
@@ -622,6 +624,18 @@ function buildPortability(
 }
 
 /**
+ * Deleting an account at its owner's request: erases its rows in every table (found in the
+ * database, not listed here), its export archives and cached keys, and disconnects its providers.
+ */
+function buildErasure(
+  { storage }: Base,
+  deps: Omit<ErasureDeps, 'repo'>,
+) {
+  const erasure = createErasureService({ repo: createErasureRepo(storage.db, storage.dialect), ...deps });
+  return { erasure };
+}
+
+/**
  * The composition root: builds every module's repository and service in dependency order, each
  * receiving only the services it calls (no module reaches into another's repository), and keeps
  * the registry of parts: what runs beside the requests (each module's timers, workers and
@@ -683,6 +697,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     }),
   );
   const { portability } = buildPortability(base, { audit, keyring, accounts });
+  const { erasure } = buildErasure(base, { accounts, marketplace, portability, keyring, oauth });
 
   let closing: Promise<void> | undefined;
   /** Stops every part, newest first, storage last; once only, later calls wait for the first. */
@@ -737,6 +752,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     webhookDeliverer,
     mcpHub,
     portability,
+    erasure,
     counters,
     changes,
     /** Starts every part's background work, in order, reporting to `log`; once only. Call it once the app is ready. */

@@ -35,6 +35,7 @@ import * as memoryProfileScope from './0035-memory-profile-scope.js';
 import * as portabilityExportJobs from './0036-portability-export-jobs.js';
 import * as memoryDedup from './0037-memory-dedup.js';
 import * as knowledgeFileSize from './0038-knowledge-file-size.js';
+import * as accountErasures from './0039-account-erasures.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -85,6 +86,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0036-portability-export-jobs', portabilityExportJobs],
   ['0037-memory-dedup', memoryDedup],
   ['0038-knowledge-file-size', knowledgeFileSize],
+  ['0039-account-erasures', accountErasures],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
