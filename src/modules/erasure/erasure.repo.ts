@@ -79,6 +79,26 @@ export function createErasureRepo(db: Executor<ErasureTables>, dialect: Dialect)
       return Number(row.n);
     },
 
+    /**
+     * PostgreSQL's shared counters of the account: rate-limit and quota windows keyed by its id,
+     * and the password attempts keyed by its email (`pw:<kind>:<email>`, with `\n<address>` after
+     * it per address). On SQLite they live in the process and run out with their window.
+     */
+    async forgetCounters(account: { id: string; email: string }): Promise<number> {
+      if (dialect !== 'postgres') return 0;
+      const result = await db
+        .deleteFrom('shared_counters')
+        .where((eb) =>
+          eb.or([
+            sql<boolean>`strpos(key, ${account.id}) > 0`,
+            eb.and([eb('key', 'like', 'pw:%'), eb.or([sql<boolean>`right(key, ${account.email.length + 1}) = ${`:${account.email}`}`, sql<boolean>`strpos(key, ${`:${account.email}
+`}) > 0`])]),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     /** Marks the account as being erased, for the audit log's guard; `unmark` before the commit. */
     async mark(ownerId: string, trx: Executor<ErasureTables>): Promise<void> {
       await trx.insertInto('account_erasures').values({ owner_id: ownerId, started_at: isoNow() }).execute();

@@ -95,6 +95,7 @@ export function createErasureService(deps: ErasureDeps) {
         await repo.unmark(ownerId, trx);
         return counts;
       });
+      await repo.forgetCounters(account);
       const files = deps.portability.removeArchives(exportIds);
       deps.keyring.forgetOwner(ownerId);
       const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);

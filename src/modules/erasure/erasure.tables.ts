@@ -11,9 +11,14 @@ export const erasureTables = ownedTables({
   }),
 });
 
-/** What the erasure checks of the account itself (the accounts module owns `users`). */
+/**
+ * What the erasure checks of the account itself (the accounts module owns `users`), and the
+ * counters the nodes share on PostgreSQL (storage owns them): the account's rate-limit windows,
+ * keyed by its id or its email, go with it.
+ */
 export const erasureReads = readsOfTables({
   users: table({ id: column.text(), email: column.text(), role: column.text<'admin' | 'user'>() }),
+  shared_counters: table({ key: column.text() }, { only: 'postgres' }),
 });
 
 export type ErasureTables = TablesOf<typeof erasureTables> & TablesOf<typeof erasureReads>;
