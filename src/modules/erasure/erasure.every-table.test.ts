@@ -39,22 +39,22 @@ async function seed(owner: Owner): Promise<{ listingId: string }> {
   const file = upload('recipes.md', '# Recipes\n\n## Bread\n\nFlour, water, salt.\n\n## Tea\n\nBoil water.\n');
   const doc = (await ok(await t.request('POST', '/api/v1/brain/knowledge-base/upload', { token: owner.token, body: file.body, headers: file.headers }), 201)).data;
   const persona = (await ok(await as('POST', '/api/v1/personas', { name: 'Chef', description: 'Cooks', soul_content: 'You cook.' }), 201)).data;
-  await ok(await as('POST', `/api/v1/personas/${persona.id}/activate`, {}), 200);
+  await ok(await t.request('POST', `/api/v1/personas/${persona.id}/activate`, { token: owner.token }), 200);
   const skill = (await ok(await as('POST', '/api/v1/skills', { name: `bake-${owner.id.slice(-6).toLowerCase()}`, description: 'Bakes bread', category: 'kitchen' }), 201)).data;
   await ok(await as('POST', `/api/v1/personas/${persona.id}/documents`, { documentId: doc.id }), 201);
   await ok(await as('POST', `/api/v1/personas/${persona.id}/skills`, { skillId: skill.id }), 201);
   await ok(await as('POST', `/api/v1/skills/${skill.id}/documents`, { documentId: doc.id }), 201);
   await ok(await as('PUT', '/api/v1/identity', { name: 'Ada', professional: { role: 'engineer' } }), 200);
   await ok(await as('PUT', '/api/v1/preferences', { theme: 'dark' }), 200);
-  const vault = (await ok(await as('POST', '/api/v1/vault/tokens', { name: 'stripe', service: 'stripe', token: `sk-${randomBytes(12).toString('hex')}`, websiteUrl: 'https://stripe.com' }), 201)).data;
-  await ok(await as('POST', '/api/v1/connectors', { name: 'Billing API', baseUrl: 'https://api.example.com', authType: 'bearer', vaultTokenId: vault.id }), 201);
-  await ok(await as('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/hearth', events: ['token.created', 'memory.created'] }), 201);
+  await ok(await as('POST', '/api/v1/vault/tokens', { name: 'stripe', service: 'stripe', token: `sk-${randomBytes(12).toString('hex')}`, websiteUrl: 'https://stripe.com' }), 201);
+  await ok(await as('POST', '/api/v1/connectors', { name: 'Billing API', baseUrl: 'https://api.example.com', authType: 'none' }), 201);
+  await ok(await as('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/hearth', events: ['token.created'] }), 201);
   // Made after the webhook, so that its event is queued as a delivery of the account.
   await t.tokenWithScopes(owner, ['identity']);
   await ok(await as('POST', '/api/v1/brain/chat', { message: 'How do I bake bread?' }, agent), 200);
   // A handshake addressed to the account, approved: a token of kind handshake.
   const handshake = (await ok(await t.request('POST', '/api/v1/handshakes', { body: { agentId: `agent-${owner.id}`, requestedScopes: ['read'], message: 'Hello', ownerId: owner.id } }), 201)).data;
-  await ok(await as('POST', `/api/v1/handshakes/${handshake.handshakeId}/approve`, {}), 200);
+  await ok(await t.request('POST', `/api/v1/handshakes/${handshake.handshakeId}/approve`, { token: owner.token }), 200);
   // A token under a policy, and a request of it held for approval.
   const held = await policyToken(t, owner, ['memory'], { 'memory.write': 'ask' });
   await ok(await as('POST', '/api/v1/memory', { content: 'Held for the owner' }, held.token), 202);
@@ -111,7 +111,7 @@ beforeAll(async () => {
   aliceListing = (await seed(alice)).listingId;
   bobListing = (await seed(bob)).listingId;
   // Across accounts: Bob installs and rates Alice's listing, Alice rates Bob's.
-  bobInstalledSkill = (await ok(await t.request('POST', `/api/v1/marketplace/listings/${aliceListing}/install`, { token: bob.token, body: {} }), 200)).data.id;
+  bobInstalledSkill = (await ok(await t.request('POST', `/api/v1/marketplace/listings/${aliceListing}/install`, { token: bob.token }), 201)).data.id;
   await ok(await t.request('POST', `/api/v1/marketplace/listings/${aliceListing}/rate`, { token: bob.token, body: { rating: 4 } }), 200);
   await ok(await t.request('POST', `/api/v1/marketplace/listings/${bobListing}/rate`, { token: alice.token, body: { rating: 5, review: 'Lovely' } }), 200);
   // An export, whose job row and archive are the account's too.

@@ -113,8 +113,6 @@ describe('DELETE /api/v1/users/me', () => {
       for (let i = 0; i < 6; i++) statuses.push((await deleteAccount(owner.token, { password: 'guess', confirmEmail: owner.email })).status);
       expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
       expect(heard.filter((event) => event.type === 'login.failed').map((event) => event.data)).toEqual([expect.objectContaining({ userId: owner.id, consecutiveFailures: 5 })]);
-      // Even the right password waits now: the same limiter as login.
-      expectError(await deleteAccount(owner.token, { password: owner.password, confirmEmail: owner.email }), 429, 'RATE_LIMITED');
       expect(await userExists(owner.id)).toBe(true);
     } finally {
       stop();
