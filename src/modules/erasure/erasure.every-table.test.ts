@@ -47,7 +47,7 @@ async function seed(owner: Owner): Promise<{ listingId: string }> {
   await ok(await as('PUT', '/api/v1/identity', { name: 'Ada', professional: { role: 'engineer' } }), 200);
   await ok(await as('PUT', '/api/v1/preferences', { theme: 'dark' }), 200);
   await ok(await as('POST', '/api/v1/vault/tokens', { name: 'stripe', service: 'stripe', token: `sk-${randomBytes(12).toString('hex')}`, websiteUrl: 'https://stripe.com' }), 201);
-  await ok(await as('POST', '/api/v1/connectors', { name: 'Billing API', baseUrl: 'https://api.example.com', authType: 'none' }), 201);
+  await ok(await as('POST', '/api/v1/connectors', { name: 'billing-api', baseUrl: 'https://api.example.com', authType: 'none' }), 201);
   await ok(await as('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/hearth', events: ['token.created'] }), 201);
   // Made after the webhook, so that its event is queued as a delivery of the account.
   await t.tokenWithScopes(owner, ['identity']);
@@ -137,7 +137,7 @@ describe('deleting an account, seen from every table of the database', () => {
       'memory_entries', 'kb_documents', 'kb_passages', 'personas', 'skills', 'persona_documents', 'persona_skills', 'skill_documents',
       'identity', 'preferences', 'vault_tokens', 'vault_data_keys', 'connectors', 'webhook_endpoints', 'webhook_deliveries', 'tokens',
       'handshakes', 'token_policies', 'approvals', 'chat_conversations', 'chat_messages', 'marketplace_listings', 'marketplace_ratings',
-      'export_jobs', 'audit_log', 'users',
+      'export_jobs', 'search_vectors', 'audit_log', 'users',
     ]) {
       expect(seededTables, `the seed wrote nothing of the account into ${table}`).toContain(table);
     }
@@ -170,5 +170,5 @@ describe('deleting an account, seen from every table of the database', () => {
     // The log is append-only again for everyone else: the erasure's marker is gone.
     expect(await t.storage.db.selectFrom('account_erasures').selectAll().execute()).toEqual([]);
     await expect(t.storage.db.deleteFrom('audit_log').where('owner_id', '=', bob.id).execute()).rejects.toThrow(/append-only/);
-  });
+  }, 120_000);
 });

@@ -11,6 +11,7 @@ import type { Keyring } from '../keyring/keyring.service.js';
 import type { MarketplaceService } from '../marketplace/marketplace.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import type { PortabilityService } from '../portability/portability.service.js';
+import type { TokensService } from '../tokens/tokens.service.js';
 import type { ErasureRepo } from './erasure.repo.js';
 import type { ErasureTables } from './erasure.tables.js';
 import type { AccountDeleted } from './erasure.schemas.js';
@@ -22,6 +23,8 @@ export interface ErasureDeps {
   portability: Pick<PortabilityService, 'exportIdsOf' | 'removeArchives'>;
   keyring: Pick<Keyring, 'forgetOwner'>;
   oauth: Pick<OAuthService, 'connections' | 'disconnect'>;
+  /** Its cache of authenticated tokens, which must not answer for the account's tokens once they are gone. */
+  tokens: Pick<TokensService, 'forgetOwner'>;
 }
 
 export interface AccountErasure extends AccountDeleted {
@@ -95,6 +98,9 @@ export function createErasureService(deps: ErasureDeps) {
         await repo.unmark(ownerId, trx);
         return counts;
       });
+      // At once after the commit: this process's cache of the account's tokens (other nodes'
+      // caches follow the write to the tokens table).
+      deps.tokens.forgetOwner(ownerId);
       await repo.forgetCounters(account);
       const files = deps.portability.removeArchives(exportIds);
       deps.keyring.forgetOwner(ownerId);

@@ -159,5 +159,16 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
 
     /** Drops a token's cached principal: called on every change to the token, and after changes made elsewhere (a role). */
     forget,
+
+    /** Drops every cached principal of an owner: its account was deleted, its tokens with it. */
+    forgetOwner(ownerId: string): void {
+      generation += 1;
+      for (const [secretHash, entry] of cache) {
+        if (entry.principal.ownerId !== ownerId) continue;
+        cache.delete(secretHash);
+        hashById.delete(entry.principal.tokenId);
+        lastTouched.delete(entry.principal.tokenId);
+      }
+    },
   };
 }

@@ -65,6 +65,7 @@ export function createTokensService(deps: TokensServiceOptions) {
     rotateMaster: rotation.rotateMaster,
     /** Drops cached principals after a change made outside this service (e.g. a role change). */
     forget: auth.forget,
+    forgetOwner: auth.forgetOwner,
   };
 }
 
