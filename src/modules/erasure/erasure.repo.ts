@@ -67,13 +67,13 @@ export function createErasureRepo(db: Executor<ErasureTables>, dialect: Dialect)
     },
 
     /**
-     * The account; inside the erasing transaction its row is locked (PostgreSQL) first, so that a
+     * The account, inside the erasing transaction: its row is locked (PostgreSQL) first, so that a
      * write of the account on another connection, whose foreign key checks that row, waits for
      * the erasure and then fails instead of landing between two deletes.
      */
-    async account(ownerId: string, trx?: Executor<ErasureTables>): Promise<{ id: string; email: string; role: 'admin' | 'user' } | undefined> {
-      let query = (trx ?? db).selectFrom('users').select(['id', 'email', 'role']).where('id', '=', ownerId);
-      if (trx && dialect === 'postgres') query = query.forUpdate();
+    async account(ownerId: string, trx: Executor<ErasureTables>): Promise<{ id: string; role: 'admin' | 'user' } | undefined> {
+      let query = trx.selectFrom('users').select(['id', 'role']).where('id', '=', ownerId);
+      if (dialect === 'postgres') query = query.forUpdate();
       return query.executeTakeFirst();
     },
 

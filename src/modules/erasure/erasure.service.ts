@@ -18,7 +18,7 @@ import type { AccountDeleted } from './erasure.schemas.js';
 
 export interface ErasureDeps {
   repo: ErasureRepo;
-  accounts: Pick<AccountsService, 'confirmPassword' | 'normaliseEmail'>;
+  accounts: Pick<AccountsService, 'getUser' | 'confirmPassword' | 'normaliseEmail'>;
   marketplace: Pick<MarketplaceService, 'forgetRatingsBy'>;
   portability: Pick<PortabilityService, 'exportIdsOf' | 'removeArchives'>;
   keyring: Pick<Keyring, 'forgetOwner'>;
@@ -74,8 +74,7 @@ export function createErasureService(deps: ErasureDeps) {
      * keys and the provider grants are handled around it.
      */
     async deleteAccount(ownerId: string, input: { password: string; confirmEmail: string }, actor: AuditActor): Promise<AccountErasure> {
-      const account = await repo.account(ownerId);
-      if (!account) throw notFound('User', ownerId);
+      const account = await accounts.getUser(ownerId);
       if (accounts.normaliseEmail(input.confirmEmail) !== account.email) {
         throw new InputError('confirmEmail', "must be the account's email", "To confirm, type the email this account signs in with as confirmEmail; nothing was deleted");
       }

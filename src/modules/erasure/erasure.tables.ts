@@ -17,7 +17,7 @@ export const erasureTables = ownedTables({
  * keyed by its id or its email, go with it.
  */
 export const erasureReads = readsOfTables({
-  users: table({ id: column.text(), email: column.text(), role: column.text<'admin' | 'user'>() }),
+  users: table({ id: column.text(), role: column.text<'admin' | 'user'>() }),
   shared_counters: table({ key: column.text() }, { only: 'postgres' }),
 });
 
