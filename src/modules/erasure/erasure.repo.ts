@@ -50,7 +50,7 @@ export function createErasureRepo(db: Executor<ErasureTables>, dialect: Dialect)
     /**
      * Where the database holds accounts' ids, read from the database itself rather than from a
      * list kept by hand: a table a module adds later, with an `owner_id` or `user_id` column, is
-     * erased with the rest without a change here (test/erasure... walks every table to prove it).
+     * erased with the rest without a change here (erasure.every-table.test.ts reads every table to prove it).
      */
     async references(): Promise<AccountReference[]> {
       const found: AccountReference[] = [];
