@@ -39,6 +39,7 @@ import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { memoryRoutes } from './modules/memory/memory.routes.js';
 import { memoryImportRoutes } from './modules/memory-import/memory-import.routes.js';
 import { portabilityRoutes } from './modules/portability/portability.routes.js';
+import { erasureRoutes } from './modules/erasure/erasure.routes.js';
 import { oauthRoutes } from './modules/oauth/oauth.routes.js';
 import { personasRoutes } from './modules/personas/personas.routes.js';
 import { marketplaceRoutes } from './modules/marketplace/marketplace.routes.js';
@@ -224,6 +225,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     webhooksRoutes({ webhooks: container.webhooks }),
     chatRoutes({ chat: container.chat }),
     portabilityRoutes({ portability: container.portability }),
+    erasureRoutes({ erasure: container.erasure, publicBaseUrl: config.publicBaseUrl }),
     mcpRoutes({ audit: container.audit, publicBaseUrl: config.publicBaseUrl, hub: mcpHub }),
     authorizationRoutes({ server: container.authorization, publicBaseUrl: config.publicBaseUrl }),
   ];

@@ -107,6 +107,8 @@ import { skillsTables } from './modules/skills/skills.tables.js';
 import { tokensTables } from './modules/tokens/tokens.tables.js';
 import { vaultTables } from './modules/vault/vault.tables.js';
 import { webhooksTables } from './modules/webhooks/webhooks.tables.js';
+import { createErasureRepo } from './modules/erasure/erasure.repo.js';
+import { createErasureService, type ErasureDeps } from './modules/erasure/erasure.service.js';
 import { createPersonaContextSection } from './modules/personas/personas.context.js';
 import { createSkillsContextSection } from './modules/skills/skills.context.js';
 
@@ -673,6 +675,18 @@ function buildPortability(
 }
 
 /**
+ * Deleting an account at its owner's request: erases its rows in every table (found in the
+ * database, not listed here), its export archives and cached keys, and disconnects its providers.
+ */
+function buildErasure(
+  { storage }: Base,
+  deps: Omit<ErasureDeps, 'repo'>,
+) {
+  const erasure = createErasureService({ repo: createErasureRepo(storage.db, storage.dialect), ...deps });
+  return { erasure };
+}
+
+/**
  * The composition root: builds every module's repository and service in dependency order, each
  * receiving only the services it calls (no module reaches into another's repository), and keeps
  * the registry of parts: what runs beside the requests (each module's timers, workers and
@@ -734,6 +748,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     }),
   );
   const { portability } = buildPortability(base, { audit, keyring, accounts });
+  const { erasure } = buildErasure(base, { accounts, marketplace, portability, keyring, oauth, tokens });
 
   let closing: Promise<void> | undefined;
   /** Stops every part, newest first, storage last; once only, later calls wait for the first. */
@@ -789,6 +804,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     webhookDeliverer,
     mcpHub,
     portability,
+    erasure,
     counters,
     changes,
     /** Starts every part's background work, in order, reporting to `log`; once only. Call it once the app is ready. */

@@ -104,6 +104,8 @@ const RULES: Rule[] = [
   rule('GET', /^\/api\/v1\/identity\/availability$/, scope('availability', 'identity')),
   rule('*', /^\/api\/v1\/identity(\/.*)?$/, scope('identity')),
   rule('*', /^\/api\/v1\/preferences(\/.*)?$/, scope('identity')),
+  // Deleting one's own account: the owner alone, with the password, never a token given away.
+  rule('DELETE', /^\/api\/v1\/users\/me$/, owner),
   rule('*', /^\/api\/v1\/users(\/.*)?$/, admin),
 
   // Who wrote memory, and forgetting everything one agent wrote: the owner's review, never an agent's.
@@ -336,6 +338,7 @@ const WRITING_ROUTES_WITHOUT_CLASS: Record<string, string> = {
   regenerateMasterToken: OWNER_ONLY,
   changePassword: OWNER_ONLY,
   changeEmail: OWNER_ONLY,
+  deleteAccount: OWNER_ONLY,
   updateToken: OWNER_ONLY,
   revokeToken: OWNER_ONLY,
   regenerateToken: OWNER_ONLY,
@@ -415,6 +418,7 @@ const RATE_LIMITED_ROUTES: Record<string, string[]> = {
   changeEmail: ['password-attempts'],
   startExport: ['password-attempts'],
   resetPassword: ['password-resets'],
+  deleteAccount: ['password-attempts'],
   createConnector: ['password-attempts'],
   updateConnector: ['password-attempts'],
   oauthConnectSignIn: ['password-attempts'],

@@ -6,6 +6,7 @@
  * when this list and the tables the modules and storage declare differ.
  */
 export const TABLE_NAMES = [
+  'account_erasures',
   'afp_devices',
   'afp_links',
   'afp_payloads',

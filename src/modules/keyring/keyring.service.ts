@@ -272,6 +272,19 @@ export function createKeyring(options: KeyringOptions) {
       return { activeKeyId: active.id, rewrapped, failed };
     },
 
+    /**
+     * Drops the owner's unwrapped data keys from this process's memory, once the account's rows
+     * (its wrapped keys among them) are erased: nothing sealed for it can be opened here again.
+     */
+    forgetOwner(ownerId: string): void {
+      activeByOwner.delete(ownerId);
+      for (const [id, dataKey] of dataKeys) {
+        if (dataKey.ownerId !== ownerId) continue;
+        dataKey.key.fill(0);
+        dataKeys.delete(id);
+      }
+    },
+
     /** How many data keys each root key wraps. */
     async usage(): Promise<Array<{ rootKeyId: string; dataKeys: number }>> {
       return (await repo.countByRootKey()).map((r) => ({ rootKeyId: r.rootKeyId, dataKeys: r.count }));

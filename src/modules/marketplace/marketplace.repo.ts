@@ -178,6 +178,12 @@ export function createMarketplaceRepo(db: Executor<MarketplaceTables>, dialect: 
       return { sum: Number(row.sum), count: Number(row.count) };
     },
 
+    /** Deletes the user's ratings of every listing; the listings they rated, for their totals to be recomputed. */
+    async deleteRatingsBy(userId: string, trx: Executor<MarketplaceTables>): Promise<string[]> {
+      const rows = await trx.deleteFrom('marketplace_ratings').where('user_id', '=', userId).returning('listing_id').execute();
+      return rows.map((row) => row.listing_id);
+    },
+
     async setRatingTotals(
       id: string,
       totals: Pick<ListingRow, 'rating_sum' | 'rating_count' | 'rating_key'>,

@@ -157,6 +157,14 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
     return { listings: pageRows.map(toSummary), nextCursor };
   }
 
+  /** Counts a listing's ratings again and stores the totals (the caller holds the listing's row). */
+  async function recountRatings(id: string, trx: Executor<MarketplaceTables>): Promise<Pick<ListingRow, 'rating_sum' | 'rating_count' | 'rating_key'>> {
+    const { sum, count } = await repo.ratingTotals(id, trx);
+    const totals = { rating_sum: sum, rating_count: count, rating_key: count > 0 ? Math.round((sum * RATING_KEY_SCALE) / count) : 0 };
+    await repo.setRatingTotals(id, totals, trx);
+    return totals;
+  }
+
   async function requireListing(id: string): Promise<ListingRow> {
     const row = await repo.get(id);
     if (!row) throw notFound('Listing', id);
@@ -335,11 +343,23 @@ export function createMarketplaceService(deps: MarketplaceServiceOptions) {
         const now = isoNow();
         const review = input.review !== undefined && input.review.trim() !== '' ? input.review.trim() : null;
         await repo.upsertRating({ listing_id: id, user_id: ownerId, rating: input.rating, review, created_at: now, updated_at: now }, trx);
-        const { sum, count } = await repo.ratingTotals(id, trx);
-        const totals = { rating_sum: sum, rating_count: count, rating_key: count > 0 ? Math.round((sum * RATING_KEY_SCALE) / count) : 0 };
-        await repo.setRatingTotals(id, totals, trx);
+        const totals = await recountRatings(id, trx);
         return toListing({ ...row, ...totals });
       });
+    },
+
+    /**
+     * Takes an account's ratings back from every listing it rated, inside the caller's
+     * transaction (an account being erased): each listing's totals are counted again without them.
+     */
+    async forgetRatingsBy(userId: string, trx: Executor): Promise<number> {
+      const listingIds = await repo.deleteRatingsBy(userId, trx as Executor<MarketplaceTables>);
+      for (const id of [...new Set(listingIds)].sort()) {
+        // Locks the listing's row (PostgreSQL) as a rating does, so a rating at the same moment is counted once.
+        await repo.get(id, trx as Executor<MarketplaceTables>);
+        await recountRatings(id, trx as Executor<MarketplaceTables>);
+      }
+      return listingIds.length;
     },
 
     /** A listing's ratings and reviews, most recently rated first. */

@@ -8,7 +8,7 @@
  * or nothing does; a dry run is the same work rolled back, so its report is exactly what an
  * import would do.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -164,6 +164,14 @@ export function createPortabilityService(deps: PortabilityDeps) {
       rmSync(finalPath(id), { force: true });
       await d.updateTable('export_jobs').set({ status: 'expired', updated_at: isoNow() }).where('id', '=', id).execute();
     }
+    // Archives whose job is gone (their account was deleted, maybe through another node): removed
+    // here too, a bounded number per sweep.
+    const archives = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.zip')).slice(0, 500) : [];
+    if (archives.length > 0) {
+      const ids = archives.map((name) => name.slice(0, -'.zip'.length));
+      const known = new Set(((await d.selectFrom('export_jobs').select('id').where('id', 'in', ids).execute()) as Array<{ id: string }>).map((row) => row.id));
+      for (const id of ids) if (!known.has(id)) rmSync(finalPath(id), { force: true });
+    }
     await d
       .updateTable('export_jobs')
       .set({ status: 'failed', error: 'The export stopped when the server did; start it again', updated_at: isoNow() })
@@ -193,7 +201,7 @@ export function createPortabilityService(deps: PortabilityDeps) {
       });
       renameSync(partial, finalPath(job.id));
       const total = Object.values(result.manifest.counts).reduce((a, b) => a + b, 0);
-      await d
+      const finished = await d
         .updateTable('export_jobs')
         .set({
           status: 'done',
@@ -206,7 +214,13 @@ export function createPortabilityService(deps: PortabilityDeps) {
           expires_at: isoIn(EXPORT_KEEP_MS),
         })
         .where('id', '=', job.id)
-        .execute();
+        .executeTakeFirst();
+      // The job is gone: its account was deleted while the archive was written. The archive goes
+      // too, and nothing is recorded for an account that no longer exists.
+      if (Number(finished.numUpdatedRows) === 0) {
+        rmSync(finalPath(job.id), { force: true });
+        return;
+      }
       await audit.record(job.actor, {
         action: 'portability.export',
         outcome: 'success',
@@ -218,7 +232,12 @@ export function createPortabilityService(deps: PortabilityDeps) {
       rmSync(partial, { force: true });
       deps.onExportFailure?.(error);
       const message = error instanceof AppError ? error.message : 'The export failed on the server; try again, and see the server log if it fails again';
-      await d.updateTable('export_jobs').set({ status: 'failed', error: message, finished_at: isoNow(), updated_at: isoNow() }).where('id', '=', job.id).execute();
+      const failed = await d
+        .updateTable('export_jobs')
+        .set({ status: 'failed', error: message, finished_at: isoNow(), updated_at: isoNow() })
+        .where('id', '=', job.id)
+        .executeTakeFirst();
+      if (Number(failed.numUpdatedRows) === 0) return;
       await audit.record(job.actor, { action: 'portability.export', outcome: 'failure', targetType: 'export', targetId: job.id, details: { reason: message } });
     }
   }
@@ -333,6 +352,29 @@ export function createPortabilityService(deps: PortabilityDeps) {
         throw error;
       }
       return report;
+    },
+
+    /** The ids of the owner's exports, whatever their state: what `removeArchives` takes once the account is erased. */
+    async exportIdsOf(ownerId: string): Promise<string[]> {
+      const rows = (await d.selectFrom('export_jobs').select('id').where('owner_id', '=', ownerId).execute()) as Array<{ id: string }>;
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * Removes these exports' archives from this node's disk, finished or half-written; answers
+     * how many files there were. An archive another node wrote is removed by that node's next
+     * sweep, which finds no job for it.
+     */
+    removeArchives(ids: readonly string[]): number {
+      let removed = 0;
+      for (const id of ids) {
+        for (const file of [finalPath(id), path.join(dir, `${id}.zip.partial`)]) {
+          if (!existsSync(file)) continue;
+          rmSync(file, { force: true });
+          removed += 1;
+        }
+      }
+      return removed;
     },
 
     /** Waits for the exports this process is writing (the container's part, on close). */

@@ -86,6 +86,7 @@ export function createTokenAuthentication(deps: TokenAuthenticationDeps) {
       if (entry.principal.ownerId !== ownerId) continue;
       cache.delete(hash);
       hashById.delete(entry.principal.tokenId);
+      lastTouched.delete(entry.principal.tokenId);
     }
   }
 

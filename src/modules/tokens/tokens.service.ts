@@ -66,7 +66,7 @@ export function createTokensService(deps: TokensServiceOptions) {
     rotateMaster: rotation.rotateMaster,
     /** Drops cached principals after a change made outside this service (e.g. a role change). */
     forget: auth.forget,
-    /** Drops every cached principal of an account, after a change to the account (it was disabled). */
+    /** Drops every cached principal of an account, after a change to the account (it was disabled or deleted). */
     forgetOwner: auth.forgetOwner,
   };
 }

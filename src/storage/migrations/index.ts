@@ -37,6 +37,7 @@ import * as memoryDedup from './0037-memory-dedup.js';
 import * as knowledgeFileSize from './0038-knowledge-file-size.js';
 import * as passwordResets from './0039-password-resets.js';
 import * as userDisabled from './0040-user-disabled.js';
+import * as accountErasures from './0041-account-erasures.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -89,6 +90,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0038-knowledge-file-size', knowledgeFileSize],
   ['0039-password-resets', passwordResets],
   ['0040-user-disabled', userDisabled],
+  ['0041-account-erasures', accountErasures],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

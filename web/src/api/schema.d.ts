@@ -205,7 +205,13 @@ export interface paths {
         get: operations["getUsersMe"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the account and everything in it, for good: the password and the email typed again are required
+         * @description Irreversible. Erases every record of the account (memory, knowledge base, personas, skills, vault secrets and their keys, tokens and sessions, connections, webhooks, devices, chats, approvals, exports, the audit log…) and its export archives on disk; connected accounts are disconnected first, their grants revoked at the provider. Export the data first if it is wanted (POST /api/v1/export). The administrator's account cannot be deleted while other accounts remain (409). Every token of the account stops working at once.
+         *
+         *     Owner only: the master token or a login session.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3305,6 +3311,27 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AccountDeleted */
+        AccountDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            /** @description The id the account had. Nothing on this server refers to it any more */
+            userId: string;
+            /** @description How many of the account's records were erased, in every table */
+            rows: number;
+            /** @description How many of the account's files (export archives) were removed from this server's disk */
+            files: number;
+            providers: {
+                /** @description A connected account (OAuth), disconnected first */
+                provider: string;
+                /** @description Whether the provider confirmed the grant is revoked; if not, remove Hearth's access in that account's security settings */
+                revoked: boolean;
+            }[];
+        };
+        /** AccountDeletedResponse */
+        AccountDeletedResponse: {
+            data: components["schemas"]["AccountDeleted"];
+        };
         /** AccountEvent */
         AccountEvent: {
             /** @description Unique; sent as the SSE `id:` line */
@@ -6697,6 +6724,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The account's password. Checked under the same attempt limits as login */
+                    password: string;
+                    /** @description The email the account signs in with, typed again to confirm that this account, and everything in it, is to be deleted for good */
+                    confirmEmail: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletedResponse"];
                 };
             };
             /** @description Default Response */

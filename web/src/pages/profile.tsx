@@ -1,8 +1,10 @@
 import { useId, useState, type FormEvent } from 'react';
-import { api, apiError, errorMessage, unwrap, type Schemas } from '../api/client';
+import { api, apiError, errorMessage, signedOut, unwrap, type Schemas } from '../api/client';
 import { ActionError, useAction } from '../components/actions';
 import { isObject, KeyValueRows, mergePatch, objectOf, rowsOf, type KeyValueRow } from '../components/key-values';
 import { PageHeader, Show, useLoad } from '../components/ui';
+import { Link } from '../router';
+import { useSession } from '../session';
 
 type Identity = Schemas['Identity'];
 
@@ -32,6 +34,10 @@ export function ProfilePage() {
         <p className="muted">How you sign in. Both changes ask for your current password.</p>
         <ChangePasswordForm />
         <ChangeEmailForm />
+      </section>
+      <section aria-labelledby="delete-account-heading" className="stack">
+        <h2 id="delete-account-heading">Delete account</h2>
+        <DeleteAccountForm />
       </section>
     </>
   );
@@ -308,6 +314,60 @@ function ChangeEmailForm() {
         <input type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
       </label>
       <SaveRow busy={busy} label="Change email" error={error} status={status} />
+    </form>
+  );
+}
+
+/**
+ * Deleting the account for good: says plainly what goes, offers the export first, and asks for
+ * the email typed again and the password. Once deleted, the page is signed out (the session went
+ * with the account) and shows the sign-in page.
+ */
+function DeleteAccountForm() {
+  const { user } = useSession();
+  const [typed, setTyped] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  const id = useId();
+  const confirmed = typed.trim().toLowerCase() === user.email.toLowerCase();
+
+  const remove = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      if (!confirmed) throw new Error(`Type ${user.email} exactly to confirm which account to delete.`);
+      await passwordChecked(await api.DELETE('/api/v1/users/me', { body: { password, confirmEmail: typed.trim() } }));
+      // The account, its sessions and this page's session are gone: back to the sign-in page.
+      signedOut();
+    });
+  };
+
+  return (
+    <form className="card" aria-label="Delete account" aria-describedby={`${id}-what`} onSubmit={remove}>
+      <p id={`${id}-what`} className="warning">
+        Deleting your account erases everything in it from this server, for good: memory, knowledge, personas, skills, vault secrets and
+        their keys, tokens and sessions, connections, webhooks, devices, chats, approvals, exports and the audit log. It cannot be undone,
+        and agents and apps using its tokens lose access at once.
+      </p>
+      <p>
+        <Link href="/data">Export my data first</Link> <span className="muted">(an archive you can download and import elsewhere)</span>
+      </p>
+      {user.role === 'admin' ? (
+        <p className="muted meta">You administer this server: your account can be deleted only once no other account remains.</p>
+      ) : null}
+      <label>
+        Type your email, {user.email}, to confirm
+        <input type="email" autoComplete="off" required value={typed} onChange={(event) => setTyped(event.currentTarget.value)} />
+      </label>
+      <label>
+        Password
+        <input type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
+      </label>
+      <ActionError error={error} />
+      <div className="row">
+        <button type="submit" className="danger" disabled={busy || !confirmed}>
+          {busy ? 'Deleting…' : 'Delete my account for good'}
+        </button>
+      </div>
     </form>
   );
 }
