@@ -273,6 +273,23 @@ const IMPORT_ROWS_PER_STATEMENT = 500;
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
 const SEARCH_INDEX_MAX_COST = 500_000;
 
+/**
+ * What the in-memory search index keeps of each entry besides its words, so that a search
+ * answers its hits' text without reading their rows: the text, and what says whether the entry
+ * is current (neither superseded nor expired) and which tags it carries (a limited token's
+ * scope). As current as the ranking itself: any write to the table rebuilds the owner's index
+ * before the next search (index-cache.ts).
+ */
+const SEARCH_PAYLOAD = ['content', 'tags', 'superseded_at', 'valid_until'] as const;
+
+/** An entry as the search index keeps it (SEARCH_PAYLOAD). */
+export type IndexedEntry = Pick<MemoryEntriesTable, (typeof SEARCH_PAYLOAD)[number]>;
+
+/** A hit of the words' ranking, with the entry when the owner's index keeps its text. */
+export interface RankedEntry extends RankedHit<string> {
+  entry?: IndexedEntry;
+}
+
 /** Rows in one SQLite INSERT of a batch: at most this many statement texts, 5 parameters a row. */
 const SQLITE_ROWS_PER_INSERT = 32;
 
@@ -420,7 +437,17 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const inMemory =
     dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
+      ? createSearchIndex<string>({
+          db,
+          dialect,
+          index,
+          writes,
+          pageSize: 500,
+          maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
+          // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
+          payload: SEARCH_PAYLOAD,
+          payloadMaxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
+        })
       : undefined;
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
@@ -572,8 +599,11 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   };
 
   /** The ids of the owner's entries matching `q` (any or every word), best first, with their bm25 scores (higher is better). */
-  async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
-    return (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
+  /** The owner's best `limit` entries for `q`, with their kept text where the in-memory index holds it. */
+  async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<RankedEntry[]> {
+    const indexed = await inMemory?.search(ownerId, { q, limit, mode });
+    if (indexed) return indexed.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, entry: hit.row as IndexedEntry } : hit));
+    return searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
   }
 
   /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */

@@ -137,11 +137,25 @@ function markRuns(text: string, stems: readonly string[]): WordMarks {
   return { marks, matched };
 }
 
+/**
+ * How many of the query's stems the texts hold together, from each text's `matched` (markWords):
+ * a word is marked within its run of letters, so what `${a}\n${b}` holds is what a or b holds.
+ */
+export function wordsHeld(...matched: ReadonlyArray<readonly boolean[]>): number {
+  let held = 0;
+  for (let i = 0; i < (matched[0]?.length ?? 0); i++) if (matched.some((m) => m[i])) held++;
+  return held;
+}
+
 export interface Excerpt {
   /** The text, or the part of it around the query's words, at most `maxChars` (plus an ellipsis at a cut end). */
   text: string;
   /** Spans of `text` that match a query word, [start, end). */
   marks: Array<[number, number]>;
+  /** For each query stem, whether `text` (the excerpt, as answered) holds it. */
+  matched: boolean[];
+  /** Whether `text` is the whole text given. */
+  whole: boolean;
 }
 
 const ELLIPSIS = '\u2026';
@@ -152,8 +166,8 @@ const ELLIPSIS = '\u2026';
  * ellipsis where it was cut, and the marks inside it.
  */
 export function excerpt(text: string, stems: readonly string[], maxChars: number): Excerpt {
-  const { marks } = markWords(text, stems);
-  if (text.length <= maxChars) return { text, marks };
+  const { marks, matched } = markWords(text, stems);
+  if (text.length <= maxChars) return { text, marks, matched, whole: true };
   const start = bestWindowStart(text, marks, stems, maxChars);
   let from = start;
   // Whole words: start after a space shortly before, end at a space shortly before the bound.
@@ -173,7 +187,9 @@ export function excerpt(text: string, stems: readonly string[], maxChars: number
   const tail = to < text.length ? ELLIPSIS : '';
   const shift = head.length - from;
   const inside = marks.filter(([s, e]) => s >= from && e <= to).map(([s, e]): [number, number] => [s + shift, e + shift]);
-  return { text: head + text.slice(from, to) + tail, marks: inside };
+  const cut = head + text.slice(from, to) + tail;
+  // A word cut at either end may hold another stem than it did whole: the cut text's own.
+  return { text: cut, marks: inside, matched: markWords(cut, stems).matched, whole: false };
 }
 
 /**
