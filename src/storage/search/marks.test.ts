@@ -72,6 +72,20 @@ describe('marks: the words of a query in a text, by the ranker\'s rule', () => {
     expect(excerpt(text, queryStems('zzz'), 50).text.startsWith('lorem')).toBe(true);
   });
 
+  it("keeps a word's first letter as its stem's first letter, which lets marking skip the words no query stem begins like", () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const endings = ['', 's', 'es', 'ies', 'sses', 'ed', 'eed', 'ing', 'y', 'ational', 'ization', 'iveness', 'ative', 'ical', 'ness', 'ement', 'ion', 'e', 'll', 'ate', 'ous'];
+    for (let t = 0; t < 20_000; t++) {
+      let word = '';
+      for (let i = 0, n = 1 + Math.floor(random() * 6); i < n; i++) word += 'abcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 36)];
+      word += endings[Math.floor(random() * endings.length)];
+      const stem = porterStem(word);
+      expect(stem.length, word).toBeGreaterThan(0);
+      expect(stem[0], word).toBe(word[0]);
+    }
+  });
+
   it('marks ASCII text (read code by code) and any other text exactly as the rule says', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);

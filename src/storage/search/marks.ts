@@ -76,11 +76,27 @@ function isAsciiWordCode(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
 }
 
+/**
+ * The ASCII letters and digits query stems begin with, lower-cased, as a table by code. Porter's
+ * rules only ever change a word's ending and never leave a stem empty (stemmer.ts), so a word's
+ * stem begins with the word's own first letter: a word whose first letter begins no query stem
+ * cannot match one, and is neither stemmed nor looked up.
+ */
+function asciiFirsts(stems: readonly string[]): Uint8Array {
+  const firsts = new Uint8Array(128);
+  for (const stem of stems) {
+    const code = stem.charCodeAt(0);
+    if (code < 128) firsts[code] = 1;
+  }
+  return firsts;
+}
+
 /** Where `text` holds the query's words (`stems` from queryStems). */
 export function markWords(text: string, stems: readonly string[]): WordMarks {
   const marks: Array<[number, number]> = [];
   const matched = stems.map(() => false);
   if (stems.length === 0) return { marks, matched };
+  const firsts = asciiFirsts(stems);
   // Most text is ASCII: a run is then letters and digits, one token, its stem the lower-cased
   // run's. Read code by code, without a regular expression's match arrays; the first character
   // past ASCII hands the whole text to the general rule below.
@@ -96,6 +112,8 @@ export function markWords(text: string, stems: readonly string[]): WordMarks {
     let next = text.charCodeAt(++i);
     while (i < n && isAsciiWordCode(next)) next = text.charCodeAt(++i);
     if (i < n && next >= 0x80) return markRuns(text, stems);
+    // Upper-case letters (65 to 90) lower-cased; digits are their own first character.
+    if (firsts[code >= 65 && code <= 90 ? code + 32 : code] === 0) continue;
     const stem = stemOfSpelled(text.slice(start, i));
     let hit = false;
     for (let k = 0; k < stems.length; k++) {
