@@ -76,14 +76,14 @@ describe('marks: the words of a query in a text, by the ranker\'s rule', () => {
     let seed = 11;
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
     const endings = ['', 's', 'es', 'ies', 'sses', 'ed', 'eed', 'ing', 'y', 'ational', 'ization', 'iveness', 'ative', 'ical', 'ness', 'ement', 'ion', 'e', 'll', 'ate', 'ous'];
+    const changed: string[] = [];
     for (let t = 0; t < 20_000; t++) {
       let word = '';
       for (let i = 0, n = 1 + Math.floor(random() * 6); i < n; i++) word += 'abcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 36)];
       word += endings[Math.floor(random() * endings.length)];
-      const stem = porterStem(word);
-      expect(stem.length, word).toBeGreaterThan(0);
-      expect(stem[0], word).toBe(word[0]);
+      if (porterStem(word)[0] !== word[0]) changed.push(word);
     }
+    expect(changed).toEqual([]);
   });
 
   it('marks ASCII text (read code by code) and any other text exactly as the rule says', () => {

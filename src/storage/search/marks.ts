@@ -77,18 +77,23 @@ function isAsciiWordCode(code: number): boolean {
 }
 
 /**
- * The ASCII letters and digits query stems begin with, lower-cased, as a table by code. Porter's
- * rules only ever change a word's ending and never leave a stem empty (stemmer.ts), so a word's
- * stem begins with the word's own first letter: a word whose first letter begins no query stem
- * cannot match one, and is neither stemmed nor looked up.
+ * The ASCII letters and digits query stems begin with, as bits: a to z in the low 26 bits, any
+ * digit the next (a word beginning with a digit is looked at whenever a stem does). Porter's rules only ever change a word's ending and never leave a stem empty
+ * (stemmer.ts), so a word's stem begins with the word's own first letter: a word whose first
+ * letter begins no query stem cannot match one, and is neither stemmed nor looked up.
  */
-function asciiFirsts(stems: readonly string[]): Uint8Array {
-  const firsts = new Uint8Array(128);
-  for (const stem of stems) {
-    const code = stem.charCodeAt(0);
-    if (code < 128) firsts[code] = 1;
-  }
+function asciiFirsts(stems: readonly string[]): number {
+  let firsts = 0;
+  for (const stem of stems) firsts |= firstBit(stem.charCodeAt(0));
   return firsts;
+}
+
+/** The bit of an ASCII letter (either case) or digit in asciiFirsts' set; 0 for any other code. */
+function firstBit(code: number): number {
+  if (code >= 97 && code <= 122) return 1 << (code - 97);
+  if (code >= 65 && code <= 90) return 1 << (code - 65);
+  if (code >= 48 && code <= 57) return 1 << 26;
+  return 0;
 }
 
 /** Where `text` holds the query's words (`stems` from queryStems). */
@@ -112,8 +117,7 @@ export function markWords(text: string, stems: readonly string[]): WordMarks {
     let next = text.charCodeAt(++i);
     while (i < n && isAsciiWordCode(next)) next = text.charCodeAt(++i);
     if (i < n && next >= 0x80) return markRuns(text, stems);
-    // Upper-case letters (65 to 90) lower-cased; digits are their own first character.
-    if (firsts[code >= 65 && code <= 90 ? code + 32 : code] === 0) continue;
+    if ((firsts & firstBit(code)) === 0) continue;
     const stem = stemOfSpelled(text.slice(start, i));
     let hit = false;
     for (let k = 0; k < stems.length; k++) {

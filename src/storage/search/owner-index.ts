@@ -163,7 +163,8 @@ export function createBuilder<Id extends string | number>(
       const lengths = Float64Array.from(byLength, (order) => readLengths[order]!);
       const ids = byLength.map((order) => readIds[order]!);
       const attrs = new Map<string, string[]>(attributes.map((a, i) => [a, byLength.map((order) => readAttributes[i]![order]!)]));
-      const rows = readRows && byLength.map((order) => readRows[order]!);
+      const kept = readRows;
+      const rows = kept && byLength.map((order) => kept[order]!);
       for (const p of postings.values()) {
         const m = p.slots.length;
         const renumbered = Array.from({ length: m }, (_, i) => i).sort((x, y) => slotOf[p.slots[x]!]! - slotOf[p.slots[y]!]!);
