@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { searchRanked, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
+import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
@@ -426,6 +426,13 @@ function createMemoryReviewQueries(
   };
 }
 
+/** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
+function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
+  const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
+  // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
+  return createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost, payload: SEARCH_PAYLOAD, payloadMaxCost: maxCost });
+}
+
 /**
  * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
  * repository decides how (creations of a batch in one statement where it can), and a write
@@ -435,20 +442,7 @@ function createMemoryReviewQueries(
 export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
-  const inMemory =
-    dialect === 'postgres' || writes
-      ? createSearchIndex<string>({
-          db,
-          dialect,
-          index,
-          writes,
-          pageSize: 500,
-          maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
-          // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
-          payload: SEARCH_PAYLOAD,
-          payloadMaxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
-        })
-      : undefined;
+  const inMemory = dialect === 'postgres' || writes ? createEntriesIndex(db, dialect, index, writes, indexPercent) : undefined;
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';

@@ -95,6 +95,30 @@ export function createBuilder<Id extends string | number>(
   const freqs = new Map<string, number>();
   let cost = 0;
   let total = 0;
+
+  /** Keeps the row's payload columns, while they fit. */
+  function keepPayload(row: Record<string, unknown>, rows: Array<Record<string, unknown>>): void {
+    const kept: Record<string, unknown> = {};
+    let rowCost = 0;
+    for (const column of payload) {
+      const value = row[column];
+      kept[column] = value;
+      // A unit of cost is some 8 bytes; a string holds one or two per character.
+      rowCost += 2 + (typeof value === 'string' ? value.length >> 2 : 0);
+    }
+    if (payloadMaxCost === undefined) {
+      cost += rowCost;
+      rows.push(present ? present(kept) : kept);
+    } else if (payloadCost + rowCost <= payloadMaxCost) {
+      payloadCost += rowCost;
+      rows.push(present ? present(kept) : kept);
+    } else {
+      // Too much to keep: the index goes on without rows, and its searches read them.
+      readRows = undefined;
+      payloadCost = 0;
+    }
+  }
+
   return {
     /** False once the index would cost more than allowed. */
     add(row: Record<string, unknown>): boolean {
@@ -130,27 +154,7 @@ export function createBuilder<Id extends string | number>(
       readIds.push(row.id as Id);
       readLengths.push(length);
       attributes.forEach((a, i) => readAttributes[i]!.push(String(row[a] ?? '')));
-      if (readRows) {
-        const kept: Record<string, unknown> = {};
-        let rowCost = 0;
-        for (const column of payload) {
-          const value = row[column];
-          kept[column] = value;
-          // A unit of cost is some 8 bytes; a string holds one or two per character.
-          rowCost += 2 + (typeof value === 'string' ? value.length >> 2 : 0);
-        }
-        if (payloadMaxCost === undefined) {
-          cost += rowCost;
-          readRows.push(present ? present(kept) : kept);
-        } else if (payloadCost + rowCost <= payloadMaxCost) {
-          payloadCost += rowCost;
-          readRows.push(present ? present(kept) : kept);
-        } else {
-          // Too much to keep: the index goes on without rows, and its searches read them.
-          readRows = undefined;
-          payloadCost = 0;
-        }
-      }
+      if (readRows) keepPayload(row, readRows);
       return cost <= maxCost;
     },
     /** The index, or `undefined` when its lookup arrays would cost more than allowed. */
