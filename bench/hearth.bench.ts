@@ -119,8 +119,11 @@ async function seedStore(servers: ReturnType<typeof fleet>, seededStore: HearthS
   const shares = commonWordShares(skills).map((s) => Math.round(s * 100));
   console.log(`  seeded in ${seeded.seconds.toFixed(1)} s; each common word is in ${Math.min(...shares)}–${Math.max(...shares)}% of the skills`);
   const cost = memoryIndexCost();
-  console.log(`  the memory entries' words index costs ${cost.cost.toLocaleString('en-US')} of its bound ${cost.bound.toLocaleString('en-US')} (${cost.words.toLocaleString('en-US')} words)`);
+  console.log(
+    `  the memory entries' words index costs ${cost.cost.toLocaleString('en-US')} of its bound ${cost.bound.toLocaleString('en-US')} (${cost.words.toLocaleString('en-US')} words), their kept texts ${cost.textsCost.toLocaleString('en-US')} of the same bound`,
+  );
   if (cost.cost > cost.bound) report.problems.push(`the seeded memory's words index (${cost.cost}) exceeds its bound (${cost.bound}): the search row would time the database's scan`);
+  if (cost.textsCost > cost.bound) report.problems.push(`the seeded memory's kept texts (${cost.textsCost}) exceed their bound (${cost.bound}): the search row would time reading each hit's row`);
   await servers.stop(first);
   return seeded;
 }

@@ -461,7 +461,7 @@ function buildAgentAccess(
       createPreferencesContextSection(identity),
       createMemoryContextSection(memory, config.gatewayMemoryLimit),
       createSkillsContextSection(skills),
-      createKnowledgeContextSection(knowledge, (ownerId, q, limit) => knowledgeSearch.search(ownerId, q, limit)),
+      createKnowledgeContextSection(knowledge, async (ownerId, q, limit) => (await knowledgeSearch.search(ownerId, q, limit)).map((provided) => provided.hit)),
       createServicesContextSection(oauth),
       createConnectorsContextSection(connectors),
       createEndpointsContextSection(discovery),

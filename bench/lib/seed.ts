@@ -4,7 +4,7 @@
  * documents and a skill attached, active skills, the identity, preferences and a connector.
  */
 import { api, inParallel, registerOwner } from './http.js';
-import { buildOwnerIndex } from '../../src/storage/search/owner-index.js';
+import { buildOwnerIndex, createBuilder } from '../../src/storage/search/owner-index.js';
 import { DOCUMENTS, MEMORY_ENTRIES, RARE_WORD, commonQuery, documentContent, memoryContent, type SkillBody } from './dataset.js';
 import { ownerQuestion } from './notes.js';
 
@@ -108,11 +108,16 @@ export async function checkSeeded(baseUrl: string, seeded: Seeded): Promise<stri
 /**
  * What the seeded owner's memory costs the words index, built here by the server's own code from
  * the same texts: the search row must time the index, not the scan an owner past the bound gets.
+ * `textsCost` is what the entries' kept texts cost (memory.repo.ts' SEARCH_PAYLOAD, bounded
+ * apart by the same figure): past it, the row would time reading each hit's row instead.
  */
-export function memoryIndexCost(): { cost: number; bound: number; words: number } {
-  const rows = Array.from({ length: MEMORY_ENTRIES }, (_, i) => ({ id: String(i), content: memoryContent(i) }));
-  const index = buildOwnerIndex<string>(rows, { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] }, [], 0);
-  return { cost: index!.cost, bound: MEMORY_INDEX_BOUND, words: index!.words.length };
+export function memoryIndexCost(): { cost: number; textsCost: number; bound: number; words: number } {
+  const rows = Array.from({ length: MEMORY_ENTRIES }, (_, i) => ({ id: String(i), content: memoryContent(i), tags: '[]', superseded_at: null, valid_until: null }));
+  const fullText = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
+  const index = buildOwnerIndex<string>(rows, fullText, [], 0)!;
+  const withTexts = createBuilder<string>(fullText, [], ['content', 'tags', 'superseded_at', 'valid_until'], undefined, Infinity, Infinity);
+  for (const row of rows) withTexts.add(row);
+  return { cost: index.cost, textsCost: withTexts.finish(0)!.cost - index.cost, bound: MEMORY_INDEX_BOUND, words: index.words.length };
 }
 
 /** How many memory entries the owner has, as the gateway context counts them. */

@@ -362,7 +362,7 @@ export function createChatService(deps: ChatServiceDeps) {
       if (memoryTags) {
         const cited = [...new Set(messages.flatMap((m) => m.sources.filter((source) => source.type === 'memory').map((source) => source.id)))];
         if (cited.length > 0) {
-          const visible = await deps.memory.visibleIds(ownerId, cited, memoryTags);
+          const visible = await deps.memory.visibleIds(ownerId, cited.map((memoryId) => ({ id: memoryId })), memoryTags);
           messages = messages.map((m) => ({ ...m, sources: m.sources.filter((source) => source.type !== 'memory' || visible.has(source.id)) }));
         }
       }

@@ -44,6 +44,21 @@ const PASSAGE_ROWS_PER_INSERT = 500;
 const PASSAGE_COLUMNS = ['id', 'document_id', 'ordinal', 'start_offset', 'end_offset', 'heading_path', 'title', 'content'] as const;
 export type KbPassageRow = Pick<KbPassagesTable, (typeof PASSAGE_COLUMNS)[number]>;
 
+/**
+ * What the passages' words index keeps of each passage besides its words, so that a search
+ * answers its hits without reading their rows: all a hit shows. As current as the ranking: any
+ * write to the table rebuilds the owner's index before the next search (index-cache.ts).
+ */
+const PASSAGE_PAYLOAD = ['document_id', 'start_offset', 'end_offset', 'heading_path', 'title', 'content'] as const;
+
+/** A passage as a search hit shows it (PASSAGE_PAYLOAD). */
+export type HitPassage = Pick<KbPassagesTable, (typeof PASSAGE_PAYLOAD)[number]>;
+
+/** A hit of the passages' ranking, with the passage when the owner's index keeps it. */
+export interface RankedPassage extends RankedHit<string> {
+  passage?: HitPassage;
+}
+
 /** A passage's id: its document's and its place in it, so that rewriting a document keeps the ids of the passages it still has. */
 export function passageId(documentId: string, ordinal: number): string {
   return `${documentId}:${ordinal}`;
@@ -93,7 +108,17 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
       : undefined;
   const passageIndex =
     dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index: PASSAGE_INDEX, writes, pageSize: 64, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
+      ? createSearchIndex<string>({
+          db,
+          dialect,
+          index: PASSAGE_INDEX,
+          writes,
+          pageSize: 64,
+          maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
+          // Bounded apart: an owner whose passages' texts do not fit is still ranked in memory, its hits read.
+          payload: PASSAGE_PAYLOAD,
+          payloadMaxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100,
+        })
       : undefined;
 
   /**
@@ -307,9 +332,10 @@ export function createKnowledgeRepo(db: Executor<KnowledgeTables>, dialect: Dial
     },
 
     /** The owner's passages best first by words (bm25 over title, headings and text), at most `limit`. */
-    async searchPassages(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
-      if (passageIndex) return (await passageIndex.search(ownerId, { q, limit, mode })) ?? [];
-      return scanPassages(ownerId, q, limit, mode);
+    async searchPassages(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<RankedPassage[]> {
+      if (!passageIndex) return scanPassages(ownerId, q, limit, mode);
+      const hits = (await passageIndex.search(ownerId, { q, limit, mode })) ?? [];
+      return hits.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, passage: hit.row as HitPassage } : hit));
     },
 
     /** Passages by id, the owner's only. */

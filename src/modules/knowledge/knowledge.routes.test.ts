@@ -427,7 +427,7 @@ describe('gateway context section', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     await t.request('PUT', `${BASE}/${docs[0]!.id}`, { token: reader.token, body: { content: 'changed' } });
 
-    const section = createKnowledgeContextSection(t.container.knowledge, t.container.knowledgeSearch.search);
+    const section = createKnowledgeContextSection(t.container.knowledge, async (ownerId, q, limit) => (await t.container.knowledgeSearch.search(ownerId, q, limit)).map((provided) => provided.hit));
     expect(section.name).toBe('knowledge');
     const master = await t.container.tokens.authenticate(reader.token);
     const scoped = await t.container.tokens.authenticate(await t.tokenWithScopes(reader, ['knowledge']));

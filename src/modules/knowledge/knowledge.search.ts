@@ -1,7 +1,7 @@
 import { hasScope } from '../../http/access.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
-import { markWords, queryStems } from '../../storage/search/marks.js';
-import type { SearchProvider } from '../search/search.provider.js';
+import { markWords, queryStems, wordsHeld } from '../../storage/search/marks.js';
+import type { ProvidedHit, SearchProvider } from '../search/search.provider.js';
 import type { SearchHit } from '../search/search.schemas.js';
 import type { SearchSource } from '../search/search.source.js';
 import type { KbPassageHit, KnowledgeService } from './knowledge.service.js';
@@ -49,11 +49,12 @@ function wholeCharacters(text: string, start: number, end: number): [number, num
 
 /**
  * A passage as a search hit: its text bounded, its offsets those of that text, its matching words
- * marked by the ranker's rule (`stems` from queryStems, made once per query: marks.ts).
+ * marked by the ranker's rule (`stems` from queryStems, made once per query: marks.ts), and how
+ * many of them its title and text hold.
  */
-export function passageHit(hit: KbPassageHit, stems: readonly string[]): SearchHit {
+export function passageHit(hit: KbPassageHit, stems: readonly string[]): ProvidedHit {
   let { text, start, end } = hit;
-  let { marks } = markWords(text, stems);
+  let { marks, matched } = markWords(text, stems);
   if (text.length > MAX_HIT_TEXT) {
     // From a little before the first match, so that it is read in its sentence.
     const begin = Math.max(0, Math.min((marks[0]?.[0] ?? 0) - 200, text.length - MAX_HIT_TEXT));
@@ -62,24 +63,34 @@ export function passageHit(hit: KbPassageHit, stems: readonly string[]): SearchH
     start = hit.start + from;
     end = hit.start + until;
     marks = marks.filter(([a, b]) => a >= from && b <= until).map(([a, b]) => [a - from, b - from]);
+    // A word cut at either end of the window may hold another stem than it did whole.
+    matched = markWords(text, stems).matched;
   }
   return {
-    id: hit.id,
-    type: 'knowledge',
-    title: hit.title,
-    text,
-    score: hit.score,
-    matched: hit.matched,
-    marks,
-    document: { id: hit.documentId, title: hit.title, headingPath: hit.headingPath, start, end },
+    hit: {
+      id: hit.id,
+      type: 'knowledge',
+      title: hit.title,
+      text,
+      score: hit.score,
+      matched: hit.matched,
+      marks,
+      document: { id: hit.documentId, title: hit.title, headingPath: hit.headingPath, start, end },
+    },
+    wordsHeld: wordsHeld(matched, markWords(hit.title, stems).matched),
   };
+}
+
+/** The best passages for `q` as search hits, with the words each holds. */
+async function providedPassages(knowledge: Pick<KnowledgeService, 'searchPassages'>, ownerId: string, q: string, limit: number, mode: MatchMode = 'any'): Promise<ProvidedHit[]> {
+  const hits = await knowledge.searchPassages(ownerId, q, { limit, mode });
+  const stems = queryStems(q);
+  return hits.map((hit) => passageHit(hit, stems));
 }
 
 /** The best passages for `q` as search hits. */
 export async function searchPassageHits(knowledge: Pick<KnowledgeService, 'searchPassages'>, ownerId: string, q: string, limit: number, mode: MatchMode = 'any'): Promise<SearchHit[]> {
-  const hits = await knowledge.searchPassages(ownerId, q, { limit, mode });
-  const stems = queryStems(q);
-  return hits.map((hit) => passageHit(hit, stems));
+  return (await providedPassages(knowledge, ownerId, q, limit, mode)).map((provided) => provided.hit);
 }
 
 /** The knowledge base's part of the one search for agents: passages, for tokens holding `knowledge`. */
@@ -87,6 +98,6 @@ export function createKnowledgeSearchProvider(knowledge: Pick<KnowledgeService, 
   return {
     type: 'knowledge',
     visibleTo: (principal) => hasScope(principal, 'knowledge'),
-    search: (ownerId, q, limit) => searchPassageHits(knowledge, ownerId, q, limit),
+    search: (ownerId, q, limit) => providedPassages(knowledge, ownerId, q, limit),
   };
 }

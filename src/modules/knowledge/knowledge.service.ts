@@ -9,7 +9,7 @@ import type { ParsingPool } from '../parsing/parsing.pool.js';
 import { detectUploadKind, SUPPORTED_UPLOADS, UPLOAD_KINDS } from '../parsing/parsing.extract.js';
 import { splitPassages, type Passage } from '../../storage/search/passages.js';
 import { wordsOnlyFusion, type Fusion, type MatchedBy } from '../search/search.fusion.js';
-import type { KbChanges, KbDocumentRow, KbPassageRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
+import type { HitPassage, KbChanges, KbDocumentRow, KbSummaryRow, KnowledgeRepo } from './knowledge.repo.js';
 import type { ChangePublisher } from '../events/events.changes.js';
 import type { KbDocument, KbDocumentSummary } from './knowledge.schemas.js';
 
@@ -253,12 +253,20 @@ export function createKnowledgeService(deps: {
     return toDocument(document);
   }
 
-  /** The rows of ranked passages, in the ranking's order, leaving out any deleted meanwhile. */
-  async function passageHits(ownerId: string, ranked: ReadonlyArray<{ id: string; score: number; matched: MatchedBy }>): Promise<Array<{ row: KbPassageRow; score: number; matched: MatchedBy }>> {
-    const rows = new Map((await repo.passagesByIds(ownerId, ranked.map((r) => r.id))).map((row) => [row.id, row]));
+  /**
+   * The rows of ranked passages, in the ranking's order, leaving out any deleted meanwhile: from
+   * `known` (the words index's copies, as current as its ranking) where it holds them, the others read.
+   */
+  async function passageHits(
+    ownerId: string,
+    ranked: ReadonlyArray<{ id: string; score: number; matched: MatchedBy }>,
+    known: ReadonlyMap<string, HitPassage>,
+  ): Promise<Array<{ id: string; row: HitPassage; score: number; matched: MatchedBy }>> {
+    const missing = ranked.filter((r) => !known.has(r.id)).map((r) => r.id);
+    const rows = new Map<string, HitPassage>(missing.length === 0 ? [] : (await repo.passagesByIds(ownerId, missing)).map((row) => [row.id, row]));
     return ranked.flatMap((r) => {
-      const row = rows.get(r.id);
-      return row ? [{ row, score: r.score, matched: r.matched }] : [];
+      const row = known.get(r.id) ?? rows.get(r.id);
+      return row ? [{ id: r.id, row, score: r.score, matched: r.matched }] : [];
     });
   }
 
@@ -272,8 +280,10 @@ export function createKnowledgeService(deps: {
     const lexical = await repo.searchPassages(ownerId, q, Math.max(options.limit, mode === 'any' ? fusion.candidates : 0), mode);
     const hits = lexical.map((hit) => ({ id: hit.id, score: hit.rank }));
     const ranked = await (mode === 'any' ? fusion : wordsOnlyFusion).rank(ownerId, 'knowledge_passage', q, hits, options.limit);
-    return (await passageHits(ownerId, ranked)).map(({ row, score, matched }) => ({
-      id: row.id,
+    const known = new Map<string, HitPassage>();
+    for (const hit of lexical) if (hit.passage) known.set(hit.id, hit.passage);
+    return (await passageHits(ownerId, ranked, known)).map(({ id, row, score, matched }) => ({
+      id,
       documentId: row.document_id,
       title: row.title,
       headingPath: headingPathOf(row.heading_path),

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { searchRanked, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
+import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
@@ -273,6 +273,23 @@ const IMPORT_ROWS_PER_STATEMENT = 500;
 /** Postings plus words the in-memory search index holds over all owners (a few MB at most). */
 const SEARCH_INDEX_MAX_COST = 500_000;
 
+/**
+ * What the in-memory search index keeps of each entry besides its words, so that a search
+ * answers its hits' text without reading their rows: the text, and what says whether the entry
+ * is current (neither superseded nor expired) and which tags it carries (a limited token's
+ * scope). As current as the ranking itself: any write to the table rebuilds the owner's index
+ * before the next search (index-cache.ts).
+ */
+const SEARCH_PAYLOAD = ['content', 'tags', 'superseded_at', 'valid_until'] as const;
+
+/** An entry as the search index keeps it (SEARCH_PAYLOAD). */
+export type IndexedEntry = Pick<MemoryEntriesTable, (typeof SEARCH_PAYLOAD)[number]>;
+
+/** A hit of the words' ranking, with the entry when the owner's index keeps its text. */
+export interface RankedEntry extends RankedHit<string> {
+  entry?: IndexedEntry;
+}
+
 /** Rows in one SQLite INSERT of a batch: at most this many statement texts, 5 parameters a row. */
 const SQLITE_ROWS_PER_INSERT = 32;
 
@@ -409,6 +426,13 @@ function createMemoryReviewQueries(
   };
 }
 
+/** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
+function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
+  const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
+  // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
+  return createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost, payload: SEARCH_PAYLOAD, payloadMaxCost: maxCost });
+}
+
 /**
  * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
  * repository decides how (creations of a batch in one statement where it can), and a write
@@ -418,10 +442,7 @@ function createMemoryReviewQueries(
 export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
   const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
-  const inMemory =
-    dialect === 'postgres' || writes
-      ? createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost: (SEARCH_INDEX_MAX_COST * indexPercent) / 100 })
-      : undefined;
+  const inMemory = dialect === 'postgres' || writes ? createEntriesIndex(db, dialect, index, writes, indexPercent) : undefined;
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';
@@ -572,8 +593,11 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   };
 
   /** The ids of the owner's entries matching `q` (any or every word), best first, with their bm25 scores (higher is better). */
-  async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
-    return (await inMemory?.search(ownerId, { q, limit, mode })) ?? (await searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode }));
+  /** The owner's best `limit` entries for `q`, with their kept text where the in-memory index holds it. */
+  async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<RankedEntry[]> {
+    const indexed = await inMemory?.search(ownerId, { q, limit, mode });
+    if (indexed) return indexed.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, entry: hit.row as IndexedEntry } : hit));
+    return searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
   }
 
   /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */

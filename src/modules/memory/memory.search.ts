@@ -1,9 +1,10 @@
 import { hasScope } from '../../http/access.js';
-import { excerpt, queryStems } from '../../storage/search/marks.js';
+import { excerpt, markWords, queryStems, wordsHeld } from '../../storage/search/marks.js';
 import type { Fusion } from '../search/search.fusion.js';
-import type { SearchProvider } from '../search/search.provider.js';
-import { SEARCH_HIT_TEXT_MAX, SEARCH_HIT_TITLE_MAX, type SearchHit } from '../search/search.schemas.js';
+import type { ProvidedHit, SearchProvider } from '../search/search.provider.js';
+import { SEARCH_HIT_TEXT_MAX, SEARCH_HIT_TITLE_MAX } from '../search/search.schemas.js';
 import type { SearchSource } from '../search/search.source.js';
+import type { IndexedEntry } from './memory.repo.js';
 import type { MemoryService } from './memory.service.js';
 
 /** Memory entries get vectors of their content. */
@@ -22,17 +23,34 @@ const SCOPED_CANDIDATES = 200;
 
 /** An entry's title: its first line that is not blank, without a markdown heading's marks, bounded. */
 export function firstLineTitle(content: string, max = SEARCH_HIT_TITLE_MAX): string {
-  const line = content.split('\n').find((l) => l.trim() !== '') ?? '';
-  const title = line.trim().replace(/^#{1,6}\s+/, '');
+  return bounded(firstLine(content), max);
+}
+
+function bounded(title: string, max: number): string {
   return title.length <= max ? title : `${title.slice(0, max - 1).trimEnd()}\u2026`;
+}
+
+/** An entry's first line that is not blank, trimmed, without a markdown heading's marks. */
+function firstLine(content: string): string {
+  for (let start = 0; start < content.length; ) {
+    const newline = content.indexOf('\n', start);
+    const end = newline < 0 ? content.length : newline;
+    const line = content.slice(start, end).trim();
+    if (line !== '') return line.replace(/^#{1,6}\s+/, '');
+    start = end + 1;
+  }
+  return '';
 }
 
 /**
  * Memory in the one search for agents (`GET /api/v1/search`, the MCP `search` tool), under the
  * `memory` scope: the entries' words ranked by the same index as `GET /api/v1/memory?q=` (any
- * word), handed to fusion, and each hit with its entry's text around the query's words.
+ * word), handed to fusion, and each hit with its entry's text around the query's words. The
+ * words index keeps the entries' texts (memory.repo.ts, SEARCH_PAYLOAD): a hit it found is
+ * answered from there, and only one it does not hold (found by meaning alone, or an owner too
+ * large to keep them) is read.
  */
-export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWords' | 'entries' | 'visibleIds'>, fusion: Fusion): SearchProvider {
+export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWords' | 'hitTexts' | 'visibleIds'>, fusion: Fusion): SearchProvider {
   return {
     type: 'memory',
     visibleTo: (principal) => hasScope(principal, 'memory'),
@@ -44,26 +62,32 @@ export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWo
       if (scope) {
         // A token limited to tags: the words' hits it may not see are left out before fusion,
         // so that neither they nor their scores (fusion scales by the best one) reach it.
-        const visible = await memory.visibleIds(ownerId, lexical.map((hit) => hit.id), scope);
+        const visible = await memory.visibleIds(ownerId, lexical, scope);
         lexical = lexical.filter((hit) => visible.has(hit.id));
       }
       // A few more than asked: superseded and expired entries are ranked too, and left out here;
       // for a limited token, hidden entries found by meaning too, so it asks for the largest page.
       const ranked = await fusion.rank(ownerId, 'memory', q, lexical, scope ? Math.max(limit + SUPERSEDED_MARGIN, SCOPED_CANDIDATES) : limit + SUPERSEDED_MARGIN);
-      const entries = new Map((await memory.entries(ownerId, ranked.map((item) => item.id), scope)).map((entry) => [entry.id, entry]));
+      const known = new Map<string, IndexedEntry>();
+      for (const hit of lexical) if (hit.entry) known.set(hit.id, hit.entry);
+      // Deleted between the ranking and the read, superseded or expired: left out.
+      const texts = await memory.hitTexts(ownerId, ranked.map((item) => item.id), known, scope);
+      const found = new Map(ranked.map((item) => [item.id, item]));
       const stems = queryStems(q);
-      const hits = ranked.flatMap((item): SearchHit[] => {
-        const entry = entries.get(item.id);
-        // Deleted between the ranking and the read, superseded or expired: left out.
-        if (!entry) return [];
-        const { text, marks } = excerpt(entry.content, stems, SEARCH_HIT_TEXT_MAX);
-        return [{ id: entry.id, type: 'memory', title: firstLineTitle(entry.content), text, score: item.score, matched: item.matched, marks }];
-      }).slice(0, limit);
+      const hits = texts.slice(0, limit).map(({ id, content }): ProvidedHit => {
+        const item = found.get(id)!;
+        const line = firstLine(content);
+        const title = bounded(line, SEARCH_HIT_TITLE_MAX);
+        const { text, marks, matched, whole } = excerpt(content, stems, SEARCH_HIT_TEXT_MAX);
+        // The title is a line of the text: when neither is cut, the text holds every word the title does.
+        const held = whole && title === line ? wordsHeld(matched) : wordsHeld(matched, markWords(title, stems).matched);
+        return { hit: { id, type: 'memory', title, text, score: item.score, matched: item.matched, marks }, wordsHeld: held };
+      });
       // A limited token is answered its hits' places, not their scores: bm25 weighs a word by how
       // many of the owner's entries hold it and by their lengths, hidden ones included, so a score
       // would tell it how many entries it cannot see say a word (it writes one entry with the
       // word, searches it, and reads the weight). Its order stays the ranking's.
-      return scope ? hits.map((hit, place) => ({ ...hit, score: 1 / (place + 1) })) : hits;
+      return scope ? hits.map((provided, place) => ({ ...provided, hit: { ...provided.hit, score: 1 / (place + 1) } })) : hits;
     },
   };
 }

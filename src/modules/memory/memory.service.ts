@@ -18,6 +18,7 @@ import {
   sourceOf,
   supersedesOf,
   tagsOf,
+  type IndexedEntry,
   type MemoryFilter,
   type MemoryRepo,
   type MemoryRow,
@@ -646,29 +647,45 @@ export function createMemoryService(deps: MemoryServiceOptions) {
 
     /**
      * The ids of the owner's entries holding any word of `q`, best first, with their bm25 scores:
-     * the words' ranking the one search hands to fusion (memory.search.ts).
+     * the words' ranking the one search hands to fusion (memory.search.ts). Each hit carries its
+     * entry's text (and what `hitTexts` and `visibleIds` judge it by) when the owner's words
+     * index keeps them, as current as the ranking; superseded and expired entries are ranked too.
      */
-    async rankByWords(ownerId: string, q: string, limit: number): Promise<Array<{ id: string; score: number }>> {
-      return (await repo.rank(ownerId, q, limit, 'any')).map((hit) => ({ id: hit.id, score: hit.rank }));
+    async rankByWords(ownerId: string, q: string, limit: number): Promise<Array<{ id: string; score: number; entry?: IndexedEntry }>> {
+      return (await repo.rank(ownerId, q, limit, 'any')).map((hit) => (hit.entry ? { id: hit.id, score: hit.rank, entry: hit.entry } : { id: hit.id, score: hit.rank }));
     },
 
     /**
-     * The owner's current entries of these ids (neither superseded nor expired, as lists and
-     * searches answer by default), in the order given; any other id is left out.
+     * The text of each of these entries that is current (neither superseded nor expired, as
+     * lists and searches answer by default) and that a token limited to `scope` sees, in the order given: taken
+     * from `known` (the words index's copies, from rankByWords) where it holds the entry, the
+     * others read. Any id of no entry of the owner's is left out.
      */
-    async entries(ownerId: string, ids: readonly string[], scope?: MemoryScope): Promise<MemoryEntry[]> {
+    async hitTexts(ownerId: string, ids: readonly string[], known: ReadonlyMap<string, IndexedEntry>, scope?: MemoryScope): Promise<Array<{ id: string; content: string }>> {
       const now = isoNow();
-      return present(
-        ownerId,
-        (await repo.byIds(ownerId, ids, scope)).filter((row) => isCurrent(row, now)),
-        scope,
-      );
+      const missing = ids.filter((id) => !known.has(id));
+      const read = new Map(missing.length === 0 ? [] : (await repo.byIds(ownerId, missing, scope)).map((row) => [row.id, row]));
+      return ids.flatMap((id) => {
+        const held = known.get(id);
+        const row = held ? (inScope(held, scope) ? held : undefined) : read.get(id);
+        return row && isCurrent(row, now) ? [{ id, content: row.content }] : [];
+      });
     },
 
-    /** Which of these ids are entries a token limited to `scope` sees (all of them without a scope). */
-    async visibleIds(ownerId: string, ids: readonly string[], scope: MemoryScope | undefined): Promise<Set<string>> {
-      if (!scope) return new Set(ids);
-      return new Set((await repo.byIds(ownerId, ids, scope)).map((row) => row.id));
+    /**
+     * Which of these hits are entries a token limited to `scope` sees (all of them without a
+     * scope): judged by the tags of the entry a hit carries (rankByWords), the others read.
+     */
+    async visibleIds(ownerId: string, hits: ReadonlyArray<{ id: string; entry?: IndexedEntry }>, scope: MemoryScope | undefined): Promise<Set<string>> {
+      if (!scope) return new Set(hits.map((hit) => hit.id));
+      const visible = new Set<string>();
+      const unknown: string[] = [];
+      for (const hit of hits) {
+        if (!hit.entry) unknown.push(hit.id);
+        else if (inScope(hit.entry, scope)) visible.add(hit.id);
+      }
+      if (unknown.length > 0) for (const row of await repo.byIds(ownerId, unknown, scope)) visible.add(row.id);
+      return visible;
     },
 
     /** How many entries the owner stores: what the plan's memoryEntries limit counts. */

@@ -6,6 +6,8 @@ import { createMemorySearchProvider } from '../memory/memory.search.js';
 import { createSkillsSearchProvider } from '../skills/skills.search.js';
 import type { Fusion } from './search.fusion.js';
 import { mergeHits } from './search.routes.js';
+import { markWords, queryStems, wordsHeld } from '../../storage/search/marks.js';
+import type { ProvidedHit } from './search.provider.js';
 import { SEARCH_HIT_TEXT_MAX, type SearchHit } from './search.schemas.js';
 import { sameTextForm } from '../../lib/same-text.js';
 
@@ -63,6 +65,41 @@ describe('GET /api/v1/search', () => {
     expect(found).toContain(current);
     expect(found).not.toContain(old);
     expect(found).not.toContain(expired);
+  });
+
+  it('answers each memory hit as its entry stands after every write: new text, tags a limited token no longer carries, superseded, deleted', async () => {
+    // The words index keeps the entries' texts and answers hits from them: each write must show at once.
+    const writer = await t.createOwner('Rewriting Owner');
+    const write = async (body: Record<string, unknown>) => {
+      const res = await t.request('POST', '/api/v1/memory', { token: writer.token, body });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const change = async (id: string, body: Record<string, unknown>) => expect((await t.request('PATCH', `/api/v1/memory/${id}`, { token: writer.token, body })).status).toBe(200);
+    const sailingToken = await t.request('POST', '/api/v1/tokens', { token: writer.token, body: { name: 'sailing agent', scopes: ['memory'], memoryTags: ['sailing'] } });
+    expect(sailingToken.status).toBe(201);
+    const limited = sailingToken.body.data.token as string;
+    const texts = async (token: string) => {
+      const res = await search({ q: 'where is the boat moored', types: 'memory' }, token);
+      expect(res.status).toBe(200);
+      return res.body.data.map((hit) => hit.text);
+    };
+
+    const first = await write({ content: 'The boat is moored at pier seven', tags: ['sailing'] });
+    const rowing = await write({ content: 'The rowing boat is in the shed', tags: ['garden'] });
+    expect(await texts(writer.token)).toEqual(['The boat is moored at pier seven', 'The rowing boat is in the shed']);
+    expect(await texts(limited)).toEqual(['The boat is moored at pier seven']);
+    await change(first, { content: 'The boat is moored at pier nine' });
+    expect(await texts(writer.token)).toEqual(['The boat is moored at pier nine', 'The rowing boat is in the shed']);
+    expect(await texts(limited)).toEqual(['The boat is moored at pier nine']);
+    await change(first, { tags: ['fishing'] });
+    expect(await texts(limited)).toEqual([]);
+    const second = await write({ content: 'The boat is moored at the dry dock', supersedes: [first] });
+    expect(await texts(writer.token)).toEqual(['The boat is moored at the dry dock', 'The rowing boat is in the shed']);
+    await change(second, { validUntil: '2020-01-01T00:00:00Z' });
+    expect(await texts(writer.token)).toEqual(['The rowing boat is in the shed']);
+    expect((await t.request('DELETE', `/api/v1/memory/${rowing}`, { token: writer.token })).status).toBe(200);
+    expect(await texts(writer.token)).toEqual([]);
   });
 
   it('answers compact hits of several kinds, best first, each with its words marked; never another owner\'s', async () => {
@@ -283,7 +320,7 @@ describe('providers and fusion', () => {
 
   it("answers what fusion found by meaning, read by id, and never another owner's item whatever fusion names", async () => {
     const memory = createMemorySearchProvider(t.container.memory, meaningFirst([ids.theirs!, ids.seats!]));
-    const hits = await memory.search(owner.id, 'dentist', 10);
+    const hits = (await memory.search(owner.id, 'dentist', 10)).map((provided) => provided.hit);
     expect(hits.map((hit) => [hit.id, hit.matched])).toEqual([
       [ids.seats, 'meaning'],
       [ids.dentist, 'both'],
@@ -291,7 +328,7 @@ describe('providers and fusion', () => {
     // Found by meaning, it holds none of the words: nothing marked.
     expect(hits[0]!.marks).toEqual([]);
     const skills = createSkillsSearchProvider(t.container.skills, meaningFirst([ids.theirSkill!, ids.appointment!, 'not-a-number']));
-    const found = await skills.search(owner.id, 'flights', 10);
+    const found = (await skills.search(owner.id, 'flights', 10)).map((provided) => provided.hit);
     expect(found.map((hit) => [hit.id, hit.matched, hit.slug])).toEqual([
       [ids.appointment, 'meaning', 'appointment-maker'],
       [ids.skill, 'both', 'flight-booker'],
@@ -299,14 +336,22 @@ describe('providers and fusion', () => {
   });
 
   it('merges kinds by relative score and words held, keeping each kind\'s order; meaning alone counts half', () => {
+    // Each hit with the query's words its title and text hold, as a provider counts them.
+    const merge = (lists: SearchHit[][], q: string, limit: number) => {
+      const stems = queryStems(q);
+      const provided = lists.map((hits) => hits.map((hit): ProvidedHit => ({ hit, wordsHeld: wordsHeld(markWords(`${hit.title}\n${hit.text}`, stems).matched) })));
+      return mergeHits(provided, stems.length, limit);
+    };
     const hit = (id: string, type: SearchHit['type'], text: string, score: number, matched: SearchHit['matched'] = 'words'): SearchHit => ({ id, type, title: id, text, score, matched, marks: [] });
     const memory = [hit('m1', 'memory', 'garden notebook', 8), hit('m2', 'memory', 'unrelated', 6, 'meaning'), hit('m3', 'memory', 'garden', 2)];
     const skills = [hit('s1', 'skills', 'garden', 100), hit('s2', 'skills', 'garden notebook', 90)];
     // m1 1×1; s1 1×0.75; s2 0.9×1 (but after s1: a kind's order stands); m2 0.75×0.5; m3 0.25×0.75.
-    expect(mergeHits([memory, skills], 'garden notebook', 10).map((h) => h.id)).toEqual(['m1', 's1', 's2', 'm2', 'm3']);
-    expect(mergeHits([memory, skills], 'garden notebook', 2).map((h) => h.id)).toEqual(['m1', 's1']);
+    expect(merge([memory, skills], 'garden notebook', 10).map((h) => h.id)).toEqual(['m1', 's1', 's2', 'm2', 'm3']);
+    expect(merge([memory, skills], 'garden notebook', 2).map((h) => h.id)).toEqual(['m1', 's1']);
     // Equal standing: the kinds in the order asked.
-    expect(mergeHits([[hit('s', 'skills', 'garden', 1)], [hit('m', 'memory', 'garden', 5)]], 'garden', 10).map((h) => h.id)).toEqual(['s', 'm']);
-    expect(mergeHits([[], []], 'garden', 10)).toEqual([]);
+    expect(merge([[hit('s', 'skills', 'garden', 1)], [hit('m', 'memory', 'garden', 5)]], 'garden', 10).map((h) => h.id)).toEqual(['s', 'm']);
+    expect(merge([[], []], 'garden', 10)).toEqual([]);
+    // One kind alone (the other found nothing) keeps its order, whatever the words held.
+    expect(merge([[], memory], 'garden notebook', 2).map((h) => h.id)).toEqual(['m1', 'm2']);
   });
 });

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { access, hasScope, principalOf, type Principal, type Scope } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
-import { markWords, queryStems } from '../../storage/search/marks.js';
+import { queryStems } from '../../storage/search/marks.js';
 import type { EmbeddingsService } from '../embeddings/embeddings.service.js';
 import type { SearchIndexer } from './search.indexer.js';
-import type { SearchProvider } from './search.provider.js';
+import type { ProvidedHit, SearchProvider } from './search.provider.js';
 import { SEARCH_TYPES, SearchQuery, SearchResponse, SearchStatusResponse, type SearchHit, type SearchStatus, type SearchType } from './search.schemas.js';
 
 /** The scope each kind of item is read under: the scope of its own routes. */
@@ -17,16 +17,18 @@ export const SCOPE_OF_TYPE: Readonly<Record<SearchType, Scope>> = { memory: 'mem
  * in this answer (0 to 1), weighed by the share of the query's words the hit holds (its title
  * and text). A memory entry holding every word of the question goes before a skill holding one
  * of them, although each is the best of its kind; a hit found by meaning alone (no word) counts
- * half its relative score. Ties go to the kinds in the order they were asked.
+ * half its relative score. Ties go to the kinds in the order they were asked. Each hit comes with
+ * the number of the query's `stems` (queryStems) it holds, counted by its provider as it marked
+ * the hit. One kind alone keeps its own order.
  */
-export function mergeHits(lists: ReadonlyArray<readonly SearchHit[]>, q: string, limit: number): SearchHit[] {
-  const stems = queryStems(q);
-  const keyed = lists.map((hits) => {
-    const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
-    return hits.map((hit) => {
+export function mergeHits(lists: ReadonlyArray<readonly ProvidedHit[]>, stems: number, limit: number): SearchHit[] {
+  const filled = lists.filter((hits) => hits.length > 0);
+  if (filled.length <= 1) return (filled[0] ?? []).slice(0, limit).map((provided) => provided.hit);
+  const keyed = filled.map((hits) => {
+    const best = hits.reduce((max, { hit }) => Math.max(max, hit.score), 0);
+    return hits.map(({ hit, wordsHeld }) => {
       const relative = best > 0 ? Math.max(0, hit.score) / best : 1;
-      const { matched } = markWords(`${hit.title}\n${hit.text}`, stems);
-      const share = stems.length === 0 ? 0 : matched.filter(Boolean).length / stems.length;
+      const share = stems === 0 ? 0 : wordsHeld / stems;
       return { hit, key: (relative * (1 + share)) / 2 };
     });
   });
@@ -96,7 +98,7 @@ export function searchRoutes(deps: {
         const { q, types: asked, limit = 10 } = request.query;
         const types = typesFor(principal, asked, providers);
         const lists = await Promise.all(types.map((type) => providers.get(type)?.search(principal.ownerId, q, limit, principal) ?? Promise.resolve([])));
-        return { data: mergeHits(lists, q, limit), types };
+        return { data: mergeHits(lists, queryStems(q).length, limit), types };
       },
     );
 

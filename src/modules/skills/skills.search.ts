@@ -1,8 +1,8 @@
 import { hasScope } from '../../http/access.js';
-import { excerpt, queryStems } from '../../storage/search/marks.js';
+import { excerpt, markWords, queryStems, wordsHeld } from '../../storage/search/marks.js';
 import type { Fusion } from '../search/search.fusion.js';
-import type { SearchProvider } from '../search/search.provider.js';
-import { SEARCH_HIT_TEXT_MAX, type SearchHit } from '../search/search.schemas.js';
+import type { ProvidedHit, SearchProvider } from '../search/search.provider.js';
+import { SEARCH_HIT_TEXT_MAX } from '../search/search.schemas.js';
 import type { SearchSource } from '../search/search.source.js';
 import type { SkillSummary } from './skills.schemas.js';
 import type { SkillsService } from './skills.service.js';
@@ -40,12 +40,13 @@ export function createSkillsSearchProvider(skills: Pick<SkillsService, 'rankByWo
       const missing = ranked.filter((item) => !known.has(item.id)).map((item) => Number(item.id)).filter(Number.isSafeInteger);
       for (const skill of await skills.summaries(ownerId, missing)) known.set(String(skill.id), skill);
       const stems = queryStems(q);
-      return ranked.flatMap((item): SearchHit[] => {
+      return ranked.flatMap((item): ProvidedHit[] => {
         const skill = known.get(item.id);
         if (!skill) return [];
         // The description is what says what the skill does; a skill without one shows its category.
-        const { text, marks } = excerpt(skill.description || skill.category, stems, SEARCH_HIT_TEXT_MAX);
-        return [{ id: String(skill.id), type: 'skills', title: skill.name, text, score: item.score, matched: item.matched, marks, slug: skill.slug }];
+        const { text, marks, matched } = excerpt(skill.description || skill.category, stems, SEARCH_HIT_TEXT_MAX);
+        const hit = { id: String(skill.id), type: 'skills' as const, title: skill.name, text, score: item.score, matched: item.matched, marks, slug: skill.slug };
+        return [{ hit, wordsHeld: wordsHeld(matched, markWords(skill.name, stems).matched) }];
       });
     },
   };

@@ -53,6 +53,12 @@ export interface SearchIndexOptions {
    * which any write to the table causes, so callers can keep what they derive from it by identity.
    */
   present?: (row: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * With `payload`: the most one owner's payload may cost, apart from `maxCost` (which then
+   * bounds the postings alone). An owner's payload past it is not kept: its index still ranks,
+   * and its hits carry no row. Undefined: the payload counts towards `maxCost`.
+   */
+  payloadMaxCost?: number;
   /** On SQLite: the tracker of this process's writes. Without it, the generation table is read. */
   writes?: WriteTracker | undefined;
   /** Rows read per query while building; small for tables with large texts. */
@@ -89,7 +95,9 @@ interface TooLarge {
 const acceptAll = (): boolean => true;
 
 export function createSearchIndex<Id extends string | number>(options: SearchIndexOptions): SearchIndex<Id> {
-  const { db, index, pageSize, maxCost } = options;
+  const { db, index, pageSize, maxCost, payloadMaxCost } = options;
+  // Every owner's index together: the postings' bound and, where the payload is counted apart, its own.
+  const maxTotalCost = maxCost + (payloadMaxCost ?? 0);
   // The tracker says when to rebuild only where this process makes every write (SQLite). On
   // PostgreSQL it hears other nodes only through a feed that may lag or drop a notice, while the
   // generation rows change in the writing transaction itself: a search never sees older rows.
@@ -185,7 +193,7 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
   }
 
   async function build(ownerId: string, version: number): Promise<OwnerIndex<Id> | TooLarge> {
-    const builder = createBuilder<Id>(index, attributes, payload, options.present, maxCost);
+    const builder = createBuilder<Id>(index, attributes, payload, options.present, maxCost, payloadMaxCost);
     let fits = true;
     await readRows(ownerId, (row) => (fits = builder.add(row)));
     if (!fits) return { version, tooLarge: true };
@@ -241,7 +249,7 @@ export function createSearchIndex<Id extends string | number>(options: SearchInd
       if (!('tooLarge' in built)) {
         totalCost += built.cost;
       }
-      while ((totalCost > maxCost || owners.size > MAX_OWNERS) && owners.size > 1) forget(owners.keys().next().value!);
+      while ((totalCost > maxTotalCost || owners.size > MAX_OWNERS) && owners.size > 1) forget(owners.keys().next().value!);
     }
     return built;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { excerpt, markWords, queryStems } from './marks.js';
+import { excerpt, markWords, queryStems, wordsHeld } from './marks.js';
 import { porterStem } from './stemmer.js';
 import { tokenize } from './tokenizer.js';
 
@@ -42,16 +42,48 @@ describe('marks: the words of a query in a text, by the ranker\'s rule', () => {
     expect(markWords('anything', []).marks).toEqual([]);
   });
 
+  it('counts the query\'s words two texts hold together as marking them joined by a line would', () => {
+    const stems = queryStems('garden notebook résumé deploy');
+    const texts = ['Garden notes', 'a notebook', 'Résumé', '', 'deployed notebooks in the garden', 'nothing here', '😀 ecole'];
+    for (const a of texts) {
+      for (const b of texts) {
+        const joined = markWords(`${a}\n${b}`, stems).matched.filter(Boolean).length;
+        expect(wordsHeld(markWords(a, stems).matched, markWords(b, stems).matched)).toBe(joined);
+      }
+    }
+    expect(wordsHeld(markWords('garden', stems).matched)).toBe(1);
+    expect(wordsHeld()).toBe(0);
+  });
+
   it('keeps a short text whole, and cuts a long one around the most words, with the marks inside it', () => {
-    expect(excerpt('a short garden note', queryStems('garden'), 100)).toEqual({ text: 'a short garden note', marks: [[8, 14]] });
+    expect(excerpt('a short garden note', queryStems('garden notebook'), 100)).toEqual({ text: 'a short garden note', marks: [[8, 14]], matched: [true, false], whole: true });
     const text = `${'lorem ipsum dolor '.repeat(100)}garden here ${'sit amet '.repeat(30)}garden notebook${' consectetur'.repeat(100)}`;
     const cut = excerpt(text, queryStems('garden notebook'), 200);
     expect(cut.text.length).toBeLessThanOrEqual(202);
     expect(cut.text.startsWith('\u2026') && cut.text.endsWith('\u2026')).toBe(true);
     expect(cut.marks.map(([s, e]) => cut.text.slice(s, e))).toContain('notebook');
     for (const [s, e] of cut.marks) expect(cut.text.slice(s, e)).toMatch(/^(garden|notebook)$/);
+    expect(cut.whole).toBe(false);
+    // What the cut text holds, word cut at an end or not, is what marking it would say.
+    expect(cut.matched).toEqual(markWords(cut.text, queryStems('garden notebook')).matched);
+    const ends = excerpt(`gardening ${'x '.repeat(40)}notebook`, queryStems('gardening notebook'), 30);
+    expect(ends.matched).toEqual(markWords(ends.text, queryStems('gardening notebook')).matched);
     // Without any mark the window is the text's beginning.
     expect(excerpt(text, queryStems('zzz'), 50).text.startsWith('lorem')).toBe(true);
+  });
+
+  it("keeps a word's first letter as its stem's first letter, which lets marking skip the words no query stem begins like", () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const endings = ['', 's', 'es', 'ies', 'sses', 'ed', 'eed', 'ing', 'y', 'ational', 'ization', 'iveness', 'ative', 'ical', 'ness', 'ement', 'ion', 'e', 'll', 'ate', 'ous'];
+    const changed: string[] = [];
+    for (let t = 0; t < 20_000; t++) {
+      let word = '';
+      for (let i = 0, n = 1 + Math.floor(random() * 6); i < n; i++) word += 'abcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(random() * 36)];
+      word += endings[Math.floor(random() * endings.length)];
+      if (porterStem(word)[0] !== word[0]) changed.push(word);
+    }
+    expect(changed).toEqual([]);
   });
 
   it('marks ASCII text (read code by code) and any other text exactly as the rule says', () => {

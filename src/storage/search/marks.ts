@@ -76,11 +76,32 @@ function isAsciiWordCode(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
 }
 
+/**
+ * The ASCII letters and digits query stems begin with, as bits: a to z in the low 26 bits, any
+ * digit the next (a word beginning with a digit is looked at whenever a stem does). Porter's rules only ever change a word's ending and never leave a stem empty
+ * (stemmer.ts), so a word's stem begins with the word's own first letter: a word whose first
+ * letter begins no query stem cannot match one, and is neither stemmed nor looked up.
+ */
+function asciiFirsts(stems: readonly string[]): number {
+  let firsts = 0;
+  for (const stem of stems) firsts |= firstBit(stem.charCodeAt(0));
+  return firsts;
+}
+
+/** The bit of an ASCII letter (either case) or digit in asciiFirsts' set; 0 for any other code. */
+function firstBit(code: number): number {
+  if (code >= 97 && code <= 122) return 1 << (code - 97);
+  if (code >= 65 && code <= 90) return 1 << (code - 65);
+  if (code >= 48 && code <= 57) return 1 << 26;
+  return 0;
+}
+
 /** Where `text` holds the query's words (`stems` from queryStems). */
 export function markWords(text: string, stems: readonly string[]): WordMarks {
   const marks: Array<[number, number]> = [];
   const matched = stems.map(() => false);
   if (stems.length === 0) return { marks, matched };
+  const firsts = asciiFirsts(stems);
   // Most text is ASCII: a run is then letters and digits, one token, its stem the lower-cased
   // run's. Read code by code, without a regular expression's match arrays; the first character
   // past ASCII hands the whole text to the general rule below.
@@ -96,6 +117,7 @@ export function markWords(text: string, stems: readonly string[]): WordMarks {
     let next = text.charCodeAt(++i);
     while (i < n && isAsciiWordCode(next)) next = text.charCodeAt(++i);
     if (i < n && next >= 0x80) return markRuns(text, stems);
+    if ((firsts & firstBit(code)) === 0) continue;
     const stem = stemOfSpelled(text.slice(start, i));
     let hit = false;
     for (let k = 0; k < stems.length; k++) {
@@ -137,11 +159,25 @@ function markRuns(text: string, stems: readonly string[]): WordMarks {
   return { marks, matched };
 }
 
+/**
+ * How many of the query's stems the texts hold together, from each text's `matched` (markWords):
+ * a word is marked within its run of letters, so what `${a}\n${b}` holds is what a or b holds.
+ */
+export function wordsHeld(...matched: ReadonlyArray<readonly boolean[]>): number {
+  let held = 0;
+  for (let i = 0; i < (matched[0]?.length ?? 0); i++) if (matched.some((m) => m[i])) held++;
+  return held;
+}
+
 export interface Excerpt {
   /** The text, or the part of it around the query's words, at most `maxChars` (plus an ellipsis at a cut end). */
   text: string;
   /** Spans of `text` that match a query word, [start, end). */
   marks: Array<[number, number]>;
+  /** For each query stem, whether `text` (the excerpt, as answered) holds it. */
+  matched: boolean[];
+  /** Whether `text` is the whole text given. */
+  whole: boolean;
 }
 
 const ELLIPSIS = '\u2026';
@@ -152,8 +188,8 @@ const ELLIPSIS = '\u2026';
  * ellipsis where it was cut, and the marks inside it.
  */
 export function excerpt(text: string, stems: readonly string[], maxChars: number): Excerpt {
-  const { marks } = markWords(text, stems);
-  if (text.length <= maxChars) return { text, marks };
+  const { marks, matched } = markWords(text, stems);
+  if (text.length <= maxChars) return { text, marks, matched, whole: true };
   const start = bestWindowStart(text, marks, stems, maxChars);
   let from = start;
   // Whole words: start after a space shortly before, end at a space shortly before the bound.
@@ -173,7 +209,9 @@ export function excerpt(text: string, stems: readonly string[], maxChars: number
   const tail = to < text.length ? ELLIPSIS : '';
   const shift = head.length - from;
   const inside = marks.filter(([s, e]) => s >= from && e <= to).map(([s, e]): [number, number] => [s + shift, e + shift]);
-  return { text: head + text.slice(from, to) + tail, marks: inside };
+  const cut = head + text.slice(from, to) + tail;
+  // A word cut at either end may hold another stem than it did whole: the cut text's own.
+  return { text: cut, marks: inside, matched: markWords(cut, stems).matched, whole: false };
 }
 
 /**

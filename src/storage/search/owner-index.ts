@@ -76,6 +76,12 @@ export function createBuilder<Id extends string | number>(
   payload: readonly string[],
   present: ((row: Record<string, unknown>) => Record<string, unknown>) | undefined,
   maxCost: number,
+  /**
+   * The most the payload may cost, counted apart from `maxCost`: past it the payload is dropped
+   * and the index kept without it (its hits carry no row). Undefined: the payload counts
+   * towards `maxCost`, and an index past it is not built.
+   */
+  payloadMaxCost?: number,
 ) {
   // Postings are gathered in reading order and renumbered shortest first at the end: no
   // per-document structure is kept, so a build makes little garbage.
@@ -83,11 +89,36 @@ export function createBuilder<Id extends string | number>(
   const readLengths: number[] = [];
   const readAttributes: string[][] = attributes.map(() => []);
   const postings = new Map<string, Postings>();
-  const readRows: Array<Record<string, unknown>> | undefined = payload.length > 0 ? [] : undefined;
+  let readRows: Array<Record<string, unknown>> | undefined = payload.length > 0 ? [] : undefined;
+  let payloadCost = 0;
   const stems = new Map<string, string>();
   const freqs = new Map<string, number>();
   let cost = 0;
   let total = 0;
+
+  /** Keeps the row's payload columns, while they fit. */
+  function keepPayload(row: Record<string, unknown>, rows: Array<Record<string, unknown>>): void {
+    const kept: Record<string, unknown> = {};
+    let rowCost = 0;
+    for (const column of payload) {
+      const value = row[column];
+      kept[column] = value;
+      // A unit of cost is some 8 bytes; a string holds one or two per character.
+      rowCost += 2 + (typeof value === 'string' ? value.length >> 2 : 0);
+    }
+    if (payloadMaxCost === undefined) {
+      cost += rowCost;
+      rows.push(present ? present(kept) : kept);
+    } else if (payloadCost + rowCost <= payloadMaxCost) {
+      payloadCost += rowCost;
+      rows.push(present ? present(kept) : kept);
+    } else {
+      // Too much to keep: the index goes on without rows, and its searches read them.
+      readRows = undefined;
+      payloadCost = 0;
+    }
+  }
+
   return {
     /** False once the index would cost more than allowed. */
     add(row: Record<string, unknown>): boolean {
@@ -123,16 +154,7 @@ export function createBuilder<Id extends string | number>(
       readIds.push(row.id as Id);
       readLengths.push(length);
       attributes.forEach((a, i) => readAttributes[i]!.push(String(row[a] ?? '')));
-      if (readRows) {
-        const kept: Record<string, unknown> = {};
-        for (const column of payload) {
-          const value = row[column];
-          kept[column] = value;
-          // A unit of cost is some 8 bytes; a string holds one or two per character.
-          cost += 2 + (typeof value === 'string' ? value.length >> 2 : 0);
-        }
-        readRows.push(present ? present(kept) : kept);
-      }
+      if (readRows) keepPayload(row, readRows);
       return cost <= maxCost;
     },
     /** The index, or `undefined` when its lookup arrays would cost more than allowed. */
@@ -145,7 +167,8 @@ export function createBuilder<Id extends string | number>(
       const lengths = Float64Array.from(byLength, (order) => readLengths[order]!);
       const ids = byLength.map((order) => readIds[order]!);
       const attrs = new Map<string, string[]>(attributes.map((a, i) => [a, byLength.map((order) => readAttributes[i]![order]!)]));
-      const rows = readRows && byLength.map((order) => readRows[order]!);
+      const kept = readRows;
+      const rows = kept && byLength.map((order) => kept[order]!);
       for (const p of postings.values()) {
         const m = p.slots.length;
         const renumbered = Array.from({ length: m }, (_, i) => i).sort((x, y) => slotOf[p.slots[x]!]! - slotOf[p.slots[y]!]!);
@@ -183,7 +206,7 @@ export function createBuilder<Id extends string | number>(
         postings,
         words: [...postings.keys()].sort(),
         avgLength: n === 0 ? 1 : total / n || 1,
-        cost,
+        cost: cost + payloadCost,
       };
     },
   };
