@@ -50,13 +50,15 @@ export interface AccountsServiceOptions {
   events?: Pick<EventsBus, 'publish'> | undefined;
 }
 
-export function createAccountsService(deps: AccountsServiceOptions) {
-  const { db, repo, tokens, audit, plans } = deps;
+/**
+ * The password check of sign-in and of every action that asks for the password again, with
+ * the dummy hash that makes an unknown email cost what a known one does.
+ */
+function createPasswordCheck(deps: AccountsServiceOptions) {
+  const { audit } = deps;
   // Unknown emails still cost one scrypt, so response time does not reveal which emails exist.
   let dummyHash: Promise<string> | undefined;
   const getDummyHash = () => (dummyHash ??= hashPassword('not a password', deps.passwordHashCost));
-
-  const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
   /**
    * Checks a password under the attempt limiter. The attempt is reserved (and counted) before
@@ -99,6 +101,14 @@ export function createAccountsService(deps: AccountsServiceOptions) {
     }
     return { row, ok: false };
   }
+  return checkPassword;
+}
+
+export function createAccountsService(deps: AccountsServiceOptions) {
+  const { db, repo, tokens, audit, plans } = deps;
+  const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+  const checkPassword = createPasswordCheck(deps);
 
   async function createAccount(
     input: { email: string; password: string; name?: string | undefined },
