@@ -109,6 +109,33 @@ async function runExport(options) {
   process.stdout.write(`${out} (${statSync(out).size} bytes, sha256 ${job.sha256})${job.includesSecrets ? ', secrets encrypted with your passphrase' : ''}\n`);
 }
 
+/**
+ * The import's report from its answer: server-sent events once the archive is checked (progress
+ * as the records are applied, then the report, or the error that stopped it midway), or JSON.
+ */
+async function importReport(res) {
+  if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return (await res.json()).data;
+  const decoder = new TextDecoder();
+  let pending = '';
+  let last;
+  for await (const chunk of res.body) {
+    pending += decoder.decode(chunk, { stream: true });
+    let end;
+    while ((end = pending.indexOf('\n\n')) >= 0) {
+      const frame = pending.slice(0, end);
+      pending = pending.slice(end + 2);
+      const event = /^event: (.+)$/m.exec(frame)?.[1];
+      const data = JSON.parse(/^data: (.+)$/m.exec(frame)?.[1] ?? 'null');
+      if (event === 'progress') progress(data.done, data.total);
+      else last = { event, data };
+    }
+  }
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  if (last?.event === 'done') return last.data;
+  if (last?.event === 'error') stop(last.data.error === 'INTERNAL_ERROR' ? EXIT.failed : EXIT.refused, `the import stopped, and nothing was imported: ${last.data.message}`);
+  stop(EXIT.failed, "the connection ended before the import's report came; check the account before trying again");
+}
+
 async function runImport(options) {
   let data;
   try {
@@ -121,7 +148,7 @@ async function runImport(options) {
   if (options.passphrase) form.append('passphrase', options.passphrase);
   if (options.dryRun) form.append('dryRun', 'true');
   process.stderr.write(`${options.dryRun ? 'Checking' : 'Importing'} ${options.file} (${data.length} bytes)…\n`);
-  const report = (await (await call(options, 'POST', '/api/v1/import', { body: form })).json()).data;
+  const report = await importReport(await call(options, 'POST', '/api/v1/import', { body: form, headers: { accept: 'text/event-stream' } }));
   let conflicts = 0;
   process.stdout.write(`${report.dryRun ? 'Dry run: nothing was changed. What an import would do:' : 'Imported:'}\n`);
   for (const [table, counts] of Object.entries(report.tables)) {

@@ -46,7 +46,12 @@ describe.runIf(BROWSER_TESTS)('export and import in Chromium', () => {
     await c.screenshot(importing.page, '41-data-dry-run');
     // The dry run changed nothing.
     expect((await c.t.request('GET', '/api/v1/memory', { token: to.token })).body.data).toHaveLength(0);
-    await importing.page.getByRole('button', { name: 'Apply the import' }).click();
+    // The import is followed as it applies: its answer is the progress as server-sent events.
+    const [answer] = await Promise.all([
+      importing.page.waitForResponse((res) => new URL(res.url()).pathname === '/api/v1/import'),
+      importing.page.getByRole('button', { name: 'Apply the import' }).click(),
+    ]);
+    expect(answer.headers()['content-type']).toMatch(/^text\/event-stream/);
     await importing.page.getByText('Imported.').waitFor({ timeout: 20_000 });
     const memory = (await c.t.request('GET', '/api/v1/memory', { token: to.token })).body.data as Array<{ content: string }>;
     expect(memory.map((entry) => entry.content).sort()).toEqual(['Grows tomatoes on the balcony', 'Speaks Portuguese']);

@@ -564,6 +564,14 @@ describe('the command line (hearth export, hearth import)', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/403/);
       expect((await run(['import', '--url', await target.listen()], { HEARTH_TOKEN: frank.token })).code).toBe(1);
+      // Refused while its records are applied (after the answer began): exit 2, the server's words, nothing imported.
+      const unreadable = path.join(dir, 'unreadable.zip');
+      writeFileSync(unreadable, withUnreadableMemoryRow(plainArchive));
+      const grace = await target.createOwner('Grace');
+      const stopped = await run(['import', '--url', await target.listen(), unreadable], { HEARTH_TOKEN: grace.token });
+      expect(stopped.code).toBe(2);
+      expect(stopped.stderr).toMatch(/nothing was imported: .*pinned/);
+      expect((await target.request('GET', '/api/v1/memory', { token: grace.token })).body.data).toHaveLength(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { downloadExport, sendArchive } from '../api/archive';
+import { downloadExport, sendArchive, type ImportStage } from '../api/archive';
 import { ActionError, useAction } from '../components/actions';
 import { PageHeader } from '../components/ui';
 
@@ -113,7 +113,7 @@ function ExportProgress({ job }: { job: Job }) {
 function ImportSection() {
   const [file, setFile] = useState<File>();
   const [passphrase, setPassphrase] = useState('');
-  const [sent, setSent] = useState<{ sent: number; total: number }>();
+  const [sent, setSent] = useState<ImportStage>();
   const [dryRun, setDryRun] = useState<Report>();
   const [applied, setApplied] = useState<Report>();
   const [over, setOver] = useState(false);
@@ -122,9 +122,9 @@ function ImportSection() {
 
   const send = (chosen: File, asDryRun: boolean) =>
     run(async () => {
-      setSent({ sent: 0, total: chosen.size });
+      setSent({ stage: 'sending', done: 0, total: chosen.size });
       try {
-        const report = await sendArchive(chosen, { dryRun: asDryRun, passphrase }, (done, total) => setSent({ sent: done, total }));
+        const report = await sendArchive(chosen, { dryRun: asDryRun, passphrase }, setSent);
         if (asDryRun) setDryRun(report);
         else setApplied(report);
       } finally {
@@ -169,7 +169,16 @@ function ImportSection() {
           <input ref={input} type="file" accept=".zip,application/zip" onChange={(event) => choose(event.currentTarget.files)} />
         </label>
       </div>
-      {sent ? <progress aria-label="Sending the archive" max={sent.total || 1} value={sent.sent} /> : null}
+      {sent ? (
+        <div className="stack">
+          <progress aria-label={sent.stage === 'sending' ? 'Sending the archive' : 'Applying the archive'} max={sent.total || 1} value={sent.done} />
+          <p className="muted meta" role="status">
+            {sent.stage === 'sending'
+              ? `Sending the archive: ${Math.round(sent.done / 1024)} of ${Math.round(sent.total / 1024)} KB`
+              : `Going through the archive: ${sent.done} of ${sent.total} records`}
+          </p>
+        </div>
+      ) : null}
       <ActionError error={error} />
       {dryRun && !applied && file ? (
         <div className="stack">
