@@ -521,6 +521,24 @@ describe('access and limits', () => {
     await source.storage.db.updateTable('export_jobs').set({ status: 'failed' }).where('id', '=', res.body.data.id).execute();
   });
 
+  it('reads one archive at a time on a server: another import waits its turn (503 with Retry-After)', async () => {
+    const owner = await target.createOwner('Jo');
+    // An import under way on this server holds the slot (as the route takes it before reading an archive).
+    const release = target.container.portability.reserveImport();
+    try {
+      const refused = await importArchive(target, owner, plainArchive, { dryRun: 'true' });
+      const body = expectError(refused, 503, 'RATE_LIMITED');
+      expect(body.message).toMatch(/one at a time/);
+      expect(refused.headers['retry-after']).toBe('5');
+    } finally {
+      release();
+    }
+    // Its turn over, the next import is read; and a refused or finished one gives the slot back.
+    expect((await importArchive(target, owner, Buffer.from('not a zip'), { dryRun: 'true' })).status).toBe(400);
+    expect((await importArchive(target, owner, plainArchive, { dryRun: 'true' })).status).toBe(200);
+    expect((await importArchive(target, owner, plainArchive, { dryRun: 'true' })).status).toBe(200);
+  });
+
   it('asks for a passphrase of at least 10 characters before exporting secrets', async () => {
     expectError(await source.request('POST', '/api/v1/export', { token: alice.token, body: { includeSecrets: true } }), 400, 'VALIDATION_ERROR');
     expectError(await source.request('POST', '/api/v1/export', { token: alice.token, body: { includeSecrets: true, passphrase: 'short' } }), 400, 'VALIDATION_ERROR');

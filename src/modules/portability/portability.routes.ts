@@ -151,38 +151,44 @@ export function portabilityRoutes(deps: { portability: PortabilityService }): Fa
           validatorCompiler: () => () => true,
         },
         async (request, reply) => {
-          const form = await readImportForm(request);
-          const queried = (request.query as Record<string, unknown>).dryRun;
-          const dryRun = form.dryRun ?? (queried === 'true' || queried === '1' || queried === true);
-          const input = { data: form.data, passphrase: form.passphrase, dryRun };
-          reply.header('vary', 'Accept');
-          if (!wantsEventStream(request.headers.accept)) {
-            return reply.send({ data: await portability.importArchive(principalOf(request).ownerId, input, actorOf(request)) });
-          }
-          // The stream begins with the first progress, once the archive is checked: a refusal
-          // before that is an ordinary error with its status.
-          let events: PassThrough | undefined;
-          const importing = portability.importArchive(principalOf(request).ownerId, input, actorOf(request), (done, total) => {
-            if (!events) {
-              events = new PassThrough();
-              void reply
-                .type('text/event-stream; charset=utf-8')
-                .header('cache-control', 'no-cache')
-                .header('x-accel-buffering', 'no')
-                // A stream of the text/event-stream body; the type provider knows only the schemas' types.
-                .send(events as unknown as string);
-            }
-            events.write(sseEvent('progress', { done, total }));
-          });
+          // One import at a time on this server, taken before the archive is read into memory.
+          const release = portability.reserveImport();
           try {
-            const report = await importing;
-            if (!events) return reply.send({ data: report });
-            events.end(sseEvent('done', report));
-          } catch (error) {
-            if (!events) throw error;
-            events.end(sseError(request, error, 'import'));
+            const form = await readImportForm(request);
+            const queried = (request.query as Record<string, unknown>).dryRun;
+            const dryRun = form.dryRun ?? (queried === 'true' || queried === '1' || queried === true);
+            const input = { data: form.data, passphrase: form.passphrase, dryRun };
+            reply.header('vary', 'Accept');
+            if (!wantsEventStream(request.headers.accept)) {
+              return reply.send({ data: await portability.importArchive(principalOf(request).ownerId, input, actorOf(request)) });
+            }
+            // The stream begins with the first progress, once the archive is checked: a refusal
+            // before that is an ordinary error with its status.
+            let events: PassThrough | undefined;
+            const importing = portability.importArchive(principalOf(request).ownerId, input, actorOf(request), (done, total) => {
+              if (!events) {
+                events = new PassThrough();
+                void reply
+                  .type('text/event-stream; charset=utf-8')
+                  .header('cache-control', 'no-cache')
+                  .header('x-accel-buffering', 'no')
+                  // A stream of the text/event-stream body; the type provider knows only the schemas' types.
+                  .send(events as unknown as string);
+              }
+              events.write(sseEvent('progress', { done, total }));
+            });
+            try {
+              const report = await importing;
+              if (!events) return reply.send({ data: report });
+              events.end(sseEvent('done', report));
+            } catch (error) {
+              if (!events) throw error;
+              events.end(sseError(request, error, 'import'));
+            }
+            return reply;
+          } finally {
+            release();
           }
-          return reply;
         },
       );
     });

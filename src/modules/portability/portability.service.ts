@@ -97,6 +97,9 @@ export function createPortabilityService(deps: PortabilityDeps) {
   const dir = path.join(deps.dataDir, 'exports');
   const running = new Set<Promise<void>>();
   const finalPath = (id: string) => path.join(dir, `${id}.zip`);
+  // Imports of this process in progress: each holds its archive and one inflated file in memory
+  // (up to IMPORT_MAX_BYTES and ImportLimits.maxFileBytes), so they run one at a time.
+  let importing = false;
 
   async function prove(ownerId: string, proof: OwnerProof, actor: AuditActor, what: string): Promise<void> {
     if (proof.callerKind === 'master') return;
@@ -254,6 +257,27 @@ export function createPortabilityService(deps: PortabilityDeps) {
   }
 
   return {
+    /**
+     * Takes this process's one import slot before an archive is read, or refuses (503 with
+     * Retry-After): several imports at once would each hold an archive in memory. The answer
+     * releases it once the import (or dry run) is over.
+     */
+    reserveImport(): () => void {
+      if (importing) {
+        throw new AppError('RATE_LIMITED', 'Another import is being read or applied on this server; imports run one at a time. Send the archive again in a few seconds', {
+          status: 503,
+          headers: { 'Retry-After': '5' },
+        });
+      }
+      importing = true;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        importing = false;
+      };
+    },
+
     /**
      * Clears the archives left by exports that expired, failed or were cut short by a stopped
      * process, at once and then every hour (the container's part, on start).
