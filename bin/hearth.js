@@ -6,7 +6,10 @@
 // `hearth backup` and `hearth restore` run the server's own code (src/modules/backups/backups.cli.ts),
 // as `hearth reset-password` does (src/modules/accounts/accounts.cli.ts);
 // `hearth export` and `hearth import` call a server's API (bin/hearth-portability.js).
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import process from 'node:process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PORTABILITY_USAGE, portability } from './hearth-portability.js';
 
 const COMMANDS = `Usage: hearth <command> [options]   (hearth <command> --help for each)
@@ -141,17 +144,44 @@ async function backups(argv) {
   process.exitCode = await runCommand(argv);
 }
 
+/** The newest modification time of the files under `dir` but tests, in milliseconds (0 for none). */
+function newestUnder(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    // Tests are not built (scripts/build.mjs leaves them out): one changed leaves the build current.
+    if (entry.isDirectory()) newest = Math.max(newest, newestUnder(file));
+    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The server's command-line entry (src/cli.ts): compiled, from dist/, when the build is there and
+ * no source is newer than it (what `npm install` and `npm start` leave, as scripts/build.mjs
+ * judges it: the sources, package.json and the installed libraries); otherwise, in a checkout
+ * being worked on, from the sources, compiled on the fly by tsx (seconds on a busy machine).
+ */
+async function serverCli() {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const built = path.join(root, 'dist', 'src', 'cli.js');
+  const stamp = path.join(root, 'dist', '.built');
+  if (existsSync(built) && existsSync(stamp)) {
+    const inputs = [path.join(root, 'package.json'), path.join(root, 'node_modules', '.package-lock.json')].filter((file) => existsSync(file));
+    const newest = Math.max(newestUnder(path.join(root, 'src')), newestUnder(path.join(root, 'daemon')), ...inputs.map((file) => statSync(file).mtimeMs));
+    if (statSync(stamp).mtimeMs >= newest) return import(pathToFileURL(built).href);
+  }
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport('../src/cli.ts', import.meta.url);
+}
+
 /**
  * reset-password: the accounts module's command, on the account services the composition root
  * builds for it (loaded only once they are needed: --help and wrong usage answer at once).
  */
 async function resetPassword(argv) {
-  const { tsImport } = await import('tsx/esm/api');
-  const { resetPasswordCommand } = await tsImport('../src/modules/accounts/accounts.cli.ts', import.meta.url);
-  process.exitCode = await resetPasswordCommand(argv, async (config, storage) => {
-    const { createAccountsCommandLine } = await tsImport('../src/container.ts', import.meta.url);
-    return createAccountsCommandLine(config, storage);
-  });
+  const { resetPasswordCommand, accountsCommandLine } = await serverCli();
+  process.exitCode = await resetPasswordCommand(argv, accountsCommandLine);
 }
 
 const [command] = process.argv.slice(2);

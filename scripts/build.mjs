@@ -190,7 +190,9 @@ for (const file of assets) {
   copyFileSync(file, target);
 }
 const bundle = await build({
-  entryPoints: { main: path.join(root, 'src/main.ts') },
+  // The command line's entry (src/cli.ts) too: it shares the server's chunks, and loads its
+  // modules on demand, so `hearth reset-password` starts from compiled code as the server does.
+  entryPoints: { main: path.join(root, 'src/main.ts'), cli: path.join(root, 'src/cli.ts') },
   outdir: path.join(out, 'src'),
   // Every output sits in dist/src, so the URLs written by ownModuleUrls hold for each of them.
   chunkNames: 'main.[hash]',

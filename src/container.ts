@@ -31,6 +31,7 @@ import { createLimitsService } from './modules/billing/billing.limits.js';
 import { createBillingRepo } from './modules/billing/billing.repo.js';
 import { createBillingService } from './modules/billing/billing.service.js';
 import { createEventsBus } from './modules/events/events.bus.js';
+import { createOutboxRelay, createOutboxWriter } from './modules/events/events.outbox.js';
 import { createChangeBus } from './modules/events/events.changes.js';
 import { createEndpointsContextSection } from './modules/discovery/discovery.context.js';
 import { createHealthService } from './modules/discovery/discovery.health.js';
@@ -258,6 +259,8 @@ function buildBuses({ storage, parts }: Base) {
   // the cluster bus) and to the webhooks of the node where it happened.
   const events = createEventsBus({ cluster: storage.bus });
   parts.add({ name: 'events', stop: () => events.close() });
+  // And what the command line published (events.outbox.ts), as this node's own.
+  parts.add(createOutboxRelay({ db: storage.db, events, writes: storage.writes }));
   // What changed in an owner's skills, personas and knowledge base, said by their services, to
   // whoever keeps something derived from them (MCP sessions) on every node.
   const changes = createChangeBus({ cluster: storage.bus });
@@ -826,9 +829,12 @@ export type Container = ReturnType<typeof createContainer>;
 export function createAccountsCommandLine(config: Config, storage: Storage) {
   const { db } = storage;
   const audit = createAuditService({ repo: createAuditRepo(db) });
+  // The `token.revoked` event of each session ended goes into the outbox, which a running server
+  // publishes (live streams, webhooks, the other nodes), as it publishes its own revocations.
+  const outbox = createOutboxWriter(db);
   // No cache: this process authenticates nobody. With PostgreSQL the servers hear of the ended
   // sessions through the shared write feed, as of another node's changes.
-  const tokens = createTokensService({ repo: createTokensRepo(db), audit, sessionTtlMs: config.sessionTtlMs, cacheTokens: false });
+  const tokens = createTokensService({ repo: createTokensRepo(db), audit, sessionTtlMs: config.sessionTtlMs, cacheTokens: false, events: outbox });
   const accountsRepo = createAccountsRepo(db);
   const accounts = createAccountsService({
     db,
@@ -841,5 +847,16 @@ export function createAccountsCommandLine(config: Config, storage: Storage) {
     attempts: createPasswordAttemptLimiter({ perAddressPerMinute: config.authRateLimitPerMinute }),
     plans: createPlansService(loadPlans(config.plansFile)),
   });
-  return createPasswordResets({ repo: createPasswordResetsRepo(db), users: accountsRepo, accounts, audit, publicBaseUrl: config.publicBaseUrl });
+  const resets = createPasswordResets({ repo: createPasswordResetsRepo(db), users: accountsRepo, accounts, audit, publicBaseUrl: config.publicBaseUrl });
+  return {
+    ...resets,
+    async setPassword(...args: Parameters<typeof resets.setPassword>) {
+      try {
+        return await resets.setPassword(...args);
+      } finally {
+        // Stored before the command answers and closes the database, whether or not it ended every session.
+        await outbox.flush();
+      }
+    },
+  };
 }

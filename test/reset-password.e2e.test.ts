@@ -132,6 +132,10 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     const owner = await t.createOwner();
     const session = await t.login(owner);
     expect(await me(session)).toBe(200);
+    const sessions = await t.request('GET', '/api/v1/tokens', { token: owner.token, query: { kind: 'session' } });
+    const sessionId = (sessions.body.data as Array<{ id: string; kind: string }>).find((token) => token.kind === 'session')!.id;
+    const heard: Array<{ type: string; data: unknown; id: string }> = [];
+    const stopHearing = t.container.events.subscribe(owner.id, (event) => heard.push(event));
 
     const run = await resetPassword(['--email', owner.email, '--password-stdin'], 'set from the shell\n');
     expect(run.code, run.stderr).toBe(0);
@@ -142,6 +146,14 @@ describe(`hearth reset-password (${ENGINE})`, () => {
     const deadline = Date.now() + 5_000;
     while ((await me(session)) !== 401 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await me(session)).toBe(401);
+    // The running server publishes the revocation the command line stored, as it publishes its
+    // own (live streams, webhooks, the other nodes), once, and leaves nothing behind.
+    while (!heard.some((event) => event.type === 'token.revoked') && Date.now() < deadline + 5_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    stopHearing();
+    expect(heard.filter((event) => event.type === 'token.revoked')).toEqual([expect.objectContaining({ type: 'token.revoked', data: { tokenId: sessionId, kind: 'session' } })]);
+    expect(await t.storage.db.selectFrom('event_outbox').select('id').execute()).toEqual([]);
+    const revoked = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'token.revoke' } });
+    expect(revoked.body.data).toEqual([expect.objectContaining({ targetId: sessionId, outcome: 'success', userAgent: 'hearth reset-password (command line)' })]);
 
     const audit = await t.request('GET', '/api/v1/audit/log', { token: owner.token, query: { action: 'auth.password_reset' } });
     expect(audit.body.data).toHaveLength(1);

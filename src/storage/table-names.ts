@@ -21,6 +21,7 @@ export const TABLE_NAMES = [
   'chat_messages',
   'cluster_nodes',
   'connectors',
+  'event_outbox',
   'export_jobs',
   'handshakes',
   'identity',

@@ -82,6 +82,32 @@ export function createChatRepo(db: Executor<ChatTables>) {
       return q.orderBy('id', 'desc').limit(query.limit).execute();
     },
 
+    /**
+     * The ids of the memory entries the replies of these conversations cite, by conversation:
+     * every entry that was ever in one of their prompts (chat.prompt.ts cites each entry it quotes).
+     */
+    async citedMemory(ownerId: string, conversationIds: readonly string[]): Promise<Map<string, Set<string>>> {
+      const cited = new Map<string, Set<string>>();
+      if (conversationIds.length === 0) return cited;
+      const rows = await db
+        .selectFrom('chat_messages')
+        .select(['conversation_id', 'sources'])
+        .where('owner_id', '=', ownerId)
+        .where('conversation_id', 'in', [...conversationIds])
+        .where('role', '=', 'assistant')
+        .where('sources', '<>', '[]')
+        .execute();
+      for (const row of rows) {
+        for (const source of sourcesOf(row.sources)) {
+          if (source.type !== 'memory') continue;
+          let ids = cited.get(row.conversation_id);
+          if (!ids) cited.set(row.conversation_id, (ids = new Set()));
+          ids.add(source.id);
+        }
+      }
+      return cited;
+    },
+
     async countMessages(ownerId: string, conversationId: string): Promise<number> {
       const row = await db
         .selectFrom('chat_messages')

@@ -671,6 +671,23 @@ describe('chat without a language model (retrieval mode)', () => {
     expect(res.body.data.reply).toContain('> My passport expires in October 2027.');
   });
 
+  it('quotes to a token limited to tag work only the work entries', async () => {
+    const remember = async (content: string, tags?: string[]) => {
+      const res = await r.request('POST', '/api/v1/memory', { token: who.token, body: { content, ...(tags ? { tags } : {}) } });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const work = await remember('Harbour project: the crane arrives on Tuesday.', ['work']);
+    await remember('Harbour walk with the kids: the crane ride costs five pounds.');
+    await remember('Harbour picnic: the crane game is for grandad.', ['family']);
+    const created = await r.request('POST', '/api/v1/tokens', { token: who.token, body: { name: 'work agent', scopes: ['chat'], memoryTags: ['work'] } });
+    const res = await chat(r, created.body.data.token, { message: 'When does the harbour crane come?' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.reply).toContain('> Harbour project: the crane arrives on Tuesday.');
+    for (const hidden of ['kids', 'grandad']) expect(res.body.data.reply).not.toContain(hidden);
+    expect(res.body.data.sources.filter((source: { type: string }) => source.type === 'memory').map((source: { id: string }) => source.id)).toEqual([work]);
+  });
+
   it('reads replies stored before memory was cited as knowledge sources', async () => {
     const res = await chat(r, who.token, { message: 'When were the tomatoes planted?' });
     const conversationId = res.body.data.conversationId as string;
@@ -763,14 +780,69 @@ describe('memory in the prompt: what matches the message, within the token\'s ta
     // The owner's own session sees them all.
     const own = await chat(t, m.token, { message: 'What is happening with Emma on Friday?' });
     expect(own.body.data.sources.map((source: { id: string }) => source.id)).toEqual(expect.arrayContaining([family, work]));
-    // The owner's conversation, read by the limited token: the sources it may not see are left out.
+    // The owner's conversation cites the work entry: the limited token neither reads, lists,
+    // continues nor deletes it, since its replies (and so the next prompt's history) may say what the entry says.
     const path = `/api/v1/brain/conversations/${own.body.data.conversationId}`;
-    const seen = await t.request('GET', path, { token: limited });
-    expect(seen.status).toBe(200);
-    const cited = seen.body.data.messages[1].sources.map((source: { id: string }) => source.id);
-    expect(cited).toContain(family);
-    expect(cited).not.toContain(work);
-    expect(JSON.stringify(seen.body.data.messages[1].sources)).not.toContain('accounting');
+    expectError(await t.request('GET', path, { token: limited }), 404, 'NOT_FOUND');
+    const listed = await t.request('GET', '/api/v1/brain/conversations', { token: limited });
+    expect(listed.body.data.map((c: { id: string }) => c.id)).not.toContain(own.body.data.conversationId);
+    fake.reset();
+    expectError(await chat(t, limited, { message: 'And what else?', conversationId: own.body.data.conversationId }), 404, 'NOT_FOUND');
+    expect(fake.requests).toHaveLength(0);
+    expectError(await t.request('DELETE', path, { token: limited }), 404, 'NOT_FOUND');
     expect((await t.request('GET', path, { token: m.token })).body.data.messages[1].sources).toEqual(own.body.data.sources);
+  });
+
+  it('gives a token limited to tag work the work entry, never the untagged or family one, in the prompt, the sources and the history', async () => {
+    const w = await t.createOwner('Work Owner');
+    const remember = async (content: string, tags?: string[]) => {
+      const res = await t.request('POST', '/api/v1/memory', { token: w.token, body: { content, ...(tags ? { tags } : {}) } });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const work = await remember('The Lisbon office launch is on 14 May; Priya leads it.', ['work']);
+    const untagged = await remember('The Lisbon trip with my sister is in June; she books the flat.');
+    const family = await remember('Lisbon: grandma turns ninety there on 2 June.', ['family']);
+    const created = await t.request('POST', '/api/v1/tokens', { token: w.token, body: { name: 'work agent', scopes: ['chat'], memoryTags: ['work'] } });
+    const limited = created.body.data.token as string;
+
+    // The owner's turn draws on all three; the work token's on the work entry only.
+    const ownTurn = await chat(t, w.token, { message: 'What is happening in Lisbon?' });
+    expect(ownTurn.body.data.sources.map((source: { id: string }) => source.id)).toEqual(expect.arrayContaining([work, untagged, family]));
+    for (const headers of [{}, SSE]) {
+      fake.reset();
+      fake.reply = 'The office launch is on 14 May [1].';
+      const res = await chat(t, limited, { message: 'What is happening in Lisbon?' }, headers);
+      expect(res.status).toBe(200);
+      expect(fake.requests).toHaveLength(1);
+      const prompt = JSON.stringify(fake.requests[0]!.body.messages);
+      expect(prompt).toContain('Lisbon office launch');
+      for (const hidden of ['sister', 'grandma', untagged, family]) expect(prompt).not.toContain(hidden);
+      const data = 'accept' in headers ? parseSse(res.text).at(-1)!.data : res.body.data;
+      expect(data.sources.map((source: { id: string }) => source.id)).toEqual([work]);
+    }
+
+    // Its own conversation, continued: its history holds only what it was given.
+    const first = await chat(t, limited, { message: 'Who leads the Lisbon launch?' });
+    fake.reset();
+    const next = await chat(t, limited, { message: 'And when is it?', conversationId: first.body.data.conversationId });
+    expect(next.status).toBe(200);
+    const prompt = JSON.stringify(fake.requests[0]!.body.messages);
+    expect(prompt).toContain('Who leads the Lisbon launch?');
+    for (const hidden of ['sister', 'grandma']) expect(prompt).not.toContain(hidden);
+    const read = await t.request('GET', `/api/v1/brain/conversations/${first.body.data.conversationId}`, { token: limited });
+    expect(read.status).toBe(200);
+    expect(read.body.data.messages).toHaveLength(4);
+    const listed = (await t.request('GET', '/api/v1/brain/conversations', { token: limited })).body.data.map((c: { id: string }) => c.id);
+    expect(listed).toContain(first.body.data.conversationId);
+    expect(listed).not.toContain(ownTurn.body.data.conversationId);
+    // The owner sees every conversation, and may continue the work token's.
+    const ownList = (await t.request('GET', '/api/v1/brain/conversations', { token: w.token })).body.data.map((c: { id: string }) => c.id);
+    expect(ownList).toEqual(expect.arrayContaining([first.body.data.conversationId, ownTurn.body.data.conversationId]));
+    // Once the owner's turn in it cites the family entry, the work token loses it too.
+    fake.reset();
+    const widened = await chat(t, w.token, { message: 'What is happening in Lisbon with grandma?', conversationId: first.body.data.conversationId });
+    expect(widened.body.data.sources.map((source: { id: string }) => source.id)).toContain(family);
+    expectError(await t.request('GET', `/api/v1/brain/conversations/${first.body.data.conversationId}`, { token: limited }), 404, 'NOT_FOUND');
   });
 });

@@ -20,7 +20,7 @@ import { sseError, sseEvent } from '../../http/event-stream.js';
 const tags = ['chat'];
 
 const STREAM_DESCRIPTION = [
-  'Builds the prompt from the active persona (its `soul_content` is the system message), the documents attached to it, the knowledge-base passages that best match the message, a few entries of the pinned memory profile and the memory entries relevant to the message (ranked as `GET /api/v1/memory?q=` ranks them, by words and meaning; a token limited to memory tags: only the entries it sees), and the conversation history, within the context budget (CHAT_CONTEXT_TOKENS, docs/chat.md). The documents and entries are numbered [1], [2]… in the order of `sources`, and the model is asked to cite them by number.',
+  'Builds the prompt from the active persona (its `soul_content` is the system message), the documents attached to it, the knowledge-base passages that best match the message, a few entries of the pinned memory profile and the memory entries relevant to the message (ranked as `GET /api/v1/memory?q=` ranks them, by words and meaning; a token limited to memory tags: only the entries it sees, and only in conversations whose replies cite no entry outside its tags; the others are 404 for it, and left out of its list), and the conversation history, within the context budget (CHAT_CONTEXT_TOKENS, docs/chat.md). The documents and entries are numbered [1], [2]… in the order of `sources`, and the model is asked to cite them by number.',
   'With LLM_BASE_URL set the reply comes from that OpenAI-compatible endpoint (`mode: "llm"`, the model that answered in `model`); without it the reply quotes the best-matching passages with their titles and the best-matching memory entries, and says that no language model wrote it (`mode: "retrieval"`, no `model`). `sources` lists what was used: documents (`type: "knowledge"`) and memory entries (`type: "memory"`, with a short `text`). Omit `conversationId` to start a conversation; the message and the reply are stored together once the reply is complete (a failed turn stores nothing). A failing model answers 502 `UPSTREAM_ERROR`.',
   'Streaming: send `Accept: text/event-stream` to receive the reply as server-sent events: `event: meta` (`{ conversationId, mode, sources, persona, model? }`) first, then `event: delta` (`{ "text": "…" }`) pieces, then `event: done` with the same object as the JSON answer\'s `data`. A failure after the stream began arrives as `event: error` (`{ "error", "message" }`) and ends the stream; failures before it began are ordinary JSON errors.',
 ].join('\n\n');
@@ -104,7 +104,7 @@ export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypeb
       },
       async (request) => {
         const { limit = 50, cursor } = request.query;
-        const page = await chat.listConversations(owner(request), { limit, cursor });
+        const page = await chat.listConversations(owner(request), { limit, cursor }, principalOf(request).memoryTags ?? null);
         return { data: page.conversations, nextCursor: page.nextCursor };
       },
     );
@@ -140,7 +140,7 @@ export function chatRoutes(deps: { chat: ChatService }): FastifyPluginAsyncTypeb
           response: { 200: ConversationDeletedResponse },
         },
       },
-      async (request) => ({ data: await chat.deleteConversation(owner(request), request.params.id) }),
+      async (request) => ({ data: await chat.deleteConversation(owner(request), request.params.id, principalOf(request).memoryTags ?? null) }),
     );
   };
 }

@@ -111,7 +111,12 @@ function checkMessage(message: string): void {
  * fails stores nothing, so the same message can simply be sent again.
  *
  * A token limited to memory tags (`memoryTags`) gives the model, and the answer's sources, only
- * the entries it may see itself: both memory reads take its scope.
+ * the entries it may see itself: both memory reads take its scope. Memory also travels in a
+ * conversation's history (a reply quotes or repeats what its prompt held, and later prompts carry
+ * that reply), so such a token reads, lists, continues and deletes only the conversations whose
+ * replies cite no entry outside its tags; the others are not found for it. A prompt quotes memory
+ * only as numbered sources, so a conversation none of whose replies cites a hidden entry never
+ * had one in any of its prompts.
  */
 export function createChatService(deps: ChatServiceDeps) {
   const { db, repo, llm } = deps;
@@ -132,15 +137,38 @@ export function createChatService(deps: ChatServiceDeps) {
     sources: Source[];
   }
 
+  /**
+   * Which of these conversations a token limited to `memoryTags` may not see: those whose replies
+   * cite a memory entry outside its tags (or one deleted since, which it cannot be shown to see).
+   */
+  async function hiddenFrom(ownerId: string, conversationIds: readonly string[], memoryTags: readonly string[] | null): Promise<Set<string>> {
+    const hidden = new Set<string>();
+    if (!memoryTags || conversationIds.length === 0) return hidden;
+    const cited = await repo.citedMemory(ownerId, conversationIds);
+    const all = [...new Set([...cited.values()].flatMap((ids) => [...ids]))];
+    if (all.length === 0) return hidden;
+    const visible = await deps.memory.visibleIds(ownerId, all.map((id) => ({ id })), memoryTags);
+    for (const [conversationId, ids] of cited) {
+      if ([...ids].some((id) => !visible.has(id))) hidden.add(conversationId);
+    }
+    return hidden;
+  }
+
+  /** The conversation, when it exists and the token may see it; otherwise not found. */
+  async function conversationFor(ownerId: string, id: string, memoryTags: readonly string[] | null) {
+    const conversation = await repo.getConversation(ownerId, id);
+    if (!conversation || (await hiddenFrom(ownerId, [id], memoryTags)).has(id)) throw notFound('Conversation', id);
+    return conversation;
+  }
+
   async function prepare(ownerId: string, input: ChatInput, memoryTags: readonly string[] | null): Promise<PreparedTurn> {
     checkMessage(input.message);
     const startedAt = isoNow();
     let conversationId: string;
     let isNew = false;
     if (input.conversationId) {
-      const conversation = await repo.getConversation(ownerId, input.conversationId);
-      if (!conversation) throw notFound('Conversation', input.conversationId);
-      conversationId = conversation.id;
+      // Its history goes into the prompt: a conversation that drew on memory the token may not see is not continued by it.
+      conversationId = (await conversationFor(ownerId, input.conversationId, memoryTags)).id;
     } else {
       conversationId = newId('conv');
       isNew = true;
@@ -327,23 +355,29 @@ export function createChatService(deps: ChatServiceDeps) {
       };
     },
 
+    /**
+     * A page of conversations. For a token limited to memory tags, those it may not see are left
+     * out of the page (which may then hold fewer than `limit`; `nextCursor` still leads on).
+     */
     async listConversations(
       ownerId: string,
       query: { limit: number; cursor?: string | undefined },
+      memoryTags: readonly string[] | null = null,
     ): Promise<{ conversations: ConversationSummary[]; nextCursor: string | null }> {
       const cursor = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
       const rows = await repo.listConversations(ownerId, { limit: query.limit + 1, after: cursor && { updatedAt: cursor.time, id: cursor.id } });
       const page = rows.slice(0, query.limit);
+      const hidden = await hiddenFrom(ownerId, page.map((r) => r.id), memoryTags);
       return {
-        conversations: page.map((r) => ({ id: r.id, title: r.title, messageCount: r.message_count, createdAt: r.created_at, updatedAt: r.updated_at })),
+        conversations: page.filter((r) => !hidden.has(r.id)).map((r) => ({ id: r.id, title: r.title, messageCount: r.message_count, createdAt: r.created_at, updatedAt: r.updated_at })),
         nextCursor: rows.length > query.limit ? encodeTimeCursor(page[page.length - 1]!.updated_at, page[page.length - 1]!.id) : null,
       };
     },
 
     /**
      * A conversation with its newest messages. Conversations are the owner's, read by any token
-     * with the chat scope; a token limited to memory tags is not shown the memory sources (ids
-     * and text) of entries outside its tags that another token's turn cited.
+     * with the chat scope; a token limited to memory tags only those that cite no entry outside
+     * its tags (their replies may quote them).
      */
     async getConversation(
       ownerId: string,
@@ -351,21 +385,13 @@ export function createChatService(deps: ChatServiceDeps) {
       query: { limit: number; before?: string | undefined },
       memoryTags: readonly string[] | null = null,
     ): Promise<Conversation> {
-      const conversation = await repo.getConversation(ownerId, id);
-      if (!conversation) throw notFound('Conversation', id);
+      const conversation = await conversationFor(ownerId, id, memoryTags);
       const [rows, messageCount] = await Promise.all([
         repo.recentMessages(ownerId, id, { limit: query.limit + 1, before: query.before }),
         repo.countMessages(ownerId, id),
       ]);
       const page = rows.slice(0, query.limit);
-      let messages = page.map(toMessage).reverse();
-      if (memoryTags) {
-        const cited = [...new Set(messages.flatMap((m) => m.sources.filter((source) => source.type === 'memory').map((source) => source.id)))];
-        if (cited.length > 0) {
-          const visible = await deps.memory.visibleIds(ownerId, cited.map((memoryId) => ({ id: memoryId })), memoryTags);
-          messages = messages.map((m) => ({ ...m, sources: m.sources.filter((source) => source.type !== 'memory' || visible.has(source.id)) }));
-        }
-      }
+      const messages = page.map(toMessage).reverse();
       return {
         id: conversation.id,
         title: conversation.title,
@@ -377,7 +403,8 @@ export function createChatService(deps: ChatServiceDeps) {
       };
     },
 
-    async deleteConversation(ownerId: string, id: string): Promise<{ id: string; deleted: true }> {
+    async deleteConversation(ownerId: string, id: string, memoryTags: readonly string[] | null = null): Promise<{ id: string; deleted: true }> {
+      if (memoryTags) await conversationFor(ownerId, id, memoryTags);
       if (!(await repo.deleteConversation(ownerId, id))) throw notFound('Conversation', id);
       return { id, deleted: true };
     },

@@ -38,6 +38,7 @@ import * as knowledgeFileSize from './0038-knowledge-file-size.js';
 import * as passwordResets from './0039-password-resets.js';
 import * as userDisabled from './0040-user-disabled.js';
 import * as accountErasures from './0041-account-erasures.js';
+import * as eventOutbox from './0042-event-outbox.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -91,6 +92,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0039-password-resets', passwordResets],
   ['0040-user-disabled', userDisabled],
   ['0041-account-erasures', accountErasures],
+  ['0042-event-outbox', eventOutbox],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
