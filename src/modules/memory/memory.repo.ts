@@ -427,6 +427,9 @@ function createMemoryReviewQueries(
 }
 
 /** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
+/** bm25's `b` for memory entries: measured on bench/recall and LoCoMo (docs/decisions/search.md). */
+export const MEMORY_LENGTH_NORMALIZATION = 0.5;
+
 function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
   const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
   // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
@@ -440,7 +443,9 @@ function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index:
  * SEARCH_INDEX_PERCENT setting).
  */
 export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
-  const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
+  // Notes are short and of like length: a longer one's words count less than FTS5's 0.75 would
+  // have them (docs/decisions/search.md, "Length normalization per table").
+  const index: FullTextIndex = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }], lengthNormalization: MEMORY_LENGTH_NORMALIZATION };
   // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
   const inMemory = dialect === 'postgres' || writes ? createEntriesIndex(db, dialect, index, writes, indexPercent) : undefined;
 

@@ -20,6 +20,12 @@ export interface FullTextIndex {
   rowKey: string;
   /** Columns to index, most important first, each with its weight (higher ranks higher). */
   columns: ReadonlyArray<{ name: string; weight: number }>;
+  /**
+   * bm25's `b` for this table's in-memory ranking (owner-index.ts): how much a longer document's
+   * words count less, from 0 (length ignored) to 0.75. Unset: 0.75, FTS5's own. Memory entries use
+   * less (docs/decisions/search.md, "Length normalization per table").
+   */
+  lengthNormalization?: number;
 }
 
 const PG_WEIGHT_LETTERS = ['A', 'B', 'C', 'D'] as const;

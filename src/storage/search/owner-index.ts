@@ -7,6 +7,30 @@ import { tokenize } from './tokenizer.js';
  * owner's rows (index-cache.ts reads them; ranker.ts ranks over it).
  */
 
+/** bm25's `b` where an index declares none: FTS5's, so that such rankings are SQLite's own. */
+export const DEFAULT_LENGTH_NORMALIZATION = 0.75;
+
+/**
+ * Each document's length as the ranking weighs it, for an index whose `b` is not the default's.
+ * termScore (ranker.ts) normalizes by `1 - B + B * length / avgLength` with B the default; a
+ * length moved to `avgLength * (1 - b / B) + (b / B) * length` makes that `1 - b + b * length /
+ * avgLength`, the table's own `b` (at most the default's), and keeps the average (so `avgLength` stays the average of
+ * the token counts). Monotonic in the length, so documents keep their order by it (slots go
+ * from the shortest), and the least a length can be is still above 0 (a word's bound at length
+ * 0 stays a bound). Answers the lengths themselves for the default `b`: those rankings stay the
+ * same doubles as FTS5's bm25.
+ */
+export function weighedLengths(lengths: Float64Array, avgLength: number, b: number): Float64Array {
+  if (b === DEFAULT_LENGTH_NORMALIZATION) return lengths;
+  // Above the default, short documents' lengths would go below 0, and a word's bound at length 0
+  // (what pruning relies on) would no longer be the most it gives.
+  if (!(b >= 0 && b < DEFAULT_LENGTH_NORMALIZATION)) throw new Error(`a full-text index's lengthNormalization must be from 0 to ${DEFAULT_LENGTH_NORMALIZATION}, not ${b}`);
+  const share = b / DEFAULT_LENGTH_NORMALIZATION;
+  const base = avgLength * (1 - share);
+  for (let i = 0; i < lengths.length; i++) lengths[i] = base + share * lengths[i]!;
+  return lengths;
+}
+
 /** A word costs as much as this many postings: its key and its two arrays. */
 const WORD_COST = 8;
 
@@ -39,7 +63,7 @@ interface OwnerIndex<Id> {
   /** The stamp (SQLite) or generation (PostgreSQL) the index was built at. */
   version: number;
   ids: Id[];
-  /** Tokens per document, all columns. */
+  /** Tokens per document, all columns, as the ranking weighs them (weighedLengths). */
   lengths: Float64Array;
   attributes: Map<string, string[]>;
   /** The payload columns by slot (as `present` made them), when kept. */
@@ -164,7 +188,12 @@ export function createBuilder<Id extends string | number>(
       const byLength = Array.from({ length: n }, (_, i) => i).sort((x, y) => readLengths[x]! - readLengths[y]! || x - y);
       const slotOf = new Int32Array(n);
       byLength.forEach((order, slot) => (slotOf[order] = slot));
-      const lengths = Float64Array.from(byLength, (order) => readLengths[order]!);
+      const avgLength = n === 0 ? 1 : total / n || 1;
+      const lengths = weighedLengths(
+        Float64Array.from(byLength, (order) => readLengths[order]!),
+        avgLength,
+        index.lengthNormalization ?? DEFAULT_LENGTH_NORMALIZATION,
+      );
       const ids = byLength.map((order) => readIds[order]!);
       const attrs = new Map<string, string[]>(attributes.map((a, i) => [a, byLength.map((order) => readAttributes[i]![order]!)]));
       const kept = readRows;
@@ -205,7 +234,7 @@ export function createBuilder<Id extends string | number>(
         resolved: new Map(),
         postings,
         words: [...postings.keys()].sort(),
-        avgLength: n === 0 ? 1 : total / n || 1,
+        avgLength,
         cost: cost + payloadCost,
       };
     },

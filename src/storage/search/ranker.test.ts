@@ -5,11 +5,13 @@ import { newId } from '../../lib/ids.js';
 import { porterStem } from './stemmer.js';
 import { isoNow } from '../../lib/time.js';
 import { SKILLS_FULL_TEXT } from '../../modules/skills/skills.repo.js';
+import { MEMORY_LENGTH_NORMALIZATION } from '../../modules/memory/memory.repo.js';
 import { type FullTextIndex, type MatchMode } from './full-text.js';
 import { searchTerms } from './tokenizer.js';
 import { createSearchIndex } from './index-cache.js';
 import { buildOwnerIndex, type OwnerIndex } from './owner-index.js';
 import { rankInIndex } from './ranker.js';
+import { createScanRanking } from './scan.js';
 import { tokenize } from './tokenizer.js';
 
 /**
@@ -84,12 +86,12 @@ function referenceCorpus<R extends Record<string, unknown>>(rows: R[], index: Fu
     const columns = index.columns.map((c) => ({ weight: c.weight, stems: tokenize(String(row[c.name] ?? '')).map(porterStem) }));
     return { row, columns, length: columns.reduce((n, c) => n + c.stems.length, 0) };
   });
-  return { docs, avg: docs.reduce((n, d) => n + d.length, 0) / docs.length };
+  return { docs, avg: docs.reduce((n, d) => n + d.length, 0) / docs.length, b: index.lengthNormalization ?? 0.75 };
 }
 
 /** bm25 of every document of the corpus (as the index's Porter stems and prefixes match), best `limit` first. */
 function rankCorpus<R extends Record<string, unknown>>(
-  { docs, avg }: ReturnType<typeof referenceCorpus<R>>,
+  { docs, avg, b }: ReturnType<typeof referenceCorpus<R>>,
   q: string,
   mode: MatchMode,
   limit: number,
@@ -109,7 +111,7 @@ function rankCorpus<R extends Record<string, unknown>>(
     if (!matches || !accept(d.row)) return;
     let score = 0;
     f.forEach((x, i) => {
-      if (x > 0) score += idfs[i]! * ((x * (1.2 + 1)) / (x + 1.2 * (1 - 0.75 + (0.75 * d.length) / avg)));
+      if (x > 0) score += idfs[i]! * ((x * (1.2 + 1)) / (x + 1.2 * (1 - b + (b * d.length) / avg)));
     });
     hits.push({ id: d.row.id as string | number, score });
   });
@@ -344,7 +346,8 @@ describe('in-memory search against a full ranking of every row', () => {
 describe('in-memory search of memory and the knowledge base', () => {
   let t: TestApp;
   let owner: Owner;
-  const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
+  // Memory weighs lengths by its own b (the route ranks with it).
+  const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }], lengthNormalization: MEMORY_LENGTH_NORMALIZATION };
   const KNOWLEDGE: FullTextIndex = { table: 'kb_documents', rowKey: 'id', columns: [{ name: 'title', weight: 4 }, { name: 'content', weight: 1 }] };
   const PASSAGES: FullTextIndex = {
     table: 'kb_passages',
@@ -538,6 +541,35 @@ describe('the top k of any word, against a ranking of every document', () => {
     // Both ways of ranking were taken: the sums over few postings and the walks over many.
     expect(fewPostings).toBeGreaterThan(10);
     expect(manyPostings).toBeGreaterThan(10);
+  });
+
+  it("weighs lengths by the index's own b: the reference's order and scores, and the scan's exact doubles", () => {
+    const random = seeded(35);
+    for (const b of [0, 0.3, 0.5, 0.75]) {
+      const weighed: FullTextIndex = { ...index, lengthNormalization: b };
+      const rows: Note[] = Array.from({ length: 400 }, (_, i) => ({
+        id: `n${String(i).padStart(5, '0')}`,
+        title: words(random, Math.floor(random() * 3)),
+        body: words(random, 1 + Math.floor(random() * 60)),
+        group: 0,
+      }));
+      const owner = buildOwnerIndex<string>(rows, weighed, ['group'], 1)!;
+      const corpus = referenceCorpus(rows, weighed);
+      for (let i = 0; i < 25; i++) {
+        const q = randomQuery(random);
+        for (const mode of ['any', 'all'] as const) {
+          const expected = rankCorpus(corpus, q, mode, 20, () => true);
+          const hits = rankInIndex(owner, searchTerms(q), mode, 20, () => true)!;
+          // The same documents in the same order; the scores equal to rounding (the index moves
+          // each length once instead of weighing it in every term).
+          expect(hits.map((h) => h.id), `${q} (b ${b}, ${mode})`).toEqual(expected.map((h) => h.id));
+          hits.forEach((h, k) => expect(h.rank).toBeCloseTo(expected[k]!.score, 9));
+          const scan = createScanRanking<string>(weighed, searchTerms(q), mode, 20, []);
+          for (const row of rows) scan.add(row);
+          expect(scan.finish()!.map((h) => ({ id: h.id, rank: h.rank })), `${q} (b ${b}, ${mode}, scan)`).toEqual(hits.map((h) => ({ id: h.id, rank: h.rank })));
+        }
+      }
+    }
   });
 
   it('answers the same documents with the same scores when every word of the query is frequent (by pattern up to six words, more by bitsets)', () => {

@@ -1,5 +1,5 @@
 import type { MatchMode, RankedHit } from './full-text.js';
-import type { OwnerIndex, Postings, TermList } from './owner-index.js';
+import { DEFAULT_LENGTH_NORMALIZATION, type OwnerIndex, type Postings, type TermList } from './owner-index.js';
 import { porterStem } from './stemmer.js';
 import { tokenize } from './tokenizer.js';
 
@@ -9,7 +9,8 @@ import { tokenize } from './tokenizer.js';
  */
 
 const K1 = 1.2;
-const B = 0.75;
+/** Every index's lengths are weighed for its own `b` (weighedLengths), so the formula keeps FTS5's. */
+const B = DEFAULT_LENGTH_NORMALIZATION;
 
 export interface IndexedHit<Id> extends RankedHit<Id> {
   /** The `payload` columns of the row, when the index keeps any. */

@@ -1,4 +1,5 @@
 import type { FullTextIndex, MatchMode } from './full-text.js';
+import { DEFAULT_LENGTH_NORMALIZATION, weighedLengths } from './owner-index.js';
 import { compareIds, termScore } from './ranker.js';
 import type { IndexedHit } from './ranker.js';
 import { porterStem } from './stemmer.js';
@@ -85,15 +86,21 @@ export function createScanRanking<Id extends string | number>(
       if (!expressible) return undefined;
       if (limit <= 0) return [];
       const avgLength = count === 0 ? 1 : total / count || 1;
+      // The index's own weighing of lengths, so that a scanned owner gets the same doubles.
+      const lengths = weighedLengths(
+        Float64Array.from(candidates, (c) => c.length),
+        avgLength,
+        index.lengthNormalization ?? DEFAULT_LENGTH_NORMALIZATION,
+      );
       const idf = Array.from(documentFrequency, (df) => {
         const value = Math.log((0.5 + count - df) / (0.5 + df));
         return value <= 0 ? 1e-6 : value;
       });
-      const scored = candidates.map((c) => {
+      const scored = candidates.map((c, k) => {
         let score = 0;
         for (let i = 0; i < stems.length; i++) {
           const f = c.freqs[i]!;
-          if (f > 0) score += termScore(idf[i]!, f, c.length, avgLength);
+          if (f > 0) score += termScore(idf[i]!, f, lengths[k]!, avgLength);
         }
         return { id: c.id, rank: score };
       });
