@@ -2,15 +2,15 @@
  * One search row of `npm run bench` against a store seeded once, for measuring and profiling a
  * change without seeding again:
  *   DATA_DIR=<folder> npx tsx bench/seed-store.ts > <folder>/seeded.json     (once)
- *   DATA_DIR=<folder> npx tsx bench/search.profile.ts [search|common] [seconds = 5]
+ *   DATA_DIR=<folder> npx tsx bench/search.profile.ts [search|common|write] [seconds = 5]
  * starts the compiled server on DATA_DIR (words only, as the bench runs it), sends the row's
- * requests (a new question each time) for the given seconds, and prints the server's CPU time per
- * answer. PROFILE=<folder> also writes the server's CPU profile (`node --cpu-prof`) there.
+ * requests (a new question each time; for `write`, the write row's new entries, as the seeded
+ * writer) for the given seconds, and prints the server's CPU time per answer. PROFILE=<folder> also writes the server's CPU profile (`node --cpu-prof`) there.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { commonQuery } from './lib/dataset.js';
-import { loadFor, withServerCpu } from './lib/load.js';
+import { loadFor, withServerCpu, type Target } from './lib/load.js';
 import { ownerQuestion } from './lib/notes.js';
 import { buildServer, startHearth, WORDS_ONLY } from './lib/processes.js';
 import type { Seeded } from './lib/seed.js';
@@ -29,12 +29,22 @@ const server = await startHearth(
   profile ? { wrapper: [], nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profile}`], readyWithinMs: 60_000 } : undefined,
 );
 let sent = 0;
+const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 const pathOf = (): string =>
   row === 'common'
     ? `/api/v1/skills?q=${encodeURIComponent(commonQuery(sent++))}&limit=20`
     : `/api/v1/search?q=${encodeURIComponent(ownerQuestion(sent++))}&types=${process.env.TYPES ?? 'memory,knowledge'}`;
 try {
-  const target = { url: `${server.baseUrl}/api/v1/health`, headers: { authorization: `Bearer ${seeded.masterToken}` }, vary: () => ({ path: pathOf() }) };
+  const target: Target =
+    row === 'write'
+      ? {
+          url: `${server.baseUrl}/api/v1/memory`,
+          method: 'POST',
+          headers: { authorization: `Bearer ${seeded.writerToken}`, 'content-type': 'application/json' },
+          // The write row's body (bench/lib/rows.ts): a new text each time.
+          vary: () => ({ body: JSON.stringify({ content: `Bench write ${run}-${sent++}: the owner asked to be reminded about the quarterly review.` }) }),
+        }
+      : { url: `${server.baseUrl}/api/v1/health`, headers: { authorization: `Bearer ${seeded.masterToken}` }, vary: () => ({ path: pathOf() }) };
   // Warm-up, so that the timed requests run compiled code; then the measured run.
   await loadFor(target, 10, 1);
   const sample = await withServerCpu(server.pid, () => loadFor(target, 50, seconds));

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
@@ -290,8 +290,31 @@ export interface RankedEntry extends RankedHit<string> {
   entry?: IndexedEntry;
 }
 
-/** Rows in one SQLite INSERT of a batch: at most this many statement texts, 5 parameters a row. */
+/** Rows in one SQLite INSERT of a batch: at most this many statement texts, 24 parameters a row. */
 const SQLITE_ROWS_PER_INSERT = 32;
+
+/** Every column of a new entry, in the order SQLite's batched insert names them. */
+const SQLITE_INSERTED_COLUMNS = [...INSERTED_TEXT_COLUMNS, 'pinned', 'seen_count', 'pin_order'] as const;
+// A column added to the table and not here would silently take its default: this fails to compile instead.
+const everyColumnInserted: Record<Exclude<keyof MemoryEntriesTable, (typeof SQLITE_INSERTED_COLUMNS)[number]>, never> = {};
+void everyColumnInserted;
+
+/**
+ * SQLite's INSERT of `rows` new entries, as Kysely would write it (`… ON CONFLICT DO NOTHING
+ * RETURNING id`), made once per number of rows: building and compiling it from 24 values a row
+ * cost a batch more than some of SQLite's own work for it, and the same string each time is
+ * found in the statement cache without hashing a new one.
+ */
+const sqliteInserts: string[] = [];
+function sqliteInsertText(rows: number): string {
+  let text = sqliteInserts[rows];
+  if (text === undefined) {
+    const one = `(${SQLITE_INSERTED_COLUMNS.map(() => '?').join(', ')})`;
+    text = `insert into "memory_entries" (${SQLITE_INSERTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: rows }, () => one).join(', ')} on conflict do nothing returning "id"`;
+    sqliteInserts[rows] = text;
+  }
+  return text;
+}
 
 /**
  * The queries of the owner's review (history, who wrote, forgetting one writer) and of the pinned
@@ -464,16 +487,21 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     if (rows.length === 0) return inserted;
     // A row whose text a current entry of its owner holds (the unique content key) is skipped,
     // not an error: the batch's other rows are written, and the skipped ones settled after.
-    if (dialect === 'sqlite' || rows.length === 1) {
+    if (dialect === 'sqlite') {
       for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
-        const written = await trx
-          .insertInto('memory_entries')
-          .values(rows.slice(start, start + SQLITE_ROWS_PER_INSERT))
-          .onConflict((oc) => oc.doNothing())
-          .returning('id')
-          .execute();
-        for (const row of written) inserted.add(row.id);
+        const slice = rows.slice(start, start + SQLITE_ROWS_PER_INSERT);
+        const parameters: unknown[] = [];
+        for (const row of slice) for (const column of SQLITE_INSERTED_COLUMNS) parameters.push(row[column]);
+        const written = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(sqliteInsertText(slice.length), parameters));
+        // Kysely's write tracker sees only the queries it builds: this one is told here.
+        writes?.noteWrites(['memory_entries']);
+        for (const row of written.rows) inserted.add(row.id);
       }
+      return inserted;
+    }
+    if (rows.length === 1) {
+      const written = await trx.insertInto('memory_entries').values(rows).onConflict((oc) => oc.doNothing()).returning('id').execute();
+      for (const row of written) inserted.add(row.id);
       return inserted;
     }
     const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
