@@ -1,12 +1,20 @@
 // Prints the plain closing line CI reads ("Label: N passed, N failed") from Vitest's JSON report,
-// and fails when the report shows that no test ran.
+// after the ten slowest files (where the time of a run goes), and fails when the report shows
+// that no test ran.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 const [file, label] = process.argv.slice(2);
 const report = JSON.parse(readFileSync(file, 'utf8'));
 const passed = report.numPassedTests ?? 0;
 const failed = report.numFailedTests ?? 0;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+const slowest = (report.testResults ?? [])
+  .map((file) => ({ name: path.relative(process.cwd(), file.name), seconds: (file.endTime - file.startTime) / 1000 }))
+  .sort((a, b) => b.seconds - a.seconds)
+  .slice(0, 10);
+console.log(`${label}: the slowest files`);
+for (const file of slowest) console.log(`  ${file.seconds.toFixed(1).padStart(6)} s  ${file.name}`);
 console.log(`${label}: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 if (passed + failed === 0) {
   console.error('No test ran');

@@ -6,10 +6,8 @@
 // `hearth backup` and `hearth restore` run the server's own code (src/modules/backups/backups.cli.ts),
 // as `hearth reset-password` does (src/modules/accounts/accounts.cli.ts);
 // `hearth export` and `hearth import` call a server's API (bin/hearth-portability.js).
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { PORTABILITY_USAGE, portability } from './hearth-portability.js';
 
 const COMMANDS = `Usage: hearth <command> [options]   (hearth <command> --help for each)
@@ -137,40 +135,35 @@ async function bridge({ endpoint, token }) {
   await local.start();
 }
 
-/** backup and restore: the server's TypeScript, compiled on the fly (tsx is one of Hearth's dependencies). */
-async function backups(argv) {
+/**
+ * A module of the server's: compiled, from dist/, when the build there is current (`npm start`
+ * keeps it so; loading is about four times faster), else its TypeScript compiled on the fly (tsx
+ * is one of Hearth's dependencies), so an edited checkout never runs stale code.
+ */
+async function serverModules() {
+  const { serverBuildIsCurrent } = await import('../scripts/build-current.mjs');
+  const root = new URL('..', import.meta.url);
+  if (serverBuildIsCurrent(fileURLToPath(root))) return (file) => import(new URL(`dist/${file}.js`, root).href);
   const { tsImport } = await import('tsx/esm/api');
-  const { runCommand } = await tsImport('../src/modules/backups/backups.cli.ts', import.meta.url);
+  return (file) => tsImport(`../${file}.ts`, import.meta.url);
+}
+
+/** backup and restore: the backups module's command. */
+async function backups(argv) {
+  const load = await serverModules();
+  const { runCommand } = await load('src/modules/backups/backups.cli');
   process.exitCode = await runCommand(argv);
 }
 
-/** The newest modification time of the files under `dir` but tests, in milliseconds (0 for none). */
-function newestUnder(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const file = path.join(dir, entry.name);
-    // Tests are not built (scripts/build.mjs leaves them out): one changed leaves the build current.
-    if (entry.isDirectory()) newest = Math.max(newest, newestUnder(file));
-    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(file).mtimeMs);
-  }
-  return newest;
-}
-
 /**
- * The server's command-line entry (src/cli.ts): compiled, from dist/, when the build is there and
- * no source is newer than it (what `npm install` and `npm start` leave, as scripts/build.mjs
- * judges it: the sources, package.json and the installed libraries); otherwise, in a checkout
- * being worked on, from the sources, compiled on the fly by tsx (seconds on a busy machine).
+ * The server's command-line entry (src/cli.ts), which builds the account services the
+ * composition root makes for the command line: compiled, from dist/, when the build is current,
+ * else from the sources under tsx, as serverModules decides.
  */
 async function serverCli() {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const built = path.join(root, 'dist', 'src', 'cli.js');
-  const stamp = path.join(root, 'dist', '.built');
-  if (existsSync(built) && existsSync(stamp)) {
-    const inputs = [path.join(root, 'package.json'), path.join(root, 'node_modules', '.package-lock.json')].filter((file) => existsSync(file));
-    const newest = Math.max(newestUnder(path.join(root, 'src')), newestUnder(path.join(root, 'daemon')), ...inputs.map((file) => statSync(file).mtimeMs));
-    if (statSync(stamp).mtimeMs >= newest) return import(pathToFileURL(built).href);
-  }
+  const { serverBuildIsCurrent } = await import('../scripts/build-current.mjs');
+  const root = new URL('..', import.meta.url);
+  if (serverBuildIsCurrent(fileURLToPath(root))) return import(new URL('dist/src/cli.js', root).href);
   const { tsImport } = await import('tsx/esm/api');
   return tsImport('../src/cli.ts', import.meta.url);
 }

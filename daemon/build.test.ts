@@ -1,3 +1,4 @@
+// @engine-independent: the PC daemon's own code; no server, no database
 /** The pieces of the daemon build that do not need the npm registry. */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// @engine-independent: the PC daemon's own code; no server, no database
 /** The daemon's settings: flags over environment variables over the config file, and clear refusals. */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

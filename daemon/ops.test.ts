@@ -1,3 +1,4 @@
+// @engine-independent: the PC daemon's own code; no server, no database
 /**
  * The daemon's operations under its policy, without a server: what each answers, and what it
  * refuses (the root, links pointing out, sizes, leftovers of a command), with each way a command

@@ -1,3 +1,4 @@
+// @engine-independent: the PC daemon's own code; no server, no database
 /**
  * The daemon's own policy, without a server: privilege levels, path resolution (.., absolute
  * paths, symbolic links, dangling links, loops) and the root's protection.

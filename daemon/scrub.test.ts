@@ -1,3 +1,4 @@
+// @engine-independent: the PC daemon's own code; no server, no database
 /**
  * The token leaves what other processes of the same user see of the daemon (/proc/<pid>/environ
  * and /proc/<pid>/cmdline), in a process of its own started with the token in both.

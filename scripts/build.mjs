@@ -12,29 +12,24 @@
  * Incremental: when no source file is newer than the last build, nothing is done, so the
  * `prestart` step costs a directory walk. `--force` builds anyway.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildConsole, walk } from './build-console.mjs';
+import { buildConsole } from './build-console.mjs';
+import { buildStamp, serverBuildIsCurrent, serverSources, SOURCE_DIRS } from './build-current.mjs';
 
 // The console first: it has its own up-to-date check, and the server's may end the script.
 await buildConsole({ force: process.argv.includes('--force') });
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'dist');
-const stamp = path.join(out, '.built');
-// The server and the daemon's build script (run by the server to make the downloads).
-const SOURCE_DIRS = ['src', 'daemon'];
+const stamp = buildStamp(root);
 
-const sources = SOURCE_DIRS.flatMap((dir) => walk(path.join(root, dir))).filter((file) => !/\.test\.ts$/.test(file));
+const sources = serverSources(root);
 const code = sources.filter((file) => file.endsWith('.ts'));
 const assets = sources.filter((file) => file.endsWith('.json'));
-// The bundle carries the libraries, so an install that changed them (npm rewrites
-// node_modules/.package-lock.json whenever it does) builds again too.
-const installed = [path.join(root, 'package.json'), path.join(root, 'node_modules', '.package-lock.json')].filter((file) => existsSync(file));
-const newest = Math.max(...installed.map((file) => statSync(file).mtimeMs), ...sources.map((file) => statSync(file).mtimeMs));
 
-if (!process.argv.includes('--force') && existsSync(stamp) && statSync(stamp).mtimeMs >= newest) process.exit(0);
+if (!process.argv.includes('--force') && serverBuildIsCurrent(root, sources)) process.exit(0);
 
 /**
  * Inside the bundle, `import.meta.url` would name the bundle; in each of the server's own

@@ -102,7 +102,7 @@ describe.skipIf(ENGINE !== 'postgres')('remote PCs across two nodes', () => {
     const clean = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !/^(EXTRACT_|DATABASE_URL|TEST_DATABASE_URL|PORT|HOST|DATA_DIR|LOG_LEVEL|REGISTRATION|CLUSTER_|AFP_)/.test(name)),
     );
-    aChild = spawnServer({
+    aChild = await spawnServer({
       ...clean,
       PORT: '0',
       HOST: '127.0.0.1',

@@ -1,3 +1,4 @@
+// @engine-independent: reads the import graph of the source; no database
 /**
  * The dependency rules of docs/architecture.md, checked on the real source: no import cycle
  * between files or between modules, and no arrow from a layer to one it may not import.

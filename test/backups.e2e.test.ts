@@ -1,10 +1,10 @@
 /**
  * Backups that restore (`hearth backup`, `hearth restore`, the server's schedule), through the
  * command line as a person runs it (bin/hearth.js in a child process) and real servers
- * (src/main.ts) on the data before and after: writes acknowledged before a backup began are in
- * the restored server, and its vault secrets decrypt; a backup killed with SIGKILL leaves the
- * earlier one whole and nothing that looks complete; a damaged backup and a non-empty DATA_DIR
- * are refused; the schedule backs up and prunes.
+ * (compiled, dist/src/main.js) on the data before and after: writes acknowledged before a backup
+ * began are in the restored server, and its vault secrets decrypt; a backup killed with SIGKILL
+ * leaves the earlier one whole and nothing that looks complete; a damaged backup and a non-empty
+ * DATA_DIR are refused; the schedule backs up and prunes.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -82,7 +82,7 @@ async function request(base: string, token: string, method: string, url: string,
 
 /** A server started on an existing DATA_DIR (and database), listening on a free port. */
 async function serveOn(env: Record<string, string>): Promise<{ base: string; child: RunningServer['child']; output: () => string }> {
-  const child = spawnServer(cleanEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env }));
+  const child = await spawnServer(cleanEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env }));
   servers.push(child);
   const { base, output } = await listeningAddress(child);
   return { base, child, output };

@@ -1,3 +1,4 @@
+// @engine-independent: no app and no database: what it checks cannot differ between engines
 /**
  * The bench's load client (bench/lib/client.ts): the figures in the README are counted by it, so
  * what it counts as one answer must be one answer, whatever way the bytes arrive.

@@ -1,3 +1,4 @@
+// @engine-independent: the console's API types come from the OpenAPI document, the same on either engine
 /**
  * The console's API types (web/src/api/schema.d.ts) are generated from the served document and
  * committed, so the console type-checks against the API as it is. A route or field changed

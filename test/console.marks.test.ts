@@ -1,3 +1,4 @@
+// @engine-independent: no app and no database: what it checks cannot differ between engines
 /**
  * The console marks the words a search found from the API's `marks`; a mark it cannot place is
  * dropped, never trusted (web/src/components/marks.ts). What the page shows of them is checked

@@ -1,3 +1,4 @@
+// @engine-independent: reads the documents in the repository; no database
 /**
  * The documents' links lead somewhere: every relative link in README.md, CHANGELOG.md and docs/**\/*.md names
  * a file that exists, and a `#fragment` names a heading of that file (as GitHub makes anchors

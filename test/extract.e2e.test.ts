@@ -1,3 +1,4 @@
+// @engine-independent: its servers run on their own SQLite DATA_DIR whatever the engine of the run
 /**
  * End to end: files built to exhaust a parser, uploaded to a real server running as its own
  * process (so that its resident memory can be read from /proc), while GET /api/v1/health is

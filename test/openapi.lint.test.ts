@@ -1,3 +1,4 @@
+// @engine-independent: the published OpenAPI document is the same on either engine (its tests are skipped on PostgreSQL already)
 /**
  * The served /openapi.json lints clean with Redocly CLI (`recommended`) and Spectral
  * (`spectral:oas`): any error or warning fails, except the ones kept on purpose, each with its

@@ -1,3 +1,4 @@
+// @engine-independent: no app and no database: what it checks cannot differ between engines
 /**
  * The labelled retrieval set of bench/recall/ and the scores `bench:recall` prints from it: an
  * edit that leaves a label pointing at nothing, or a "low-overlap" question that shares words

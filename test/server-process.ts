@@ -1,22 +1,37 @@
 /**
- * The real server process (src/main.ts) started the way `npm start` does, for the tests that
- * need one of its own: what it says when it cannot start (startup.test.ts), and its resident
- * memory while it reads hostile files (extract.e2e.test.ts).
+ * The real server process, compiled (`dist/src/main.js`) and started the way `npm start` does,
+ * for the tests that need one of their own: what it says when it cannot start (startup.test.ts),
+ * its resident memory while it reads hostile files (extract.e2e.test.ts), backups and restores
+ * (backups.e2e.test.ts). The compiled server starts in a fraction of the time the sources take
+ * under tsx, which compiles and resolves some 900 modules at every start.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'vitest';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
 
-/** `node --import tsx src/main.ts` in the project folder, with exactly `env`. */
+/** A spawned server with its output piped. */
 export type ServerChild = ChildProcessByStdio<null, Readable, Readable>;
 
-export function spawnServer(env: NodeJS.ProcessEnv): ServerChild {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+let built: Promise<unknown> | undefined;
+
+/**
+ * Builds dist/ when a source changed since the last build (incremental: a directory walk when
+ * nothing did, as after `npm ci`), once per test file.
+ */
+export function buildServer(): Promise<unknown> {
+  return (built ??= promisify(execFile)(process.execPath, ['scripts/build.mjs'], { cwd: PROJECT_ROOT, timeout: 120_000 }));
+}
+
+/** `node dist/src/main.js` in the project folder, with exactly `env`, once dist/ is current. */
+export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerChild> {
+  await buildServer();
+  return spawn(process.execPath, ['--enable-source-maps', 'dist/src/main.js'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /**
@@ -74,7 +89,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(EXTRACT_|DATABASE_URL|TEST_DATABASE_URL|PORT|HOST|DATA_DIR|LOG_LEVEL|REGISTRATION)/.test(name)),
   );
-  const child = spawnServer({ ...clean, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env });
+  const child = await spawnServer({ ...clean, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', PASSWORD_HASH_COST: '10', ...env });
   const { base, output } = await listeningAddress(child);
   const register = await fetch(`${base}/api/v1/auth/register`, {
     method: 'POST',

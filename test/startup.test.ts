@@ -1,7 +1,7 @@
 /**
- * The real server process (src/main.ts) started the way `npm start` does: what it creates on a
- * fresh clone, and what it says when it cannot start: one line on stderr, what is wrong and
- * how to fix it, and a non-zero exit.
+ * The real server process (compiled, dist/src/main.js) started the way `npm start` does: what
+ * it creates on a fresh clone, and what it says when it cannot start: one line on stderr, what
+ * is wrong and how to fix it, and a non-zero exit.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,9 +25,9 @@ interface Run {
  * Starts the server with only `env` (plus PATH and HOME). Answers when it exits, or, with
  * `untilServing`, once it says it is serving (it is then stopped with SIGTERM).
  */
-function runServer(env: Record<string, string>, options: { untilServing?: boolean } = {}): Promise<Run> {
+async function runServer(env: Record<string, string>, options: { untilServing?: boolean } = {}): Promise<Run> {
+  const child = await spawnServer({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', PASSWORD_HASH_COST: '10', ...env });
   return new Promise((resolve, reject) => {
-    const child = spawnServer({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', PASSWORD_HASH_COST: '10', ...env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

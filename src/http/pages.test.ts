@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 /**
  * The finiteness check after Ajv: routes whose schema cannot hold a number skip it (they get
  * Ajv's own function), and where it runs it finds a non-finite number anywhere and names it.

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { childEnvironment, streamTail } from './child-process.js';

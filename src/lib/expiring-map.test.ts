@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { describe, expect, it } from 'vitest';
 import { createExpiringMap } from './expiring-map.js';
 

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isoNow, isoNowOrdered } from './time.js';
 

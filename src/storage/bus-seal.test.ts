@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBusSeal, MAX_AGE_MS, sealedLength, watchDroppedMessages, type BusKeySource } from './bus-seal.js';

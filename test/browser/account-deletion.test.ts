@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * Deleting the account from the console, in a real browser: the profile page says what goes and
  * offers the export first, the button waits for the email typed again, a wrong password shows its

@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The account's credentials in the console, in a real browser: the profile page changes the
  * password (a wrong current one shows its message and keeps the page signed in), the owner

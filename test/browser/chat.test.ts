@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The console's Chat page in a real browser: a reply names the model that wrote it (against the
  * local fake of OpenAI's API) or says that none did (no model configured), and lists its sources,

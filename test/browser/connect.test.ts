@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * "Connect an AI client" in a real browser: the owner makes a token with chosen scopes on the
  * page, and the configuration the page then shows is what real MCP clients connect with: the

@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * An app's OAuth consent approved from the console, in a real browser: the consent page (opened
  * by an MCP client, here a page of its own) is sent to the console with "Send to my console",

@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The console in a real browser, as its owner uses it: the first visit to a new server, signing
  * in, answering an agent's request live, and the safety of the session in the page. The pages

@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * Export and import in the console, in Chromium: one account exported with its progress and
  * downloaded; the archive dropped into another account's page, its dry run shown, then applied;

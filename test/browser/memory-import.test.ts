@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * Bringing memory from another tool in the console, in Chromium: a file of the MCP memory
  * server previewed (a dry run that changes nothing), then imported; the entries appear on the

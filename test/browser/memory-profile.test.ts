@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The pinned profile and memory tags, set through the console in a real browser: the owner pins,
  * orders (by the move buttons and by dragging) and unpins entries in the memory page's Profile

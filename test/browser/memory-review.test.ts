@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The owner's review of memory in Chromium: the list narrowed to one agent, an entry's
  * provenance ("why does my agent know this") and history opened, and everything that agent

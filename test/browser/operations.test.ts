@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The owner's operations pages in a real browser: tokens, vault, connections, devices (with a
  * daemon connected in this process), audit log and plan, each also at a phone's width.

@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The owner's data in the console, in Chromium: a PDF uploaded with a visible progress bar and
  * found by search, and a persona written, saved and activated. Each result is checked through

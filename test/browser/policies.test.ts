@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * A token's policy and the account's webhooks, set through the console in a real browser: the
  * policy then holds the token's request for approval, and a webhook added here receives a test

@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The console's /reset-password page, in a real browser: the link `hearth reset-password` makes
  * (its service, in process) opens the page signed out, the owner sets a new password (the

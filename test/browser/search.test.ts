@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * Search in the console, in Chromium: memory and the knowledge base searched the way agents
  * search them (`GET /api/v1/search`, words and meaning), each hit showing the words found marked

@@ -1,3 +1,4 @@
+// @engine-independent: the console is the same on either engine and the API under it is tested on both (test/browser/browser.ts)
 /**
  * The administrator's Users page in a real browser: the administrator creates an account, moves
  * it to another plan and disables it; that account's sign-in is then refused with the reason, and

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../http/errors.js';
 import { ACCOUNT_FREE_FAILURES, createPasswordAttemptLimiter, FREE_FAILURES, lockDurationMs, MAX_LOCK_MS } from './accounts.attempts.js';

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { describe, expect, it } from 'vitest';
 import { describeRequest, DESCRIPTION_VALUE_MAX, heldFields, MAX_FIELDS, quote, visible } from './approvals.describe.js';
 

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

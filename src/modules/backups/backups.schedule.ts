@@ -11,11 +11,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { ignoreFailure } from '../../lib/ignore-failure.js';
+import { ownScript } from '../../shared/project-root.js';
 import type { Part, PartLog } from '../../lib/lifecycle.js';
 import type { Executor } from '../../storage/columns.js';
 import type { Dialect } from '../../storage/dialect.js';
@@ -42,9 +41,6 @@ export interface BackupScheduleOptions {
 /** The advisory lock of the node that runs the scheduled backups (PostgreSQL). */
 const BACKUP_LOCK = sql.lit(4_849_113_067_355_204_011n);
 
-const here = import.meta.url;
-const CLI_ENTRY = new URL(`./backups.cli${here.endsWith('.ts') ? '.ts' : '.js'}`, here);
-const LOADER_FLAGS = here.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(here).resolve('tsx')).href] : [];
 
 interface ChildResult {
   ok: boolean;
@@ -64,8 +60,10 @@ function runBackupChild(options: BackupScheduleOptions, started: (child: ChildPr
     VAULT_KEY: options.vaultKey ?? '',
     VAULT_PREVIOUS_KEYS: options.vaultPreviousKeys.join(','),
   };
+  // Compiled, or from the sources under tsx (src/shared/project-root.ts).
+  const cli = ownScript(import.meta.url, './backups.cli');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...LOADER_FLAGS, CLI_ENTRY.pathname, 'backup', options.settings.dir!, '--require-database', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cli.execArgv, cli.file, 'backup', options.settings.dir!, '--require-database', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     started(child);
     let out = '';
     let err = '';

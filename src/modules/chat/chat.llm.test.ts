@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 /**
  * The event-stream reading of the LLM client, on byte streams cut in awkward places. The
  * route tests cover the client against the fake server; these cover framings a real server

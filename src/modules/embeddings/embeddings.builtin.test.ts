@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 /**
  * The built-in embedder's worker process, with the real model shipped in its package: started on
  * first need, stopped when idle, a crash survived, a memory cap enforced, hostile input bounded.

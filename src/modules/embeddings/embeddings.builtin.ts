@@ -17,9 +17,8 @@
  */
 import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childEnvironment, streamTail, type EnvironmentAllowList } from '../../lib/child-process.js';
+import { ownScript } from '../../shared/project-root.js';
 import { residentBytes } from '../parsing/parsing.pool.js';
 
 /** A batch for the worker: texts already cut and counted by the service. */
@@ -51,10 +50,6 @@ export const MAX_WAITING_BATCHES = 64;
 /** Queries waiting together are sent as one batch of at most this many texts. */
 const MAX_COALESCED_TEXTS = 32;
 
-// As parsing.pool.ts: TypeScript under tsx starts with tsx's loader, compiled JavaScript as it is.
-const here = import.meta.url;
-const WORKER_ENTRY = new URL(`./embeddings.worker${here.endsWith('.ts') ? '.ts' : '.js'}`, here);
-const LOADER_FLAGS = here.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(here).resolve('tsx')).href] : [];
 const WORKER_ENV: EnvironmentAllowList = { names: ['PATH', 'TMPDIR', 'TEMP', 'TMP', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT'] };
 
 /** Why a worker ended: a limit (the same batch would meet it again), a crash, or a stop asked for. */
@@ -120,13 +115,15 @@ export function createBuiltinEmbedder(
   }
 
   function startWorker(): Worker {
+    // Compiled, or from the sources under tsx (src/shared/project-root.ts).
+    const script = ownScript(import.meta.url, './embeddings.worker');
     const child = spawn(
       process.execPath,
       [
         `--max-old-space-size=${settings.maxMemoryMb}`,
         `--max-semi-space-size=${Math.min(16, Math.max(1, Math.floor(settings.maxMemoryMb / 32)))}`,
-        ...LOADER_FLAGS,
-        fileURLToPath(WORKER_ENTRY),
+        ...script.execArgv,
+        script.file,
       ],
       // The advanced serialization carries Float32Arrays as they are.
       { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 /**
  * The OpenAI-compatible embedder against a faithful local fake of `POST /v1/embeddings`,
  * called through the house's guarded outbound client with the fake's origin trusted, as the

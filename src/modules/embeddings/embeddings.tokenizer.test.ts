@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 /**
  * The sentence encoder's tokenizer against the pieces the model was used with before it ran on
  * its own runtime (the ids below were taken from the model package's own tokenizer): the same

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue, CatalogueError, loadCatalogue } from './integrations.catalogue.js';

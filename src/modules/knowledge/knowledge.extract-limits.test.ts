@@ -113,11 +113,29 @@ describe('extraction limits set low', () => {
     expect(expectError(docx, 413, 'PAYLOAD_TOO_LARGE').message).toContain('EXTRACT_MAX_MEMORY_MB');
     expect((await upload(t, token, 'after-memory.txt', 'text/plain', Buffer.from('fine'))).status).toBe(201);
   }, 60_000);
+});
+
+/**
+ * The pool held by one slow file, 40,000 pages without text, while the files sent meanwhile are
+ * seen waiting or refused. A compiled worker reads it within 128 MiB, for longer than the 30 s
+ * above, so these apps stop it at 8 s: seconds of holding the pool, as the test needs, and no
+ * more.
+ */
+const SLOW_FILE_LIMITS = { ...LOW_LIMITS, timeoutMs: 8_000 };
+
+describe('extraction queue full', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { extract: SLOW_FILE_LIMITS } });
+    token = (await t.createOwner()).token;
+  });
+  afterAll(async () => t.close());
 
   it('beyond EXTRACT_CONCURRENCY running and four times as many waiting, an upload answers 429 with Retry-After', async () => {
-    // One slow file runs (EXTRACT_CONCURRENCY is 1 here; its 40,000 page reads take seconds
-    // before the memory limit stops it), four wait (two accounts' two each: the most one account
-    // may have waiting), and a third account's upload is refused at once.
+    // One slow file runs (EXTRACT_CONCURRENCY is 1 here; a limit stops it after seconds), four
+    // wait (two accounts' two each: the most one account may have waiting), and a third
+    // account's upload is refused at once.
     const [second, third] = [(await t.createOwner()).token, (await t.createOwner()).token];
     const slow = upload(t, token, 'slow.pdf', 'application/pdf', pdfRepeatingOnePage(40_000, ''));
     await expect.poll(() => t.container.parsing.load().running, { timeout: 10_000 }).toBe(1);
@@ -137,13 +155,13 @@ describe('extraction shared fairly between accounts', () => {
   // EXTRACT_CONCURRENCY 2: one account may hold one slot and have two files waiting.
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ config: { extract: { ...LOW_LIMITS, concurrency: 2, timeoutMs: 30_000 } } });
+    t = await createTestApp({ config: { extract: { ...SLOW_FILE_LIMITS, concurrency: 2 } } });
   });
   afterAll(async () => t.close());
 
   it('security: one account sending slow files cannot keep another account waiting or refused', async () => {
     const [a, b] = [(await t.createOwner('Flooder')).token, (await t.createOwner('Neighbour')).token];
-    // Account A sends a slow PDF (seconds, before the memory limit stops it), then another and
+    // Account A sends a slow PDF (seconds, before a limit stops it), then another and
     // eight small files at once: as many as the whole pool once took from one account.
     const settled = new Set<number>();
     const track = (pending: ReturnType<typeof upload>, i: number) => pending.finally(() => settled.add(i));

@@ -24,11 +24,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ExtractSettings } from '../../config.js';
 import { AppError, type ErrorCode } from '../../http/errors.js';
 import { childEnvironment, streamTail, type EnvironmentAllowList } from '../../lib/child-process.js';
+import { ownScript } from '../../shared/project-root.js';
 import type { ExtractCaps, UploadKind } from './parsing.extract.js';
 
 export type ParseJob =
@@ -56,12 +55,6 @@ const QUEUE_PER_WORKER = 4;
 const WAITING_PER_OWNER = 2;
 const RETRY_AFTER_SECONDS = 5;
 
-// The worker is TypeScript under tsx (`npm start`, the tests), so it starts with tsx's loader,
-// named by its full address so that the server's working directory does not matter; once
-// compiled to JavaScript it starts as it is.
-const here = import.meta.url;
-const WORKER_ENTRY = new URL(`./parsing.worker${here.endsWith('.ts') ? '.ts' : '.js'}`, here);
-const LOADER_FLAGS = here.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(here).resolve('tsx')).href] : [];
 /** What a worker's environment keeps of the server's: nothing secret (keys, tokens, database addresses). */
 const WORKER_ENV: EnvironmentAllowList = { names: ['PATH', 'TMPDIR', 'TEMP', 'TMP', 'HOME', 'LANG', 'TZ', 'SYSTEMROOT'] };
 
@@ -172,14 +165,16 @@ export function createParsingPool(settings: ExtractSettings) {
   }
 
   function inWorker(job: ParseJob, label: string): Promise<unknown> {
+    // Compiled, or from the sources under tsx (src/shared/project-root.ts).
+    const script = ownScript(import.meta.url, './parsing.worker');
     return new Promise((resolve, reject) => {
       const child: ChildProcess = spawn(
         process.execPath,
         [
           `--max-old-space-size=${settings.maxMemoryMb}`,
           `--max-semi-space-size=${Math.min(16, Math.max(1, Math.floor(settings.maxMemoryMb / 32)))}`,
-          ...LOADER_FLAGS,
-          fileURLToPath(WORKER_ENTRY),
+          ...script.execArgv,
+          script.file,
         ],
         // The advanced serialization carries Buffers as they are; stderr is kept for the failure message.
         { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },

@@ -1,3 +1,4 @@
+// @engine-independent: pure logic with no storage: what it checks cannot differ between engines
 /**
  * YAML is parsed in a worker process (about 0.3 s and a process each, in slots shared with
  * uploads): only text that can be an OpenAPI or Swagger document is sent there.
