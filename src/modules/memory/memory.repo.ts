@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
-import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
+import type { FullTextIndex, MatchMode, RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
+import { createScanRanking } from '../../storage/search/scan.js';
+import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Executor } from '../../storage/columns.js';
 import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
@@ -11,7 +13,7 @@ import { tagPattern } from '../../lib/tags.js';
 import type { Channel } from '../../http/channel.js';
 import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
 
-// Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
+// Named, never selectAll: the table also holds SQLite's `rid` (the key of the full-text index it once had).
 const COLUMNS = [
   'id',
   'content',
@@ -426,6 +428,16 @@ function createMemoryReviewQueries(
   };
 }
 
+/**
+ * How the entries' words are cut and weighed: one column. The database keeps no full-text index
+ * of them (migration 0043 dropped it): the in-memory index, or a scan of the owner's entries,
+ * ranks them (docs/decisions/search.md).
+ */
+const ENTRIES_INDEX: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
+
+/** Entries read per query by a scan: texts are at most a few KB each. */
+const SCAN_PAGE = 500;
+
 /** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
 function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
   const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
@@ -440,9 +452,8 @@ function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index:
  * SEARCH_INDEX_PERCENT setting).
  */
 export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
-  const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
-  // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
-  const inMemory = dialect === 'postgres' || writes ? createEntriesIndex(db, dialect, index, writes, indexPercent) : undefined;
+  // Without a write tracker SQLite has no way to see writes, so no index is kept: every search scans.
+  const inMemory = dialect === 'postgres' || writes ? createEntriesIndex(db, dialect, ENTRIES_INDEX, writes, indexPercent) : undefined;
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';
@@ -592,12 +603,34 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     oneStatement: (items) => insertsManyAtOnce && items.every((item) => !item.limit),
   };
 
-  /** The ids of the owner's entries matching `q` (any or every word), best first, with their bm25 scores (higher is better). */
-  /** The owner's best `limit` entries for `q`, with their kept text where the in-memory index holds it. */
+  /**
+   * The owner's entries read in pages and ranked as they come (scan.ts): the same hits, in the
+   * same order, as the in-memory index answers, for a repository that keeps none.
+   */
+  async function scan(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
+    const terms = searchTerms(q);
+    if (terms.length === 0) return [];
+    const ranking = createScanRanking<string>(ENTRIES_INDEX, terms, mode, limit, []);
+    let after = '';
+    for (;;) {
+      const page = await db.selectFrom('memory_entries').select(['id', 'content']).where('owner_id', '=', ownerId).where('id', '>', after).orderBy('id').limit(SCAN_PAGE).execute();
+      for (const row of page) ranking.add(row);
+      if (page.length < SCAN_PAGE) break;
+      after = page[page.length - 1]!.id;
+    }
+    return ranking.finish() ?? [];
+  }
+
+  /**
+   * The ids of the owner's best `limit` entries for `q` (any or every word), best first, with
+   * their bm25 scores (higher is better), and their kept text where the in-memory index holds it.
+   * Neither the index nor a scan answers undefined for the words `searchTerms` makes (each one
+   * token); a query word that were not would match no entry's words, so it finds nothing.
+   */
   async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<RankedEntry[]> {
-    const indexed = await inMemory?.search(ownerId, { q, limit, mode });
-    if (indexed) return indexed.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, entry: hit.row as IndexedEntry } : hit));
-    return searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
+    if (!inMemory) return scan(ownerId, q, limit, mode);
+    const indexed = (await inMemory.search(ownerId, { q, limit, mode })) ?? [];
+    return indexed.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, entry: hit.row as IndexedEntry } : hit));
   }
 
   /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */

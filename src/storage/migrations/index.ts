@@ -38,6 +38,7 @@ import * as knowledgeFileSize from './0038-knowledge-file-size.js';
 import * as passwordResets from './0039-password-resets.js';
 import * as userDisabled from './0040-user-disabled.js';
 import * as accountErasures from './0041-account-erasures.js';
+import * as memoryFulltextDropped from './0043-memory-fulltext-dropped.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -91,6 +92,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0039-password-resets', passwordResets],
   ['0040-user-disabled', userDisabled],
   ['0041-account-erasures', accountErasures],
+  ['0043-memory-fulltext-dropped', memoryFulltextDropped],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
