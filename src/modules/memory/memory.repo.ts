@@ -3,8 +3,6 @@ import type { FullTextIndex, MatchMode, RankedHit } from '../../storage/search/f
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
-import { createScanRanking } from '../../storage/search/scan.js';
-import { searchTerms } from '../../storage/search/tokenizer.js';
 import type { Executor } from '../../storage/columns.js';
 import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
@@ -430,16 +428,13 @@ function createMemoryReviewQueries(
 
 /**
  * How the entries' words are cut and weighed: one column. The database keeps no full-text index
- * of them (migration 0043 dropped it): the in-memory index, or a scan of the owner's entries,
- * ranks them (docs/decisions/search.md).
+ * of them (migration 0043 dropped it): the in-memory index ranks them, or for an owner too large
+ * to keep, a scan of the owner's entries with the same answers (index-cache.ts, scan.ts).
  */
 const ENTRIES_INDEX: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
 
-/** Entries read per query by a scan: texts are at most a few KB each. */
-const SCAN_PAGE = 500;
-
 /** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
-function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
+function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker, indexPercent: number) {
   const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
   // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
   return createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost, payload: SEARCH_PAYLOAD, payloadMaxCost: maxCost });
@@ -448,12 +443,13 @@ function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index:
 /**
  * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
  * repository decides how (creations of a batch in one statement where it can), and a write
- * answers once it is durable. `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
+ * answers once it is durable. `writes`: this process's writes, by which the index learns on
+ * SQLite that an owner's entries changed (the database ranks none of them: without it, no
+ * search could be current). `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
  * SEARCH_INDEX_PERCENT setting).
  */
-export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
-  // Without a write tracker SQLite has no way to see writes, so no index is kept: every search scans.
-  const inMemory = dialect === 'postgres' || writes ? createEntriesIndex(db, dialect, ENTRIES_INDEX, writes, indexPercent) : undefined;
+export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes: WriteTracker, indexPercent = 100) {
+  const inMemory = createEntriesIndex(db, dialect, ENTRIES_INDEX, writes, indexPercent);
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';
@@ -604,31 +600,12 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   };
 
   /**
-   * The owner's entries read in pages and ranked as they come (scan.ts): the same hits, in the
-   * same order, as the in-memory index answers, for a repository that keeps none.
-   */
-  async function scan(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<Array<RankedHit<string>>> {
-    const terms = searchTerms(q);
-    if (terms.length === 0) return [];
-    const ranking = createScanRanking<string>(ENTRIES_INDEX, terms, mode, limit, []);
-    let after = '';
-    for (;;) {
-      const page = await db.selectFrom('memory_entries').select(['id', 'content']).where('owner_id', '=', ownerId).where('id', '>', after).orderBy('id').limit(SCAN_PAGE).execute();
-      for (const row of page) ranking.add(row);
-      if (page.length < SCAN_PAGE) break;
-      after = page[page.length - 1]!.id;
-    }
-    return ranking.finish() ?? [];
-  }
-
-  /**
    * The ids of the owner's best `limit` entries for `q` (any or every word), best first, with
-   * their bm25 scores (higher is better), and their kept text where the in-memory index holds it.
-   * Neither the index nor a scan answers undefined for the words `searchTerms` makes (each one
-   * token); a query word that were not would match no entry's words, so it finds nothing.
+   * their bm25 scores (higher is better), and their kept text where the index holds it. The
+   * index answers undefined only for a query word of more than one token, which `searchTerms`
+   * never makes; such a word would match no word of an entry.
    */
   async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<RankedEntry[]> {
-    if (!inMemory) return scan(ownerId, q, limit, mode);
     const indexed = (await inMemory.search(ownerId, { q, limit, mode })) ?? [];
     return indexed.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, entry: hit.row as IndexedEntry } : hit));
   }
