@@ -426,15 +426,8 @@ function createMemoryReviewQueries(
   };
 }
 
-/**
- * How the entries' words are cut and weighed: one column. The database keeps no full-text index
- * of them (migration 0043 dropped it): the in-memory index ranks them, or for an owner too large
- * to keep, a scan of the owner's entries with the same answers (index-cache.ts, scan.ts).
- */
-const ENTRIES_INDEX: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
-
 /** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
-function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker, indexPercent: number) {
+function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
   const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
   // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
   return createSearchIndex<string>({ db, dialect, index, writes, pageSize: 500, maxCost, payload: SEARCH_PAYLOAD, payloadMaxCost: maxCost });
@@ -449,7 +442,10 @@ function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index:
  * SEARCH_INDEX_PERCENT setting).
  */
 export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes: WriteTracker, indexPercent = 100) {
-  const inMemory = createEntriesIndex(db, dialect, ENTRIES_INDEX, writes, indexPercent);
+  const index = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }] };
+  // The words are ranked here alone: the database keeps no full-text index of them (migration
+  // 0043). An owner too large to keep is scanned with the same answers (index-cache.ts, scan.ts).
+  const inMemory = createEntriesIndex(db, dialect, index, writes, indexPercent);
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';
