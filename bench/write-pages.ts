@@ -82,16 +82,6 @@ const VARIANTS: Variant[] = [
     textKey: () => null,
   },
   {
-    name: 'fts-merge8',
-    what: "the full-text index merging segments 8 at a time (FTS5 'automerge', default 4)",
-    setup: (db) => db.exec("INSERT INTO memory_entries_fts(memory_entries_fts, rank) VALUES ('automerge', 8)"),
-  },
-  {
-    name: 'fts-merge16',
-    what: "the full-text index merging segments 16 at a time (FTS5 'automerge')",
-    setup: (db) => db.exec("INSERT INTO memory_entries_fts(memory_entries_fts, rank) VALUES ('automerge', 16)"),
-  },
-  {
     name: 'int-key-ckpt',
     what: 'int-key-only and wal_autocheckpoint = 10000',
     pragmas: ['wal_autocheckpoint = 10000'],
@@ -125,7 +115,6 @@ const VARIANTS: Variant[] = [
   { name: 'no-key', what: 'without the unique index of current texts (reference)', setup: dropKeyIndex },
   { name: 'no-author', what: 'without the author index (reference)', setup: (db) => db.exec('DROP INDEX memory_entries_owner_author') },
   { name: 'no-owner', what: 'without the (owner_id, id) index (reference)', setup: (db) => db.exec('DROP INDEX memory_entries_owner') },
-  { name: 'no-fts', what: 'without the full-text trigger (reference)', setup: (db) => db.exec('DROP TRIGGER memory_entries_fts_ai') },
 ];
 
 const asked = process.argv[2]?.split(',').filter((v) => v !== '');

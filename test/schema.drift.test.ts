@@ -102,7 +102,7 @@ function expectedColumns(spec: Table<Columns>, dialect: Dialect): Map<string, Ac
   const columns = new Map<string, ActualColumn>();
   for (const [name, column] of Object.entries(spec.columns)) columns.set(name, { family: KIND_FAMILY[dialect][column.kind], nullable: column.isNullable });
   const fullText = spec.options.fullText;
-  if (fullText && dialect === 'sqlite' && fullText.sqliteRowKey === 'rid') columns.set('rid', { family: 'integer', nullable: false });
+  if (dialect === 'sqlite' && (fullText?.sqliteRowKey === 'rid' || spec.options.sqliteRid)) columns.set('rid', { family: 'integer', nullable: false });
   if (fullText && dialect === 'postgres') columns.set('search_vector', { family: 'tsvector', nullable: true });
   return columns;
 }

@@ -68,6 +68,11 @@ export interface TableOptions {
    * key is `rid`, an integer `rid` primary key on the table), on PostgreSQL a `search_vector` column.
    */
   fullText?: { columns: readonly string[]; sqliteRowKey: 'rid' | 'id' };
+  /**
+   * On SQLite the table keeps the integer `rid` primary key of a full-text index it no longer
+   * has: it is the rows' own key there (dropping it would copy the table), and no code reads it.
+   */
+  sqliteRid?: true;
 }
 
 export class Table<C extends Columns> {

@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import { searchRanked, type FullTextIndex, type MatchMode, type RankedHit } from '../../storage/search/full-text.js';
+import type { FullTextIndex, MatchMode, RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
@@ -11,7 +11,7 @@ import { tagPattern } from '../../lib/tags.js';
 import type { Channel } from '../../http/channel.js';
 import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
 
-// Named, never selectAll: the table also holds SQLite's `rid` or PostgreSQL's `search_vector`.
+// Named, never selectAll: the table also holds SQLite's `rid` (the key of the full-text index it once had).
 const COLUMNS = [
   'id',
   'content',
@@ -462,15 +462,18 @@ function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index:
 /**
  * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
  * repository decides how (creations of a batch in one statement where it can), and a write
- * answers once it is durable. `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
+ * answers once it is durable. `writes`: this process's writes, by which the index learns on
+ * SQLite that an owner's entries changed (the database ranks none of them: without it, no
+ * search could be current). `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
  * SEARCH_INDEX_PERCENT setting).
  */
-export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes?: WriteTracker, indexPercent = 100) {
+export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes: WriteTracker, indexPercent = 100) {
   // Notes are short and of like length: a longer one's words count less than FTS5's 0.75 would
   // have them (docs/decisions/search.md, "Length normalization per table").
   const index: FullTextIndex = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }], lengthNormalization: MEMORY_LENGTH_NORMALIZATION };
-  // Without a write tracker SQLite has no way to see writes, so the database ranks instead.
-  const inMemory = dialect === 'postgres' || writes ? createEntriesIndex(db, dialect, index, writes, indexPercent) : undefined;
+  // The words are ranked here alone: the database keeps no full-text index of them (migration
+  // 0043). An owner too large to keep is scanned with the same answers (index-cache.ts, scan.ts).
+  const inMemory = createEntriesIndex(db, dialect, index, writes, indexPercent);
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';
@@ -625,12 +628,15 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     oneStatement: (items) => insertsManyAtOnce && items.every((item) => !item.limit),
   };
 
-  /** The ids of the owner's entries matching `q` (any or every word), best first, with their bm25 scores (higher is better). */
-  /** The owner's best `limit` entries for `q`, with their kept text where the in-memory index holds it. */
+  /**
+   * The ids of the owner's best `limit` entries for `q` (any or every word), best first, with
+   * their bm25 scores (higher is better), and their kept text where the index holds it. The
+   * index answers undefined only for a query word of more than one token, which `searchTerms`
+   * never makes; such a word would match no word of an entry.
+   */
   async function rank(ownerId: string, q: string, limit: number, mode: MatchMode): Promise<RankedEntry[]> {
-    const indexed = await inMemory?.search(ownerId, { q, limit, mode });
-    if (indexed) return indexed.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, entry: hit.row as IndexedEntry } : hit));
-    return searchRanked<string>(db, dialect, index, { ownerId, q, limit, mode });
+    const indexed = (await inMemory.search(ownerId, { q, limit, mode })) ?? [];
+    return indexed.map((hit) => (hit.row ? { id: hit.id, rank: hit.rank, entry: hit.row as IndexedEntry } : hit));
   }
 
   /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */

@@ -43,7 +43,8 @@ export const memoryTables = ownedTables({
       last_seen_at: column.time().orNull(),
       last_seen_by: column.json().orNull(),
     },
-    { fullText: { columns: ['content'], sqliteRowKey: 'rid' } },
+    // No database full-text index since migration 0043: the words are ranked in memory.
+    { sqliteRid: true },
   ),
 });
 

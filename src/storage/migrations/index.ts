@@ -39,6 +39,7 @@ import * as passwordResets from './0039-password-resets.js';
 import * as userDisabled from './0040-user-disabled.js';
 import * as accountErasures from './0041-account-erasures.js';
 import * as eventOutbox from './0042-event-outbox.js';
+import * as memoryFulltextDropped from './0043-memory-fulltext-dropped.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -93,6 +94,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0040-user-disabled', userDisabled],
   ['0041-account-erasures', accountErasures],
   ['0042-event-outbox', eventOutbox],
+  ['0043-memory-fulltext-dropped', memoryFulltextDropped],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */

@@ -5,7 +5,16 @@ import { isoNow } from '../../lib/time.js';
 import { pgTsQueryText, searchRanked, sqliteMatchExpression, type FullTextIndex } from './full-text.js';
 import { queryTerms } from './tokenizer.js';
 
-const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'rid', columns: [{ name: 'content', weight: 1 }] };
+// The knowledge base's documents, which keep a database full-text index (migration 0003); their
+// titles here are words no query below looks for.
+const DOCUMENTS: FullTextIndex = {
+  table: 'kb_documents',
+  rowKey: 'rid',
+  columns: [
+    { name: 'title', weight: 4 },
+    { name: 'content', weight: 1 },
+  ],
+};
 
 describe('query parsing', () => {
   it('keeps words only, so search operators in input are inert', () => {
@@ -33,16 +42,19 @@ describe('searchRanked on the configured engine', () => {
       ['coffee', ownerA, 'Prefers coffee black, no sugar'],
       ['other', ownerB, 'Owner B also grows tomatoes in a garden'],
     ];
-    for (const [key, owner, content] of rows) {
-      ids[key] = newId('mem');
+    for (const [i, [key, owner, content]] of rows.entries()) {
+      ids[key] = newId('doc');
       const now = isoNow();
-      await t.storage.db.insertInto('memory_entries').values({ id: ids[key]!, owner_id: owner, content, created_at: now, updated_at: now }).execute();
+      await t.storage.db
+        .insertInto('kb_documents')
+        .values({ id: ids[key]!, owner_id: owner, title: `Note ${i}`, content, source: 'text', size_bytes: content.length, created_at: now, updated_at: now })
+        .execute();
     }
   });
   afterAll(async () => t.close());
 
   const search = (ownerId: string, q: string, mode: 'all' | 'any' = 'all') =>
-    searchRanked<string>(t.storage.db, t.storage.dialect, MEMORY, { ownerId, q, limit: 10, mode });
+    searchRanked<string>(t.storage.db, t.storage.dialect, DOCUMENTS, { ownerId, q, limit: 10, mode });
 
   it('finds stemmed and prefix matches of one owner only, best first', async () => {
     const hits = await search(ownerA, 'tomato');
@@ -57,10 +69,10 @@ describe('searchRanked on the configured engine', () => {
   });
 
   it('follows updates and deletes', async () => {
-    await t.storage.db.updateTable('memory_entries').set({ content: 'Prefers tea now' }).where('id', '=', ids.coffee!).execute();
+    await t.storage.db.updateTable('kb_documents').set({ content: 'Prefers tea now' }).where('id', '=', ids.coffee!).execute();
     expect(await search(ownerA, 'coffee')).toEqual([]);
     expect((await search(ownerA, 'tea')).map((h) => h.id)).toEqual([ids.coffee]);
-    await t.storage.db.deleteFrom('memory_entries').where('id', '=', ids.coffee!).execute();
+    await t.storage.db.deleteFrom('kb_documents').where('id', '=', ids.coffee!).execute();
     expect(await search(ownerA, 'tea')).toEqual([]);
   });
 
