@@ -53,46 +53,30 @@ function intKey(ownerId: string, content: string): bigint {
 const lookups = new WeakMap<Db, BetterSqlite3.Statement>();
 const dropKeyIndex = (db: Db) => db.exec('DROP INDEX memory_entries_owner_content_key');
 
+/** The text key's unique index replaced by one on an 8-byte integer hash, over `columns`. */
+function intKeyVariant(name: string, what: string, columns: string): Variant {
+  return {
+    name,
+    what,
+    setup(db) {
+      dropKeyIndex(db);
+      db.exec('ALTER TABLE memory_entries ADD COLUMN content_hash INTEGER');
+      db.exec(`CREATE UNIQUE INDEX memory_entries_content_hash ON memory_entries ${columns}`);
+    },
+    extra: (ownerId, content) => ({ content_hash: intKey(ownerId, content) }),
+    textKey: () => null,
+  };
+}
+
 const VARIANTS: Variant[] = [
   { name: 'today', what: 'the schema and settings as they are' },
   { name: 'ckpt-10k', what: 'wal_autocheckpoint = 10000 pages', pragmas: ['wal_autocheckpoint = 10000'] },
   { name: 'ckpt-off', what: 'no automatic checkpoint (the WAL grows; a bound of its own needed)', pragmas: ['wal_autocheckpoint = 0'] },
   { name: 'cache-32m', what: 'cache_size = 32 MB (default 2 MB)', pragmas: ['cache_size = -32768'] },
   { name: 'mmap', what: 'mmap_size = 256 MB', pragmas: ['mmap_size = 268435456'] },
-  {
-    name: 'int-key',
-    what: 'unique (owner_id, key) on an 8-byte integer hash instead of the 46-character text key',
-    setup(db) {
-      dropKeyIndex(db);
-      db.exec('ALTER TABLE memory_entries ADD COLUMN content_hash INTEGER');
-      db.exec('CREATE UNIQUE INDEX memory_entries_owner_content_hash ON memory_entries (owner_id, content_hash)');
-    },
-    extra: (ownerId, content) => ({ content_hash: intKey(ownerId, content) }),
-    textKey: () => null,
-  },
-  {
-    name: 'int-key-only',
-    what: 'unique (key) on an 8-byte integer hash of owner and text, no owner column in the index',
-    setup(db) {
-      dropKeyIndex(db);
-      db.exec('ALTER TABLE memory_entries ADD COLUMN content_hash INTEGER');
-      db.exec('CREATE UNIQUE INDEX memory_entries_content_hash ON memory_entries (content_hash)');
-    },
-    extra: (ownerId, content) => ({ content_hash: intKey(ownerId, content) }),
-    textKey: () => null,
-  },
-  {
-    name: 'int-key-ckpt',
-    what: 'int-key-only and wal_autocheckpoint = 10000',
-    pragmas: ['wal_autocheckpoint = 10000'],
-    setup(db) {
-      dropKeyIndex(db);
-      db.exec('ALTER TABLE memory_entries ADD COLUMN content_hash INTEGER');
-      db.exec('CREATE UNIQUE INDEX memory_entries_content_hash ON memory_entries (content_hash)');
-    },
-    extra: (ownerId, content) => ({ content_hash: intKey(ownerId, content) }),
-    textKey: () => null,
-  },
+  intKeyVariant('int-key', 'unique (owner_id, key) on an 8-byte integer hash instead of the 46-character text key', '(owner_id, content_hash)'),
+  intKeyVariant('int-key-only', 'unique (key) on an 8-byte integer hash of owner and text, no owner column in the index', '(content_hash)'),
+  { ...intKeyVariant('int-key-ckpt', 'int-key-only and wal_autocheckpoint = 10000', '(content_hash)'), pragmas: ['wal_autocheckpoint = 10000'] },
   ...[2, 4, 16].map((merge): Variant => ({
     name: `fts-key-m${merge}`,
     what: `no unique index: the text keys in a contentless FTS5 table (merged in bulk, automerge ${merge}), looked up in the write transaction`,
