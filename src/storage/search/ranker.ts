@@ -1,5 +1,5 @@
 import type { MatchMode, RankedHit } from './full-text.js';
-import type { OwnerIndex, Postings, TermList } from './owner-index.js';
+import { DENSE_SHARE, type OwnerIndex, type Postings, type TermList } from './owner-index.js';
 import { porterStem } from './stemmer.js';
 import { tokenize } from './tokenizer.js';
 
@@ -179,11 +179,7 @@ function termLists<Id>(owner: OwnerIndex<Id>, terms: readonly string[]): TermLis
     let list = owner.resolved.get(term);
     if (list === undefined) {
       list = termList(owner, term);
-      if (list === null || !list.merged) {
-        // Bounded by the index's own size, so that many small owners hold few in all.
-        if (owner.resolved.size >= Math.min(RESOLVED_MAX, 8 + (owner.cost >> 6))) owner.resolved.clear();
-        owner.resolved.set(term, list);
-      }
+      keepResolved(owner, term, list);
     }
     if (list === null) return undefined;
     lists.push(list);
@@ -191,8 +187,34 @@ function termLists<Id>(owner: OwnerIndex<Id>, terms: readonly string[]): TermLis
   return lists;
 }
 
-/** Query words resolved per owner index at most (some hundred bytes each). */
-const RESOLVED_MAX = 256;
+/** Query words resolved per owner index at most (some hundred bytes each, apart from merged lists). */
+const RESOLVED_MAX = 1_024;
+
+/**
+ * Keeps a resolved word for the next query that asks it. Bounded by the index's own size, so
+ * that many small owners hold few in all; a merged list (a prefix of several stems) also holds
+ * its own postings, counted apart and bounded by an eighth of the index's cost: the words of
+ * questions recur ("meet"* covers meet, meeting, meetings), and merging them again on every
+ * question cost a search more than ranking them. Emptied when full (a resolution is a pure
+ * function of the index, which a write replaces whole).
+ */
+function keepResolved<Id>(owner: OwnerIndex<Id>, term: string, list: TermList | null): void {
+  const cost = list?.cost ?? 0;
+  const maxCost = owner.cost >> 3;
+  if (cost > maxCost) return;
+  if (owner.resolved.size >= Math.min(RESOLVED_MAX, 8 + (owner.cost >> 6)) || owner.resolvedCost + cost > maxCost) {
+    owner.resolved.clear();
+    owner.resolvedCost = 0;
+  }
+  owner.resolved.set(term, list);
+  owner.resolvedCost += cost;
+}
+
+/**
+ * Sums of a merged list's frequencies by slot, shared by every index as `accumulated` is: a
+ * merge runs to its end without yielding, and leaves the array as it found it (zero).
+ */
+let mergeSums = new Float64Array(0);
 
 /** One query word's list, or null when the word is not a single token. */
 function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
@@ -209,11 +231,14 @@ function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
   let bits: Int32Array | undefined;
   let uniform: number | undefined;
   let maxFreq = 0;
+  let cost = 0;
   if (matching.length === 1) {
     ({ slots, freqs, dense, bits, maxFreq, uniform } = matching[0]!);
   } else if (matching.length > 1) {
-    // Several words share the prefix: add up their frequencies by slot.
-    const acc = new Float64Array(n);
+    // Several words share the prefix: add up their frequencies by slot, into typed arrays of
+    // their exact length (the ranking's loops are made for them, see accumulateTyped).
+    if (mergeSums.length < n) mergeSums = new Float64Array(n);
+    const acc = mergeSums;
     const merged: number[] = [];
     for (const p of matching) {
       for (let i = 0; i < p.slots.length; i++) {
@@ -223,14 +248,30 @@ function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
       }
     }
     merged.sort((x, y) => x - y);
-    slots = merged;
-    freqs = merged.map((slot) => acc[slot]!);
-    for (let i = 0; i < freqs.length; i++) if (freqs[i]! > maxFreq) maxFreq = freqs[i]!;
-    dense = acc;
+    const m = merged.length;
+    const mergedSlots = new Int32Array(m);
+    const mergedFreqs = new Float64Array(m);
+    for (let i = 0; i < m; i++) {
+      const slot = merged[i]!;
+      mergedSlots[i] = slot;
+      mergedFreqs[i] = acc[slot]!;
+      acc[slot] = 0;
+      if (mergedFreqs[i]! > maxFreq) maxFreq = mergedFreqs[i]!;
+    }
+    slots = mergedSlots;
+    freqs = mergedFreqs;
+    // Looked up by slot (MaxScore, `all`) through an array as long as the index only when the
+    // merged word is frequent, as a word's own postings are (owner-index.ts); else by galloping.
+    if (m >= n * DENSE_SHARE && m >= 64) {
+      dense = new Float64Array(n);
+      for (let i = 0; i < m; i++) dense[mergedSlots[i]!] = mergedFreqs[i]!;
+    }
+    // In units of 8 bytes, as the index counts its own: 12 bytes a posting, 8 a slot of `dense`.
+    cost = Math.ceil((m * 3) / 2) + (dense ? n : 0);
   }
   let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
   if (idf <= 0) idf = 1e-6;
-  return { slots, freqs, dense, bits, uniform, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength), merged: matching.length > 1 };
+  return { slots, freqs, dense, bits, uniform, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength), cost };
 }
 
 /** The frequency of a word in a document: from the dense array, or by galloping from `positions[li]`. */
