@@ -175,7 +175,7 @@ interface WordTable {
 }
 
 /** Texts shorter than this are read each time (a table would cost more than it saves); longer than the other, too (16-bit offsets). */
-const TABLE_MIN_CHARS = 512;
+const TABLE_MIN_CHARS = 128;
 const TABLE_MAX_CHARS = 65_535;
 /**
  * The bytes all tables hold together, about (some 6 KB a passage of a few hundred words); the

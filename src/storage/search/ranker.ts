@@ -399,7 +399,7 @@ export function rankInIndex<Id extends string | number>(
       ? rankAnyByPatterns(owner, lists, order, top, found, score, accept)
       : rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
   }
-  if (postingsOf(lists) <= ids.length) return rankAnyByTerms(owner, lists, top, accept);
+  if (postingsOf(lists) <= ids.length * TERMS_POSTINGS_PER_DOCUMENT) return rankAnyByTerms(owner, lists, top, accept);
   order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
   const prefix = new Array<number>(order.length + 1).fill(0);
   for (let i = 0; i < order.length; i++) prefix[i + 1] = prefix[i]! + lists[order[i]!]!.bound;
@@ -437,6 +437,16 @@ export function rankInIndex<Id extends string | number>(
   return top.sorted(rows);
 }
 
+/**
+ * `any` is summed word by word (rankAnyByTerms) while the query's words hold at most this many
+ * postings per document of the index in all; MaxScore's walk past that. Reading every posting
+ * is a sequential add each, while the walk pays a lookup in every other word's list for each
+ * document it visits: over the 1,118 passages of the bench's documents, questions of some 1,200
+ * postings (a fifth of them) took twice as long walked (24 µs a question against 13 summed, the
+ * same answers); at 1 per document they were walked, at 2 summed, and 4 or 8 gained nothing more.
+ */
+const TERMS_POSTINGS_PER_DOCUMENT = 2;
+
 /** How many postings the words' lists hold in all. */
 function postingsOf(lists: readonly TermList[]): number {
   let postings = 0;
@@ -453,9 +463,9 @@ let accumulated = new Float64Array(0);
 let touched = new Int32Array(0);
 
 /**
- * `any` when the query's words hold few postings in all (at most one per document of the
- * index): each word's list is read once, in query order, adding its bm25 term to its documents'
- * sums, and every document found is offered to the heap. A question of ten words, each in a few
+ * `any` when the query's words hold few postings in all (at most TERMS_POSTINGS_PER_DOCUMENT
+ * per document of the index): each word's list is read once, in query order, adding its bm25
+ * term to its documents' sums, and every document found is offered to the heap. A question of ten words, each in a few
  * hundred of 10,000 notes, reads some 1,500 postings this way; MaxScore above visits the same
  * documents one at a time and looks each up in every other word's list, ten times the work here.
  * A document's sum is added in query order, from 0, as `score` adds it, so the scores are the
