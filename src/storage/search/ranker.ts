@@ -489,18 +489,23 @@ function rankAnyByTerms<Id extends string | number>(
   let count = 0;
   for (const list of lists) {
     const { slots, freqs, idf } = list;
-    // Typed lists (8 postings or more) and short or merged plain ones each get a loop of their
-    // own, so that neither reads its elements through code made for both kinds.
+    // Typed lists (8 postings or more, and merged ones) and short plain ones each get a loop of
+    // their own, so that neither reads its elements through code made for both kinds.
     count =
       slots instanceof Int32Array && freqs instanceof Float64Array
         ? accumulateTyped(slots, freqs, idf, lengths, avgLength, sums, touched, count)
         : accumulatePlain(slots, freqs, idf, lengths, avgLength, sums, touched, count);
   }
+  // Most documents found hold one or two of the words and cannot enter once the heap is full:
+  // passed over before the filter and the heap are asked (a tie may still enter by its id).
+  let threshold = -Infinity;
   for (let c = 0; c < count; c++) {
     const slot = touched[c]!;
     const sum = sums[slot]!;
     sums[slot] = 0;
-    if (accept(slot)) top.offer(sum, slot);
+    if (sum < threshold || !accept(slot)) continue;
+    top.offer(sum, slot);
+    threshold = top.threshold;
   }
   return top.sorted(rows);
 }
