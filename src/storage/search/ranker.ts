@@ -466,9 +466,9 @@ let touched = new Int32Array(0);
  * `any` when the query's words hold few postings in all (at most TERMS_POSTINGS_PER_DOCUMENT
  * per document of the index): each word's list is read once, in query order, adding its bm25
  * term to its documents' sums, and every document found is offered to the heap. A question of
- * ten words, each in a few hundred of 10,000 notes, reads some 1,500 postings this way; MaxScore above visits the same
- * documents one at a time and looks each up in every other word's list, ten times the work here.
- * A document's sum is added in query order, from 0, as `score` adds it, so the scores are the
+ * ten words, each in a few hundred of 10,000 notes, reads some 1,500 postings this way;
+ * MaxScore above visits the same documents one at a time and looks each up in every other
+ * word's list, ten times the work here. A document's sum is added in query order, from 0, as `score` adds it, so the scores are the
  * same doubles and the answer the same hits in the same order (a test compares both with a
  * ranking of every document). Words in many documents keep MaxScore and the bitsets, where
  * skipping beats reading every posting.
