@@ -468,10 +468,10 @@ let touched = new Int32Array(0);
  * term to its documents' sums, and every document found is offered to the heap. A question of
  * ten words, each in a few hundred of 10,000 notes, reads some 1,500 postings this way;
  * MaxScore above visits the same documents one at a time and looks each up in every other
- * word's list, ten times the work here. A document's sum is added in query order, from 0, as `score` adds it, so the scores are the
- * same doubles and the answer the same hits in the same order (a test compares both with a
- * ranking of every document). Words in many documents keep MaxScore and the bitsets, where
- * skipping beats reading every posting.
+ * word's list, ten times the work here. A document's sum is added in query order, from 0, as
+ * `score` adds it, so the scores are the same doubles and the answer the same hits in the same
+ * order (a test compares both with a ranking of every document). Words in many documents keep
+ * MaxScore and the bitsets, where skipping beats reading every posting.
  */
 function rankAnyByTerms<Id extends string | number>(
   owner: OwnerIndex<Id>,
