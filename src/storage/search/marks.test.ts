@@ -125,4 +125,16 @@ describe('marks: the words of a query in a text, by the ranker\'s rule', () => {
       }
     }
   });
+
+  it('marks as the rule does when more long texts are marked than their tables can hold', () => {
+    let seed = 17;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const words = ['garden', 'deploy', 'notebook', 'running', 'meeting', 'x1', 'alpha', 'beta', 'gamma', 'delta'];
+    // 3,000 texts of 80 words: more than twice what the tables hold together.
+    const texts = Array.from({ length: 3_000 }, (_, t) => `text ${t} ` + Array.from({ length: 80 }, () => words[Math.floor(random() * words.length)]).join(' '));
+    const stems = queryStems('garden running x');
+    for (let pass = 0; pass < 2; pass++) {
+      for (const text of texts) expect(markWords(text, stems)).toEqual(markedByRule(text, stems));
+    }
+  });
 });

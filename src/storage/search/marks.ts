@@ -177,29 +177,34 @@ interface WordTable {
 const TABLE_MIN_CHARS = 128;
 const TABLE_MAX_CHARS = 65_535;
 /**
- * The bytes all tables hold together, about (some 0.8 KB a passage of 60 words, 4 KB one of a
- * few hundred); past it the texts first tabled are dropped first (the bench's 1,118 passages of
- * a hundred documents hold about 1.2 MB). Null marks a text that is not ASCII (marked by the
- * general rule, markRuns).
+ * The bytes all tables hold together, about, with their texts (some 1.2 KB a passage of 60
+ * words, 6 KB one of a few hundred; the bench's 1,118 passages of a hundred documents take about
+ * 1.6 MB). Null marks a text that is not ASCII (marked by the general rule, markRuns).
  */
 const TABLES_MAX_BYTES = 2 * 1024 * 1024;
 const tables = new Map<string, WordTable | null>();
 let tablesBytes = 0;
+/** Texts scanned since the tables filled up. */
+let missesWhenFull = 0;
 
 function wordTableOf(text: string): WordTable | null | undefined {
   if (text.length > TABLE_MAX_CHARS) return undefined;
   let table = tables.get(text);
   if (table !== undefined) return table;
-  table = buildWordTable(text);
-  const cost = (table?.cost ?? 0) + 64;
-  if (cost > TABLES_MAX_BYTES) return table;
-  while (tablesBytes + cost > TABLES_MAX_BYTES && tables.size > 0) {
-    const [oldest, dropped] = tables.entries().next().value!;
-    tables.delete(oldest);
-    tablesBytes -= (dropped?.cost ?? 0) + 64;
+  if (tablesBytes >= TABLES_MAX_BYTES) {
+    // Full: the text is scanned, as it would be without tables (building one to drop another
+    // would cost more than scanning). Once as many texts have missed as are held, the held ones
+    // are mostly not what is asked any more (texts since edited, or more texts than fit): all
+    // are dropped and the tables fill again.
+    if (++missesWhenFull < tables.size) return undefined;
+    tables.clear();
+    tablesBytes = 0;
+    missesWhenFull = 0;
   }
+  table = buildWordTable(text);
   tables.set(text, table);
-  tablesBytes += cost;
+  // The text is held as the key (a byte a character when ASCII).
+  tablesBytes += (table?.cost ?? 0) + 64 + text.length;
   return table;
 }
 
