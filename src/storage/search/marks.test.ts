@@ -101,4 +101,41 @@ describe('marks: the words of a query in a text, by the ranker\'s rule', () => {
       for (const q of queries) expect(markWords(text, queryStems(q))).toEqual(markedByRule(text, queryStems(q)));
     }
   });
+
+  it('marks a long text from its table of words by stem as the rule does, the first time and again, up to the most marks a text gets', () => {
+    let seed = 13;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const words = ['Garden', 'gardening', 'gardener', 'deploy', 'DEPLOYED', 'notebook', 'notes', 'x1', '42', 'running', 'ran', 'runner', 'meeting', 'Meet'];
+    const gaps = [' ', ', ', '. ', '\n', '-', '_', '/'];
+    // Query stems that prefix one another (run, runner) or several of the text's stems (gard, note).
+    const queries = ['garden deploy', 'note run 42', 'gard runner run', 'meeting meet', 'x', 'zzz', 'the'];
+    for (let t = 0; t < 60; t++) {
+      let text = '';
+      const n = t === 0 ? 4_000 : 100 + Math.floor(random() * 600);
+      for (let w = 0; w < n; w++) text += words[Math.floor(random() * words.length)]! + gaps[Math.floor(random() * gaps.length)]!;
+      if (t % 10 === 1) text += 'Café';
+      for (const q of queries) {
+        const expected = markedByRule(text, queryStems(q));
+        // The rule has no bound; markWords stops at 1,000 marks (as its scan always did).
+        if (expected.marks.length > 1_000) {
+          expect(markWords(text, queryStems(q)).marks).toEqual(expected.marks.slice(0, 1_000));
+          continue;
+        }
+        expect(markWords(text, queryStems(q))).toEqual(expected);
+        expect(markWords(text, queryStems(q))).toEqual(expected);
+      }
+    }
+  });
+
+  it('marks as the rule does when more long texts are marked than their tables can hold', () => {
+    let seed = 17;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const words = ['garden', 'deploy', 'notebook', 'running', 'meeting', 'x1', 'alpha', 'beta', 'gamma', 'delta'];
+    // 3,000 texts of 80 words: more than twice what the tables hold together.
+    const texts = Array.from({ length: 3_000 }, (_, t) => `text ${t} ` + Array.from({ length: 80 }, () => words[Math.floor(random() * words.length)]).join(' '));
+    const stems = queryStems('garden running x');
+    for (let pass = 0; pass < 2; pass++) {
+      for (const text of texts) expect(markWords(text, stems)).toEqual(markedByRule(text, stems));
+    }
+  });
 });

@@ -15,16 +15,26 @@ import { searchTerms, tokenize } from './tokenizer.js';
 /** A run of what the tokenizer keeps (letters, digits, private use) with combining marks, which it folds away. */
 const RUN = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
 
-/** A query's stems, as the ranker resolves them: one per distinct search term, in the query's order. */
-export function queryStems(q: string): string[] {
+/**
+ * A query's stems, as the ranker resolves them: one per distinct search term, in the query's
+ * order. The last query's are kept: one search asks for them once per kind and once to merge
+ * the kinds (the array answered is shared: read it, never change it).
+ */
+export function queryStems(q: string): readonly string[] {
+  if (q === lastQuery) return lastStems;
   const stems: string[] = [];
   for (const term of searchTerms(q)) {
     const tokens = tokenize(term);
     // searchTerms answers single tokens; a term that is not one matches nothing (the ranker asks the database then).
-    if (tokens.length === 1) stems.push(porterStem(tokens[0]!));
+    if (tokens.length === 1) stems.push(stemOf(tokens[0]!));
   }
-  return [...new Set(stems)];
+  lastQuery = q;
+  lastStems = [...new Set(stems)];
+  return lastStems;
 }
+
+let lastQuery: string | undefined;
+let lastStems: readonly string[] = [];
 
 export interface WordMarks {
   /** Spans of the text that match a query word, in order, [start, end). */
@@ -98,6 +108,16 @@ function firstBit(code: number): number {
 
 /** Where `text` holds the query's words (`stems` from queryStems). */
 export function markWords(text: string, stems: readonly string[]): WordMarks {
+  if (stems.length > 0 && text.length >= TABLE_MIN_CHARS) {
+    const table = wordTableOf(text);
+    const marked = table && markByTable(table, stems);
+    if (marked) return marked;
+  }
+  return scanWords(text, stems);
+}
+
+/** markWords read code by code (the rule itself, for any text). */
+function scanWords(text: string, stems: readonly string[]): WordMarks {
   const marks: Array<[number, number]> = [];
   const matched = stems.map(() => false);
   if (stems.length === 0) return { marks, matched };
@@ -131,6 +151,148 @@ export function markWords(text: string, stems: readonly string[]): WordMarks {
       if (marks.length >= MAX_MARKS) break;
     }
   }
+  return { marks, matched };
+}
+
+/**
+ * The words of a long ASCII text by their stems, so that marking it again costs a lookup per
+ * query stem instead of a read of every word: the same passages and long notes are answered
+ * question after question (a passage of a few hundred words took a search more time to mark
+ * than to rank). Offsets fit 16 bits (TABLE_MAX_CHARS).
+ */
+interface WordTable {
+  /** The text's distinct stems, sorted, so that a query stem's prefix range is found by bisection. */
+  stems: string[];
+  /**
+   * One array, so that a table is one allocation: from 0, where each stem's words begin (stem
+   * g's are pairs `spans[g]` up to `spans[g + 1]`); from `stems.length + 1`, the words as pairs
+   * [start, end) of the text, grouped by stem, each group in the text's order.
+   */
+  spans: Uint16Array;
+  /** Bytes held, about. */
+  cost: number;
+}
+
+/** Texts shorter than this are read each time (a table would cost more than it saves); longer than the other, too (16-bit offsets). */
+const TABLE_MIN_CHARS = 128;
+const TABLE_MAX_CHARS = 65_535;
+/**
+ * The bytes all tables hold together, about, with their texts (some 1.2 KB a passage of 60
+ * words, 6 KB one of a few hundred; the bench's 1,118 passages of a hundred documents take about
+ * 1.6 MB). Null marks a text that is not ASCII (marked by the general rule, markRuns).
+ */
+const TABLES_MAX_BYTES = 2 * 1024 * 1024;
+const tables = new Map<string, WordTable | null>();
+let tablesBytes = 0;
+/** Texts scanned since the tables filled up. */
+let missesWhenFull = 0;
+
+function wordTableOf(text: string): WordTable | null | undefined {
+  if (text.length > TABLE_MAX_CHARS) return undefined;
+  let table = tables.get(text);
+  if (table !== undefined) return table;
+  if (tablesBytes >= TABLES_MAX_BYTES) {
+    // Full: the text is scanned, as it would be without tables (building one to drop another
+    // would cost more than scanning). Once as many texts have missed as are held, the held ones
+    // are mostly not what is asked any more (texts since edited, or more texts than fit): all
+    // are dropped and the tables fill again.
+    if (++missesWhenFull < tables.size) return undefined;
+    tables.clear();
+    tablesBytes = 0;
+    missesWhenFull = 0;
+  }
+  table = buildWordTable(text);
+  tables.set(text, table);
+  // The text is held as the key (a byte a character when ASCII).
+  tablesBytes += (table?.cost ?? 0) + 64 + text.length;
+  return table;
+}
+
+/** The text's words by stem, as scanWords reads them; null when the text is not ASCII. */
+function buildWordTable(text: string): WordTable | null {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const stemOfWord: string[] = [];
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return null;
+    if (!isAsciiWordCode(code)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let next = text.charCodeAt(++i);
+    while (i < n && isAsciiWordCode(next)) next = text.charCodeAt(++i);
+    if (i < n && next >= 0x80) return null;
+    starts.push(start);
+    ends.push(i);
+    stemOfWord.push(stemOfSpelled(text.slice(start, i)));
+  }
+  const byStem = new Map<string, number[]>();
+  for (let t = 0; t < stemOfWord.length; t++) {
+    const stem = stemOfWord[t]!;
+    const group = byStem.get(stem);
+    if (group) group.push(t);
+    else byStem.set(stem, [t]);
+  }
+  const stems = [...byStem.keys()].sort();
+  const d = stems.length;
+  const spans = new Uint16Array(d + 1 + 2 * stemOfWord.length);
+  let pair = 0;
+  for (let g = 0; g < d; g++) {
+    spans[g] = pair;
+    for (const t of byStem.get(stems[g]!)!) {
+      spans[d + 1 + 2 * pair] = starts[t]!;
+      spans[d + 2 + 2 * pair] = ends[t]!;
+      pair++;
+    }
+  }
+  spans[d] = pair;
+  return { stems, spans, cost: 256 + d * 10 + stemOfWord.length * 4 };
+}
+
+function lowerBound(sorted: readonly string[], prefix: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * scanWords' answer from a text's table: each query stem's words are those whose stem it
+ * prefixes, a range of the sorted stems. Undefined when the marks reach MAX_MARKS, where the
+ * scan stops early (and with it what `matched` says): the scan answers that text.
+ */
+function markByTable(table: WordTable, stems: readonly string[]): WordMarks | undefined {
+  const matched = stems.map(() => false);
+  // Each word as start × 65,536 + end: ordered by where it starts, as the scan finds them.
+  const hits: number[] = [];
+  const { stems: sorted, spans } = table;
+  const base = sorted.length + 1;
+  let ranges = 0;
+  for (let k = 0; k < stems.length; k++) {
+    const stem = stems[k]!;
+    for (let g = lowerBound(sorted, stem); g < sorted.length && sorted[g]!.startsWith(stem); g++) {
+      matched[k] = true;
+      ranges++;
+      for (let p = spans[g]!; p < spans[g + 1]!; p++) hits.push(spans[base + 2 * p]! * 65_536 + spans[base + 2 * p + 1]!);
+    }
+  }
+  // Words of several stems, or of a stem two query stems prefix, come in several groups.
+  if (ranges > 1) {
+    hits.sort((a, b) => a - b);
+    let kept = 0;
+    for (let i = 0; i < hits.length; i++) if (i === 0 || hits[i] !== hits[i - 1]) hits[kept++] = hits[i]!;
+    hits.length = kept;
+  }
+  if (hits.length >= MAX_MARKS) return undefined;
+  const marks = new Array<[number, number]>(hits.length);
+  for (let i = 0; i < hits.length; i++) marks[i] = [Math.floor(hits[i]! / 65_536), hits[i]! % 65_536];
   return { marks, matched };
 }
 

@@ -57,7 +57,7 @@ interface Postings {
 }
 
 /** A word in at least this share of an owner's documents gets a frequency array by slot. */
-const DENSE_SHARE = 1 / 8;
+export const DENSE_SHARE = 1 / 8;
 
 interface OwnerIndex<Id> {
   /** The stamp (SQLite) or generation (PostgreSQL) the index was built at. */
@@ -70,10 +70,11 @@ interface OwnerIndex<Id> {
   rows: Array<Record<string, unknown>> | undefined;
   /**
    * Query words resolved against this index (null: not a single token), so that a word asked
-   * again is not tokenized, stemmed and looked up again. Words whose prefix covers several
-   * stems are not kept: their merged list holds an array as long as the index.
+   * again is not tokenized, stemmed, looked up and merged again (ranker.ts, keepResolved).
    */
   resolved: Map<string, TermList | null>;
+  /** What the merged lists among `resolved` hold, in the units of `cost`. */
+  resolvedCost: number;
   postings: Map<string, Postings>;
   /** The words, sorted, for prefix lookups. */
   words: string[];
@@ -232,6 +233,7 @@ export function createBuilder<Id extends string | number>(
         attributes: attrs,
         rows,
         resolved: new Map(),
+        resolvedCost: 0,
         postings,
         words: [...postings.keys()].sort(),
         avgLength,
@@ -254,7 +256,7 @@ export interface TermList {
   maxFreq: number;
   /** What the word gives a document of length 0: no document gets more from it. */
   bound: number;
-  /** Made of several words' lists (a prefix of several stems). */
-  merged: boolean;
+  /** What the list holds of its own (a merged list's arrays), in the units of the index's cost; 0 for a word's own postings. */
+  cost: number;
 }
 

@@ -1,5 +1,5 @@
 import type { MatchMode, RankedHit } from './full-text.js';
-import { DEFAULT_LENGTH_NORMALIZATION, type OwnerIndex, type Postings, type TermList } from './owner-index.js';
+import { DEFAULT_LENGTH_NORMALIZATION, DENSE_SHARE, type OwnerIndex, type Postings, type TermList } from './owner-index.js';
 import { porterStem } from './stemmer.js';
 import { tokenize } from './tokenizer.js';
 
@@ -180,11 +180,7 @@ function termLists<Id>(owner: OwnerIndex<Id>, terms: readonly string[]): TermLis
     let list = owner.resolved.get(term);
     if (list === undefined) {
       list = termList(owner, term);
-      if (list === null || !list.merged) {
-        // Bounded by the index's own size, so that many small owners hold few in all.
-        if (owner.resolved.size >= Math.min(RESOLVED_MAX, 8 + (owner.cost >> 6))) owner.resolved.clear();
-        owner.resolved.set(term, list);
-      }
+      keepResolved(owner, term, list);
     }
     if (list === null) return undefined;
     lists.push(list);
@@ -192,8 +188,34 @@ function termLists<Id>(owner: OwnerIndex<Id>, terms: readonly string[]): TermLis
   return lists;
 }
 
-/** Query words resolved per owner index at most (some hundred bytes each). */
-const RESOLVED_MAX = 256;
+/** Query words resolved per owner index at most (some hundred bytes each, apart from merged lists). */
+const RESOLVED_MAX = 1_024;
+
+/**
+ * Keeps a resolved word for the next query that asks it. Bounded by the index's own size, so
+ * that many small owners hold few in all; a merged list (a prefix of several stems) also holds
+ * its own postings, counted apart and bounded by an eighth of the index's cost: the words of
+ * questions recur ("meet"* covers meet, meeting, meetings), and merging them again on every
+ * question cost a search more than ranking them. Emptied when full (a resolution is a pure
+ * function of the index, which a write replaces whole).
+ */
+function keepResolved<Id>(owner: OwnerIndex<Id>, term: string, list: TermList | null): void {
+  const cost = list?.cost ?? 0;
+  const maxCost = owner.cost >> 3;
+  if (cost > maxCost) return;
+  if (owner.resolved.size >= Math.min(RESOLVED_MAX, 8 + (owner.cost >> 6)) || owner.resolvedCost + cost > maxCost) {
+    owner.resolved.clear();
+    owner.resolvedCost = 0;
+  }
+  owner.resolved.set(term, list);
+  owner.resolvedCost += cost;
+}
+
+/**
+ * Sums of a merged list's frequencies by slot, shared by every index as `accumulated` is: a
+ * merge runs to its end without yielding, and leaves the array as it found it (zero).
+ */
+let mergeSums = new Float64Array(0);
 
 /** One query word's list, or null when the word is not a single token. */
 function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
@@ -210,11 +232,14 @@ function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
   let bits: Int32Array | undefined;
   let uniform: number | undefined;
   let maxFreq = 0;
+  let cost = 0;
   if (matching.length === 1) {
     ({ slots, freqs, dense, bits, maxFreq, uniform } = matching[0]!);
   } else if (matching.length > 1) {
-    // Several words share the prefix: add up their frequencies by slot.
-    const acc = new Float64Array(n);
+    // Several words share the prefix: add up their frequencies by slot, into typed arrays of
+    // their exact length (the ranking's loops are made for them, see accumulateTyped).
+    if (mergeSums.length < n) mergeSums = new Float64Array(n);
+    const acc = mergeSums;
     const merged: number[] = [];
     for (const p of matching) {
       for (let i = 0; i < p.slots.length; i++) {
@@ -224,14 +249,30 @@ function termList<Id>(owner: OwnerIndex<Id>, term: string): TermList | null {
       }
     }
     merged.sort((x, y) => x - y);
-    slots = merged;
-    freqs = merged.map((slot) => acc[slot]!);
-    for (let i = 0; i < freqs.length; i++) if (freqs[i]! > maxFreq) maxFreq = freqs[i]!;
-    dense = acc;
+    const m = merged.length;
+    const mergedSlots = new Int32Array(m);
+    const mergedFreqs = new Float64Array(m);
+    for (let i = 0; i < m; i++) {
+      const slot = merged[i]!;
+      mergedSlots[i] = slot;
+      mergedFreqs[i] = acc[slot]!;
+      acc[slot] = 0;
+      if (mergedFreqs[i]! > maxFreq) maxFreq = mergedFreqs[i]!;
+    }
+    slots = mergedSlots;
+    freqs = mergedFreqs;
+    // Looked up by slot (MaxScore, `all`) through an array as long as the index only when the
+    // merged word is frequent, as a word's own postings are (owner-index.ts); else by galloping.
+    if (m >= n * DENSE_SHARE && m >= 64) {
+      dense = new Float64Array(n);
+      for (let i = 0; i < m; i++) dense[mergedSlots[i]!] = mergedFreqs[i]!;
+    }
+    // In units of 8 bytes, as the index counts its own: 12 bytes a posting, 8 a slot of `dense`.
+    cost = Math.ceil((m * 3) / 2) + (dense ? n : 0);
   }
   let idf = Math.log((0.5 + n - slots.length) / (0.5 + slots.length));
   if (idf <= 0) idf = 1e-6;
-  return { slots, freqs, dense, bits, uniform, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength), merged: matching.length > 1 };
+  return { slots, freqs, dense, bits, uniform, idf, maxFreq, bound: maxFreq === 0 ? 0 : termScore(idf, maxFreq, 0, owner.avgLength), cost };
 }
 
 /** The frequency of a word in a document: from the dense array, or by galloping from `positions[li]`. */
@@ -359,7 +400,7 @@ export function rankInIndex<Id extends string | number>(
       ? rankAnyByPatterns(owner, lists, order, top, found, score, accept)
       : rankAnyByBits(owner, lists, order, top, found, score, cannotEnter, accept);
   }
-  if (postingsOf(lists) <= ids.length) return rankAnyByTerms(owner, lists, top, accept);
+  if (postingsOf(lists) <= ids.length * TERMS_POSTINGS_PER_DOCUMENT) return rankAnyByTerms(owner, lists, top, accept);
   order.sort((a, b) => lists[a]!.bound - lists[b]!.bound);
   const prefix = new Array<number>(order.length + 1).fill(0);
   for (let i = 0; i < order.length; i++) prefix[i + 1] = prefix[i]! + lists[order[i]!]!.bound;
@@ -397,6 +438,16 @@ export function rankInIndex<Id extends string | number>(
   return top.sorted(rows);
 }
 
+/**
+ * `any` is summed word by word (rankAnyByTerms) while the query's words hold at most this many
+ * postings per document of the index in all; MaxScore's walk past that. Reading every posting
+ * is a sequential add each, while the walk pays a lookup in every other word's list for each
+ * document it visits: over the 1,118 passages of the bench's documents, questions of some 1,200
+ * postings (a fifth of them) took twice as long walked (24 µs a question against 13 summed, the
+ * same answers); at 1 per document they were walked, at 2 summed, and 4 or 8 gained nothing more.
+ */
+const TERMS_POSTINGS_PER_DOCUMENT = 2;
+
 /** How many postings the words' lists hold in all. */
 function postingsOf(lists: readonly TermList[]): number {
   let postings = 0;
@@ -413,15 +464,15 @@ let accumulated = new Float64Array(0);
 let touched = new Int32Array(0);
 
 /**
- * `any` when the query's words hold few postings in all (at most one per document of the
- * index): each word's list is read once, in query order, adding its bm25 term to its documents'
- * sums, and every document found is offered to the heap. A question of ten words, each in a few
- * hundred of 10,000 notes, reads some 1,500 postings this way; MaxScore above visits the same
- * documents one at a time and looks each up in every other word's list, ten times the work here.
- * A document's sum is added in query order, from 0, as `score` adds it, so the scores are the
- * same doubles and the answer the same hits in the same order (a test compares both with a
- * ranking of every document). Words in many documents keep MaxScore and the bitsets, where
- * skipping beats reading every posting.
+ * `any` when the query's words hold few postings in all (at most TERMS_POSTINGS_PER_DOCUMENT
+ * per document of the index): each word's list is read once, in query order, adding its bm25
+ * term to its documents' sums, and every document found is offered to the heap. A question of
+ * ten words, each in a few hundred of 10,000 notes, reads some 1,500 postings this way;
+ * MaxScore above visits the same documents one at a time and looks each up in every other
+ * word's list, ten times the work here. A document's sum is added in query order, from 0, as
+ * `score` adds it, so the scores are the same doubles and the answer the same hits in the same
+ * order (a test compares both with a ranking of every document). Words in many documents keep
+ * MaxScore and the bitsets, where skipping beats reading every posting.
  */
 function rankAnyByTerms<Id extends string | number>(
   owner: OwnerIndex<Id>,
@@ -439,18 +490,23 @@ function rankAnyByTerms<Id extends string | number>(
   let count = 0;
   for (const list of lists) {
     const { slots, freqs, idf } = list;
-    // Typed lists (8 postings or more) and short or merged plain ones each get a loop of their
-    // own, so that neither reads its elements through code made for both kinds.
+    // Typed lists (8 postings or more, and merged ones) and short plain ones each get a loop of
+    // their own, so that neither reads its elements through code made for both kinds.
     count =
       slots instanceof Int32Array && freqs instanceof Float64Array
         ? accumulateTyped(slots, freqs, idf, lengths, avgLength, sums, touched, count)
         : accumulatePlain(slots, freqs, idf, lengths, avgLength, sums, touched, count);
   }
+  // Most documents found hold one or two of the words and cannot enter once the heap is full:
+  // passed over before the filter and the heap are asked (a tie may still enter by its id).
+  let threshold = -Infinity;
   for (let c = 0; c < count; c++) {
     const slot = touched[c]!;
     const sum = sums[slot]!;
     sums[slot] = 0;
-    if (accept(slot)) top.offer(sum, slot);
+    if (sum < threshold || !accept(slot)) continue;
+    top.offer(sum, slot);
+    threshold = top.threshold;
   }
   return top.sorted(rows);
 }
