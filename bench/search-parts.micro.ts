@@ -17,6 +17,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { ownerQuestion } from './lib/notes.js';
+import { PASSAGE_INDEX } from '../src/modules/knowledge/knowledge.repo.js';
+import { memoryFullText } from '../src/modules/memory/memory.repo.js';
 
 const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error('DATA_DIR must name a folder seeded by bench/seed-store.ts (SQLite)');
@@ -27,17 +29,9 @@ const db = new Database(path.join(dataDir, 'hearth.db'), { readonly: true });
 const passageRows = db.prepare('SELECT id, title, heading_path, content FROM kb_passages ORDER BY id').all() as Array<Record<string, unknown>>;
 const noteRows = db.prepare('SELECT id, content FROM memory_entries WHERE superseded_at IS NULL ORDER BY id').all() as Array<Record<string, unknown>>;
 db.close();
-// As knowledge.repo.ts (PASSAGE_INDEX) and memory.repo.ts index them.
-const passageIndex = {
-  table: 'kb_passages',
-  rowKey: 'id',
-  columns: [
-    { name: 'title', weight: 2 },
-    { name: 'heading_path', weight: 2 },
-    { name: 'content', weight: 1 },
-  ],
-};
-const noteIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }] };
+// As the server indexes them.
+const passageIndex = PASSAGE_INDEX;
+const noteIndex = memoryFullText('sqlite');
 const passageTexts = passageRows.map((row) => String(row.content));
 const noteTexts = noteRows.map((row) => String(row.content));
 const asked = Array.from({ length: questions }, (_, k) => ownerQuestion(k));

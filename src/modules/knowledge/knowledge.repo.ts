@@ -28,7 +28,7 @@ function kbIndex(dialect: Dialect): FullTextIndex {
  * counts in every passage of the document, as it did for the whole document; the headings above
  * a passage weigh twice too, since they say what it is about.
  */
-const PASSAGE_INDEX: FullTextIndex = {
+export const PASSAGE_INDEX: FullTextIndex = {
   table: 'kb_passages',
   rowKey: 'id',
   columns: [

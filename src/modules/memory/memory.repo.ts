@@ -453,6 +453,15 @@ function createMemoryReviewQueries(
 /** bm25's `b` for memory entries: measured on bench/recall and LoCoMo (docs/decisions/search.md). */
 export const MEMORY_LENGTH_NORMALIZATION = 0.5;
 
+/**
+ * The entries' words as the in-memory index ranks them. Notes are short and of like length: a
+ * longer one's words count less than FTS5's 0.75 would have them (docs/decisions/search.md,
+ * "Length normalization per table").
+ */
+export function memoryFullText(dialect: Dialect): FullTextIndex {
+  return { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }], lengthNormalization: MEMORY_LENGTH_NORMALIZATION };
+}
+
 function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
   const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
   // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
@@ -468,9 +477,7 @@ function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index:
  * SEARCH_INDEX_PERCENT setting).
  */
 export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes: WriteTracker, indexPercent = 100) {
-  // Notes are short and of like length: a longer one's words count less than FTS5's 0.75 would
-  // have them (docs/decisions/search.md, "Length normalization per table").
-  const index: FullTextIndex = { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }], lengthNormalization: MEMORY_LENGTH_NORMALIZATION };
+  const index = memoryFullText(dialect);
   // The words are ranked here alone: the database keeps no full-text index of them (migration
   // 0043). An owner too large to keep is scanned with the same answers (index-cache.ts, scan.ts).
   const inMemory = createEntriesIndex(db, dialect, index, writes, indexPercent);
