@@ -2,9 +2,9 @@
  * One search row of `npm run bench` against a store seeded once, for measuring and profiling a
  * change without seeding again:
  *   DATA_DIR=<folder> npx tsx bench/seed-store.ts > <folder>/seeded.json     (once)
- *   DATA_DIR=<folder> npx tsx bench/search.profile.ts [search|common|write] [seconds = 5]
+ *   DATA_DIR=<folder> npx tsx bench/search.profile.ts [search|common|memory|write] [seconds = 5]
  * starts the compiled server on DATA_DIR (words only, as the bench runs it), sends the row's
- * requests (a new question each time; for `write`, the write row's new entries, as the seeded
+ * requests (a new question each time; for `memory`, the memory page row's one page; for `write`, the write row's new entries, as the seeded
  * writer) for the given seconds, and prints the server's CPU time per answer. PROFILE=<folder> also writes the server's CPU profile (`node --cpu-prof`) there.
  */
 import { readFileSync } from 'node:fs';
@@ -33,7 +33,9 @@ const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 const pathOf = (): string =>
   row === 'common'
     ? `/api/v1/skills?q=${encodeURIComponent(commonQuery(sent++))}&limit=20`
-    : `/api/v1/search?q=${encodeURIComponent(ownerQuestion(sent++))}&types=${process.env.TYPES ?? 'memory,knowledge'}`;
+    : row === 'memory'
+      ? '/api/v1/memory?limit=20'
+      : `/api/v1/search?q=${encodeURIComponent(ownerQuestion(sent++))}&types=${process.env.TYPES ?? 'memory,knowledge'}`;
 try {
   const target: Target =
     row === 'write'

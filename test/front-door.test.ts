@@ -297,6 +297,101 @@ describe('the front door', () => {
     expect(unscoped.status).toBe(403);
   });
 
+  it("answers a memory page asked again while the owner's entries are unchanged: for the caller's own tags, never with an expired entry", async () => {
+    const write = async (body: Record<string, unknown>) => {
+      const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const limited = await t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'Work agent', scopes: ['memory'], memoryTags: ['work'] } });
+    expect(limited.status).toBe(201);
+    const work = limited.body.data.token as string;
+    const plain = await write({ content: 'The boiler is serviced every October.' });
+    const tagged = await write({ content: 'The quarterly review is on the second Monday.', tags: ['work'] });
+    const page = '/api/v1/memory?limit=10';
+    const ids = (answer: { json: any }) => answer.json.data.map((entry: { id: string }) => entry.id);
+
+    const routed = await t.request('GET', page, { token: scoped });
+    expect(routed.status).toBe(200);
+    const { answer } = await untilDoorAnswers(base, page, bearer(scoped));
+    expect(answer.body.toString('utf8')).toBe(routed.text);
+    expect(ids(answer)).toEqual([tagged, plain]);
+    expect(appHeaders(answer.headerNames)).toEqual(['x-request-id', 'content-type', 'content-length']);
+
+    // The same query string from a token limited to `work`: never the page kept for the other.
+    await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(work));
+    const first = await reach(base, page, bearer(work));
+    expect([first.status, first.viaRoute]).toEqual([200, true]);
+    expect(ids(first)).toEqual([tagged]);
+    const { answer: workPage } = await untilDoorAnswers(base, page, bearer(work));
+    expect(ids(workPage)).toEqual([tagged]);
+
+    // A new entry: the route answers, with it.
+    const third = await write({ content: 'Parking at the office is on level two.' });
+    const fresh = await reach(base, page, bearer(scoped));
+    expect([fresh.status, fresh.viaRoute]).toEqual([200, true]);
+    expect(ids(fresh)).toEqual([third, tagged, plain]);
+
+    // An entry whose validity ends: once it has, the door leaves the page to the route, which
+    // answers it without the entry.
+    const until = new Date(Date.now() + 1_500).toISOString();
+    const expiring = await write({ content: 'The office is closed for the strike.', validUntil: until });
+    await reach(base, page, bearer(scoped));
+    const { answer: withExpiring } = await untilDoorAnswers(base, page, bearer(scoped));
+    expect(ids(withExpiring)).toEqual([expiring, third, tagged, plain]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now()) + 20));
+    for (let i = 0; i < 3; i++) {
+      const after = await reach(base, page, bearer(scoped));
+      expect([after.status, after.viaRoute]).toEqual([200, true]);
+      expect(ids(after)).toEqual([third, tagged, plain]);
+    }
+
+    // A search and an instant in the past are never the door's; nor is another owner's page.
+    const searched = '/api/v1/memory?q=boiler';
+    for (let i = 0; i < 3; i++) expect((await reach(base, searched, bearer(scoped))).viaRoute).toBe(true);
+    const other = await t.createOwner();
+    const theirs = await t.tokenWithScopes(other, ['memory']);
+    await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(theirs));
+    const foreign = await reach(base, page, bearer(theirs));
+    expect([foreign.status, foreign.viaRoute]).toEqual([200, true]);
+    expect(foreign.json.data).toEqual([]);
+  });
+
+  it('answers the gateway context asked again without a query while nothing in it changed or ended', async () => {
+    const someone = await t.createOwner();
+    const readOnly = await t.tokenWithScopes(someone, ['read']);
+    const withMemory = await t.tokenWithScopes(someone, ['read', 'memory']);
+    const made = await t.request('POST', '/api/v1/memory', { token: someone.token, body: { content: 'Prefers tea to coffee.' } });
+    expect(made.status).toBe(201);
+    const contextPath = '/api/v1/gateway/context';
+
+    const routed = await t.request('GET', contextPath, { token: withMemory });
+    expect(routed.status).toBe(200);
+    const { answer } = await untilDoorAnswers(base, contextPath, bearer(withMemory));
+    expect(answer.body.toString('utf8')).toBe(routed.text);
+    expect(answer.json.data.memory.entries).toHaveLength(1);
+    expect(appHeaders(answer.headerNames)).toEqual(['x-request-id', 'content-type', 'content-length']);
+    // Another token of the owner sees its own context: without the memory scope, no memory.
+    const { answer: narrow } = await untilDoorAnswers(base, contextPath, bearer(readOnly));
+    expect(narrow.json.data.memory).toBeUndefined();
+    expect(narrow.json.data.token.scopes).toEqual(['read']);
+
+    // A new entry, then one whose validity ends: the route answers each change.
+    const until = new Date(Date.now() + 1_200).toISOString();
+    const expiring = await t.request('POST', '/api/v1/memory', { token: someone.token, body: { content: 'Is away until Friday.', validUntil: until } });
+    expect(expiring.status).toBe(201);
+    const fresh = await reach(base, contextPath, bearer(withMemory));
+    expect([fresh.status, fresh.viaRoute]).toEqual([200, true]);
+    expect(fresh.json.data.memory.entries).toHaveLength(2);
+    await untilDoorAnswers(base, contextPath, bearer(withMemory));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now()) + 20));
+    const ended = await reach(base, contextPath, bearer(withMemory));
+    expect([ended.status, ended.viaRoute]).toEqual([200, true]);
+    expect(ended.json.data.memory.entries.map((entry: { id: string }) => entry.id)).toEqual([made.body.data.id]);
+    // A task or a budget is always the route's.
+    for (let i = 0; i < 3; i++) expect((await reach(base, `${contextPath}?maxTokens=2000`, bearer(withMemory))).viaRoute).toBe(true);
+  });
+
   it('hands to the route every request that is not the plain case', async () => {
     const capabilities = '/api/v1/tokens/me/capabilities';
     const cases: Array<[string, string, Record<string, string>, string?]> = [

@@ -104,6 +104,23 @@ describe(`write tracker and derived cache (${ENGINE})`, () => {
     expect(cache.peek('k')).toBeUndefined();
   });
 
+  it('drops a kept answer that no longer holds by its own test (isCurrent), and computes it again', async () => {
+    const cache = createDerivedCache<{ n: number; until: number }>({ tracker: writes, tables: ['memory_entries'], maxEntries: 10, maxWeight: 100, weigh: () => 1 });
+    let computed = 0;
+    let clock = 0;
+    const compute = async () => ({ n: ++computed, until: clock + 10 });
+    const holds = (value: { until: number }) => value.until > clock;
+    expect((await cache.get('a', compute, holds)).n).toBe(1);
+    expect((await cache.get('a', compute, holds)).n).toBe(1);
+    expect(cache.peek('a', holds)?.n).toBe(1);
+    clock = 10;
+    expect(cache.peek('a', holds)).toBeUndefined();
+    // Dropped by the peek: even a caller that does not ask whether it holds computes it again.
+    expect((await cache.get('a', compute)).n).toBe(2);
+    expect((await cache.get('a', compute, holds)).n).toBe(2);
+    expect(computed).toBe(2);
+  });
+
   it('counts a peek as a use: the least recently used entry is dropped first', async () => {
     const tracker = createWriteTracker();
     const cache = createDerivedCache<string>({ tracker, tables: ['skills'], maxEntries: 2, maxWeight: 10, weigh: () => 1 });

@@ -16,9 +16,14 @@ export type { TableName };
  * period ends), and nothing is cached while that feed is down.
  */
 export interface DerivedCache<V> {
-  get(key: string, compute: () => Promise<V>): Promise<V>;
+  /**
+   * The kept answer for `key` while its tables are unchanged, else `compute`'s (kept in turn).
+   * `isCurrent`: for answers that also end with time (an entry's validity), whether a kept one
+   * still holds; one that does not is dropped and computed again.
+   */
+  get(key: string, compute: () => Promise<V>, isCurrent?: (value: V) => boolean): Promise<V>;
   /** The answer `get` would serve from the cache now, without computing; undefined when it has none. */
-  peek(key: string): V | undefined;
+  peek(key: string, isCurrent?: (value: V) => boolean): V | undefined;
 }
 
 export interface DerivedCacheOptions<V> {
@@ -66,27 +71,31 @@ export function createDerivedCache<V>(options: DerivedCacheOptions<V>): DerivedC
   }
 
   /** The entry for `key` if it is still fresh at `stamp`, moved to the most recently used end. */
-  function fresh(key: string, stamp: number, at: number): { value: V } | undefined {
+  function fresh(key: string, stamp: number, at: number, isCurrent: ((value: V) => boolean) | undefined): { value: V } | undefined {
     const entry = entries.get(key);
     if (!entry || entry.stamp !== stamp || (maxAgeMs !== undefined && at - entry.at >= maxAgeMs)) return undefined;
+    if (isCurrent && !isCurrent(entry.value)) {
+      remove(key);
+      return undefined;
+    }
     entries.delete(key);
     entries.set(key, entry);
     return entry;
   }
 
   return {
-    peek(key) {
+    peek(key, isCurrent) {
       const stamp = tracker.stamp(tables);
       if (stamp === undefined) return undefined;
-      return fresh(key, stamp, maxAgeMs === undefined ? 0 : Date.now())?.value;
+      return fresh(key, stamp, maxAgeMs === undefined ? 0 : Date.now(), isCurrent)?.value;
     },
 
-    async get(key, compute) {
+    async get(key, compute, isCurrent) {
       const stamp = tracker.stamp(tables);
       // Undefined: changes made elsewhere cannot be seen now, so nothing is served or kept.
       if (stamp === undefined) return compute();
       const at = maxAgeMs === undefined ? 0 : Date.now();
-      const entry = fresh(key, stamp, at);
+      const entry = fresh(key, stamp, at, isCurrent);
       if (entry) return entry.value;
       // Requests that miss together share one computation begun at the same stamp: no write
       // was counted between its start and theirs, so its answer is as fresh as their own would be.

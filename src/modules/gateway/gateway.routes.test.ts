@@ -149,6 +149,22 @@ describe('the owner-data sections', () => {
     expect(now.memory.total).toBe(0);
   });
 
+  it('drops a memory entry from the context the moment its validity ends, kept context or not', async () => {
+    const someone = await t.createOwner();
+    const until = new Date(Date.now() + 1_200).toISOString();
+    const lasting = await t.request('POST', '/api/v1/memory', { token: someone.token, body: { content: 'Lives in Bristol.' } });
+    const expiring = await t.request('POST', '/api/v1/memory', { token: someone.token, body: { content: 'Is in Lisbon this week.', validUntil: until } });
+    expect([lasting.status, expiring.status]).toEqual([201, 201]);
+    const ids = async () => ((await context(someone.token)).body.data.memory.entries as Array<{ id: string }>).map((entry) => entry.id);
+    // Asked twice, so that the second answer is the kept one.
+    expect(await ids()).toEqual([expiring.body.data.id, lasting.body.data.id]);
+    expect(await ids()).toEqual([expiring.body.data.id, lasting.body.data.id]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now()) + 20));
+    expect(await ids()).toEqual([lasting.body.data.id]);
+    const after = await context(someone.token);
+    expect(after.body.data.memory.total).toBe(1);
+  });
+
   it('follows a change of the token itself: narrowed scopes hide sections at once', async () => {
     const created = await t.request('POST', '/api/v1/tokens', { token: full, body: { name: 'agent', scopes: ['read', 'memory'] } });
     const agent = created.body.data.token;

@@ -10,7 +10,12 @@ export function gatewayRoutes(deps: { gateway: GatewayService }): FastifyPluginA
     app.get(
       '/api/v1/gateway/context',
       {
-        config: { access: access.scope('read') },
+        config: {
+          access: access.scope('read'),
+          // The whole context, asked for without a query, is answered at the front door from the
+          // gateway's cache while it holds (see http/front-door.ts).
+          prepared: (principal) => (principal ? deps.gateway.cachedContext(principal) : undefined),
+        },
         schema: {
           operationId: 'getGatewayContext',
           summary: 'Call first: the persona, the user, memory, connected services and the endpoints this token may call; with task, what serves it; with maxTokens, within that budget',

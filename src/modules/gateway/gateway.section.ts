@@ -58,6 +58,12 @@ export interface ContextSection<S extends TSchema = TSchema> {
   /** Shown to every token (not optional in the schema); other sections depend on scopes. */
   always?: boolean;
   /**
+   * When the value stops being true with nothing written (an entry shown until its validity
+   * ends), as an ISO date-time; undefined when only a write can change it. A kept context is
+   * built again from then on.
+   */
+  expiresAt?(value: Static<S>): string | undefined;
+  /**
    * Every table the section reads (including tables whose rows it names, like attached titles).
    * The gateway caches contexts on the embedded engine and serves a cached one only while none
    * of these tables has been written since.

@@ -1,5 +1,6 @@
 import type { Principal } from '../../http/access.js';
 import { estimateTokens } from '../../lib/token-estimate.js';
+import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { WriteTracker } from '../../storage/write-tracker.js';
 import { envelopeTokens, fitSections, type BudgetReport } from './gateway.budget.js';
@@ -20,6 +21,12 @@ export interface GatewayServiceOptions {
 const CACHE_ENTRIES = 1000;
 const CACHE_BYTES = 8 * 1024 * 1024;
 
+/** A rendered context as kept, with the instant it stops being true without a write, if any. */
+interface KeptContext {
+  body: Buffer;
+  expiresAt: string | undefined;
+}
+
 /** What makes two principals see the same context: the token and everything its access rests on. */
 function principalKey(principal: Principal): string {
   return `${principal.ownerId}|${principal.tokenId}|${principal.kind}|${principal.role}|${principal.allScopes ? '*' : [...principal.scopes].sort().join(',')}|${principal.memoryTags ? principal.memoryTags.join(',') : '*'}`;
@@ -36,9 +43,11 @@ export function createGatewayService(deps: GatewayServiceOptions) {
   const sections = [...deps.sections];
   const contextSchema = gatewayContextSchema(sections);
   const tables = [...new Set(sections.flatMap((section) => section.tables))];
-  const cache: DerivedCache<Buffer> = deps.writes
-    ? createDerivedCache<Buffer>({ tracker: deps.writes, tables, maxEntries: CACHE_ENTRIES, maxWeight: CACHE_BYTES, weigh: (body) => body.length })
-    : uncached<Buffer>();
+  const cache: DerivedCache<KeptContext> = deps.writes
+    ? createDerivedCache<KeptContext>({ tracker: deps.writes, tables, maxEntries: CACHE_ENTRIES, maxWeight: CACHE_BYTES, weigh: (kept) => kept.body.length })
+    : uncached<KeptContext>();
+  /** A kept context holds until its tables change, and until the first of its sections' values ends (`expiresAt`). */
+  const stillTrue = (kept: KeptContext) => kept.expiresAt === undefined || kept.expiresAt > isoNow();
   // Principals are kept per token while the token is unchanged, so the key is worked out once per principal.
   const keys = new WeakMap<Principal, string>();
 
@@ -70,6 +79,23 @@ export function createGatewayService(deps: GatewayServiceOptions) {
     const report: BudgetReport = { maxTokens: options.maxTokens, usedTokens: options.maxTokens, truncated: trimmed.length > 0, trimmed };
     data[BUDGET_KEY] = report;
     return data;
+  }
+
+  function keyOf(principal: Principal): string {
+    let key = keys.get(principal);
+    if (!key) keys.set(principal, (key = principalKey(principal)));
+    return key;
+  }
+
+  /** The first instant a section's value in `data` stops being true (see ContextSection.expiresAt). */
+  function earliestEnd(data: Record<string, unknown>): string | undefined {
+    let earliest: string | undefined;
+    for (const section of sections) {
+      if (!section.expiresAt || data[section.name] === undefined) continue;
+      const end = section.expiresAt(data[section.name] as never);
+      if (end !== undefined && (earliest === undefined || end < earliest)) earliest = end;
+    }
+    return earliest;
   }
 
   /** The sections a caller may ask to have left out: those that can give way under a budget. */
@@ -112,12 +138,22 @@ export function createGatewayService(deps: GatewayServiceOptions) {
      * each would only push out the answers that do.
      */
     async renderedContext(principal: Principal, render: (data: Record<string, unknown>) => string, options: ContextOptions = {}): Promise<Buffer> {
-      const build = async () => renderMeasured(await context(principal, options), render);
-      if (options.task !== undefined) return build();
-      let key = keys.get(principal);
-      if (!key) keys.set(principal, (key = principalKey(principal)));
+      const build = async (): Promise<KeptContext> => {
+        const data = await context(principal, options);
+        return { body: renderMeasured(data, render), expiresAt: earliestEnd(data) };
+      };
+      if (options.task !== undefined) return (await build()).body;
+      const key = keyOf(principal);
       const variant = options.maxTokens === undefined && !options.omit?.length ? key : `${key}|${options.maxTokens ?? ''}|${[...(options.omit ?? [])].sort().join(',')}`;
-      return cache.get(variant, build);
+      return (await cache.get(variant, build, stillTrue)).body;
+    },
+
+    /**
+     * The whole context (no task, budget or omission) `renderedContext` would send `principal`
+     * now from its cache, without waiting; undefined when it must build it. For the front door.
+     */
+    cachedContext(principal: Principal): Buffer | undefined {
+      return cache.peek(keyOf(principal), stillTrue)?.body;
     },
 
     /** The response schema of GET /gateway/context: the sections' schemas, in their order. */

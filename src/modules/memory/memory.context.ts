@@ -107,6 +107,8 @@ export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' 
         ...(matching === undefined ? {} : { relevant: Math.max(0, Math.min(relevant.length, cap - profile.length)) }),
       };
     },
+    // An entry shown until its validity ends: the context kept with it holds until then.
+    expiresAt: (value) => value.entries.reduce<string | undefined>((earliest, entry) => (entry.validUntil !== null && (earliest === undefined || entry.validUntil < earliest) ? entry.validUntil : earliest), undefined),
     // Memory and knowledge share what the pinned sections leave, memory twice knowledge's part:
     // an agent's notes about the person are what the context is for; documents are a search away.
     budget: { tier: 1, share: 2, fit: fitMemory },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
+import { createAnsweredQueries, rawQuery } from '../../http/front-door.js';
 import { actorOf, type AuditService } from '../audit/audit.service.js';
 import { requestChannel } from '../../http/channel.js';
 import { inRequestPart } from '../../http/errors.js';
@@ -24,7 +25,7 @@ import {
   MemoryResponse,
   PROFILE_MAX,
 } from './memory.schemas.js';
-import type { MemoryService, MemoryWriter } from './memory.service.js';
+import type { KeptPageKey, MemoryService, MemoryWriter } from './memory.service.js';
 
 /** The tags the caller's memory is limited to, when its token is limited (see docs/decisions/memory.md). */
 function scopeOf(request: FastifyRequest): readonly string[] | null {
@@ -43,11 +44,24 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
     const tags = ['memory'];
     // A page served from the service's cache is serialized once (see http/serialized.ts).
     const pageBodies = createSerializedBodies();
+    // Pages this route answered, per owner and query string: asked again while the owner's
+    // entries are unchanged, the front door sends the same bytes. The caller's scope is not part
+    // of what is remembered: the door looks the page up for its own caller's.
+    const answeredPages = createAnsweredQueries<KeptPageKey>();
 
     app.get(
       '/api/v1/memory',
       {
-        config,
+        config: {
+          ...config,
+          preparedQueries: true,
+          prepared: (principal, _parameter, query) => {
+            if (!principal) return undefined;
+            const key = answeredPages.recall(principal.ownerId, query);
+            const page = key && memory.cachedPage(key, principal.memoryTags ?? undefined);
+            return page && pageBodies.made(page);
+          },
+        },
         schema: {
           operationId: 'listMemory',
           summary:
@@ -60,7 +74,12 @@ export function memoryRoutes(deps: { memory: MemoryService; audit: Pick<AuditSer
       async (request, reply) => {
         const { limit = 50, cursor, q, match = 'any', author, channel, kind, tag, pinned, include, asOf } = request.query;
         const filter = { author, channel, kind, tag, pinned };
-        const page = await inRequestPart('querystring', memory.list(principalOf(request).ownerId, { limit, cursor, q, match, filter, include, asOf, scope: scopeOf(request) }));
+        const ownerId = principalOf(request).ownerId;
+        const page = await inRequestPart('querystring', memory.list(ownerId, { limit, cursor, q, match, filter, include, asOf, scope: scopeOf(request) }));
+        // A page the service keeps, asked for without a token in the query (its secret would be
+        // kept with the query string), is one the door may send again.
+        const kept = memory.pageKey(ownerId, { limit, cursor, q, filter, include, asOf });
+        if (kept && (request.query as Record<string, unknown>).token === undefined) answeredPages.remember(ownerId, rawQuery(request.raw.url ?? ''), kept);
         return pageBodies.send(reply as FastifyReply, page, (p): Static<typeof MemoryPage> => ({ data: p.entries, nextCursor: p.nextCursor }));
       },
     );

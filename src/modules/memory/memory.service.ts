@@ -269,6 +269,22 @@ function scopeKey(scope: MemoryScope | undefined): string {
   return scope ? scope.join(',') : '*';
 }
 
+/** A page `list` keeps, but for the caller's scope: the owner, limit, cursor, filters and view. */
+export interface KeptPageKey {
+  readonly base: string;
+  readonly view: 'current' | 'history';
+}
+
+function keptPageKey(ownerId: string, limit: number, cursor: string | undefined, filter: MemoryFilter | undefined, view: 'current' | 'history'): KeptPageKey {
+  const filterKey = filter ? JSON.stringify([filter.author, filter.channel, filter.kind, filter.tag, filter.pinned]) : '';
+  return { base: `${ownerId}\u0000${limit}\u0000${cursor ?? ''}\u0000${filterKey}\u0000${view}`, view };
+}
+
+/** The scope is part of a kept page's key: a limited token's page is never another token's. */
+function pageCacheKey(key: KeptPageKey, scope: MemoryScope | undefined): string {
+  return `${key.base}\u0000${scopeKey(scope)}`;
+}
+
 /**
  * The tags of a write by a limited token: the entry must carry one of the token's tags, or it
  * would leave what the token sees (or land where it may not write). Without one, the token's tag
@@ -630,12 +646,35 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       };
       // What was current at an instant is asked rarely and differs by the instant: not kept.
       if (view.view === 'asOf') return read();
-      const filterKey = filter ? JSON.stringify([filter.author, filter.channel, filter.kind, filter.tag, filter.pinned]) : '';
       // A cached page is the same object on every hit, which lets the route reuse its serialized body.
-      // The scope is part of the key: a limited token's page is never another token's.
-      const page = await pages.get(`${ownerId}\u0000${query.limit}\u0000${query.cursor ?? ''}\u0000${filterKey}\u0000${view.view}\u0000${scopeKey(scope)}`, read);
+      const page = await pages.get(pageCacheKey(keptPageKey(ownerId, query.limit, query.cursor, filter, view.view), scope), read);
       // Superseded entries are left out by the query; expired ones by the clock, on every read.
       return view.view === 'current' ? withoutExpired(page, now) : page;
+    },
+
+    /**
+     * What identifies the page `list` answers for this query among the pages it keeps, but for
+     * the caller's scope (given to `cachedPage`); undefined for a query whose answer it does not
+     * keep (a search, `asOf`). For the front door: the route remembers it for the query string.
+     */
+    pageKey(
+      ownerId: string,
+      query: { limit: number; cursor?: string | undefined; q?: string | undefined; filter?: MemoryFilter | undefined; include?: 'history' | undefined; asOf?: string | undefined },
+    ): KeptPageKey | undefined {
+      if ((query.q !== undefined && query.q.trim() !== '') || query.asOf !== undefined) return undefined;
+      const filter = hasFilter(query.filter) ? storedFilter(query.filter) : undefined;
+      return keptPageKey(ownerId, query.limit, query.cursor, filter, query.include === 'history' ? 'history' : 'current');
+    },
+
+    /**
+     * The page `list` would answer now for `key` and a caller limited to `scope`, from its cache
+     * and without waiting; undefined when it keeps none that is current, or when an entry of it
+     * has expired since it was read (`list` answers that page without it).
+     */
+    cachedPage(key: KeptPageKey, scope: MemoryScope | undefined): MemoryPageResult | undefined {
+      const page = pages.peek(pageCacheKey(key, scope));
+      if (!page || key.view === 'history') return page;
+      return withoutExpired(page, isoNow()) === page ? page : undefined;
     },
 
     /** The chain of entries `id` belongs to (what it replaced, what replaced it), oldest first. */
