@@ -7,7 +7,8 @@ import { ACCESS_AUTHENTICATED, ACCESS_DECIDED, APPROVAL_REPLAY_HEADER, bearerSec
  * The front door: the hottest reads answered before Fastify sees the request.
  *
  * A few answers are bytes made once and sent again for as long as they hold: the discovery
- * document, a token's capabilities, a skill looked up by its slug, a search asked again. For those requests, building Fastify's request and reply,
+ * document, a token's capabilities, a skill looked up by its slug, a search asked again, a page of
+ * memory asked again, the gateway context. For those requests, building Fastify's request and reply,
  * running its hooks and routing is most of the work left (counted with `npm run bench:instructions`:
  * about a fifth of what the capabilities request costs). A route that can answer so declares
  * `config.prepared`, a function that gives the 200 body for a caller at once, or undefined when
