@@ -1,6 +1,10 @@
 /**
- * Experiment: meaning-only ranking with plain cosine against cosine of centered vectors
- * (each vector less the mean of the owner's stored vectors, shrunk toward 0 for small owners).
+ * `npx tsx bench/centering.experiment.ts [<LoCoMo folder> [conversations = 3]]`: would ranking by
+ * meaning find more if each vector were centered first (less the mean of the owner's stored
+ * vectors, shrunk toward 0 for small owners: `alpha × n / (n + k)`), a common cure for an
+ * encoder whose vectors all lean one way? Meaning alone, the built-in encoder, on bench/recall/
+ * (notes and the low-overlap set) and optionally LoCoMo; prints hit@1/3/5/10 and MRR per
+ * variant. The result and the decision: docs/decisions/search.md ("Centered vectors: tried").
  */
 import { createTestApp } from '../test/harness.js';
 import { loadLocomo } from './lib/locomo.js';
