@@ -739,3 +739,285 @@ describe('a prepared answer', () => {
     await expect(app.ready()).rejects.toThrow(/shares its prefix/);
   });
 });
+
+describe('the memory page and the context at the door, tried as an attacker and a demanding user would', () => {
+  let t: TestApp;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    base = await listen(t);
+  });
+  afterAll(async () => t.close());
+
+  const ids = (answer: { json: any }) => (answer.json.data as Array<{ id: string }>).map((entry) => entry.id);
+  const sleepUntil = (iso: string) => new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(iso) - Date.now()) + 30));
+
+  async function writer(owner: Owner) {
+    return async (body: Record<string, unknown>): Promise<string> => {
+      const res = await t.request('POST', '/api/v1/memory', { token: owner.token, body });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+  }
+
+  async function issue(owner: Owner, body: Record<string, unknown>): Promise<{ token: string; id: string }> {
+    const made = await t.request('POST', '/api/v1/tokens', { token: owner.token, body: { name: 'agent', ...body } });
+    expect(made.status).toBe(201);
+    return { token: made.body.data.token as string, id: made.body.data.id as string };
+  }
+
+  /** The route's own answer, then the door's for the same request: byte for byte the same. */
+  async function doorEqualsRoute(url: string, token: string): Promise<Reached> {
+    await reach(base, url, bearer(token));
+    const { answer } = await untilDoorAnswers(base, url, bearer(token));
+    const routed = await t.request('GET', url, { token });
+    expect(answer.body.toString('utf8'), url).toBe(routed.text);
+    return answer;
+  }
+
+  it("gives each caller at the door exactly the route's page: its owner, its tags, its scope, however the query is spelt", async () => {
+    const owner = await t.createOwner();
+    const write = await writer(owner);
+    const plain = await write({ content: 'The bins go out on Tuesday.' });
+    const work = await write({ content: 'The standup is at nine.', tags: ['Work Projects'] });
+    const home = await write({ content: 'The spare key is under the pot.', tags: ['home'], pinned: true });
+    const full = await t.tokenWithScopes(owner, ['memory']);
+    const workOnly = (await issue(owner, { scopes: ['memory'], memoryTags: ['work-projects'] })).token;
+    const homeOnly = (await issue(owner, { scopes: ['memory'], memoryTags: ['home'] })).token;
+    const session = await t.login(owner);
+    const masterId = (await t.request('GET', '/api/v1/tokens/me/capabilities', { token: owner.token })).body.data.tokenId as string;
+    const first = await t.request('GET', '/api/v1/memory?limit=1', { token: full });
+    const cursor = first.body.nextCursor as string;
+    expect(cursor).toBeTypeOf('string');
+
+    const queries = [
+      'limit=10',
+      'tag=Work%20Projects&limit=10',
+      'limit=10&tag=work-projects',
+      'tag=work+projects',
+      'include=history&limit=10',
+      'pinned=true&limit=10',
+      'q=&limit=10',
+      'q=%20%20',
+      `author=${masterId}&limit=10`,
+      'kind=note&channel=api',
+      `limit=1&cursor=${cursor}`,
+    ];
+    const sees: Array<[string, (tags: string[]) => boolean]> = [
+      [full, () => true],
+      [workOnly, (tags) => tags.includes('work-projects')],
+      [homeOnly, (tags) => tags.includes('home')],
+      [session, () => true],
+    ];
+    // The unlimited token first: a limited one asking the same string next must get its own page.
+    for (const [token, visible] of sees) {
+      for (const query of queries) {
+        const answer = await doorEqualsRoute(`/api/v1/memory?${query}`, token);
+        for (const entry of answer.json.data as Array<{ tags: string[] }>) expect(visible(entry.tags), query).toBe(true);
+      }
+    }
+    const all = await reach(base, '/api/v1/memory?limit=10', bearer(full));
+    expect(ids(all)).toEqual([home, work, plain]);
+    expect(ids(await reach(base, '/api/v1/memory?limit=10', bearer(workOnly)))).toEqual([work]);
+    expect(ids(await reach(base, '/api/v1/memory?limit=10', bearer(homeOnly)))).toEqual([home]);
+
+    // Another owner asking the very strings: the route, with their own (empty) pages.
+    const other = await t.createOwner();
+    const theirs = await t.tokenWithScopes(other, ['memory']);
+    await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(theirs));
+    for (const query of queries.slice(0, 4)) {
+      const foreign = await reach(base, `/api/v1/memory?${query}`, bearer(theirs));
+      expect([foreign.status, foreign.viaRoute, foreign.json.data], query).toEqual([200, true, []]);
+    }
+
+    // Never the door's: a token without `memory`, a search, an instant, a query token (however
+    // spelt), a cookie, duplicated parameters the route refuses.
+    const readOnly = await t.tokenWithScopes(owner, ['read']);
+    await untilDoorAnswers(base, '/api/v1/tokens/me/capabilities', bearer(readOnly));
+    const never: Array<[string, Record<string, string>, number]> = [
+      ['/api/v1/memory?limit=10', bearer(readOnly), 403],
+      ['/api/v1/memory?q=bins', bearer(full), 200],
+      [`/api/v1/memory?asOf=${encodeURIComponent(new Date().toISOString())}`, bearer(full), 200],
+      [`/api/v1/memory?limit=10&token=${full}`, {}, 200],
+      [`/api/v1/memory?limit=10&%74oken=${full}`, {}, 200],
+      [`/api/v1/memory?limit=10&token=${full}`, bearer(workOnly), 200],
+      ['/api/v1/memory?limit=10', { ...bearer(full), cookie: 'hearth_session=x' }, 200],
+      ['/api/v1/memory?limit=10&limit=10', bearer(full), 400],
+      ['/api/v1/memory?tag=work-projects&tag=home', bearer(full), 400],
+      ['/api/v1/memory?pinned=1&limit=10', bearer(full), 400],
+    ];
+    for (const [url, headers, status] of never) {
+      for (let i = 0; i < 3; i++) {
+        const answer = await reach(base, url, headers);
+        // A refusal runs no handler (the access hook or validation answers it): its status says enough.
+        expect([answer.status, status === 200 ? answer.viaRoute : true], `${url} ${JSON.stringify(headers)}`).toEqual([status, true]);
+      }
+    }
+    // The bearer header wins over the query's token, at the door as at the route.
+    expect(ids(await reach(base, `/api/v1/memory?limit=10&token=${full}`, bearer(workOnly)))).toEqual([work]);
+  });
+
+  it('never sends a page the route would no longer send: after each kind of write and each change of the token', async () => {
+    const owner = await t.createOwner();
+    const write = await writer(owner);
+    const a = await write({ content: 'Quarterly goals are due.', tags: ['work'] });
+    const b = await write({ content: 'The printer is on floor two.', tags: ['work'] });
+    const c = await write({ content: 'Likes jazz.' });
+    const full = await t.tokenWithScopes(owner, ['memory']);
+    const limited = await issue(owner, { scopes: ['memory'], memoryTags: ['work'] });
+    const page = '/api/v1/memory?limit=10';
+    const fullId = (await t.request('GET', '/api/v1/tokens/me/capabilities', { token: full })).body.data.tokenId as string;
+    const prime = async (tokens = [full, limited.token]) => {
+      for (const token of tokens) await doorEqualsRoute(page, token);
+    };
+    const entries = async (token: string) => (await reach(base, page, bearer(token))).json.data as Array<{ id: string; content: string; pinned: boolean; tags: string[]; seenCount: number }>;
+    const patch = async (id: string, body: Record<string, unknown>) => expect((await t.request('PATCH', `/api/v1/memory/${id}`, { token: owner.token, body })).status).toBe(200);
+
+    await prime();
+    await patch(a, { content: 'Quarterly goals are due Friday.' });
+    expect((await entries(limited.token)).find((entry) => entry.id === a)?.content).toBe('Quarterly goals are due Friday.');
+    expect((await entries(full)).find((entry) => entry.id === a)?.content).toBe('Quarterly goals are due Friday.');
+
+    await prime();
+    await patch(a, { pinned: true });
+    expect((await entries(limited.token)).find((entry) => entry.id === a)?.pinned).toBe(true);
+
+    await prime();
+    await patch(b, { tags: ['home'] });
+    expect((await entries(limited.token)).map((entry) => entry.id)).toEqual([a]);
+    expect((await entries(full)).find((entry) => entry.id === b)?.tags).toEqual(['home']);
+
+    await prime();
+    const d = await write({ content: 'Likes jazz and blues.' });
+    await patch(c, { supersededBy: d });
+    expect((await entries(full)).map((entry) => entry.id)).toEqual([d, b, a]);
+
+    await prime();
+    const again = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'Likes jazz and blues.' } });
+    expect(again.body.duplicateOf).toBe(d);
+    expect((await entries(full)).find((entry) => entry.id === d)?.seenCount).toBe(2);
+
+    await prime();
+    expect((await t.request('DELETE', `/api/v1/memory/${a}`, { token: owner.token })).status).toBe(200);
+    expect((await entries(full)).map((entry) => entry.id)).toEqual([d, b]);
+    expect(await entries(limited.token)).toEqual([]);
+
+    // The token itself: its tags, then its scopes, then revoked.
+    await prime();
+    expect((await t.request('PUT', `/api/v1/tokens/${limited.id}`, { token: owner.token, body: { memoryTags: ['home'] } })).status).toBe(200);
+    expect((await entries(limited.token)).map((entry) => entry.id)).toEqual([b]);
+    await prime();
+    expect((await t.request('PUT', `/api/v1/tokens/${limited.id}`, { token: owner.token, body: { scopes: ['read'] } })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await reach(base, page, bearer(limited.token))).status).toBe(403);
+    await prime([full]);
+    expect((await t.request('DELETE', `/api/v1/tokens/${fullId}`, { token: owner.token })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await reach(base, page, bearer(full))).status).toBe(401);
+
+    // A token that ends by its own expiry: refused at once, with nothing written.
+    const until = new Date(Date.now() + 1_200).toISOString();
+    const brief = await issue(owner, { scopes: ['memory'], expiresAt: until });
+    await doorEqualsRoute(page, brief.token);
+    await sleepUntil(until);
+    expect((await reach(base, page, bearer(brief.token))).status).toBe(401);
+  });
+
+  it('never sends at the door a page with an entry past its validUntil, set by a PATCH; validFrom changes nothing there', async () => {
+    const owner = await t.createOwner();
+    const write = await writer(owner);
+    const lasting = await write({ content: 'Blood type O.' });
+    const later = await write({ content: 'Starts the new job in spring.', validFrom: new Date(Date.now() + 3_600_000).toISOString() });
+    const ending = await write({ content: 'Is on call this week.' });
+    const full = await t.tokenWithScopes(owner, ['memory']);
+    const until = new Date(Date.now() + 1_200).toISOString();
+    expect((await t.request('PATCH', `/api/v1/memory/${ending}`, { token: owner.token, body: { validUntil: until } })).status).toBe(200);
+    for (const page of ['/api/v1/memory?limit=10', '/api/v1/memory?limit=10&include=history']) {
+      const answer = await doorEqualsRoute(page, full);
+      expect(ids(answer)).toEqual([ending, later, lasting]);
+    }
+    await sleepUntil(until);
+    for (let i = 0; i < 3; i++) {
+      const current = await reach(base, '/api/v1/memory?limit=10', bearer(full));
+      expect([current.viaRoute, ids(current)]).toEqual([true, [later, lasting]]);
+      // The history shows expired entries: it may be the door's, and holds it.
+      expect(ids(await reach(base, '/api/v1/memory?limit=10&include=history', bearer(full)))).toEqual([ending, later, lasting]);
+    }
+  });
+
+  it("answers the context at the door only with the caller's own memory, and never past a pinned entry's end or a change of the token", async () => {
+    const owner = await t.createOwner();
+    const write = await writer(owner);
+    const plain = await write({ content: 'Drinks oat milk.' });
+    const work = await write({ content: 'Reports to Dana.', tags: ['work'] });
+    const until = new Date(Date.now() + 1_500).toISOString();
+    const pinnedEnding = await write({ content: 'Is travelling until Sunday.', pinned: true, validUntil: until, tags: ['work'] });
+    const full = await t.tokenWithScopes(owner, ['read', 'memory']);
+    const limited = await issue(owner, { scopes: ['read', 'memory'], memoryTags: ['work'] });
+    const path = '/api/v1/gateway/context';
+    const shown = (answer: { json: any }) => (answer.json.data.memory?.entries as Array<{ id: string }> | undefined)?.map((entry) => entry.id);
+
+    const fullAnswer = await doorEqualsRoute(path, full);
+    expect(shown(fullAnswer)).toEqual([pinnedEnding, work, plain]);
+    expect(fullAnswer.json.data.memory.pinned).toBe(1);
+    const limitedAnswer = await doorEqualsRoute(path, limited.token);
+    expect(shown(limitedAnswer)).toEqual([pinnedEnding, work]);
+    expect(limitedAnswer.json.data.token.memoryTags).toEqual(['work']);
+    // The same context asked with a budget or an omission is the route's, kept by the route's cache.
+    const budgeted = `${path}?maxTokens=4000&omit=endpoints`;
+    expect(shown(await reach(base, budgeted, bearer(full)))).toEqual([pinnedEnding, work, plain]);
+    expect(shown(await reach(base, budgeted, bearer(full)))).toEqual([pinnedEnding, work, plain]);
+
+    await sleepUntil(until);
+    for (let i = 0; i < 3; i++) {
+      const after = await reach(base, path, bearer(full));
+      expect([after.viaRoute, shown(after), after.json.data.memory.pinned]).toEqual([i === 0, [work, plain], undefined]);
+      expect(shown(await reach(base, path, bearer(limited.token)))).toEqual([work]);
+      expect(shown(await reach(base, budgeted, bearer(full)))).toEqual([work, plain]);
+    }
+
+    // The token narrowed, then without memory: the door follows at once.
+    expect((await t.request('PUT', `/api/v1/tokens/${limited.id}`, { token: owner.token, body: { memoryTags: ['nothing-here'] } })).status).toBe(200);
+    expect(shown(await reach(base, path, bearer(limited.token)))).toEqual([]);
+    expect(shown(await doorEqualsRoute(path, limited.token))).toEqual([]);
+    expect((await t.request('PUT', `/api/v1/tokens/${limited.id}`, { token: owner.token, body: { scopes: ['read'] } })).status).toBe(200);
+    expect(shown(await reach(base, path, bearer(limited.token)))).toBeUndefined();
+    expect(shown(await doorEqualsRoute(path, limited.token))).toBeUndefined();
+    // A context with a query other than none is the route's, every time.
+    for (const query of ['?task=', '?maxTokens=4000', '?token=x']) {
+      for (let i = 0; i < 2; i++) expect((await reach(base, `${path}${query}`, bearer(full))).viaRoute, query).toBe(true);
+    }
+  });
+});
+
+describe('the context kept for the door when memory is capped (GATEWAY_MEMORY_LIMIT)', () => {
+  let t: TestApp;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ config: { gatewayMemoryLimit: 2 } });
+    base = await listen(t);
+  });
+  afterAll(async () => t.close());
+
+  it('ends when an entry it read but did not show expires: truncated and total as the route builds them now', async () => {
+    const owner = await t.createOwner();
+    const token = await t.tokenWithScopes(owner, ['read', 'memory']);
+    const until = new Date(Date.now() + 1_200).toISOString();
+    for (const body of [{ content: 'Is at the conference until noon.', validUntil: until }, { content: 'Lives in Leeds.' }, { content: 'Has two cats.' }]) {
+      expect((await t.request('POST', '/api/v1/memory', { token: owner.token, body })).status).toBe(201);
+    }
+    const path = '/api/v1/gateway/context';
+    await reach(base, path, bearer(token));
+    const { answer } = await untilDoorAnswers(base, path, bearer(token));
+    expect(answer.json.data.memory).toMatchObject({ total: 3, truncated: true });
+    expect(answer.json.data.memory.entries).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now()) + 30));
+    const after = await reach(base, path, bearer(token));
+    // The same context built afresh: any write to memory_entries (here another owner's) empties the kept ones.
+    const other = await t.createOwner();
+    expect((await t.request('POST', '/api/v1/memory', { token: other.token, body: { content: 'Unrelated.' } })).status).toBe(201);
+    const fresh = await t.request('GET', path, { token });
+    expect(fresh.body.data.memory).toMatchObject({ total: 2, truncated: false });
+    expect(after.json.data.memory).toEqual(fresh.body.data.memory);
+  });
+});

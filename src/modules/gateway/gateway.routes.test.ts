@@ -165,6 +165,32 @@ describe('the owner-data sections', () => {
     expect(after.body.data.memory.total).toBe(1);
   });
 
+  it('rebuilds a kept budgeted context when a memory entry it read but cut expires: what the other sections get depends on it', async () => {
+    const someone = await t.createOwner();
+    const token = await t.tokenWithScopes(someone, ['read', 'memory', 'knowledge']);
+    for (let i = 0; i < 20; i++) {
+      const made = await t.request('POST', '/api/v1/brain/knowledge-base', { token: someone.token, body: { title: `Document ${i} with a title long enough to take some room`, content: 'Body.' } });
+      expect(made.status).toBe(200);
+    }
+    const until = new Date(Date.now() + 1_500).toISOString();
+    expect((await t.request('POST', '/api/v1/memory', { token: someone.token, body: { content: 'Long '.repeat(600), validUntil: until } })).status).toBe(201);
+    expect((await t.request('POST', '/api/v1/memory', { token: someone.token, body: { content: 'Short one.' } })).status).toBe(201);
+    // The budget get_context asks for over MCP is such a budget too (maxTokens 4000, endpoints omitted).
+    const budgeted = () => t.request('GET', '/api/v1/gateway/context?maxTokens=1000', { token });
+    const before = await budgeted();
+    expect((await budgeted()).text).toBe(before.text);
+    expect(before.body.data.memory.entries).toHaveLength(1);
+    expect(before.body.data.budget.trimmed).toContain('memory');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now()) + 30));
+    const after = await budgeted();
+    // The same context built afresh: any write to memory_entries (here another owner's) empties the kept ones.
+    expect((await t.request('POST', '/api/v1/memory', { token: other.token, body: { content: `Unrelated ${Date.now()}.` } })).status).toBe(201);
+    const fresh = await budgeted();
+    expect(fresh.body.data.budget.trimmed).not.toContain('memory');
+    expect(fresh.body.data.knowledge.recent.length).toBeGreaterThan(before.body.data.knowledge.recent.length);
+    expect(after.text).toBe(fresh.text);
+  });
+
   it('follows a change of the token itself: narrowed scopes hide sections at once', async () => {
     const created = await t.request('POST', '/api/v1/tokens', { token: full, body: { name: 'agent', scopes: ['read', 'memory'] } });
     const agent = created.body.data.token;

@@ -58,9 +58,10 @@ export interface ContextSection<S extends TSchema = TSchema> {
   /** Shown to every token (not optional in the schema); other sections depend on scopes. */
   always?: boolean;
   /**
-   * When the value stops being true with nothing written (an entry shown until its validity
-   * ends), as an ISO date-time; undefined when only a write can change it. A kept context is
-   * built again from then on.
+   * When the value `load` answered stops being true with nothing written (an entry read until
+   * its validity ends: one shown, or one that decided a count), as an ISO date-time; undefined
+   * when only a write can change it. Asked of the value as loaded, before a budget cuts it. A
+   * kept context is built again from then on.
    */
   expiresAt?(value: Static<S>): string | undefined;
   /**

@@ -57,8 +57,27 @@ export function createGatewayService(deps: GatewayServiceOptions) {
    * `usedTokens` is filled in once the answer is rendered).
    */
   async function context(principal: Principal, options: ContextOptions = {}): Promise<Record<string, unknown>> {
+    return (await contextUntil(principal, options)).data;
+  }
+
+  /**
+   * The context, and the first instant a section's loaded value stops being true without a write
+   * (ContextSection.expiresAt): judged on the values as loaded, before a budget cuts them or an
+   * omission empties them, since what a section takes decides what the others get.
+   */
+  async function contextUntil(principal: Principal, options: ContextOptions): Promise<{ data: Record<string, unknown>; expiresAt: string | undefined }> {
     const visible = sections.filter((section) => section.visibleTo(principal));
     const loaded = await Promise.all(visible.map((section) => section.load(principal.ownerId, principal, options)));
+    let expiresAt: string | undefined;
+    visible.forEach((section, i) => {
+      const end = section.expiresAt?.(loaded[i] as never);
+      if (end !== undefined && (expiresAt === undefined || end < expiresAt)) expiresAt = end;
+    });
+    return { data: fitted(visible, loaded, options), expiresAt };
+  }
+
+  /** The loaded values as the answer holds them: omitted sections empty, a budget's cuts made. */
+  function fitted(visible: readonly ContextSection[], loaded: readonly unknown[], options: ContextOptions): Record<string, unknown> {
     const omitted = new Set(options.omit ?? []);
     // A section left out is sent in its empty form, so the answer keeps the shape its schema says.
     const values = visible.map((section, i) => (omitted.has(section.name) && section.budget ? section.budget.fit(loaded[i], 0) : loaded[i]));
@@ -87,16 +106,6 @@ export function createGatewayService(deps: GatewayServiceOptions) {
     return key;
   }
 
-  /** The first instant a section's value in `data` stops being true (see ContextSection.expiresAt). */
-  function earliestEnd(data: Record<string, unknown>): string | undefined {
-    let earliest: string | undefined;
-    for (const section of sections) {
-      if (!section.expiresAt || data[section.name] === undefined) continue;
-      const end = section.expiresAt(data[section.name] as never);
-      if (end !== undefined && (earliest === undefined || end < earliest)) earliest = end;
-    }
-    return earliest;
-  }
 
   /** The sections a caller may ask to have left out: those that can give way under a budget. */
   function omittable(): string[] {
@@ -139,8 +148,8 @@ export function createGatewayService(deps: GatewayServiceOptions) {
      */
     async renderedContext(principal: Principal, render: (data: Record<string, unknown>) => string, options: ContextOptions = {}): Promise<Buffer> {
       const build = async (): Promise<KeptContext> => {
-        const data = await context(principal, options);
-        return { body: renderMeasured(data, render), expiresAt: earliestEnd(data) };
+        const { data, expiresAt } = await contextUntil(principal, options);
+        return { body: renderMeasured(data, render), expiresAt };
       };
       if (options.task !== undefined) return (await build()).body;
       const key = keyOf(principal);

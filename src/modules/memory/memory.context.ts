@@ -79,6 +79,15 @@ function fitMemory(value: MemoryContext, tokens: number): MemoryContext {
  * GET /memory?q= answers it), then the newest others, up to the same cap.
  */
 export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' | 'list' | 'profile'>, cap = MEMORY_CONTEXT_CAP): ContextSection<typeof MemoryContextSchema> {
+  // When each loaded value stops being true: the first validUntil among every entry read for it,
+  // those shown and the one read past the cap (which decides `truncated` and `total`).
+  const ends = new WeakMap<MemoryContext, string>();
+  const earliest = (endsAt: string | undefined, entries: readonly MemoryEntry[]): string | undefined =>
+    entries.reduce<string | undefined>((first, entry) => (entry.validUntil !== null && (first === undefined || entry.validUntil < first) ? entry.validUntil : first), endsAt);
+  const ending = (value: MemoryContext, endsAt: string | undefined): MemoryContext => {
+    if (endsAt !== undefined) ends.set(value, endsAt);
+    return value;
+  };
   return {
     name: 'memory',
     schema: MemoryContextSchema,
@@ -93,22 +102,27 @@ export function createMemoryContextSection(memory: Pick<MemoryService, 'recent' 
         task === undefined ? undefined : memory.list(ownerId, { q: task, limit: cap, match: 'any', scope }),
         memory.recent(ownerId, cap, scope),
       ]);
-      if (profile.length === 0 && matching === undefined) return { ...newest, entries: newest.entries.map(contextEntry) };
+      if (profile.length === 0 && matching === undefined) {
+        return ending({ entries: newest.entries.map(contextEntry), total: newest.total, truncated: newest.truncated }, newest.endsAt);
+      }
       // The profile leads, in the owner's order; then what matches the task; then the newest.
       const pinnedIds = new Set(profile.map((entry) => entry.id));
       const relevant = (matching?.entries ?? []).filter((entry) => !pinnedIds.has(entry.id));
       const seen = new Set([...pinnedIds, ...relevant.map((entry) => entry.id)]);
       const entries = [...profile, ...relevant, ...newest.entries.filter((entry) => !seen.has(entry.id))].slice(0, cap).map(contextEntry);
-      return {
-        entries,
-        total: newest.total,
-        truncated: newest.truncated || entries.length < newest.total,
-        ...(profile.length > 0 ? { pinned: Math.min(profile.length, cap) } : {}),
-        ...(matching === undefined ? {} : { relevant: Math.max(0, Math.min(relevant.length, cap - profile.length)) }),
-      };
+      return ending(
+        {
+          entries,
+          total: newest.total,
+          truncated: newest.truncated || entries.length < newest.total,
+          ...(profile.length > 0 ? { pinned: Math.min(profile.length, cap) } : {}),
+          ...(matching === undefined ? {} : { relevant: Math.max(0, Math.min(relevant.length, cap - profile.length)) }),
+        },
+        earliest(earliest(newest.endsAt, profile), matching?.entries ?? []),
+      );
     },
-    // An entry shown until its validity ends: the context kept with it holds until then.
-    expiresAt: (value) => value.entries.reduce<string | undefined>((earliest, entry) => (entry.validUntil !== null && (earliest === undefined || entry.validUntil < earliest) ? entry.validUntil : earliest), undefined),
+    // An entry read until its validity ends: the context kept with it holds until then.
+    expiresAt: (value) => ends.get(value),
     // Memory and knowledge share what the pinned sections leave, memory twice knowledge's part:
     // an agent's notes about the person are what the context is for; documents are a search away.
     budget: { tier: 1, share: 2, fit: fitMemory },

@@ -733,7 +733,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     },
 
     /** The newest `limit` entries and whether there are more, with the total only then. */
-    async recent(ownerId: string, limit: number, scope?: MemoryScope): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean }> {
+    async recent(ownerId: string, limit: number, scope?: MemoryScope): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean; endsAt: string | undefined }> {
       // One more than asked tells whether there are more, without counting in the common case.
       // Current entries only: superseded ones by the query, expired ones by the clock.
       // A limited token's entries and count are those it sees: hidden entries are not counted.
@@ -741,7 +741,11 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const rows = (await repo.list(ownerId, { limit: limit + 1, view: { view: 'current' }, scope })).filter((row) => isCurrent(row, now));
       const truncated = rows.length > limit;
       const entries = await present(ownerId, rows.slice(0, limit), scope);
-      return { entries, total: truncated ? await repo.count(ownerId, scope) : entries.length, truncated };
+      // The first validUntil among every row read, the one past the limit too: when it passes,
+      // the answer (its entries, `truncated`, `total`) is no longer what a new read would give.
+      let endsAt: string | undefined;
+      for (const row of rows) if (row.valid_until !== null && (endsAt === undefined || row.valid_until < endsAt)) endsAt = row.valid_until;
+      return { entries, total: truncated ? await repo.count(ownerId, scope) : entries.length, truncated, endsAt };
     },
 
     /**
