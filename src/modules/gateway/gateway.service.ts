@@ -106,7 +106,6 @@ export function createGatewayService(deps: GatewayServiceOptions) {
     return key;
   }
 
-
   /** The sections a caller may ask to have left out: those that can give way under a budget. */
   function omittable(): string[] {
     return sections.filter((section) => section.budget).map((section) => section.name);

@@ -449,7 +449,6 @@ function createMemoryReviewQueries(
   };
 }
 
-/** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
 /** bm25's `b` for memory entries: measured on bench/recall and LoCoMo (docs/decisions/search.md). */
 export const MEMORY_LENGTH_NORMALIZATION = 0.5;
 
@@ -462,6 +461,7 @@ export function memoryFullText(dialect: Dialect): FullTextIndex {
   return { table: 'memory_entries', rowKey: dialect === 'sqlite' ? 'rid' : 'id', columns: [{ name: 'content', weight: 1 }], lengthNormalization: MEMORY_LENGTH_NORMALIZATION };
 }
 
+/** The in-memory words index of the entries, with their texts (SEARCH_PAYLOAD). */
 function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index: FullTextIndex, writes: WriteTracker | undefined, indexPercent: number) {
   const maxCost = (SEARCH_INDEX_MAX_COST * indexPercent) / 100;
   // The texts are bounded apart: an owner whose texts do not fit is still ranked in memory, its hits read.
@@ -504,7 +504,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
         for (const row of slice) for (const column of SQLITE_INSERTED_COLUMNS) parameters.push(row[column]);
         const written = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(sqliteInsertText(slice.length), parameters));
         // Kysely's write tracker sees only the queries it builds: this one is told here.
-        writes?.noteWrites(['memory_entries']);
+        writes.noteWrites(['memory_entries']);
         for (const row of written.rows) inserted.add(row.id);
       }
       return inserted;

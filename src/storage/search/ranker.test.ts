@@ -5,7 +5,8 @@ import { newId } from '../../lib/ids.js';
 import { porterStem } from './stemmer.js';
 import { isoNow } from '../../lib/time.js';
 import { SKILLS_FULL_TEXT } from '../../modules/skills/skills.repo.js';
-import { MEMORY_LENGTH_NORMALIZATION } from '../../modules/memory/memory.repo.js';
+import { PASSAGE_INDEX } from '../../modules/knowledge/knowledge.repo.js';
+import { memoryFullText } from '../../modules/memory/memory.repo.js';
 import { type FullTextIndex, type MatchMode } from './full-text.js';
 import { searchTerms } from './tokenizer.js';
 import { createSearchIndex } from './index-cache.js';
@@ -346,18 +347,10 @@ describe('in-memory search against a full ranking of every row', () => {
 describe('in-memory search of memory and the knowledge base', () => {
   let t: TestApp;
   let owner: Owner;
-  // Memory weighs lengths by its own b (the route ranks with it).
-  const MEMORY: FullTextIndex = { table: 'memory_entries', rowKey: 'id', columns: [{ name: 'content', weight: 1 }], lengthNormalization: MEMORY_LENGTH_NORMALIZATION };
+  // The repositories' own definitions (memory weighs lengths by its own b): the reference ranks as the routes do.
+  const MEMORY = memoryFullText(ENGINE);
   const KNOWLEDGE: FullTextIndex = { table: 'kb_documents', rowKey: 'id', columns: [{ name: 'title', weight: 4 }, { name: 'content', weight: 1 }] };
-  const PASSAGES: FullTextIndex = {
-    table: 'kb_passages',
-    rowKey: 'id',
-    columns: [
-      { name: 'title', weight: 2 },
-      { name: 'heading_path', weight: 2 },
-      { name: 'content', weight: 1 },
-    ],
-  };
+  const PASSAGES = PASSAGE_INDEX;
 
   beforeAll(async () => {
     t = await createTestApp();
