@@ -10,6 +10,7 @@ import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { newId } from '../../lib/ids.js';
 import { sameTextForm } from '../../lib/same-text.js';
 import * as dedupMigration from '../../storage/migrations/0037-memory-dedup.js';
+import * as textKeysMigration from '../../storage/migrations/0044-memory-text-keys-in-process.js';
 
 /**
  * No duplicates (docs/decisions/memory.md, "No duplicates"): a write whose text a current entry
@@ -313,7 +314,7 @@ describe('an existing database', () => {
       const db = app.storage.db;
       // The table as the version before this one left it, then the migration run on it (directly:
       // later migrations may follow it, and Kysely runs only a prefix).
-      await sql`DROP INDEX memory_entries_owner_content_key`.execute(db);
+      await sql`DROP INDEX IF EXISTS memory_entries_owner_content_key`.execute(db);
       for (const column of ['content_key', 'seen_count', 'last_seen_at', 'last_seen_by']) await sql`ALTER TABLE memory_entries DROP COLUMN ${sql.ref(column)}`.execute(db);
       const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s)).toISOString();
       const rows = [
@@ -323,6 +324,7 @@ describe('an existing database', () => {
       ];
       for (const row of rows) await db.insertInto('memory_entries').values({ ...row, owner_id: who.id, updated_at: row.created_at } as never).execute();
       await dedupMigration.up(db as never, { dialect: app.storage.dialect });
+      await textKeysMigration.up(db as never, { dialect: app.storage.dialect });
       await app.restart();
 
       const listed = await app.request('GET', '/api/v1/memory', { token: who.token });

@@ -10,6 +10,7 @@ import { decodeJson, isStringArray } from '../../storage/columns.js';
 import { tagPattern } from '../../lib/tags.js';
 import type { Channel } from '../../http/channel.js';
 import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
+import { createTextKeys, type OwnerTextKeys, type TextKeys } from './memory.keys.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` (the key of the full-text index it once had).
 const COLUMNS = [
@@ -293,6 +294,9 @@ export interface RankedEntry extends RankedHit<string> {
 /** Rows in one SQLite INSERT of a batch: at most this many statement texts, 24 parameters a row. */
 const SQLITE_ROWS_PER_INSERT = 32;
 
+/** Rids in one statement that reads candidates of text keys (SQLite's parameters per statement are bounded). */
+const RIDS_PER_READ = 500;
+
 /** Every column of a new entry, in the order SQLite's batched insert names them. */
 const SQLITE_INSERTED_COLUMNS = [...INSERTED_TEXT_COLUMNS, 'pinned', 'seen_count', 'pin_order'] as const;
 // A column added to the table and not here would silently take its default: this fails to compile instead.
@@ -310,7 +314,8 @@ function sqliteInsertText(rows: number): string {
   let text = sqliteInserts[rows];
   if (text === undefined) {
     const one = `(${SQLITE_INSERTED_COLUMNS.map(() => '?').join(', ')})`;
-    text = `insert into "memory_entries" (${SQLITE_INSERTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: rows }, () => one).join(', ')} on conflict do nothing returning "id"`;
+    // No unique index holds the text keys on SQLite (memory.keys.ts): the conflict left is the id's.
+    text = `insert into "memory_entries" (${SQLITE_INSERTED_COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: rows }, () => one).join(', ')} on conflict do nothing returning "id", "rid"`;
     sqliteInserts[rows] = text;
   }
   return text;
@@ -484,6 +489,95 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';
+  /**
+   * SQLite: the owners' text keys kept in the process instead of a unique index (memory.keys.ts);
+   * PostgreSQL, written by several nodes, keeps the index. A unit that uses them loads the
+   * owner's keys before any write of its own.
+   */
+  const textKeys = dialect === 'sqlite' ? createTextKeys(writes) : undefined;
+
+  /**
+   * A write of the repository failed for a reason it did not answer itself: its transaction may
+   * have been rolled back whole, giving keys back to rows after keys were read inside it, so none
+   * kept is trusted any more (they are read again when next needed).
+   */
+  function distrustKeys(error: unknown): never {
+    textKeys?.dropAll();
+    throw error;
+  }
+
+  /**
+   * The condition "the owner's rows holding `key`": through the unique index on PostgreSQL; on
+   * SQLite among the rows the process knows may hold it, or null when none does (nothing to read).
+   */
+  async function holding(trx: Executor<MemoryTables>, ownerId: string, key: string) {
+    const owned = sql<boolean>`owner_id = ${ownerId} AND content_key = ${key}`;
+    if (!textKeys) return owned;
+    const rids = (await textKeys.load(trx, ownerId)).candidates(key);
+    if (rids.length === 0) return null;
+    return sql<boolean>`rid IN (${sql.join(rids)}) AND ${owned}`;
+  }
+
+  /** SQLite: the rid of the entry `id` (which exists). */
+  async function ridOf(trx: Executor<MemoryTables>, id: string): Promise<number> {
+    const found = await trx.executeQuery<{ rid: number }>(CompiledQuery.raw('select "rid" from "memory_entries" where "id" = ?', [id]));
+    return found.rows[0]!.rid;
+  }
+
+  /**
+   * SQLite's INSERT of new entries, skipping (as ON CONFLICT DO NOTHING did with the unique index)
+   * each row whose text key a row of its owner holds, or an earlier row of these: the owner's
+   * kept keys say which rows may hold it, read by rid only when some may.
+   */
+  async function insertSqlite(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>, keys: TextKeys): Promise<Set<string>> {
+    const inserted = new Set<string>();
+    const owners = new Map<string, OwnerTextKeys>();
+    for (const row of rows) {
+      if (row.content_key !== null && !owners.has(row.owner_id)) owners.set(row.owner_id, await keys.load(trx, row.owner_id));
+    }
+    const claimed = new Set<string>();
+    const skipped = new Set<MemoryEntriesTable>();
+    const suspects: Array<{ row: MemoryEntriesTable; rids: readonly number[] }> = [];
+    for (const row of rows) {
+      if (row.content_key === null) continue;
+      const claim = `${row.owner_id}\u0000${row.content_key}`;
+      if (claimed.has(claim)) {
+        skipped.add(row);
+        continue;
+      }
+      claimed.add(claim);
+      const rids = owners.get(row.owner_id)!.candidates(row.content_key);
+      if (rids.length > 0) suspects.push({ row, rids });
+    }
+    if (suspects.length > 0) {
+      const held = new Set<string>();
+      const rids = [...new Set(suspects.flatMap((suspect) => suspect.rids))];
+      for (let start = 0; start < rids.length; start += RIDS_PER_READ) {
+        const slice = rids.slice(start, start + RIDS_PER_READ);
+        const found = await trx.executeQuery<{ owner_id: string; content_key: string }>(
+          CompiledQuery.raw(`select "owner_id", "content_key" from "memory_entries" where "rid" in (${slice.map(() => '?').join(', ')}) and "content_key" is not null`, slice),
+        );
+        for (const row of found.rows) held.add(`${row.owner_id}\u0000${row.content_key}`);
+      }
+      for (const { row } of suspects) if (held.has(`${row.owner_id}\u0000${row.content_key}`)) skipped.add(row);
+    }
+    const written = skipped.size === 0 ? rows : rows.filter((row) => !skipped.has(row));
+    for (let start = 0; start < written.length; start += SQLITE_ROWS_PER_INSERT) {
+      const slice = written.slice(start, start + SQLITE_ROWS_PER_INSERT);
+      const parameters: unknown[] = [];
+      for (const row of slice) for (const column of SQLITE_INSERTED_COLUMNS) parameters.push(row[column]);
+      const result = await trx.executeQuery<{ id: string; rid: number }>(CompiledQuery.raw(sqliteInsertText(slice.length), parameters));
+      // Kysely's write tracker sees only the queries it builds: this one is told here.
+      writes.noteWrites(['memory_entries']);
+      const byId = new Map(slice.map((row) => [row.id, row]));
+      for (const { id, rid } of result.rows) {
+        inserted.add(id);
+        const row = byId.get(id)!;
+        if (row.content_key !== null) owners.get(row.owner_id)!.add(row.content_key, rid);
+      }
+    }
+    return inserted;
+  }
 
   /**
    * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
@@ -497,18 +591,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     if (rows.length === 0) return inserted;
     // A row whose text a current entry of its owner holds (the unique content key) is skipped,
     // not an error: the batch's other rows are written, and the skipped ones settled after.
-    if (dialect === 'sqlite') {
-      for (let start = 0; start < rows.length; start += SQLITE_ROWS_PER_INSERT) {
-        const slice = rows.slice(start, start + SQLITE_ROWS_PER_INSERT);
-        const parameters: unknown[] = [];
-        for (const row of slice) for (const column of SQLITE_INSERTED_COLUMNS) parameters.push(row[column]);
-        const written = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(sqliteInsertText(slice.length), parameters));
-        // Kysely's write tracker sees only the queries it builds: this one is told here.
-        writes.noteWrites(['memory_entries']);
-        for (const row of written.rows) inserted.add(row.id);
-      }
-      return inserted;
-    }
+    if (textKeys) return insertSqlite(rows, trx, textKeys);
     if (rows.length === 1) {
       const written = await trx.insertInto('memory_entries').values(rows).onConflict((oc) => oc.doNothing()).returning('id').execute();
       for (const row of written) inserted.add(row.id);
@@ -534,11 +617,12 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
    */
   async function markSeen(trx: Executor<MemoryTables>, rows: readonly Creation[], now: string): Promise<MemoryRow | undefined> {
     const last = rows[rows.length - 1]!;
+    const holders = await holding(trx, last.row.owner_id, last.row.content_key!);
+    if (!holders) return undefined;
     return trx
       .updateTable('memory_entries')
       .set({ seen_count: sql<number>`seen_count + ${rows.length}`, last_seen_at: last.row.created_at, last_seen_by: last.seenBy })
-      .where('owner_id', '=', last.row.owner_id)
-      .where('content_key', '=', last.row.content_key)
+      .where(holders)
       .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]))
       .returning(COLUMNS)
       .executeTakeFirst();
@@ -546,7 +630,8 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
 
   /** Frees the owner's key `key` from an entry past its validUntil: it is no longer current, and a new write of its text is new. */
   async function releaseExpired(trx: Executor<MemoryTables>, ownerId: string, key: string, now: string): Promise<void> {
-    await trx.updateTable('memory_entries').set({ content_key: null }).where('owner_id', '=', ownerId).where('content_key', '=', key).where('valid_until', '<=', now).execute();
+    const holders = await holding(trx, ownerId, key);
+    if (holders) await trx.updateTable('memory_entries').set({ content_key: null }).where(holders).where('valid_until', '<=', now).execute();
   }
 
   /**
@@ -664,7 +749,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * refusal it gives is answered instead of writing.
      */
     async create<R>(row: MemoryEntriesTable, seenBy: string, limit?: EntryLimit<R>): Promise<CreationOutcome<R>> {
-      return (await groupCommit.runBatched(creations, { row, limit, seenBy })) as CreationOutcome<R>;
+      return (await groupCommit.runBatched(creations, { row, limit, seenBy }).catch(distrustKeys)) as CreationOutcome<R>;
     },
 
     /**
@@ -734,25 +819,32 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       check?: (row: MemoryRow) => Error | undefined,
       scope?: MemoryScope,
     ): Promise<MemoryRow | { sameTextAs: string } | undefined> {
-      return groupCommit.run(async (trx) => {
-        const { content_key: key, ...rest } = changes;
-        let set: typeof changes | (typeof rest & { content_key: ReturnType<typeof sql<string | null>> }) = rest;
-        if (key !== undefined && key !== null) {
-          // New content: another current entry of the owner holding the same text refuses the
-          // change (an expired one gives its key up). A superseded entry, not current, holds no key.
-          await releaseExpired(trx, ownerId, key, changes.updated_at);
-          const holder = await trx.selectFrom('memory_entries').select('id').where('owner_id', '=', ownerId).where('content_key', '=', key).where('id', '<>', id).executeTakeFirst();
-          if (holder) return { sameTextAs: holder.id };
-          set = { ...rest, content_key: sql<string | null>`CASE WHEN superseded_at IS NULL THEN ${key} ELSE NULL END` };
-        }
-        let q = trx.updateTable('memory_entries').set(set).where('owner_id', '=', ownerId).where('id', '=', id);
-        const limited = scopeCondition(scope);
-        if (limited) q = q.where(limited);
-        const row = await q.returning(COLUMNS).executeTakeFirst();
-        const refusal = row && check?.(row);
-        if (refusal) throw refusal;
-        return row;
-      });
+      let refused: Error | undefined;
+      return groupCommit
+        .run(async (trx) => {
+          const { content_key: key, ...rest } = changes;
+          let set: typeof changes | (typeof rest & { content_key: ReturnType<typeof sql<string | null>> }) = rest;
+          // Read before this unit writes (memory.keys.ts): the changed row's key is added to them.
+          const keys = key && textKeys ? await textKeys.load(trx, ownerId) : undefined;
+          if (key !== undefined && key !== null) {
+            // New content: another current entry of the owner holding the same text refuses the
+            // change (an expired one gives its key up). A superseded entry, not current, holds no key.
+            await releaseExpired(trx, ownerId, key, changes.updated_at);
+            const holders = await holding(trx, ownerId, key);
+            const holder = holders && (await trx.selectFrom('memory_entries').select('id').where(holders).where('id', '<>', id).executeTakeFirst());
+            if (holder) return { sameTextAs: holder.id };
+            set = { ...rest, content_key: sql<string | null>`CASE WHEN superseded_at IS NULL THEN ${key} ELSE NULL END` };
+          }
+          let q = trx.updateTable('memory_entries').set(set).where('owner_id', '=', ownerId).where('id', '=', id);
+          const limited = scopeCondition(scope);
+          if (limited) q = q.where(limited);
+          const row = await q.returning(COLUMNS).executeTakeFirst();
+          refused = row && check?.(row);
+          if (refused) throw refused;
+          if (keys && key && row && row.superseded_at === null) keys.add(key, await ridOf(trx, id));
+          return row;
+        })
+        .catch((error: unknown) => (error === refused ? Promise.reject(error) : distrustKeys(error)));
     },
 
     /**
@@ -761,14 +853,16 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * of bounded size. Answers the limit's refusal (nothing written then).
      */
     async createAll<R>(ownerId: string, rows: readonly MemoryEntriesTable[], limit?: EntryLimit<R>): Promise<{ refusal?: R }> {
-      return groupCommit.run(async (trx: Executor<MemoryTables>) => {
-        const refusal = limit?.(await count(ownerId, trx), rows.length);
-        if (refusal !== undefined) return { refusal };
-        for (let start = 0; start < rows.length; start += IMPORT_ROWS_PER_STATEMENT) {
-          await insertMany(rows.slice(start, start + IMPORT_ROWS_PER_STATEMENT), trx);
-        }
-        return {};
-      });
+      return groupCommit
+        .run(async (trx: Executor<MemoryTables>) => {
+          const refusal = limit?.(await count(ownerId, trx), rows.length);
+          if (refusal !== undefined) return { refusal };
+          for (let start = 0; start < rows.length; start += IMPORT_ROWS_PER_STATEMENT) {
+            await insertMany(rows.slice(start, start + IMPORT_ROWS_PER_STATEMENT), trx);
+          }
+          return {};
+        })
+        .catch(distrustKeys);
     },
 
     /**
@@ -784,6 +878,8 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       scope?: MemoryScope,
     ): Promise<{ refusal?: R; missing?: string[]; duplicateOf?: MemoryRow }> {
       const outcome = await groupCommit.run(async (trx: Executor<MemoryTables>) => {
+        // Read before this unit clears the replaced entries' keys (memory.keys.ts).
+        await textKeys?.load(trx, row.owner_id);
         const refusal = limit?.(await count(row.owner_id, trx), 1);
         if (refusal !== undefined) return { refusal };
         // A replaced entry is no longer current: it gives its text's key up (to this entry, when it says the same).
@@ -809,11 +905,11 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       }).catch((error: unknown): { missing?: string[]; duplicate?: true } => {
         if (error instanceof MissingEntries) return { missing: error.ids };
         if (error instanceof DuplicateText) return { duplicate: true };
-        throw error;
+        return distrustKeys(error);
       });
       if (!('duplicate' in outcome)) return outcome;
       // Nothing was replaced: the attempt counts on the entry that already says it.
-      const held = await groupCommit.run((trx: Executor<MemoryTables>) => markSeen(trx, [{ row, seenBy, limit: undefined }], row.created_at));
+      const held = await groupCommit.run((trx: Executor<MemoryTables>) => markSeen(trx, [{ row, seenBy, limit: undefined }], row.created_at)).catch(distrustKeys);
       // Superseded or deleted meanwhile, the text is free again: written as asked.
       return held ? { duplicateOf: held } : this.createSuperseding(row, replaced, seenBy, limit, scope);
     },

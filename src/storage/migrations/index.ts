@@ -40,6 +40,7 @@ import * as userDisabled from './0040-user-disabled.js';
 import * as accountErasures from './0041-account-erasures.js';
 import * as eventOutbox from './0042-event-outbox.js';
 import * as memoryFulltextDropped from './0043-memory-fulltext-dropped.js';
+import * as memoryTextKeysInProcess from './0044-memory-text-keys-in-process.js';
 import type { Dialect, MigrationContext } from '../dialect.js';
 
 
@@ -95,6 +96,7 @@ const MIGRATIONS: Array<[name: string, module: MigrationModule]> = [
   ['0041-account-erasures', accountErasures],
   ['0042-event-outbox', eventOutbox],
   ['0043-memory-fulltext-dropped', memoryFulltextDropped],
+  ['0044-memory-text-keys-in-process', memoryTextKeysInProcess],
 ];
 
 /** The names Kysely records in `kysely_migration`, one per migration. */
