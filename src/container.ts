@@ -662,7 +662,7 @@ export const carriedDeclarations: CarriedDeclarations = {
  */
 function buildPortability(
   { config, storage, parts }: Base,
-  { audit, keyring, accounts }: Pick<AuditAndKeys & AccountServices, 'audit' | 'keyring' | 'accounts'>,
+  { audit, keyring, accounts, memory }: Pick<AuditAndKeys & AccountServices & OwnerData, 'audit' | 'keyring' | 'accounts' | 'memory'>,
 ) {
   const portability = createPortabilityService({
     db: storage.db,
@@ -672,6 +672,7 @@ function buildPortability(
     keyring,
     audit,
     confirmPassword: accounts.confirmPassword,
+    imported: (ownerId) => memory.writtenElsewhere(ownerId),
   });
   parts.add({ name: 'portability.exports', start: (log) => portability.start(log), stop: () => portability.drain() });
   return { portability };
@@ -750,7 +751,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
       dialect: storage.dialect,
     }),
   );
-  const { portability } = buildPortability(base, { audit, keyring, accounts });
+  const { portability } = buildPortability(base, { audit, keyring, accounts, memory });
   const { erasure } = buildErasure(base, { accounts, marketplace, portability, keyring, oauth, tokens });
 
   let closing: Promise<void> | undefined;

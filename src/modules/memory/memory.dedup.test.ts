@@ -8,7 +8,8 @@ import { loadConfig } from '../../config.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 import { ignoreFailure } from '../../lib/ignore-failure.js';
 import { newId } from '../../lib/ids.js';
-import { sameTextForm } from '../../lib/same-text.js';
+import { sameTextForm, sameTextKey } from '../../lib/same-text.js';
+import { keyHash } from './memory.keys.js';
 import * as dedupMigration from '../../storage/migrations/0037-memory-dedup.js';
 import * as textKeysMigration from '../../storage/migrations/0044-memory-text-keys-in-process.js';
 
@@ -337,5 +338,64 @@ describe('an existing database', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+/**
+ * The texts the server knows are held: on SQLite kept in the process (memory.keys.ts), read from
+ * the table once per process and owner, on PostgreSQL a unique index. The same answers on both.
+ */
+describe('the texts an owner holds, as the server knows them', () => {
+  it('are the table’s after a restart: a stored text is still a duplicate, a changed, superseded or deleted one’s is new', async () => {
+    const app = await createTestApp();
+    try {
+      const who = await app.createOwner('Keys Restarter');
+      const post = (content: string, extra: Record<string, unknown> = {}) => app.request('POST', '/api/v1/memory', { token: who.token, body: { content, ...extra } });
+      const kept = (await post('Plays the cello')).body.data;
+      const changed = (await post('Lives in Ghent')).body.data;
+      const superseded = (await post('Works at Acme')).body.data;
+      const deleted = (await post('Has a cat')).body.data;
+      expect((await app.request('PATCH', `/api/v1/memory/${changed.id}`, { token: who.token, body: { content: 'Lives in Bruges' } })).status).toBe(200);
+      const newer = (await post('Works at Globex', { supersedes: [superseded.id] })).body.data;
+      expect((await app.request('DELETE', `/api/v1/memory/${deleted.id}`, { token: who.token })).status).toBe(200);
+      await app.restart();
+
+      expect((await post('plays the cello.')).body).toMatchObject({ duplicateOf: kept.id });
+      expect((await post('lives in bruges')).body).toMatchObject({ duplicateOf: changed.id });
+      expect((await post('works at globex')).body).toMatchObject({ duplicateOf: newer.id });
+      for (const text of ['Lives in Ghent', 'Works at Acme', 'Has a cat']) {
+        const res = await post(text);
+        expect(res.status, text).toBe(201);
+        // Written again, each is the text's holder from now on.
+        expect((await post(text.toUpperCase())).body).toMatchObject({ duplicateOf: res.body.data.id });
+      }
+      const current = (await app.request('GET', '/api/v1/memory', { token: who.token, query: { limit: '50' } })).body.data as Array<{ content: string }>;
+      expect(current.map((e) => e.content).sort()).toEqual(['Has a cat', 'Lives in Bruges', 'Lives in Ghent', 'Plays the cello', 'Works at Acme', 'Works at Globex']);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('tells apart two texts whose kept hashes are the same', async () => {
+    // Two texts whose keys the process files under one 30-bit hash (found by trying, in some 40,000 texts).
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair; i++) {
+      const text = `Collision candidate number ${i}`;
+      const hash = keyHash(sameTextKey(text));
+      const other = seen.get(hash);
+      if (other !== undefined) pair = [other, text];
+      else seen.set(hash, text);
+    }
+    const who = await t.createOwner('Keys Collider');
+    const first = await created(who.token, { content: pair[0] });
+    const second = await created(who.token, { content: pair[1] });
+    expect(second.id).not.toBe(first.id);
+    expect((await write(who.token, { content: pair[0] })).body).toMatchObject({ duplicateOf: first.id });
+    expect((await write(who.token, { content: pair[1] })).body).toMatchObject({ duplicateOf: second.id });
+    // Superseding one leaves the other holding its own text.
+    await created(who.token, { content: 'Something else entirely', supersedes: [first.id] });
+    expect((await write(who.token, { content: pair[1] })).body).toMatchObject({ duplicateOf: second.id });
+    expect((await write(who.token, { content: pair[0] })).status).toBe(201);
   });
 });

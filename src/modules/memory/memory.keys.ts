@@ -18,7 +18,8 @@ import type { WriteTracker } from '../../storage/write-tracker.js';
  * roll back (a candidate too many is harmless), and none is ever removed one by one: an owner's
  * keys are dropped whole and read again from the table when they cannot be trusted. A
  * transaction that fails drops them all (`dropAll`): keys read inside it may have missed a key
- * that its rollback gave back to a row.
+ * that its rollback gave back to a row. So does a commit by another connection to the file (its
+ * `data_version`, read in the writing transaction) or a write the tracker cannot place.
  *
  * Each key is kept as a 30-bit hash (a small integer, which V8 stores without an allocation) with
  * the rids of its rows: some 40 bytes an entry. Two texts whose hashes collide only share
@@ -73,10 +74,16 @@ export function createTextKeys(writes: Pick<WriteTracker, 'stamp'>, max = TEXT_K
   const owners = new Map<string, OwnerKeys>();
   let total = 0;
   /**
-   * The tracker's count of writes it cannot tell the table of (another process's commit, a raw
-   * statement): when it moves, a row may have a key nobody added here, so everything is read again.
+   * The tracker's count of writes it cannot tell the table of (a raw statement): when it moves, a
+   * row may have a key nobody added here, so everything is read again.
    */
   let unknownWrites: number | undefined;
+  /**
+   * SQLite's `data_version` as the writing connection last read it: it changes when another
+   * connection (another process on the same file) has committed since. Read inside the writing
+   * transaction, it is exact where the tracker's own check of it runs at most every 250 ms.
+   */
+  let dataVersion: number | undefined;
 
   function dropAll(): void {
     owners.clear();
@@ -112,9 +119,11 @@ export function createTextKeys(writes: Pick<WriteTracker, 'stamp'>, max = TEXT_K
   return {
     async load(trx, ownerId) {
       const stamp = writes.stamp([]);
-      if (stamp === undefined || stamp !== unknownWrites) {
+      const version = (await trx.executeQuery<{ data_version: number }>(CompiledQuery.raw('pragma data_version'))).rows[0]?.data_version;
+      if (stamp === undefined || stamp !== unknownWrites || version !== dataVersion) {
         dropAll();
         unknownWrites = stamp;
+        dataVersion = version;
       }
       const kept = owners.get(ownerId);
       if (kept) {

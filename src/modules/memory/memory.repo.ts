@@ -474,21 +474,10 @@ function createEntriesIndex(db: Executor<MemoryTables>, dialect: Dialect, index:
 }
 
 /**
- * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
- * repository decides how (creations of a batch in one statement where it can), and a write
- * answers once it is durable. `writes`: this process's writes, by which the index learns on
- * SQLite that an owner's entries changed (the database ranks none of them: without it, no
- * search could be current). `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
- * SEARCH_INDEX_PERCENT setting).
+ * How the repository tells which of an owner's rows hold a text key: PostgreSQL's unique index,
+ * or on SQLite the keys kept in the process (memory.keys.ts), with SQLite's INSERT that checks them.
  */
-export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes: WriteTracker, indexPercent = 100) {
-  const index = memoryFullText(dialect);
-  // The words are ranked here alone: the database keeps no full-text index of them (migration
-  // 0043). An owner too large to keep is scanned with the same answers (index-cache.ts, scan.ts).
-  const inMemory = createEntriesIndex(db, dialect, index, writes, indexPercent);
-
-  /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
-  const insertsManyAtOnce = dialect === 'postgres';
+function createKeyChecks(dialect: Dialect, writes: WriteTracker) {
   /**
    * SQLite: the owners' text keys kept in the process instead of a unique index (memory.keys.ts);
    * PostgreSQL, written by several nodes, keeps the index. A unit that uses them loads the
@@ -579,6 +568,32 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     return inserted;
   }
 
+  /** Frees the owner's key `key` from an entry past its validUntil: it is no longer current, and a new write of its text is new. */
+  async function releaseExpired(trx: Executor<MemoryTables>, ownerId: string, key: string, now: string): Promise<void> {
+    const holders = await holding(trx, ownerId, key);
+    if (holders) await trx.updateTable('memory_entries').set({ content_key: null }).where(holders).where('valid_until', '<=', now).execute();
+  }
+
+  return { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseExpired };
+}
+
+/**
+ * The memory entries. Writes share commits with concurrent ones (storage/group-commit.ts): the
+ * repository decides how (creations of a batch in one statement where it can), and a write
+ * answers once it is durable. `writes`: this process's writes, by which the index learns on
+ * SQLite that an owner's entries changed (the database ranks none of them: without it, no
+ * search could be current). `indexPercent`: the share of SEARCH_INDEX_MAX_COST kept (the
+ * SEARCH_INDEX_PERCENT setting).
+ */
+export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, groupCommit: Pick<GroupCommit, 'run' | 'runBatched'>, writes: WriteTracker, indexPercent = 100) {
+  const index = memoryFullText(dialect);
+  // The words are ranked here alone: the database keeps no full-text index of them (migration
+  // 0043). An owner too large to keep is scanned with the same answers (index-cache.ts, scan.ts).
+  const inMemory = createEntriesIndex(db, dialect, index, writes, indexPercent);
+
+  /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
+  const insertsManyAtOnce = dialect === 'postgres';
+  const { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseExpired } = createKeyChecks(dialect, writes);
   /**
    * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
    * trip: the columns go as arrays and are unnested, so the SQL text, and with it the prepared
@@ -628,11 +643,6 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       .executeTakeFirst();
   }
 
-  /** Frees the owner's key `key` from an entry past its validUntil: it is no longer current, and a new write of its text is new. */
-  async function releaseExpired(trx: Executor<MemoryTables>, ownerId: string, key: string, now: string): Promise<void> {
-    const holders = await holding(trx, ownerId, key);
-    if (holders) await trx.updateTable('memory_entries').set({ content_key: null }).where(holders).where('valid_until', '<=', now).execute();
-  }
 
   /**
    * The new entries of a batch that the insert skipped, grouped by owner and text: each group is
@@ -973,6 +983,10 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       return count(ownerId, db, scope);
     },
 
+    /** The owner's entries were written by another module (an account import): its kept text keys are read again when next needed. */
+    writtenElsewhere(ownerId: string): void {
+      textKeys?.drop(ownerId);
+    },
   };
 }
 

@@ -732,6 +732,11 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       return repo.count(ownerId);
     },
 
+    /** Another module wrote the owner's entries (an account import, inside its transaction): see the repository's `writtenElsewhere`. */
+    writtenElsewhere(ownerId: string): void {
+      repo.writtenElsewhere(ownerId);
+    },
+
     /** The newest `limit` entries and whether there are more, with the total only then. */
     async recent(ownerId: string, limit: number, scope?: MemoryScope): Promise<{ entries: MemoryEntry[]; total: number; truncated: boolean; endsAt: string | undefined }> {
       // One more than asked tells whether there are more, without counting in the common case.

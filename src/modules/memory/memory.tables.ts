@@ -34,7 +34,8 @@ export const memoryTables = ownedTables({
       pin_order: column.integer().orNull(),
       /**
        * The hash of the content in its compared form (lib/same-text.ts) while the entry is
-       * current, else null: unique per owner, so one current entry holds each text.
+       * current, else null: unique per owner, so one current entry holds each text (a unique
+       * index on PostgreSQL; on SQLite the process keeps the keys, memory.keys.ts).
        */
       content_key: column.text().orNull(),
       /** How many times a writer stored this content (1: only its author). */

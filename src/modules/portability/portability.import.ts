@@ -302,6 +302,13 @@ class ArchiveImporter {
   private readonly leftOut = new Map<CarriedTableName, Set<string>>();
   /** The ids of the rows this import added (as they are now), per table. */
   private readonly added = new Map<CarriedTableName, Set<string>>();
+  /**
+   * The values of each column unique within an owner (`uniqueWithinOwner`) that the owner's rows
+   * hold, with the id holding each: read once a column, then kept as this import adds rows. One
+   * query a row would, on SQLite, read every memory entry of the owner each time: no index holds
+   * their text keys there (memory.keys.ts).
+   */
+  private readonly taken = new Map<string, Map<string, string>>();
   private renewedWebhookSecrets = 0;
   private skillIdsGiven = false;
   private readonly d: Executor;
@@ -443,7 +450,7 @@ class ArchiveImporter {
       else this.issue(table, String(id), 'conflict', 'the account has a record with this id and other content; it was left as it is');
       return;
     }
-    const conflict = await uniqueConflict(this.d, table, row, ownerId);
+    const conflict = await this.uniqueConflict(table, row);
     if (conflict) {
       this.issue(table, String(id), 'conflict', conflict);
       return;
@@ -468,6 +475,9 @@ class ArchiveImporter {
     }
     await this.sealSecrets(table, row, finalId ?? '', secret);
     finalId = await this.insert(table, row, finalId);
+    for (const column of table.uniqueWithinOwner ?? []) {
+      if (row[column] !== null && row[column] !== undefined) this.taken.get(`${table.name}\u0000${column}`)?.set(String(row[column]), String(finalId));
+    }
     const added = this.added.get(table.name) ?? new Set<string>();
     added.add(String(finalId));
     this.added.set(table.name, added);
@@ -520,6 +530,30 @@ class ArchiveImporter {
     }
   }
 
+  /** Why the row would take a name the owner already uses (or this import gave another row), or null. */
+  private async uniqueConflict(table: CarriedTable, row: Row): Promise<string | null> {
+    const { ownerId } = this.options;
+    for (const column of table.uniqueWithinOwner ?? []) {
+      const value = row[column];
+      // NULL is equal to nothing, in SQL as here.
+      if (value === null || value === undefined) continue;
+      const key = `${table.name}\u0000${column}`;
+      let values = this.taken.get(key);
+      if (!values) {
+        const held = (await this.d.selectFrom(table.name).select(['id', column]).where('owner_id', '=', ownerId).where(column, 'is not', null).execute()) as Row[];
+        values = new Map(held.map((other) => [String(other[column]), String(other.id)]));
+        this.taken.set(key, values);
+      }
+      const holder = values.get(String(value));
+      if (holder !== undefined) return `the account already has another record with this ${column.replace(/_key$/, '')} (${String(value)}, id ${holder})`;
+    }
+    if (table.name === 'personas' && row.active === 1) {
+      const active = await this.d.selectFrom('personas').select('id').where('owner_id', '=', ownerId).where('active', '=', 1).executeTakeFirst();
+      if (active) return `the account already has an active persona (${String((active as Row).id)}); only one can be active`;
+    }
+    return null;
+  }
+
   /** Inserts the row under `id` (undefined: the database numbers it); answers the id it has. */
   private async insert(table: CarriedTable, row: Row, id: string | number | undefined): Promise<string | number> {
     if (id === undefined) {
@@ -552,19 +586,6 @@ class ArchiveImporter {
     }
     return this.report;
   }
-}
-
-/** Why the row would take a name the owner already uses, or null. */
-async function uniqueConflict(d: Executor, table: CarriedTable, row: Row, ownerId: string): Promise<string | null> {
-  for (const column of table.uniqueWithinOwner ?? []) {
-    const found = await d.selectFrom(table.name).select('id').where('owner_id', '=', ownerId).where(column, '=', row[column]).executeTakeFirst();
-    if (found) return `the account already has another record with this ${column.replace(/_key$/, '')} (${String(row[column])}, id ${String((found as Row).id)})`;
-  }
-  if (table.name === 'personas' && row.active === 1) {
-    const active = await d.selectFrom('personas').select('id').where('owner_id', '=', ownerId).where('active', '=', 1).executeTakeFirst();
-    if (active) return `the account already has an active persona (${String((active as Row).id)}); only one can be active`;
-  }
-  return null;
 }
 
 /** The plain secret a row needs: a value, null when it may do without (a webhook), or 'missing'. */

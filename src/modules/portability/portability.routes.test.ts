@@ -262,6 +262,25 @@ describe('import into an account with data', () => {
     const attached = (await source.request('GET', `/api/v1/personas/${persona.id}/skills`, { token: erin.token })).body.data;
     expect(attached).toHaveLength(1);
   });
+
+  it('makes each imported text one the account holds: written again it is a duplicate, imported again a conflict', async () => {
+    const frank = await source.createOwner('Frank');
+    const post = (content: string) => source.request('POST', '/api/v1/memory', { token: frank.token, body: { content } });
+    // A write before the import: the server already knows which texts Frank holds when it lands.
+    await ok(await post('Owns a bicycle'), 201);
+    expect((await ok(await importArchive(source, frank, plainArchive), 200)).data.tables.memory_entries).toMatchObject({ added: 3 });
+    const entries = (await source.request('GET', '/api/v1/memory', { token: frank.token })).body.data as Array<{ id: string; content: string }>;
+    const tea = entries.find((e) => e.content.startsWith('Prefers tea'))!;
+    const again = await post(tea.content.toUpperCase());
+    expect(again.status).toBe(200);
+    expect(again.body.duplicateOf).toBe(tea.id);
+    // The same archive again: its current entries say what Frank's now say (under other ids).
+    const second = (await ok(await importArchive(source, frank, plainArchive), 200)).data;
+    expect(second.tables.memory_entries.conflicts).toBe(2);
+    expect(second.issues).toContainEqual(expect.objectContaining({ table: 'memory_entries', outcome: 'conflict', reason: expect.stringContaining(`id ${tea.id}`) }));
+    const current = (await source.request('GET', '/api/v1/memory', { token: frank.token, query: { limit: '50' } })).body.data as Array<{ content: string }>;
+    expect(current.filter((e) => e.content === tea.content)).toHaveLength(1);
+  });
 });
 
 /**

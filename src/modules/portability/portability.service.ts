@@ -59,6 +59,12 @@ export interface PortabilityDeps {
   keyring: { seal(ownerId: string, context: string, plaintext: string): Promise<string>; open: OpenSealed };
   audit: { record(actor: AuditActor, event: { action: string; outcome: 'success' | 'failure' | 'denied'; targetType?: string; targetId?: string; details?: Record<string, unknown> }, trx?: Executor): Promise<void> };
   confirmPassword(ownerId: string, password: string, actor: AuditActor): Promise<boolean>;
+  /**
+   * Told inside an import's transaction, once its rows are written and before it commits (or is
+   * rolled back): what a module keeps in the process of the owner's rows must be read again
+   * (memory's text keys on SQLite, which an import's entries would otherwise miss).
+   */
+  imported?(ownerId: string): void;
   /** Reports an export that failed (the job records why too). */
   onExportFailure?(error: unknown): void;
 }
@@ -362,6 +368,9 @@ export function createPortabilityService(deps: PortabilityDeps) {
         await deps.keyring.seal(ownerId, 'portability:import', '');
         report = await db.transaction().execute(async (trx) => {
           const result = await applyArchive({ trx, tables, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun, onProgress });
+          // Before the commit: on SQLite no other transaction runs until this one ends, so nothing
+          // reads the owner's rows again before they are there (or, rolled back, gone).
+          deps.imported?.(ownerId);
           if (input.dryRun) throw new DryRunDone(result);
           await audit.record(actor, { action: 'portability.import', outcome: 'success', details: summary(result, started) }, trx);
           return result;
