@@ -40,3 +40,26 @@ describe.runIf(ENGINE === 'sqlite')('the write tracker on SQLite', () => {
     expect(t.storage.writes.stamp(tables)).toBe(after);
   });
 });
+
+describe.runIf(ENGINE === 'sqlite')('raw write statements on SQLite (PostgreSQL’s pool reads them itself, postgres-pool.ts)', () => {
+  it('count as writes of the one table they name, or of every table when they name none it can read', async () => {
+    const t = await createTestApp();
+    try {
+      const { writes, db } = t.storage;
+      const stamps = () => [writes.stamp(['kysely_migration_lock']), writes.stamp(['users']), writes.stamp([])];
+      const [lock, users, unknown] = stamps();
+      await sql`UPDATE kysely_migration_lock SET is_locked = is_locked`.execute(db);
+      expect(stamps()).toEqual([lock! + 1, users, unknown]);
+      await sql`update "kysely_migration_lock" set is_locked = is_locked`.execute(db);
+      expect(stamps()).toEqual([lock! + 2, users, unknown]);
+      // A statement it cannot place counts as a write to every table.
+      await sql`INSERT OR IGNORE INTO kysely_migration_lock (id, is_locked) VALUES ('migration_lock', 0)`.execute(db);
+      expect(stamps()).toEqual([lock! + 3, users! + 1, unknown! + 1]);
+      // A raw read counts as nothing.
+      await sql`SELECT 1`.execute(db);
+      expect(stamps()).toEqual([lock! + 3, users! + 1, unknown! + 1]);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -61,6 +61,12 @@ export interface WriteTrackerOptions {
 export const EXTERNAL_CHECK_MS = 250;
 
 const WRITE_STATEMENT = /^\s*(insert|update|delete|replace)\b/i;
+/**
+ * A raw statement that writes one named table, as a builder's would: `INSERT INTO t`, `REPLACE
+ * INTO t`, `UPDATE t`, `DELETE FROM t` at its start (a plain or quoted name). Any other raw write
+ * (a CTE, `INSERT OR …`, a name this does not read) counts as a write to every table.
+ */
+const ONE_TABLE_WRITE = /^\s*(?:insert\s+into|replace\s+into|update|delete\s+from)\s+"?([a-z_][a-z0-9_]*)"?(?=[\s(]|$)/i;
 
 /**
  * Columns no cached answer is derived from: an UPDATE that sets only these is not counted as a
@@ -104,8 +110,14 @@ function writtenTables(node: RootOperationNode): string[] | 'unknown' | undefine
     }
     case 'DeleteQueryNode':
       return node.from.froms.map(tableName).filter((t): t is string => !!t);
-    case 'RawNode':
-      return WRITE_STATEMENT.test(node.sqlFragments.join('?')) ? 'unknown' : undefined;
+    case 'RawNode': {
+      const text = node.sqlFragments.join('?');
+      if (!WRITE_STATEMENT.test(text)) return undefined;
+      // The search indexer stores each vector with one: counted as a write to every table, it
+      // emptied every cache of every table each time.
+      const table = ONE_TABLE_WRITE.exec(text)?.[1];
+      return table === undefined ? 'unknown' : [table.toLowerCase()];
+    }
     default:
       // DDL (migrations) and selects change no cached answer.
       return undefined;

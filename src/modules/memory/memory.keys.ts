@@ -1,6 +1,5 @@
 import { CompiledQuery } from 'kysely';
 import type { Executor } from '../../storage/columns.js';
-import type { WriteTracker } from '../../storage/write-tracker.js';
 
 /**
  * SQLite: which rows may hold each of an owner's text keys (`content_key`), kept in the process
@@ -19,7 +18,10 @@ import type { WriteTracker } from '../../storage/write-tracker.js';
  * keys are dropped whole and read again from the table when they cannot be trusted. A
  * transaction that fails drops them all (`dropAll`): keys read inside it may have missed a key
  * that its rollback gave back to a row. So does a commit by another connection to the file (its
- * `data_version`, read in the writing transaction) or a write the tracker cannot place.
+ * `data_version`, read in the writing transaction). An owner's are read again, at its first use
+ * in a transaction, once what is kept has grown well past what was read (texts changed, entries
+ * deleted): what is kept stays some twice the owner's rows, and no text's list of candidates
+ * grows long. Other modules that write entries tell memory (the account import does).
  *
  * Each key is kept as a 30-bit hash (a small integer, which V8 stores without an allocation) with
  * the rids of its rows: some 40 bytes an entry. Two texts whose hashes collide only share
@@ -46,6 +48,8 @@ export interface OwnerTextKeys {
   candidates(key: string): readonly number[];
   /** A row of the owner now holds `key` (written, or its text changed). */
   add(key: string, rid: number): void;
+  /** A read by rid found `count` candidates no longer holding their key (they are read again once many are). */
+  noteStale(count: number): void;
 }
 
 /** Keys kept over all owners before the least recently written owners' are dropped (some 40 MB). */
@@ -65,25 +69,34 @@ interface OwnerKeys extends OwnerTextKeys {
   /** hash → the rid of the one row holding it, or the rids of several. */
   byHash: Map<number, number | number[]>;
   size: number;
+  /** Keys read from the table when loaded. */
+  loaded: number;
+  /** Candidates a read by rid found no longer holding their key, since loaded. */
+  stale: number;
 }
 
 const NONE: readonly number[] = [];
 
-export function createTextKeys(writes: Pick<WriteTracker, 'stamp'>, max = TEXT_KEYS_MAX): TextKeys {
+/**
+ * Keys added or found stale since an owner's were read, beyond which they are read again (at
+ * least this many, or as many as were read): what an owner keeps stays within some twice its
+ * rows, and a text written again and again over deleted copies never has a long list to read.
+ */
+const REFRESH_AFTER = 1_000;
+
+export function createTextKeys(max = TEXT_KEYS_MAX): TextKeys {
   /** By owner, least recently used first (an owner used is moved to the end). */
   const owners = new Map<string, OwnerKeys>();
   let total = 0;
   /**
-   * The tracker's count of writes it cannot tell the table of (a raw statement): when it moves, a
-   * row may have a key nobody added here, so everything is read again.
-   */
-  let unknownWrites: number | undefined;
-  /**
    * SQLite's `data_version` as the writing connection last read it: it changes when another
-   * connection (another process on the same file) has committed since. Read inside the writing
-   * transaction, it is exact where the tracker's own check of it runs at most every 250 ms.
+   * connection (another process on the same file) has committed since. Read once in each writing
+   * transaction, before the keys are used in it: once the transaction has written, no other
+   * connection commits before it ends.
    */
   let dataVersion: number | undefined;
+  /** The owners whose keys each transaction uses: never given up while it runs. */
+  const inUse = new WeakMap<object, Set<string>>();
 
   function dropAll(): void {
     owners.clear();
@@ -94,6 +107,8 @@ export function createTextKeys(writes: Pick<WriteTracker, 'stamp'>, max = TEXT_K
     const keys: OwnerKeys = {
       byHash: new Map(),
       size: 0,
+      loaded: 0,
+      stale: 0,
       candidates(key) {
         const held = keys.byHash.get(keyHash(key));
         if (held === undefined) return NONE;
@@ -112,48 +127,62 @@ export function createTextKeys(writes: Pick<WriteTracker, 'stamp'>, max = TEXT_K
         // Counted in the total only while kept: a dropped owner's adds go nowhere.
         if (owners.get(ownerId) === keys) total += 1;
       },
+      noteStale(count) {
+        keys.stale += count;
+      },
     };
     return keys;
   }
 
+  function forget(ownerId: string): void {
+    const keys = owners.get(ownerId);
+    if (!keys) return;
+    owners.delete(ownerId);
+    total -= keys.size;
+  }
+
   return {
     async load(trx, ownerId) {
-      const stamp = writes.stamp([]);
-      const version = (await trx.executeQuery<{ data_version: number }>(CompiledQuery.raw('pragma data_version'))).rows[0]?.data_version;
-      if (stamp === undefined || stamp !== unknownWrites || version !== dataVersion) {
-        dropAll();
-        unknownWrites = stamp;
-        dataVersion = version;
+      let using = inUse.get(trx);
+      if (!using) {
+        const version = (await trx.executeQuery<{ data_version: number }>(CompiledQuery.raw('pragma data_version'))).rows[0]?.data_version;
+        if (version !== dataVersion) {
+          dropAll();
+          dataVersion = version;
+        }
+        using = new Set();
+        inUse.set(trx, using);
       }
       const kept = owners.get(ownerId);
-      if (kept) {
+      if (kept && (using.has(ownerId) || kept.size - kept.loaded + kept.stale <= Math.max(REFRESH_AFTER, kept.loaded))) {
         owners.delete(ownerId);
         owners.set(ownerId, kept);
+        using.add(ownerId);
         return kept;
       }
-      // No index holds the keys: this reads every row of the owner, once per process (or drop).
+      forget(ownerId);
+      // No index holds the keys: this reads every row of the owner (once per process, or when
+      // what is kept has grown well past what was read).
       const rows = await trx.executeQuery<{ rid: number; content_key: string }>(
         CompiledQuery.raw('select "rid", "content_key" from "memory_entries" where "owner_id" = ? and "content_key" is not null', [ownerId]),
       );
       const keys = ownerKeys(ownerId);
       for (const row of rows.rows) keys.add(row.content_key, row.rid);
+      keys.loaded = keys.size;
       owners.set(ownerId, keys);
       total += keys.size;
-      // The least recently written owners give theirs up; the one just read stays, however large.
+      using.add(ownerId);
+      // The least recently written owners give theirs up; never one this transaction uses.
       for (const [other, otherKeys] of owners) {
-        if (total <= max || other === ownerId) break;
+        if (total <= max) break;
+        if (using.has(other)) continue;
         owners.delete(other);
         total -= otherKeys.size;
       }
       return keys;
     },
 
-    drop(ownerId) {
-      const keys = owners.get(ownerId);
-      if (!keys) return;
-      owners.delete(ownerId);
-      total -= keys.size;
-    },
+    drop: forget,
 
     dropAll,
 

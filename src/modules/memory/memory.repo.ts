@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { FullTextIndex, MatchMode, RankedHit } from '../../storage/search/full-text.js';
 import type { Dialect } from '../../storage/dialect.js';
-import type { BatchedWork, GroupCommit } from '../../storage/group-commit.js';
+import { WritesOverloadedError, type BatchedWork, type GroupCommit } from '../../storage/group-commit.js';
 import { createSearchIndex } from '../../storage/search/index-cache.js';
 import type { Executor } from '../../storage/columns.js';
 import type { MemoryEntriesTable, MemoryTables } from './memory.tables.js';
@@ -483,7 +483,7 @@ function createKeyChecks(dialect: Dialect, writes: WriteTracker) {
    * PostgreSQL, written by several nodes, keeps the index. A unit that uses them loads the
    * owner's keys before any write of its own.
    */
-  const textKeys = dialect === 'sqlite' ? createTextKeys(writes) : undefined;
+  const textKeys = dialect === 'sqlite' ? createTextKeys() : undefined;
 
   /**
    * A write of the repository failed for a reason it did not answer itself: its transaction may
@@ -491,7 +491,9 @@ function createKeyChecks(dialect: Dialect, writes: WriteTracker) {
    * kept is trusted any more (they are read again when next needed).
    */
   function distrustKeys(error: unknown): never {
-    textKeys?.dropAll();
+    // Refused before any transaction (too many writes queued): nothing was read or rolled back,
+    // and a flood of them must not make every owner's rows be read again.
+    if (!(error instanceof WritesOverloadedError)) textKeys?.dropAll();
     throw error;
   }
 
@@ -511,6 +513,35 @@ function createKeyChecks(dialect: Dialect, writes: WriteTracker) {
   async function ridOf(trx: Executor<MemoryTables>, id: string): Promise<number> {
     const found = await trx.executeQuery<{ rid: number }>(CompiledQuery.raw('select "rid" from "memory_entries" where "id" = ?', [id]));
     return found.rows[0]!.rid;
+  }
+
+  /**
+   * The rows among `suspects` whose text a row of their owner holds, read by the candidates' rids;
+   * counts the candidates found no longer holding it.
+   */
+  async function heldAmong(
+    trx: Executor<MemoryTables>,
+    suspects: ReadonlyArray<{ row: MemoryEntriesTable; rids: readonly number[] }>,
+    owners: ReadonlyMap<string, OwnerTextKeys>,
+  ): Promise<MemoryEntriesTable[]> {
+    const held: MemoryEntriesTable[] = [];
+    const holders = new Map<number, string>();
+    const rids = [...new Set(suspects.flatMap((suspect) => suspect.rids))];
+    for (let start = 0; start < rids.length; start += RIDS_PER_READ) {
+      const slice = rids.slice(start, start + RIDS_PER_READ);
+      const found = await trx.executeQuery<{ rid: number; owner_id: string; content_key: string }>(
+        CompiledQuery.raw(`select "rid", "owner_id", "content_key" from "memory_entries" where "rid" in (${slice.map(() => '?').join(', ')}) and "content_key" is not null`, slice),
+      );
+      for (const row of found.rows) holders.set(row.rid, `${row.owner_id}\u0000${row.content_key}`);
+    }
+    for (const { row, rids: candidates } of suspects) {
+      const claim = `${row.owner_id}\u0000${row.content_key}`;
+      const holding = candidates.filter((rid) => holders.get(rid) === claim).length;
+      if (holding > 0) held.push(row);
+      // Candidates that no longer hold the text: once many are, the owner's keys are read again.
+      owners.get(row.owner_id)!.noteStale(candidates.length - holding);
+    }
+    return held;
   }
 
   /**
@@ -538,18 +569,7 @@ function createKeyChecks(dialect: Dialect, writes: WriteTracker) {
       const rids = owners.get(row.owner_id)!.candidates(row.content_key);
       if (rids.length > 0) suspects.push({ row, rids });
     }
-    if (suspects.length > 0) {
-      const held = new Set<string>();
-      const rids = [...new Set(suspects.flatMap((suspect) => suspect.rids))];
-      for (let start = 0; start < rids.length; start += RIDS_PER_READ) {
-        const slice = rids.slice(start, start + RIDS_PER_READ);
-        const found = await trx.executeQuery<{ owner_id: string; content_key: string }>(
-          CompiledQuery.raw(`select "owner_id", "content_key" from "memory_entries" where "rid" in (${slice.map(() => '?').join(', ')}) and "content_key" is not null`, slice),
-        );
-        for (const row of found.rows) held.add(`${row.owner_id}\u0000${row.content_key}`);
-      }
-      for (const { row } of suspects) if (held.has(`${row.owner_id}\u0000${row.content_key}`)) skipped.add(row);
-    }
+    if (suspects.length > 0) for (const row of await heldAmong(trx, suspects, owners)) skipped.add(row);
     const written = skipped.size === 0 ? rows : rows.filter((row) => !skipped.has(row));
     for (let start = 0; start < written.length; start += SQLITE_ROWS_PER_INSERT) {
       const slice = written.slice(start, start + SQLITE_ROWS_PER_INSERT);

@@ -303,10 +303,12 @@ class ArchiveImporter {
   /** The ids of the rows this import added (as they are now), per table. */
   private readonly added = new Map<CarriedTableName, Set<string>>();
   /**
-   * The values of each column unique within an owner (`uniqueWithinOwner`) that the owner's rows
-   * hold, with the id holding each: read once a column, then kept as this import adds rows. One
-   * query a row would, on SQLite, read every memory entry of the owner each time: no index holds
-   * their text keys there (memory.keys.ts).
+   * SQLite: the values of each column unique within an owner (`uniqueWithinOwner`) that the
+   * owner's rows hold, with the id holding each: read once a column, then kept as this import
+   * adds rows. One query a row would read every memory entry of the owner each time: no index
+   * holds their text keys there (memory.keys.ts). Nothing else commits to the file while the
+   * import's transaction runs. PostgreSQL asks its unique indexes a row at a time: another
+   * request may commit a row meanwhile, which is then a conflict, not a failed import.
    */
   private readonly taken = new Map<string, Map<string, string>>();
   private renewedWebhookSecrets = 0;
@@ -537,6 +539,11 @@ class ArchiveImporter {
       const value = row[column];
       // NULL is equal to nothing, in SQL as here.
       if (value === null || value === undefined) continue;
+      if (this.options.dialect === 'postgres') {
+        const found = (await this.d.selectFrom(table.name).select('id').where('owner_id', '=', ownerId).where(column, '=', value).executeTakeFirst()) as Row | undefined;
+        if (found) return `the account already has another record with this ${column.replace(/_key$/, '')} (${String(value)}, id ${String(found.id)})`;
+        continue;
+      }
       const key = `${table.name}\u0000${column}`;
       let values = this.taken.get(key);
       if (!values) {

@@ -369,8 +369,8 @@ export function createPortabilityService(deps: PortabilityDeps) {
         report = await db.transaction().execute(async (trx) => {
           const result = await applyArchive({ trx, tables, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun, onProgress });
           // Before the commit: on SQLite no other transaction runs until this one ends, so nothing
-          // reads the owner's rows again before they are there (or, rolled back, gone).
-          deps.imported?.(ownerId);
+          // reads the owner's rows again before they are there. A dry run writes nothing that stays.
+          if (!input.dryRun && (result.tables.memory_entries?.added ?? 0) > 0) deps.imported?.(ownerId);
           if (input.dryRun) throw new DryRunDone(result);
           await audit.record(actor, { action: 'portability.import', outcome: 'success', details: summary(result, started) }, trx);
           return result;
