@@ -3,6 +3,12 @@ import { hash } from 'node:crypto';
 /** Text NFKC leaves as it is: every ASCII character is its own compatibility form. */
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** Whitespace sameTextForm changes: a run of two, or any but a plain space. */
+const SPACES_TO_FOLD = /\s\s|[^\S ]/u;
+
+/** A last character after which sameTextForm may drop trailing punctuation: the punctuation, or a closing quote or bracket. */
+const MAY_END_IN_PUNCTUATION = /[.!?\u2026;:,\u3002\uFF01\uFF1F\uFF1B\uFF1A\uFF0C"'\u201D\u2019)\]]$/u;
+
 /**
  * The text two memory entries are compared by to find duplicates (docs/decisions/memory.md,
  * "No duplicates"): what a person reading both would call the same words.
@@ -17,14 +23,15 @@ const ASCII = /^[\x00-\x7f]*$/;
  * and "2025", or a list and a paragraph are different entries.
  */
 export function sameTextForm(text: string): string {
-  // Most notes are ASCII, and normalizing is the costliest step of a write's key.
-  return (ASCII.test(text) ? text : text.normalize('NFKC'))
-    .toLowerCase()
-    .replace(/\s+/gu, ' ')
-    .trim()
-    // . ! ? … ; : , and their full-width forms, before any closing quotes or brackets.
-    .replace(/[.!?\u2026;:,\u3002\uFF01\uFF1F\uFF1B\uFF1A\uFF0C]+(?=["'\u201D\u2019)\]]*$)/u, '')
-    .trim();
+  // Most notes are ASCII, and normalizing is the costliest step of a write's key. The two
+  // replacements below run only where they would change something: most texts are single-spaced
+  // and end in a letter or one full stop, and each replacement copies the text.
+  let form = (ASCII.test(text) ? text : text.normalize('NFKC')).toLowerCase();
+  if (SPACES_TO_FOLD.test(form)) form = form.replace(/\s+/gu, ' ');
+  form = form.trim();
+  if (!MAY_END_IN_PUNCTUATION.test(form)) return form;
+  // . ! ? … ; : , and their full-width forms, before any closing quotes or brackets.
+  return form.replace(/[.!?\u2026;:,\u3002\uFF01\uFF1F\uFF1B\uFF1A\uFF0C]+(?=["'\u201D\u2019)\]]*$)/u, '').trim();
 }
 
 /**

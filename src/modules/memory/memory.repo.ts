@@ -268,6 +268,19 @@ const INSERTED_TEXT_COLUMNS = [
   'last_seen_by',
 ] as const satisfies ReadonlyArray<Exclude<keyof MemoryEntriesTable, 'pinned' | 'seen_count'>>;
 
+/**
+ * PostgreSQL's INSERT of any number of new entries: the rows go as one JSON parameter, read back
+ * as a record set. One SQL text (one prepared statement) for any number of rows, and no array
+ * parameters to escape: pg's escaping of 21 text arrays, element by element, cost a batch more
+ * CPU and garbage than the native JSON.stringify of the same rows (docs/performance.md).
+ */
+const POSTGRES_INSERT = (() => {
+  const columns = [...INSERTED_TEXT_COLUMNS, 'pinned', 'seen_count'] as const;
+  const names = columns.map((c) => `"${c}"`).join(', ');
+  const types = columns.map((c) => `"${c}" ${c === 'pinned' || c === 'seen_count' ? 'integer' : 'text'}`).join(', ');
+  return `insert into "memory_entries" (${names}) select ${names} from json_to_recordset($1::json) as r(${types}) on conflict do nothing returning "id"`;
+})();
+
 /** Rows per statement of a bulk creation (an import): bounds one PostgreSQL statement's parameters. */
 const IMPORT_ROWS_PER_STATEMENT = 500;
 
@@ -616,8 +629,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   const { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseExpired } = createKeyChecks(dialect, writes);
   /**
    * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
-   * trip: the columns go as arrays and are unnested, so the SQL text, and with it the prepared
-   * statement, is the same whatever the number of rows. On SQLite with multi-row INSERTs of at
+   * trip (POSTGRES_INSERT: the same prepared statement whatever the number of rows). On SQLite with multi-row INSERTs of at
    * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
    * work for the row, and the cap bounds the distinct statements the statement cache keeps.
    */
@@ -627,21 +639,8 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     // A row whose text a current entry of its owner holds (the unique content key) is skipped,
     // not an error: the batch's other rows are written, and the skipped ones settled after.
     if (textKeys) return insertSqlite(rows, trx, textKeys);
-    if (rows.length === 1) {
-      const written = await trx.insertInto('memory_entries').values(rows).onConflict((oc) => oc.doNothing()).returning('id').execute();
-      for (const row of written) inserted.add(row.id);
-      return inserted;
-    }
-    const column = (name: keyof MemoryEntriesTable) => rows.map((row) => row[name]);
-    const texts = INSERTED_TEXT_COLUMNS.map((name) => sql`${column(name)}::text[]`);
-    const written = await trx
-      .insertInto('memory_entries')
-      .columns([...INSERTED_TEXT_COLUMNS, 'pinned', 'seen_count'])
-      .expression(sql`SELECT * FROM unnest(${sql.join(texts)}, ${column('pinned')}::integer[], ${column('seen_count')}::integer[])`)
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
-      .execute();
-    for (const row of written) inserted.add(row.id);
+    const written = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(POSTGRES_INSERT, [JSON.stringify(rows)]));
+    for (const row of written.rows) inserted.add(row.id);
     return inserted;
   }
 

@@ -534,8 +534,11 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const row = newRow(ownerId, content, structure, writer, { now }, textKey(content, scope));
       const seenBy = writerJson(writer);
       const replaced = [...new Set(input.supersedes ?? [])];
-      const byMeaning = await duplicateByMeaning(ownerId, content, replaced, seenBy, scope);
-      if (byMeaning) return byMeaning;
+      // Only with a threshold set: a write by text alone awaits nothing more.
+      if (deps.duplicateCosine !== undefined) {
+        const byMeaning = await duplicateByMeaning(ownerId, content, replaced, seenBy, scope);
+        if (byMeaning) return byMeaning;
+      }
       if (replaced.length > 0) {
         row.supersedes = JSON.stringify(replaced);
         // A write of its own: the insert and the marks of the replaced entries commit together.
