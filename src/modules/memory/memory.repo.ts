@@ -278,8 +278,11 @@ const POSTGRES_INSERT = (() => {
   const columns = [...INSERTED_TEXT_COLUMNS, 'pinned', 'seen_count'] as const;
   const names = columns.map((c) => `"${c}"`).join(', ');
   const types = columns.map((c) => `"${c}" ${c === 'pinned' || c === 'seen_count' ? 'integer' : 'text'}`).join(', ');
-  return `insert into "memory_entries" (${names}) select ${names} from json_to_recordset($1::json) as r(${types}) on conflict do nothing returning "id"`;
+  return `insert into "memory_entries" (${names}) select ${names} from json_to_recordset($1::json) as r(${types}) on conflict do nothing`;
 })();
+
+/** Which of these ids name an entry (after POSTGRES_INSERT skipped some of its rows). */
+const POSTGRES_WRITTEN = 'select "id" from "memory_entries" where "id" = any($1::text[])';
 
 /** Rows per statement of a bulk creation (an import): bounds one PostgreSQL statement's parameters. */
 const IMPORT_ROWS_PER_STATEMENT = 500;
@@ -639,7 +642,16 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     // A row whose text a current entry of its owner holds (the unique content key) is skipped,
     // not an error: the batch's other rows are written, and the skipped ones settled after.
     if (textKeys) return insertSqlite(rows, trx, textKeys);
-    const written = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(POSTGRES_INSERT, [JSON.stringify(rows)]));
+    const result = await trx.executeQuery(CompiledQuery.raw(POSTGRES_INSERT, [JSON.stringify(rows)]));
+    // Nearly always every row is written, and the count says so: no id comes back to be read.
+    // Otherwise the ids are read back (the ids are new: only this insert can have written them).
+    // A row deleted in between (the owner clearing everything at that moment) reads as skipped
+    // and is settled as one: written again, as if the write had come after the clearing.
+    if (Number(result.numAffectedRows) === rows.length) {
+      for (const row of rows) inserted.add(row.id);
+      return inserted;
+    }
+    const written = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(POSTGRES_WRITTEN, [rows.map((row) => row.id)]));
     for (const row of written.rows) inserted.add(row.id);
     return inserted;
   }
