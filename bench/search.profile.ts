@@ -5,14 +5,14 @@
  *   DATA_DIR=<folder> npx tsx bench/search.profile.ts [search|common|memory|write] [seconds = 5]
  * starts the compiled server on DATA_DIR (words only, as the bench runs it), sends the row's
  * requests (a new question each time; for `memory`, the memory page row's one page; for `write`, the write row's new entries, as the seeded
- * writer) for the given seconds, and prints the server's CPU time per answer. PROFILE=<folder> also writes the server's CPU profile (`node --cpu-prof`) there.
+ * writer) for the given seconds, and prints the server's CPU time per answer (and PostgreSQL's, with DATABASE_URL). PROFILE=<folder> also writes the server's CPU profile (`node --cpu-prof`) there.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { commonQuery } from './lib/dataset.js';
 import { loadFor, withServerCpu, type Target } from './lib/load.js';
 import { ownerQuestion } from './lib/notes.js';
-import { buildServer, startHearth, WORDS_ONLY } from './lib/processes.js';
+import { buildServer, postgresCpuMicroseconds, startHearth, WORDS_ONLY } from './lib/processes.js';
 import type { Seeded } from './lib/seed.js';
 
 const dataDir = process.env.DATA_DIR;
@@ -49,8 +49,12 @@ try {
       : { url: `${server.baseUrl}/api/v1/health`, headers: { authorization: `Bearer ${seeded.masterToken}` }, vary: () => ({ path: pathOf() }) };
   // Warm-up, so that the timed requests run compiled code; then the measured run.
   await loadFor(target, 10, 1);
+  // On PostgreSQL its processes' CPU too (all of this machine's), which shares the cores.
+  const postgresBefore = process.env.DATABASE_URL ? postgresCpuMicroseconds() : undefined;
   const sample = await withServerCpu(server.pid, () => loadFor(target, 50, seconds));
-  console.log(`${row}: ${sample.requestsPerSecond.toFixed(0)}/s, p99 ${sample.p99Ms} ms, server CPU ${sample.serverCpuUs?.toFixed(0)} µs/answer, ok ${sample.ok}, non-2xx ${sample.non2xx}${sample.firstFailure ? `: ${sample.firstFailure}` : ''}`);
+  const postgresAfter = postgresBefore === undefined ? undefined : postgresCpuMicroseconds();
+  const postgres = postgresAfter === undefined || postgresBefore === undefined ? '' : `, PostgreSQL CPU ${((postgresAfter - postgresBefore) / sample.ok).toFixed(0)} µs/answer`;
+  console.log(`${row}: ${sample.requestsPerSecond.toFixed(0)}/s, p99 ${sample.p99Ms} ms, server CPU ${sample.serverCpuUs?.toFixed(0)} µs/answer${postgres}, ok ${sample.ok}, non-2xx ${sample.non2xx}${sample.firstFailure ? `: ${sample.firstFailure}` : ''}`);
 } finally {
   await server.stop();
 }
