@@ -752,7 +752,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
     }),
   );
   const { portability } = buildPortability(base, { audit, keyring, accounts, memory });
-  const { erasure } = buildErasure(base, { accounts, marketplace, portability, keyring, oauth, tokens });
+  const { erasure } = buildErasure(base, { accounts, marketplace, portability, keyring, oauth, tokens, memory });
 
   let closing: Promise<void> | undefined;
   /** Stops every part, newest first, storage last; once only, later calls wait for the first. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
 
 let t: TestApp;
@@ -72,6 +72,29 @@ describe('DELETE /api/v1/users/me', () => {
     expect(res.body.data.files).toBe(1);
     expect(existsSync(archive)).toBe(false);
     expect(readdirSync(path.join(t.config.dataDir, 'exports')).filter((name) => name.startsWith(job.id))).toEqual([]);
+  });
+
+  it('tells memory to let go of what it keeps of the account in the process, and of no other account', async () => {
+    const owner = await t.createOwner();
+    const other = await t.createOwner();
+    for (const who of [owner, other]) expect((await t.request('POST', '/api/v1/memory', { token: who.token, body: { content: 'Kept in the process' } })).status).toBe(201);
+    const memory = t.container.memory;
+    const original = memory.writtenElsewhere.bind(memory);
+    const told: string[] = [];
+    const spy = vi.spyOn(memory, 'writtenElsewhere').mockImplementation((ownerId: string) => {
+      told.push(ownerId);
+      original(ownerId);
+    });
+    try {
+      expect((await deleteAccount(owner.token, { password: owner.password, confirmEmail: owner.email })).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(told).toEqual([owner.id]);
+    // The other account's text is still known: the same text again is its duplicate.
+    const again = await t.request('POST', '/api/v1/memory', { token: other.token, body: { content: 'Kept in the process' } });
+    expect(again.status).toBe(200);
+    expect(again.body.duplicateOf).toEqual(expect.any(String));
   });
 
   it('refuses an email that is not the account\'s (400, naming confirmEmail) and deletes nothing', async () => {

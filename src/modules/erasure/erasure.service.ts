@@ -9,6 +9,7 @@ import type { AccountsService } from '../accounts/accounts.service.js';
 import type { AuditActor } from '../audit/audit.service.js';
 import type { Keyring } from '../keyring/keyring.service.js';
 import type { MarketplaceService } from '../marketplace/marketplace.service.js';
+import type { MemoryService } from '../memory/memory.service.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
 import type { PortabilityService } from '../portability/portability.service.js';
 import type { TokensService } from '../tokens/tokens.service.js';
@@ -25,6 +26,8 @@ export interface ErasureDeps {
   oauth: Pick<OAuthService, 'connections' | 'disconnect'>;
   /** Its cache of authenticated tokens, which must not answer for the account's tokens once they are gone. */
   tokens: Pick<TokensService, 'forgetOwner'>;
+  /** What memory keeps of the account's entries in the process (SQLite's text keys), let go once its rows are gone. */
+  memory: Pick<MemoryService, 'writtenElsewhere'>;
 }
 
 export interface AccountErasure extends AccountDeleted {
@@ -103,6 +106,7 @@ export function createErasureService(deps: ErasureDeps) {
       await repo.forgetCounters(account);
       const files = deps.portability.removeArchives(exportIds);
       deps.keyring.forgetOwner(ownerId);
+      deps.memory.writtenElsewhere(ownerId);
       const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);
       return { deleted: true, userId: ownerId, rows, files, providers, tables, role: account.role };
     },

@@ -21,7 +21,8 @@ import type { Executor } from '../../storage/columns.js';
  * `data_version`, read in the writing transaction). An owner's are read again, at its first use
  * in a transaction, once what is kept has grown well past what was read (texts changed, entries
  * deleted): what is kept stays some twice the owner's rows, and no text's list of candidates
- * grows long. Other modules that write entries tell memory (the account import does).
+ * grows long. Other modules that write entries tell memory (the account import and the
+ * account's erasure do).
  *
  * Each key is kept as a 30-bit hash (a small integer, which V8 stores without an allocation) with
  * the rids of its rows: some 40 bytes an entry. Two texts whose hashes collide only share

@@ -735,7 +735,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       return repo.count(ownerId);
     },
 
-    /** Another module wrote the owner's entries (an account import, inside its transaction): see the repository's `writtenElsewhere`. */
+    /** Another module wrote the owner's entries (an account import, inside its transaction; the account's erasure): see the repository's `writtenElsewhere`. */
     writtenElsewhere(ownerId: string): void {
       repo.writtenElsewhere(ownerId);
     },
