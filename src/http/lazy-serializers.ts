@@ -18,11 +18,24 @@ function isNullType(schema: unknown): boolean {
   return s.type === 'null' && Object.keys(s).every((key) => key === 'type' || key === 'description');
 }
 
-/** A schema of one JSON type with no union of its own, which `nullable` can extend (not a $ref, a const, or a type list). */
+/**
+ * A schema of one JSON type with no union of its own, which `nullable` can extend (not a $ref, a
+ * const, or a type list). Not one with a `default`: fast-json-stringify writes a member's default
+ * for a missing property once the member is the property's schema, which it did not inside the union.
+ */
 function isPlainTyped(schema: unknown): schema is Record<string, unknown> {
   if (schema === null || typeof schema !== 'object') return false;
   const s = schema as Record<string, unknown>;
-  return typeof s.type === 'string' && s.type !== 'null' && s.const === undefined && s.anyOf === undefined && s.oneOf === undefined && s.allOf === undefined && s.$ref === undefined;
+  return (
+    typeof s.type === 'string' &&
+    s.type !== 'null' &&
+    s.const === undefined &&
+    s.default === undefined &&
+    s.anyOf === undefined &&
+    s.oneOf === undefined &&
+    s.allOf === undefined &&
+    s.$ref === undefined
+  );
 }
 
 /**

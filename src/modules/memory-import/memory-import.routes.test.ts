@@ -212,6 +212,16 @@ describe('each format, with a fixture of the tool\'s own format', () => {
     for (const part of parts) expect(Buffer.byteLength(part.content)).toBeLessThanOrEqual(64 * 1024);
   });
 
+  it('a lone surrogate escaped in the file (half of a pair) is stored as U+FFFD, the import whole', async () => {
+    const owner = await t.createOwner('Surrogate Importer');
+    // Written by hand: the file carries the escapes as text, as a tool that cut a pair would write them.
+    const data = Buffer.from('{"results": [{"memory": "Cut emoji \\ud83d here"}, {"memory": "A whole one \\ud83d\\ude00"}]}');
+    const res = await upload(owner.token, 'mem0', { name: 'mem0-export.json', data });
+    expect(res.status).toBe(200);
+    expect(res.body.data.counts).toMatchObject({ entries: 2 });
+    expect((await stored(owner)).map((entry) => entry.content).sort()).toEqual(['A whole one 😀', 'Cut emoji \ufffd here']);
+  });
+
   it('text pasted from "what do you remember about me": one entry per bullet, markers gone, headings and the sentences around skipped', async () => {
     const owner = await t.createOwner('Text Importer');
     const res = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'text', content: fixture('chatgpt-memory.txt').toString('utf8') } });

@@ -322,6 +322,29 @@ describe('errors', () => {
     expect(updated.details).toEqual([{ field: 'body.content', message: 'must not be blank' }]);
   });
 
+  it('stores a lone surrogate (a JSON escape of half a pair) as U+FFFD and answers what it stored, alone or in a batch', async () => {
+    // The escapes reach the server as written: JSON.stringify writes a lone surrogate as \udXXX.
+    const one = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'Half a pair \ud800 here' } });
+    expect(one.status).toBe(201);
+    expect(one.body.data.content).toBe('Half a pair \ufffd here');
+    // Several at once share one INSERT: a bad one must not fail the others, nor itself.
+    const many = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: i % 2 ? `Lone \udc00 ${i}` : `Whole ${i} 😀` } })),
+    );
+    expect(many.map((res) => res.status)).toEqual(Array(8).fill(201));
+    expect(many.map((res) => res.body.data.content)).toEqual(Array.from({ length: 8 }, (_, i) => (i % 2 ? `Lone \ufffd ${i}` : `Whole ${i} 😀`)));
+    const changed = await t.request('PATCH', `/api/v1/memory/${one.body.data.id}`, { token: owner.token, body: { content: 'Changed \ud83d' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.content).toBe('Changed \ufffd');
+    const list = await t.request('GET', '/api/v1/memory', { token: owner.token, query: { limit: '200' } });
+    expect(list.body.data.find((e: { id: string }) => e.id === one.body.data.id).content).toBe('Changed \ufffd');
+    // The same text again, written with the replacement character itself, is its duplicate.
+    const again = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'Changed \ufffd' } });
+    expect(again.status).toBe(200);
+    expect(again.body.duplicateOf).toBe(one.body.data.id);
+    for (const res of [one, ...many]) expect((await t.request('DELETE', `/api/v1/memory/${res.body.data.id}`, { token: owner.token })).status).toBe(200);
+  });
+
   it('accepts exactly 64 KiB of UTF-8 and answers 413 beyond, counting bytes not characters', async () => {
     const exact = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'x'.repeat(65_536) } });
     expect(exact.status).toBe(201);

@@ -2,6 +2,7 @@ import { AppError, InputError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { normalizedTag } from '../../lib/tags.js';
 import { sameTextKey, scopedTextKey } from '../../lib/same-text.js';
+import { wellFormed } from '../../lib/well-formed.js';
 import { isoNow } from '../../lib/time.js';
 import { createDerivedCache, uncached, type DerivedCache } from '../../storage/derived-cache.js';
 import type { MatchMode } from '../../storage/search/full-text.js';
@@ -306,7 +307,10 @@ function scopedTags(tags: string | undefined, scope: MemoryScope | undefined, cr
 /** A filtered search ranks this many hits, then keeps the ones that pass (the largest page). */
 const FILTERED_SEARCH_HITS = 200;
 
-/** Content is kept exactly as sent (markdown whitespace can matter); only blank content is refused. */
+/**
+ * Content is kept as sent (markdown whitespace can matter), but for a lone surrogate, kept as
+ * U+FFFD as every database stores it (`wellFormed`, before this check); only blank content is refused.
+ */
 function checkContent(content: string): void {
   if (content.trim() === '') {
     throw new InputError('content', 'must not be blank', 'content must not be empty or only whitespace');
@@ -520,7 +524,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       input: MemoryStructure & { content: string; supersedes?: readonly string[] | undefined },
       writer: MemoryWriter,
     ): Promise<MemoryWrite> {
-      const { content } = input;
+      const content = wellFormed(input.content);
       checkContent(content);
       const scope = writer.principal.memoryTags;
       const structure = structureColumns(input);
@@ -577,7 +581,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const scope = writer.principal.memoryTags;
       const rows = items.map((item, index): MemoryEntriesTable =>
         forImportItem(index, () => {
-          checkContent(item.content);
+          const content = wellFormed(item.content);
+          checkContent(content);
           const structure = structureColumns(item);
           structure.tags = scopedTags(structure.tags, scope, true);
           const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
@@ -586,7 +591,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
           // A time after the import is no creation time: the import's own is kept instead. Imported
           // entries hold no text key: an import is all or none, and one text already stored must
           // not fail all of it; the import itself writes each text once.
-          return newRow(ownerId, item.content, structure, writer, { now, createdAt: createdAt > now ? now : createdAt }, null);
+          return newRow(ownerId, content, structure, writer, { now, createdAt: createdAt > now ? now : createdAt }, null);
         }),
       );
       if (rows.length > 0) {
@@ -781,12 +786,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     ): Promise<MemoryEntry> {
       const scope = writer.principal.memoryTags;
       if (input.supersededBy !== undefined) return supersede(ownerId, id, input, scope ?? undefined);
-      if (input.content !== undefined) checkContent(input.content);
+      const content = input.content === undefined ? undefined : wellFormed(input.content);
+      if (content !== undefined) checkContent(content);
       const structure = structureColumns(input);
       structure.tags = scopedTags(structure.tags, scope, false);
       if (structure.tags === undefined) delete structure.tags;
       const changes = {
-        ...(input.content !== undefined ? { content: input.content, content_key: textKey(input.content, scope) } : {}),
+        ...(content !== undefined ? { content, content_key: textKey(content, scope) } : {}),
         ...structure,
         // Unpinned leaves the profile: pinned again, it goes last until placed.
         ...(input.pinned === false ? { pin_order: null } : {}),
