@@ -11,6 +11,7 @@ import { tagPattern } from '../../lib/tags.js';
 import type { Channel } from '../../http/channel.js';
 import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
 import { createTextKeys, type OwnerTextKeys, type TextKeys } from './memory.keys.js';
+import { rowsJson } from './memory.rows-json.js';
 
 // Named, never selectAll: the table also holds SQLite's `rid` (the key of the full-text index it once had).
 const COLUMNS = [
@@ -642,7 +643,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     // A row whose text a current entry of its owner holds (the unique content key) is skipped,
     // not an error: the batch's other rows are written, and the skipped ones settled after.
     if (textKeys) return insertSqlite(rows, trx, textKeys);
-    const result = await trx.executeQuery(CompiledQuery.raw(POSTGRES_INSERT, [JSON.stringify(rows)]));
+    const result = await trx.executeQuery(CompiledQuery.raw(POSTGRES_INSERT, [rowsJson(rows)]));
     // Nearly always every row is written, and the count says so: no id comes back to be read.
     // Otherwise the ids are read back (the ids are new: only this insert can have written them).
     // A row deleted in between (the owner clearing everything at that moment) reads as skipped
