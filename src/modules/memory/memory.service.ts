@@ -95,18 +95,37 @@ export interface MemoryWriter {
   channel: Exclude<Channel, 'unknown'>;
 }
 
-// A principal is kept by the token cache across requests: its author is built and encoded once.
-const authors = new WeakMap<MemoryWriter['principal'], { author: StoredAuthor; json: string; withChannel: Map<string, string> }>();
+/** What is kept of a principal as an author: the stored author, its JSON, and per channel its JSON and answer. */
+interface KnownAuthor {
+  author: StoredAuthor;
+  json: string;
+  withChannel: Map<string, string>;
+  answers: Map<string, MemoryAuthor>;
+}
 
-function storedAuthor(writer: MemoryWriter): { author: StoredAuthor; json: string; withChannel: Map<string, string> } {
+// A principal is kept by the token cache across requests: its author is built and encoded once.
+const authors = new WeakMap<MemoryWriter['principal'], KnownAuthor>();
+
+function storedAuthor(writer: MemoryWriter): KnownAuthor {
   const { principal } = writer;
   let known = authors.get(principal);
   if (!known) {
     const author: StoredAuthor = { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
-    known = { author, json: JSON.stringify(author), withChannel: new Map() };
+    known = { author, json: JSON.stringify(author), withChannel: new Map(), answers: new Map() };
     authors.set(principal, known);
   }
   return known;
+}
+
+/** The writer as a new entry's answer names its author (kept per channel with the principal; never changed by a caller). */
+function authorWithChannel(writer: MemoryWriter): MemoryAuthor {
+  const known = storedAuthor(writer);
+  let answer = known.answers.get(writer.channel);
+  if (answer === undefined) {
+    answer = { channel: writer.channel, ...known.author };
+    known.answers.set(writer.channel, answer);
+  }
+  return answer;
 }
 
 /** The writer with its channel, encoded as `editor` and `last_seen_by` store it (kept per channel with the principal). */
@@ -343,7 +362,7 @@ function pageWeight(page: MemoryPageResult): number {
 export interface MemoryServiceOptions {
   /** The entries; its writes share commits with concurrent ones (storage/group-commit.ts). */
   repo: MemoryRepo;
-  limits: Pick<LimitsService, 'limitFor'>;
+  limits: Pick<LimitsService, 'limitFor' | 'enabled'>;
   /**
    * Keeps pages of the list while the table is unchanged (on either engine; see
    * storage/write-tracker.ts). Agents page through memory again and again within a session, and
@@ -531,13 +550,13 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       structure.tags = scopedTags(structure.tags, scope, true);
       const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
       if (refused) throw refused;
-      const check = await limits.limitFor(ownerId, 'memoryEntries');
+      // Without plan limits (the default) nothing is awaited before the write itself.
+      const check = limits.enabled ? await limits.limitFor(ownerId, 'memoryEntries') : undefined;
       const now = isoNow();
-      const writing = storedAuthor(writer);
-      const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
+      const author = authorWithChannel(writer);
       const row = newRow(ownerId, content, structure, writer, { now }, textKey(content, scope));
       const seenBy = writerJson(writer);
-      const replaced = [...new Set(input.supersedes ?? [])];
+      const replaced = input.supersedes === undefined ? [] : [...new Set(input.supersedes)];
       // Only with a threshold set: a write by text alone awaits nothing more.
       if (deps.duplicateCosine !== undefined) {
         const byMeaning = await duplicateByMeaning(ownerId, content, replaced, seenBy, scope);
@@ -575,8 +594,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       options: { dryRun: boolean },
     ): Promise<MemoryEntry[]> {
       const now = isoNow();
-      const writing = storedAuthor(writer);
-      const author: MemoryAuthor = { channel: writer.channel, ...writing.author };
+      const author = authorWithChannel(writer);
       // A token limited to memory tags imports within them, as it writes one entry (memory.scope).
       const scope = writer.principal.memoryTags;
       const rows = items.map((item, index): MemoryEntriesTable =>
