@@ -633,9 +633,10 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   const { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseExpired } = createKeyChecks(dialect, writes);
   /**
    * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
-   * trip (POSTGRES_INSERT: the same prepared statement whatever the number of rows). On SQLite with multi-row INSERTs of at
-   * most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds costs more than SQLite's own
-   * work for the row, and the cap bounds the distinct statements the statement cache keeps.
+   * trip (POSTGRES_INSERT: the same prepared statement whatever the number of rows). On SQLite
+   * with multi-row INSERTs of at most SQLITE_ROWS_PER_INSERT rows: each statement Kysely builds
+   * costs more than SQLite's own work for the row, and the cap bounds the distinct statements
+   * the statement cache keeps.
    */
   async function insertMany(rows: readonly MemoryEntriesTable[], trx: Executor<MemoryTables>): Promise<Set<string>> {
     const inserted = new Set<string>();

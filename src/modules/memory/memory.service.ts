@@ -95,12 +95,11 @@ export interface MemoryWriter {
   channel: Exclude<Channel, 'unknown'>;
 }
 
-/** What is kept of a principal as an author: the stored author, its JSON, and per channel its JSON and answer. */
+/** What is kept of a principal as an author: the stored author and its JSON, and per channel the answer's author and its JSON. */
 interface KnownAuthor {
   author: StoredAuthor;
   json: string;
-  withChannel: Map<string, string>;
-  answers: Map<string, MemoryAuthor>;
+  byChannel: Map<string, { answer: MemoryAuthor; json: string }>;
 }
 
 // A principal is kept by the token cache across requests: its author is built and encoded once.
@@ -111,33 +110,26 @@ function storedAuthor(writer: MemoryWriter): KnownAuthor {
   let known = authors.get(principal);
   if (!known) {
     const author: StoredAuthor = { token: { id: principal.tokenId, name: principal.name, kind: principal.kind }, agent: principal.agent };
-    known = { author, json: JSON.stringify(author), withChannel: new Map(), answers: new Map() };
+    known = { author, json: JSON.stringify(author), byChannel: new Map() };
     authors.set(principal, known);
   }
   return known;
 }
 
-/** The writer as a new entry's answer names its author (kept per channel with the principal; never changed by a caller). */
-function authorWithChannel(writer: MemoryWriter): MemoryAuthor {
+/** The writer with its channel: as a new entry's answer names its author, and encoded as `editor` and `last_seen_by` store it (kept with the principal; never changed by a caller). */
+function writerWithChannel(writer: MemoryWriter): { answer: MemoryAuthor; json: string } {
   const known = storedAuthor(writer);
-  let answer = known.answers.get(writer.channel);
-  if (answer === undefined) {
-    answer = { channel: writer.channel, ...known.author };
-    known.answers.set(writer.channel, answer);
+  let kept = known.byChannel.get(writer.channel);
+  if (kept === undefined) {
+    const answer: MemoryAuthor = { channel: writer.channel, ...known.author };
+    kept = { answer, json: JSON.stringify(answer) };
+    known.byChannel.set(writer.channel, kept);
   }
-  return answer;
+  return kept;
 }
 
-/** The writer with its channel, encoded as `editor` and `last_seen_by` store it (kept per channel with the principal). */
-function writerJson(writer: MemoryWriter): string {
-  const known = storedAuthor(writer);
-  let json = known.withChannel.get(writer.channel);
-  if (json === undefined) {
-    json = JSON.stringify({ channel: writer.channel, ...known.author });
-    known.withChannel.set(writer.channel, json);
-  }
-  return json;
-}
+const authorWithChannel = (writer: MemoryWriter): MemoryAuthor => writerWithChannel(writer).answer;
+const writerJson = (writer: MemoryWriter): string => writerWithChannel(writer).json;
 
 /**
  * What a write answers: the new entry, or the current entry that already says it (nothing was
