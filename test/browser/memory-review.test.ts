@@ -122,6 +122,8 @@ describe.runIf(BROWSER_TESTS)("the owner's review of memory in Chromium", () => 
     await card.getByRole('button', { name: 'Correct' }).click();
     await card.getByLabel('Correction').fill('Dentist is Dr. Petit');
     await card.getByRole('button', { name: 'Save the correction' }).click();
+    // Until the correction is saved, the form's own text holds the new words: wait for it to go.
+    await list.getByLabel('Correction').waitFor({ state: 'detached' });
     const newer = list.getByRole('article').filter({ hasText: 'Dentist is Dr. Petit' });
     await newer.getByText('pinned', { exact: true }).waitFor();
     expect(await list.getByText('Dentist is Dr. Moreau').count()).toBe(0);

@@ -180,6 +180,8 @@ describe.runIf(BROWSER_TESTS)('search in the console, in Chromium', () => {
     await first.getByRole('button', { name: 'Edit' }).click();
     await first.getByLabel('Edit memory').fill('My daughter Emma is allergic to peanuts and to cashews');
     await first.getByRole('button', { name: 'Save' }).click();
+    // Until it is saved, the form's own text holds the new words: wait for the form to go.
+    await results.getByLabel('Edit memory').waitFor({ state: 'detached' });
     // (Its place may change: until the indexer embeds the new text, it ranks by its words.)
     await results.getByRole('article').filter({ hasText: 'allergic to peanuts and to cashews' }).waitFor();
     await expectCardsToShow(results, await settledSearch(c, owner, 'peanuts Emma', 'memory'));
