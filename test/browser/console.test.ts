@@ -50,7 +50,7 @@ describe.runIf(BROWSER_TESTS)('the console in Chromium', () => {
     await token.waitFor();
     const masterToken = await token.inputValue();
     expect(masterToken).toMatch(/^hth_/);
-    await expect(page.getByText('This is the only time it is shown')).toBeTruthy();
+    await page.getByText('This is the only time it is shown').waitFor();
     await page.getByRole('button', { name: 'Copy' }).waitFor();
     await c.screenshot(page, '02-master-token');
     // The token shown is the account's master token.

@@ -105,7 +105,8 @@ describe.runIf(BROWSER_TESTS)('the pinned profile and memory tags in Chromium', 
     await page.getByRole('button', { name: 'Memory tags for work agent' }).click();
     await card.getByLabel('Memory tags (optional)').fill('');
     await card.getByRole('button', { name: 'Save memory tags' }).click();
-    await card.getByText('all memory').waitFor();
+    // Exactly: the open editor's help text says "all memory" too, before the change is saved.
+    await card.getByText('all memory', { exact: true }).waitFor();
     expect((await c.t.request('GET', '/api/v1/tokens/me/capabilities', { token: secret })).body.data.memoryTags).toBeNull();
   });
 });

@@ -87,6 +87,8 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     await page.getByRole('button', { name: 'Store a secret' }).click();
     await page.getByLabel('Name', { exact: true }).fill('deploy key');
     // A built-in service is offered by its id, and needs no website: its own address is used.
+    // (The catalogue is read when the form opens.)
+    await page.locator('datalist option[value="github"]').waitFor({ state: 'attached' });
     expect(await page.locator('datalist option[value="github"]').count()).toBe(1);
     await page.getByLabel('Service', { exact: true }).fill('github');
     await page.getByText('Optional for GitHub, a built-in service').waitFor();
@@ -194,8 +196,10 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     await page.locator('tbody tr').first().waitFor();
     await page.getByLabel('Action').fill('token.*');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByText(/loaded entries shown/).waitFor();
-    const actions = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+    // The list read before stays in view until the filtered one comes: wait for that one.
+    const actionCells = page.locator('tbody tr td:nth-child(2)');
+    await expect.poll(async () => (await actionCells.count()) > 0 && (await actionCells.filter({ hasNotText: /^token\./ }).count()) === 0, { timeout: 10_000 }).toBe(true);
+    const actions = await actionCells.allTextContents();
     expect(actions.length).toBeGreaterThan(0);
     for (const action of actions) expect(action).toMatch(/^token\./);
     // At a phone's width each row still says who did it.
@@ -220,7 +224,12 @@ describe.runIf(BROWSER_TESTS)('the operations pages in Chromium', () => {
     await tokenFilter.selectOption({ label: session });
     const chosen = await tokenFilter.inputValue();
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByText(/loaded entries shown/).waitFor();
+    // As above: the export saves the list shown, so wait for the one filtered by the token.
+    const tokenCells = page.locator('tbody tr td:nth-child(3)');
+    await expect.poll(async () => {
+      const names = await tokenCells.allTextContents();
+      return names.length > 0 && names.every((name) => name.trim() === session);
+    }, { timeout: 10_000 }).toBe(true);
     const byToken = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export JSON' }).click();
     const acted = JSON.parse(await streamText(await (await byToken).createReadStream())) as Array<{ action: string; tokenId: string }>;

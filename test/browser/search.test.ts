@@ -69,17 +69,26 @@ function markedWords(hit: Hit): string[] {
   return joined.map(([start, end]) => hit.text.slice(start, end));
 }
 
-/** Each result card shows its hit's text, its marks where the API put them, and whether it matched by meaning. */
+/**
+ * Each result card shows its hit's text, its marks where the API put them, and whether it matched
+ * by meaning. Read until it does: a page keeps the answer before in view while it asks again.
+ */
 async function expectCardsToShow(results: Locator, hits: Hit[]): Promise<void> {
-  const cards = results.getByRole('article');
-  expect(await cards.count()).toBe(hits.length);
-  for (const [index, hit] of hits.entries()) {
-    const card = cards.nth(index);
-    expect(await card.locator('.hit-text').textContent()).toBe(hit.text);
-    expect(await card.locator('.hit-text mark').allTextContents()).toEqual(markedWords(hit));
-    const byMeaning = await card.getByText(/^Matched by (meaning|words and meaning)$/).count();
-    expect(byMeaning).toBe(hit.matched === 'words' ? 0 : 1);
-  }
+  const expected = hits.map((hit) => ({ text: hit.text, marks: markedWords(hit), byMeaning: hit.matched === 'words' ? 0 : 1 }));
+  const shown = async () => {
+    const cards = results.getByRole('article');
+    const all = [];
+    for (let index = 0; index < (await cards.count()); index++) {
+      const card = cards.nth(index);
+      all.push({
+        text: await card.locator('.hit-text').textContent(),
+        marks: await card.locator('.hit-text mark').allTextContents(),
+        byMeaning: await card.getByText(/^Matched by (meaning|words and meaning)$/).count(),
+      });
+    }
+    return all;
+  };
+  await expect.poll(shown, { timeout: 10_000 }).toEqual(expected);
 }
 
 async function search(page: Page, label: string, words: string): Promise<void> {
@@ -258,9 +267,12 @@ describe.runIf(BROWSER_TESTS)('search in the console, in Chromium', () => {
     const passage = view.locator('mark.passage-mark');
     await passage.waitFor();
     expect(await passage.textContent()).toBe(content.slice(best.document!.start, best.document!.end));
-    const box = await passage.boundingBox();
+    // Scrolled into view after the render that shows it.
     const height = await page.evaluate(() => window.innerHeight);
-    expect(box && box.y < height && box.y + box.height > 0).toBe(true);
+    await expect.poll(async () => {
+      const box = await passage.boundingBox();
+      return box !== null && box.y < height && box.y + box.height > 0;
+    }, { timeout: 10_000 }).toBe(true);
     const address = new URL(page.url()).searchParams;
     expect(Object.fromEntries(address)).toEqual({ q: 'tomatoes dawn', document: best.document!.id, from: String(best.document!.start), to: String(best.document!.end) });
     await c.screenshot(page, '36-knowledge-document-at-passage');

@@ -46,13 +46,15 @@ export function AuditPage() {
   const exportJson = () => saveFile(`hearth-audit-${stamp}.json`, JSON.stringify(rows, null, 2), 'application/json');
   const exportCsv = () => saveFile(`hearth-audit-${stamp}.csv`, toCsv(rows, names), 'text/csv');
 
+  // While other filters are read, the entries in view are the old filters': nothing to export yet.
+  const exportable = rows.length > 0 && !entries.loading;
   return (
     <>
       <PageHeader title="Audit log">
-        <button type="button" disabled={rows.length === 0} onClick={exportCsv}>
+        <button type="button" disabled={!exportable} onClick={exportCsv}>
           Export CSV
         </button>
-        <button type="button" disabled={rows.length === 0} onClick={exportJson}>
+        <button type="button" disabled={!exportable} onClick={exportJson}>
           Export JSON
         </button>
       </PageHeader>
