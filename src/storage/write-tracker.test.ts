@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ENGINE, type TestApp } from '../../test/harness.js';
 import type { Storage } from './storage.js';
-import { EXTERNAL_CHECK_MS } from './write-tracker.js';
+import { CASCADED_TABLES, EXTERNAL_CHECK_MS } from './write-tracker.js';
 
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -58,6 +58,40 @@ describe.runIf(ENGINE === 'sqlite')('raw write statements on SQLite (PostgreSQLâ
       // A raw read counts as nothing.
       await sql`SELECT 1`.execute(db);
       expect(stamps()).toEqual([lock! + 3, users! + 1, unknown! + 1]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('rows the database deletes itself', () => {
+  it("are every foreign key's cascade but the owner's, and a write to the parent counts for each table it reaches", async () => {
+    const t = await createTestApp();
+    try {
+      const { writes, db } = t.storage;
+      // The schema's own cascades, read from the database this engine migrated.
+      const keys =
+        ENGINE === 'sqlite'
+          ? (
+              await sql<{ child: string; parent: string }>`
+                SELECT m.name AS child, f."table" AS parent FROM sqlite_master m, pragma_foreign_key_list(m.name) f
+                WHERE m.type = 'table' AND f.on_delete = 'CASCADE'`.execute(db)
+            ).rows
+          : (
+              await sql<{ child: string; parent: string }>`
+                SELECT DISTINCT child.relname AS child, parent.relname AS parent FROM pg_constraint c
+                JOIN pg_class child ON child.oid = c.conrelid JOIN pg_class parent ON parent.oid = c.confrelid
+                WHERE c.contype = 'f' AND c.confdeltype = 'c' AND child.relnamespace = current_schema()::regnamespace`.execute(db)
+            ).rows;
+      const schema = new Map<string, string[]>();
+      for (const { child, parent } of keys) if (parent !== 'users') schema.set(parent, [...(schema.get(parent) ?? []), child].sort());
+      const declared = new Map([...CASCADED_TABLES].map(([parent, children]) => [parent, [...children].sort()]));
+      expect(Object.fromEntries(declared)).toEqual(Object.fromEntries(schema));
+
+      // A webhook's deliveries go with it, and their attempts with them.
+      const before = [writes.stamp(['webhook_attempts']), writes.stamp(['users'])];
+      writes.noteWrites(['webhook_endpoints']);
+      expect([writes.stamp(['webhook_attempts']), writes.stamp(['users'])]).toEqual([before[0]! + 1, before[1]]);
     } finally {
       await t.close();
     }

@@ -77,6 +77,43 @@ const ONE_TABLE_WRITE = /^\s*(?:insert\s+into|replace\s+into|update|delete\s+fro
  */
 export const UNCOUNTED_COLUMNS: ReadonlyMap<string, ReadonlySet<string>> = new Map([['tokens', new Set(['last_used_at'])]]);
 
+/**
+ * The tables whose rows the database removes itself when rows of another are deleted (`ON DELETE
+ * CASCADE`), by parent. No statement names them, so a write to a parent counts as a write to these
+ * too: deleting a document took its passages away, yet the words index of passages was kept and
+ * went on answering the deleted text until the next write to `kb_passages`. Any write to a parent
+ * counts, not only a delete (an insert or an update that changes no child costs a recomputation
+ * at most). The owner's key (`users`) is left out: an account's rows go with its erasure, which
+ * deletes table by table. A test compares this with the schema's foreign keys.
+ */
+export const CASCADED_TABLES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['kb_documents', ['kb_passages', 'persona_documents', 'skill_documents']],
+  ['personas', ['persona_documents', 'persona_skills']],
+  ['skills', ['persona_skills', 'skill_documents']],
+  ['chat_conversations', ['chat_messages']],
+  ['marketplace_listings', ['marketplace_ratings']],
+  ['webhook_endpoints', ['webhook_deliveries']],
+  ['webhook_deliveries', ['webhook_attempts']],
+  ['tokens', ['token_policies', 'approvals']],
+  ['afp_devices', ['afp_links']],
+]);
+
+/** Each parent's children and theirs (a webhook's deliveries take their attempts with them). */
+const CASCADE_CLOSURE: ReadonlyMap<string, readonly string[]> = new Map(
+  [...CASCADED_TABLES.keys()].map((parent) => {
+    const reached = new Set<string>();
+    const visit = (table: string): void => {
+      for (const child of CASCADED_TABLES.get(table) ?? []) {
+        if (reached.has(child)) continue;
+        reached.add(child);
+        visit(child);
+      }
+    };
+    visit(parent);
+    return [parent, [...reached]];
+  }),
+);
+
 /** Whether an UPDATE of `table` that sets exactly `columns` leaves every cached answer as it was. */
 export function changesNothingCached(table: string, columns: readonly string[]): boolean {
   const uncounted = UNCOUNTED_COLUMNS.get(table);
@@ -150,9 +187,20 @@ export function createWriteTracker(options: WriteTrackerOptions = {}): WriteTrac
     lastVersion = version;
   }
 
+  function count(table: string): void {
+    counts.set(table, (counts.get(table) ?? 0) + 1);
+  }
+
   function noteWrites(tables: Iterable<string> | 'unknown'): void {
-    if (tables === 'unknown') unknownWrites += 1;
-    else for (const table of tables) counts.set(table, (counts.get(table) ?? 0) + 1);
+    if (tables === 'unknown') {
+      unknownWrites += 1;
+      return;
+    }
+    for (const table of tables) {
+      count(table);
+      const children = CASCADE_CLOSURE.get(table);
+      if (children) for (const child of children) count(child);
+    }
   }
 
   const plugin: KyselyPlugin = {

@@ -75,6 +75,24 @@ describe('passages are stored with their document', () => {
     expect(passages.at(-1)!.headingPath).toEqual(['Notes 🌱', 'Later 𝒳']);
   });
 
+  it('slice what is stored when the text held lone surrogates (each stored as U+FFFD), created, replaced and upserted', async () => {
+    const lone = (n: number) => `abc \ud800 zqlone ${filler(n)} \udfff end`;
+    const id = await createDoc(owner, 'Half pairs \ud83e', lone(3));
+    const doc = await t.request('GET', `${BASE}/${id}`, { token: owner.token });
+    expect(doc.body.data.content).toBe(lone(3).replace(/[\ud800-\udfff]/g, '\ufffd'));
+    expect(doc.body.data.title).toBe('Half pairs \ufffd');
+    await expectPassagesSlice(owner, id);
+    const hit = (await t.request('GET', '/api/v1/search', { token: owner.token, query: { q: 'zqlone', types: 'knowledge' } })).body.data[0];
+    expect(doc.body.data.content.slice(hit.document.start, hit.document.end)).toBe(hit.text);
+
+    expect((await t.request('PUT', `${BASE}/${id}`, { token: owner.token, body: { content: lone(30) } })).status).toBe(200);
+    await expectPassagesSlice(owner, id);
+    const upsert = await t.request('POST', `${BASE}/upsert`, { token: owner.token, body: { title: 'Half pairs \ud83e', content: lone(60) } });
+    expect(upsert.body).toMatchObject({ action: 'updated', document: { id } });
+    const after = await expectPassagesSlice(owner, id);
+    expect(after.map((p) => p.text).join('')).not.toMatch(/[\ud800-\udfff]/);
+  });
+
   it('follow an update, an upsert and a title change', async () => {
     const id = await createDoc(owner, 'Changing', MANUAL);
     const before = await expectPassagesSlice(owner, id);
@@ -237,6 +255,24 @@ describe('deleting', () => {
     expect(await vectorsOf(ids)).toEqual([]);
     const found = await t.request('GET', PASSAGES, { token: owner.token, query: { q: 'opening sentence', limit: 50 } });
     expect(found.body.data.filter((h: { document: { id: string } }) => h.document.id === id)).toEqual([]);
+  });
+
+  it('a document answered by a search just before is answered by none after (its passages go by the cascade)', async () => {
+    const id = await createDoc(owner, 'Launch plan', `${filler(5)} The zqlaunchcodes are kept in the blue folder. ${filler(5)}`);
+    const asked = {
+      passages: () => t.request('GET', PASSAGES, { token: owner.token, query: { q: 'zqlaunchcodes' } }),
+      search: () => t.request('GET', '/api/v1/search', { token: owner.token, query: { q: 'zqlaunchcodes', types: 'knowledge' } }),
+      context: () => t.request('GET', '/api/v1/gateway/context', { token: owner.token, query: { task: 'zqlaunchcodes' } }),
+    };
+    // Each answer found it: the words index of the owner's passages is built and kept.
+    expect((await asked.passages()).body.data.map((h: { document: { id: string } }) => h.document.id)).toEqual([id]);
+    expect((await asked.search()).body.data.map((h: { document: { id: string } }) => h.document.id)).toEqual([id]);
+    expect(JSON.stringify((await asked.context()).body.data)).toContain('zqlaunchcodes');
+
+    expect((await t.request('DELETE', `${BASE}/${id}`, { token: owner.token })).status).toBe(200);
+    expect((await asked.passages()).body.data).toEqual([]);
+    expect((await asked.search()).body.data).toEqual([]);
+    expect(JSON.stringify((await asked.context()).body.data)).not.toContain('zqlaunchcodes');
   });
 });
 

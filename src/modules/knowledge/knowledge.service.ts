@@ -1,4 +1,5 @@
 import { AppError, InputError, notFound } from '../../http/errors.js';
+import { wellFormed } from '../../lib/well-formed.js';
 import { newId } from '../../lib/ids.js';
 import { isoNow } from '../../lib/time.js';
 import { type MatchMode } from '../../storage/search/full-text.js';
@@ -182,7 +183,7 @@ function normalizeTitle(title: string, field = 'title'): string {
   if (trimmed.length > 500) {
     throw new InputError(field, 'must NOT have more than 500 characters', `Invalid request: ${field} must be at most 500 characters`);
   }
-  return trimmed;
+  return wellFormed(trimmed);
 }
 
 function normalizeSource(source: string | undefined, fallback: string, field = 'source'): string {
@@ -192,7 +193,7 @@ function normalizeSource(source: string | undefined, fallback: string, field = '
   if (trimmed === '' || trimmed.length > 100) {
     throw new InputError(field, 'must be 1 to 100 characters');
   }
-  return trimmed;
+  return wellFormed(trimmed);
 }
 
 /**
@@ -224,14 +225,17 @@ export function createKnowledgeService(deps: {
   async function create(ownerId: string, input: KbWriteInput & { mimeType: string; defaultSource: string; fileBytes?: number }): Promise<KbDocument> {
     const title = normalizeTitle(input.title);
     const source = normalizeSource(input.source, input.defaultSource);
-    const size = checkContent(input.content);
+    // Lone surrogates as U+FFFD before the passages are cut: SQLite would store each as three
+    // (and PostgreSQL as one), so the passages' offsets would no longer slice what is stored.
+    const content = wellFormed(input.content);
+    const size = checkContent(content);
     const check = await limits.limitFor(ownerId, 'knowledgeBytes');
     const now = isoNow();
     const row = {
       id: newId('doc'),
       owner_id: ownerId,
       title,
-      content: input.content,
+      content,
       source,
       mime_type: input.mimeType,
       size_bytes: size,
@@ -408,7 +412,8 @@ export function createKnowledgeService(deps: {
      */
     async upsert(ownerId: string, input: KbWriteInput): Promise<{ action: 'created' | 'updated'; document: { id: string; title: string } }> {
       const title = normalizeTitle(input.title);
-      const size = checkContent(input.content);
+      const content = wellFormed(input.content);
+      const size = checkContent(content);
       const source = normalizeSource(input.source, DEFAULT_SOURCE);
       const check = await limits.limitFor(ownerId, 'knowledgeBytes');
       // Ids and times are made outside the unit, which may run twice.
@@ -417,12 +422,12 @@ export function createKnowledgeService(deps: {
         ownerId,
         title,
         size,
-        passagesOfText(input.content),
+        passagesOfText(content),
         attempts.map(({ id, now }) => {
           // An update keeps the document's source unless a new one is given.
-          const changes: KbChanges = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, updated_at: now };
+          const changes: KbChanges = { content, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, updated_at: now };
           if (input.source !== undefined) changes.source = source;
-          const row = { id, owner_id: ownerId, title, content: input.content, source, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, created_at: now, updated_at: now };
+          const row = { id, owner_id: ownerId, title, content, source, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, created_at: now, updated_at: now };
           return { row, changes };
         }),
         check,
@@ -435,14 +440,15 @@ export function createKnowledgeService(deps: {
 
     /** Replaces a document's content, and its title or source when given. */
     async update(ownerId: string, id: string, input: { content: string; title?: string | undefined; source?: string | undefined }): Promise<KbDocument> {
-      const size = checkContent(input.content);
-      const changes: KbChanges & { updated_at: string } = { content: input.content, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, updated_at: isoNow() };
+      const content = wellFormed(input.content);
+      const size = checkContent(content);
+      const changes: KbChanges & { updated_at: string } = { content, mime_type: JSON_MIME_TYPE, size_bytes: size, file_bytes: null, updated_at: isoNow() };
       if (input.title !== undefined) changes.title = normalizeTitle(input.title);
       if (input.source !== undefined) changes.source = normalizeSource(input.source, DEFAULT_SOURCE);
       const check = await limits.limitFor(ownerId, 'knowledgeBytes');
       let outcome: Awaited<ReturnType<typeof repo.update<AppError>>>;
       try {
-        outcome = await repo.update(ownerId, id, changes, passagesOfText(input.content), check);
+        outcome = await repo.update(ownerId, id, changes, passagesOfText(content), check);
       } catch (error) {
         if (isUniqueViolation(error) && changes.title !== undefined) throw await titleConflict(ownerId, changes.title);
         throw error;
