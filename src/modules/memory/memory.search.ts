@@ -16,10 +16,14 @@ export const memorySearchSource: SearchSource = {
   text: (row) => String(row.content ?? ''),
 };
 
-/** How many hits more than asked the provider ranks, so that leaving out entries no longer current still fills the answer. */
+/** How many hits more than asked the provider ranks first, so that leaving out entries no longer current most often still fills the answer. */
 const SUPERSEDED_MARGIN = 10;
-/** How many a token limited to memory tags has ranked, of which it keeps those it sees. */
-const SCOPED_CANDIDATES = 200;
+/**
+ * The most entries ranked for one answer. Superseded and expired entries, and for a token
+ * limited to tags the entries it may not see, are ranked too and left out after; when they took
+ * the places, the ranking is asked again for four times as many, up to this.
+ */
+const RANKED_MAX = 5_000;
 
 /** An entry's title: its first line that is not blank, without a markdown heading's marks, bounded. */
 export function firstLineTitle(content: string, max = SEARCH_HIT_TITLE_MAX): string {
@@ -27,7 +31,10 @@ export function firstLineTitle(content: string, max = SEARCH_HIT_TITLE_MAX): str
 }
 
 function bounded(title: string, max: number): string {
-  return title.length <= max ? title : `${title.slice(0, max - 1).trimEnd()}\u2026`;
+  if (title.length <= max) return title;
+  // Never half of a surrogate pair (an emoji's first half alone is not text).
+  const end = /[\ud800-\udbff]/.test(title.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${title.slice(0, end).trimEnd()}\u2026`;
 }
 
 /** An entry's first line that is not blank, trimmed, without a markdown heading's marks. */
@@ -56,22 +63,34 @@ export function createMemorySearchProvider(memory: Pick<MemoryService, 'rankByWo
     visibleTo: (principal) => hasScope(principal, 'memory'),
     async search(ownerId, q, limit, principal) {
       const scope = principal?.memoryTags ?? null;
-      // Words only (no candidates for fusion): the top the page needs, or for a limited token the
-      // largest page, since its hidden hits are left out below.
-      let lexical = await memory.rankByWords(ownerId, q, Math.max(limit, fusion.candidates || (scope ? SCOPED_CANDIDATES : limit + SUPERSEDED_MARGIN)));
-      if (scope) {
-        // A token limited to tags: the words' hits it may not see are left out before fusion,
-        // so that neither they nor their scores (fusion scales by the best one) reach it.
-        const visible = await memory.visibleIds(ownerId, lexical, scope);
-        lexical = lexical.filter((hit) => visible.has(hit.id));
+      // Words only (no candidates for fusion): the top the page needs, a few more for the entries
+      // left out below. When those took the places, both rankings are asked again for more (up to
+      // RANKED_MAX): a token limited to tags once lost its own entry behind 50 hidden ones, which
+      // also told it that many hidden entries held the word, and a current entry was lost behind
+      // ten it had replaced.
+      let wordsWanted = Math.max(limit, fusion.candidates || limit) + SUPERSEDED_MARGIN;
+      let fusedWanted = limit + SUPERSEDED_MARGIN;
+      let ranked: Awaited<ReturnType<Fusion['rank']>>;
+      let texts: Array<{ id: string; content: string }>;
+      for (;;) {
+        const words = await memory.rankByWords(ownerId, q, wordsWanted);
+        let lexical = words;
+        if (scope) {
+          // A token limited to tags: the words' hits it may not see are left out before fusion,
+          // so that neither they nor their scores (fusion scales by the best one) reach it.
+          const visible = await memory.visibleIds(ownerId, lexical, scope);
+          lexical = lexical.filter((hit) => visible.has(hit.id));
+        }
+        ranked = await fusion.rank(ownerId, 'memory', q, lexical, fusedWanted);
+        const known = new Map<string, IndexedEntry>();
+        for (const hit of lexical) if (hit.entry) known.set(hit.id, hit.entry);
+        // Deleted between the ranking and the read, superseded, expired or hidden: left out.
+        texts = await memory.hitTexts(ownerId, ranked.map((item) => item.id), known, scope);
+        const exhausted = words.length < wordsWanted && ranked.length < fusedWanted;
+        if (texts.length >= limit || exhausted || fusedWanted >= RANKED_MAX) break;
+        wordsWanted = Math.min(wordsWanted * 4, RANKED_MAX);
+        fusedWanted = Math.min(fusedWanted * 4, RANKED_MAX);
       }
-      // A few more than asked: superseded and expired entries are ranked too, and left out here;
-      // for a limited token, hidden entries found by meaning too, so it asks for the largest page.
-      const ranked = await fusion.rank(ownerId, 'memory', q, lexical, scope ? Math.max(limit + SUPERSEDED_MARGIN, SCOPED_CANDIDATES) : limit + SUPERSEDED_MARGIN);
-      const known = new Map<string, IndexedEntry>();
-      for (const hit of lexical) if (hit.entry) known.set(hit.id, hit.entry);
-      // Deleted between the ranking and the read, superseded or expired: left out.
-      const texts = await memory.hitTexts(ownerId, ranked.map((item) => item.id), known, scope);
       const found = new Map(ranked.map((item) => [item.id, item]));
       const stems = queryStems(q);
       const hits = texts.slice(0, limit).map(({ id, content }): ProvidedHit => {

@@ -67,6 +67,39 @@ describe('GET /api/v1/search', () => {
     expect(found).not.toContain(expired);
   });
 
+  it('finds a current entry however many entries it replaced, or a limited token cannot see, rank above it', async () => {
+    const writer = await t.createOwner('Crowded Owner');
+    const write = async (token: string, body: Record<string, unknown>) => {
+      const res = await t.request('POST', '/api/v1/memory', { token, body });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    // Fifteen short entries (each ranks above the long one) replaced by one.
+    const replaced: string[] = [];
+    for (let i = 0; i < 15; i++) replaced.push(await write(writer.token, { content: `zqsup ${i}` }));
+    const current = await write(writer.token, { content: `zqsup: every earlier note on this is replaced by this longer one ${'and more words '.repeat(8)}`, supersedes: replaced });
+    const one = await search({ q: 'zqsup', types: 'memory', limit: 1 }, writer.token);
+    expect(one.body.data.map((hit) => hit.id)).toEqual([current]);
+
+    // A token limited to a tag writes one long entry; sixty short ones it cannot see say the same word.
+    const made = await t.request('POST', '/api/v1/tokens', { token: writer.token, body: { name: 'work agent', scopes: ['memory'], memoryTags: ['work'] } });
+    const limited = made.body.data.token as string;
+    const own = await write(limited, { content: `zqgamma is in the work notes ${'with plenty of other words '.repeat(8)}`, tags: ['work'] });
+    for (let i = 0; i < 60; i++) await write(writer.token, { content: `zqgamma ${i}`, tags: ['private'] });
+    const seen = await search({ q: 'zqgamma', types: 'memory' }, limited);
+    expect(seen.body.data.map((hit) => hit.id)).toEqual([own]);
+    expect(seen.body.data[0]).toMatchObject({ score: 1 });
+  });
+
+  it('cuts a long title on whole characters, never half of an emoji', async () => {
+    const writer = await t.createOwner('Emoji Owner');
+    const res = await t.request('POST', '/api/v1/memory', { token: writer.token, body: { content: `${'🥕'.repeat(700)} carrot` } });
+    expect(res.status).toBe(201);
+    const hit = (await search({ q: 'carrot', types: 'memory' }, writer.token)).body.data[0]!;
+    expect(hit.title.endsWith('\u2026')).toBe(true);
+    expect(hit.title).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+
   it('answers each memory hit as its entry stands after every write: new text, tags a limited token no longer carries, superseded, deleted', async () => {
     // The words index keeps the entries' texts and answers hits from them: each write must show at once.
     const writer = await t.createOwner('Rewriting Owner');
