@@ -73,6 +73,15 @@ describe('marks: the words of a query in a text, by the ranker\'s rule', () => {
     expect(excerpt(text, queryStems('zzz'), 50).text.startsWith('lorem')).toBe(true);
   });
 
+  it('never starts or ends an excerpt between a letter and its accents', () => {
+    const accented = 'e\u0301'.repeat(400);
+    for (const width of [50, 51, 52, 99, 100]) {
+      const cut = excerpt(`${accented} carrot ${accented}`, queryStems('carrot'), width);
+      expect(cut.text.replace(/^\u2026|\u2026$/g, '')).toMatch(/^(?!\p{M})[\s\S]*(?<!e)$/u);
+      expect(cut.marks.map(([s, e]) => cut.text.slice(s, e))).toEqual(['carrot']);
+    }
+  });
+
   it("keeps a word's first letter as its stem's first letter, which lets marking skip the words no query stem begins like", () => {
     let seed = 11;
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);

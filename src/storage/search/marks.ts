@@ -364,9 +364,14 @@ export function excerpt(text: string, stems: readonly string[], maxChars: number
     const space = text.lastIndexOf(' ', to);
     if (space > from && to - space < 40) to = space;
   }
-  // Never cut a surrogate pair in two.
+  // Never cut a surrogate pair in two, nor a letter from its accents (a combining mark left at
+  // the start would sit on the ellipsis).
   if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from++;
+  while (from > 0 && from < to && COMBINING.test(text.charAt(from))) from++;
   if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to--;
+  if (to < text.length && COMBINING.test(text.charAt(to))) {
+    while (to > from && COMBINING.test(text.charAt(to))) to--;
+  }
   const head = from > 0 ? ELLIPSIS : '';
   const tail = to < text.length ? ELLIPSIS : '';
   const shift = head.length - from;
@@ -384,6 +389,9 @@ export function excerpt(text: string, stems: readonly string[], maxChars: number
 export function excerptStart(text: string, stems: readonly string[], width: number): number {
   return bestWindowStart(text, markWords(text, stems).marks, stems, width);
 }
+
+/** A combining mark of the Basic Multilingual Plane (an accent written after its letter). */
+const COMBINING = /\p{M}/u;
 
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
