@@ -662,7 +662,7 @@ export const carriedDeclarations: CarriedDeclarations = {
  */
 function buildPortability(
   { config, storage, parts }: Base,
-  { audit, keyring, accounts, memory }: Pick<AuditAndKeys & AccountServices & OwnerData, 'audit' | 'keyring' | 'accounts' | 'memory'>,
+  { audit, keyring, accounts, limits, memory }: Pick<AuditAndKeys & AccountServices & OwnerData, 'audit' | 'keyring' | 'accounts' | 'limits' | 'memory'>,
 ) {
   const portability = createPortabilityService({
     db: storage.db,
@@ -673,6 +673,8 @@ function buildPortability(
     audit,
     confirmPassword: accounts.confirmPassword,
     imported: (ownerId) => memory.writtenElsewhere(ownerId),
+    // An import adds records as their routes would: the plan's limits count them.
+    limits,
   });
   parts.add({ name: 'portability.exports', start: (log) => portability.start(log), stop: () => portability.drain() });
   return { portability };
@@ -751,7 +753,7 @@ export function createContainer(config: Config, storage: Storage, options: Conta
       dialect: storage.dialect,
     }),
   );
-  const { portability } = buildPortability(base, { audit, keyring, accounts, memory });
+  const { portability } = buildPortability(base, { audit, keyring, accounts, limits, memory });
   const { erasure } = buildErasure(base, { accounts, marketplace, portability, keyring, oauth, tokens, memory });
 
   let closing: Promise<void> | undefined;

@@ -74,6 +74,30 @@ describe('memoryEntries', () => {
     expect((await t.request('PATCH', `/api/v1/memory/${list.body.data[0].id}`, { token: user.token, body: { content: 'changed' } })).status).toBe(200);
   });
 
+  it('tells a token limited to memory tags the limit, not how many entries the owner stores, on creation and import', async () => {
+    const user = await t.createOwner();
+    expect((await remember(user, 'a private note')).status).toBe(201);
+    expect((await remember(user, 'another private note')).status).toBe(201);
+    const made = await t.request('POST', '/api/v1/tokens', { token: user.token, body: { name: 'Work agent', scopes: ['memory'], memoryTags: ['work'] } });
+    expect(made.status).toBe(201);
+    const work = made.body.data.token as string;
+    const refusals = [
+      await t.request('POST', '/api/v1/memory', { token: work, body: { content: 'a work note' } }),
+      await t.request('POST', '/api/v1/memory/import', { token: work, body: { format: 'text', content: '- One\n- Two' } }),
+      await t.request('POST', '/api/v1/memory/import', { token: work, body: { format: 'text', content: '- One\n- Two', dryRun: true } }),
+    ];
+    for (const res of refusals) {
+      const body = expectError(res, 402, 'PLAN_LIMIT_REACHED');
+      expect(body.details).toMatchObject({ limit: 'memoryEntries', max: 2, planId: 'tiny' });
+      expect(body.details).not.toHaveProperty('used');
+      expect(body.message).toContain('allows 2 memory entries');
+      expect(body.message).not.toContain('in use');
+      expect(body.message).not.toMatch(/stored/);
+    }
+    // The owner is still told the count.
+    expectLimit(await remember(user, 'a third'), 'memoryEntries', 2, 2);
+  });
+
   // The count and the insert are one unit of a group commit, and on SQLite batches run one at a
   // time, their units one after another: concurrent creations cannot pass the limit together.
   it.runIf(ENGINE === 'sqlite')('a burst of concurrent creations stops exactly at the limit', async () => {

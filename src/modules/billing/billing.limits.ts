@@ -40,19 +40,32 @@ function nextUtcMidnight(ms: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
 }
 
-function limitReached(limit: LimitName, plan: Plan, used: number, max: number, adding: number, extra: Partial<{ headers: Record<string, string>; resetsAt: string }> = {}): AppError {
+/**
+ * The refusal of a limit. `withoutUsed`: the caller may not learn how much the owner uses (a token
+ * limited to memory tags, told the owner's count of entries, would learn how many it cannot see):
+ * the message and details leave the count out and say the rest.
+ */
+function limitReached(
+  limit: LimitName,
+  plan: Plan,
+  used: number,
+  max: number,
+  adding: number,
+  extra: Partial<{ headers: Record<string, string>; resetsAt: string; withoutUsed: boolean }> = {},
+): AppError {
   const fix =
     limit === 'apiRequestsPerDay'
       ? `The count starts again at ${extra.resetsAt}`
       : limit === 'knowledgeBytes'
         ? 'Delete or shorten documents'
         : `Delete some`;
+  const hideUsed = extra.withoutUsed === true;
   const message =
     limit === 'knowledgeBytes'
-      ? `Plan limit reached: knowledgeBytes. The ${plan.name} plan allows ${max} bytes of knowledge-base content; ${used} are stored and this change adds ${adding}. ${fix}, or move to a larger plan (GET /api/v1/billing/plans, POST /api/v1/billing/checkout)`
-      : `Plan limit reached: ${limit}. The ${plan.name} plan allows ${max} ${LIMIT_LABELS[limit]} and ${used} ${limit === 'apiRequestsPerDay' ? 'were made today' : 'are in use'}. ${fix}, or move to a larger plan (GET /api/v1/billing/plans, POST /api/v1/billing/checkout)`;
+      ? `Plan limit reached: knowledgeBytes. The ${plan.name} plan allows ${max} bytes of knowledge-base content; ${hideUsed ? '' : `${used} are stored and `}this change adds ${adding}. ${fix}, or move to a larger plan (GET /api/v1/billing/plans, POST /api/v1/billing/checkout)`
+      : `Plan limit reached: ${limit}. The ${plan.name} plan allows ${max} ${LIMIT_LABELS[limit]}${hideUsed ? '' : ` and ${used} ${limit === 'apiRequestsPerDay' ? 'were made today' : 'are in use'}`}. ${fix}, or move to a larger plan (GET /api/v1/billing/plans, POST /api/v1/billing/checkout)`;
   return new AppError('PLAN_LIMIT_REACHED', message, {
-    details: { limit, used, max, planId: plan.id, ...(adding !== 1 ? { adding } : {}), ...(extra.resetsAt ? { resetsAt: extra.resetsAt } : {}) },
+    details: { limit, ...(hideUsed ? {} : { used }), max, planId: plan.id, ...(adding !== 1 ? { adding } : {}), ...(extra.resetsAt ? { resetsAt: extra.resetsAt } : {}) },
     ...(extra.headers ? { headers: extra.headers } : {}),
   });
 }
@@ -120,14 +133,20 @@ export function createLimitsService(deps: LimitsServiceOptions) {
      * what that unit counted through its transaction, so that the count and the write are in one
      * transaction and the units of a batch, run one after another, see each other's writes.
      * The check returns the refusal rather than throwing it (a throw makes the batch run again);
-     * the caller throws it once `run` resolves. Undefined when no limit applies.
+     * the caller throws it once `run` resolves. Undefined when no limit applies. `withoutUsed`:
+     * the refusal does not say how much the owner uses (a caller that may not see all of it).
      */
-    async limitFor(ownerId: string, limit: LimitName): Promise<((used: number, adding: number) => AppError | undefined) | undefined> {
+    async limitFor(
+      ownerId: string,
+      limit: LimitName,
+      options: { withoutUsed?: boolean } = {},
+    ): Promise<((used: number, adding: number) => AppError | undefined) | undefined> {
       if (!deps.enabled) return undefined;
       const plan = await planOf(ownerId);
       const max = plan?.limits[limit];
       if (plan == null || max == null) return undefined;
-      return (used, adding) => (adding > 0 && used + adding > max ? limitReached(limit, plan, used, max, adding) : undefined);
+      const withoutUsed = options.withoutUsed === true;
+      return (used, adding) => (adding > 0 && used + adding > max ? limitReached(limit, plan, used, max, adding, { withoutUsed }) : undefined);
     },
 
     /**

@@ -4,6 +4,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import { AppError } from '../../http/errors.js';
+import { clip } from './memory-import.echo.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -133,10 +134,8 @@ function centralEntry(data: Buffer, at: number, damaged: (why: string) => AppErr
     declared: data.readUInt32LE(at + 24),
     localOffset: data.readUInt32LE(at + 42),
     // Zip names are UTF-8 (flag 11) or, from old tools, code page 437; both read as UTF-8 here.
-    path: data
-      .toString('utf8', at + 46, at + 46 + nameLength)
-      .replace(/\\/g, '/')
-      .slice(0, 1000),
+    // Cut on a whole character: the name is quoted in messages and sources.
+    path: clip(data.toString('utf8', at + 46, at + 46 + nameLength).replace(/\\/g, '/'), 1000, ''),
     next: at + 46 + nameLength + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32),
   };
 }

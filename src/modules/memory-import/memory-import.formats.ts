@@ -8,6 +8,7 @@ import { AppError } from '../../http/errors.js';
 import { MEMORY_KINDS, MEMORY_TAGS_MAX, MEMORY_TAG_MAX_LENGTH, SOURCE_REF_MAX_LENGTH, type MemoryKind, type MemorySource } from '../memory/memory.schemas.js';
 import { nestingBound } from '../skills/skills.frontmatter.js';
 import { decodeUtf8, isZip, lineAndColumn, readZip } from './memory-import.bytes.js';
+import { clip, clipPath, echo, ECHO_MAX } from './memory-import.echo.js';
 
 export const IMPORT_FORMATS = ['mem0', 'mcp-memory', 'letta', 'markdown', 'text'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -42,6 +43,23 @@ export interface ReadBounds {
 }
 
 /**
+ * A name the other tool gives to many records at once (an MCP entity heads each of its
+ * observations, a Letta agent and block label name each entry's source) is kept to this many
+ * characters where it is repeated: a name of megabytes repeated for each of thousands of
+ * records was gigabytes held and copied from a file of a few megabytes.
+ */
+const NAME_MAX = 1000;
+
+/**
+ * What a skipped line's `where` and `reason` may hold at most, whatever a parser put in them:
+ * each of the other tool's words in them is cut to ECHO_MAX already (memory-import.echo.ts);
+ * this bounds what a message made of several such words, or a parser that forgot one, adds to
+ * the answer (200 lines of it are listed) and to what is held while reading (100,000).
+ */
+const WHERE_MAX = 300;
+const REASON_MAX = 400;
+
+/**
  * What a parser has read so far, bounded while it reads: past the bounds the import is refused at
  * once, so that a file of millions of tiny records (10 MiB of one-character lines) never becomes
  * millions of objects held by the server before a count refuses them.
@@ -62,18 +80,18 @@ class Reading {
         { details: { file: this.file, maxEntries: this.bounds.entries } },
       );
     }
-    this.items.push(item);
+    this.items.push(item.where.length > WHERE_MAX ? { ...item, where: clip(item.where, WHERE_MAX) } : item);
   }
 
   skip(skipped: Skipped): void {
     if (this.skipped.length >= this.bounds.skipped) {
       throw new AppError(
         'PAYLOAD_TOO_LARGE',
-        `${this.file} holds more than ${this.bounds.skipped} lines or records that are no memory (${skipped.reason}); it does not look like a memory export. Nothing was imported`,
+        `${this.file} holds more than ${this.bounds.skipped} lines or records that are no memory (${clip(skipped.reason, REASON_MAX)}); it does not look like a memory export. Nothing was imported`,
         { details: { file: this.file, maxSkipped: this.bounds.skipped } },
       );
     }
-    this.skipped.push(skipped);
+    this.skipped.push({ where: clip(skipped.where, WHERE_MAX), reason: clip(skipped.reason, REASON_MAX) });
   }
 
   parsed(): Parsed {
@@ -86,7 +104,10 @@ class Reading {
 
 /** A word of the other tool made a Hearth tag (letters, digits and - _ . : /), or null when nothing is left. */
 export function toTag(raw: string): string | null {
-  const tag = raw
+  // A tag keeps at most MEMORY_TAG_MAX_LENGTH characters: the word is read no further than
+  // sixteen times that (room for the spaces and signs that are dropped), so a label of megabytes
+  // costs no more than a short one, however many records repeat it.
+  const tag = clip(raw, MEMORY_TAG_MAX_LENGTH * 16, '')
     .normalize('NFKC')
     .trim()
     .toLowerCase()
@@ -129,10 +150,20 @@ export function timeOf(value: unknown): string | undefined {
 const kindOf = (value: unknown): MemoryKind | undefined =>
   typeof value === 'string' && (MEMORY_KINDS as readonly string[]).includes(value.trim().toLowerCase()) ? (value.trim().toLowerCase() as MemoryKind) : undefined;
 
-/** A source naming the tool, and where in its data the entry was (bounded to what a source holds). */
+/**
+ * A source naming the tool, and where in its data the entry was, bounded to what a source holds
+ * on a whole character. Callers give names already cut to NAME_MAX, so that the text cut here
+ * is never a copy of a long name made again for each entry.
+ */
 function sourceOf(tool: string, where?: string): MemorySource {
-  return { kind: 'other', ref: (where === undefined || where === '' ? tool : `${tool}:${where}`).slice(0, SOURCE_REF_MAX_LENGTH) };
+  // Without NUL, which no stored text may hold (PostgreSQL's cannot; an archive's rules refuse it).
+  const place = where?.replaceAll('\u0000', '');
+  return { kind: 'other', ref: place === undefined || place === '' ? tool : `${tool}:${clip(place, SOURCE_REF_MAX_LENGTH - tool.length - 1, '')}` };
 }
+
+/** A name as repeated in entries' content and sources: at most NAME_MAX characters, on a whole character. */
+const named = (name: string) => clip(name, NAME_MAX);
+const refOf = (name: string) => clip(name.replaceAll('\u0000', ''), NAME_MAX, '');
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
@@ -176,7 +207,7 @@ function parseMem0(source: string, out: Reading): Parsed {
     const metadata = isObject(memory.metadata) ? memory.metadata : {};
     const categories = Array.isArray(memory.categories) ? memory.categories.filter((c): c is string => typeof c === 'string') : [];
     const metaWords = ['category', 'type', 'topic'].flatMap((key) => (typeof metadata[key] === 'string' ? [metadata[key]] : []));
-    const id = typeof memory.id === 'string' || typeof memory.id === 'number' ? String(memory.id) : undefined;
+    const id = typeof memory.id === 'string' || typeof memory.id === 'number' ? refOf(String(memory.id)) : undefined;
     out.item({
       content,
       kind: kindOf(metadata.kind) ?? kindOf(metadata.type),
@@ -200,20 +231,18 @@ function parseMcpMemory(source: string, out: Reading): Parsed {
     if (name === undefined || !Array.isArray(record.observations)) return out.skip({ where, reason: 'an entity needs a name and a list of observations' });
     const type = text(record.entityType);
     const observations = record.observations.filter((o): o is string => typeof o === 'string' && o.trim() !== '');
-    if (observations.length === 0) return out.skip({ where, reason: `entity "${name.slice(0, 80)}" has no observations` });
+    if (observations.length === 0) return out.skip({ where, reason: `entity "${echo(name)}" has no observations` });
+    // The name and type head every observation: cut once, read once, whatever their length.
+    const heading = `${named(name)}${type ? ` (${named(type)})` : ''}`;
+    const tags = tagsOf(type ? [type] : []);
     for (const observation of observations) {
-      out.item({
-        content: `${name}${type ? ` (${type})` : ''}: ${observation.trim()}`,
-        tags: tagsOf(type ? [type] : []),
-        source: sourceOf('mcp-memory', name),
-        where,
-      });
+      out.item({ content: `${heading}: ${observation.trim()}`, tags: [...tags], source: sourceOf('mcp-memory', refOf(name)), where });
     }
   };
   const relation = (record: Record<string, unknown>, where: string) => {
     const [from, to, type] = [text(record.from), text(record.to), text(record.relationType)];
     if (!from || !to || !type) return out.skip({ where, reason: 'a relation needs from, to and relationType' });
-    out.item({ content: `${from} ${type.replace(/_/g, ' ')} ${to}`, tags: ['relation'], source: sourceOf('mcp-memory', `${from} ${type} ${to}`), where });
+    out.item({ content: `${from} ${type.replace(/_/g, ' ')} ${to}`, tags: ['relation'], source: sourceOf('mcp-memory', `${refOf(from)} ${refOf(type)} ${refOf(to)}`), where });
   };
 
   const trimmed = source.trim();
@@ -242,7 +271,7 @@ function parseMcpMemory(source: string, out: Reading): Parsed {
       sawRecord = true;
       return relation(record, where);
     }
-    out.skip({ where, reason: `type ${JSON.stringify(record.type ?? null).slice(0, 40)} is neither entity nor relation` });
+    out.skip({ where, reason: `type ${echo(JSON.stringify(record.type ?? null))} is neither entity nor relation` });
   });
   if (!sawRecord && out.items.length === 0 && skipped.length > 0 && skipped.every((s) => s.reason.startsWith('type '))) {
     throw notTheFormat(file, 'mcp-memory', 'no line has "type": "entity" or "relation"');
@@ -269,18 +298,22 @@ function parseLetta(source: string, out: Reading): Parsed {
   if (Array.isArray(json.blocks)) for (const block of json.blocks) if (isObject(block) && typeof block.id === 'string') blocks.set(block.id, block);
   if (agents.length === 0 && blocks.size === 0) throw notTheFormat(file, 'letta', 'expected "agents" and "blocks" (an agent file) or "core_memory" (the first agent file format)');
 
-  const used = new Set<string>();
+  // Each block is read once, however many agents name it, or however many times one agent's
+  // block_ids repeat it: the later namings are listed as skipped, with its label as first cut.
+  // Read again each time, a block of megabytes named thousands of times (a few bytes each) was
+  // split, compared and quoted thousands of times over.
+  const read = new Map<string, { where: string; label: string }>();
   const addBlock = (block: Record<string, unknown>, agentName: string, where: string) => {
     const label = text(block.label) ?? 'block';
     const value = text(block.value);
-    if (value === undefined) return out.skip({ where, reason: `memory block "${label.slice(0, 60)}" is empty` });
+    if (value === undefined) return out.skip({ where, reason: `memory block "${echo(label)}" is empty` });
     out.item({
       content: value,
       kind: blockKind(label),
       tags: tagsOf([label]),
       pinned: true,
       createdAt: timeOf(block.created_at),
-      source: sourceOf('letta', `${agentName}/${label}`),
+      source: sourceOf('letta', `${agentName}/${refOf(label)}`),
       where,
     });
   };
@@ -294,10 +327,14 @@ function parseLetta(source: string, out: Reading): Parsed {
       out.item({ content, tags: tagsOf(['archival', ...tags]), createdAt: timeOf(passage.created_at), source: sourceOf('letta', `${agentName}/archival`), where });
     });
   };
+  const shownLabel = (block: Record<string, unknown>, id: string) => echo(text(block.label) ?? id);
 
   agents.forEach((agent, a) => {
-    const agentName = text(agent.name) ?? `agent ${a + 1}`;
-    const prefix = agents.length > 1 ? `${agentName}: ` : '';
+    // Names are cut where they are read: an agent's name is repeated in the source (and, cut
+    // further, the place) of each of its blocks and passages.
+    const name = text(agent.name) ?? `agent ${a + 1}`;
+    const agentName = refOf(name);
+    const prefix = agents.length > 1 ? `${echo(name)}: ` : '';
     const core = Array.isArray(agent.core_memory) ? agent.core_memory : [];
     const inline = Array.isArray(agent.memory_blocks) ? agent.memory_blocks : [];
     [...core, ...inline].forEach((block, i) => (isObject(block) ? addBlock(block, agentName, `${prefix}block ${i + 1}`) : out.skip({ where: `${prefix}block ${i + 1}`, reason: 'not an object' })));
@@ -305,11 +342,18 @@ function parseLetta(source: string, out: Reading): Parsed {
       for (const id of agent.block_ids) {
         const block = typeof id === 'string' ? blocks.get(id) : undefined;
         if (!block) {
-          out.skip({ where: `${prefix}block ${String(id).slice(0, 60)}`, reason: 'the agent names a block the file does not hold' });
+          out.skip({ where: `${prefix}block ${echo(String(id))}`, reason: 'the agent names a block the file does not hold' });
           continue;
         }
-        used.add(id as string);
-        addBlock(block, agentName, `${prefix}block ${text(block.label) ?? id}`);
+        const first = read.get(id as string);
+        if (first !== undefined) {
+          out.skip({ where: `${prefix}block ${first.label}`, reason: `the same block as ${first.where}: imported once` });
+          continue;
+        }
+        const label = shownLabel(block, id as string);
+        const where = `${prefix}block ${label}`;
+        read.set(id as string, { where, label });
+        addBlock(block, agentName, where);
       }
     }
     addPassages(agent.passages ?? agent.archival_memory, agentName, prefix);
@@ -318,7 +362,7 @@ function parseLetta(source: string, out: Reading): Parsed {
     }
   });
   // Blocks no agent names (a file of shared blocks) are memory all the same.
-  for (const [id, block] of blocks) if (!used.has(id)) addBlock(block, 'letta', `block ${text(block.label) ?? id}`);
+  for (const [id, block] of blocks) if (!read.has(id)) addBlock(block, 'letta', `block ${shownLabel(block, id)}`);
   addPassages(json.passages, 'letta', '');
   return out.parsed();
 }
@@ -446,13 +490,17 @@ export function splitText(body: string, maxBytes: number): string[] {
   return split(body, UTF8(body), 0).filter((part) => part.trim() !== '');
 }
 
+/** Room in an entry for the heading each part of a long note gets: "# <title, at most ECHO_MAX characters> (part n of m)". */
+const PART_HEADING_BYTES = 4 * ECHO_MAX + 64;
+
 function noteItems(source: string, path: string, maxBytes: number, out: Reading): { items: ImportItem[]; split: boolean } {
   const note = readNote(source.replace(/\r\n?/g, '\n'));
+  const where = clipPath(path);
   const name = path.split('/').pop()!.replace(/\.(md|markdown)$/i, '');
   const title = note.title ?? name;
   const body = note.body.trim();
   if (body === '') {
-    out.skip({ where: path, reason: 'the note is empty' });
+    out.skip({ where, reason: 'the note is empty' });
     return { items: [], split: false };
   }
   // The title heads the entry unless the note opens with a heading of its own.
@@ -460,15 +508,17 @@ function noteItems(source: string, path: string, maxBytes: number, out: Reading)
   const tags = tagsOf([...note.tags, ...inlineTags(body)]);
   const tool = note.permalink ? 'basic-memory' : 'markdown';
   const ref = note.permalink ?? path;
-  // Room for the "(part n of m)" heading that each part of a long note gets.
-  const parts = splitText(headed, maxBytes - 200);
+  // Room for the "(part n of m)" heading that each part of a long note gets; the title in it is
+  // cut, so that a long title (frontmatter holds up to 16 KiB) can neither push a part past what
+  // an entry holds nor be repeated whole in every part.
+  const parts = splitText(headed, maxBytes - PART_HEADING_BYTES);
   const items = parts.map((part, i) => ({
-    content: parts.length === 1 ? part : `# ${title} (part ${i + 1} of ${parts.length})\n\n${part}`,
+    content: parts.length === 1 ? part : `# ${echo(title)} (part ${i + 1} of ${parts.length})\n\n${part}`,
     kind: note.kind,
     tags,
     createdAt: note.createdAt,
     source: sourceOf(tool, ref),
-    where: path,
+    where,
   }));
   return { items, split: parts.length > 1 };
 }
@@ -488,7 +538,7 @@ function parseMarkdown(data: Buffer, maxBytes: number, out: Reading): Parsed & {
     if (parts.some((part) => part.startsWith('.') || part === '__MACOSX')) return 'a hidden file or folder (settings, trash)';
     return isNote(path) ? null : 'not a Markdown note (.md)';
   });
-  for (const s of zip.skipped) out.skip({ where: s.path, reason: s.reason });
+  for (const s of zip.skipped) out.skip({ where: clipPath(s.path), reason: s.reason });
   for (const note of zip.files) {
     const result = noteItems(decodeUtf8(note.data, `${file}: ${note.path}`), note.path, maxBytes, out);
     for (const item of result.items) out.item(item);

@@ -72,6 +72,18 @@ function vaultZip(): Buffer {
 }
 
 describe('each format, with a fixture of the tool\'s own format', () => {
+  it('a creation time after the import, the years past 9999 too, becomes the import\'s own time', async () => {
+    const owner = await t.createOwner('Later Importer');
+    const before = new Date().toISOString();
+    for (const createdAt of [1.7e15, '+020000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '2999-01-01T00:00:00Z']) {
+      const content = JSON.stringify({ results: [{ id: 'later', memory: `From later ${String(createdAt)}`, created_at: createdAt }] });
+      const res = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'mem0', content, dryRun: true } });
+      expect(res.status).toBe(200);
+      const stamped = res.body.data.entries[0].created_at as string;
+      expect(stamped >= before && stamped <= new Date().toISOString()).toBe(true);
+    }
+  });
+
   it('mem0: its memories with their ids, categories, type and created_at; a dry run first changes nothing', async () => {
     const owner = await t.createOwner('Mem0 Importer');
     const file = { name: 'mem0-export.json', data: fixture('mem0-export.json') };
@@ -269,6 +281,13 @@ describe('hostile and broken input: a clear 4xx, and nothing imported', () => {
     expect(expectError(jsonl, 400, 'VALIDATION_ERROR').details).toMatchObject({ file: 'memory.json', line: 3 });
   });
 
+  it('NUL escaped in a JSON string (the file itself holds none) is refused naming the entry, on both engines', async () => {
+    const content = '{"results": [{"id": "a", "memory": "Fine"}, {"id": "b", "memory": "Holds a \\u0000 NUL"}]}';
+    const error = expectError(await t.request('POST', IMPORT, { token: owner.token, body: { format: 'mem0', content } }), 400, 'VALIDATION_ERROR');
+    expect((error.details as Array<{ field: string }>).map((issue) => issue.field)).toEqual(['body.entries.1.content']);
+    expect(error.message).toContain('NUL');
+  });
+
   it('invalid UTF-8 names its line, in a file and in a note of a zip', async () => {
     const bad = Buffer.concat([Buffer.from('- Likes tea\n- Lives in '), Buffer.from([0xc3, 0x28]), Buffer.from('Lyon\n')]);
     const res = await upload(owner.token, 'text', { name: 'memory.txt', data: bad });
@@ -351,6 +370,84 @@ describe('hostile and broken input: a clear 4xx, and nothing imported', () => {
     const noFile = form(undefined, { format: 'text' });
     expectError(await t.request('POST', IMPORT, { token: owner.token, body: noFile.body, headers: noFile.headers }), 400, 'VALIDATION_ERROR');
     expect(expectError(await upload(owner.token, 'letta', { name: 'x.af', data: Buffer.from('[1,2]') }), 400, 'VALIDATION_ERROR').message).toMatch(/not a letta file/);
+  });
+});
+
+describe("the file's words repeated in the answer are bounded", () => {
+  let owner: Owner;
+  beforeAll(async () => {
+    owner = await t.createOwner('Echo Importer');
+  });
+  afterAll(async () => {
+    // Every import here is a dry run.
+    expect(await stored(owner)).toEqual([]);
+  });
+
+  /** An agent file: one block with this label and value, named `times` times by the agent's block_ids. */
+  const namedOften = (label: string, value: string, times: number) =>
+    JSON.stringify({ agents: [{ name: 'companion', block_ids: Array.from({ length: times }, () => 'block-0') }], blocks: [{ id: 'block-0', label, value }] });
+
+  const expectBounded = (skipped: Array<{ where: string; reason: string }>) => {
+    for (const { where, reason } of skipped) {
+      expect(where.length).toBeLessThanOrEqual(300);
+      expect(reason.length).toBeLessThanOrEqual(400);
+    }
+  };
+
+  it("an empty block with a 2 MB label, named 200 times: a small answer, quickly (it was 400 MB, 2.2 GB held and 11 s)", async () => {
+    const started = Date.now();
+    const res = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'letta', content: namedOften('l'.repeat(2 * 1024 * 1024), '', 200), dryRun: true } });
+    expect(res.status).toBe(200);
+    expect(res.text.length).toBeLessThan(100 * 1024);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(res.body.data.counts).toMatchObject({ entries: 0, skipped: 200 });
+    const [first, second] = res.body.data.skipped as Array<{ where: string; reason: string }>;
+    // The label cut to 100 characters, an ellipsis saying so; the block read once.
+    expect(first).toEqual({ where: `block ${'l'.repeat(99)}\u2026`, reason: `memory block "${'l'.repeat(99)}\u2026" is empty` });
+    expect(second).toEqual({ where: first!.where, reason: `the same block as ${first!.where}: imported once` });
+    expectBounded(res.body.data.skipped);
+  });
+
+  it('a 3 MB label is a 200 too (it was a 500: a string too long to make), cut on a whole character', async () => {
+    // Emoji are two UTF-16 units each: a cut at 99 units would leave half of one.
+    const res = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'letta', content: namedOften('\u{1F375}'.repeat(1536 * 1024), '', 200), dryRun: true } });
+    expect(res.status).toBe(200);
+    expect(res.text.length).toBeLessThan(100 * 1024);
+    const where = res.body.data.skipped[0].where as string;
+    expect(where).toBe(`block ${'\u{1F375}'.repeat(49)}\u2026`);
+    expect(res.text).not.toMatch(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])/i);
+    expectBounded(res.body.data.skipped);
+  });
+
+  it('a long text named many times is read once: a Letta block of 700 KB (its label 1 MB) named 10,000 times, an entity of a 1 MB name with 9,000 observations', { timeout: 30_000 }, async () => {
+    let started = Date.now();
+    const block = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'letta', content: namedOften('h'.repeat(1024 * 1024), Array.from({ length: 70_000 }, (_, i) => `Fact ${i}.`).join(' '), 10_000), dryRun: true } });
+    expect(block.status).toBe(200);
+    expect(block.body.data.counts).toMatchObject({ split: 1, skipped: 9_999, duplicates: 0 });
+    expect(block.body.data.entries.every((e: Entry) => e.source!.ref!.length <= 2048 && e.pinned)).toBe(true);
+    expectBounded(block.body.data.skipped);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    started = Date.now();
+    const entity = JSON.stringify({ type: 'entity', name: 'n'.repeat(1024 * 1024), entityType: 'person', observations: Array.from({ length: 9_000 }, (_, i) => `fact ${i}`) });
+    const res = await t.request('POST', IMPORT, { token: owner.token, body: { format: 'mcp-memory', content: entity, dryRun: true } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.counts).toMatchObject({ entries: 9_000, split: 0 });
+    // The name heads each observation cut to 1,000 characters, not repeated whole 9,000 times.
+    expect(res.body.data.entries[0].content).toBe(`${'n'.repeat(999)}\u2026 (person): fact 0`);
+    expect(res.text.length).toBeLessThan(2 * 1024 * 1024);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("names in a zip's paths and in a file's name are cut in their middle, keeping the note's name", async () => {
+    const deep = `${'folder/'.repeat(40)}Tea.md`;
+    const res = await upload(owner.token, 'markdown', { name: `${'x'.repeat(300)}.zip`, data: zipOf([{ name: deep, data: Buffer.from('') }, { name: 'a.md', data: Buffer.from('# A\n\ntext') }]) }, true);
+    expect(res.status).toBe(200);
+    const where = (res.body.data.skipped as Array<{ where: string }>).find((s) => s.where.endsWith('Tea.md'))!.where;
+    expect(where.length).toBeLessThanOrEqual(100);
+    expect(where).toMatch(/^folder\/folder\/.*\u2026.*\/Tea\.md$/);
+    const bad = await upload(owner.token, 'mem0', { name: `${'y'.repeat(300)}.json`, data: Buffer.from('{') });
+    expect((expectError(bad, 400, 'VALIDATION_ERROR').details as { file: string }).file).toMatch(/^y+\u2026y+\.json$/);
   });
 });
 

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { access, principalOf } from '../../http/access.js';
 import { AppError, InputError, inRequestPart } from '../../http/errors.js';
 import { readForm, type FormReading } from '../../http/multipart.js';
+import { clipPath } from './memory-import.echo.js';
 import { IMPORT_FORMATS, type ImportFormat } from './memory-import.formats.js';
 import { MemoryImportBody, MemoryImportResult } from './memory-import.schemas.js';
 import { IMPORT_MAX_BYTES, type MemoryImportInput, type MemoryImportService } from './memory-import.service.js';
@@ -53,8 +54,9 @@ async function readImportForm(request: FastifyRequest): Promise<MemoryImportInpu
       details: [{ field: 'body.file', message: 'is required' }],
     });
   }
-  // The name only labels messages: nothing is written to disk.
-  const name = file.filename.split(/[\\/]/).pop()!.slice(0, 200) || 'the file';
+  // The name only labels messages (nothing is written to disk), cut as every name the answer
+  // repeats is, keeping its extension.
+  const name = clipPath(file.filename.split(/[\\/]/).pop()!) || 'the file';
   return { format: formatOf(fields.format), dryRun: dryRunOf(fields.dryRun), data: file.data, file: name };
 }
 

@@ -9,7 +9,7 @@ import type { WriteTracker } from '../../storage/write-tracker.js';
 import { decodeJson, isStringArray } from '../../storage/columns.js';
 import { tagPattern } from '../../lib/tags.js';
 import type { Channel } from '../../http/channel.js';
-import type { MemoryAuthor, MemoryKind, MemorySource } from './memory.schemas.js';
+import { SUPERSEDES_MAX, type MemoryAuthor, type MemoryKind, type MemorySource } from './memory.schemas.js';
 import { createTextKeys, type OwnerTextKeys, type TextKeys } from './memory.keys.js';
 import { rowsJson } from './memory.rows-json.js';
 
@@ -92,6 +92,13 @@ export type MemoryView = { view: 'current' } | { view: 'history' } | { view: 'as
 
 /** How long a chain the history follows. */
 const HISTORY_MAX = 200;
+
+/**
+ * Ids in one statement that reads entries by id. A list of ids can be long (an entry's
+ * `supersedes`, stored before it was bounded, held 33,000): SQLite takes at most 32,766
+ * parameters in a statement and PostgreSQL 65,535, so longer lists are read in parts.
+ */
+const IDS_PER_READ = 500;
 
 /** The ids a superseding write named that are not current entries of the owner. */
 class MissingEntries extends Error {
@@ -207,13 +214,13 @@ async function planForget(trx: Executor<MemoryTables>, ownerId: string, tokenId:
   const forgotten = new Map(linked.map((row) => [row.id, row]));
   const neighbourIds = [...new Set(linked.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((id) => !forgotten.has(id));
   const neighbours: ChainRow[] = [];
-  for (let start = 0; start < neighbourIds.length; start += 500) {
+  for (let start = 0; start < neighbourIds.length; start += IDS_PER_READ) {
     neighbours.push(
       ...(await trx
         .selectFrom('memory_entries')
         .select(['id', 'superseded_by', 'superseded_at', 'supersedes'])
         .where('owner_id', '=', ownerId)
-        .where('id', 'in', neighbourIds.slice(start, start + 500))
+        .where('id', 'in', neighbourIds.slice(start, start + IDS_PER_READ))
         .execute()),
     );
   }
@@ -225,6 +232,8 @@ interface Creation {
   limit: EntryLimit<unknown> | undefined;
   /** The writer as `last_seen_by` records it, should the row turn out to be a duplicate. */
   seenBy: string;
+  /** The writer's memory tags, when it is limited: its attempt is counted only on an entry it sees. */
+  scope?: MemoryScope | undefined;
 }
 
 /**
@@ -338,6 +347,14 @@ function sqliteInsertText(rows: number): string {
   return text;
 }
 
+/** How forgetting gives entries made current again their text keys (see createKeyChecks). */
+interface RestoredKeys {
+  /** Loads the owner's kept keys (SQLite) in the unit, before its writes. */
+  load(trx: Executor<MemoryTables>, ownerId: string): Promise<unknown>;
+  /** Gives the current entries `ids` the key `keyOf` their text, unless another current entry holds it. */
+  restore(trx: Executor<MemoryTables>, ownerId: string, ids: readonly string[], options: { at: string; keyOf: (content: string) => string }): Promise<void>;
+}
+
 /**
  * The queries of the owner's review (history, who wrote, forgetting one writer) and of the pinned
  * profile, beside the repository's others and part of it (createMemoryRepo spreads them in).
@@ -346,6 +363,7 @@ function createMemoryReviewQueries(
   db: Executor<MemoryTables>,
   groupCommit: Pick<GroupCommit, 'run'>,
   byIds: (ownerId: string, ids: readonly string[]) => Promise<MemoryRow[]>,
+  keys: RestoredKeys,
 ) {
   return {
     /**
@@ -359,9 +377,13 @@ function createMemoryReviewQueries(
       // leads nowhere, so nothing beyond it (nor that it exists) is read for it.
       const limited = scopeCondition(scope);
       while (next.length > 0 && seen.size < HISTORY_MAX) {
-        let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', next);
-        if (limited) q = q.where(limited);
-        const rows = await q.execute();
+        // In parts (IDS_PER_READ), and no more once the chain is as long as answered.
+        const rows: MemoryRow[] = [];
+        for (let start = 0; start < next.length && seen.size + rows.length < HISTORY_MAX; start += IDS_PER_READ) {
+          let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', next.slice(start, start + IDS_PER_READ));
+          if (limited) q = q.where(limited);
+          rows.push(...(await q.execute()));
+        }
         for (const row of rows) seen.set(row.id, row);
         next = [...new Set(rows.flatMap((row) => [...supersedesOf(row), ...(row.superseded_by ? [row.superseded_by] : [])]))].filter((other) => !seen.has(other));
       }
@@ -398,7 +420,7 @@ function createMemoryReviewQueries(
     async forgetAuthor(
       ownerId: string,
       tokenId: string,
-      options: { write: boolean; expect?: number | undefined; at: string },
+      options: { write: boolean; expect?: number | undefined; at: string; keyOf: (content: string) => string },
     ): Promise<{ count: number; restored: number; relinked: number; changed: boolean }> {
       const plan = (trx: Executor<MemoryTables>) => planForget(trx, ownerId, tokenId);
       const outcome = (count: number, changes: ChainChange[], changed: boolean) => ({
@@ -414,6 +436,9 @@ function createMemoryReviewQueries(
       return groupCommit.run(async (trx: Executor<MemoryTables>) => {
         const { count, changes } = await plan(trx);
         if (options.expect !== undefined && options.expect !== count) return outcome(count, changes, false);
+        const restored = changes.filter((change) => change.restored).map((change) => change.id);
+        // Read before this unit writes (memory.keys.ts): the restored entries' keys are added to them.
+        if (restored.length > 0) await keys.load(trx, ownerId);
         for (const change of changes) {
           await trx
             .updateTable('memory_entries')
@@ -423,6 +448,8 @@ function createMemoryReviewQueries(
             .execute();
         }
         await trx.deleteFrom('memory_entries').where('owner_id', '=', ownerId).where('author_token_id', '=', tokenId).execute();
+        // After the deletion: a forgotten entry that said the same no longer holds the text.
+        await keys.restore(trx, ownerId, restored, options);
         return outcome(count, changes, true);
       });
     },
@@ -605,13 +632,64 @@ function createKeyChecks(dialect: Dialect, writes: WriteTracker) {
     return inserted;
   }
 
-  /** Frees the owner's key `key` from an entry past its validUntil: it is no longer current, and a new write of its text is new. */
-  async function releaseExpired(trx: Executor<MemoryTables>, ownerId: string, key: string, now: string): Promise<void> {
+  /**
+   * Frees the owner's key `key` from an entry that no writer of that key may still be matched
+   * with: one past its validUntil (no longer current: a new write of its text is new), and, for a
+   * writer limited to `scope`, one outside it. A limited writer's key holds its scope
+   * (scopedTextKey), so only writers limited to the same tags make it, and an entry that left
+   * those tags (the owner changed its tags) is hidden from every one of them: its key is dead,
+   * and keeping it would count their attempts on an entry they cannot see, or refuse them for it.
+   * Dropping it changes nothing the entry answers (the key is never shown).
+   */
+  async function releaseStale(trx: Executor<MemoryTables>, ownerId: string, key: string, now: string, scope?: MemoryScope): Promise<void> {
     const holders = await holding(trx, ownerId, key);
-    if (holders) await trx.updateTable('memory_entries').set({ content_key: null }).where(holders).where('valid_until', '<=', now).execute();
+    if (!holders) return;
+    const limited = scopeCondition(scope);
+    await trx
+      .updateTable('memory_entries')
+      .set({ content_key: null })
+      .where(holders)
+      .where((eb) => (limited ? eb.or([eb('valid_until', '<=', now), sql<boolean>`NOT ${limited}`]) : eb('valid_until', '<=', now)))
+      .execute();
   }
 
-  return { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseExpired };
+  /**
+   * Forgetting made the current entries `ids` current again (memory.md, "Forgetting everything
+   * one agent wrote"): each is given its text's key back, as a write of it would have, unless
+   * another current entry holds that text by now (then it is kept without one, as an entry brought
+   * back by its window is). Superseding had cleared the key; without it, the same text written
+   * again was stored twice instead of answered as a duplicate.
+   */
+  async function restoreKeys(
+    trx: Executor<MemoryTables>,
+    ownerId: string,
+    ids: readonly string[],
+    options: { at: string; keyOf: (content: string) => string },
+  ): Promise<void> {
+    if (ids.length === 0) return;
+    // Kept for the unit already: the caller loaded them before its writes.
+    const owned = textKeys ? await textKeys.load(trx, ownerId) : undefined;
+    for (let start = 0; start < ids.length; start += IDS_PER_READ) {
+      const rows = await trx
+        .selectFrom('memory_entries')
+        .select(['id', 'content'])
+        .where('owner_id', '=', ownerId)
+        .where('id', 'in', ids.slice(start, start + IDS_PER_READ))
+        .where('superseded_at', 'is', null)
+        .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', options.at)]))
+        .execute();
+      for (const row of rows) {
+        const key = options.keyOf(row.content);
+        await releaseStale(trx, ownerId, key, options.at);
+        const holders = await holding(trx, ownerId, key);
+        if (holders && (await trx.selectFrom('memory_entries').select('id').where(holders).executeTakeFirst())) continue;
+        await trx.updateTable('memory_entries').set({ content_key: key }).where('owner_id', '=', ownerId).where('id', '=', row.id).execute();
+        owned?.add(key, await ridOf(trx, row.id));
+      }
+    }
+  }
+
+  return { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseStale, restoreKeys };
 }
 
 /**
@@ -630,7 +708,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
 
   /** `insertMany` writes any number of rows with one statement (PostgreSQL). */
   const insertsManyAtOnce = dialect === 'postgres';
-  const { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseExpired } = createKeyChecks(dialect, writes);
+  const { textKeys, distrustKeys, holding, ridOf, insertSqlite, releaseStale, restoreKeys } = createKeyChecks(dialect, writes);
   /**
    * Several new entries (a group commit's batch). On PostgreSQL with one statement, one round
    * trip (POSTGRES_INSERT: the same prepared statement whatever the number of rows). On SQLite
@@ -661,19 +739,22 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   /**
    * Counts `rows` (new entries of one owner and text, in order) as attempts on the owner's
    * current entry holding that text: its seen count grows by their number, the last one is
-   * recorded as last seen. Answers that entry, or undefined when no current entry holds it.
+   * recorded as last seen. Answers that entry, or undefined when no current entry holds it (for
+   * a writer limited to tags, none it sees: the rows of one text share one key, and so one scope).
    */
   async function markSeen(trx: Executor<MemoryTables>, rows: readonly Creation[], now: string): Promise<MemoryRow | undefined> {
     const last = rows[rows.length - 1]!;
     const holders = await holding(trx, last.row.owner_id, last.row.content_key!);
     if (!holders) return undefined;
-    return trx
+    let q = trx
       .updateTable('memory_entries')
       .set({ seen_count: sql<number>`seen_count + ${rows.length}`, last_seen_at: last.row.created_at, last_seen_by: last.seenBy })
       .where(holders)
-      .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]))
-      .returning(COLUMNS)
-      .executeTakeFirst();
+      .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]));
+    // A hidden holder is never counted on, nor answered: it gives its key up instead (releaseStale).
+    const limited = scopeCondition(last.scope);
+    if (limited) q = q.where(limited);
+    return q.returning(COLUMNS).executeTakeFirst();
   }
 
 
@@ -698,7 +779,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
           break;
         }
         if (attempt === SETTLE_ATTEMPTS) throw new Error(`Could not settle a memory entry's text after ${SETTLE_ATTEMPTS} attempts: writes of it keep racing`);
-        await releaseExpired(trx, group[0]!.row.owner_id, group[0]!.row.content_key!, now);
+        await releaseStale(trx, group[0]!.row.owner_id, group[0]!.row.content_key!, now, group[0]!.scope);
         if ((await insertMany([group[0]!.row], trx)).size === 1) group = group.slice(1);
       }
     }
@@ -777,11 +858,14 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
   /** The owner's entries of these ids, in the order given; ids of no entry of the owner's are left out. */
   async function byIds(ownerId: string, ids: readonly string[], scope?: MemoryScope): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', [...ids]);
     const limited = scopeCondition(scope);
-    if (limited) q = q.where(limited);
-    const rows = await q.execute();
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    const byId = new Map<string, MemoryRow>();
+    // One statement for the usual few; a long list (IDS_PER_READ) in parts.
+    for (let start = 0; start < ids.length; start += IDS_PER_READ) {
+      let q = db.selectFrom('memory_entries').select(COLUMNS).where('owner_id', '=', ownerId).where('id', 'in', ids.slice(start, start + IDS_PER_READ));
+      if (limited) q = q.where(limited);
+      for (const row of await q.execute()) byId.set(row.id, row);
+    }
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
@@ -791,8 +875,8 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
      * entries are counted in the writing transaction (with the batch's earlier creations), and a
      * refusal it gives is answered instead of writing.
      */
-    async create<R>(row: MemoryEntriesTable, seenBy: string, limit?: EntryLimit<R>): Promise<CreationOutcome<R>> {
-      return (await groupCommit.runBatched(creations, { row, limit, seenBy }).catch(distrustKeys)) as CreationOutcome<R>;
+    async create<R>(row: MemoryEntriesTable, seenBy: string, limit?: EntryLimit<R>, scope?: MemoryScope): Promise<CreationOutcome<R>> {
+      return (await groupCommit.runBatched(creations, { row, limit, seenBy, scope }).catch(distrustKeys)) as CreationOutcome<R>;
     },
 
     /**
@@ -871,8 +955,9 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
           const keys = key && textKeys ? await textKeys.load(trx, ownerId) : undefined;
           if (key !== undefined && key !== null) {
             // New content: another current entry of the owner holding the same text refuses the
-            // change (an expired one gives its key up). A superseded entry, not current, holds no key.
-            await releaseExpired(trx, ownerId, key, changes.updated_at);
+            // change (an expired one gives its key up, and so does, for a limited writer, one
+            // outside its tags: never named to it). A superseded entry, not current, holds no key.
+            await releaseStale(trx, ownerId, key, changes.updated_at, scope);
             const holders = await holding(trx, ownerId, key);
             const holder = holders && (await trx.selectFrom('memory_entries').select('id').where(holders).where('id', '<>', id).executeTakeFirst());
             if (holder) return { sameTextAs: holder.id };
@@ -941,7 +1026,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
           // Thrown, so that the unit's marks are undone; answered as the ids that were missing.
           throw new MissingEntries(replaced.filter((id) => !found.has(id)));
         }
-        await releaseExpired(trx, row.owner_id, row.content_key!, row.created_at);
+        await releaseStale(trx, row.owner_id, row.content_key!, row.created_at, scope);
         // Another current entry says the same: thrown, so that the marks are undone.
         if ((await insertMany([row], trx)).size === 0) throw new DuplicateText();
         return {};
@@ -952,7 +1037,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
       });
       if (!('duplicate' in outcome)) return outcome;
       // Nothing was replaced: the attempt counts on the entry that already says it.
-      const held = await groupCommit.run((trx: Executor<MemoryTables>) => markSeen(trx, [{ row, seenBy, limit: undefined }], row.created_at)).catch(distrustKeys);
+      const held = await groupCommit.run((trx: Executor<MemoryTables>) => markSeen(trx, [{ row, seenBy, limit: undefined, scope }], row.created_at)).catch(distrustKeys);
       // Superseded or deleted meanwhile, the text is free again: written as asked.
       return held ? { duplicateOf: held } : this.createSuperseding(row, replaced, seenBy, limit, scope);
     },
@@ -960,9 +1045,10 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     /**
      * Marks the owner's entry `id` superseded by its entry `by` (which lists it among the ones it
      * replaced), both current: the newer one's `supersedes` gains the id. Answers the marked row,
-     * or which of the two is not a current entry of the owner.
+     * or which of the two is not a current entry of the owner, or `full` when the newer one
+     * already lists SUPERSEDES_MAX (nothing written then).
      */
-    async supersede(ownerId: string, id: string, by: string, at: string, scope?: MemoryScope): Promise<MemoryRow | { missing: string }> {
+    async supersede(ownerId: string, id: string, by: string, at: string, scope?: MemoryScope): Promise<MemoryRow | { missing: string } | { full: true }> {
       const limited = scopeCondition(scope);
       return groupCommit.run(async (trx: Executor<MemoryTables>) => {
         let finding = trx
@@ -974,6 +1060,10 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
         if (limited) finding = finding.where(limited);
         const newer = await finding.executeTakeFirst();
         if (!newer) return { missing: by };
+        // As many as a creation may name (SUPERSEDES_MAX): unbounded, the list (rewritten whole by
+        // each mark) grew to a megabyte, and reading its ids failed. Checked before anything is marked.
+        const listed = supersedesOf(newer);
+        if (listed.length >= SUPERSEDES_MAX && !listed.includes(id)) return { full: true };
         let marking = trx
           .updateTable('memory_entries')
           .set({ superseded_by: by, superseded_at: at, updated_at: at, content_key: null })
@@ -1001,7 +1091,7 @@ export function createMemoryRepo(db: Executor<MemoryTables>, dialect: Dialect, g
     },
 
     // Who wrote, forgetting one writer, and the pinned profile's order: the owner's review.
-    ...createMemoryReviewQueries(db, groupCommit, byIds),
+    ...createMemoryReviewQueries(db, groupCommit, byIds, { load: async (trx, ownerId) => textKeys?.load(trx, ownerId), restore: restoreKeys }),
 
     /** Deletes every entry of the owner, or, for a limited token, every entry it sees. */
     async clear(ownerId: string, scope?: MemoryScope): Promise<number> {

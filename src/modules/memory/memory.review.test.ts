@@ -208,6 +208,30 @@ describe('forgetting everything one agent wrote', () => {
     expect((await forget({ author: forgotten.id })).body.data).toMatchObject({ count: 0, deleted: 0 });
   });
 
+  it('gives an entry made current again its text back: the same text written again is its duplicate, unless another entry took it meanwhile', async () => {
+    const me = await t.createOwner('Forgetting Keys');
+    const agent = await policyToken(t, me, ['memory']);
+    const restored = await remember(me.token, { content: 'Lives in Lyon' });
+    await remember(agent.token, { content: 'Lives in Paris', supersedes: [restored.id] });
+    // Replaced, the entry's text is free: the owner writes it again as a new entry, which the agent replaces too.
+    const taken = await remember(me.token, { content: 'Walks to work' });
+    await remember(agent.token, { content: 'Cycles to work', supersedes: [taken.id] });
+    const meanwhile = await remember(me.token, { content: 'walks to work.' });
+
+    const done = await t.request('POST', '/api/v1/memory/forget', { token: me.token, body: { author: agent.id } });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.data).toMatchObject({ deleted: 2, restored: 2 });
+
+    const again = await t.request('POST', '/api/v1/memory', { token: me.token, body: { content: 'lives in lyon.' } });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.duplicateOf).toBe(restored.id);
+    // The text another current entry held by then stays with it; the restored one is kept beside it.
+    const held = await t.request('POST', '/api/v1/memory', { token: me.token, body: { content: 'Walks to work' } });
+    expect(held.status, held.text).toBe(200);
+    expect(held.body.duplicateOf).toBe(meanwhile.id);
+    expect(await contents(me.token)).toEqual(expect.arrayContaining(['Lives in Lyon', 'Walks to work', 'walks to work.']));
+  });
+
   it("reaches only the caller's entries: another owner's token names none of them", async () => {
     const me = await t.createOwner('Forgetting Isolation');
     const stranger = await t.createOwner('Forgetting Isolation Stranger');

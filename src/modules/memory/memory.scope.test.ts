@@ -393,3 +393,89 @@ describe('memory limited to tags', () => {
     expect(own.body.data).toHaveLength(14);
   });
 });
+
+describe('a limited token meets hidden entries only as nothing', () => {
+  it('answers a duplicate with what it may see: no id of a hidden entry it replaced, on the plain and superseding paths and over MCP', async () => {
+    const owner = await t.createOwner('Duplicate Scope Owner');
+    const work = await limitedToken(owner, ['work']);
+    const visible = await remember(work.token, { content: 'Visible fact A' });
+    const hidden = await remember(owner.token, { content: 'A private fact', tags: ['private'] });
+    expect((await t.request('PATCH', `/api/v1/memory/${hidden.id}`, { token: owner.token, body: { supersededBy: visible.id } })).status).toBe(200);
+
+    const again = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'Visible fact A' } });
+    expect(again.status).toBe(200);
+    expect(again.body.duplicateOf).toBe(visible.id);
+    expect(again.body.data.supersedes).toEqual([]);
+    expect(again.text).not.toContain(hidden.id);
+
+    // A superseding write whose text the visible entry holds: the same answer.
+    const older = await remember(work.token, { content: 'An older work fact' });
+    const superseding = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'visible fact a.', supersedes: [older.id] } });
+    expect(superseding.status).toBe(200);
+    expect(superseding.body.duplicateOf).toBe(visible.id);
+    expect(superseding.body.data.supersedes).toEqual([]);
+    expect(superseding.text).not.toContain(hidden.id);
+
+    const client = await mcpClient(work.token);
+    const added = await client.callTool({ name: 'add_memory', arguments: { content: 'Visible fact A' } });
+    expect(added.isError).toBeFalsy();
+    expect((added.structuredContent as any).duplicateOf).toBe(visible.id);
+    expect((added.structuredContent as any).supersedes).toEqual([]);
+    expect(JSON.stringify(added)).not.toContain(hidden.id);
+
+    // The owner sees the link.
+    const mine = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'Visible fact A', tags: ['work'] } });
+    expect(mine.status).toBe(201);
+    const owners = (await t.request('GET', `/api/v1/memory/${visible.id}/history`, { token: owner.token })).body.data;
+    expect(owners.find((e: any) => e.id === visible.id).supersedes).toEqual([hidden.id]);
+  });
+
+  it('no longer matches a text keyed within its tags once the owner moves the entry out of them: a new entry, and the hidden one untouched', async () => {
+    const owner = await t.createOwner('Retagged Owner');
+    const work = await limitedToken(owner, ['work']);
+    const moved = await remember(work.token, { content: 'Secret plan X' });
+    expect((await t.request('PATCH', `/api/v1/memory/${moved.id}`, { token: owner.token, body: { tags: ['private'] } })).status).toBe(200);
+    const asOwnerSees = async (id: string) => (await t.request('GET', `/api/v1/memory/${id}/history`, { token: owner.token })).body.data.find((e: any) => e.id === id);
+    const before = await asOwnerSees(moved.id);
+
+    const written = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'secret plan x.' } });
+    expect(written.status, written.text).toBe(201);
+    expect(written.body.data.tags).toEqual(['work']);
+    expect(written.text).not.toContain(moved.id);
+    // The hidden entry is as the owner left it: not counted, not changed.
+    expect(await asOwnerSees(moved.id)).toEqual(before);
+    expect(before).toMatchObject({ seenCount: 1, lastSeenAt: null, lastSeenBy: null });
+    // Written again, it is the new entry's duplicate.
+    const repeat = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'Secret plan X' } });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.duplicateOf).toBe(written.body.data.id);
+
+    // A change of another entry to the text of one moved out of its tags: allowed, naming nothing hidden.
+    const second = await remember(work.token, { content: 'Secret plan Y' });
+    expect((await t.request('PATCH', `/api/v1/memory/${second.id}`, { token: owner.token, body: { tags: ['private'] } })).status).toBe(200);
+    const secondBefore = await asOwnerSees(second.id);
+    const other = await remember(work.token, { content: 'Another plan' });
+    const changed = await t.request('PATCH', `/api/v1/memory/${other.id}`, { token: work.token, body: { content: 'secret plan y' } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.text).not.toContain(second.id);
+    const after = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'Secret plan Y.' } });
+    expect(after.status).toBe(200);
+    expect(after.body.duplicateOf).toBe(other.id);
+    expect(await asOwnerSees(second.id)).toEqual(secondBefore);
+
+    // A superseding write of a moved entry's text: new too, and the moved entry is not marked.
+    const third = await remember(work.token, { content: 'Secret plan Z' });
+    expect((await t.request('PATCH', `/api/v1/memory/${third.id}`, { token: owner.token, body: { tags: ['private'] } })).status).toBe(200);
+    const thirdBefore = await asOwnerSees(third.id);
+    const replaced = await remember(work.token, { content: 'A plan to replace' });
+    const superseding = await t.request('POST', '/api/v1/memory', { token: work.token, body: { content: 'secret plan z', supersedes: [replaced.id] } });
+    expect(superseding.status, superseding.text).toBe(201);
+    expect(superseding.body.data.supersedes).toEqual([replaced.id]);
+    expect(superseding.text).not.toContain(third.id);
+    expect(await asOwnerSees(third.id)).toEqual(thirdBefore);
+
+    // The owner's own writes are keyed apart, as before: the moved entries are not theirs to match.
+    const ownerWrite = await t.request('POST', '/api/v1/memory', { token: owner.token, body: { content: 'Secret plan X' } });
+    expect(ownerWrite.status).toBe(201);
+  });
+});

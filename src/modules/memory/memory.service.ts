@@ -27,7 +27,7 @@ import {
   type MemoryView,
   type StoredAuthor,
 } from './memory.repo.js';
-import { MEMORY_AUTHORS_MAX, MEMORY_TAG_MAX_LENGTH, MEMORY_TAGS_MAX, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
+import { MEMORY_AUTHORS_MAX, MEMORY_TAG_MAX_LENGTH, MEMORY_TAGS_MAX, SUPERSEDES_MAX, type MemoryAuthor, type MemoryEntry, type MemoryKind, type MemorySource } from './memory.schemas.js';
 import type { MemoryEntriesTable } from './memory.tables.js';
 
 /** The largest memory entry, in bytes of UTF-8. */
@@ -137,15 +137,6 @@ const writerJson = (writer: MemoryWriter): string => writerWithChannel(writer).j
  */
 export type MemoryWrite = { entry: MemoryEntry; duplicateOf?: undefined } | { entry: MemoryEntry; duplicateOf: string; matchedBy: 'text' | 'meaning' };
 
-/** A write answered by an existing entry: the entry as it is now (its seen count counting this one). */
-function duplicate(row: MemoryRow, matchedBy: 'text' | 'meaning', scope?: MemoryScope | null): MemoryWrite {
-  // A token limited to tags is never shown an entry outside them, even one saying what it wrote.
-  if (scope && !inScope(row, scope)) {
-    throw new AppError('CONFLICT', 'An entry this token cannot see already says this; nothing was added', { details: { field: 'content' } });
-  }
-  return { entry: toEntry(row), duplicateOf: row.id, matchedBy };
-}
-
 /**
  * The key of a text for the unique index of current entries. A token limited to tags keys its
  * texts apart from the others' (its scope in the key): a text it writes is matched only with
@@ -185,9 +176,36 @@ function normalizeTags(tags: readonly string[]): string {
   return JSON.stringify([...new Set(tags.map((tag, i) => normalizeTag(tag, `tags.${i}`)))]);
 }
 
-/** A date-time as stored: UTC, to the millisecond (lib/time.ts), so that stored times compare as strings. */
-function storedTime(value: string | null): string | null {
-  return value === null ? null : new Date(value).toISOString();
+/** The years a stored time can hold: `toISOString` writes them in 4 digits, outside them as `+010000` or `-000001`. */
+const YEAR_MIN = 0;
+const YEAR_MAX = 9999;
+
+/**
+ * A date-time as stored: UTC, to the millisecond (lib/time.ts), so that stored times compare as
+ * strings. That holds only for UTC years 0000 to 9999 (fixed width): a time beyond, such as
+ * `9999-12-31T23:59:59-23:59` (in UTC the year 10000), would be stored as `+010000-…` and compare
+ * as text before every other time (an entry read as expired, an import's far future as past),
+ * so it is refused, naming `field`. So is a time the schema's format passes but JavaScript cannot
+ * read: a leap second (`23:59:60`), which `Date` does not know.
+ */
+function storedTime(value: string, field: string): string;
+function storedTime(value: string | null, field: string): string | null;
+function storedTime(value: string | null, field: string): string | null {
+  if (value === null) return null;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    const leap = /T\d{2}:\d{2}:60/i.test(value) ? ' (a leap second, :60, is not kept: give :59 or the next minute)' : '';
+    throw new InputError(field, 'is not a time that can be stored', `${field} (${value.slice(0, 64)}) is not a time that can be stored${leap}`);
+  }
+  const year = new Date(ms).getUTCFullYear();
+  if (year < YEAR_MIN || year > YEAR_MAX) {
+    throw new InputError(
+      field,
+      'must be within the years 0000 to 9999 in UTC',
+      `${field} (${value.slice(0, 64)}) is in the year ${year} in UTC: times are kept within the years 0000 to 9999 in UTC`,
+    );
+  }
+  return new Date(ms).toISOString();
 }
 
 function windowProblem(validFrom: string | null, validUntil: string | null): InputError | undefined {
@@ -201,8 +219,8 @@ function structureColumns(input: MemoryStructure): Partial<Pick<MemoryEntriesTab
   if (input.kind !== undefined) columns.kind = input.kind;
   if (input.tags !== undefined) columns.tags = normalizeTags(input.tags);
   if (input.pinned !== undefined) columns.pinned = input.pinned ? 1 : 0;
-  if (input.validFrom !== undefined) columns.valid_from = storedTime(input.validFrom);
-  if (input.validUntil !== undefined) columns.valid_until = storedTime(input.validUntil);
+  if (input.validFrom !== undefined) columns.valid_from = storedTime(input.validFrom, 'validFrom');
+  if (input.validUntil !== undefined) columns.valid_until = storedTime(input.validUntil, 'validUntil');
   if (input.source !== undefined) columns.source = input.source === null ? null : JSON.stringify(input.source);
   return columns;
 }
@@ -315,16 +333,23 @@ function scopedTags(tags: string | undefined, scope: MemoryScope | undefined, cr
   );
 }
 
-/** A filtered search ranks this many hits, then keeps the ones that pass (the largest page). */
-const FILTERED_SEARCH_HITS = 200;
+/**
+ * The most hits a filtered search ranks to keep those that pass (superseded, expired, filtered
+ * out or, for a token limited to tags, hidden ones are ranked too): bounds one search's work.
+ */
+const FILTERED_SEARCH_HITS = 5_000;
 
 /**
  * Content is kept as sent (markdown whitespace can matter), but for a lone surrogate, kept as
- * U+FFFD as every database stores it (`wellFormed`, before this check); only blank content is refused.
+ * U+FFFD as every database stores it (`wellFormed`, before this check); blank content and NUL are refused.
  */
 function checkContent(content: string): void {
   if (content.trim() === '') {
     throw new InputError('content', 'must not be blank', 'content must not be empty or only whitespace');
+  }
+  // PostgreSQL's text cannot hold U+0000 (SQLite stored it): refused on both engines alike, as knowledge does.
+  if (content.includes('\u0000')) {
+    throw new InputError('content', 'must not contain NUL characters', 'content must not contain NUL characters (U+0000)');
   }
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > MEMORY_CONTENT_MAX_BYTES) {
@@ -371,6 +396,27 @@ export interface MemoryServiceOptions {
    * is a duplicate of it (MEMORY_DUPLICATE_COSINE); undefined: by text only.
    */
   duplicateCosine?: number | undefined;
+}
+
+/** The latest time the store keeps (YEAR_MAX's last instant). */
+const LAST_STORED_TIME = '9999-12-31T23:59:59.999Z';
+
+/**
+ * An imported entry's creation time as stored (storedTime's bounds), the refusal naming the
+ * record in the other tool (its source's ref, `mem0:<id>`): the entries are numbered as they are
+ * written, oldest first, not as the file lists them.
+ */
+function importedTime(value: string, source: MemorySource | null | undefined): string {
+  // A time past the year 9999 is after the import: the caller keeps the import's own time, as
+  // for any later one (a tool's microseconds read as milliseconds land near the year 55,000).
+  const ms = Date.parse(value);
+  if (!Number.isNaN(ms) && new Date(ms).getUTCFullYear() > YEAR_MAX) return LAST_STORED_TIME;
+  try {
+    return storedTime(value, 'createdAt');
+  } catch (error) {
+    if (!(error instanceof InputError) || !source?.ref) throw error;
+    throw new InputError('createdAt', error.issues[0]!.message, `${error.message} (the record ${source.ref})`);
+  }
 }
 
 /** Runs `check` for item `index` of an import, a refusal naming that item (`entries.3`). */
@@ -434,7 +480,9 @@ function createMemoryReviewService(repo: Pick<MemoryRepo, 'setPinOrder' | 'autho
       options: { dryRun?: boolean | undefined; expectedCount?: number | undefined },
     ): Promise<{ author: string; dryRun: boolean; count: number; deleted: number; restored: number }> {
       const dryRun = options.dryRun === true;
-      const done = await repo.forgetAuthor(ownerId, author, { write: !dryRun, expect: options.expectedCount, at: isoNow() });
+      // An entry made current again gets its text's key back in the owner's keys (`v1:`): the owner
+      // is who restores it, and which tags a limited author wrote it within is not recorded.
+      const done = await repo.forgetAuthor(ownerId, author, { write: !dryRun, expect: options.expectedCount, at: isoNow(), keyOf: sameTextKey });
       if (!dryRun && !done.changed && options.expectedCount !== undefined && options.expectedCount !== done.count) {
         throw new AppError(
           'CONFLICT',
@@ -494,6 +542,16 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     return (await present(ownerId, [row], scope))[0]!;
   }
 
+  /**
+   * A write answered by an existing entry: the entry as it is now (its seen count counting this
+   * one), presented as the writer may see it: a limited token is not told, in its `supersedes`,
+   * the ids of hidden entries it replaced. The entry itself is one the writer sees (the
+   * repository counts the attempt only on such an entry).
+   */
+  async function duplicate(ownerId: string, row: MemoryRow, matchedBy: 'text' | 'meaning', scope: MemoryScope | undefined): Promise<MemoryWrite> {
+    return { entry: await presentOne(ownerId, row, scope), duplicateOf: row.id, matchedBy };
+  }
+
   /** Marks `id` superseded by `input.supersededBy`: a change of its own, given alone. */
   async function supersede(ownerId: string, id: string, input: object & { supersededBy?: string | undefined }, scope: MemoryScope | undefined): Promise<MemoryEntry> {
     const by = input.supersededBy!;
@@ -506,6 +564,14 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     if (by === id) throw new InputError('supersededBy', 'must name another entry', 'supersededBy must name another entry: an entry cannot replace itself');
     const outcome = await repo.supersede(ownerId, id, by, isoNow(), scope);
     if ('missing' in outcome) throw notCurrent(outcome.missing === by ? 'supersededBy' : 'id', [outcome.missing]);
+    if ('full' in outcome) {
+      // Not how many it lists: a token limited to tags would learn of the hidden ones among them.
+      throw new AppError(
+        'CONFLICT',
+        `Entry ${by} already replaces as many entries as one entry may (${SUPERSEDES_MAX}); nothing was changed. Write a new entry that replaces ${by} (POST /api/v1/memory with supersedes: ["${by}"]) and mark ${id} replaced by that one, or delete ${id}`,
+        { details: { field: 'supersededBy', max: SUPERSEDES_MAX } },
+      );
+    }
     return presentOne(ownerId, outcome, scope);
   }
 
@@ -523,7 +589,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
     for (const row of await repo.byIds(ownerId, near.map((hit) => hit.id))) {
       if (!isCurrent(row, now) || (scope && !inScope(row, scope))) continue;
       const seen = await repo.recordSeen(ownerId, row.id, now, seenBy);
-      if (seen) return duplicate(seen, sameTextKey(seen.content) === sameTextKey(content) ? 'text' : 'meaning');
+      if (seen) return duplicate(ownerId, seen, sameTextKey(seen.content) === sameTextKey(content) ? 'text' : 'meaning', scope ?? undefined);
     }
     return undefined;
   }
@@ -543,7 +609,8 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
       if (refused) throw refused;
       // Without plan limits (the default) nothing is awaited before the write itself.
-      const check = limits.enabled ? await limits.limitFor(ownerId, 'memoryEntries') : undefined;
+      // A token limited to tags is refused without the owner's count: it would tell how many entries it cannot see.
+      const check = limits.enabled ? await limits.limitFor(ownerId, 'memoryEntries', { withoutUsed: scope != null }) : undefined;
       const now = isoNow();
       const author = authorWithChannel(writer);
       const row = newRow(ownerId, content, structure, writer, { now }, textKey(content, scope));
@@ -560,14 +627,15 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         const outcome = await repo.createSuperseding(row, replaced, seenBy, check, scope);
         if (outcome.refusal) throw outcome.refusal;
         if (outcome.missing) throw notCurrent('supersedes', outcome.missing);
-        if (outcome.duplicateOf) return duplicate(outcome.duplicateOf, 'text', scope);
+        if (outcome.duplicateOf) return duplicate(ownerId, outcome.duplicateOf, 'text', scope ?? undefined);
         return { entry: entryOf(row, author) };
       }
       // The count and the insert in the writing transaction, with the batch's other creations;
       // the same text as a current entry of the owner is not inserted (a unique key) but counted on it.
-      const outcome = await repo.create(row, seenBy, check);
+      // A limited token's attempt is matched only with an entry it sees (the repository's scope).
+      const outcome = await repo.create(row, seenBy, check, scope ?? undefined);
       if (outcome && 'refusal' in outcome) throw outcome.refusal;
-      if (outcome) return duplicate(outcome.duplicateOf, 'text', scope);
+      if (outcome) return duplicate(ownerId, outcome.duplicateOf, 'text', scope ?? undefined);
       return { entry: entryOf(row, author) };
     },
 
@@ -597,7 +665,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
           structure.tags = scopedTags(structure.tags, scope, true);
           const refused = windowProblem(structure.valid_from ?? null, structure.valid_until ?? null);
           if (refused) throw refused;
-          const createdAt = item.createdAt === undefined ? now : storedTime(item.createdAt)!;
+          const createdAt = item.createdAt === undefined ? now : importedTime(item.createdAt, item.source);
           // A time after the import is no creation time: the import's own is kept instead. Imported
           // entries hold no text key: an import is all or none, and one text already stored must
           // not fail all of it; the import itself writes each text once.
@@ -605,7 +673,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
         }),
       );
       if (rows.length > 0) {
-        const limit = await limits.limitFor(ownerId, 'memoryEntries');
+        const limit = await limits.limitFor(ownerId, 'memoryEntries', { withoutUsed: scope != null });
         // A dry run answers the plan's refusal too, from the count as it is now.
         const outcome = options.dryRun ? { refusal: limit?.(await repo.count(ownerId), rows.length) } : await repo.createAll(ownerId, rows, limit);
         if (outcome.refusal) throw outcome.refusal;
@@ -636,7 +704,7 @@ export function createMemoryService(deps: MemoryServiceOptions) {
       const filter = hasFilter(query.filter) ? storedFilter(query.filter) : undefined;
       const now = isoNow();
       const view: MemoryView =
-        query.asOf !== undefined ? { view: 'asOf', at: new Date(query.asOf).toISOString() } : query.include === 'history' ? { view: 'history' } : { view: 'current' };
+        query.asOf !== undefined ? { view: 'asOf', at: storedTime(query.asOf, 'asOf') } : query.include === 'history' ? { view: 'history' } : { view: 'current' };
       const inView = (row: MemoryRow) => (view.view === 'history' ? true : view.view === 'asOf' ? wasCurrentAt(row, view.at) : isCurrent(row, now));
       const keep = (row: MemoryRow) => inView(row) && (!filter || passes(row, filter)) && inScope(row, scope);
       if (query.q !== undefined && query.q.trim() !== '') {
@@ -647,12 +715,16 @@ export function createMemoryService(deps: MemoryServiceOptions) {
             'cursor cannot be combined with q: a search answers one page of the best matches; raise limit instead',
           );
         }
-        // The ranking knows neither filters nor time: the best hits are ranked, and those that
-        // pass kept; when some did not and there may be more, the best FILTERED_SEARCH_HITS are.
-        let rows = await search(ownerId, query.q, query.limit, query.match ?? 'any');
+        // The ranking knows neither filters, tags nor time: the best hits are ranked, and those
+        // that pass kept; while too few did and there may be more, four times as many are ranked,
+        // up to FILTERED_SEARCH_HITS (a token limited to tags once lost its own entry behind 200
+        // hidden ones, which also told it that many hidden entries held the word).
+        let asked = query.limit;
+        let rows = await search(ownerId, query.q, asked, query.match ?? 'any');
         let kept = rows.filter(keep);
-        if (kept.length < rows.length && rows.length === query.limit && query.limit < FILTERED_SEARCH_HITS) {
-          rows = await search(ownerId, query.q, FILTERED_SEARCH_HITS, query.match ?? 'any');
+        while (kept.length < query.limit && rows.length === asked && asked < FILTERED_SEARCH_HITS) {
+          asked = Math.min(asked * 4, FILTERED_SEARCH_HITS);
+          rows = await search(ownerId, query.q, asked, query.match ?? 'any');
           kept = rows.filter(keep);
         }
         return { entries: await present(ownerId, kept.slice(0, query.limit), scope), nextCursor: null };

@@ -20,7 +20,7 @@ import {
   SECRETS_FILE,
   type CarriedTable,
 } from './portability.format.js';
-import { frontmatter, safeFileName } from './portability.markdown.js';
+import { frontmatter, pageNamer, safeFileName } from './portability.markdown.js';
 import type { PortabilityTables } from './portability.tables.js';
 
 const PAGE = 500;
@@ -281,10 +281,13 @@ async function writeReadable(
   writeWhole: (path: string, text: string) => Promise<void>,
 ): Promise<void> {
   const tableNamed = (name: CarriedTable['name']) => tables.find((table) => table.name === name)!;
+  // Each folder's names are unique within it (pageNamer); a skill's folder is unique by its
+  // number, which the slug after it only makes readable.
+  const [memoryName, knowledgeName, personaName] = [pageNamer(), pageNamer(), pageNamer()];
   const pages: Array<{ table: CarriedTable['name']; path: (row: Record<string, unknown>) => string; body: string }> = [
-    { table: 'memory_entries', path: (row) => `memory/${safeFileName(String(row.id))}.md`, body: 'content' },
-    { table: 'kb_documents', path: (row) => `knowledge/${safeFileName(String(row.id))}.md`, body: 'content' },
-    { table: 'personas', path: (row) => `personas/${safeFileName(String(row.id))}.md`, body: 'soul_content' },
+    { table: 'memory_entries', path: (row) => `memory/${memoryName(String(row.id))}.md`, body: 'content' },
+    { table: 'kb_documents', path: (row) => `knowledge/${knowledgeName(String(row.id))}.md`, body: 'content' },
+    { table: 'personas', path: (row) => `personas/${personaName(String(row.id))}.md`, body: 'soul_content' },
     { table: 'skills', path: (row) => `skills/${row.id}-${safeFileName(String(row.slug))}/SKILL.md`, body: 'script_content' },
   ];
   for (const page of pages) {
@@ -321,6 +324,8 @@ const ARCHIVE_README = `# A Hearth archive
   \`POST /api/v1/import\` reads these files.
 - \`memory/\`, \`knowledge/\`, \`personas/\`, \`skills/<id>-<slug>/SKILL.md\`, \`identity.md\`, \`preferences.md\`:
   the same records as Markdown, every field in the YAML frontmatter, to read or to take to another tool.
+  A page is named by its record's id; an id that is not a plain file name gets its characters
+  replaced and \`~\` with a short hash of it added (the id itself is in the frontmatter).
 - \`secrets.enc.json\` (only when the export was asked with a passphrase): vault secrets, OAuth tokens and
   webhook signing secrets, encrypted with scrypt and AES-256-GCM; the parameters are in the file.
 

@@ -185,15 +185,29 @@ export function rowToArchive(table: CarriedTable, row: Record<string, unknown>):
   return out;
 }
 
+/**
+ * A time as both engines store it (src/lib/time.ts): `toISOString`'s fixed width, in UTC with
+ * milliseconds. Rows are compared and ordered by these strings, so another spelling of the same
+ * instant (or "yesterday") would sort wrongly or fail to read.
+ */
+function isStoredTime(value: unknown): value is string {
+  // What toISOString writes, the years past 9999 and before 0 of earlier versions' rows included
+  // (`+010000-…`): an archive Hearth wrote must import again.
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+}
+
 /** Why a value cannot be stored in a column of this kind, or null when it can. */
 function badValue(kind: ColumnKind, value: unknown): string | null {
   switch (kind) {
     case 'json':
       return null;
+    case 'time':
+      return isStoredTime(value) ? null : 'a time as Hearth stores it: ISO 8601 in UTC with milliseconds, e.g. 2024-05-01T12:00:00.000Z';
     case 'boolean':
       return typeof value === 'boolean' ? null : 'true or false';
     case 'integer':
-      return Number.isSafeInteger(value) ? null : 'a whole number';
+      // The columns are PostgreSQL's 32-bit integer: a larger number would fail the write (a 500).
+      return Number.isSafeInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647 ? null : 'a whole number from -2147483648 to 2147483647';
     case 'real':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'a number';
     default:
@@ -204,19 +218,20 @@ function badValue(kind: ColumnKind, value: unknown): string | null {
 
 /**
  * An archive row as the database stores it, for `ownerId`; throws a message naming the field
- * when a value is not what the column holds (the archive is refused whole).
+ * when a value is not what the column holds (the archive is refused whole; the caller names the
+ * record).
  */
 export function rowFromArchive(table: CarriedTable, line: Record<string, unknown>, ownerId: string, nullable: (column: string) => boolean): Record<string, unknown> {
   const row: Record<string, unknown> = { owner_id: ownerId };
   for (const [name, kind] of carriedColumns(table)) {
     const value = line[name];
     if (value === null || value === undefined) {
-      if (!nullable(name)) throw new Error(`${table.name}: the field ${name} is missing`);
+      if (!nullable(name)) throw new Error(`the field ${name} is missing`);
       row[name] = null;
       continue;
     }
     const bad = badValue(kind, value);
-    if (bad) throw new Error(`${table.name}: the field ${name} must be ${bad}`);
+    if (bad) throw new Error(`the field ${name} must be ${bad}`);
     row[name] = kind === 'json' ? JSON.stringify(value) : kind === 'boolean' ? (value ? 1 : 0) : value;
   }
   return row;

@@ -13,6 +13,12 @@
  * pointing at it follow; a row that would take a name the owner already uses (a document's
  * title, a skill's slug, a connector's name, an OAuth provider, a second active persona) is a
  * conflict too.
+ *
+ * A row may point only at the owner's rows (the archive's, or the account's already): an id of
+ * another account's row in a reference column would otherwise bind the row to that account's
+ * data (a passage of another owner's document receives that document's text when it is next
+ * edited). The values must be what their modules write (portability.fields.ts), and what the
+ * import adds is counted against the owner's plan in its transaction.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
@@ -22,8 +28,10 @@ import { siteBindingRefusal } from '../../lib/same-site.js';
 import { inflateZipEntry, readZipDirectory, unsafeEntryName, type ZipEntry, type ZipRefusals } from '../../lib/zip.js';
 import type { Executor } from '../../storage/columns.js';
 import type { Dialect } from '../../storage/dialect.js';
+import type { LimitName } from '../plans/plans.service.js';
 import { openSecrets, WrongPassphrase, type SealedSecrets } from './portability.crypto.js';
 import { secretContexts, type ArchiveSecrets, type Manifest } from './portability.export.js';
+import { fieldProblem } from './portability.fields.js';
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
@@ -188,9 +196,48 @@ export async function archiveSecrets(archive: OpenedArchive, passphrase: string 
     }
     throw refused(`${SECRETS_FILE} cannot be read (${(error as Error).message})`);
   }
-  const secrets = JSON.parse(plain) as ArchiveSecrets;
-  return { vault_tokens: secrets.vault_tokens ?? {}, oauth_connections: secrets.oauth_connections ?? {}, webhook_endpoints: secrets.webhook_endpoints ?? {} };
+  return checkedSecrets(plain);
 }
+
+/**
+ * The opened secrets, held to what an export writes: a JSON object of the three kinds, each an
+ * object from record id to the secret (a string; an OAuth connection's two tokens). The
+ * passphrase only proves who encrypted the file, not that an export wrote it, and a value of
+ * another shape would reach the keyring (a number, an object) or be found on Object.prototype.
+ */
+function checkedSecrets(plain: string): ArchiveSecrets {
+  const where = `${SECRETS_FILE}, opened with the passphrase,`;
+  let value: unknown;
+  try {
+    value = JSON.parse(plain);
+  } catch {
+    throw refused(`${where} does not hold JSON (an export writes its secrets as a JSON object)`);
+  }
+  if (!isRecord(value)) throw refused(`${where} does not hold a JSON object of secrets`);
+  const kinds = ['vault_tokens', 'oauth_connections', 'webhook_endpoints'] as const;
+  const secrets: ArchiveSecrets = { vault_tokens: {}, oauth_connections: {}, webhook_endpoints: {} };
+  for (const kind of kinds) {
+    const section = value[kind];
+    if (section === undefined || section === null) continue;
+    if (!isRecord(section)) throw refused(`${where} holds ${kind} that is not an object of secrets by record id`);
+    for (const [id, secret] of Object.entries(section)) {
+      const record = `the secret of ${kind} record ${id.slice(0, 100)} in ${SECRETS_FILE}`;
+      if (kind === 'oauth_connections') {
+        const tokens = isRecord(secret) ? secret : undefined;
+        if (typeof tokens?.access_token !== 'string' || (tokens.refresh_token !== null && typeof tokens.refresh_token !== 'string')) {
+          throw refused(`${record} must be { "access_token": string, "refresh_token": string or null }`);
+        }
+        secrets.oauth_connections[id] = { access_token: tokens.access_token, refresh_token: tokens.refresh_token };
+      } else {
+        if (typeof secret !== 'string') throw refused(`${record} must be a string`);
+        secrets[kind][id] = secret;
+      }
+    }
+  }
+  return secrets;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface ApplyOptions {
   trx: Executor;
@@ -204,7 +251,16 @@ export interface ApplyOptions {
   dryRun: boolean;
   /** Told how many of the archive's records are done, a few times a second at most, and at the start and end. */
   onProgress?: ImportProgress | undefined;
+  /** The owner's plan limits that apply (none when limits are off, or for the administrator). */
+  limits?: PlanChecks | undefined;
 }
+
+/** A plan limit's check, as the limits service answers it (`limitFor`): its refusal (402), or undefined. */
+export type PlanCheck = (used: number, adding: number) => AppError | undefined;
+
+/** The plan limits an import can reach: the records it adds that a plan counts. */
+export const IMPORTED_PLAN_LIMITS = ['memoryEntries', 'knowledgeBytes', 'vaultTokens'] as const satisfies readonly LimitName[];
+export type PlanChecks = Partial<Record<(typeof IMPORTED_PLAN_LIMITS)[number], PlanCheck>>;
 
 export type ImportProgress = (done: number, total: number) => void;
 
@@ -212,6 +268,12 @@ export type ImportProgress = (done: number, total: number) => void;
 const PROGRESS_EVERY_MS = 200;
 
 type Row = Record<string, unknown>;
+/** A record of the archive read as a row of the owner, with its key (in the report) and its name (in a refusal). */
+interface Checked {
+  row: Row;
+  key: string;
+  name: string;
+}
 
 const keyOf = (table: CarriedTable, row: Row) => table.key.map((k) => String(row[k])).join('\u0000');
 const sameRow = (table: CarriedTable, a: Row, b: Row) => JSON.stringify(rowToArchive(table, a)) === JSON.stringify(rowToArchive(table, b));
@@ -223,11 +285,11 @@ function renumber(id: string): string {
 }
 
 /**
- * The archive's lines of one table, parsed one at a time as they are written: a line that is not
- * a JSON object refuses the archive. One row is held at a time, not the whole table's (a file of
- * millions of short lines would be millions of objects at once).
+ * The archive's lines of one table, parsed one at a time as they are written, with their line
+ * numbers: a line that is not a JSON object refuses the archive. One row is held at a time, not
+ * the whole table's (a file of millions of short lines would be millions of objects at once).
  */
-function* archiveLines(archive: OpenedArchive, table: CarriedTable): Generator<Row> {
+function* archiveLines(archive: OpenedArchive, table: CarriedTable): Generator<{ record: Row; line: number }> {
   const text = archive.text(dataFile(table.name));
   if (text === undefined) return;
   let number = 0;
@@ -244,14 +306,40 @@ function* archiveLines(archive: OpenedArchive, table: CarriedTable): Generator<R
       throw refused(`line ${number} of ${dataFile(table.name)} is not valid JSON`);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refused(`line ${number} of ${dataFile(table.name)} is not a JSON object`);
-    yield value as Row;
+    yield { record: value as Row, line: number };
   }
 }
+
+/** How a refusal names a record: by its key when it has one, and always by its line. */
+function recordName(table: CarriedTable, record: Row, line: number): string {
+  const where = `line ${line} of ${dataFile(table.name)}`;
+  if (table.key[0] === 'owner_id') return `the ${table.name} record (${where})`;
+  const key = table.key.map((k) => record[k]).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number');
+  return key.length === table.key.length ? `${table.name} record ${key.map((v) => String(v).slice(0, 100)).join(' / ')} (${where})` : `the ${table.name} record on ${where}`;
+}
+
+/** What a reference's message calls the row it points at. */
+const RECORD_NOUNS: Partial<Record<CarriedTableName, string>> = {
+  kb_documents: 'knowledge-base document',
+  chat_conversations: 'conversation',
+  vault_tokens: 'vault token',
+  personas: 'persona',
+  skills: 'skill',
+  memory_entries: 'memory entry',
+};
+
+/**
+ * A passage's id: its document's and its place in it, the rule of the knowledge module
+ * (knowledge.repo.ts, passageId), which rewrites a document's passages by these ids. A passage
+ * under any other id would stand beside the one the next edit writes at the same place.
+ */
+const passageId = (documentId: unknown, ordinal: unknown) => `${String(documentId)}:${String(ordinal)}`;
 
 /** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
 export async function applyArchive(options: ApplyOptions): Promise<ImportReport> {
   const importer = new ArchiveImporter(options);
   for (const table of options.tables) await importer.importTable(table);
+  await importer.checkPlanLimits();
   const report = importer.finish();
   importer.progress.end();
   return report;
@@ -312,7 +400,10 @@ class ArchiveImporter {
    */
   private readonly taken = new Map<string, Map<string, string>>();
   private renewedWebhookSecrets = 0;
-  private skillIdsGiven = false;
+  /** The bytes of the knowledge-base documents this import added: what it adds to the plan's knowledgeBytes. */
+  private addedKnowledgeBytes = 0;
+  /** The highest skill number the database has given, read once (skillIdCeiling). */
+  private skillCeiling: number | undefined;
   private readonly d: Executor;
   readonly progress: ProgressCounter;
 
@@ -356,28 +447,64 @@ class ArchiveImporter {
       }
       return;
     }
-    const nullable = (column: string) => isNullableColumn(table, column);
-    const seen = new Set<string>();
-    for (const line of lines) {
+    const checked = this.checker(table);
+    // Rows numbered by the database (skills) whose id is taken here wait for the table's other
+    // rows: those keep their ids first, so the id the database then gives each of them cannot
+    // be one a later row of the archive holds (which would find "its" id taken by this import).
+    const numbered = table.columns.id?.kind === 'integer';
+    const waiting: Checked[] = [];
+    for (const { record, line } of lines) {
       this.progress.step();
-      let row: Row;
-      try {
-        row = rowFromArchive(table, line, this.options.ownerId, nullable);
-      } catch (error) {
-        throw refused((error as Error).message);
-      }
-      const key = table.key[0] === 'owner_id' ? table.name : keyOf(table, row);
-      if (seen.has(key)) throw refused(`${dataFile(table.name)} holds the record ${key} twice`);
-      seen.add(key);
+      const { row, key, name } = checked(record, line);
       const dangling = this.followReferences(table, row);
       if (dangling) {
         this.issue(table, key, 'skipped', dangling);
         continue;
       }
-      if (table.key[0] === 'owner_id') await this.importOwnerDocument(table, row);
-      else if (table.key.length > 1) await this.importJoinRow(table, row, key);
-      else await this.importRecord(table, row);
+      if (table.key[0] === 'owner_id') {
+        await this.importOwnerDocument(table, row);
+        continue;
+      }
+      if (table.key.length > 1) {
+        await this.importJoinRow(table, row, key);
+        continue;
+      }
+      // Its id follows its document's (renumbered or not), by the knowledge module's rule.
+      if (table.name === 'kb_passages') row.id = passageId(row.document_id, row.ordinal);
+      await this.importRecord(table, { row, key, name }, numbered ? waiting : undefined);
     }
+    for (const record of waiting) await this.importRecord(table, record);
+  }
+
+  /**
+   * Reads the table's records as rows of the owner, refusing the archive (naming the record) for
+   * a value its column or module does not hold, a record twice, or two passages at one place.
+   */
+  private checker(table: CarriedTable): (record: Row, line: number) => Checked {
+    const nullable = (column: string) => isNullableColumn(table, column);
+    const seen = new Set<string>();
+    // A passage's place (its document and ordinal) is unique, as the database's index holds it.
+    const places = new Set<string>();
+    return (record, line) => {
+      const name = recordName(table, record, line);
+      let row: Row;
+      try {
+        row = rowFromArchive(table, record, this.options.ownerId, nullable);
+      } catch (error) {
+        throw refused(`${name}: ${(error as Error).message}`);
+      }
+      const problem = fieldProblem(table.name, record);
+      if (problem) throw refused(`${name}: ${problem}`);
+      const key = table.key[0] === 'owner_id' ? table.name : keyOf(table, row);
+      if (seen.has(key)) throw refused(`${dataFile(table.name)} holds the record ${key} twice`);
+      seen.add(key);
+      if (table.name === 'kb_passages') {
+        const place = `${String(row.document_id)}\u0000${String(row.ordinal)}`;
+        if (places.has(place)) throw refused(`${name}: another passage of the archive is at ordinal ${String(row.ordinal)} of document ${String(row.document_id)}; a document has one passage at each place`);
+        places.add(place);
+      }
+      return { row, key, name };
+    };
   }
 
   /**
@@ -390,8 +517,10 @@ class ArchiveImporter {
     for (const ref of table.references) {
       const map = this.renumbered.get(ref.table);
       if (ref.list) {
-        const ids = JSON.parse(String(row[ref.column])) as string[];
-        row[ref.column] = JSON.stringify(ids.map((id) => map?.get(id) ?? id));
+        // A list of ids (checked to be one by portability.fields.ts before this is reached).
+        const ids = JSON.parse(String(row[ref.column])) as unknown;
+        if (!Array.isArray(ids)) continue;
+        row[ref.column] = JSON.stringify(ids.map((id) => map?.get(String(id)) ?? id));
         continue;
       }
       const value = row[ref.column];
@@ -401,6 +530,29 @@ class ArchiveImporter {
       if (map?.has(String(value))) row[ref.column] = map.get(String(value));
     }
     return dangling;
+  }
+
+  /**
+   * Checks that each reference of a record names a row of the owner: one this import added, or
+   * one the account held (found unchanged in the archive, or left out of it). Another account's
+   * row, or none at all, leaves the record out, reported with why: the same answer for both, so an
+   * import tells nothing of what other accounts hold. Left out rather than refusing the archive,
+   * since an honest one can hold such a record: an export reads table after table, so a document
+   * or conversation deleted (or made) while it ran can leave a passage or message without its
+   * parent. The links of a memory chain are read only within the owner's entries
+   * (memory.repo.ts), and may name an entry left out.
+   */
+  private async foreignReference(table: CarriedTable, row: Row): Promise<string | undefined> {
+    for (const ref of table.references) {
+      const value = row[ref.column];
+      if (ref.list || ref.table === table.name || value === null || value === undefined) continue;
+      if (this.added.get(ref.table)?.has(String(value))) continue;
+      const held = await this.d.selectFrom(ref.table).select('id').where('id', '=', value).where('owner_id', '=', this.options.ownerId).executeTakeFirst();
+      if (held) continue;
+      const noun = RECORD_NOUNS[ref.table] ?? `${ref.table} record`;
+      return `its ${ref.column} ${String(value).slice(0, 100)} is not a ${noun} of this archive or of the account`;
+    }
+    return undefined;
   }
 
   /** Identity or preferences: taken when the account has none (or an empty one), else the same or a conflict. */
@@ -441,42 +593,76 @@ class ArchiveImporter {
     counts.added += 1;
   }
 
-  /** A record with an id: the same (skipped), a conflict, or added (under a new id when another account holds its own). */
-  private async importRecord(table: CarriedTable, row: Row): Promise<void> {
+  /**
+   * A record with an id: the same (skipped), a conflict, or added (under a new id when another
+   * account holds its own, or this import gave it to another row). With `waiting`, a
+   * database-numbered row whose id is taken is put there, to be imported once the table's other
+   * rows are in.
+   */
+  private async importRecord(table: CarriedTable, record: Checked, waiting?: Checked[]): Promise<void> {
+    const { row, key } = record;
     const counts = this.report.tables[table.name]!;
     const { ownerId } = this.options;
     const id = row.id as string | number;
     const existing = (await this.d.selectFrom(table.name).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
-    if (existing && existing.owner_id === ownerId) {
+    // A row this import wrote is never the account's own copy of this one: its id is only taken.
+    const ours = existing !== undefined && this.added.get(table.name)?.has(String(id)) === true;
+    if (existing && existing.owner_id === ownerId && !ours) {
       if (sameRow(table, existing, row)) counts.unchanged += 1;
-      else this.issue(table, String(id), 'conflict', 'the account has a record with this id and other content; it was left as it is');
+      else this.issue(table, key, 'conflict', 'the account has a record with this id and other content; it was left as it is');
       return;
     }
-    const conflict = await this.uniqueConflict(table, row);
+    const foreign = await this.foreignReference(table, row);
+    if (foreign) {
+      this.issue(table, key, 'skipped', foreign);
+      return;
+    }
+    if (existing && typeof id === 'number' && waiting) {
+      waiting.push(record);
+      return;
+    }
+    if (existing && table.name === 'kb_passages') {
+      // Its id is its document's and its place, so it cannot take another: only a row written
+      // before passages were held to that rule can hold it.
+      this.issue(table, key, 'skipped', `its id ${String(id)} is held outside the account; the passage is cut again from the document when the document is next changed`);
+      return;
+    }
+    const conflict = (await this.uniqueConflict(table, row)) ?? (table.name === 'kb_passages' ? await this.passagePlaceTaken(row) : null);
     if (conflict) {
-      this.issue(table, String(id), 'conflict', conflict);
+      this.issue(table, key, 'conflict', conflict);
       return;
     }
+    await this.addRecord(table, row, key, existing !== undefined);
+  }
+
+  /** Adds a record no other row stands in the way of (under a new id when `taken`), unless it is left out for its secret or its binding. */
+  private async addRecord(table: CarriedTable, row: Row, key: string, taken: boolean): Promise<void> {
+    const counts = this.report.tables[table.name]!;
+    const id = row.id as string | number;
     // Secrets travel only in the encrypted part; without them a record that cannot work
     // without its secret is left out, and a webhook gets a new signing secret.
     const secret = secretOf(table, String(id), this.options.secrets);
     if (secret === 'missing') {
-      this.issue(table, String(id), 'skipped', 'its secret is not in the archive (export with a passphrase, and import with it, to bring secrets)');
+      this.issue(table, key, 'skipped', 'its secret is not in the archive (export with a passphrase, and import with it, to bring secrets)');
       return;
     }
     const binding = table.name === 'connectors' ? await this.bindingRefusal(row) : undefined;
     if (binding) {
-      this.issue(table, String(id), 'skipped', binding);
+      this.issue(table, key, 'skipped', binding);
       return;
     }
-    // Another account on this server holds the id: this row gets a new one (skills: the database's).
+    // Another account on this server holds the id (or this import gave it to another row), or a
+    // skill's number is above what the database has given (skillIdCeiling): this row gets a new
+    // one (skills: the database's).
+    if (!taken && table.name === 'skills' && Number(id) > (await this.skillIdCeiling())) taken = true;
     let finalId: string | number | undefined = id;
-    if (existing) {
+    if (taken) {
       finalId = typeof id === 'number' ? undefined : renumber(id);
       counts.renumbered += 1;
     }
     await this.sealSecrets(table, row, finalId ?? '', secret);
     finalId = await this.insert(table, row, finalId);
+    if (table.name === 'kb_documents') this.addedKnowledgeBytes += Number(row.size_bytes);
     for (const column of table.uniqueWithinOwner ?? []) {
       if (row[column] !== null && row[column] !== undefined) this.taken.get(`${table.name}\u0000${column}`)?.set(String(row[column]), String(finalId));
     }
@@ -561,6 +747,23 @@ class ArchiveImporter {
     return null;
   }
 
+  /**
+   * Why a passage cannot take its place: the document has another passage there (under another
+   * id, written before passages were held to their ids' rule), or null. The database's index on
+   * (document, ordinal) would otherwise fail the import.
+   */
+  private async passagePlaceTaken(row: Row): Promise<string | null> {
+    const held = (await this.d
+      .selectFrom('kb_passages')
+      .select('id')
+      .where('owner_id', '=', this.options.ownerId)
+      .where('document_id', '=', row.document_id)
+      .where('ordinal', '=', row.ordinal)
+      .executeTakeFirst()) as Row | undefined;
+    if (!held) return null;
+    return `the account's document ${String(row.document_id)} already has a passage at ordinal ${String(row.ordinal)} (id ${String(held.id)}); it was left as it is`;
+  }
+
   /** Inserts the row under `id` (undefined: the database numbers it); answers the id it has. */
   private async insert(table: CarriedTable, row: Row, id: string | number | undefined): Promise<string | number> {
     if (id === undefined) {
@@ -570,8 +773,61 @@ class ArchiveImporter {
     }
     row.id = id;
     await this.d.insertInto(table.name).values(row).execute();
-    if (table.name === 'skills') this.skillIdsGiven = true;
     return id;
+  }
+
+  /**
+   * The highest skill number the database has given (PostgreSQL's serial, SQLite's
+   * AUTOINCREMENT counter). A skill keeps its archived number only at or below it: a number
+   * above would move the counter that numbers every account's skills (to 2,147,483,647, the
+   * largest the API takes, and no account could make a skill again), and there is never a
+   * reason to, since the database numbers such a skill itself, reported as renumbered.
+   */
+  private async skillIdCeiling(): Promise<number> {
+    if (this.skillCeiling === undefined) {
+      const read =
+        this.options.dialect === 'postgres'
+          ? await sql<{ n: string | number | null }>`SELECT pg_sequence_last_value(pg_get_serial_sequence('skills', 'id')::regclass) AS n`.execute(this.d)
+          : await sql<{ n: string | number | null }>`SELECT seq AS n FROM sqlite_sequence WHERE name = 'skills'`.execute(this.d);
+      this.skillCeiling = Number(read.rows[0]?.n ?? 0);
+    }
+    return this.skillCeiling;
+  }
+
+  /**
+   * Refuses (402 PLAN_LIMIT_REACHED, as any creation past a limit is) when what this import added
+   * takes the account past a limit of its plan: memory entries, knowledge-base bytes, vault
+   * tokens, counted in the import's transaction once its rows are in, so that what it found
+   * unchanged or left out is not counted, and nothing is written when it refuses. An import
+   * adding nothing is never refused, even for an account already past a limit.
+   */
+  async checkPlanLimits(): Promise<void> {
+    const { limits, ownerId } = this.options;
+    if (!limits) return;
+    const added = (table: CarriedTableName) => this.report.tables[table]?.added ?? 0;
+    const count = async (table: string) =>
+      Number(((await this.d.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('owner_id', '=', ownerId).executeTakeFirstOrThrow()) as { n: unknown }).n);
+    const checks: Array<[PlanCheck | undefined, number, () => Promise<number>]> = [
+      [limits.memoryEntries, added('memory_entries'), () => count('memory_entries')],
+      [limits.vaultTokens, added('vault_tokens'), () => count('vault_tokens')],
+      [
+        limits.knowledgeBytes,
+        this.addedKnowledgeBytes,
+        async () =>
+          Number(
+            ((await this.d
+              .selectFrom('kb_documents')
+              .select((eb) => eb.fn.coalesce(eb.fn.sum('size_bytes'), eb.lit(0)).as('total'))
+              .where('owner_id', '=', ownerId)
+              .executeTakeFirstOrThrow()) as { total: unknown }).total,
+          ),
+      ],
+    ];
+    for (const [check, adding, total] of checks) {
+      if (!check || adding === 0) continue;
+      const refusal = check((await total()) - adding, adding);
+      if (refusal) throw refusal;
+    }
   }
 
   async finish(): Promise<ImportReport> {
@@ -579,10 +835,6 @@ class ArchiveImporter {
     // Renumbered memory entries: the links of the entries written before their partner was renumbered.
     const memoryMap = this.renumbered.get('memory_entries');
     if (memoryMap && memoryMap.size > 0) await relinkMemory(trx, ownerId, memoryMap);
-    // PostgreSQL's serial does not see ids written explicitly: move it past them.
-    if (this.skillIdsGiven && this.options.dialect === 'postgres') {
-      await sql`SELECT setval(pg_get_serial_sequence('skills', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM skills), 1))`.execute(trx);
-    }
     if (this.renewedWebhookSecrets > 0) {
       this.report.notes.push(
         `${this.renewedWebhookSecrets} webhook(s) got a new signing secret (the archive carries none without a passphrase): read it in the console and give it to the receiver`,
@@ -598,12 +850,13 @@ class ArchiveImporter {
 /** The plain secret a row needs: a value, null when it may do without (a webhook), or 'missing'. */
 function secretOf(table: CarriedTable, id: string, secrets: ArchiveSecrets | null): unknown {
   switch (table.name) {
+    // Own properties only: a record id such as `toString` must not find Object.prototype's.
     case 'vault_tokens':
-      return secrets?.vault_tokens[id] ?? 'missing';
+      return secrets && Object.hasOwn(secrets.vault_tokens, id) ? secrets.vault_tokens[id] : 'missing';
     case 'oauth_connections':
-      return secrets?.oauth_connections[id] ?? 'missing';
+      return secrets && Object.hasOwn(secrets.oauth_connections, id) ? secrets.oauth_connections[id] : 'missing';
     case 'webhook_endpoints':
-      return secrets?.webhook_endpoints[id] ?? null;
+      return secrets && Object.hasOwn(secrets.webhook_endpoints, id) ? secrets.webhook_endpoints[id] : null;
     default:
       return undefined;
   }

@@ -235,6 +235,45 @@ describe('import into a fresh account on a fresh server', () => {
   });
 });
 
+describe('the Markdown pages of records whose ids are no plain file names', () => {
+  it('are named apart (ids differing only in replaced characters, or sharing their first 120), so the export imports again whole', async () => {
+    // Ids the import takes as they come, whose safe names were once alike: memory/mem_a_b.md twice.
+    const long = `mem_${'x'.repeat(130)}`;
+    const ids = ['mem_a/b', 'mem_a_b', 'mem_a:b', `${long}1`, `${long}2`, 'mem_caf\u00e9'];
+    const gina = await source.createOwner('Gina');
+    for (const [i] of ids.entries()) await ok(await source.request('POST', '/api/v1/memory', { token: gina.token, body: { content: `Odd id number ${i}`, tags: ['odd'] } }), 201);
+    // Gina's entries under those ids: an archive of its memory alone, as a hand (or another tool) would make it.
+    const lines = Buffer.from(unzipSync(await exportArchive(source, gina))['data/memory_entries.jsonl']!).toString('utf8').trim().split('\n').map((line) => JSON.parse(line));
+    lines.sort((a, b) => a.content.localeCompare(b.content));
+    const data = strToU8(`${lines.map((line, i) => JSON.stringify({ ...line, id: ids[i] })).join('\n')}\n`);
+    const manifest = { format: 'hearth-archive', formatVersion: 1, createdAt: new Date().toISOString(), counts: { memory_entries: ids.length }, secrets: null, files: [{ path: 'data/memory_entries.jsonl', bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') }] };
+    const crafted = Buffer.from(zipSync({ 'data/memory_entries.jsonl': data, 'manifest.json': strToU8(JSON.stringify(manifest)) }));
+
+    const hal = await source.createOwner('Hal');
+    const first = (await ok(await importArchive(source, hal, crafted), 200)).data;
+    expect(first.tables.memory_entries).toMatchObject({ added: ids.length, renumbered: 0, conflicts: 0 });
+
+    const archive = await exportArchive(source, hal);
+    const files = unzipSync(archive);
+    const pages = Object.keys(files).filter((name) => name.startsWith('memory/'));
+    expect(pages).toHaveLength(ids.length);
+    // A safe id keeps its name; the others are readable, with a hash of the id after a ~.
+    expect(pages).toContain('memory/mem_a_b.md');
+    expect(pages).toEqual(expect.arrayContaining([expect.stringMatching(/^memory\/mem_a_b~[0-9a-f]{16}\.md$/), expect.stringMatching(/^memory\/mem_caf_~[0-9a-f]{16}\.md$/)]));
+    expect(pages.filter((name) => name.startsWith(`memory/${long.slice(0, 120)}~`))).toHaveLength(2);
+    // Each page is its record's: the real id is in its frontmatter.
+    const pageIds = pages.map((name) => JSON.parse(/^id: (.+)$/m.exec(Buffer.from(files[name]!).toString('utf8'))![1]!));
+    expect(pageIds.sort()).toEqual([...ids].sort());
+
+    // Into a fresh account on another server: every entry comes back, under its own id.
+    const ivy = await target.createOwner('Ivy');
+    const report = (await ok(await importArchive(target, ivy, archive), 200)).data;
+    expect(report.issues).toEqual([]);
+    expect(report.tables.memory_entries).toMatchObject({ added: ids.length, renumbered: 0, conflicts: 0 });
+    expect((await snapshot(target.storage.db, ivy.id)).memory_entries).toEqual((await snapshot(source.storage.db, hal.id)).memory_entries);
+  });
+});
+
 describe('import into an account with data', () => {
   it('skips what is the same, reports what differs, and overwrites nothing', async () => {
     // Alice's own archive back into Alice's account, after she changed a memory entry.
@@ -491,7 +530,7 @@ describe('connectors in an archive', () => {
     expect(report.tables.connectors).toMatchObject({ added: 1, skipped: 2 });
     expect(report.issues).toEqual([
       expect.objectContaining({ table: 'connectors', id: 'con_01KQ00000000000000000AWAY', outcome: 'skipped', reason: expect.stringMatching(/stored for https:\/\/github\.com, to https:\/\/collector\.example\.net/) }),
-      expect.objectContaining({ table: 'connectors', id: 'con_01KQ00000000000000000ELSE', outcome: 'skipped', reason: expect.stringMatching(/not a vault token of the account/) }),
+      expect.objectContaining({ table: 'connectors', id: 'con_01KQ00000000000000000ELSE', outcome: 'skipped', reason: expect.stringMatching(/not a vault token of this archive or of the account/) }),
     ]);
     const listed = (await ok(await target.request('GET', '/api/v1/connectors', { token: owner.token }), 200)).data;
     expect(listed.map((c: { baseUrl: string }) => c.baseUrl)).toEqual(['https://api.github.com']);

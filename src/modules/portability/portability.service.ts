@@ -19,7 +19,18 @@ import type { AuditActor } from '../audit/audit.service.js';
 import { MIN_PASSPHRASE_LENGTH } from './portability.crypto.js';
 import { writeArchive, type OpenSealed } from './portability.export.js';
 import { carriedTables, type CarriedDeclarations } from './portability.format.js';
-import { applyArchive, archiveSecrets, openArchive, type ImportLimits, type ImportProgress, type ImportReport } from './portability.import.js';
+import type { LimitName } from '../plans/plans.service.js';
+import {
+  applyArchive,
+  archiveSecrets,
+  IMPORTED_PLAN_LIMITS,
+  openArchive,
+  type ImportLimits,
+  type ImportProgress,
+  type ImportReport,
+  type PlanCheck,
+  type PlanChecks,
+} from './portability.import.js';
 import type { ExportJobsTable, PortabilityTables } from './portability.tables.js';
 
 /** How long a finished archive can be downloaded. */
@@ -67,6 +78,12 @@ export interface PortabilityDeps {
   imported?(ownerId: string): void;
   /** Reports an export that failed (the job records why too). */
   onExportFailure?(error: unknown): void;
+  /**
+   * The plan limits (billing.limits.ts, `limitFor`): an import counts what it adds against the
+   * owner's plan in its transaction, as memory and the knowledge base count their writes.
+   * Without it nothing is counted, as with plan limits off.
+   */
+  limits?: { limitFor(ownerId: string, limit: LimitName): Promise<PlanCheck | undefined> };
 }
 
 /** How often each node clears its exports folder of archives no download may still ask for. */
@@ -364,10 +381,16 @@ export function createPortabilityService(deps: PortabilityDeps) {
         const archive = openArchive(input.data, IMPORT_LIMITS);
         const secrets = await archiveSecrets(archive, input.passphrase);
         // The owner's data key is made (or read) before the transaction: the keyring writes it
-        // through the pool, which on SQLite is the one connection the transaction holds.
+        // through the pool, which on SQLite is the one connection the transaction holds. The
+        // owner's plan is read before it too, for the same reason; the counts are made in it.
         await deps.keyring.seal(ownerId, 'portability:import', '');
+        const limits: PlanChecks = {};
+        for (const limit of IMPORTED_PLAN_LIMITS) {
+          const check = await deps.limits?.limitFor(ownerId, limit);
+          if (check) limits[limit] = check;
+        }
         report = await db.transaction().execute(async (trx) => {
-          const result = await applyArchive({ trx, tables, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun, onProgress });
+          const result = await applyArchive({ trx, tables, dialect: deps.dialect, ownerId, archive, secrets, seal: deps.keyring.seal, dryRun: input.dryRun, onProgress, limits });
           // Before the commit: on SQLite no other transaction runs until this one ends, so nothing
           // reads the owner's rows again before they are there. A dry run writes nothing that stays.
           if (!input.dryRun && (result.tables.memory_entries?.added ?? 0) > 0) deps.imported?.(ownerId);

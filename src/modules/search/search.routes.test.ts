@@ -82,13 +82,22 @@ describe('GET /api/v1/search', () => {
     expect(one.body.data.map((hit) => hit.id)).toEqual([current]);
 
     // A token limited to a tag writes one long entry; sixty short ones it cannot see say the same word.
-    const made = await t.request('POST', '/api/v1/tokens', { token: writer.token, body: { name: 'work agent', scopes: ['memory'], memoryTags: ['work'] } });
+    const made = await t.request('POST', '/api/v1/tokens', { token: writer.token, body: { name: 'work agent', scopes: ['memory', 'read'], memoryTags: ['work'] } });
     const limited = made.body.data.token as string;
     const own = await write(limited, { content: `zqgamma is in the work notes ${'with plenty of other words '.repeat(8)}`, tags: ['work'] });
     for (let i = 0; i < 60; i++) await write(writer.token, { content: `zqgamma ${i}`, tags: ['private'] });
     const seen = await search({ q: 'zqgamma', types: 'memory' }, limited);
     expect(seen.body.data.map((hit) => hit.id)).toEqual([own]);
     expect(seen.body.data[0]).toMatchObject({ score: 1 });
+
+    // The memory list's search and the context's task, past 200 hidden entries (imported untagged).
+    const lines = Array.from({ length: 250 }, (_, i) => `zqgamma imported ${i}`).join('\n');
+    expect((await t.request('POST', '/api/v1/memory/import', { token: writer.token, body: { format: 'text', content: lines } })).status).toBe(200);
+    expect((await search({ q: 'zqgamma', types: 'memory' }, limited)).body.data.map((hit) => hit.id)).toEqual([own]);
+    const listed = await t.request('GET', '/api/v1/memory', { token: limited, query: { q: 'zqgamma' } });
+    expect(listed.body.data.map((entry: { id: string }) => entry.id)).toEqual([own]);
+    const context = await t.request('GET', '/api/v1/gateway/context', { token: limited, query: { task: 'zqgamma' } });
+    expect(context.body.data.memory).toMatchObject({ relevant: 1 });
   });
 
   it('cuts a long title on whole characters, never half of an emoji', async () => {
