@@ -3,6 +3,7 @@ import { deflateRawSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { multipart, type FormPart } from '../../../test/multipart.js';
 import { deflatedSpaces, handZip } from '../../../test/hostile-files.js';
 
 const UPLOAD = '/api/v1/brain/knowledge-base/upload';
@@ -15,27 +16,6 @@ let owner: Owner;
 // ---------------------------------------------------------------------------------------------
 // Files made here, byte by byte, so that the tests depend on no fixture and no outside tool.
 
-interface Part {
-  name: string;
-  filename?: string;
-  contentType?: string;
-  data: string | Buffer;
-}
-
-/** A multipart/form-data body with a boundary of its own. */
-function multipart(parts: Part[]): { body: Buffer; headers: Record<string, string> } {
-  const boundary = `----hearth-test-${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
-    const type = part.contentType ? `Content-Type: ${part.contentType}\r\n` : '';
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`, 'utf8'));
-    chunks.push(Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data, 'utf8'));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 /** A one-page PDF 1.4 with one line of text in Helvetica, with a correct cross-reference table. */
 function makePdf(lines: string[]): Buffer {
@@ -166,7 +146,7 @@ const SAMPLES: Sample[] = [
 const PART_NAMES = ['file', 'document', 'upload', 'kbFile'];
 
 /** Posts a form with the owner's master token, another token, or (null) none. */
-async function upload(parts: Part[], token: string | null = owner.token) {
+async function upload(parts: FormPart[], token: string | null = owner.token) {
   const form = multipart(parts);
   return t.request('POST', UPLOAD, { token: token ?? undefined, body: form.body, headers: form.headers });
 }
@@ -370,7 +350,7 @@ describe('upload errors', () => {
   });
 
   it('answers 401 without a token and 403 without the knowledge scope', async () => {
-    const file: Part = { name: 'file', filename: 'x.txt', contentType: 'text/plain', data: 'x' };
+    const file: FormPart = { name: 'file', filename: 'x.txt', contentType: 'text/plain', data: 'x' };
     expectError(await upload([file], null), 401, 'UNAUTHORIZED');
     const token = await t.tokenWithScopes(owner, ['memory']);
     expectError(await upload([file], token), 403, 'INSUFFICIENT_SCOPE');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { multipart } from '../../../test/multipart.js';
 import { sealSecrets } from './portability.crypto.js';
 
 const NOW = '2024-05-01T12:00:00.000Z';
@@ -142,22 +143,9 @@ async function withSecrets(tables: Record<string, Record_[]>, plain: string): Pr
   return archiveOf(tables, { 'secrets.enc.json': sealed }, { file: 'secrets.enc.json' });
 }
 
-function multipart(parts: Array<{ name: string; filename?: string; data: string | Buffer }>): { body: Buffer; headers: Record<string, string> } {
-  const boundary = `----hearth-test-${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
-    const type = part.filename === undefined ? '' : 'Content-Type: application/zip\r\n';
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`, 'utf8'));
-    chunks.push(Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data, 'utf8'));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 function importArchive(t: TestApp, owner: Owner, archive: Buffer, fields: Record<string, string> = {}) {
-  const form = multipart([{ name: 'file', filename: 'archive.zip', data: archive }, ...Object.entries(fields).map(([name, data]) => ({ name, data }))]);
+  const form = multipart([{ name: 'file', filename: 'archive.zip', contentType: 'application/zip', data: archive }, ...Object.entries(fields).map(([name, data]) => ({ name, data }))]);
   return t.request('POST', '/api/v1/import', { token: owner.token, body: form.body, headers: form.headers });
 }
 

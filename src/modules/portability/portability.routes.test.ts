@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deflatedSpaces, handZip } from '../../../test/hostile-files.js';
 import { createTestApp, expectError, type Owner, type TestApp } from '../../../test/harness.js';
+import { multipart } from '../../../test/multipart.js';
 import type { Executor } from '../../storage/columns.js';
 import { carriedDeclarations } from '../../container.js';
 import { carriedColumns, carriedTables, rowToArchive } from './portability.format.js';
@@ -21,19 +22,6 @@ import { carriedColumns, carriedTables, rowToArchive } from './portability.forma
 /** The tables an archive carries, as the running server is given them. */
 const CARRIED_TABLES = carriedTables(carriedDeclarations);
 
-function multipart(parts: Array<{ name: string; filename?: string; data: string | Buffer }>): { body: Buffer; headers: Record<string, string> } {
-  const boundary = `----hearth-test-${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
-    const type = part.filename === undefined ? '' : 'Content-Type: application/zip\r\n';
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`, 'utf8'));
-    chunks.push(Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data, 'utf8'));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 async function ok<T = any>(res: { status: number; text: string; body: T }, status: number): Promise<T> {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${res.text}`);
@@ -50,7 +38,7 @@ async function seed(t: TestApp, owner: Owner) {
   const first = (await ok(await as('POST', '/api/v1/memory', { content: 'Lives in Lyon', kind: 'fact', tags: ['home'], source: { kind: 'conversation', ref: 'chat-42', quote: 'I live in Lyon' } }, agent), 201)).data;
   await ok(await as('POST', '/api/v1/memory', { content: 'Lives in Paris since 2016', kind: 'fact', tags: ['home'], supersedes: [first.id] }, agent), 201);
   await ok(await as('POST', '/api/v1/memory', { content: 'Prefers tea — «naturellement» 🍵', pinned: true }), 201);
-  const form = multipart([{ name: 'file', filename: 'recipes.md', data: '# Recipes\n\n## Bread\n\nFlour, water, salt.\n' }]);
+  const form = multipart([{ name: 'file', filename: 'recipes.md', contentType: 'application/zip', data: '# Recipes\n\n## Bread\n\nFlour, water, salt.\n' }]);
   const doc = (await ok(await t.request('POST', '/api/v1/brain/knowledge-base/upload', { token: owner.token, body: form.body, headers: form.headers }), 201)).data;
   const persona = (await ok(await as('POST', '/api/v1/personas', { name: 'Chef', description: 'Cooks', soul_content: 'You cook.' }), 201)).data;
   const skill = (await ok(await as('POST', '/api/v1/skills', { name: 'bake-bread', description: 'Bakes bread', category: 'kitchen', scriptContent: 'Knead, rest, bake.' }), 201)).data;
@@ -95,7 +83,7 @@ async function exportArchive(t: TestApp, owner: Owner, body: Record<string, unkn
 }
 
 async function importArchive(t: TestApp, owner: Owner, archive: Buffer, fields: Record<string, string> = {}) {
-  const form = multipart([{ name: 'file', filename: 'archive.zip', data: archive }, ...Object.entries(fields).map(([name, data]) => ({ name, data }))]);
+  const form = multipart([{ name: 'file', filename: 'archive.zip', contentType: 'application/zip', data: archive }, ...Object.entries(fields).map(([name, data]) => ({ name, data }))]);
   return t.request('POST', '/api/v1/import', { token: owner.token, body: form.body, headers: form.headers });
 }
 
@@ -355,7 +343,7 @@ function eventsOf(text: string): Array<{ event: string; data: any }> {
 
 describe('the import\'s progress, as server-sent events (Accept: text/event-stream)', () => {
   const streamed = (owner: Owner, archive: Buffer) => {
-    const form = multipart([{ name: 'file', filename: 'archive.zip', data: archive }]);
+    const form = multipart([{ name: 'file', filename: 'archive.zip', contentType: 'application/zip', data: archive }]);
     return target.request('POST', '/api/v1/import', { token: owner.token, body: form.body, headers: { ...form.headers, accept: 'text/event-stream' } });
   };
 
