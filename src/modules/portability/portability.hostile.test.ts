@@ -397,6 +397,32 @@ describe('skills whose ids are taken on the server', () => {
     }
   }, 60_000);
 
+  it('keep their numbers on a new server, and its next skill is numbered past them', async () => {
+    const s = await createTestApp();
+    try {
+      const persona = rows.persona();
+      const archive = archiveOf({
+        personas: [persona],
+        skills: [rows.skill(57, 'moved-skill'), rows.skill(9_000, 'later-skill')],
+        persona_skills: [{ persona_id: persona.id, skill_id: 9_000, created_at: NOW }],
+      });
+      const owner = await s.createOwner('Moving in');
+      const dry = (await ok(await importArchive(s, owner, archive, { dryRun: 'true' }), 200)).data;
+      expect(dry.tables.skills).toMatchObject({ added: 2, renumbered: 0 });
+      const report = (await ok(await importArchive(s, owner, archive), 200)).data;
+      expect(report.tables.skills).toMatchObject({ added: 2, renumbered: 0 });
+      const skills = (await ok(await s.request('GET', '/api/v1/skills', { token: owner.token }), 200)).data as Array<{ id: number; slug: string }>;
+      expect(skills.map((skill) => [skill.slug, skill.id]).sort()).toEqual([
+        ['later-skill', 9_000],
+        ['moved-skill', 57],
+      ]);
+      const next = (await ok(await s.request('POST', '/api/v1/skills', { token: owner.token, body: { name: 'new-skill', description: 'New', category: 'x', scriptContent: 'New.' } }), 201)).data.id as number;
+      expect(next).toBe(9_001);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
   it('refuses a skill number the skills API cannot read', async () => {
     for (const id of [0, -1, 2_147_483_648]) {
       await expectRefused(t, attacker, archiveOf({ skills: [rows.skill(id, `bad-${String(id).replace('-', 'm')}`)] }), /the field id must be a whole number from (1|-2147483648) to 2147483647/);

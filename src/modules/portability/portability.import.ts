@@ -45,6 +45,9 @@ import {
   type CarriedTableName,
 } from './portability.format.js';
 
+/** How far past the database's skill counter an import may keep archived skill numbers (skillCounter). */
+const SKILL_NUMBER_HEADROOM = 10_000;
+
 const MiB = 1024 * 1024;
 
 export interface ImportLimits {
@@ -402,8 +405,10 @@ class ArchiveImporter {
   private renewedWebhookSecrets = 0;
   /** The bytes of the knowledge-base documents this import added: what it adds to the plan's knowledgeBytes. */
   private addedKnowledgeBytes = 0;
-  /** The highest skill number the database has given, read once (skillIdCeiling). */
-  private skillCeiling: number | undefined;
+  /** The database's skill counter when this import first needed it (skillCounter). */
+  private skillCounterAtStart: number | undefined;
+  /** The highest skill number this import wrote itself, which PostgreSQL's serial must pass. */
+  private skillIdsWritten = 0;
   private readonly d: Executor;
   readonly progress: ProgressCounter;
 
@@ -617,7 +622,10 @@ class ArchiveImporter {
       this.issue(table, key, 'skipped', foreign);
       return;
     }
-    if (existing && typeof id === 'number' && waiting) {
+    // A number held, or past what a skill may keep (skillCounter), is numbered by the database
+    // once the rows that keep theirs are in, so that it takes none of theirs.
+    const overCounter = table.name === 'skills' && typeof id === 'number' && id > (await this.skillCounter()) + SKILL_NUMBER_HEADROOM;
+    if ((existing || overCounter) && typeof id === 'number' && waiting) {
       waiting.push(record);
       return;
     }
@@ -652,9 +660,9 @@ class ArchiveImporter {
       return;
     }
     // Another account on this server holds the id (or this import gave it to another row), or a
-    // skill's number is above what the database has given (skillIdCeiling): this row gets a new
+    // skill's number is past what this import may keep (skillCounter): this row gets a new
     // one (skills: the database's).
-    if (!taken && table.name === 'skills' && Number(id) > (await this.skillIdCeiling())) taken = true;
+    if (!taken && table.name === 'skills' && Number(id) > (await this.skillCounter()) + SKILL_NUMBER_HEADROOM) taken = true;
     let finalId: string | number | undefined = id;
     if (taken) {
       finalId = typeof id === 'number' ? undefined : renumber(id);
@@ -766,32 +774,51 @@ class ArchiveImporter {
 
   /** Inserts the row under `id` (undefined: the database numbers it); answers the id it has. */
   private async insert(table: CarriedTable, row: Row, id: string | number | undefined): Promise<string | number> {
+    if (id === undefined && table.name === 'skills' && this.options.dryRun) {
+      // A dry run is rolled back, PostgreSQL's serial is not: the skills it would number get
+      // numbers past every other here, so that asking what an import would do moves no counter.
+      id = Math.max(await this.skillCounter(), this.skillIdsWritten) + 1;
+    }
     if (id === undefined) {
+      if (table.name === 'skills') await this.skillSerialPastWritten();
       const { id: _old, ...rest } = row;
       const inserted = (await this.d.insertInto(table.name).values(rest).returning('id').executeTakeFirstOrThrow()) as { id: number | string };
       return Number(inserted.id);
     }
     row.id = id;
     await this.d.insertInto(table.name).values(row).execute();
+    if (table.name === 'skills') this.skillIdsWritten = Math.max(this.skillIdsWritten, Number(id));
     return id;
   }
 
   /**
-   * The highest skill number the database has given (PostgreSQL's serial, SQLite's
-   * AUTOINCREMENT counter). A skill keeps its archived number only at or below it: a number
-   * above would move the counter that numbers every account's skills (to 2,147,483,647, the
-   * largest the API takes, and no account could make a skill again), and there is never a
-   * reason to, since the database numbers such a skill itself, reported as renumbered.
+   * PostgreSQL's serial does not see numbers written explicitly: moved past the highest this
+   * import wrote, never back (a number given meanwhile by another account's creation, or freed
+   * by a deletion, stays behind it). SQLite's AUTOINCREMENT counter follows by itself.
    */
-  private async skillIdCeiling(): Promise<number> {
-    if (this.skillCeiling === undefined) {
+  private async skillSerialPastWritten(): Promise<void> {
+    if (this.skillIdsWritten === 0 || this.options.dialect !== 'postgres' || this.options.dryRun) return;
+    await sql`SELECT setval(pg_get_serial_sequence('skills', 'id'), GREATEST(${this.skillIdsWritten}::bigint, (SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('skills', 'id')::regclass), 0))))`.execute(this.d);
+    this.skillIdsWritten = 0;
+  }
+
+  /**
+   * The highest skill number the database has given (PostgreSQL's serial, SQLite's AUTOINCREMENT
+   * counter: one for every account's skills), read once. An archived skill keeps its number up
+   * to SKILL_NUMBER_HEADROOM past it: an archive moved to a new server keeps its skills' numbers
+   * (a personal server's stay far below that), while one naming 2,147,483,647, the largest the
+   * API takes, cannot move the counter there and leave no number for any account's next skill;
+   * a skill above is numbered by the database, reported as renumbered, its links following.
+   */
+  private async skillCounter(): Promise<number> {
+    if (this.skillCounterAtStart === undefined) {
       const read =
         this.options.dialect === 'postgres'
           ? await sql<{ n: string | number | null }>`SELECT pg_sequence_last_value(pg_get_serial_sequence('skills', 'id')::regclass) AS n`.execute(this.d)
           : await sql<{ n: string | number | null }>`SELECT seq AS n FROM sqlite_sequence WHERE name = 'skills'`.execute(this.d);
-      this.skillCeiling = Number(read.rows[0]?.n ?? 0);
+      this.skillCounterAtStart = Number(read.rows[0]?.n ?? 0);
     }
-    return this.skillCeiling;
+    return this.skillCounterAtStart;
   }
 
   /**
@@ -832,6 +859,7 @@ class ArchiveImporter {
 
   async finish(): Promise<ImportReport> {
     const { trx, ownerId, archive, secrets } = this.options;
+    await this.skillSerialPastWritten();
     // Renumbered memory entries: the links of the entries written before their partner was renumbered.
     const memoryMap = this.renumbered.get('memory_entries');
     if (memoryMap && memoryMap.size > 0) await relinkMemory(trx, ownerId, memoryMap);
