@@ -14,6 +14,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const newPassword = () => `new-${randomBytes(8).toString('hex')}`;
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function loginStatus(email: string, password: string): Promise<number> {
   return (await t.request('POST', '/api/v1/auth/login', { body: { email, password } })).status;
@@ -48,6 +49,23 @@ describe('POST /api/v1/auth/password', () => {
     expect(audited).toHaveLength(1);
     expect(audited[0]!.outcome).toBe('success');
     expect(JSON.stringify(audited)).not.toContain(next);
+  });
+
+  it('ends every session a login with the old password made, however the login and the change interleave', async () => {
+    const owner = await t.createOwner();
+    let password = owner.password;
+    const sessions: string[] = [];
+    for (let round = 0; round < 30; round++) {
+      const next = newPassword();
+      const change = t.request('POST', '/api/v1/auth/password', { token: owner.token, body: { currentPassword: password, newPassword: next } });
+      // Logins started across the change's two hashings (its check, then the new hash): one of
+      // them checks the old hash while the change stores the new one and lists the sessions.
+      const logins = [0, 1, 2, 3].map((k) => later(k * (round % 4)).then(() => t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password } })));
+      expect((await change).status).toBe(200);
+      for (const login of await Promise.all(logins)) if (login.status === 200) sessions.push(login.body.data.token as string);
+      password = next;
+    }
+    for (const session of sessions) expect((await t.request('GET', '/api/v1/auth/me', { token: session })).status).toBe(401);
   });
 
   it('with the master token, every login session ends', async () => {

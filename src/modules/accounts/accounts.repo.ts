@@ -48,6 +48,14 @@ export function createAccountsRepo(db: Executor<AccountsTables>) {
     ): Promise<void> {
       await (trx ?? db).updateTable('users').set(changes).where('id', '=', id).execute();
     },
+
+    /**
+     * Ends the account's password reset links still open (accounts.resets.ts): its password or
+     * email changed, so a link made before no longer stands for what the owner wants.
+     */
+    async endResetLinks(id: string, at: string): Promise<void> {
+      await db.updateTable('password_resets').set({ superseded_at: at }).where('owner_id', '=', id).where('used_at', 'is', null).where('superseded_at', 'is', null).execute();
+    },
   };
 }
 

@@ -101,6 +101,39 @@ describe('POST /api/v1/auth/password-reset', () => {
     expect((await reset(newer.secret)).status).toBe(200);
   });
 
+  it('answers 409 CONFLICT (superseded) for a link made before the password or the email was changed', async () => {
+    const owner = await t.createOwner();
+    const before = await linkFor(owner);
+    const next = newPassword();
+    expect((await t.request('POST', '/api/v1/auth/password', { token: owner.token, body: { currentPassword: owner.password, newPassword: next } })).status).toBe(200);
+    expect(expectError(await reset(before.secret), 409, 'CONFLICT').details).toEqual({ reason: 'superseded' });
+    expect((await login(owner.email, next)).status).toBe(200);
+
+    const mailed = await linkFor(owner);
+    const email = `moved-${randomBytes(4).toString('hex')}@example.test`;
+    expect((await t.request('POST', '/api/v1/auth/email', { token: owner.token, body: { password: next, newEmail: email } })).status).toBe(200);
+    // Made for the old address: it sets no password for the new one, nor tells it.
+    const refused = expectError(await reset(mailed.secret), 409, 'CONFLICT');
+    expect(refused.details).toEqual({ reason: 'superseded' });
+    expect(JSON.stringify(refused)).not.toContain(email);
+    expect((await login(email, next)).status).toBe(200);
+  });
+
+  it('answers 403 ACCOUNT_DISABLED while the account is disabled, changing nothing; the link works once it is enabled', async () => {
+    const administrator = await t.createOwner();
+    const owner = await t.createOwner();
+    const session = await t.login(owner);
+    const { secret } = await linkFor(owner);
+    const actor = { ...COMMAND_LINE_ACTOR, ownerId: administrator.id };
+    await t.container.accounts.setDisabled(owner.id, true, actor);
+    expectError(await reset(secret), 403, 'ACCOUNT_DISABLED');
+    await t.container.accounts.setDisabled(owner.id, false, actor);
+    // Enabled again: its session and password are as they were, and the link still works.
+    expect((await t.request('GET', '/api/v1/auth/me', { token: session })).status).toBe(200);
+    expect((await login(owner.email, owner.password)).status).toBe(200);
+    expect((await reset(secret)).status).toBe(200);
+  });
+
   it('spends a link once however many requests race with it', async () => {
     const owner = await t.createOwner();
     const { secret } = await linkFor(owner);

@@ -112,6 +112,11 @@ export function createPasswordResets(deps: PasswordResetsOptions) {
       if (!link) throw endedLink('unknown');
       const now = isoNow();
       const reason: EndedLinkReason | undefined = link.used_at ? 'used' : link.superseded_at ? 'superseded' : link.expires_at <= now ? 'expired' : undefined;
+      // A disabled account keeps everything it had, its password and sessions included, until
+      // the administrator enables it: a link changes nothing meanwhile, and stays unspent.
+      if (reason === undefined && (await users.findById(link.owner_id))?.disabled_at) {
+        throw new AppError('ACCOUNT_DISABLED', "The server's administrator disabled this account: its password cannot be reset until the administrator enables it again");
+      }
       // Spent only by the one request that claims it, however many race with the same link.
       if (reason === undefined && (await repo.claim(link.id, now))) {
         const row = await users.findById(link.owner_id);

@@ -175,7 +175,11 @@ export function createAccountsService(deps: AccountsServiceOptions) {
    */
   async function storeNewPassword(ownerId: string, newPassword: string, actor: AuditActor, keepTokenId: string | undefined): Promise<number> {
     const passwordHash = await hashPassword(newPassword, deps.passwordHashCost);
-    await repo.update(ownerId, { password_hash: passwordHash, updated_at: isoNow() });
+    const at = isoNow();
+    await repo.update(ownerId, { password_hash: passwordHash, updated_at: at });
+    // A reset link made before no longer stands for the owner's wish (the one being spent now is
+    // marked used already): left in a chat or a scrollback, it would undo this change.
+    await repo.endResetLinks(ownerId, at);
     let sessionsEnded = 0;
     const now = Date.now();
     // Page by page (ids descending, so revoking does not move the cursor).
@@ -248,6 +252,14 @@ export function createAccountsService(deps: AccountsServiceOptions) {
         throw accountDisabled();
       }
       const session = await tokens.createSession(row.id, actor);
+      // A password change that stored its hash after the check above may have listed the
+      // sessions to end before this one existed: a login with the old password would then keep
+      // its session. Read again once the session is stored: either the change lists it, or the
+      // hash here is the new one and the session is ended at once.
+      if ((await repo.findById(row.id))?.password_hash !== row.password_hash) {
+        await tokens.revoke(row.id, session.record.id, userActor);
+        throw new AppError('UNAUTHORIZED', 'Wrong email or password');
+      }
       await audit.record({ ...userActor, tokenId: session.record.id }, { action: 'auth.login', outcome: 'success', targetType: 'token', targetId: session.record.id });
       return { user: toUser(row), token: session.secret, expiresAt: session.record.expiresAt! };
     },
@@ -382,6 +394,8 @@ export function createAccountsService(deps: AccountsServiceOptions) {
       const updatedAt = isoNow();
       try {
         await repo.update(ownerId, { email, updated_at: updatedAt });
+        // A reset link went to the old address: it must not set a password for the new one.
+        await repo.endResetLinks(ownerId, updatedAt);
       } catch (error) {
         // Another account took the address between the check and the write.
         if (isUniqueViolation(error)) throw conflict();
