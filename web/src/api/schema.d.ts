@@ -140,7 +140,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with a one-time link made by `hearth reset-password` on the server; every login session ends
-         * @description For an owner who forgot the password: the operator runs `hearth reset-password --email <address>` on the server, which prints a link to the console's /reset-password page, valid 30 minutes and once. A link never made answers 404; one used, replaced by a newer link or expired answers 409, with `details.reason` `used`, `superseded` or `expired`.
+         * @description For an owner who forgot the password: the operator runs `hearth reset-password --email <address>` on the server, which prints a link to the console's /reset-password page, valid 30 minutes and once. A link never made answers 404; one used, replaced by a newer link or expired answers 409, with `details.reason` `used`, `superseded` or `expired`. A link ends too when the password or the email is changed after it was made (`superseded`); an account the administrator disabled answers 403 `ACCOUNT_DISABLED`, the link unspent.
          *
          *     Public: no token needed.
          */
