@@ -52,19 +52,19 @@ describe('POST /api/v1/auth/password', () => {
   });
 
   it('ends every session a login with the old password made, however the login and the change interleave', async () => {
-    const owner = await t.createOwner();
-    let password = owner.password;
     const sessions: string[] = [];
     for (let round = 0; round < 30; round++) {
-      const next = newPassword();
-      const change = t.request('POST', '/api/v1/auth/password', { token: owner.token, body: { currentPassword: password, newPassword: next } });
+      // An account a round: the logins refused after the change count as failed sign-ins of its
+      // address, and must not reach the slowdown that would refuse the next change.
+      const owner = await t.createOwner();
+      const change = t.request('POST', '/api/v1/auth/password', { token: owner.token, body: { currentPassword: owner.password, newPassword: newPassword() } });
       // Logins started across the change's two hashings (its check, then the new hash): one of
       // them checks the old hash while the change stores the new one and lists the sessions.
-      const logins = [0, 1, 2, 3].map((k) => later(k * (round % 4)).then(() => t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password } })));
+      const logins = [0, 1, 2].map((k) => later(k * (round % 4)).then(() => t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } })));
       expect((await change).status).toBe(200);
       for (const login of await Promise.all(logins)) if (login.status === 200) sessions.push(login.body.data.token as string);
-      password = next;
     }
+    expect(sessions.length).toBeGreaterThan(0);
     for (const session of sessions) expect((await t.request('GET', '/api/v1/auth/me', { token: session })).status).toBe(401);
   });
 
