@@ -26,7 +26,7 @@ import { AppError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { siteBindingRefusal } from '../../lib/same-site.js';
 import { inflateZipEntry, readZipDirectory, unsafeEntryName, type ZipEntry, type ZipRefusals } from '../../lib/zip.js';
-import type { Executor } from '../../storage/columns.js';
+import { isJsonObject, type Executor } from '../../storage/columns.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { LimitName } from '../plans/plans.service.js';
 import { openSecrets, WrongPassphrase, type SealedSecrets } from './portability.crypto.js';
@@ -216,17 +216,17 @@ function checkedSecrets(plain: string): ArchiveSecrets {
   } catch {
     throw refused(`${where} does not hold JSON (an export writes its secrets as a JSON object)`);
   }
-  if (!isRecord(value)) throw refused(`${where} does not hold a JSON object of secrets`);
+  if (!isJsonObject(value)) throw refused(`${where} does not hold a JSON object of secrets`);
   const kinds = ['vault_tokens', 'oauth_connections', 'webhook_endpoints'] as const;
   const secrets: ArchiveSecrets = { vault_tokens: {}, oauth_connections: {}, webhook_endpoints: {} };
   for (const kind of kinds) {
     const section = value[kind];
     if (section === undefined || section === null) continue;
-    if (!isRecord(section)) throw refused(`${where} holds ${kind} that is not an object of secrets by record id`);
+    if (!isJsonObject(section)) throw refused(`${where} holds ${kind} that is not an object of secrets by record id`);
     for (const [id, secret] of Object.entries(section)) {
       const record = `the secret of ${kind} record ${id.slice(0, 100)} in ${SECRETS_FILE}`;
       if (kind === 'oauth_connections') {
-        const tokens = isRecord(secret) ? secret : undefined;
+        const tokens = isJsonObject(secret) ? secret : undefined;
         if (typeof tokens?.access_token !== 'string' || (tokens.refresh_token !== null && typeof tokens.refresh_token !== 'string')) {
           throw refused(`${record} must be { "access_token": string, "refresh_token": string or null }`);
         }
@@ -239,8 +239,6 @@ function checkedSecrets(plain: string): ArchiveSecrets {
   }
   return secrets;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface ApplyOptions {
   trx: Executor;
@@ -271,11 +269,16 @@ export type ImportProgress = (done: number, total: number) => void;
 const PROGRESS_EVERY_MS = 200;
 
 type Row = Record<string, unknown>;
-/** A record of the archive read as a row of the owner, with its key (in the report) and its name (in a refusal). */
+/**
+ * A passage's id: its document's and its place in it, the knowledge module's rule (passageId in
+ * knowledge.repo.ts, which another module may not import), by which it rewrites a document's
+ * passages. A passage under any other id would stand beside the one the next edit writes there.
+ */
+const passageId = (documentId: unknown, ordinal: unknown) => `${String(documentId)}:${String(ordinal)}`;
+/** A record of the archive read as a row of the owner, with its key (in the report). */
 interface Checked {
   row: Row;
   key: string;
-  name: string;
 }
 
 const keyOf = (table: CarriedTable, row: Row) => table.key.map((k) => String(row[k])).join('\u0000');
@@ -331,12 +334,6 @@ const RECORD_NOUNS: Partial<Record<CarriedTableName, string>> = {
   memory_entries: 'memory entry',
 };
 
-/**
- * A passage's id: its document's and its place in it, the rule of the knowledge module
- * (knowledge.repo.ts, passageId), which rewrites a document's passages by these ids. A passage
- * under any other id would stand beside the one the next edit writes at the same place.
- */
-const passageId = (documentId: unknown, ordinal: unknown) => `${String(documentId)}:${String(ordinal)}`;
 
 /** Writes the archive's rows into the owner's account inside `trx`; answers what it did (or, in a dry run, would do). */
 export async function applyArchive(options: ApplyOptions): Promise<ImportReport> {
@@ -460,7 +457,7 @@ class ArchiveImporter {
     const waiting: Checked[] = [];
     for (const { record, line } of lines) {
       this.progress.step();
-      const { row, key, name } = checked(record, line);
+      const { row, key } = checked(record, line);
       const dangling = this.followReferences(table, row);
       if (dangling) {
         this.issue(table, key, 'skipped', dangling);
@@ -476,7 +473,7 @@ class ArchiveImporter {
       }
       // Its id follows its document's (renumbered or not), by the knowledge module's rule.
       if (table.name === 'kb_passages') row.id = passageId(row.document_id, row.ordinal);
-      await this.importRecord(table, { row, key, name }, numbered ? waiting : undefined);
+      await this.importRecord(table, { row, key }, numbered ? waiting : undefined);
     }
     for (const record of waiting) await this.importRecord(table, record);
   }
@@ -508,7 +505,7 @@ class ArchiveImporter {
         if (places.has(place)) throw refused(`${name}: another passage of the archive is at ordinal ${String(row.ordinal)} of document ${String(row.document_id)}; a document has one passage at each place`);
         places.add(place);
       }
-      return { row, key, name };
+      return { row, key };
     };
   }
 
